@@ -1,0 +1,499 @@
+/* compi_pingpong: plain MPI vs compi in the same run.
+ *
+ * The plain variant calls PMPI_Send/PMPI_Recv, which a PMPI interposer never
+ * sees; the compi variant calls MPI_Send/MPI_Recv, which libcompi.so intercepts
+ * when it is LD_PRELOADed. Both run in the same process, alternating per
+ * repetition (order flipped every rep) so drift in machine load or link state
+ * hits both alike. We report medians, which ignore the odd stalled rep.
+ *
+ * Every repetition is verified (outside the timed region): the receiver compares
+ * against its own copy of the data set and the sender compares the echo. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/datasets.h"
+
+#define TAG_PLAIN 7301
+#define TAG_COMPI 7302
+#define TAG_CTRL 7303
+#define MAX_SIZES 64
+#define MAX_DATA 64
+
+enum { MODE_PINGPONG, MODE_STREAM };
+enum { VAR_PLAIN = 0, VAR_COMPI = 1 };
+
+typedef struct {
+    size_t sizes[MAX_SIZES];
+    int nsizes;
+    int data[MAX_DATA];
+    int ndata;
+    int reps;          /* max timed reps per variant */
+    int min_reps;      /* timed reps per variant even over budget */
+    double budget;     /* seconds per (data set, size) point, both variants */
+    int rank_a, rank_b;
+    int mode;
+    int window;        /* stream: messages in flight per rep */
+    size_t window_mem; /* stream: cap on window * size per rank */
+    uint64_t seed;
+    int quiet;         /* only RESULT lines */
+} options;
+
+static int g_rank;
+
+static void die(const char *msg)
+{
+    fprintf(stderr, "compi_pingpong (rank %d): %s\n", g_rank, msg);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+}
+
+static void usage(void)
+{
+    if (g_rank == 0) {
+        fprintf(stderr,
+                "usage: compi_pingpong [--sizes LO:HI | --sizes S[,S..]] [--data NAME[,NAME..]|all]\n"
+                "                      [--reps N] [--min-reps N] [--budget SEC] [--pair A,B]\n"
+                "                      [--mode pingpong|stream] [--window W] [--seed N] [--quiet]\n"
+                "  sizes accept K/M/G suffixes (powers of 1024); LO:HI steps by powers of two.\n"
+                "  Data sets:");
+        for (size_t i = 0; i < compi_dataset_count(); i++)
+            fprintf(stderr, " %s", compi_dataset_name(i));
+        fprintf(stderr, "\n");
+    }
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end || v == 0) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_sizes(const char *arg, options *o)
+{
+    o->nsizes = 0;
+    const char *colon = strchr(arg, ':');
+    if (colon) {
+        char lo_s[64];
+        size_t n = (size_t)(colon - arg), lo, hi;
+        if (n >= sizeof lo_s) return -1;
+        memcpy(lo_s, arg, n);
+        lo_s[n] = 0;
+        if (parse_size(lo_s, &lo) || parse_size(colon + 1, &hi) || lo > hi) return -1;
+        for (size_t s = lo; s <= hi && o->nsizes < MAX_SIZES; s *= 2) o->sizes[o->nsizes++] = s;
+        return 0;
+    }
+    char *copy = strdup(arg), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (o->nsizes == MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes])) {
+            free(copy);
+            return -1;
+        }
+        o->nsizes++;
+    }
+    free(copy);
+    return o->nsizes ? 0 : -1;
+}
+
+static int parse_data(const char *arg, options *o)
+{
+    o->ndata = 0;
+    if (strcmp(arg, "all") == 0) {
+        for (size_t i = 0; i < compi_dataset_count() && o->ndata < MAX_DATA; i++) o->data[o->ndata++] = (int)i;
+        return 0;
+    }
+    char *copy = strdup(arg), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int idx = compi_dataset_find(tok);
+        if (idx < 0 || o->ndata == MAX_DATA) {
+            if (g_rank == 0) fprintf(stderr, "compi_pingpong: unknown data set '%s'\n", tok);
+            free(copy);
+            return -1;
+        }
+        o->data[o->ndata++] = idx;
+    }
+    free(copy);
+    return o->ndata ? 0 : -1;
+}
+
+static void parse_args(int argc, char **argv, int nranks, options *o)
+{
+    memset(o, 0, sizeof *o);
+    parse_sizes("1:4M", o);
+    o->reps = 50;
+    o->min_reps = 3;
+    o->budget = 2.0;
+    o->rank_a = 0;
+    o->rank_b = nranks - 1;
+    o->mode = MODE_PINGPONG;
+    o->window = 16; /* as in osu_bw */
+    o->window_mem = (size_t)128 << 20;
+    o->seed = 42;
+    /* Representative default: incompressible, trivially compressible, mid-
+     * redundancy ints and two kinds of doubles. */
+    const char *defaults = "random,zeros,int_r50,double_pattern,double_smooth";
+    int have_data = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage();
+            MPI_Finalize();
+            exit(0);
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        if (!v) bad = 1;
+        else if (!strcmp(a, "--sizes")) bad = parse_sizes(v, o);
+        else if (!strcmp(a, "--data")) bad = parse_data(v, o), have_data = !bad;
+        else if (!strcmp(a, "--reps")) bad = (o->reps = atoi(v)) < 1;
+        else if (!strcmp(a, "--min-reps")) bad = (o->min_reps = atoi(v)) < 1;
+        else if (!strcmp(a, "--budget")) bad = (o->budget = atof(v)) <= 0;
+        else if (!strcmp(a, "--window")) bad = (o->window = atoi(v)) < 1 || o->window > 256;
+        else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--pair")) bad = sscanf(v, "%d,%d", &o->rank_a, &o->rank_b) != 2;
+        else if (!strcmp(a, "--mode")) {
+            if (!strcmp(v, "pingpong")) o->mode = MODE_PINGPONG;
+            else if (!strcmp(v, "stream") || !strcmp(v, "bw")) o->mode = MODE_STREAM;
+            else bad = 1;
+        } else bad = 1;
+        if (bad) {
+            if (g_rank == 0) fprintf(stderr, "compi_pingpong: bad argument '%s%s%s'\n", a, v ? " " : "", v ? v : "");
+            usage();
+            MPI_Finalize();
+            exit(2);
+        }
+        i++;
+    }
+    if (!have_data && parse_data(defaults, o)) die("default data sets not found in datasets registry");
+    if (o->min_reps > o->reps) o->min_reps = o->reps;
+    if (o->rank_a == o->rank_b || o->rank_a < 0 || o->rank_b < 0 || o->rank_a >= nranks || o->rank_b >= nranks) {
+        if (g_rank == 0) fprintf(stderr, "compi_pingpong: --pair needs two distinct ranks < %d\n", nranks);
+        MPI_Finalize();
+        exit(2);
+    }
+}
+
+/* The MPI datatype matching the data set's element class, so compi sees the
+ * same type information a real application would give it (FPC/DFCM/Blosc use
+ * it). Sizes smaller than or not a multiple of the element go as bytes. */
+static MPI_Datatype dtype_for(int data, size_t size, int *count)
+{
+    MPI_Datatype t = MPI_BYTE;
+    size_t es = 1;
+    switch (compi_dataset_class((size_t)data)) {
+    case COMPI_CLASS_INT: t = MPI_INT, es = 4; break;
+    case COMPI_CLASS_FLOAT: t = MPI_FLOAT, es = 4; break;
+    case COMPI_CLASS_DOUBLE: t = MPI_DOUBLE, es = 8; break;
+    default: break;
+    }
+    if (size % es) t = MPI_BYTE, es = 1;
+    if (size / es > (size_t)INT32_MAX) die("message too large for an int count");
+    *count = (int)(size / es);
+    return t;
+}
+
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+typedef int (*irecv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+typedef int (*waitall_fn)(int, MPI_Request *, MPI_Status *);
+
+typedef struct {
+    const char *name;
+    int tag;
+    send_fn send;
+    recv_fn recv;
+    isend_fn isend;
+    irecv_fn irecv;
+    waitall_fn waitall;
+} variant;
+
+/* Plain = PMPI entry points (invisible to a PMPI tool), compi = MPI entry points. */
+static const variant VARIANTS[2] = {
+    {"plain", TAG_PLAIN, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv, PMPI_Waitall},
+    {"compi", TAG_COMPI, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall},
+};
+
+typedef struct {
+    int data;
+    size_t size;
+    int count;
+    MPI_Datatype type;
+    int window;                /* stream: receive buffers in flight */
+    unsigned char *sbuf;       /* data set contents (both ranks) */
+    unsigned char **rbuf;      /* window receive buffers */
+    int peer;
+    int is_a;
+} point;
+
+static void check_count(const MPI_Status *st, const point *p, const variant *v)
+{
+    int got = -1;
+    PMPI_Get_count(st, p->type, &got);
+    if (got != p->count) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s variant: received count %d, expected %d (data %s, size %zu)", v->name, got,
+                 p->count, compi_dataset_name((size_t)p->data), p->size);
+        die(msg);
+    }
+}
+
+static void verify(const unsigned char *got, const point *p, const variant *v, const char *what)
+{
+    if (memcmp(got, p->sbuf, p->size) != 0) {
+        size_t i = 0;
+        while (got[i] == p->sbuf[i]) i++;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "DATA MISMATCH in %s variant (%s): data %s size %zu, first difference at byte %zu (got 0x%02x, want 0x%02x)",
+                 v->name, what, compi_dataset_name((size_t)p->data), p->size, i, got[i], p->sbuf[i]);
+        die(msg);
+    }
+}
+
+/* One timed repetition of one variant. Returns the time per message in
+ * seconds on rank A (one-way latency for pingpong, time per windowed message
+ * for stream); 0 on rank B. Verification happens after the clock stops. */
+static double one_rep(const point *p, const variant *v, int mode)
+{
+    MPI_Status st;
+    double t = 0;
+    /* Poison receive buffers so a receive that writes nothing cannot pass. */
+    for (int w = 0; w < p->window; w++) memset(p->rbuf[w], 0xA5, p->size);
+
+    if (mode == MODE_PINGPONG) {
+        if (p->is_a) {
+            double t0 = MPI_Wtime();
+            v->send(p->sbuf, p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD);
+            v->recv(p->rbuf[0], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &st);
+            t = (MPI_Wtime() - t0) / 2;
+            check_count(&st, p, v);
+            verify(p->rbuf[0], p, v, "echo received by A");
+        } else {
+            v->recv(p->rbuf[0], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &st);
+            /* Echo what arrived, so A checks the full round trip. */
+            v->send(p->rbuf[0], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD);
+            check_count(&st, p, v);
+            verify(p->rbuf[0], p, v, "received by B");
+        }
+        return t;
+    }
+
+    /* Stream (osu_bw style): A posts a window of sends, B answers with one ack. */
+    MPI_Request req[256];
+    MPI_Status sts[256];
+    int ack = 0;
+    if (p->is_a) {
+        double t0 = MPI_Wtime();
+        for (int w = 0; w < p->window; w++)
+            v->isend(p->sbuf, p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &req[w]);
+        v->waitall(p->window, req, MPI_STATUSES_IGNORE);
+        v->recv(&ack, 1, MPI_INT, p->peer, v->tag, MPI_COMM_WORLD, &st);
+        t = (MPI_Wtime() - t0) / p->window;
+    } else {
+        for (int w = 0; w < p->window; w++)
+            v->irecv(p->rbuf[w], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &req[w]);
+        v->waitall(p->window, req, sts);
+        v->send(&ack, 1, MPI_INT, p->peer, v->tag, MPI_COMM_WORLD);
+        for (int w = 0; w < p->window; w++) {
+            check_count(&sts[w], p, v);
+            verify(p->rbuf[w], p, v, "stream message received by B");
+        }
+    }
+    return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    if (n == 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A tells B whether another rep follows; B answers when it is ready, so each
+ * rep starts with both ranks idle (its own small PMPI exchange, untimed). */
+static int sync_continue(const point *p, int go)
+{
+    int ready = 0;
+    if (p->is_a) {
+        PMPI_Send(&go, 1, MPI_INT, p->peer, TAG_CTRL, MPI_COMM_WORLD);
+        if (go) PMPI_Recv(&ready, 1, MPI_INT, p->peer, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        PMPI_Recv(&go, 1, MPI_INT, p->peer, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (go) PMPI_Send(&ready, 1, MPI_INT, p->peer, TAG_CTRL, MPI_COMM_WORLD);
+    }
+    return go;
+}
+
+/* Where does MPI_Send resolve? If an interposer is loaded it differs from
+ * PMPI_Send; then the compi column really goes through it. */
+static void describe_interposer(char *out, size_t cap)
+{
+    void *s = dlsym(RTLD_DEFAULT, "MPI_Send");
+    void *ps = dlsym(RTLD_DEFAULT, "PMPI_Send");
+    Dl_info info;
+    const char *lib = (s && dladdr(s, &info) && info.dli_fname) ? info.dli_fname : "?";
+    if (s && ps && s != ps)
+        snprintf(out, cap, "yes: MPI_Send from %s", lib);
+    else
+        snprintf(out, cap, "NO (MPI_Send is the MPI library's own; the compi column measures plain MPI too)");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (nranks < 2) {
+        if (g_rank == 0) fprintf(stderr, "compi_pingpong: needs at least 2 ranks\n");
+        MPI_Finalize();
+        return 2;
+    }
+    options o;
+    parse_args(argc, argv, nranks, &o);
+
+    int active = g_rank == o.rank_a || g_rank == o.rank_b;
+    int is_a = g_rank == o.rank_a;
+    int peer = is_a ? o.rank_b : o.rank_a;
+
+    if (active) {
+        /* Same node? compi never compresses intra-node, so say which case this is. */
+        char name[MPI_MAX_PROCESSOR_NAME + 1] = {0}, peer_name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+        int len;
+        MPI_Get_processor_name(name, &len);
+        PMPI_Sendrecv(name, sizeof name, MPI_CHAR, peer, TAG_CTRL, peer_name, sizeof peer_name, MPI_CHAR, peer,
+                      TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (is_a) {
+            char ver[MPI_MAX_LIBRARY_VERSION_STRING], interp[512];
+            int vlen;
+            MPI_Get_library_version(ver, &vlen);
+            char *nl = strchr(ver, '\n');
+            if (nl) *nl = 0;
+            describe_interposer(interp, sizeof interp);
+            int same = strcmp(name, peer_name) == 0;
+            const char *mode_env = getenv("COMPI_MODE"), *codec_env = getenv("COMPI_CODEC");
+            printf("# compi_pingpong  mode=%s  ranks %d (%s) <-> %d (%s): %s\n",
+                   o.mode == MODE_PINGPONG ? "pingpong" : "stream", o.rank_a, name, o.rank_b, peer_name,
+                   same ? "SAME NODE (compi does not compress intra-node)" : "different nodes");
+            printf("# MPI: %s\n# interposer: %s\n# COMPI_MODE=%s COMPI_CODEC=%s\n", ver, interp,
+                   mode_env ? mode_env : "(unset)", codec_env ? codec_env : "(unset)");
+            printf("# time columns: median %s; MB/s = 1e6 bytes/s; speedup = plain/compi\n",
+                   o.mode == MODE_PINGPONG ? "one-way time (round trip / 2)" : "time per message in a window");
+            printf("RESULT_HEADER same_node=%d mode=%s\n", same, o.mode == MODE_PINGPONG ? "pingpong" : "stream");
+            fflush(stdout);
+        }
+
+        double *times[2];
+        times[0] = malloc(sizeof(double) * (size_t)o.reps);
+        times[1] = malloc(sizeof(double) * (size_t)o.reps);
+        if (!times[0] || !times[1]) die("out of memory");
+
+        for (int d = 0; d < o.ndata; d++) {
+            if (is_a && !o.quiet) {
+                printf("\n## data=%s\n%10s %6s %13s %13s %8s %10s %10s\n", compi_dataset_name((size_t)o.data[d]),
+                       "size", "reps", "plain_us", "compi_us", "speedup", "plain_MB/s", "compi_MB/s");
+                fflush(stdout);
+            }
+            for (int si = 0; si < o.nsizes; si++) {
+                point p = {.data = o.data[d], .size = o.sizes[si], .peer = peer, .is_a = is_a};
+                p.type = dtype_for(p.data, p.size, &p.count);
+                p.window = 1;
+                if (o.mode == MODE_STREAM) {
+                    /* Distinct receive buffers (overlapping pending receives are
+                     * erroneous), so cap the window's memory for big sizes. */
+                    size_t fit = o.window_mem / p.size;
+                    p.window = fit < (size_t)o.window ? (int)fit : o.window;
+                    if (p.window < 1) p.window = 1;
+                }
+                p.sbuf = malloc(p.size);
+                p.rbuf = calloc((size_t)p.window, sizeof *p.rbuf);
+                if (!p.sbuf || !p.rbuf) die("out of memory");
+                for (int w = 0; w < p.window; w++)
+                    if (!(p.rbuf[w] = malloc(p.size))) die("out of memory");
+                /* Both ranks generate the same bytes: the receiver's reference copy. */
+                compi_dataset_fill((size_t)p.data, p.sbuf, p.size, o.seed + p.size);
+
+                /* Warm-up (connection setup, first-touch, codec state), verified, not timed. */
+                int warm = p.size <= ((size_t)1 << 20) ? 3 : 1;
+                for (int w = 0; w < warm; w++)
+                    for (int var = 0; var < 2; var++) {
+                        sync_continue(&p, 1);
+                        one_rep(&p, &VARIANTS[var], o.mode);
+                    }
+
+                int n = 0;
+                double start = MPI_Wtime();
+                for (;;) {
+                    int go = 0;
+                    if (is_a) go = n < o.reps && (n < o.min_reps || MPI_Wtime() - start < o.budget);
+                    if (!sync_continue(&p, go)) break;
+                    /* Alternate which variant goes first, to cancel drift and ordering effects. */
+                    int first = n % 2;
+                    times[first][n] = one_rep(&p, &VARIANTS[first], o.mode);
+                    sync_continue(&p, 1);
+                    times[!first][n] = one_rep(&p, &VARIANTS[!first], o.mode);
+                    n++;
+                }
+                if (is_a) {
+                    double tp = median(times[VAR_PLAIN], n), tc = median(times[VAR_COMPI], n);
+                    double sp = tc > 0 ? tp / tc : 0;
+                    double bwp = tp > 0 ? p.size / tp / 1e6 : 0, bwc = tc > 0 ? p.size / tc / 1e6 : 0;
+                    if (!o.quiet)
+                        printf("%10zu %6d %13.2f %13.2f %8.3f %10.2f %10.2f\n", p.size, n, tp * 1e6, tc * 1e6, sp,
+                               bwp, bwc);
+                    printf("RESULT mode=%s data=%s size=%zu reps=%d window=%d plain_us=%.3f compi_us=%.3f "
+                           "speedup=%.4f plain_MBps=%.3f compi_MBps=%.3f\n",
+                           o.mode == MODE_PINGPONG ? "pingpong" : "stream", compi_dataset_name((size_t)p.data),
+                           p.size, n, p.window, tp * 1e6, tc * 1e6, sp, bwp, bwc);
+                    fflush(stdout);
+                }
+                for (int w = 0; w < p.window; w++) free(p.rbuf[w]);
+                free(p.rbuf);
+                free(p.sbuf);
+            }
+        }
+        free(times[0]);
+        free(times[1]);
+        if (is_a) printf("# all received data verified (both variants, every repetition)\n");
+    }
+    /* Idle ranks wait here without busy-polling (MPI barriers spin, which would
+     * steal a core from the measured pair); PMPI so compi sees only benchmark traffic. */
+    MPI_Request bar;
+    int done = 0;
+    PMPI_Ibarrier(MPI_COMM_WORLD, &bar);
+    while (!done) {
+        PMPI_Test(&bar, &done, MPI_STATUS_IGNORE);
+        if (!done) nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    MPI_Finalize();
+    return 0;
+}
