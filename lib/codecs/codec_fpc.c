@@ -1,0 +1,299 @@
+/* fpc: Burtscher & Ratanaworabhan's FPC (IEEE TC 2009) for floating point.
+ *
+ * Stream: [version=1][LEB128 original length][mode] ...
+ *   mode 0: raw copy of the input (used when FPC would expand it)
+ *   mode 1: 8-byte words (doubles); mode 2: 4-byte words (floats/ints,
+ *           chosen when params->elem_size == 4 so the predictors see the
+ *           real values rather than pairs glued into fake doubles)
+ *   then [k] (hash tables have 2^k entries, 10 <= k <= 16, from the length),
+ *   then per pair of words one header byte (first word's code in the high
+ *   nibble) followed by the residual bytes of both words, then the
+ *   length % wordsize tail bytes raw.
+ * Code nibble: bit 3 = predictor (1 = dfcm), bits 0-2 = count of leading
+ * zero bytes of residual = word XOR prediction. For 8-byte words the count
+ * 4 is coded as 3 (one extra byte) so 3 bits cover 0,1,2,3,5,6,7,8; the
+ * residual's low (W - count) bytes follow, little-endian. An odd last word's
+ * partner nibble is 0. */
+#include <stdlib.h>
+#include <string.h>
+#include "codecs.h"
+
+#define FPC_VERSION 1
+#define FPC_MODE_RAW 0
+#define FPC_MODE_64 1
+#define FPC_MODE_32 2
+#define FPC_KMIN 10
+#define FPC_KMAX 16
+
+static size_t fpc_varint_len(size_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) { v >>= 7; n++; }
+    return n;
+}
+
+static size_t fpc_varint_put(uint8_t *p, size_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static size_t fpc_varint_get(const uint8_t *p, size_t avail, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < avail && i < 10; i++) {
+        uint64_t b = p[i] & 0x7f;
+        if (i == 9 && b > 1) return 0;
+        v |= b << (7 * i);
+        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
+    }
+    return 0;
+}
+
+/* The word values are the little-endian interpretation of the bytes, so the
+ * stream is portable across byte orders. */
+static inline uint64_t fpc_load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline void fpc_store64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+static inline uint32_t fpc_load32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+static inline void fpc_store32(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    memcpy(p, &v, 4);
+}
+
+/* Raw fallback keeps the worst case at the input size plus the header. */
+static size_t fpc_bound(size_t n)
+{
+    return 2 + fpc_varint_len(n) + n;
+}
+
+static unsigned fpc_pick_k(size_t nwords)
+{
+    unsigned k = FPC_KMIN;
+    while (k < FPC_KMAX && ((size_t)1 << k) < nwords) k++;
+    return k;
+}
+
+/* Predictor state; the same code runs in the encoder and the decoder. */
+typedef struct {
+    uint64_t *fcm, *dfcm;
+    uint64_t mask, last;
+    uint64_t fh, dh;
+} fpc_state;
+
+static int fpc_state_init(fpc_state *st, unsigned k)
+{
+    st->fcm = calloc((size_t)2 << k, sizeof(uint64_t));
+    if (!st->fcm) return COMPI_ERR_NOMEM;
+    st->dfcm = st->fcm + ((size_t)1 << k);
+    st->mask = ((uint64_t)1 << k) - 1;
+    st->last = st->fh = st->dh = 0;
+    return COMPI_OK;
+}
+
+/* Hash shifts follow the FPC reference for doubles (sign/exponent/top
+ * mantissa bits); for 32-bit words the same idea scaled to 32 bits. */
+static inline void fpc_update64(fpc_state *st, uint64_t v)
+{
+    st->fcm[st->fh] = v;
+    st->fh = ((st->fh << 6) ^ (v >> 48)) & st->mask;
+    uint64_t d = v - st->last;
+    st->dfcm[st->dh] = d;
+    st->dh = ((st->dh << 2) ^ (d >> 40)) & st->mask;
+    st->last = v;
+}
+
+static inline void fpc_update32(fpc_state *st, uint64_t v)
+{
+    st->fcm[st->fh] = v;
+    st->fh = ((st->fh << 6) ^ (v >> 20)) & st->mask;
+    uint64_t d = (v - st->last) & 0xffffffffu;
+    st->dfcm[st->dh] = d;
+    st->dh = ((st->dh << 2) ^ (d >> 12)) & st->mask;
+    st->last = v;
+}
+
+/* Encodes one word: returns its nibble, writes residual bytes at *op. */
+static inline unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8_t **op)
+{
+    uint64_t pf = st->fcm[st->fh];
+    uint64_t pd = st->dfcm[st->dh] + st->last;
+    if (w == 4) pd &= 0xffffffffu;
+    uint64_t xf = v ^ pf, xd = v ^ pd;
+    unsigned sel = 0;
+    uint64_t x = xf;
+    if (xd < xf) { x = xd; sel = 8; } /* fewer significant bits */
+    unsigned lzb;
+    if (w == 8) {
+        lzb = x ? (unsigned)__builtin_clzll(x) / 8 : 8;
+        if (lzb == 4) lzb = 3;
+    } else {
+        lzb = x ? ((unsigned)__builtin_clzll(x) - 32) / 8 : 4;
+    }
+    unsigned nbytes = w - lzb;
+    uint8_t tmp[8];
+    fpc_store64(tmp, x);
+    memcpy(*op, tmp, nbytes);
+    *op += nbytes;
+    if (w == 8) { fpc_update64(st, v); return sel | (lzb > 4 ? lzb - 1 : lzb); }
+    fpc_update32(st, v);
+    return sel | lzb;
+}
+
+static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap,
+                              const compi_codec_params *params)
+{
+    const uint8_t *src = srcv;
+    uint8_t *dst = dstv;
+    if (cap < fpc_bound(n)) return COMPI_ERR_DST_TOO_SMALL;
+    unsigned w = params && params->elem_size == 4 ? 4 : 8;
+    uint8_t *op = dst;
+    *op++ = FPC_VERSION;
+    op += fpc_varint_put(op, n);
+    uint8_t *modep = op++;
+    size_t nwords = n / w, tail = n % w;
+    /* raw fallback if a pair could overrun the raw size (each pair adds at
+     * most 1 + 2w bytes); checked per pair, so no temporary buffer */
+    uint8_t *limit = dst + fpc_bound(n) - tail;
+    if (nwords == 0) goto raw;
+    unsigned k = fpc_pick_k(nwords);
+    fpc_state st;
+    if (fpc_state_init(&st, k)) return COMPI_ERR_NOMEM;
+    *modep = w == 8 ? FPC_MODE_64 : FPC_MODE_32;
+    *op++ = (uint8_t)k;
+    size_t i = 0;
+    for (; i + 2 <= nwords; i += 2) {
+        if ((size_t)(limit - op) < 1 + 2 * (size_t)w) { free(st.fcm); goto raw; }
+        uint8_t *hp = op++;
+        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
+        uint64_t b = w == 8 ? fpc_load64(src + i * 8 + 8) : fpc_load32(src + i * 4 + 4);
+        unsigned ca = fpc_enc_word(&st, a, w, &op);
+        unsigned cb = fpc_enc_word(&st, b, w, &op);
+        *hp = (uint8_t)(ca << 4 | cb);
+    }
+    if (i < nwords) {
+        if ((size_t)(limit - op) < 1 + (size_t)w) { free(st.fcm); goto raw; }
+        uint8_t *hp = op++;
+        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
+        *hp = (uint8_t)(fpc_enc_word(&st, a, w, &op) << 4);
+    }
+    free(st.fcm);
+    memcpy(op, src + nwords * w, tail);
+    op += tail;
+    return (long long)(op - dst);
+raw:
+    op = modep;
+    *op++ = FPC_MODE_RAW;
+    memcpy(op, src, n);
+    return (long long)(op + n - dst);
+}
+
+/* Decodes one word from its nibble; 0 on truncated input. */
+static inline int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
+                               const uint8_t **ip, const uint8_t *end, uint8_t *out)
+{
+    unsigned lzb = code & 7;
+    if (w == 8) { if (lzb > 3) lzb++; }
+    else if (lzb > 4) return 0;
+    unsigned nbytes = w - lzb;
+    if ((size_t)(end - *ip) < nbytes) return 0;
+    uint8_t tmp[8] = {0};
+    memcpy(tmp, *ip, nbytes);
+    *ip += nbytes;
+    uint64_t x = fpc_load64(tmp), v;
+    if (code & 8) {
+        v = st->dfcm[st->dh] + st->last;
+        if (w == 4) v &= 0xffffffffu;
+    } else {
+        v = st->fcm[st->fh];
+    }
+    v ^= x;
+    if (w == 8) { fpc_update64(st, v); fpc_store64(out, v); }
+    else { fpc_update32(st, v); fpc_store32(out, (uint32_t)v); }
+    return 1;
+}
+
+static long long fpc_decompress(const void *srcv, size_t src_len, void *dstv, size_t dst_len,
+                                const compi_codec_params *params)
+{
+    const uint8_t *src = srcv;
+    uint8_t *dst = dstv;
+    if (src_len < 3 || src[0] != FPC_VERSION) return COMPI_ERR_CORRUPT;
+    uint64_t orig;
+    size_t vl = fpc_varint_get(src + 1, src_len - 1, &orig);
+    if (!vl) return COMPI_ERR_CORRUPT;
+    if (orig != (uint64_t)dst_len) return COMPI_ERR_LENGTH;
+    const uint8_t *ip = src + 1 + vl, *end = src + src_len;
+    if (ip >= end) return COMPI_ERR_CORRUPT;
+    unsigned mode = *ip++;
+    if (mode == FPC_MODE_RAW) {
+        if ((size_t)(end - ip) != dst_len) return COMPI_ERR_CORRUPT;
+        memcpy(dst, ip, dst_len);
+        return (long long)dst_len;
+    }
+    if (mode != FPC_MODE_64 && mode != FPC_MODE_32) return COMPI_ERR_CORRUPT;
+    unsigned w = mode == FPC_MODE_64 ? 8 : 4;
+    size_t nwords = dst_len / w, tail = dst_len % w;
+    if (nwords == 0 || ip >= end) return COMPI_ERR_CORRUPT;
+    unsigned k = *ip++;
+    if (k < FPC_KMIN || k > FPC_KMAX) return COMPI_ERR_CORRUPT;
+    /* the tail sits at the very end; residuals may not reach into it */
+    if ((size_t)(end - ip) < tail) return COMPI_ERR_CORRUPT;
+    const uint8_t *bend = end - tail;
+    /* every pair needs at least its header byte: reject before allocating */
+    if ((size_t)(bend - ip) < (nwords + 1) / 2) return COMPI_ERR_CORRUPT;
+    fpc_state st;
+    if (fpc_state_init(&st, k)) return COMPI_ERR_NOMEM;
+    int ok = 1;
+    size_t i = 0;
+    for (; ok && i < nwords; i += 2) {
+        if (ip >= bend) { ok = 0; break; }
+        unsigned h = *ip++;
+        ok = fpc_dec_word(&st, h >> 4, w, &ip, bend, dst + i * w);
+        if (!ok) break;
+        if (i + 1 < nwords) ok = fpc_dec_word(&st, h & 15, w, &ip, bend, dst + (i + 1) * w);
+        else if (h & 15) ok = 0; /* unused partner nibble must be zero */
+    }
+    free(st.fcm);
+    if (!ok || ip != bend) return COMPI_ERR_CORRUPT;
+    memcpy(dst + nwords * w, bend, tail);
+    return (long long)dst_len;
+}
+
+const compi_codec compi_codec_fpc = {
+    .name = "fpc",
+    .id = COMPI_CODEC_ID_FPC,
+    .summary = "FPC fcm/dfcm predictive coder for doubles (4-byte variant for elem_size 4; hand-written)",
+    .bound = fpc_bound,
+    .compress = fpc_compress,
+    .decompress = fpc_decompress,
+};
