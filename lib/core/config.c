@@ -1,0 +1,125 @@
+/* COMPI_* environment parsing. Bad values are fatal at MPI_Init: a typo must
+ * not silently run an experiment with the wrong settings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <ctype.h>
+#include "core/internal.h"
+
+compi_config compi_cfg;
+
+extern char **environ;
+
+static const char *const compi_known_vars[] = {
+    "COMPI_MODE", "COMPI_CODEC", "COMPI_MIN_BYTES", "COMPI_LEVEL", "COMPI_REPORT",
+    "COMPI_VERBOSE", "COMPI_DEBUG_RANKS_PER_NODE",
+    /* read by the command-line tools, not by the library */
+    "COMPI_VCLUSTER_DIR", "COMPI_CACHE", "COMPI_BUILD_DIR", NULL
+};
+
+/* Accepts plain integers with optional K/M/G (binary) suffix. */
+static int compi_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-') return COMPI_ERR_CONFIG;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) return COMPI_ERR_CONFIG;
+    unsigned long long mul = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mul = 1ull << 10; break;
+        case 'M': mul = 1ull << 20; break;
+        case 'G': mul = 1ull << 30; break;
+        default: return COMPI_ERR_CONFIG;
+        }
+        end++;
+        if (*end == 'i' || *end == 'I') end++;
+        if (*end == 'b' || *end == 'B') end++;
+        if (*end) return COMPI_ERR_CONFIG;
+    }
+    if (v > (unsigned long long)SIZE_MAX / mul) return COMPI_ERR_CONFIG;
+    *out = (size_t)(v * mul);
+    return COMPI_OK;
+}
+
+static int compi_parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return COMPI_ERR_CONFIG;
+    *out = (int)v;
+    return COMPI_OK;
+}
+
+int compi_config_load(compi_config *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = COMPI_MODE_OFF;
+    cfg->codec = compi_codec_by_name("lz4");
+    cfg->min_bytes = 2048;
+    err[0] = 0;
+
+    const char *v = getenv("COMPI_MODE");
+    if (v && *v) {
+        if (strcmp(v, "off") == 0) cfg->mode = COMPI_MODE_OFF;
+        else if (strcmp(v, "fixed") == 0) cfg->mode = COMPI_MODE_FIXED;
+        else {
+            snprintf(err, errlen, "COMPI_MODE='%s' is not valid; valid values: off, fixed", v);
+            return COMPI_ERR_CONFIG;
+        }
+    }
+    v = getenv("COMPI_CODEC");
+    if (v && *v) {
+        cfg->codec = compi_codec_by_name(v);
+        if (!cfg->codec) {
+            snprintf(err, errlen, "COMPI_CODEC='%s' is not a known codec; valid values: %s", v,
+                     compi_codec_names());
+            return COMPI_ERR_CONFIG;
+        }
+    }
+    v = getenv("COMPI_MIN_BYTES");
+    if (v && *v && compi_parse_size(v, &cfg->min_bytes) != COMPI_OK) {
+        snprintf(err, errlen, "COMPI_MIN_BYTES='%s' is not valid; expected a byte count such as 0, 2048, 64K, 1M", v);
+        return COMPI_ERR_CONFIG;
+    }
+    v = getenv("COMPI_LEVEL");
+    if (v && *v && compi_parse_int(v, -100, 22, &cfg->level) != COMPI_OK) {
+        snprintf(err, errlen, "COMPI_LEVEL='%s' is not valid; expected an integer from -100 to 22 (0 = codec default)", v);
+        return COMPI_ERR_CONFIG;
+    }
+    v = getenv("COMPI_VERBOSE");
+    if (v && *v && compi_parse_int(v, 0, 3, &cfg->verbose) != COMPI_OK) {
+        snprintf(err, errlen, "COMPI_VERBOSE='%s' is not valid; valid values: 0, 1, 2, 3", v);
+        return COMPI_ERR_CONFIG;
+    }
+    v = getenv("COMPI_DEBUG_RANKS_PER_NODE");
+    if (v && *v && compi_parse_int(v, 0, 1 << 30, &cfg->ranks_per_node) != COMPI_OK) {
+        snprintf(err, errlen, "COMPI_DEBUG_RANKS_PER_NODE='%s' is not valid; expected 0 (real nodes) or a positive rank count", v);
+        return COMPI_ERR_CONFIG;
+    }
+    v = getenv("COMPI_REPORT");
+    if (v && *v) {
+        if (strlen(v) >= sizeof cfg->report_path) {
+            snprintf(err, errlen, "COMPI_REPORT path is longer than %zu bytes", sizeof cfg->report_path - 1);
+            return COMPI_ERR_CONFIG;
+        }
+        strcpy(cfg->report_path, v);
+    }
+    /* An unknown COMPI_ variable is almost always a typo of a known one. */
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "COMPI_", 6) != 0) continue;
+        size_t n = strcspn(*e, "=");
+        int known = 0;
+        for (const char *const *k = compi_known_vars; *k; k++)
+            if (strlen(*k) == n && strncmp(*k, *e, n) == 0) known = 1;
+        if (!known) {
+            snprintf(err, errlen, "unknown variable %.*s; known: COMPI_MODE, COMPI_CODEC, COMPI_MIN_BYTES, "
+                     "COMPI_LEVEL, COMPI_REPORT, COMPI_VERBOSE, COMPI_DEBUG_RANKS_PER_NODE", (int)n, *e);
+            return COMPI_ERR_CONFIG;
+        }
+    }
+    return COMPI_OK;
+}

@@ -1,0 +1,164 @@
+/* compi internals shared by the core, the frame layer and the wrappers.
+ * Not installed; applications never see this. */
+#ifndef COMPI_INTERNAL_H
+#define COMPI_INTERNAL_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <pthread.h>
+#include "compi.h"
+
+/* ---------------------------------------------------------------- config */
+typedef enum { COMPI_MODE_OFF = 0, COMPI_MODE_FIXED = 1 } compi_mode;
+
+typedef struct {
+    compi_mode mode;
+    const compi_codec *codec;     /* fixed mode's codec */
+    size_t min_bytes;             /* smaller messages go raw */
+    int level;                    /* codec effort (COMPI_LEVEL), 0 = default */
+    char report_path[1024];       /* COMPI_REPORT; empty = no JSON */
+    int verbose;                  /* COMPI_VERBOSE */
+    int ranks_per_node;           /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
+} compi_config;
+
+extern compi_config compi_cfg;
+/* Parses the COMPI_* environment. On a bad value fills err and returns
+ * COMPI_ERR_CONFIG; err names the variable and lists the valid values. */
+int compi_config_load(compi_config *cfg, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- state */
+typedef struct {
+    int initialized;
+    int finalized;
+    int world_rank, world_size;
+    int *node_of_world;           /* node id of every world rank */
+    int my_node, node_count;
+    int comm_keyval;              /* caches compi_comm_info on communicators */
+    int frame_error_code;         /* MPI error code: "compi: frame failed validation" */
+    MPI_Comm self_comm;           /* private dup of MPI_COMM_SELF for local unpacking */
+    pthread_mutex_t lock;         /* guards request table, stash, orphans */
+} compi_state;
+extern compi_state compi_g;
+
+void compi_ensure_init(void);     /* lazy init for calls before MPI_Init wrappers ran */
+int compi_core_init(void);        /* after PMPI_Init succeeded */
+void compi_core_finalize(void);   /* before PMPI_Finalize */
+void compi_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void compi_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- locality */
+typedef struct {
+    int framed;          /* p2p traffic on this comm carries compi frames */
+    int is_inter;
+    int peer_count;      /* size of the group peers are named in (remote group for intercomms) */
+    int my_node;
+    int *peer_node;      /* node id per peer rank */
+} compi_comm_info;
+
+/* Cached per communicator; never NULL after init. */
+const compi_comm_info *compi_comm_lookup(MPI_Comm comm);
+static inline int compi_peer_is_remote(const compi_comm_info *ci, int peer)
+{
+    return peer >= 0 && peer < ci->peer_count && ci->peer_node[peer] != ci->my_node;
+}
+
+/* ---------------------------------------------------------------- frame */
+#define COMPI_FRAME_MAGIC 0x49504d43u /* "CMPI" little endian */
+#define COMPI_FRAME_VERSION 1
+#define COMPI_FRAME_HEADER_SIZE 32
+#define COMPI_CODEC_RAW 0
+
+typedef struct {
+    uint8_t codec;          /* 0 = raw */
+    uint8_t dtclass;
+    uint64_t original_len;  /* bytes of packed application data */
+    uint64_t payload_len;   /* bytes after the header */
+} compi_frame_header;
+
+void compi_frame_write_header(void *dst, const compi_frame_header *h);
+/* Validates magic, version, checksum, codec id; fills why on failure. */
+int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
+                            char *why, size_t whylen);
+
+/* ---------------------------------------------------------------- datatypes */
+typedef struct {
+    MPI_Count size;          /* packed bytes of count elements */
+    int contiguous;          /* data is one block starting at buf + lb */
+    MPI_Aint true_lb;
+    compi_dtclass dtclass;
+    size_t elem_size;
+} compi_typeinfo;
+void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti);
+
+/* ---------------------------------------------------------------- stats */
+typedef enum {
+    COMPI_FAM_SEND = 0, COMPI_FAM_ISEND, COMPI_FAM_PERSISTENT_SEND,
+    COMPI_FAM_RECV, COMPI_FAM_IRECV, COMPI_FAM_PERSISTENT_RECV,
+    COMPI_FAM_SENDRECV, COMPI_FAM_PROBE, COMPI_FAM_MRECV,
+    COMPI_FAM_BCAST, COMPI_FAM_SCATTER, COMPI_FAM_GATHER,
+    COMPI_FAM_COUNT
+} compi_family;
+
+typedef struct {
+    uint64_t messages[COMPI_FAM_COUNT];
+    uint64_t bytes[COMPI_FAM_COUNT];          /* application bytes */
+    uint64_t intra_msgs, inter_msgs;          /* framed sends by peer locality */
+    uint64_t raw_small, raw_incompressible;   /* why inter-node messages went raw */
+    uint64_t codec_msgs[256], codec_in[256], codec_out[256];
+    uint64_t frames_decoded, frames_decoded_compressed;
+    uint64_t compress_ns, decompress_ns;
+} compi_stats;
+extern compi_stats compi_st;
+/* relaxed atomics: counters may be bumped from many threads */
+#define COMPI_STAT_ADD(field, v) __atomic_fetch_add(&compi_st.field, (uint64_t)(v), __ATOMIC_RELAXED)
+uint64_t compi_now_ns(void);
+void compi_report_write(void);
+
+/* ---------------------------------------------------------------- sending */
+/* Builds what goes on the wire for one framed message. Either the frame is
+ * one contiguous temp buffer (tmp != NULL, send tmp_len MPI_BYTEs), or it is a
+ * derived datatype joining a header with the user buffer (send 1 of dtype
+ * from MPI_BOTTOM; dtype must be freed by the caller after posting). */
+typedef struct {
+    void *tmp;
+    size_t tmp_len;
+    MPI_Datatype dtype;
+    unsigned char header[COMPI_FRAME_HEADER_SIZE];
+} compi_outgoing;
+/* force_copy: the frame must not refer to the user buffer (buffered sends) */
+int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
+                         const compi_comm_info *ci, int dest, int force_copy, compi_family fam);
+void compi_outgoing_release(compi_outgoing *out);
+/* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying the
+ * configured codec when try_codec (raw if it does not shrink the data). */
+int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
+                       int try_codec, unsigned char **frame, size_t *frame_len);
+/* The compression decision of fixed mode for one message (counts raw_small). */
+int compi_should_compress(int remote, size_t size);
+
+/* ---------------------------------------------------------------- receiving */
+typedef struct {
+    void *buf; int count; MPI_Datatype dt;   /* the application's receive buffer */
+    compi_typeinfo ti;
+    void *tmp;            /* frame lands here (small or non-contiguous) */
+    size_t tmp_cap;
+    MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
+    unsigned char header[COMPI_FRAME_HEADER_SIZE];
+} compi_incoming;
+int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt);
+/* The PMPI receive is posted on (COMPI_IN_ADDR, COMPI_IN_COUNT, COMPI_IN_TYPE). */
+#define COMPI_IN_ADDR(in) ((in)->tmp ? (in)->tmp : MPI_BOTTOM)
+#define COMPI_IN_COUNT(in) ((in)->tmp ? (int)(in)->tmp_cap : 1)
+#define COMPI_IN_TYPE(in) ((in)->tmp ? MPI_BYTE : (in)->dtype)
+/* After the PMPI receive completed with wire status st: decodes into the user
+ * buffer, rewrites st so counts are the application's, returns an MPI error
+ * code (MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error). */
+int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm);
+/* Decodes a whole frame held in memory (probed/stashed messages). */
+int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
+                        MPI_Datatype dt, MPI_Status *st, MPI_Comm comm);
+void compi_incoming_release(compi_incoming *in);
+int compi_raise(MPI_Comm comm, int code);
+
+#endif

@@ -1,0 +1,163 @@
+/* The finalize report: every rank's counters gathered to rank 0, written as
+ * JSON (COMPI_REPORT) and summarised on stderr (COMPI_VERBOSE >= 1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+
+extern uint64_t compi_call_counts[];
+extern const int compi_call_count_n;
+extern const char *const compi_call_names[];
+
+static const char *const compi_family_names[COMPI_FAM_COUNT] = {
+    "send", "isend", "persistent_send", "recv", "irecv", "persistent_recv",
+    "sendrecv", "probe", "mrecv", "bcast", "scatter", "gather",
+};
+
+/* One rank's counters as a flat vector so one MPI_Gather moves them all. */
+enum { COMPI_CODEC_SLOTS = 32 };
+typedef struct {
+    uint64_t node;
+    uint64_t messages[COMPI_FAM_COUNT], bytes[COMPI_FAM_COUNT];
+    uint64_t intra_msgs, inter_msgs, raw_small, raw_incompressible;
+    uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
+    uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
+} compi_rank_record;
+
+static void compi_record_fill(compi_rank_record *r)
+{
+    memset(r, 0, sizeof *r);
+    r->node = (uint64_t)compi_g.my_node;
+    memcpy(r->messages, compi_st.messages, sizeof r->messages);
+    memcpy(r->bytes, compi_st.bytes, sizeof r->bytes);
+    r->intra_msgs = compi_st.intra_msgs;
+    r->inter_msgs = compi_st.inter_msgs;
+    r->raw_small = compi_st.raw_small;
+    r->raw_incompressible = compi_st.raw_incompressible;
+    r->frames_decoded = compi_st.frames_decoded;
+    r->frames_decoded_compressed = compi_st.frames_decoded_compressed;
+    r->compress_ns = compi_st.compress_ns;
+    r->decompress_ns = compi_st.decompress_ns;
+    for (int i = 0; i < COMPI_CODEC_SLOTS; i++) {
+        r->codec_msgs[i] = compi_st.codec_msgs[i];
+        r->codec_in[i] = compi_st.codec_in[i];
+        r->codec_out[i] = compi_st.codec_out[i];
+    }
+}
+
+static void compi_record_add(compi_rank_record *sum, const compi_rank_record *r)
+{
+    const uint64_t *src = (const uint64_t *)r;
+    uint64_t *dst = (uint64_t *)sum;
+    for (size_t i = 1; i < sizeof *r / sizeof(uint64_t); i++) dst[i] += src[i]; /* skip node */
+}
+
+static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_t *calls, const char *indent)
+{
+    fprintf(f, "%s\"families\": {", indent);
+    for (int i = 0; i < COMPI_FAM_COUNT; i++)
+        fprintf(f, "%s\"%s\": {\"messages\": %llu, \"bytes\": %llu}", i ? ", " : "", compi_family_names[i],
+                (unsigned long long)r->messages[i], (unsigned long long)r->bytes[i]);
+    fprintf(f, "},\n");
+    fprintf(f, "%s\"intra_node_messages\": %llu, \"inter_node_messages\": %llu,\n", indent,
+            (unsigned long long)r->intra_msgs, (unsigned long long)r->inter_msgs);
+    fprintf(f, "%s\"raw_small\": %llu, \"raw_incompressible\": %llu,\n", indent,
+            (unsigned long long)r->raw_small, (unsigned long long)r->raw_incompressible);
+    fprintf(f, "%s\"frames_decoded\": %llu, \"frames_decoded_compressed\": %llu,\n", indent,
+            (unsigned long long)r->frames_decoded, (unsigned long long)r->frames_decoded_compressed);
+    fprintf(f, "%s\"compress_seconds\": %.6f, \"decompress_seconds\": %.6f,\n", indent, r->compress_ns * 1e-9,
+            r->decompress_ns * 1e-9);
+    fprintf(f, "%s\"codecs\": {", indent);
+    int first = 1;
+    for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
+        if (!r->codec_msgs[id]) continue;
+        const compi_codec *c = compi_codec_by_id((uint8_t)id);
+        fprintf(f, "%s\"%s\": {\"messages\": %llu, \"bytes_in\": %llu, \"bytes_out\": %llu, \"ratio\": %.3f}",
+                first ? "" : ", ", c ? c->name : "unknown", (unsigned long long)r->codec_msgs[id],
+                (unsigned long long)r->codec_in[id], (unsigned long long)r->codec_out[id],
+                r->codec_out[id] ? (double)r->codec_in[id] / (double)r->codec_out[id] : 0.0);
+        first = 0;
+    }
+    fprintf(f, "},\n%s\"calls\": {", indent);
+    first = 1;
+    for (int i = 0; i < compi_call_count_n; i++) {
+        if (!calls[i]) continue;
+        fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", compi_call_names[i], (unsigned long long)calls[i]);
+        first = 0;
+    }
+    fprintf(f, "}");
+}
+
+static void compi_summary(const compi_rank_record *t)
+{
+    uint64_t in = 0, out = 0;
+    for (int id = 0; id < COMPI_CODEC_SLOTS; id++) { in += t->codec_in[id]; out += t->codec_out[id]; }
+    fprintf(stderr,
+            "compi: %d ranks on %d node(s), mode %s, codec %s, min %zu B\n"
+            "compi: framed sends: %llu inter-node, %llu intra-node (never compressed); raw inter-node: %llu small, "
+            "%llu incompressible\n"
+            "compi: compressed %llu messages: %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
+            "(all ranks)\n",
+            compi_g.world_size, compi_g.node_count, compi_cfg.mode == COMPI_MODE_OFF ? "off" : "fixed",
+            compi_cfg.codec->name, compi_cfg.min_bytes, (unsigned long long)t->inter_msgs,
+            (unsigned long long)t->intra_msgs, (unsigned long long)t->raw_small,
+            (unsigned long long)t->raw_incompressible,
+            (unsigned long long)(t->codec_msgs[compi_cfg.codec->id]), in / 1048576.0, out / 1048576.0,
+            out ? (double)in / (double)out : 0.0, t->compress_ns * 1e-9, t->decompress_ns * 1e-9);
+}
+
+void compi_report_write(void)
+{
+    if (!compi_cfg.report_path[0] && compi_cfg.verbose < 1) return;
+    int n = compi_g.world_size, rank = compi_g.world_rank;
+    int words = (int)(sizeof(compi_rank_record) / sizeof(uint64_t));
+    compi_rank_record mine, *all = NULL;
+    uint64_t *calls = NULL;
+    compi_record_fill(&mine);
+    if (rank == 0) {
+        all = calloc((size_t)n, sizeof *all);
+        calls = calloc((size_t)n * (size_t)compi_call_count_n, sizeof(uint64_t));
+        if (!all || !calls) compi_die("out of memory writing the report");
+    }
+    PMPI_Gather(&mine, words, MPI_UINT64_T, all, words, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    PMPI_Gather(compi_call_counts, compi_call_count_n, MPI_UINT64_T, calls, compi_call_count_n, MPI_UINT64_T, 0,
+                MPI_COMM_WORLD);
+    if (rank != 0) return;
+    compi_rank_record total;
+    memset(&total, 0, sizeof total);
+    uint64_t *call_total = calloc((size_t)compi_call_count_n, sizeof(uint64_t));
+    for (int r = 0; r < n; r++) {
+        compi_record_add(&total, &all[r]);
+        for (int i = 0; i < compi_call_count_n; i++) call_total[i] += calls[(size_t)r * compi_call_count_n + i];
+    }
+    if (compi_cfg.report_path[0]) {
+        FILE *f = fopen(compi_cfg.report_path, "w");
+        if (!f) {
+            perror("compi: cannot write COMPI_REPORT");
+        } else {
+            fprintf(f, "{\n  \"compi_version\": \"%d.%d.%d\",\n", COMPI_VERSION_MAJOR, COMPI_VERSION_MINOR,
+                    COMPI_VERSION_PATCH);
+#if defined(COMPI_MPI_openmpi)
+            fprintf(f, "  \"mpi\": \"openmpi\",\n");
+#else
+            fprintf(f, "  \"mpi\": \"mpich\",\n");
+#endif
+            fprintf(f, "  \"mode\": \"%s\", \"codec\": \"%s\", \"min_bytes\": %zu,\n",
+                    compi_cfg.mode == COMPI_MODE_OFF ? "off" : "fixed", compi_cfg.codec->name, compi_cfg.min_bytes);
+            fprintf(f, "  \"world_size\": %d, \"nodes\": %d,\n  \"ranks\": [\n", n, compi_g.node_count);
+            for (int r = 0; r < n; r++) {
+                fprintf(f, "    {\"rank\": %d, \"node\": %llu,\n", r, (unsigned long long)all[r].node);
+                compi_json_record(f, &all[r], calls + (size_t)r * compi_call_count_n, "     ");
+                fprintf(f, "}%s\n", r + 1 < n ? "," : "");
+            }
+            fprintf(f, "  ],\n  \"totals\": {\n");
+            compi_json_record(f, &total, call_total, "    ");
+            fprintf(f, "\n  }\n}\n");
+            fclose(f);
+        }
+    }
+    if (compi_cfg.verbose >= 1) compi_summary(&total);
+    free(call_total);
+    free(all);
+    free(calls);
+}

@@ -1,0 +1,206 @@
+#include <stdlib.h>
+#include <string.h>
+#include "core/requests.h"
+#include "core/stash.h"
+
+#define COMPI_REQ_BUCKETS 4096
+static compi_req *compi_req_table[COMPI_REQ_BUCKETS];
+static compi_req *compi_orphans;
+int compi_req_live;
+int compi_orphan_live;
+
+static size_t compi_req_hash(MPI_Request h)
+{
+    uintptr_t v = 0;
+    memcpy(&v, &h, sizeof h < sizeof v ? sizeof h : sizeof v);
+    v ^= v >> 17;
+    v *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(v >> 40) % COMPI_REQ_BUCKETS;
+}
+
+compi_req *compi_req_new(compi_req_kind kind, MPI_Comm comm, compi_family fam)
+{
+    compi_req *r = calloc(1, sizeof *r);
+    if (!r) compi_die("out of memory allocating a request");
+    r->kind = kind;
+    r->comm = comm;
+    r->fam = fam;
+    r->handle = MPI_REQUEST_NULL;
+    r->inner = MPI_REQUEST_NULL;
+    return r;
+}
+
+void compi_req_insert(compi_req *r)
+{
+    size_t b = compi_req_hash(r->handle);
+    pthread_mutex_lock(&compi_g.lock);
+    r->next = compi_req_table[b];
+    compi_req_table[b] = r;
+    __atomic_add_fetch(&compi_req_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_g.lock);
+}
+
+compi_req *compi_req_find(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL || !__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return NULL;
+    size_t b = compi_req_hash(h);
+    pthread_mutex_lock(&compi_g.lock);
+    compi_req *r = compi_req_table[b];
+    while (r && r->handle != h) r = r->next;
+    pthread_mutex_unlock(&compi_g.lock);
+    return r;
+}
+
+void compi_req_remove(compi_req *r)
+{
+    size_t b = compi_req_hash(r->handle);
+    pthread_mutex_lock(&compi_g.lock);
+    for (compi_req **p = &compi_req_table[b]; *p; p = &(*p)->next) {
+        if (*p == r) {
+            *p = r->next;
+            __atomic_sub_fetch(&compi_req_live, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&compi_g.lock);
+}
+
+static void compi_req_release_op(compi_req *r)
+{
+    if (r->out) { compi_outgoing_release(r->out); free(r->out); r->out = NULL; }
+    if (r->in) { compi_incoming_release(r->in); free(r->in); r->in = NULL; }
+}
+
+void compi_req_destroy(compi_req *r)
+{
+    compi_req_release_op(r);
+    free(r);
+}
+
+int compi_req_finish_op(compi_req *r, MPI_Status *st)
+{
+    int rc = MPI_SUCCESS;
+    if (r->delivered) {
+        *st = r->delivered_status;
+        rc = r->delivered_rc;
+        r->delivered = 0;
+    } else if (r->in) {
+        rc = compi_incoming_finish(r->in, st, r->comm);
+        if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) {
+            MPI_Count n = 0;
+            PMPI_Get_elements_x(st, MPI_BYTE, &n);
+            COMPI_STAT_ADD(messages[r->fam], 1);
+            COMPI_STAT_ADD(bytes[r->fam], n > 0 ? n : 0);
+        }
+    }
+    compi_req_release_op(r);
+    r->inner = MPI_REQUEST_NULL;
+    return rc;
+}
+
+int compi_completed_request(MPI_Comm comm, MPI_Request *req)
+{
+    /* A receive from MPI_PROC_NULL completes at once; its status is replaced
+     * by the delivered one when the application completes it. */
+    return PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, req);
+}
+
+static int (*const compi_isend_fn[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
+    [COMPI_SMODE_STD] = PMPI_Isend, [COMPI_SMODE_SYNC] = PMPI_Issend,
+    [COMPI_SMODE_READY] = PMPI_Irsend, [COMPI_SMODE_BUFFERED] = PMPI_Isend,
+};
+
+int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    compi_send_mode mode, const compi_comm_info *ci)
+{
+    compi_outgoing *out = malloc(sizeof *out);
+    if (!out) return MPI_ERR_NO_MEM;
+    int buffered = mode == COMPI_SMODE_BUFFERED;
+    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, buffered, r->fam);
+    if (rc != MPI_SUCCESS) { free(out); return rc; }
+    MPI_Request inner;
+    rc = out->tmp ? compi_isend_fn[mode](out->tmp, (int)out->tmp_len, MPI_BYTE, dest, tag, r->comm, &inner)
+                  : compi_isend_fn[mode](MPI_BOTTOM, 1, out->dtype, dest, tag, r->comm, &inner);
+    if (rc != MPI_SUCCESS) { compi_outgoing_release(out); free(out); return rc; }
+    if (buffered) {
+        /* Buffered sends complete locally: compi owns the copy, sends it in
+         * the background, and the application's request is already done. */
+        compi_req *bg = compi_req_new(COMPI_REQ_SEND, r->comm, r->fam);
+        bg->inner = bg->handle = inner;
+        bg->out = out;
+        compi_orphan_add(bg);
+        return compi_completed_request(r->comm, &r->inner);
+    }
+    r->out = out;
+    r->inner = inner;
+    return MPI_SUCCESS;
+}
+
+int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int source, int tag)
+{
+    compi_stashed *s = compi_stash_take(r->comm, source, tag);
+    if (s) {
+        r->delivered = 1;
+        r->delivered_status = s->status;
+        r->delivered_rc = compi_stash_deliver(s, buf, count, dt, &r->delivered_status);
+        return compi_completed_request(r->comm, &r->inner);
+    }
+    compi_incoming *in = malloc(sizeof *in);
+    if (!in) return MPI_ERR_NO_MEM;
+    int rc = compi_incoming_prepare(in, buf, count, dt);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Irecv(COMPI_IN_ADDR(in), COMPI_IN_COUNT(in), COMPI_IN_TYPE(in), source, tag, r->comm, &r->inner);
+    if (rc != MPI_SUCCESS) { compi_incoming_release(in); free(in); return rc; }
+    r->in = in;
+    return MPI_SUCCESS;
+}
+
+void compi_orphan_add(compi_req *r)
+{
+    pthread_mutex_lock(&compi_g.lock);
+    r->next = compi_orphans;
+    compi_orphans = r;
+    __atomic_add_fetch(&compi_orphan_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_g.lock);
+}
+
+void compi_orphans_progress(int wait_all)
+{
+    if (!__atomic_load_n(&compi_orphan_live, __ATOMIC_RELAXED)) return;
+    /* Detach the list so PMPI calls run without holding the lock. */
+    pthread_mutex_lock(&compi_g.lock);
+    compi_req *list = compi_orphans;
+    compi_orphans = NULL;
+    pthread_mutex_unlock(&compi_g.lock);
+    compi_req *keep = NULL;
+    int kept = 0, done_count = 0;
+    while (list) {
+        compi_req *r = list;
+        list = r->next;
+        MPI_Status st;
+        int done = 0;
+        int prc = wait_all ? (done = 1, PMPI_Wait(&r->inner, &st)) : PMPI_Test(&r->inner, &done, &st);
+        st.MPI_ERROR = prc;
+        if (done) {
+            int rc = compi_req_finish_op(r, &st);
+            if (rc != MPI_SUCCESS)
+                compi_log(0, "a request freed by the application failed at completion: error %d", rc);
+            free(r);
+            done_count++;
+        } else {
+            r->next = keep;
+            keep = r;
+            kept++;
+        }
+    }
+    pthread_mutex_lock(&compi_g.lock);
+    if (keep) {
+        compi_req *tail = keep;
+        while (tail->next) tail = tail->next;
+        tail->next = compi_orphans;
+        compi_orphans = keep;
+    }
+    __atomic_sub_fetch(&compi_orphan_live, done_count, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_g.lock);
+    (void)kept;
+}

@@ -1,0 +1,63 @@
+/* compi's side table for requests whose completion needs work (decode a
+ * frame, free a frame buffer) and for persistent requests, which compi runs
+ * itself. Keyed by the handle the application holds. */
+#ifndef COMPI_REQUESTS_H
+#define COMPI_REQUESTS_H
+#include "core/internal.h"
+
+typedef enum {
+    COMPI_REQ_SEND,          /* nonblocking framed send: free the frame at completion */
+    COMPI_REQ_RECV,          /* nonblocking framed receive: decode at completion */
+    COMPI_REQ_PERSIST_SEND,  /* persistent: handle is an inactive dummy, inner does the work */
+    COMPI_REQ_PERSIST_RECV
+} compi_req_kind;
+
+typedef enum { COMPI_SMODE_STD, COMPI_SMODE_SYNC, COMPI_SMODE_READY, COMPI_SMODE_BUFFERED } compi_send_mode;
+
+typedef struct compi_req {
+    MPI_Request handle;          /* what the application holds (the key) */
+    compi_req_kind kind;
+    MPI_Comm comm;
+    compi_family fam;
+    MPI_Request inner;           /* the PMPI request doing the current operation */
+    compi_outgoing *out;         /* current send's frame */
+    compi_incoming *in;          /* current receive's target */
+    int delivered;               /* result already known (stash, get_status): */
+    int delivered_rc;
+    MPI_Status delivered_status;
+    /* persistent parameters */
+    const void *buf;
+    int count;
+    MPI_Datatype dt;
+    int peer, tag;
+    compi_send_mode smode;
+    struct compi_req *next;
+} compi_req;
+
+extern int compi_req_live;       /* entries in the table; 0 = every wait is plain PMPI */
+extern int compi_orphan_live;
+
+compi_req *compi_req_new(compi_req_kind kind, MPI_Comm comm, compi_family fam);
+void compi_req_insert(compi_req *r);
+compi_req *compi_req_find(MPI_Request h);
+void compi_req_remove(compi_req *r);
+void compi_req_destroy(compi_req *r);
+
+/* Finishes the current operation of r with the PMPI status st (rewritten in
+ * place to the application's view). Returns an MPI error code. Does not
+ * remove r from the table. */
+int compi_req_finish_op(compi_req *r, MPI_Status *st);
+
+/* Requests the application freed while active: compi completes them. */
+void compi_orphan_add(compi_req *r);
+void compi_orphans_progress(int wait_all);
+
+/* A request that is already complete (data delivered by compi itself). */
+int compi_completed_request(MPI_Comm comm, MPI_Request *req);
+
+/* Posting helpers shared by nonblocking and persistent paths. */
+int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    compi_send_mode mode, const compi_comm_info *ci);
+int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int source, int tag);
+
+#endif

@@ -1,0 +1,200 @@
+/* compi's process-wide state: configuration, node map, communicator cache. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/internal.h"
+
+compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
+compi_stats compi_st;
+static MPI_Group compi_world_group = MPI_GROUP_NULL;
+
+uint64_t compi_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void compi_log(int level, const char *fmt, ...)
+{
+    if (compi_cfg.verbose < level) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "compi[%d]: ", compi_g.world_rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void compi_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "compi: error: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static int compi_comm_info_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    compi_comm_info *ci = attr;
+    if (ci) free(ci->peer_node);
+    free(ci);
+    return MPI_SUCCESS;
+}
+
+/* Node ids: ranks sharing memory (MPI_COMM_TYPE_SHARED) form a node, named by
+ * their lowest world rank, then renumbered densely. */
+static int compi_build_node_map(void)
+{
+    int n = compi_g.world_size;
+    compi_g.node_of_world = calloc((size_t)n, sizeof(int));
+    int *leader = calloc((size_t)n, sizeof(int));
+    if (!compi_g.node_of_world || !leader) return MPI_ERR_NO_MEM;
+    if (compi_cfg.ranks_per_node > 0) {
+        for (int r = 0; r < n; r++) leader[r] = r / compi_cfg.ranks_per_node * compi_cfg.ranks_per_node;
+    } else {
+        MPI_Comm shm;
+        int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+        if (rc != MPI_SUCCESS) return rc;
+        int mine = compi_g.world_rank, low;
+        PMPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, shm);
+        PMPI_Comm_free(&shm);
+        PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
+    }
+    int nodes = 0;
+    for (int r = 0; r < n; r++) {
+        if (leader[r] == r) compi_g.node_of_world[r] = nodes++;
+    }
+    for (int r = 0; r < n; r++) compi_g.node_of_world[r] = compi_g.node_of_world[leader[r]];
+    compi_g.node_count = nodes;
+    compi_g.my_node = compi_g.node_of_world[compi_g.world_rank];
+    free(leader);
+    return MPI_SUCCESS;
+}
+
+int compi_core_init(void)
+{
+    char err[512];
+    if (compi_config_load(&compi_cfg, err, sizeof err) != COMPI_OK) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
+        if (compi_g.world_rank == 0) fprintf(stderr, "compi: configuration error: %s\n", err);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+        exit(2);
+    }
+    PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);
+    int rc = compi_build_node_map();
+    if (rc != MPI_SUCCESS) return rc;
+    PMPI_Comm_group(MPI_COMM_WORLD, &compi_world_group);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
+    PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm);
+    int cls;
+    PMPI_Add_error_class(&cls);
+    PMPI_Add_error_code(cls, &compi_g.frame_error_code);
+    PMPI_Add_error_string(compi_g.frame_error_code,
+                          "compi: a received message failed frame validation (cause printed on stderr)");
+    compi_g.initialized = 1;
+    compi_log(1, "mode=%s codec=%s min_bytes=%zu nodes=%d", compi_cfg.mode == COMPI_MODE_OFF ? "off" : "fixed",
+              compi_cfg.codec->name, compi_cfg.min_bytes, compi_g.node_count);
+    return MPI_SUCCESS;
+}
+
+void compi_ensure_init(void)
+{
+    if (compi_g.initialized) return;
+    int flag = 0;
+    PMPI_Initialized(&flag);
+    if (!flag) compi_die("an MPI call was made before MPI_Init");
+    pthread_mutex_lock(&compi_g.lock);
+    if (!compi_g.initialized) compi_core_init();
+    pthread_mutex_unlock(&compi_g.lock);
+}
+
+void compi_core_finalize(void)
+{
+    if (!compi_g.initialized || compi_g.finalized) return;
+    compi_report_write();
+    if (compi_g.comm_keyval != MPI_KEYVAL_INVALID) {
+        /* attributes on WORLD/SELF are deleted by MPI_Finalize itself */
+    }
+    if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
+    if (compi_world_group != MPI_GROUP_NULL) PMPI_Group_free(&compi_world_group);
+    compi_g.finalized = 1;
+}
+
+/* Maps every member of grp to its node; -1 where a member is outside
+ * MPI_COMM_WORLD (dynamic processes), which we never frame. */
+static int compi_group_nodes(MPI_Group grp, int **nodes_out, int *n_out)
+{
+    int n;
+    PMPI_Group_size(grp, &n);
+    int *ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *world = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!ranks || !world) { free(ranks); free(world); return MPI_ERR_NO_MEM; }
+    for (int i = 0; i < n; i++) ranks[i] = i;
+    PMPI_Group_translate_ranks(grp, n, ranks, compi_world_group, world);
+    for (int i = 0; i < n; i++)
+        world[i] = world[i] == MPI_UNDEFINED ? -1 : compi_g.node_of_world[world[i]];
+    free(ranks);
+    *nodes_out = world;
+    *n_out = n;
+    return MPI_SUCCESS;
+}
+
+static compi_comm_info *compi_comm_info_build(MPI_Comm comm)
+{
+    compi_comm_info *ci = calloc(1, sizeof *ci);
+    if (!ci) compi_die("out of memory");
+    PMPI_Comm_test_inter(comm, &ci->is_inter);
+    MPI_Group peers, local = MPI_GROUP_NULL;
+    if (ci->is_inter) {
+        PMPI_Comm_remote_group(comm, &peers);
+        PMPI_Comm_group(comm, &local);
+    } else {
+        PMPI_Comm_group(comm, &peers);
+    }
+    compi_group_nodes(peers, &ci->peer_node, &ci->peer_count);
+    int *local_nodes = NULL, nlocal = 0;
+    if (local != MPI_GROUP_NULL) compi_group_nodes(local, &local_nodes, &nlocal);
+    ci->my_node = compi_g.my_node;
+    /* Framing must be decided identically by every member, so it depends only
+     * on the communicator's membership: frame iff members span nodes. */
+    int first = ci->peer_count ? ci->peer_node[0] : -1, spans = 0, outside = 0;
+    for (int i = 0; i < ci->peer_count; i++) {
+        if (ci->peer_node[i] < 0) outside = 1;
+        else if (ci->peer_node[i] != first) spans = 1;
+    }
+    for (int i = 0; i < nlocal; i++) {
+        if (local_nodes[i] < 0) outside = 1;
+        else if (local_nodes[i] != first) spans = 1;
+    }
+    ci->framed = compi_cfg.mode != COMPI_MODE_OFF && spans && !outside;
+    free(local_nodes);
+    PMPI_Group_free(&peers);
+    if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);
+    return ci;
+}
+
+const compi_comm_info *compi_comm_lookup(MPI_Comm comm)
+{
+    void *attr;
+    int found = 0;
+    compi_ensure_init();
+    PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
+    if (found) return attr;
+    pthread_mutex_lock(&compi_g.lock);
+    PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
+    if (!found) {
+        attr = compi_comm_info_build(comm);
+        PMPI_Comm_set_attr(comm, compi_g.comm_keyval, attr);
+    }
+    pthread_mutex_unlock(&compi_g.lock);
+    return attr;
+}

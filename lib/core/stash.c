@@ -1,0 +1,165 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/stash.h"
+
+/* Fortran message handles of compi's messages: above this base, far from
+ * the small table indices Open MPI uses for its own. */
+#define COMPI_FMSG_BASE 0x40000000
+
+static compi_stashed *compi_stash_head, *compi_stash_tail;
+static compi_stashed *compi_claimed;
+static unsigned compi_claim_seq, compi_fint_seq;
+int compi_stash_live;
+
+static int compi_stash_matches(const compi_stashed *s, MPI_Comm comm, int source, int tag)
+{
+    return s->comm == comm && (source == MPI_ANY_SOURCE || source == s->source) &&
+           (tag == MPI_ANY_TAG || tag == s->tag);
+}
+
+static compi_stashed *compi_stash_find(MPI_Comm comm, int source, int tag, int remove)
+{
+    if (!__atomic_load_n(&compi_stash_live, __ATOMIC_RELAXED)) return NULL;
+    pthread_mutex_lock(&compi_g.lock);
+    compi_stashed *prev = NULL, *s = compi_stash_head;
+    while (s && !compi_stash_matches(s, comm, source, tag)) {
+        prev = s;
+        s = s->next;
+    }
+    if (s && remove) {
+        if (prev) prev->next = s->next;
+        else compi_stash_head = s->next;
+        if (compi_stash_tail == s) compi_stash_tail = prev;
+        s->next = NULL;
+        __atomic_sub_fetch(&compi_stash_live, 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&compi_g.lock);
+    return s;
+}
+
+compi_stashed *compi_stash_peek(MPI_Comm comm, int source, int tag)
+{
+    return compi_stash_find(comm, source, tag, 0);
+}
+
+compi_stashed *compi_stash_take(MPI_Comm comm, int source, int tag)
+{
+    return compi_stash_find(comm, source, tag, 1);
+}
+
+void compi_stash_append(compi_stashed *s)
+{
+    pthread_mutex_lock(&compi_g.lock);
+    s->next = NULL;
+    if (compi_stash_tail) compi_stash_tail->next = s;
+    else compi_stash_head = s;
+    compi_stash_tail = s;
+    __atomic_add_fetch(&compi_stash_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_g.lock);
+}
+
+compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status, MPI_Comm comm, int *rc)
+{
+    MPI_Count wire = 0;
+    PMPI_Get_elements_x(probe_status, MPI_BYTE, &wire);
+    compi_stashed *s = calloc(1, sizeof *s);
+    unsigned char *frame = malloc(wire > 0 ? (size_t)wire : 1);
+    if (!s || !frame) { free(s); free(frame); *rc = MPI_ERR_NO_MEM; return NULL; }
+    MPI_Status st;
+    *rc = PMPI_Mrecv(frame, (int)wire, MPI_BYTE, msg, &st);
+    if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
+    compi_frame_header h;
+    char why[200];
+    if (compi_frame_read_header(frame, (size_t)wire, &h, why, sizeof why) != COMPI_OK ||
+        h.payload_len != (uint64_t)wire - COMPI_FRAME_HEADER_SIZE) {
+        if (h.payload_len != (uint64_t)wire - COMPI_FRAME_HEADER_SIZE && !why[0])
+            snprintf(why, sizeof why, "frame length mismatch");
+        fprintf(stderr, "compi: rank %d: probed message from rank %d (tag %d) failed frame validation: %s\n",
+                compi_g.world_rank, st.MPI_SOURCE, st.MPI_TAG, why);
+        free(s);
+        free(frame);
+        *rc = compi_g.frame_error_code;
+        return NULL;
+    }
+    s->comm = comm;
+    s->source = st.MPI_SOURCE;
+    s->tag = st.MPI_TAG;
+    s->frame = frame;
+    s->frame_len = (size_t)wire;
+    s->status = st;
+    s->handle = MPI_MESSAGE_NULL;
+    PMPI_Status_set_elements_x(&s->status, MPI_BYTE, (MPI_Count)h.original_len);
+    return s;
+}
+
+int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    *st = s->status;
+    int rc = compi_frame_deliver(s->frame, s->frame_len, buf, count, dt, st, s->comm);
+    free(s->frame);
+    free(s);
+    return rc;
+}
+
+/* Handles: Open MPI's MPI_Message is a pointer, MPICH's an int. compi's
+ * handles are values no MPI hands out: the entry's own address where the
+ * handle is pointer-sized, else an int with MPICH's handle-kind bits clear
+ * (kind 0 is used only by null handles, which have object bits set). */
+void compi_message_claim(compi_stashed *s, MPI_Message *out)
+{
+    MPI_Message m;
+    memset(&m, 0, sizeof m);
+    pthread_mutex_lock(&compi_g.lock);
+    if (sizeof(MPI_Message) >= sizeof(void *)) {
+        memcpy(&m, &s, sizeof s);
+    } else {
+        unsigned v = 0x00100000u | (++compi_claim_seq & 0x000fffffu);
+        memcpy(&m, &v, sizeof v < sizeof m ? sizeof v : sizeof m);
+    }
+    s->handle = m;
+    s->fint = (MPI_Fint)(COMPI_FMSG_BASE + (++compi_fint_seq & 0x0fffffff));
+    s->next = compi_claimed;
+    compi_claimed = s;
+    pthread_mutex_unlock(&compi_g.lock);
+    *out = m;
+}
+
+compi_stashed *compi_message_release(MPI_Message m)
+{
+    if (!compi_claimed) return NULL;
+    pthread_mutex_lock(&compi_g.lock);
+    compi_stashed **p = &compi_claimed, *s = NULL;
+    for (; *p; p = &(*p)->next) {
+        if (memcmp(&(*p)->handle, &m, sizeof m) == 0) {
+            s = *p;
+            *p = s->next;
+            s->next = NULL;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&compi_g.lock);
+    return s;
+}
+
+static compi_stashed *compi_claimed_find(int by_fint, MPI_Fint f, MPI_Message m)
+{
+    compi_stashed *s;
+    pthread_mutex_lock(&compi_g.lock);
+    for (s = compi_claimed; s; s = s->next)
+        if (by_fint ? s->fint == f : memcmp(&s->handle, &m, sizeof m) == 0) break;
+    pthread_mutex_unlock(&compi_g.lock);
+    return s;
+}
+
+MPI_Fint compi_message_c2f(MPI_Message m)
+{
+    compi_stashed *s = compi_claimed_find(0, 0, m);
+    return s ? s->fint : PMPI_Message_c2f(m);
+}
+
+MPI_Message compi_message_f2c(MPI_Fint f)
+{
+    compi_stashed *s = f >= COMPI_FMSG_BASE ? compi_claimed_find(1, f, MPI_MESSAGE_NULL) : NULL;
+    return s ? s->handle : PMPI_Message_f2c(f);
+}

@@ -1,0 +1,295 @@
+/* Completion calls. The application's handles are swapped for the PMPI
+ * requests doing the work (they differ only for persistent requests), PMPI
+ * completes them, and compi finishes what completed: decode frames, free
+ * buffers, rewrite statuses to the application's counts. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/requests.h"
+#include "wrappers/impl.h"
+
+#define COMPI_STACK_REQS 64
+
+typedef struct {
+    MPI_Request *work;           /* PMPI handles */
+    compi_req **entries;         /* compi entry per slot or NULL */
+    MPI_Status *st;              /* always real statuses */
+    MPI_Request work_s[COMPI_STACK_REQS];
+    compi_req *entries_s[COMPI_STACK_REQS];
+    MPI_Status st_s[COMPI_STACK_REQS];
+} compi_batch;
+
+static int compi_batch_open(compi_batch *b, int n, MPI_Request reqs[])
+{
+    if (n <= COMPI_STACK_REQS) {
+        b->work = b->work_s; b->entries = b->entries_s; b->st = b->st_s;
+    } else {
+        b->work = malloc(sizeof *b->work * (size_t)n);
+        b->entries = malloc(sizeof *b->entries * (size_t)n);
+        b->st = malloc(sizeof *b->st * (size_t)n);
+        if (!b->work || !b->entries || !b->st) return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < n; i++) {
+        compi_req *r = compi_req_find(reqs[i]);
+        b->entries[i] = r;
+        b->work[i] = r ? r->inner : reqs[i];
+    }
+    return MPI_SUCCESS;
+}
+
+static void compi_batch_close(compi_batch *b)
+{
+    if (b->work != b->work_s) { free(b->work); free(b->entries); free(b->st); }
+}
+
+/* Slot i completed in PMPI with status *st: finish compi's part and update the
+ * application's handle. Returns the slot's MPI error code. */
+static int compi_slot_done(compi_req *r, MPI_Request *user, MPI_Request pmpi_after, MPI_Status *st)
+{
+    if (!r) { *user = pmpi_after; return MPI_SUCCESS; }
+    int rc = compi_req_finish_op(r, st);
+    if (r->kind == COMPI_REQ_PERSIST_SEND || r->kind == COMPI_REQ_PERSIST_RECV) {
+        /* persistent: the application's handle stays, now inactive */
+    } else {
+        compi_req_remove(r);
+        compi_req_destroy(r);
+        *user = MPI_REQUEST_NULL;
+    }
+    return rc;
+}
+
+static void compi_progress(void) { compi_orphans_progress(0); }
+
+int compi_impl_Wait(MPI_Request *request, MPI_Status *status)
+{
+    compi_progress();
+    compi_req *r = compi_req_find(*request);
+    if (!r) return PMPI_Wait(request, status);
+    MPI_Status st;
+    MPI_Request w = r->inner;
+    int prc = PMPI_Wait(&w, &st);
+    st.MPI_ERROR = prc;
+    MPI_Comm comm = r->comm;
+    int rc = compi_slot_done(r, request, w, &st);
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    if (prc != MPI_SUCCESS) return prc;
+    return compi_raise(comm, rc);
+}
+
+int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    compi_progress();
+    compi_req *r = compi_req_find(*request);
+    if (!r) return PMPI_Test(request, flag, status);
+    MPI_Status st;
+    MPI_Request w = r->inner;
+    int prc = PMPI_Test(&w, flag, &st);
+    if (!*flag) {
+        if (prc == MPI_SUCCESS) return prc;
+    }
+    st.MPI_ERROR = prc;
+    MPI_Comm comm = r->comm;
+    int rc = *flag ? compi_slot_done(r, request, w, &st) : MPI_SUCCESS;
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    if (prc != MPI_SUCCESS) return prc;
+    return compi_raise(comm, rc);
+}
+
+/* Finishes every slot in done[0..ndone) and reports errors the MPI way:
+ * MPI_ERR_IN_STATUS with per-status codes. */
+static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *done, int ndone,
+                              MPI_Status *user_st, int prc)
+{
+    int any_err = prc == MPI_ERR_IN_STATUS;
+    MPI_Comm err_comm = MPI_COMM_NULL;
+    for (int k = 0; k < ndone; k++) {
+        int i = done[k];
+        if (prc == MPI_SUCCESS) b->st[i].MPI_ERROR = MPI_SUCCESS;
+        else if (b->st[i].MPI_ERROR == MPI_ERR_PENDING) {   /* not completed by a failed Waitall */
+            if (user_st != MPI_STATUSES_IGNORE) user_st[k] = b->st[i];
+            continue;
+        }
+        compi_req *r = b->entries[i];
+        MPI_Comm comm = r ? r->comm : MPI_COMM_NULL;
+        int rc = compi_slot_done(r, &reqs[i], b->work[i], &b->st[i]);
+        if (rc != MPI_SUCCESS) {
+            b->st[i].MPI_ERROR = rc;
+            any_err = 1;
+            if (err_comm == MPI_COMM_NULL) err_comm = comm;
+        }
+        if (user_st != MPI_STATUSES_IGNORE) user_st[k] = b->st[i];
+    }
+    if (prc != MPI_SUCCESS && prc != MPI_ERR_IN_STATUS) return prc;
+    if (!any_err) return MPI_SUCCESS;
+    if (prc == MPI_SUCCESS && err_comm != MPI_COMM_NULL) compi_raise(err_comm, MPI_ERR_IN_STATUS);
+    return MPI_ERR_IN_STATUS;
+}
+
+/* Waitall/Testall report statuses by position, not by completion order. */
+static int compi_batch_finish_all(compi_batch *b, int n, MPI_Request reqs[], MPI_Status *user_st, int prc)
+{
+    int *done = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!done) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) done[i] = i;
+    int rc = compi_batch_finish(b, reqs, done, n, user_st, prc);
+    free(done);
+    return rc;
+}
+
+int compi_impl_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    compi_progress();
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return PMPI_Waitall(count, reqs, statuses);
+    compi_batch b;
+    int rc = compi_batch_open(&b, count, reqs);
+    if (rc == MPI_SUCCESS) {
+        int prc = PMPI_Waitall(count, b.work, b.st);
+        rc = compi_batch_finish_all(&b, count, reqs, statuses, prc);
+    }
+    compi_batch_close(&b);
+    return rc;
+}
+
+int compi_impl_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    compi_progress();
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return PMPI_Testall(count, reqs, flag, statuses);
+    compi_batch b;
+    int rc = compi_batch_open(&b, count, reqs);
+    if (rc == MPI_SUCCESS) {
+        int prc = PMPI_Testall(count, b.work, flag, b.st);
+        rc = *flag || prc != MPI_SUCCESS ? compi_batch_finish_all(&b, count, reqs, statuses, prc) : MPI_SUCCESS;
+        /* not all complete: persistent swaps leave the application's handles alone */
+    }
+    compi_batch_close(&b);
+    return rc;
+}
+
+static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, int wait)
+{
+    compi_batch b;
+    int rc = compi_batch_open(&b, count, reqs);
+    if (rc != MPI_SUCCESS) { compi_batch_close(&b); return rc; }
+    MPI_Status st;
+    int f = 1;
+    int prc = wait ? PMPI_Waitany(count, b.work, index, &st) : PMPI_Testany(count, b.work, index, &f, &st);
+    if (flag) *flag = f;
+    if (f && *index != MPI_UNDEFINED) {
+        int i = *index;
+        b.st[i] = st;
+        b.st[i].MPI_ERROR = prc;
+        MPI_Comm comm = b.entries[i] ? b.entries[i]->comm : MPI_COMM_NULL;
+        int drc = compi_slot_done(b.entries[i], &reqs[i], b.work[i], &b.st[i]);
+        st = b.st[i];
+        if (prc == MPI_SUCCESS && drc != MPI_SUCCESS) prc = compi_raise(comm, drc);
+    } else if (f && status != MPI_STATUS_IGNORE) {
+        /* no active request: the empty status PMPI produced */
+    }
+    if (f && status != MPI_STATUS_IGNORE) *status = st;
+    compi_batch_close(&b);
+    return prc;
+}
+
+int compi_impl_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    compi_progress();
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return PMPI_Waitany(count, reqs, index, status);
+    return compi_any(count, reqs, index, NULL, status, 1);
+}
+
+int compi_impl_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    compi_progress();
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return PMPI_Testany(count, reqs, index, flag, status);
+    return compi_any(count, reqs, index, flag, status, 0);
+}
+
+static int compi_some(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[], int wait)
+{
+    compi_batch b;
+    int rc = compi_batch_open(&b, incount, reqs);
+    if (rc != MPI_SUCCESS) { compi_batch_close(&b); return rc; }
+    MPI_Status *pst = malloc(sizeof(MPI_Status) * (size_t)(incount > 0 ? incount : 1));
+    if (!pst) { compi_batch_close(&b); return MPI_ERR_NO_MEM; }
+    int prc = wait ? PMPI_Waitsome(incount, b.work, outcount, indices, pst)
+                   : PMPI_Testsome(incount, b.work, outcount, indices, pst);
+    if (*outcount != MPI_UNDEFINED) {
+        for (int k = 0; k < *outcount; k++) b.st[indices[k]] = pst[k];
+        rc = compi_batch_finish(&b, reqs, indices, *outcount, statuses, prc);
+    } else {
+        rc = prc;
+    }
+    free(pst);
+    compi_batch_close(&b);
+    return rc;
+}
+
+int compi_impl_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    compi_progress();
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED))
+        return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
+    return compi_some(incount, reqs, outcount, indices, statuses, 1);
+}
+
+int compi_impl_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    compi_progress();
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED))
+        return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
+    return compi_some(incount, reqs, outcount, indices, statuses, 0);
+}
+
+int compi_impl_Request_free(MPI_Request *request)
+{
+    compi_req *r = compi_req_find(*request);
+    if (!r) return PMPI_Request_free(request);
+    compi_req_remove(r);
+    if (r->kind == COMPI_REQ_PERSIST_SEND || r->kind == COMPI_REQ_PERSIST_RECV) {
+        if (r->inner != MPI_REQUEST_NULL) {
+            /* an active operation must still complete; compi finishes it */
+            compi_req *op = compi_req_new(r->kind == COMPI_REQ_PERSIST_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV,
+                                          r->comm, r->fam);
+            op->inner = r->inner; op->out = r->out; op->in = r->in;
+            op->delivered = r->delivered;
+            r->out = NULL; r->in = NULL;
+            compi_orphan_add(op);
+        }
+        int rc = PMPI_Request_free(&r->handle);
+        compi_req_destroy(r);
+        *request = MPI_REQUEST_NULL;
+        return rc;
+    }
+    compi_orphan_add(r);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int compi_impl_Cancel(MPI_Request *request)
+{
+    compi_req *r = compi_req_find(*request);
+    if (!r || r->delivered) return PMPI_Cancel(request);
+    if (r->inner == MPI_REQUEST_NULL) return MPI_SUCCESS;
+    return PMPI_Cancel(&r->inner);
+}
+
+int compi_impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    compi_req *r = compi_req_find(request);
+    if (!r) return PMPI_Request_get_status(request, flag, status);
+    MPI_Status st;
+    int rc = PMPI_Request_get_status(r->inner, flag, &st);
+    if (rc != MPI_SUCCESS || !*flag) return rc;
+    if (!r->delivered && r->in) {
+        /* Decode now and remember the outcome: the request stays valid and
+         * its later completion must report the same status. */
+        r->delivered_rc = compi_incoming_finish(r->in, &st, r->comm);
+        r->delivered_status = st;
+        r->delivered = 1;
+        compi_incoming_release(r->in);
+        free(r->in);
+        r->in = NULL;
+    }
+    if (r->delivered) st = r->delivered_status;
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,64 @@
+/* The hand-written semantics behind each generated wrapper. The generated
+ * MPI_X / mpi_x_ entry points (tools/wrapgen.py, lib/wrappers/mpi_calls.def)
+ * call compi_impl_X with the C signature of MPI_X. */
+#ifndef COMPI_WRAPPERS_IMPL_H
+#define COMPI_WRAPPERS_IMPL_H
+#include <mpi.h>
+
+int compi_impl_Init(int *argc, char ***argv);
+int compi_impl_Init_thread(int *argc, char ***argv, int required, int *provided);
+int compi_impl_Finalize(void);
+int compi_impl_Buffer_detach(void *buffer_addr, int *size);
+
+int compi_impl_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int compi_impl_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int compi_impl_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int compi_impl_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int compi_impl_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Start(MPI_Request *request);
+int compi_impl_Startall(int count, MPI_Request requests[]);
+int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                        MPI_Comm comm, MPI_Status *status);
+int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                                int recvtag, MPI_Comm comm, MPI_Status *status);
+
+int compi_impl_Wait(MPI_Request *request, MPI_Status *status);
+int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int compi_impl_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]);
+int compi_impl_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]);
+int compi_impl_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status);
+int compi_impl_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status);
+int compi_impl_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]);
+int compi_impl_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]);
+int compi_impl_Request_free(MPI_Request *request);
+int compi_impl_Cancel(MPI_Request *request);
+int compi_impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+
+int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int compi_impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int compi_impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int compi_impl_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int compi_impl_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status);
+int compi_impl_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request);
+
+int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm);
+int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm);
+int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+#endif

@@ -1,0 +1,260 @@
+/* Point-to-point semantics. Every entry first asks whether the communicator
+ * is framed (its members span nodes and compi is on); if not, the call goes
+ * straight to PMPI and compi costs one attribute lookup. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/requests.h"
+#include "core/stash.h"
+#include "wrappers/impl.h"
+
+static int (*const compi_send_fn[])(const void *, int, MPI_Datatype, int, int, MPI_Comm) = {
+    [COMPI_SMODE_STD] = PMPI_Send, [COMPI_SMODE_SYNC] = PMPI_Ssend,
+    [COMPI_SMODE_READY] = PMPI_Rsend, [COMPI_SMODE_BUFFERED] = PMPI_Bsend,
+};
+static int (*const compi_isend_plain[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
+    [COMPI_SMODE_STD] = PMPI_Isend, [COMPI_SMODE_SYNC] = PMPI_Issend,
+    [COMPI_SMODE_READY] = PMPI_Irsend, [COMPI_SMODE_BUFFERED] = PMPI_Ibsend,
+};
+static int (*const compi_send_init_plain[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
+    [COMPI_SMODE_STD] = PMPI_Send_init, [COMPI_SMODE_SYNC] = PMPI_Ssend_init,
+    [COMPI_SMODE_READY] = PMPI_Rsend_init, [COMPI_SMODE_BUFFERED] = PMPI_Bsend_init,
+};
+
+static void compi_status_out(MPI_Status *user, const MPI_Status *st)
+{
+    if (user != MPI_STATUS_IGNORE) *user = *st;
+}
+
+/* ------------------------------------------------------------ blocking */
+
+static int compi_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
+                               int dest, int tag, MPI_Comm comm)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || dest == MPI_PROC_NULL) return compi_send_fn[mode](buf, count, dt, dest, tag, comm);
+    if (mode == COMPI_SMODE_BUFFERED) {
+        /* compi buffers the frame itself; see compi_post_send */
+        compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, COMPI_FAM_SEND);
+        int rc = compi_post_send(r, buf, count, dt, dest, tag, mode, ci);
+        if (rc == MPI_SUCCESS) PMPI_Request_free(&r->inner);
+        compi_req_destroy(r);
+        return compi_raise(comm, rc);
+    }
+    compi_outgoing out;
+    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, 0, COMPI_FAM_SEND);
+    if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    rc = out.tmp ? compi_send_fn[mode](out.tmp, (int)out.tmp_len, MPI_BYTE, dest, tag, comm)
+                 : compi_send_fn[mode](MPI_BOTTOM, 1, out.dtype, dest, tag, comm);
+    compi_outgoing_release(&out);
+    return rc;
+}
+
+int compi_impl_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return compi_blocking_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm);
+}
+int compi_impl_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return compi_blocking_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm);
+}
+int compi_impl_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return compi_blocking_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm);
+}
+int compi_impl_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return compi_blocking_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm);
+}
+
+int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                    MPI_Status *status)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    MPI_Status st;
+    int rc;
+    compi_stashed *s = compi_stash_take(comm, source, tag);
+    if (s) {
+        rc = compi_stash_deliver(s, buf, count, dt, &st);
+    } else {
+        compi_incoming in;
+        rc = compi_incoming_prepare(&in, buf, count, dt);
+        if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+        int prc = PMPI_Recv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), source, tag, comm, &st);
+        if (prc != MPI_SUCCESS && prc != MPI_ERR_TRUNCATE) {
+            compi_incoming_release(&in);
+            return prc;            /* MPI already ran the error handler */
+        }
+        st.MPI_ERROR = prc;
+        rc = compi_incoming_finish(&in, &st, comm);
+        compi_incoming_release(&in);
+        if (prc != MPI_SUCCESS) {   /* MPI reported truncation itself */
+            compi_status_out(status, &st);
+            return prc;
+        }
+    }
+    MPI_Count n = 0;
+    PMPI_Get_elements_x(&st, MPI_BYTE, &n);
+    COMPI_STAT_ADD(messages[COMPI_FAM_RECV], 1);
+    COMPI_STAT_ADD(bytes[COMPI_FAM_RECV], n);
+    compi_status_out(status, &st);
+    return compi_raise(comm, rc);
+}
+
+/* ------------------------------------------------------------ nonblocking */
+
+static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
+                                  int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || dest == MPI_PROC_NULL)
+        return compi_isend_plain[mode](buf, count, dt, dest, tag, comm, request);
+    compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, COMPI_FAM_ISEND);
+    int rc = compi_post_send(r, buf, count, dt, dest, tag, mode, ci);
+    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
+    r->handle = r->inner;
+    *request = r->handle;
+    if (r->out) compi_req_insert(r);   /* something to free at completion */
+    else compi_req_destroy(r);
+    return MPI_SUCCESS;
+}
+
+int compi_impl_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_nonblocking_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, request);
+}
+int compi_impl_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_nonblocking_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, request);
+}
+int compi_impl_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_nonblocking_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, request);
+}
+int compi_impl_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_nonblocking_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, request);
+}
+
+int compi_impl_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Irecv(buf, count, dt, source, tag, comm, request);
+    compi_req *r = compi_req_new(COMPI_REQ_RECV, comm, COMPI_FAM_IRECV);
+    int rc = compi_post_recv(r, buf, count, dt, source, tag);
+    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
+    r->handle = r->inner;
+    *request = r->handle;
+    compi_req_insert(r);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ persistent */
+
+static int compi_persistent_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
+                                 int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || dest == MPI_PROC_NULL)
+        return compi_send_init_plain[mode](buf, count, dt, dest, tag, comm, request);
+    compi_req *r = compi_req_new(COMPI_REQ_PERSIST_SEND, comm, COMPI_FAM_PERSISTENT_SEND);
+    /* The application holds an inactive do-nothing persistent request, so
+     * handle conversions and Request_free stay real; each Start runs a
+     * fresh framed send because the data (and so the frame) can change. */
+    int rc = PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle);
+    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return rc; }
+    r->buf = buf; r->count = count; r->dt = dt; r->peer = dest; r->tag = tag; r->smode = mode;
+    *request = r->handle;
+    compi_req_insert(r);
+    return MPI_SUCCESS;
+}
+
+int compi_impl_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_persistent_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, request);
+}
+int compi_impl_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_persistent_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, request);
+}
+int compi_impl_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_persistent_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, request);
+}
+int compi_impl_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_persistent_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, request);
+}
+
+int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Recv_init(buf, count, dt, source, tag, comm, request);
+    compi_req *r = compi_req_new(COMPI_REQ_PERSIST_RECV, comm, COMPI_FAM_PERSISTENT_RECV);
+    int rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle);
+    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return rc; }
+    r->buf = buf; r->count = count; r->dt = dt; r->peer = source; r->tag = tag;
+    *request = r->handle;
+    compi_req_insert(r);
+    return MPI_SUCCESS;
+}
+
+int compi_impl_Start(MPI_Request *request)
+{
+    compi_req *r = compi_req_find(*request);
+    if (!r) return PMPI_Start(request);
+    if (r->inner != MPI_REQUEST_NULL) return compi_raise(r->comm, MPI_ERR_REQUEST); /* already active */
+    int rc;
+    if (r->kind == COMPI_REQ_PERSIST_SEND)
+        rc = compi_post_send(r, r->buf, r->count, r->dt, r->peer, r->tag, r->smode, compi_comm_lookup(r->comm));
+    else
+        rc = compi_post_recv(r, (void *)r->buf, r->count, r->dt, r->peer, r->tag);
+    return compi_raise(r->comm, rc);
+}
+
+int compi_impl_Startall(int count, MPI_Request requests[])
+{
+    for (int i = 0; i < count; i++) {
+        int rc = compi_impl_Start(&requests[i]);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ combined */
+
+int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                        MPI_Comm comm, MPI_Status *status)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed)
+        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                             source, recvtag, comm, status);
+    MPI_Request req;
+    int rc = compi_impl_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &req);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = compi_impl_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    int wrc = compi_impl_Wait(&req, status);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                                int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed)
+        return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, status);
+    /* Send from a copy of the typed region so the receive can land in buf. */
+    MPI_Aint lb, extent, tlb, textent;
+    PMPI_Type_get_extent(dt, &lb, &extent);
+    PMPI_Type_get_true_extent(dt, &tlb, &textent);
+    size_t span = count > 0 ? (size_t)(textent + (MPI_Aint)(count - 1) * extent) : 0;
+    char *copy = malloc(span ? span : 1);
+    if (!copy) return compi_raise(comm, MPI_ERR_NO_MEM);
+    if (span) memcpy(copy, (char *)buf + tlb, span);
+    int rc = compi_impl_Sendrecv(copy - tlb, count, dt, dest, sendtag, buf, count, dt, source, recvtag,
+                                 comm, status);
+    free(copy);
+    return rc;
+}

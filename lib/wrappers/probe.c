@@ -1,0 +1,105 @@
+/* Probes report the application's count, so a probed framed message is
+ * received at once (matched probe + receive) and stashed; see core/stash.h. */
+#include <stdlib.h>
+#include "core/requests.h"
+#include "core/stash.h"
+#include "wrappers/impl.h"
+
+/* Finds the next matching message: stash first (older), else MPI. On
+ * success *out is a detached or stashed entry (per keep_in_stash). */
+static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, int keep_in_stash,
+                              int *flag, compi_stashed **out)
+{
+    *out = keep_in_stash ? compi_stash_peek(comm, source, tag) : compi_stash_take(comm, source, tag);
+    if (*out) { *flag = 1; return MPI_SUCCESS; }
+    MPI_Message msg;
+    MPI_Status st;
+    int rc = blocking ? (*flag = 1, PMPI_Mprobe(source, tag, comm, &msg, &st))
+                      : PMPI_Improbe(source, tag, comm, flag, &msg, &st);
+    if (rc != MPI_SUCCESS || !*flag) return rc;
+    compi_stashed *s = compi_stash_pull(&msg, &st, comm, &rc);
+    if (!s) return compi_raise(comm, rc);
+    if (keep_in_stash) compi_stash_append(s);
+    *out = s;
+    return MPI_SUCCESS;
+}
+
+int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Probe(source, tag, comm, status);
+    int flag;
+    compi_stashed *s;
+    int rc = compi_probe_common(source, tag, comm, 1, 1, &flag, &s);
+    if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE) *status = s->status;
+    COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
+    return rc;
+}
+
+int compi_impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Iprobe(source, tag, comm, flag, status);
+    compi_stashed *s;
+    int rc = compi_probe_common(source, tag, comm, 0, 1, flag, &s);
+    if (rc == MPI_SUCCESS && *flag && status != MPI_STATUS_IGNORE) *status = s->status;
+    COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
+    return rc;
+}
+
+int compi_impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Mprobe(source, tag, comm, message, status);
+    int flag;
+    compi_stashed *s;
+    int rc = compi_probe_common(source, tag, comm, 1, 0, &flag, &s);
+    if (rc != MPI_SUCCESS) return rc;
+    if (status != MPI_STATUS_IGNORE) *status = s->status;
+    compi_message_claim(s, message);
+    COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
+    return MPI_SUCCESS;
+}
+
+int compi_impl_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Improbe(source, tag, comm, flag, message, status);
+    compi_stashed *s;
+    int rc = compi_probe_common(source, tag, comm, 0, 0, flag, &s);
+    if (rc != MPI_SUCCESS || !*flag) return rc;
+    if (status != MPI_STATUS_IGNORE) *status = s->status;
+    compi_message_claim(s, message);
+    COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
+    return MPI_SUCCESS;
+}
+
+int compi_impl_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    compi_stashed *s = compi_message_release(*message);
+    if (!s) return PMPI_Mrecv(buf, count, dt, message, status);
+    MPI_Comm comm = s->comm;
+    MPI_Status st;
+    int rc = compi_stash_deliver(s, buf, count, dt, &st);
+    *message = MPI_MESSAGE_NULL;
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    COMPI_STAT_ADD(messages[COMPI_FAM_MRECV], 1);
+    return compi_raise(comm, rc);
+}
+
+int compi_impl_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
+{
+    compi_stashed *s = compi_message_release(*message);
+    if (!s) return PMPI_Imrecv(buf, count, dt, message, request);
+    compi_req *r = compi_req_new(COMPI_REQ_RECV, s->comm, COMPI_FAM_MRECV);
+    r->delivered = 1;
+    r->delivered_rc = compi_stash_deliver(s, buf, count, dt, &r->delivered_status);
+    int rc = compi_completed_request(r->comm, &r->inner);
+    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return rc; }
+    r->handle = r->inner;
+    *request = r->handle;
+    *message = MPI_MESSAGE_NULL;
+    compi_req_insert(r);
+    COMPI_STAT_ADD(messages[COMPI_FAM_MRECV], 1);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Generates compi's PMPI entry points from lib/wrappers/mpi_calls.def.
+
+One table row gives, for MPI call X:
+  * the C entry point MPI_X, which counts the call and runs compi_impl_X;
+  * for Open MPI (whose Fortran bindings call PMPI_ directly, so C wrappers
+    never see Fortran calls) the Fortran entry points mpi_x_, mpi_x__, mpi_x
+    and MPI_X (upper case), converting handles, sentinels (MPI_BOTTOM,
+    MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE), LOGICALs and 1-based indices.
+Under MPICH the Fortran bindings call the C MPI_ functions, so the C
+entry points already cover them and no Fortran symbols are emitted.
+"""
+import argparse
+import re
+import sys
+
+# kind -> C parameter type ("{}" is the name, for arrays)
+C_TYPES = {
+    "argc": "int *{}", "argv": "char ***{}",
+    "cbuf": "const void *{}", "buf": "void *{}",
+    "int": "int {}", "dtype": "MPI_Datatype {}", "comm": "MPI_Comm {}",
+    "cints": "const int {}[]",
+    "status": "MPI_Status *{}", "statuses": "MPI_Status {}[]",
+    "req_out": "MPI_Request *{}", "req_inout": "MPI_Request *{}", "req_in": "MPI_Request {}",
+    "reqs": "MPI_Request {}[]",
+    "flag": "int *{}", "iout": "int *{}", "index": "int *{}", "indices": "int {}[]",
+    "msg_out": "MPI_Message *{}", "msg_inout": "MPI_Message *{}",
+}
+
+
+class Param:
+    def __init__(self, token):
+        m = re.fullmatch(r"(\w+)(?:\[(\w+)\])?:(\w+)", token)
+        if not m:
+            raise SystemExit(f"wrapgen: bad parameter '{token}'")
+        self.kind, self.length, self.name = m.group(1), m.group(2), m.group(3)
+        if self.kind not in C_TYPES:
+            raise SystemExit(f"wrapgen: unknown kind '{self.kind}' in '{token}'")
+
+    def c_decl(self):
+        return C_TYPES[self.kind].format(self.name)
+
+
+class Call:
+    def __init__(self, line, lineno):
+        body, _, flags = line.partition("|")
+        fields = body.split()
+        self.name = fields[0]
+        self.params = [Param(t) for t in fields[1:]]
+        self.flags = set(flags.split())
+        unknown = self.flags - {"nofortran"}
+        if unknown:
+            raise SystemExit(f"wrapgen: line {lineno}: unknown flags {sorted(unknown)}")
+
+    def c_proto(self):
+        params = ", ".join(p.c_decl() for p in self.params) or "void"
+        return f"int MPI_{self.name}({params})"
+
+    def arg_names(self):
+        return ", ".join(p.name for p in self.params)
+
+
+def parse(path):
+    calls = []
+    with open(path) as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                calls.append(Call(line, n))
+    return calls
+
+
+def gen_c(calls):
+    out = []
+    for i, c in enumerate(calls):
+        out.append(f"{c.c_proto()}\n{{\n"
+                   f"    __atomic_fetch_add(&compi_call_counts[{i}], 1, __ATOMIC_RELAXED);\n"
+                   f"    return compi_impl_{c.name}({c.arg_names()});\n}}\n")
+    return "\n".join(out)
+
+
+def length_expr(call, p):
+    """C expression for an array's length before the call (allocation size)."""
+    ref = next(q for q in call.params if q.name == p.length)
+    if ref.kind == "int":
+        return f"(int)*{ref.name}"
+    # Waitsome/Testsome: outputs are at most incount long
+    first_array = next(q for q in call.params if q.kind == "reqs")
+    return length_expr(call, first_array)
+
+
+def count_after(call, p):
+    """C expression for how many array entries hold results after the call."""
+    ref = next(q for q in call.params if q.name == p.length)
+    if ref.kind == "int":
+        return f"(int)*{ref.name}"
+    return f"(c_{ref.name} == MPI_UNDEFINED ? 0 : c_{ref.name})"
+
+
+def gen_fortran_one(call):
+    fparams, pre, args, post, cleanup = [], [], [], [], []
+    for p in call.params:
+        k, n = p.kind, p.name
+        if k in ("argc", "argv"):
+            args.append("NULL")
+            continue
+        if k in ("cbuf", "buf"):
+            fparams.append(f"void *{n}")
+            args.append(f"compi_f2c_buf({n})")
+            continue
+        fparams.append(f"MPI_Fint *{n}")
+        if k == "int":
+            args.append(f"(int)*{n}")
+        elif k == "dtype":
+            args.append(f"PMPI_Type_f2c(*{n})")
+        elif k == "comm":
+            args.append(f"PMPI_Comm_f2c(*{n})")
+        elif k == "cints":
+            args.append(f"(const int *){n}")
+        elif k == "status":
+            pre.append(f"MPI_Status c_{n}, *p_{n} = compi_f_status_ignored({n}) ? MPI_STATUS_IGNORE : &c_{n};")
+            args.append(f"p_{n}")
+            post.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_c2f(&c_{n}, {n});")
+        elif k == "statuses":
+            ln = length_expr(call, p)
+            pre.append(f"MPI_Status *c_{n} = compi_f_statuses_ignored({n}) ? MPI_STATUSES_IGNORE : "
+                       f"malloc(sizeof(MPI_Status) * (size_t)({ln} > 0 ? {ln} : 1));")
+            args.append(f"c_{n}")
+            post.append(f"if (c_{n} != MPI_STATUSES_IGNORE) {{ for (int i = 0; i < {count_after(call, p)}; i++) "
+                        f"PMPI_Status_c2f(&c_{n}[i], {n} + (size_t)i * COMPI_F_STATUS_SIZE); }}")
+            cleanup.append(f"if (c_{n} != MPI_STATUSES_IGNORE) free(c_{n});")
+        elif k == "req_out":
+            pre.append(f"MPI_Request c_{n} = MPI_REQUEST_NULL;")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = PMPI_Request_c2f(c_{n});")
+        elif k == "req_inout":
+            pre.append(f"MPI_Request c_{n} = PMPI_Request_f2c(*{n});")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = PMPI_Request_c2f(c_{n});")
+        elif k == "req_in":
+            args.append(f"PMPI_Request_f2c(*{n})")
+        elif k == "reqs":
+            ln = length_expr(call, p)
+            pre.append(f"MPI_Request *c_{n} = malloc(sizeof(MPI_Request) * (size_t)({ln} > 0 ? {ln} : 1));")
+            pre.append(f"for (int i = 0; i < {ln}; i++) c_{n}[i] = PMPI_Request_f2c({n}[i]);")
+            args.append(f"c_{n}")
+            post.append(f"for (int i = 0; i < {ln}; i++) {n}[i] = PMPI_Request_c2f(c_{n}[i]);")
+            cleanup.append(f"free(c_{n});")
+        elif k == "flag":
+            pre.append(f"int c_{n} = 0;")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = c_{n} ? COMPI_F_TRUE : 0;")
+        elif k == "iout":
+            pre.append(f"int c_{n} = 0;")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = (MPI_Fint)c_{n};")
+        elif k == "index":
+            pre.append(f"int c_{n} = MPI_UNDEFINED;")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = c_{n} == MPI_UNDEFINED ? MPI_UNDEFINED : c_{n} + 1;")
+        elif k == "indices":
+            ln = length_expr(call, p)
+            pre.append(f"int *c_{n} = malloc(sizeof(int) * (size_t)({ln} > 0 ? {ln} : 1));")
+            args.append(f"c_{n}")
+            post.append(f"for (int i = 0; i < {count_after(call, p)}; i++) {n}[i] = c_{n}[i] + 1;")
+            cleanup.append(f"free(c_{n});")
+        elif k == "msg_out":
+            pre.append(f"MPI_Message c_{n} = MPI_MESSAGE_NULL;")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = compi_message_c2f(c_{n});")
+        elif k == "msg_inout":
+            pre.append(f"MPI_Message c_{n} = compi_message_f2c(*{n});")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = compi_message_c2f(c_{n});")
+        else:
+            raise SystemExit(f"wrapgen: no Fortran mapping for kind {k}")
+    fparams.append("MPI_Fint *ierr")
+    sig = ", ".join(fparams)
+    names = ", ".join(re.split(r"[ *]+", fp)[-1] for fp in fparams)
+    lines = [f"static void compi_f_{call.name}({sig})", "{"]
+    lines += ["    " + s for s in pre]
+    lines.append(f"    int rc = MPI_{call.name}({', '.join(args)});")
+    lines.append("    if (rc == MPI_SUCCESS) {")
+    lines += ["        " + s for s in post]
+    lines.append("    }")
+    lines += ["    " + s for s in cleanup]
+    lines.append("    *ierr = (MPI_Fint)rc;")
+    lines.append("}")
+    low = call.name.lower()
+    for sym in (f"mpi_{low}_", f"mpi_{low}__", f"mpi_{low}", f"MPI_{call.name.upper()}"):
+        lines.append(f"void {sym}({sig});")
+        lines.append(f"void {sym}({sig}) {{ compi_f_{call.name}({names}); }}")
+    return "\n".join(lines) + "\n"
+
+
+PRELUDE_C = """/* Generated by tools/wrapgen.py from lib/wrappers/mpi_calls.def. Do not edit. */
+#include <stdlib.h>
+#include <mpi.h>
+#include "wrappers/impl.h"
+#include "core/stash.h"
+
+uint64_t compi_call_counts[{n}];
+const int compi_call_count_n = {n};
+const char *const compi_call_names[{n}] = {{ {names} }};
+
+"""
+
+PRELUDE_F = """
+/* ---- Fortran entry points (Open MPI) ---------------------------------- */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "compi assumes default-kind Fortran INTEGER == C int");
+#define COMPI_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
+#define COMPI_F_TRUE 1   /* gfortran's .TRUE. */
+/* Open MPI's Fortran sentinels are common blocks; weak so the library also
+ * loads into C-only programs that never pull in the Fortran runtime. */
+extern int mpi_fortran_bottom_ __attribute__((weak));
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern int mpi_fortran_status_ignore_ __attribute__((weak));
+extern int mpi_fortran_statuses_ignore_ __attribute__((weak));
+
+static void *compi_f2c_buf(void *p)
+{
+    if (p && p == (void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
+    if (p && p == (void *)&mpi_fortran_in_place_) return MPI_IN_PLACE;
+    return p;
+}
+static int compi_f_status_ignored(MPI_Fint *s)
+{
+    return s && (void *)s == (void *)&mpi_fortran_status_ignore_;
+}
+static int compi_f_statuses_ignored(MPI_Fint *s)
+{
+    return s && (void *)s == (void *)&mpi_fortran_statuses_ignore_;
+}
+
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--mpi", choices=["openmpi", "mpich"], required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    calls = parse(a.table)
+    names = ", ".join(f'"MPI_{c.name}"' for c in calls)
+    text = PRELUDE_C.format(n=len(calls), names=names) + gen_c(calls)
+    if a.mpi == "openmpi":
+        text += PRELUDE_F + "\n".join(gen_fortran_one(c) for c in calls if "nofortran" not in c.flags)
+    with open(a.out, "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
