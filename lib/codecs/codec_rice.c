@@ -12,7 +12,10 @@
  *             garbage on every sample, and 8-bit samples mix the 8 byte
  *             planes the same way; the split keeps the slowly varying high
  *             words (sign, exponent, top mantissa) adjacent, which is what
- *             Rice can exploit (see the ratios printed by test_codecs).
+ *             Rice can exploit. Measured on 1 MiB: double_smooth 1.36 split vs
+ *             0.99 raw words vs 0.98 bytes; double_pattern 8.7 vs 0.99 vs 0.99.
+ * Floats gain nothing from any layout (the redundancy is repeats, which a
+ * delta predictor cannot see) and usually fall back to stored raw.
  *
  * libaec needs a whole number of samples and carries no length, so we
  * prepend a small header:

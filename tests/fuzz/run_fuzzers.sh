@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Build the codec fuzzers with clang (standalone, no MPI) and run every
+# fuzzer on every codec for SECONDS seconds each, seeded from the data sets.
+# Exit status is non-zero if any fuzzer crashes, leaks or times out; crash
+# inputs land in build/fuzz/artifacts/.
+#   tests/fuzz/run_fuzzers.sh 10
+set -euo pipefail
+SECONDS_PER_TARGET=${1:-10}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${COMPI_FUZZ_BUILD:-$ROOT/build/fuzz}
+CC_BIN=${COMPI_FUZZ_CC:-clang}
+
+mkdir -p "$BUILD"
+cmake -S "$ROOT/tests/fuzz" -B "$BUILD" -DCMAKE_C_COMPILER="$CC_BIN" >"$BUILD/cmake.log" 2>&1 \
+  || { cat "$BUILD/cmake.log"; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" >"$BUILD/build.log" 2>&1 \
+  || { tail -50 "$BUILD/build.log"; exit 1; }
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+mkdir -p "$BUILD/artifacts" "$BUILD/logs"
+failed=0
+total=0
+for codec in $("$BUILD/fuzz_tool" list); do
+  dec="$BUILD/corpus/decode-$codec"
+  rt="$BUILD/corpus/roundtrip-$codec"
+  mkdir -p "$dec" "$rt"
+  "$BUILD/fuzz_tool" seed "$codec" "$dec" "$rt"
+  for target in decode roundtrip; do
+    corpus=$dec
+    [ "$target" = roundtrip ] && corpus=$rt
+    log="$BUILD/logs/$target-$codec.log"
+    total=$((total + 1))
+    if COMPI_FUZZ_CODEC=$codec "$BUILD/fuzz_$target" -max_total_time="$SECONDS_PER_TARGET" \
+         -timeout=10 -max_len=16384 -print_final_stats=1 \
+         -artifact_prefix="$BUILD/artifacts/$target-$codec-" "$corpus" >"$log" 2>&1; then
+      runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+      printf 'ok    %-10s %-11s %s runs\n' "$target" "$codec" "$runs"
+    else
+      failed=$((failed + 1))
+      printf 'FAIL  %-10s %-11s see %s\n' "$target" "$codec" "$log"
+      grep -m5 -E 'ERROR|SUMMARY|runtime error|returned|failed' "$log" || tail -20 "$log"
+    fi
+  done
+done
+echo "$((total - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
