@@ -4,8 +4,10 @@
  * 2^block_log bytes (the last one shorter), each starting with a type byte:
  *   0 raw:     the block's bytes verbatim (used when coding would not help)
  *   1 huffman: [lo][hi] code lengths of symbols lo..hi as 4-bit nibbles
- *              (low nibble first, 0 = unused), LEB128 payload byte count,
- *              payload: canonical codes, LSB-first bit order
+ *              (low nibble first, 0 = unused); then k LEB128 payload byte
+ *              counts and the k payloads: canonical codes, LSB-first bit
+ *              order. k = 4 for blocks of >= 4096 bytes (the block cut in 4
+ *              segments of ceil(n/4), the last one shorter), else 1.
  *   2 fill:    one byte repeated over the whole block (a one-symbol alphabet
  *              has no complete prefix code)
  * Code lengths are limited to 11 bits so the decoder is a single 2048-entry
@@ -21,6 +23,7 @@
 #define HUF_BLOCK_LOG 16
 #define HUF_BLOCK_LOG_MIN 8
 #define HUF_BLOCK_LOG_MAX 24
+#define HUF_SPLIT_MIN 4096
 #define HUF_T_RAW 0
 #define HUF_T_CODED 1
 #define HUF_T_FILL 2
@@ -163,42 +166,28 @@ static int huf_canonical(const uint8_t len[256], uint16_t code[256])
     return 1;
 }
 
-/* Encode one block of n >= 1 bytes at op (room for 1 + n bytes guaranteed).
- * Returns bytes written. */
-static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
+/* A coded block of HUF_SPLIT_MIN bytes or more is cut into 4 segments coded
+ * as separate bit streams, so the decoder can run 4 independent lookup
+ * chains at once (a single chain is bound by load latency). */
+static unsigned huf_nstreams(size_t n)
 {
-    uint32_t cnt[256] = {0};
-    for (size_t i = 0; i < n; i++) cnt[src[i]]++;
-    unsigned lo = 0, hi = 255, used = 0;
-    while (!cnt[lo]) lo++;
-    while (!cnt[hi]) hi--;
-    for (unsigned s = lo; s <= hi; s++) used += cnt[s] != 0;
-    if (used == 1) {
-        if (n < 2) { op[0] = HUF_T_RAW; op[1] = src[0]; return 2; }
-        op[0] = HUF_T_FILL; op[1] = src[0]; return 2;
-    }
-    uint8_t len[256];
-    uint16_t code[256];
-    huf_limited_lengths(cnt, len);
-    if (!huf_canonical(len, code)) { /* cannot happen; stay safe anyway */
-        op[0] = HUF_T_RAW; memcpy(op + 1, src, n); return 1 + n;
-    }
-    uint64_t bits = 0;
-    for (unsigned s = lo; s <= hi; s++) bits += (uint64_t)cnt[s] * len[s];
-    size_t payload = (size_t)((bits + 7) / 8);
-    size_t nib = (hi - lo + 2) / 2;
-    size_t coded = 1 + 2 + nib + huf_varint_len(payload) + payload;
-    if (coded >= 1 + n) { op[0] = HUF_T_RAW; memcpy(op + 1, src, n); return 1 + n; }
+    return n >= HUF_SPLIT_MIN ? 4 : 1;
+}
 
-    uint8_t *p = op;
-    *p++ = HUF_T_CODED;
-    *p++ = (uint8_t)lo;
-    *p++ = (uint8_t)hi;
-    for (unsigned s = lo; s <= hi; s += 2) {
-        unsigned l2 = s + 1 <= hi ? len[s + 1] : 0;
-        *p++ = (uint8_t)(len[s] | (l2 << 4));
-    }
-    p += huf_varint_put(p, payload);
+/* Segment s of a block of n bytes split into k streams: [*off, *off + *len) */
+static void huf_segment(size_t n, unsigned k, unsigned s, size_t *off, size_t *len)
+{
+    size_t seg = (n + k - 1) / k;
+    size_t a = seg * s < n ? seg * s : n;
+    size_t b = seg * (s + 1) < n ? seg * (s + 1) : n;
+    *off = a;
+    *len = b - a;
+}
+
+/* Write n codes as an LSB-first bit stream into exactly payload bytes. */
+static void huf_write_stream(const uint8_t *src, size_t n, const uint16_t code[256],
+                             const uint8_t len[256], uint8_t *p, size_t payload)
+{
     uint8_t *end = p + payload;
     uint64_t bb = 0;
     unsigned bc = 0;
@@ -221,6 +210,56 @@ static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
         while (bc >= 8) { *p++ = (uint8_t)bb; bb >>= 8; bc -= 8; }
     }
     if (bc) *p++ = (uint8_t)bb;
+}
+
+/* Encode one block of n >= 1 bytes at op (room for 1 + n bytes guaranteed).
+ * Returns bytes written. */
+static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
+{
+    uint32_t cnt[256] = {0};
+    for (size_t i = 0; i < n; i++) cnt[src[i]]++;
+    unsigned lo = 0, hi = 255, used = 0;
+    while (!cnt[lo]) lo++;
+    while (!cnt[hi]) hi--;
+    for (unsigned s = lo; s <= hi; s++) used += cnt[s] != 0;
+    if (used == 1) {
+        op[0] = n < 2 ? HUF_T_RAW : HUF_T_FILL;
+        op[1] = src[0];
+        return 2;
+    }
+    uint8_t len[256];
+    uint16_t code[256];
+    huf_limited_lengths(cnt, len);
+    if (!huf_canonical(len, code)) { /* cannot happen; stay safe anyway */
+        op[0] = HUF_T_RAW; memcpy(op + 1, src, n); return 1 + n;
+    }
+    unsigned k = huf_nstreams(n);
+    size_t payload[4], coded = 1 + 2 + (hi - lo + 2) / 2;
+    for (unsigned s = 0; s < k; s++) {
+        size_t off, sl;
+        uint64_t bits = 0;
+        huf_segment(n, k, s, &off, &sl);
+        for (size_t i = 0; i < sl; i++) bits += len[src[off + i]];
+        payload[s] = (size_t)((bits + 7) / 8);
+        coded += huf_varint_len(payload[s]) + payload[s];
+    }
+    if (coded >= 1 + n) { op[0] = HUF_T_RAW; memcpy(op + 1, src, n); return 1 + n; }
+
+    uint8_t *p = op;
+    *p++ = HUF_T_CODED;
+    *p++ = (uint8_t)lo;
+    *p++ = (uint8_t)hi;
+    for (unsigned s = lo; s <= hi; s += 2) {
+        unsigned l2 = s + 1 <= hi ? len[s + 1] : 0;
+        *p++ = (uint8_t)(len[s] | (l2 << 4));
+    }
+    for (unsigned s = 0; s < k; s++) p += huf_varint_put(p, payload[s]);
+    for (unsigned s = 0; s < k; s++) {
+        size_t off, sl;
+        huf_segment(n, k, s, &off, &sl);
+        huf_write_stream(src + off, sl, code, len, p, payload[s]);
+        p += payload[s];
+    }
     return (size_t)(p - op);
 }
 
@@ -240,6 +279,48 @@ static long long huf_compress(const void *srcv, size_t n, void *dstv, size_t cap
         op += huf_encode_block(src + off, len, op);
     }
     return (long long)(op - dst);
+}
+
+/* Bit reader over one stream; reads past the end yield zero bits counted in
+ * pad, and huf_br_done rejects any stream that needed them. */
+typedef struct {
+    const uint8_t *in, *in0, *end;
+    uint64_t bb, pad;
+    unsigned bc;
+} huf_br;
+
+static inline void huf_br_refill(huf_br *br)
+{
+    if (br->end - br->in >= 8) {
+        br->bb |= huf_load_le64(br->in) << br->bc;
+        br->in += (63 - br->bc) >> 3;
+        br->bc |= 56;
+    } else {
+        while (br->bc <= 56) {
+            if (br->in < br->end) br->bb |= (uint64_t)*br->in++ << br->bc;
+            else br->pad += 8;
+            br->bc += 8;
+        }
+    }
+}
+
+static inline uint8_t huf_br_decode(huf_br *br, const uint16_t *table)
+{
+    unsigned e = table[br->bb & (HUF_TABLE - 1)];
+    br->bb >>= e >> 8;
+    br->bc -= e >> 8;
+    return (uint8_t)e;
+}
+
+/* The stream was consumed exactly: no bits beyond it, no whole unused byte,
+ * zero padding bits in the last byte. */
+static int huf_br_done(const huf_br *br)
+{
+    uint64_t plen = (uint64_t)(br->end - br->in0);
+    uint64_t consumed = (uint64_t)(br->in - br->in0) * 8 + br->pad - br->bc;
+    if (consumed > plen * 8 || (consumed + 7) / 8 != plen) return 0;
+    if (consumed % 8 && (br->bb & ((1u << (8 - consumed % 8)) - 1))) return 0;
+    return 1;
 }
 
 /* Decode one coded block body (after the type byte) into out[0..n). */
@@ -266,53 +347,55 @@ static int huf_decode_block(const uint8_t *src, size_t avail, size_t *used,
         uint16_t e = (uint16_t)(s | (len[s] << 8));
         for (uint32_t k = code[s]; k < HUF_TABLE; k += 1u << len[s]) table[k] = e;
     }
-    uint64_t plen;
-    size_t vl = huf_varint_get(src + ip, avail - ip, &plen);
-    if (!vl) return COMPI_ERR_CORRUPT;
-    ip += vl;
-    if (plen > avail - ip) return COMPI_ERR_CORRUPT;
-    const uint8_t *in = src + ip, *in0 = in, *in_end = in + plen;
-    uint64_t bb = 0, pad = 0;
-    unsigned bc = 0;
+    unsigned k = huf_nstreams(n);
+    uint64_t plen[4];
+    for (unsigned s = 0; s < k; s++) {
+        size_t vl = huf_varint_get(src + ip, avail - ip, &plen[s]);
+        if (!vl) return COMPI_ERR_CORRUPT;
+        ip += vl;
+    }
+    huf_br br[4];
+    uint8_t *o[4];
+    size_t cnt[4];
+    for (unsigned s = 0; s < k; s++) {
+        if (plen[s] > avail - ip) return COMPI_ERR_CORRUPT;
+        size_t off;
+        huf_segment(n, k, s, &off, &cnt[s]);
+        o[s] = out + off;
+        br[s] = (huf_br){src + ip, src + ip, src + ip + plen[s], 0, 0, 0};
+        ip += (size_t)plen[s];
+    }
     size_t i = 0;
-#define HUF_REFILL()                                                         \
-    do {                                                                     \
-        if (in_end - in >= 8) {                                              \
-            bb |= huf_load_le64(in) << bc;                                   \
-            in += (63 - bc) >> 3;                                            \
-            bc |= 56;                                                        \
-        } else {                                                             \
-            while (bc <= 56) {                                               \
-                if (in < in_end) bb |= (uint64_t)*in++ << bc;                \
-                else pad += 8; /* virtual zero bytes, checked at the end */  \
-                bc += 8;                                                     \
-            }                                                                \
-        }                                                                    \
-    } while (0)
-#define HUF_DECODE1()                                                        \
-    do {                                                                     \
-        unsigned e_ = table[bb & (HUF_TABLE - 1)];                           \
-        out[i++] = (uint8_t)e_;                                              \
-        bb >>= e_ >> 8;                                                      \
-        bc -= e_ >> 8;                                                       \
-    } while (0)
-    /* after a refill bc >= 56, enough for 5 codes of <= 11 bits */
-    while (n - i >= 5) {
-        HUF_REFILL();
-        HUF_DECODE1(); HUF_DECODE1(); HUF_DECODE1(); HUF_DECODE1(); HUF_DECODE1();
-        if (pad > 64) return COMPI_ERR_CORRUPT; /* ran far past the payload */
+    if (k == 4) {
+        /* lockstep over the shortest (last) segment; after a refill each
+         * reader holds >= 56 bits, enough for 5 codes of <= 11 bits */
+        for (; i + 5 <= cnt[3]; i += 5) {
+            huf_br_refill(&br[0]); huf_br_refill(&br[1]);
+            huf_br_refill(&br[2]); huf_br_refill(&br[3]);
+            for (int r = 0; r < 5; r++) {
+                o[0][i + r] = huf_br_decode(&br[0], table);
+                o[1][i + r] = huf_br_decode(&br[1], table);
+                o[2][i + r] = huf_br_decode(&br[2], table);
+                o[3][i + r] = huf_br_decode(&br[3], table);
+            }
+            /* hostile input: stop early once a reader is far past its end */
+            if ((br[0].pad | br[1].pad | br[2].pad | br[3].pad) > 64) return COMPI_ERR_CORRUPT;
+        }
     }
-    while (i < n) {
-        HUF_REFILL();
-        HUF_DECODE1();
+    for (unsigned s = 0; s < k; s++) {
+        size_t j = i;
+        for (; j + 5 <= cnt[s]; j += 5) {
+            huf_br_refill(&br[s]);
+            for (int r = 0; r < 5; r++) o[s][j + r] = huf_br_decode(&br[s], table);
+            if (br[s].pad > 64) return COMPI_ERR_CORRUPT;
+        }
+        for (; j < cnt[s]; j++) {
+            huf_br_refill(&br[s]);
+            o[s][j] = huf_br_decode(&br[s], table);
+        }
+        if (!huf_br_done(&br[s])) return COMPI_ERR_CORRUPT;
     }
-#undef HUF_REFILL
-#undef HUF_DECODE1
-    uint64_t consumed = (uint64_t)(in - in0) * 8 + pad - bc;
-    if (consumed > plen * 8 || (consumed + 7) / 8 != plen) return COMPI_ERR_CORRUPT;
-    /* padding bits of the last byte must be zero (bb holds them at bit 0) */
-    if (consumed % 8 && (bb & ((1u << (8 - consumed % 8)) - 1))) return COMPI_ERR_CORRUPT;
-    *used = ip + (size_t)plen;
+    *used = ip;
     return COMPI_OK;
 }
 
