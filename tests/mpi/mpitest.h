@@ -172,7 +172,7 @@ static int mt_finish(void)
 /* ---------------------------------------------------------------- data --- */
 
 enum { PAT_ZERO = 0, PAT_RAMP, PAT_SMOOTH, PAT_RANDOM, PAT_COUNT };
-static const char *mt_pat_name[PAT_COUNT] = {"zero", "ramp", "smooth", "random"};
+__attribute__((unused)) static const char *mt_pat_name[PAT_COUNT] = {"zero", "ramp", "smooth", "random"};
 
 static uint64_t mt_mix(uint64_t x)
 {

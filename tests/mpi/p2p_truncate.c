@@ -1,0 +1,206 @@
+/* p2p_truncate: a receive buffer smaller than the message gives MPI_ERR_TRUNCATE
+ * (MPI_ERRORS_RETURN on the communicator), for a small message and for a large
+ * compressible one whose compressed size would fit the buffer but whose
+ * original size does not; blocking, nonblocking, Waitall (MPI_ERR_IN_STATUS),
+ * Mrecv and Sendrecv.  Communication then continues normally: the truncated
+ * message is consumed and later messages arrive intact. */
+#include "mpitest.h"
+
+static MPI_Comm comm;
+
+static int err_class(int rc)
+{
+    int c = rc;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
+#define CHECK_TRUNC(what, rc)                                                                 \
+    CHECK(err_class(rc) == MPI_ERR_TRUNCATE, what, "expected error class MPI_ERR_TRUNCATE (%d), got %s", \
+          MPI_ERR_TRUNCATE, mt_errstr(rc))
+
+/* After each truncation: one normal message each way, verified. */
+static void follow_up(const char *after, int seed)
+{
+    int n = 300000;
+    double *d = mt_malloc(n * sizeof(double));
+    MPI_Status st;
+    char w[128];
+    snprintf(w, sizeof w, "normal message after %s", after);
+    for (int dir = 0; dir < 2; dir++) {
+        int snd = dir, rcv = 1 - dir;
+        if (mt_rank == snd) {
+            mt_fill(d, n, 'd', PAT_SMOOTH, seed + dir);
+            MPI_CALL(MPI_Send(d, n, MPI_DOUBLE, rcv, 5, comm));
+        } else if (mt_rank == rcv) {
+            memset(d, 0, n * sizeof(double));
+            MPI_CALL(MPI_Recv(d, n, MPI_DOUBLE, snd, MPI_ANY_TAG, comm, &st));
+            CHECK_STATUS(w, &st, snd, 5, MPI_DOUBLE, n);
+            CHECK_PATTERN(w, d, n, 'd', PAT_SMOOTH, seed + dir);
+        }
+    }
+    free(d);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "p2p_truncate");
+    mt_require_size(2);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Status st;
+    int big = 1 << 20; /* ints: 4 MiB, very compressible */
+
+    mt_group_begin("MPI_Recv truncation, small message");
+    if (mt_rank == 1) {
+        int a[10];
+        mt_fill(a, 10, 'i', PAT_RAMP, 1);
+        MPI_CALL(MPI_Send(a, 10, MPI_INT, 0, 1, comm));
+    } else if (mt_rank == 0) {
+        int b[10];
+        int rc = MPI_Recv(b, 5, MPI_INT, 1, 1, comm, &st);
+        CHECK_TRUNC("MPI_Recv 10 ints into 5", rc);
+    }
+    follow_up("small MPI_Recv truncation", 10);
+    mt_group_end();
+
+    mt_group_begin("MPI_Recv truncation, large compressible message");
+    if (mt_rank == 1) {
+        int *a = mt_malloc(big * sizeof(int));
+        mt_fill(a, big, 'i', PAT_ZERO, 0);
+        MPI_CALL(MPI_Send(a, big, MPI_INT, 0, 2, comm));
+        mt_fill(a, big, 'i', PAT_RAMP, 2);
+        MPI_CALL(MPI_Send(a, big, MPI_INT, 0, 2, comm));
+        free(a);
+    } else if (mt_rank == 0) {
+        int cap = big / 2; /* the compressed message would fit easily */
+        int *b = mt_malloc((size_t)big * sizeof(int));
+        memset(b, MT_SENTINEL, (size_t)big * sizeof(int));
+        int rc = MPI_Recv(b, cap, MPI_INT, 1, 2, comm, &st);
+        CHECK_TRUNC("MPI_Recv 4 MiB zeros into 2 MiB", rc);
+#ifdef MPICH_VERSION /* plain Open MPI 4.1 (CMA single copy) itself writes past the buffer */
+        CHECK_SENTINEL("MPI_Recv truncation must not write beyond the receive buffer", b, (size_t)cap * 4,
+                       (size_t)big * 4);
+#endif
+        rc = MPI_Recv(b, 1000, MPI_INT, 1, 2, comm, &st);
+        CHECK_TRUNC("MPI_Recv 4 MiB ramp into 1000 ints", rc);
+#ifdef MPICH_VERSION
+        CHECK_SENTINEL("MPI_Recv truncation must not write beyond the receive buffer", b, 4000,
+                       (size_t)big * 4);
+#endif
+        free(b);
+    }
+    follow_up("large MPI_Recv truncation", 20);
+    mt_group_end();
+
+    mt_group_begin("MPI_Irecv + MPI_Wait truncation");
+    if (mt_rank == 0) {
+        double *a = mt_malloc(big * sizeof(double));
+        mt_fill(a, big, 'd', PAT_SMOOTH, 3);
+        MPI_CALL(MPI_Send(a, big, MPI_DOUBLE, 1, 3, comm));
+        MPI_CALL(MPI_Send(a, 100, MPI_DOUBLE, 1, 3, comm));
+        free(a);
+    } else if (mt_rank == 1) {
+        double *b = mt_malloc(big * sizeof(double));
+        MPI_Request r;
+        MPI_CALL(MPI_Irecv(b, big - 1, MPI_DOUBLE, 0, 3, comm, &r));
+        int rc = MPI_Wait(&r, &st);
+        CHECK_TRUNC("MPI_Wait: 8 MiB doubles into 8 MiB - 8 B", rc);
+        MPI_CALL(MPI_Irecv(b, 99, MPI_DOUBLE, 0, 3, comm, &r));
+        int flag = 0;
+        rc = MPI_SUCCESS;
+        while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(&r, &flag, &st);
+        CHECK_TRUNC("MPI_Test: 100 doubles into 99", rc);
+        free(b);
+    }
+    follow_up("MPI_Wait/MPI_Test truncation", 30);
+    mt_group_end();
+
+    mt_group_begin("MPI_Waitall with one truncated receive -> MPI_ERR_IN_STATUS");
+    if (mt_rank == 1) {
+        double *a = mt_malloc(big * sizeof(double));
+        mt_fill(a, big, 'd', PAT_RAMP, 4);
+        MPI_CALL(MPI_Send(a, 1000, MPI_DOUBLE, 0, 41, comm));
+        MPI_CALL(MPI_Send(a, big, MPI_DOUBLE, 0, 42, comm));
+        MPI_CALL(MPI_Send(a, 1000, MPI_DOUBLE, 0, 43, comm));
+        free(a);
+    } else if (mt_rank == 0) {
+        double *b = mt_malloc((size_t)3 * big * sizeof(double));
+        MPI_Request r[3];
+        MPI_Status sts[3];
+        for (int i = 0; i < 3; i++) sts[i].MPI_ERROR = MT_ERR_SENTINEL;
+        MPI_CALL(MPI_Irecv(b, 1000, MPI_DOUBLE, 1, 41, comm, &r[0]));
+        MPI_CALL(MPI_Irecv(b + big, big / 4, MPI_DOUBLE, 1, 42, comm, &r[1]));
+        MPI_CALL(MPI_Irecv(b + 2 * (size_t)big, 1000, MPI_DOUBLE, 1, 43, comm, &r[2]));
+        int rc = MPI_Waitall(3, r, sts);
+        CHECK(err_class(rc) == MPI_ERR_IN_STATUS, "MPI_Waitall return", "expected MPI_ERR_IN_STATUS (%d), got %s",
+              MPI_ERR_IN_STATUS, mt_errstr(rc));
+        CHECK(err_class(sts[1].MPI_ERROR) == MPI_ERR_TRUNCATE, "MPI_Waitall statuses[1].MPI_ERROR",
+              "expected MPI_ERR_TRUNCATE, got %s", mt_errstr(sts[1].MPI_ERROR));
+        /* entries that did not fail are MPI_SUCCESS (completed) or MPI_ERR_PENDING (still active) */
+        for (int i = 0; i < 3; i += 2) {
+            int ec = err_class(sts[i].MPI_ERROR);
+            CHECK(ec == MPI_SUCCESS || ec == MPI_ERR_PENDING, "MPI_Waitall statuses[i].MPI_ERROR for a good receive",
+                  "entry %d: expected MPI_SUCCESS or MPI_ERR_PENDING, got %s", i, mt_errstr(sts[i].MPI_ERROR));
+            if (ec == MPI_ERR_PENDING) {
+                CHECK(r[i] != MPI_REQUEST_NULL, "MPI_ERR_PENDING request still active",
+                      "entry %d is MPI_REQUEST_NULL", i);
+                MPI_CALL(MPI_Wait(&r[i], &sts[i]));
+            } else {
+                CHECK(r[i] == MPI_REQUEST_NULL, "completed request freed", "entry %d not MPI_REQUEST_NULL", i);
+            }
+        }
+        CHECK_STATUS("Waitall ok entry 0", &sts[0], 1, 41, MPI_DOUBLE, 1000);
+        CHECK_STATUS("Waitall ok entry 2", &sts[2], 1, 43, MPI_DOUBLE, 1000);
+        CHECK_PATTERN("Waitall ok entry 0", b, 1000, 'd', PAT_RAMP, 4);
+        CHECK_PATTERN("Waitall ok entry 2", b + 2 * (size_t)big, 1000, 'd', PAT_RAMP, 4);
+        free(b);
+    }
+    follow_up("MPI_Waitall truncation", 40);
+    mt_group_end();
+
+    mt_group_begin("MPI_Mprobe + MPI_Mrecv truncation");
+    if (mt_rank == 1) {
+        int *a = mt_malloc(big * sizeof(int));
+        mt_fill(a, big, 'i', PAT_SMOOTH, 5);
+        MPI_CALL(MPI_Send(a, big, MPI_INT, 0, 6, comm));
+        free(a);
+    } else if (mt_rank == 0) {
+        int *b = mt_malloc(big * sizeof(int));
+        MPI_Message m;
+        MPI_CALL(MPI_Mprobe(1, 6, comm, &m, &st));
+        int c = 0;
+        MPI_Get_count(&st, MPI_INT, &c);
+        CHECK_INT("Mprobe Get_count before truncating Mrecv", big, c);
+        int rc = MPI_Mrecv(b, big / 3, MPI_INT, &m, &st);
+        CHECK_TRUNC("MPI_Mrecv 4 MiB into 1.3 MiB", rc);
+        free(b);
+    }
+    follow_up("MPI_Mrecv truncation", 50);
+    mt_group_end();
+
+    mt_group_begin("MPI_Sendrecv truncation (receive part)");
+    {
+        int n = 400000;
+        float *s = mt_malloc(n * sizeof(float)), *r = mt_malloc(n * sizeof(float));
+        mt_fill(s, n, 'f', PAT_RAMP, 6 + mt_rank);
+        if (mt_rank < 2) {
+            int peer = 1 - mt_rank;
+            /* rank 0 receives into a short buffer, rank 1 into a full one */
+            int rc = MPI_Sendrecv(s, n, MPI_FLOAT, peer, 7, r, mt_rank == 0 ? n / 2 : n, MPI_FLOAT, peer, 7, comm, &st);
+            if (mt_rank == 0) {
+                CHECK_TRUNC("MPI_Sendrecv receive of 1.6 MB into 0.8 MB", rc);
+            } else {
+                CHECK_INT("MPI_Sendrecv on the non-truncated side returns", MPI_SUCCESS, rc);
+                CHECK_PATTERN("MPI_Sendrecv non-truncated side data", r, n, 'f', PAT_RAMP, 6);
+            }
+        }
+        free(s);
+        free(r);
+    }
+    follow_up("MPI_Sendrecv truncation", 60);
+    mt_group_end();
+
+    MPI_Comm_free(&comm);
+    return mt_finish();
+}
