@@ -98,6 +98,10 @@ static unsigned huf_build_lengths(const uint32_t cnt[256], uint8_t len[256])
         while (j > 0 && cnt[sym[j - 1]] > cnt[s]) { sym[j] = sym[j - 1]; j--; }
         sym[j] = s;
     }
+    if (n < 2) { /* callers code >= 2 symbols; keep the tree code in bounds */
+        if (n) len[sym[0]] = 1;
+        return n;
+    }
     for (unsigned i = 0; i < n; i++) w[i] = cnt[sym[i]];
     /* leaves 0..n-1 ascending, internal nodes n..2n-2 created ascending */
     unsigned leaf = 0, node = n, next = n;

@@ -23,7 +23,11 @@ static long long compi_lz4_compress(const void *src, size_t src_len, void *dst, 
     char dummy = 0;
     if (src == NULL) src = &dummy; /* only legal when src_len == 0 */
     int cap = dst_cap > INT_MAX ? INT_MAX : (int)dst_cap;
-    int accel = (params && params->level > 1) ? params->level : 1; /* level = acceleration */
+    /* Positive levels keep LZ4's default (its strongest fast mode); a
+     * negative level -N trades ratio for speed as acceleration N, like
+     * zstd's negative levels. */
+    int accel = 1;
+    if (params && params->level < 0) accel = params->level < -65536 ? 65536 : -params->level;
     int n = LZ4_compress_fast((const char *)src, (char *)dst, (int)src_len, cap, accel);
     if (n <= 0) return COMPI_ERR_DST_TOO_SMALL;
     return n;

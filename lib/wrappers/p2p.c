@@ -114,7 +114,12 @@ static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int cou
     if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
     r->handle = r->inner;
     *request = r->handle;
-    if (r->out) compi_req_insert(r);   /* something to free at completion */
+    /* Open MPI completes small sends inline and then returns one shared,
+     * already-complete request for all of them: such a handle must not key
+     * compi's table, and the frame is no longer needed anyway. */
+    int done = 0;
+    if (r->out) PMPI_Request_get_status(r->inner, &done, MPI_STATUS_IGNORE);
+    if (r->out && !done) compi_req_insert(r);   /* free the frame at completion */
     else compi_req_destroy(r);
     return MPI_SUCCESS;
 }
