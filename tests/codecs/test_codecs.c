@@ -134,10 +134,11 @@ static void tc_sizes(size_t *sizes, size_t *count)
 /* One round trip from src offset soff into dst offset doff; returns the
  * compressed size or (size_t)-1 on failure. */
 static size_t tc_roundtrip_one(const compi_codec *c, size_t ds, const unsigned char *data, size_t n,
-                               unsigned soff, unsigned doff)
+                               unsigned soff, unsigned doff, int level)
 {
     const char *dsname = compi_dataset_name(ds);
     compi_codec_params p = tc_params(ds);
+    p.level = level;
     unsigned char *srcblk = tc_xmalloc(n + soff);
     memcpy(srcblk + soff, data, n);
     size_t cap = c->bound(n);
@@ -145,8 +146,8 @@ static size_t tc_roundtrip_one(const compi_codec *c, size_t ds, const unsigned c
     long long r = c->compress(srcblk + soff, n, cblk + doff, cap, &p);
     free(srcblk);
     if (r < 0 || (size_t)r > cap) {
-        tc_fail(c, dsname, n, "compress (src+%u, dst+%u) returned %lld (%s), bound %zu", soff, doff,
-                r, r < 0 ? compi_error_string((int)r) : "over bound", cap);
+        tc_fail(c, dsname, n, "compress (src+%u, dst+%u, level %d) returned %lld (%s), bound %zu", soff,
+                doff, level, r, r < 0 ? compi_error_string((int)r) : "over bound", cap);
         free(cblk);
         return (size_t)-1;
     }
@@ -162,13 +163,14 @@ static size_t tc_roundtrip_one(const compi_codec *c, size_t ds, const unsigned c
     free(in);
     size_t ret = clen;
     if (d != (long long)n) {
-        tc_fail(c, dsname, n, "decompress (src+%u, dst+%u) of %zu-byte stream returned %lld (%s)",
-                soff, doff, clen, d, d < 0 ? compi_error_string((int)d) : "wrong length");
+        tc_fail(c, dsname, n, "decompress (src+%u, dst+%u, level %d) of %zu-byte stream returned %lld (%s)",
+                soff, doff, level, clen, d, d < 0 ? compi_error_string((int)d) : "wrong length");
         ret = (size_t)-1;
     } else if (n && memcmp(outblk + doff, data, n) != 0) {
         size_t at = 0;
         while (outblk[doff + at] == data[at]) at++;
-        tc_fail(c, dsname, n, "round trip differs at byte %zu (src+%u, dst+%u)", at, soff, doff);
+        tc_fail(c, dsname, n, "round trip differs at byte %zu (src+%u, dst+%u, level %d)", at, soff, doff,
+                level);
         ret = (size_t)-1;
     } else {
         tc_pass();
@@ -190,10 +192,16 @@ static void tc_roundtrip_codec(const compi_codec *c, unsigned char **data)
             size_t n = sizes[i];
             if (tc_quick && n > ((size_t)1 << 16) && n != TC_RATIO_SIZE) continue;
             unsigned soff = (unsigned)(i % 8), doff = (unsigned)((i * 3 + ds) % 8);
-            size_t clen = tc_roundtrip_one(c, ds, data[ds], n, soff, doff);
+            size_t clen = tc_roundtrip_one(c, ds, data[ds], n, soff, doff, 0);
             if (n == TC_RATIO_SIZE && clen != (size_t)-1) ratio = (double)n / (double)(clen ? clen : 1);
         }
         printf(" %s=%.2f", compi_dataset_name(ds), ratio);
+        /* Non-default levels, including out-of-range ones codecs must clamp. */
+        static const int levels[] = {-1000, -5, 1, 3, 9, 19, 1000};
+        for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+            tc_roundtrip_one(c, ds, data[ds], 1001, 1, 2, levels[l]);
+            tc_roundtrip_one(c, ds, data[ds], 65537, 3, 5, levels[l]);
+        }
     }
     printf("\n%-11s roundtrip: %s\n", c->name, tc_failed == before ? "ok" : "FAILED");
     fflush(stdout);
@@ -312,7 +320,7 @@ static void *tc_thread_main(void *arg)
     for (int rep = 0; rep < 4; rep++)
         for (size_t k = 0; k < nds; k++) {
             size_t ds = (a->ds0 + k) % nds;
-            tc_roundtrip_one(a->codec, ds, a->data[ds], 65536 + 8 * k + (size_t)rep, 1, 3);
+            tc_roundtrip_one(a->codec, ds, a->data[ds], 65536 + 8 * k + (size_t)rep, 1, 3, 0);
         }
     return NULL;
 }
