@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Per-rank wrapper used by mpi4py.sh: started by mpirun/mpiexec in place of
+# python, it sends this rank's output to its own log and applies the compi
+# preload only here, so the launcher itself never loads libcompi.so.
+set -euo pipefail
+rank=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${PMIX_RANK:-0}}}
+dir=${COMPI_FOREIGN_DIR:?}
+# Recorded so mpi4py.sh can kill leftovers of a timed-out run by pid.
+echo $$ > "$dir/pid.$rank"
+if [ -n "${COMPI_FOREIGN_PRELOAD:-}" ]; then
+    export LD_PRELOAD=$COMPI_FOREIGN_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}
+fi
+exec "$@" >"$dir/rank.$rank.log" 2>&1
