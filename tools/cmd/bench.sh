@@ -53,7 +53,7 @@ bench_build() {
     if [[ ! -f $bd/CMakeCache.txt || ${BENCH_REBUILD:-0} == 1 ]]; then
         if [[ -f $COMPI_ROOT/tools/build.sh && $COMPI_BUILD_DIR -ef $COMPI_ROOT/build ]]; then
             note "building with tools/build.sh"
-            bash "$COMPI_ROOT/tools/build.sh" >&2
+            bash "$COMPI_ROOT/tools/build.sh" --mpi "$mpi" >&2
         fi
         if [[ ! -f $bd/CMakeCache.txt ]]; then
             note "configuring $bd"
