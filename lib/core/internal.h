@@ -73,7 +73,9 @@ typedef struct {
     uint8_t codec;          /* 0 = raw */
     uint8_t dtclass;
     uint64_t original_len;  /* bytes of packed application data */
-    uint64_t payload_len;   /* bytes after the header */
+    uint64_t payload_len;   /* bytes of codec output after the header; the wire may
+                               carry up to one element of zero padding after it
+                               (some MPIs refuse partial elements in typed receives) */
 } compi_frame_header;
 
 void compi_frame_write_header(void *dst, const compi_frame_header *h);
@@ -84,6 +86,7 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
 /* ---------------------------------------------------------------- datatypes */
 typedef struct {
     MPI_Count size;          /* packed bytes of count elements */
+    MPI_Count type_size;     /* packed bytes of one element */
     int contiguous;          /* data is one block starting at buf + lb */
     MPI_Aint true_lb;
     compi_dtclass dtclass;
@@ -160,5 +163,12 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
                         MPI_Datatype dt, MPI_Status *st, MPI_Comm comm);
 void compi_incoming_release(compi_incoming *in);
 int compi_raise(MPI_Comm comm, int code);
+/* MPICH returns rich error codes; compare classes, never codes. */
+static inline int compi_error_class(int code)
+{
+    int cls = code;
+    if (code != MPI_SUCCESS) PMPI_Error_class(code, &cls);
+    return cls;
+}
 
 #endif

@@ -74,6 +74,7 @@ void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti)
     PMPI_Type_get_extent_x(dt, &lb, &extent);
     PMPI_Type_get_true_extent_x(dt, &tlb, &textent);
     ti->size = tsize * (MPI_Count)(count > 0 ? count : 0);
+    ti->type_size = tsize;
     ti->true_lb = (MPI_Aint)tlb;
     ti->contiguous = count <= 0 || tsize == 0 ||
                      (tsize == textent && (count == 1 || extent == tsize));
@@ -103,10 +104,15 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
     size_t size = (size_t)ti->size;
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size};
     const compi_codec *codec = compi_cfg.codec;
+    size_t wire_payload = size;
     size_t cap = size;
+    /* Compressed payloads are padded to whole elements: a receiver that
+     * lets the frame land in its typed buffer (MPICH) rejects partial ones. */
+    size_t pad_unit = ti->type_size > 1 ? (size_t)ti->type_size : 1;
     if (try_codec) {
         cap = codec->bound(size);
         if (cap < size) cap = size;
+        cap += pad_unit;
     }
     unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
     void *packed = NULL;
@@ -126,9 +132,12 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
         uint64_t t0 = compi_now_ns();
         long long clen = codec->compress(src, size, payload, cap, &params);
         COMPI_STAT_ADD(compress_ns, compi_now_ns() - t0);
-        if (clen >= 0 && (size_t)clen < size) {
+        size_t padded = clen >= 0 ? ((size_t)clen + pad_unit - 1) / pad_unit * pad_unit : 0;
+        if (clen >= 0 && padded < size) {
             h.codec = codec->id;
             h.payload_len = (uint64_t)clen;
+            memset(payload + clen, 0, padded - (size_t)clen);
+            wire_payload = padded;
             COMPI_STAT_ADD(codec_msgs[codec->id], 1);
             COMPI_STAT_ADD(codec_in[codec->id], size);
             COMPI_STAT_ADD(codec_out[codec->id], clen);
@@ -143,7 +152,7 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
     if (packed != (void *)payload) free(packed);
     compi_frame_write_header(frame, &h);
     *frame_out = frame;
-    *frame_len = COMPI_FRAME_HEADER_SIZE + (size_t)h.payload_len;
+    *frame_len = COMPI_FRAME_HEADER_SIZE + wire_payload;
     return MPI_SUCCESS;
 }
 
@@ -239,6 +248,20 @@ static void compi_status_set_bytes(MPI_Status *st, size_t bytes)
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)bytes);
 }
 
+/* What a truncated receive leaves behind is up to the MPI; compi mirrors the
+ * one it runs on. Measured: Open MPI 4.1 delivers the buffer's worth of data
+ * and reports the message's full length; MPICH 4.0 writes nothing and
+ * reports 0 bytes. */
+#if defined(COMPI_MPI_mpich)
+#define COMPI_TRUNC_WRITES_PREFIX 0
+#else
+#define COMPI_TRUNC_WRITES_PREFIX 1
+#endif
+static size_t compi_truncated_count(uint64_t original)
+{
+    return COMPI_TRUNC_WRITES_PREFIX ? (size_t)original : 0;
+}
+
 /* Decompresses payload into (buf,count,dt) whose capacity is cap bytes.
  * Returns MPI_SUCCESS, MPI_ERR_TRUNCATE or a frame error. */
 static int compi_decode_payload(const compi_frame_header *h, const void *payload, void *buf,
@@ -249,6 +272,7 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
     size_t cap = (size_t)ti->size;
     size_t orig = (size_t)h->original_len;
     int direct = ti->contiguous && orig <= cap;
+    if (orig > cap && !COMPI_TRUNC_WRITES_PREFIX) return MPI_ERR_TRUNCATE;
     char *dst = direct ? (char *)buf + ti->true_lb : malloc(orig ? orig : 1);
     if (!dst) return MPI_ERR_NO_MEM;
     compi_codec_params params = {(compi_dtclass)h->dtclass, 0, 0};
@@ -275,6 +299,14 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
     return rc;
 }
 
+/* Raw payloads are exact; compressed ones may carry element padding, but
+ * never more than the data they stand for. */
+static int compi_frame_length_ok(const compi_frame_header *h, uint64_t arrived)
+{
+    if (h->codec == COMPI_CODEC_RAW) return arrived == h->payload_len;
+    return arrived >= h->payload_len && arrived <= h->original_len;
+}
+
 int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
                         MPI_Datatype dt, MPI_Status *st, MPI_Comm comm)
 {
@@ -283,7 +315,7 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
     COMPI_STAT_ADD(frames_decoded, 1);
     if (compi_frame_read_header(frame, frame_len, &h, why, sizeof why) != COMPI_OK)
         return compi_frame_fail(comm, st, why);
-    if (h.payload_len != frame_len - COMPI_FRAME_HEADER_SIZE) {
+    if (!compi_frame_length_ok(&h, (uint64_t)frame_len - COMPI_FRAME_HEADER_SIZE)) {
         snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
                  (unsigned long long)h.payload_len, frame_len - COMPI_FRAME_HEADER_SIZE);
         return compi_frame_fail(comm, st, why);
@@ -295,17 +327,19 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
     int rc;
     if (h.codec == COMPI_CODEC_RAW) {
         size_t keep = h.original_len <= cap ? (size_t)h.original_len : cap;
+        if (h.original_len > cap && !COMPI_TRUNC_WRITES_PREFIX) keep = 0;
         if (ti.contiguous) {
             if (keep) memcpy((char *)buf + ti.true_lb, payload, keep);
             rc = MPI_SUCCESS;
         } else {
-            rc = compi_unpack_bytes(payload, keep, buf, count, dt);
+            rc = keep ? compi_unpack_bytes(payload, keep, buf, count, dt) : MPI_SUCCESS;
         }
         if (rc == MPI_SUCCESS && h.original_len > cap) rc = MPI_ERR_TRUNCATE;
     } else {
         rc = compi_decode_payload(&h, payload, buf, count, dt, &ti, st, comm);
     }
-    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? cap : (size_t)h.original_len);
+    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h.original_len)
+                                                      : (size_t)h.original_len);
     return rc;
 }
 
@@ -318,16 +352,22 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
     PMPI_Get_elements_x(st, MPI_BYTE, &wire);
     /* The PMPI receive itself reports truncation when the frame exceeds
      * header + capacity; then the frame's tail is missing. */
-    int truncated = st->MPI_ERROR == MPI_ERR_TRUNCATE;
+    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE;
     if (in->tmp) {
         if (truncated) {
+            /* The frame's tail is missing. Open MPI filled tmp (and reports the
+             * full wire length); MPICH wrote nothing. */
             compi_frame_header h;
             char why[200];
-            if (compi_frame_read_header(in->tmp, (size_t)wire, &h, why, sizeof why) == COMPI_OK &&
-                h.codec == COMPI_CODEC_RAW && wire > COMPI_FRAME_HEADER_SIZE)
-                memcpy((char *)in->buf + in->ti.true_lb, in->tmp + COMPI_FRAME_HEADER_SIZE,
-                       (size_t)wire - COMPI_FRAME_HEADER_SIZE);
-            compi_status_set_bytes(st, (size_t)in->ti.size);
+            size_t got = (size_t)wire < in->tmp_cap ? (size_t)wire : in->tmp_cap;
+            uint64_t original = in->ti.size;
+            if (compi_frame_read_header(in->tmp, got, &h, why, sizeof why) == COMPI_OK) {
+                original = h.original_len;
+                if (h.codec == COMPI_CODEC_RAW && COMPI_TRUNC_WRITES_PREFIX && got > COMPI_FRAME_HEADER_SIZE)
+                    memcpy((char *)in->buf + in->ti.true_lb, in->tmp + COMPI_FRAME_HEADER_SIZE,
+                           got - COMPI_FRAME_HEADER_SIZE);
+            }
+            compi_status_set_bytes(st, compi_truncated_count(original));
             return MPI_ERR_TRUNCATE;
         }
         return compi_frame_deliver(in->tmp, (size_t)wire, in->buf, in->count, in->dt, st, comm);
@@ -335,15 +375,21 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
     /* Struct path: the header is in in->header, the payload in the user buffer. */
     compi_frame_header h;
     char why[200];
+    size_t cap = (size_t)in->ti.size;
+    if (truncated) {
+        /* Incomplete frame: a raw one already sits in the buffer as MPI put
+         * it; a compressed one cannot be decoded. */
+        uint64_t original = cap;
+        if (COMPI_TRUNC_WRITES_PREFIX &&
+            compi_frame_read_header(in->header, COMPI_FRAME_HEADER_SIZE, &h, why, sizeof why) == COMPI_OK)
+            original = h.original_len;
+        compi_status_set_bytes(st, compi_truncated_count(original));
+        return MPI_ERR_TRUNCATE;
+    }
     COMPI_STAT_ADD(frames_decoded, 1);
     if (compi_frame_read_header(in->header, (size_t)wire, &h, why, sizeof why) != COMPI_OK)
         return compi_frame_fail(comm, st, why);
-    size_t cap = (size_t)in->ti.size;
-    if (truncated) {
-        compi_status_set_bytes(st, cap);
-        return MPI_ERR_TRUNCATE;
-    }
-    if (h.payload_len != (uint64_t)wire - COMPI_FRAME_HEADER_SIZE) {
+    if (!compi_frame_length_ok(&h, (uint64_t)wire - COMPI_FRAME_HEADER_SIZE)) {
         snprintf(why, sizeof why, "frame declares %llu payload bytes but %lld arrived",
                  (unsigned long long)h.payload_len, (long long)wire - COMPI_FRAME_HEADER_SIZE);
         return compi_frame_fail(comm, st, why);
@@ -369,6 +415,7 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
         rc = compi_decode_payload(&h, payload, in->buf, in->count, in->dt, &in->ti, st, comm);
         free(payload);
     }
-    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? cap : (size_t)h.original_len);
+    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h.original_len)
+                                                      : (size_t)h.original_len);
     return rc;
 }

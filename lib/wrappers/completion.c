@@ -104,7 +104,7 @@ static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *don
     for (int k = 0; k < ndone; k++) {
         int i = done[k];
         if (prc == MPI_SUCCESS) b->st[i].MPI_ERROR = MPI_SUCCESS;
-        else if (b->st[i].MPI_ERROR == MPI_ERR_PENDING) {   /* not completed by a failed Waitall */
+        else if (compi_error_class(b->st[i].MPI_ERROR) == MPI_ERR_PENDING) {   /* not completed by a failed Waitall */
             if (user_st != MPI_STATUSES_IGNORE) user_st[k] = b->st[i];
             continue;
         }

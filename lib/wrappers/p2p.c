@@ -81,7 +81,7 @@ int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
         rc = compi_incoming_prepare(&in, buf, count, dt);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
         int prc = PMPI_Recv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), source, tag, comm, &st);
-        if (prc != MPI_SUCCESS && prc != MPI_ERR_TRUNCATE) {
+        if (prc != MPI_SUCCESS && compi_error_class(prc) != MPI_ERR_TRUNCATE) {
             compi_incoming_release(&in);
             return prc;            /* MPI already ran the error handler */
         }
@@ -236,6 +236,19 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     if (!ci->framed)
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                              source, recvtag, comm, status);
+    if (source == MPI_PROC_NULL) {
+        /* MPICH's completed PROC_NULL receive request reports source 0; the
+         * status of a PROC_NULL receive is defined, so build it here. */
+        int rc = compi_impl_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+        if (status != MPI_STATUS_IGNORE) {
+            status->MPI_SOURCE = MPI_PROC_NULL;
+            status->MPI_TAG = MPI_ANY_TAG;
+            status->MPI_ERROR = MPI_SUCCESS;
+            PMPI_Status_set_elements(status, MPI_BYTE, 0);
+            PMPI_Status_set_cancelled(status, 0);
+        }
+        return rc;
+    }
     MPI_Request req;
     int rc = compi_impl_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &req);
     if (rc != MPI_SUCCESS) return rc;
