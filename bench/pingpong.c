@@ -139,7 +139,7 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
     memset(o, 0, sizeof *o);
     parse_sizes("1:4M", o);
     o->reps = 50;
-    o->min_reps = 3;
+    o->min_reps = 5;
     o->budget = 2.0;
     o->rank_a = 0;
     o->rank_b = nranks - 1;

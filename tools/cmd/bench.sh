@@ -90,6 +90,23 @@ bench_passthrough_env() {
     done
 }
 
+# `env -u` arguments removing every COMPI_* variable from a launcher's
+# environment. compi rejects unknown COMPI_* names (typo protection), and a
+# locally forked rank inherits everything, including the tool's own
+# COMPI_ROOT; the settings meant for ranks are passed explicitly instead.
+bench_unset_compi_args() {
+    local v
+    for v in $(compgen -e | grep -E '^COMPI_' || true); do printf '%s\n' -u "$v"; done
+}
+
+# Launcher flags for the emulated cluster. MPICH's hydra forwards mpiexec's
+# whole environment (with the dispatcher's COMPI_ROOT) unless told not to;
+# -envnone makes it behave like Open MPI there: only what is named travels.
+bench_vcluster_launch_flags() {
+    [[ $1 == mpich ]] && printf '%s\n' -envnone
+    return 0
+}
+
 # Private emulated cluster for benchmarks: its own name and subnet so it can
 # coexist with a cluster someone else has up on this machine.
 bench_vcluster_up() {  # NAME SUBNET NODES RATE SLOTS
@@ -107,13 +124,15 @@ bench_local_run() {
     while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
     shift
     local launcher; launcher=$(launcher_for_mpi "$mpi")
+    local -a clean
+    mapfile -t clean < <(bench_unset_compi_args)
     if [[ $mpi == openmpi ]]; then
         [[ -n $preload ]] && flags+=(-x "LD_PRELOAD=$preload")
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        env "${clean[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
             "$launcher" -np "$np" --oversubscribe "${flags[@]}" "$@"
     else
         [[ -n $preload ]] && flags+=(-genv LD_PRELOAD "$preload")
-        "$launcher" -n "$np" "${flags[@]}" "$@"
+        env "${clean[@]}" "$launcher" -n "$np" "${flags[@]}" "$@"
     fi
 }
 
@@ -165,8 +184,10 @@ bench_pingpong() {
         trap 'bench_vcluster_down '"$name" EXIT
         bench_vcluster_up "$name" "$subnet" 2 "$rate" 1
         echo "=== compi bench pingpong: $mpi, 2 ranks on 2 emulated nodes at $rate, ${envkv[*]} ==="
+        local -a vflags
+        mapfile -t vflags < <(bench_vcluster_launch_flags "$mpi")
         bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi" --preload "$lib" -- \
-            -np 2 "${envflags[@]}" "$bin" "${args[@]}"
+            "${vflags[@]}" -np 2 "${envflags[@]}" "$bin" "${args[@]}"
     fi
 }
 

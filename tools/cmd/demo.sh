@@ -91,8 +91,9 @@ demo_main() {
     # 4 ranks share this machine's cores, but each emulated node claims 2
     # slots, so Open MPI would busy-poll; yielding when idle keeps the ranks
     # (and their TCP progress) from starving each other. Same for both variants.
-    local -a launch=()
-    [[ $mpi == openmpi ]] && launch=(--mca mpi_yield_when_idle 1)
+    local -a launch
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+    [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
     local -a envflags
     mapfile -t envflags < <(bench_env_flags "$mpi" COMPI_MODE=fixed "COMPI_CODEC=$codec" COMPI_VERBOSE=1 \
         "COMPI_REPORT=$logs/report.json")
