@@ -1,0 +1,83 @@
+# shellcheck shell=bash
+# Helpers shared by the compi subcommands (sourced, not run; the leading
+# underscore keeps it out of `compi help`).
+
+COMPI_ROOT=${COMPI_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+
+die() { echo "compi: error: $*" >&2; exit 1; }
+note() { echo "compi: $*" >&2; }
+
+require_cmds() {
+    local c
+    for c in "$@"; do
+        command -v "$c" >/dev/null 2>&1 || die "'$c' not found in PATH"
+    done
+}
+
+# Which MPI does a launcher command belong to?  Follows the Debian
+# alternatives symlinks (mpirun -> /etc/alternatives/mpirun -> orterun) and
+# falls back to asking the launcher itself.  Prints openmpi|mpich|"".
+mpi_of_launcher() {
+    local cmd=$1 path real base
+    path=$(command -v "$cmd" 2>/dev/null) || { echo ""; return 0; }
+    real=$(readlink -f "$path")
+    base=$(basename "$real")
+    case "$base:$real" in
+        orterun*|prterun*|*openmpi*) echo openmpi; return 0 ;;
+        mpiexec.hydra*|*hydra*|*mpich*) echo mpich; return 0 ;;
+    esac
+    # unknown name (a wrapper, a custom install): ask it
+    local v
+    v=$("$path" --version 2>&1 | head -n 5 || true)
+    case "$v" in
+        *"Open MPI"*|*"Open RTE"*) echo openmpi ;;
+        *HYDRA*|*MPICH*) echo mpich ;;
+        *) echo "" ;;
+    esac
+}
+
+# Is this word an MPI launcher (so `compi ... -- mpirun -np 2 ./a` works)?
+is_launcher_word() {
+    case "$(basename -- "$1")" in
+        mpirun|mpiexec|mpirun.*|mpiexec.*|orterun|prterun) return 0 ;;
+    esac
+    return 1
+}
+
+# The launcher to use for an MPI when the user did not name one.
+launcher_for_mpi() {
+    case "$1" in
+        openmpi) command -v mpirun.openmpi >/dev/null && echo mpirun.openmpi || echo mpirun ;;
+        mpich) command -v mpiexec.mpich >/dev/null && echo mpiexec.mpich || echo mpiexec ;;
+        *) die "unknown MPI '$1' (expected openmpi or mpich)" ;;
+    esac
+}
+
+# MPI that plain `mpirun` means on this machine (alternatives system).
+default_mpi() {
+    local m
+    m=$(mpi_of_launcher mpirun)
+    echo "${m:-openmpi}"
+}
+
+check_mpi_name() {
+    case "$1" in
+        openmpi|mpich) ;;
+        *) die "unknown MPI '$1' (expected openmpi or mpich)" ;;
+    esac
+}
+
+# libcompi.so is built once per MPI by tools/build.sh into
+# <build-dir>/<mpi>/lib/libcompi.so; a library built against the other MPI
+# would load but crash, so never fall back to it.
+compi_lib_for() {
+    local mpi=$1 build_dir=${2:-$COMPI_ROOT/build}
+    local lib=$build_dir/$mpi/lib/libcompi.so
+    [[ -f $lib ]] || die "libcompi for $mpi not found at $lib; run tools/build.sh (it builds build/<mpi>/lib/libcompi.so for each MPI)"
+    readlink -f "$lib"
+}
+
+# Names of the COMPI_* variables set in this environment (passed to ranks).
+compi_env_names() {
+    compgen -e | grep -E '^COMPI_' | grep -vE '^COMPI_(ROOT|VCLUSTER_.*)$' || true
+}

@@ -1,0 +1,514 @@
+#!/usr/bin/env bash
+# compi-help: emulated multi-node cluster on this machine (up|down|status|run)
+#
+# How the emulation works (and why):
+#   * One network namespace per node (cnode0..cnodeN-1), each with a veth
+#     whose other end sits on a Linux bridge in the root namespace.  The
+#     root namespace has an address on the bridge (.1) so mpirun/mpiexec run
+#     there, unchanged, and the daemons they start on the nodes (Open MPI's
+#     orted, hydra's proxies) can connect back to them over the bridge.
+#   * Link speed: a tbf qdisc on BOTH ends of every veth (the node-side end
+#     shapes what the node sends, the bridge-side end what it receives), so
+#     each node's link is limited in both directions.  netem is not in this
+#     kernel, so there is rate but no added latency.
+#   * Hostname: a persistent UTS namespace per node, kept alive by a bind
+#     mount of its nsfs file in the state dir (unshare --uts=FILE) instead of
+#     a holder process, so nothing has to keep running and `down` only has to
+#     unmount.  Everything on a node is started with
+#     `nsenter --net=/run/netns/<node> --uts=<state>/uts/<node>`, so
+#     gethostname() says cnodeK, which is what both MPIs' node detection
+#     (MPI_Comm_split_type SHARED, Open MPI session dirs) and
+#     MPI_Get_processor_name see.
+#   * Name resolution: hostfiles list node NAMES; neither launcher resolves
+#     them (they only hand them to the launch agent, which maps name -> netns
+#     via <state>/nodes), and the daemons connect back by IP.  /etc/hosts is
+#     shared with the other engineers on this machine, so we never edit it;
+#     <state>/hosts is written for reference/other tools.
+#   * Launch agent (<state>/agent): stands in for ssh for both MPIs
+#     (Open MPI --mca plm_rsh_agent, hydra -launcher ssh -launcher-exec).  It
+#     skips ssh options (hydra passes -x), and runs the command with a CLEAN
+#     environment (env -i, like a fresh ssh login), so only what the MPI
+#     explicitly forwards (-x / -genv) reaches the ranks, as on a real cluster.
+#   * IPC: each node also has its own persistent IPC namespace.  UCX (used
+#     by Debian's MPICH, ch4:ucx) decides that two processes can use shared
+#     memory (posix/sysv/cma) when they have the same boot id and IPC
+#     namespace; with one IPC namespace per node, UCX uses shared memory
+#     inside a node and tcp (over the shaped link) between nodes, as on a real
+#     cluster.  Without it, UCX shared memory crosses "nodes" and bypasses the
+#     link; the alternative UCX_TLS=tcp,self would push intra-node traffic
+#     through tcp too.  MPICH ranks get UCX_TLS=sm,self,tcp and
+#     UCX_NET_DEVICES=<node veth>, plus a preloaded fix for a finalize hang
+#     (tools/cmd/vcluster_ucx_close.c).
+#     Open MPI: pml ob1 with btl tcp,self,vader (pml ucx would bring UCX in),
+#     btl and oob restricted to the bridge subnet.
+#
+# State dir: $COMPI_VCLUSTER_DIR, default /run/compi-vcluster (or
+# /run/compi-vcluster-<name> for a cluster with a non-default --name, so a
+# test can run its own cluster next to someone else's).
+set -euo pipefail
+# shellcheck source=tools/cmd/_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+
+LOCK_FILE=/run/compi-vcluster.lock
+NS_DEV=ceth0   # node-side interface name, identical on every node (UCX_NET_DEVICES)
+
+usage() {
+    cat <<'USAGE'
+usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--subnet A.B.C]
+       compi vcluster down   [--name P]
+       compi vcluster status [--name P]
+       compi vcluster run    [--mpi openmpi|mpich] [--preload LIB] [--compi]
+                             [--build-dir DIR] [--map block|rr] [--name P]
+                             -- [mpirun|mpiexec] <launcher args...>
+       compi vcluster exec   NODE -- <command...>   (a shell command on a node)
+
+  up      creates nodes P0..P(N-1) (default P=cnode) on bridge Pbr0, subnet
+          A.B.C.0/24 (default 10.213.0; node K is A.B.C.(10+K), the root
+          namespace is A.B.C.1), each link shaped to RATE in both directions
+          (any tc rate: 100mbit, 1gbit, 500mbit, 20mbps...).  S = slots per
+          node (default: number of cores).  Running it again re-creates the
+          cluster.
+  down    removes namespaces, bridge, veths, UTS mounts, processes left on the
+          nodes, and the state dir; fine to call when nothing is up.
+  status  nodes, hostnames, addresses, rate.
+  run     runs an MPI job across the nodes with the launcher flags that MPI
+          needs.  Ranks fill nodes by slot (ranks 0..S-1 on node 0, ...);
+          --map rr places them round-robin (Open MPI --map-by node, MPICH a
+          hostfile with one slot per line, which hydra cycles through).
+          Variables for ranks: Open MPI  -x NAME[=VALUE];  MPICH  -genv NAME
+          VALUE (hydra also forwards mpiexec's whole environment by default).
+          --preload LIB  sets LD_PRELOAD=LIB for the ranks only (not mpirun).
+          --compi        preload <build-dir>/<mpi>/lib/libcompi.so (built by
+                         tools/build.sh) and pass COMPI_* variables through.
+          The MPI is taken from --mpi, else from a launcher named after --,
+          else from what plain `mpirun` is on this machine.
+USAGE
+}
+
+# ---------------------------------------------------------------- config ----
+
+# Sets NAME, SUBNET, STATE_DIR, BRIDGE from flags/env (before `up`) or from
+# the saved state (after `up`).
+load_names() {
+    NAME=${OPT_NAME:-${COMPI_VCLUSTER_NAME:-cnode}}
+    [[ $NAME =~ ^[a-z][a-z0-9]{0,9}$ ]] || die "--name must be 1-10 lowercase letters/digits starting with a letter (it prefixes interface names, max 15 chars)"
+    if [[ -n ${COMPI_VCLUSTER_DIR:-} ]]; then
+        STATE_DIR=$COMPI_VCLUSTER_DIR
+    elif [[ $NAME == cnode ]]; then
+        STATE_DIR=/run/compi-vcluster
+    else
+        STATE_DIR=/run/compi-vcluster-$NAME
+    fi
+    BRIDGE=${NAME}br0
+    SUBNET=${OPT_SUBNET:-${COMPI_VCLUSTER_SUBNET:-10.213.0}}
+    [[ $SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--subnet takes the first three octets, e.g. 10.213.0"
+}
+
+load_state() {
+    load_names
+    [[ -f $STATE_DIR/config ]] || die "no emulated cluster '$NAME' is up (no $STATE_DIR/config); run: compi vcluster up --nodes N --rate RATE"
+    # shellcheck disable=SC1091
+    source "$STATE_DIR/config"
+}
+
+require_root() {
+    [[ $(id -u) -eq 0 ]] || die "vcluster needs root (network namespaces, tc)"
+    require_cmds ip tc unshare nsenter flock mount umount
+}
+
+# up/down of any cluster are serialized: they share the ip/tc namespace of
+# the machine, and two engineers' scripts may run them at the same time.
+take_lock() {
+    exec 9>"$LOCK_FILE"
+    if ! flock -n 9; then
+        note "waiting for another vcluster up/down to finish ($LOCK_FILE)"
+        flock -w 300 9 || die "timed out waiting for $LOCK_FILE"
+    fi
+}
+
+# tc rate string -> bits per second (for the tbf burst size).
+rate_to_bps() {
+    local r=${1,,} num unit
+    [[ $r =~ ^([0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || return 1
+    num=${BASH_REMATCH[1]}; unit=${BASH_REMATCH[3]}
+    local mult
+    case "$unit" in
+        ""|bit) mult=1 ;;
+        kbit) mult=1000 ;;   mbit) mult=1000000 ;;
+        gbit) mult=1000000000 ;; tbit) mult=1000000000000 ;;
+        kibit) mult=1024 ;;  mibit) mult=1048576 ;; gibit) mult=1073741824 ;;
+        bps) mult=8 ;;       kbps) mult=8000 ;;
+        mbps) mult=8000000 ;; gbps) mult=8000000000 ;;
+        *) return 1 ;;
+    esac
+    awk -v n="$num" -v m="$mult" 'BEGIN { printf "%.0f\n", n * m }'
+}
+
+# Shape egress of one interface.  burst = 2 ms worth of data but at least
+# 64 KiB: a GSO super-packet on veth is up to 64 KiB, and a smaller bucket
+# would make tbf split every packet and fall short of the rate.
+shape_dev() {
+    local netns=$1 dev=$2 rate=$3 bps burst
+    bps=$(rate_to_bps "$rate")
+    burst=$(( bps / 8 / 500 ))
+    (( burst < 65536 )) && burst=65536
+    if [[ -n $netns ]]; then
+        ip netns exec "$netns" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+    else
+        tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+    fi
+}
+
+# -------------------------------------------------------------- teardown ----
+
+teardown() {
+    local ns pid link f
+    # nodes: anything still running in them (stray ranks/daemons) is ours
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${NAME}[0-9]+$" || true); do
+        for pid in $(ip netns pids "$ns" 2>/dev/null || true); do
+            kill -TERM "$pid" 2>/dev/null || true
+        done
+        sleep 0.2
+        for pid in $(ip netns pids "$ns" 2>/dev/null || true); do
+            kill -KILL "$pid" 2>/dev/null || true
+        done
+        ip netns delete "$ns" 2>/dev/null || true   # takes the veth pair with it
+    done
+    # veths whose netns never got created (a failed `up`)
+    for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^${NAME}[0-9]+[hn]$" || true); do
+        ip link delete "$link" 2>/dev/null || true
+    done
+    if ip link show "$BRIDGE" >/dev/null 2>&1; then
+        ip link delete "$BRIDGE" type bridge
+    fi
+    if [[ -d $STATE_DIR ]]; then
+        for f in "$STATE_DIR"/uts/* "$STATE_DIR"/ipc/*; do
+            [[ -e $f ]] || continue
+            umount "$f" 2>/dev/null || umount -l "$f" 2>/dev/null || true
+        done
+    fi
+    rm -rf "$STATE_DIR"
+}
+
+cmd_down() {
+    require_root
+    load_names
+    take_lock
+    teardown
+    echo "vcluster '$NAME' is down"
+}
+
+# -------------------------------------------------------------------- up ----
+
+cmd_up() {
+    local nodes="" rate="" slots
+    slots=$(nproc)
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --nodes) nodes=${2:?}; shift 2 ;;
+            --rate) rate=${2:?}; shift 2 ;;
+            --slots) slots=${2:?}; shift 2 ;;
+            --name) OPT_NAME=${2:?}; shift 2 ;;
+            --subnet) OPT_SUBNET=${2:?}; shift 2 ;;
+            -h|--help) usage; return 0 ;;
+            *) die "vcluster up: unknown option '$1'" ;;
+        esac
+    done
+    [[ $nodes =~ ^[0-9]+$ && $nodes -ge 1 && $nodes -le 200 ]] || die "vcluster up: --nodes N (1..200) is required"
+    [[ -n $rate ]] || die "vcluster up: --rate is required (e.g. 100mbit, 1gbit)"
+    rate_to_bps "$rate" >/dev/null || die "vcluster up: can't parse rate '$rate' (use a tc rate like 100mbit, 1gbit, 50mbps)"
+    [[ $slots =~ ^[0-9]+$ && $slots -ge 1 ]] || die "vcluster up: --slots must be a positive integer"
+    require_root
+    load_names
+    take_lock
+
+    local t0=$SECONDS
+    # idempotent by re-creating: cheaper to get right than reconciling
+    teardown
+
+    # refuse a subnet someone else already uses on this machine
+    if ip -4 -o addr show | grep -q " inet ${SUBNET//./\\.}\."; then
+        die "subnet $SUBNET.0/24 is already in use here; pick another with --subnet"
+    fi
+
+    mkdir -p "$STATE_DIR/uts" "$STATE_DIR/ipc"
+    ip link add "$BRIDGE" type bridge
+    ip addr add "$SUBNET.1/24" dev "$BRIDGE"
+    ip link set "$BRIDGE" up
+
+    local i node ip host_dev ns_tmp
+    : >"$STATE_DIR/nodes"
+    for ((i = 0; i < nodes; i++)); do
+        node=$NAME$i
+        ip=$SUBNET.$((10 + i))
+        host_dev=${node}h
+        ns_tmp=${node}n
+        ip netns add "$node"
+        ip link add "$host_dev" type veth peer name "$ns_tmp"
+        ip link set "$ns_tmp" netns "$node"
+        ip -n "$node" link set "$ns_tmp" name "$NS_DEV"
+        ip -n "$node" addr add "$ip/24" dev "$NS_DEV"
+        ip -n "$node" link set lo up
+        ip -n "$node" link set "$NS_DEV" up
+        ip link set "$host_dev" master "$BRIDGE"
+        ip link set "$host_dev" up
+        shape_dev "$node" "$NS_DEV" "$rate"   # node -> bridge
+        shape_dev "" "$host_dev" "$rate"      # bridge -> node
+
+        # persistent UTS (hostname) and IPC namespaces for the node
+        touch "$STATE_DIR/uts/$node" "$STATE_DIR/ipc/$node"
+        unshare --uts="$STATE_DIR/uts/$node" --ipc="$STATE_DIR/ipc/$node" hostname "$node"
+        echo "$node $ip" >>"$STATE_DIR/nodes"
+    done
+
+    write_state_files "$nodes" "$rate" "$slots"
+    build_ucx_shim
+    wait_for_links "$nodes"
+    echo "vcluster '$NAME' up: $nodes nodes x $slots slots, $rate, state in $STATE_DIR ($((SECONDS - t0))s)"
+}
+
+# veth carrier/DAD is asynchronous; make sure every node reaches the bridge
+# address before declaring the cluster usable.  bash /dev/tcp to a closed
+# port returns "connection refused" as soon as the path works.
+wait_for_links() {
+    local n=$1 i node tries out
+    for ((i = 0; i < n; i++)); do
+        node=$NAME$i
+        for ((tries = 0; tries < 50; tries++)); do
+            out=$(timeout 1 ip netns exec "$node" bash -c "exec 3<>/dev/tcp/$SUBNET.1/9" 2>&1 || true)
+            [[ $out == *refused* ]] && break
+            sleep 0.1
+        done
+        [[ $out == *refused* ]] || note "warning: $node cannot reach $SUBNET.1 yet"
+    done
+}
+
+write_state_files() {
+    local nodes=$1 rate=$2 slots=$3 node ip
+    cat >"$STATE_DIR/config" <<CFG
+# written by compi vcluster up; sourced by compi vcluster
+NAME=$NAME
+NODES=$nodes
+RATE=$rate
+SLOTS=$slots
+BRIDGE=$BRIDGE
+SUBNET=$SUBNET
+NS_DEV=$NS_DEV
+STATE_DIR=$STATE_DIR
+CFG
+    : >"$STATE_DIR/hosts"
+    : >"$STATE_DIR/hostfile.openmpi"
+    : >"$STATE_DIR/hostfile.mpich"
+    : >"$STATE_DIR/hostfile.mpich-rr"
+    while read -r node ip; do
+        echo "$ip $node" >>"$STATE_DIR/hosts"
+        echo "$node slots=$slots" >>"$STATE_DIR/hostfile.openmpi"
+        echo "$node:$slots" >>"$STATE_DIR/hostfile.mpich"
+        echo "$node:1" >>"$STATE_DIR/hostfile.mpich-rr"
+    done <"$STATE_DIR/nodes"
+    write_agent
+}
+
+# See tools/cmd/vcluster_ucx_close.c: without it MPICH jobs over UCX tcp
+# hang in MPI_Finalize about half the time.  Built per `up` (needs a C
+# compiler and UCX headers, both there when MPICH's dev package is).
+build_ucx_shim() {
+    local src=$COMPI_ROOT/tools/cmd/vcluster_ucx_close.c out=$STATE_DIR/ucx-force-close.so
+    if [[ -f /usr/include/ucp/api/ucp.h ]] && command -v cc >/dev/null &&
+        cc -shared -fPIC -O2 -o "$out" "$src" -lucp 2>"$STATE_DIR/ucx-shim.log"; then
+        return 0
+    fi
+    note "warning: could not build $out (see $STATE_DIR/ucx-shim.log); MPICH jobs may hang in MPI_Finalize"
+}
+
+# The ssh stand-in.  Generated self-contained (state dir baked in) so it
+# works whatever the cwd/PATH of the MPI daemon that calls it.
+write_agent() {
+    cat >"$STATE_DIR/agent" <<AGENT
+#!/usr/bin/env bash
+# ssh replacement for the compi emulated cluster '$NAME' (generated by
+# compi vcluster up).  Usage as ssh: agent [ssh options] HOST COMMAND...
+# Open MPI: --mca plm_rsh_agent <this>; MPICH: -launcher ssh -launcher-exec <this>
+set -euo pipefail
+STATE=$STATE_DIR
+# skip ssh options; these take an argument (hydra passes -x, others none)
+while [[ \$# -gt 0 && \$1 == -* ]]; do
+    case "\$1" in
+        -[bcDEeFIiJLlmOopQRSWw]) shift 2 ;;
+        --) shift; break ;;
+        *) shift ;;
+    esac
+done
+[[ \$# -ge 1 ]] || { echo "compi-vcluster agent: no host given" >&2; exit 255; }
+host=\$1; shift
+host=\${host#*@}   # user@host
+node=\$(awk -v h="\$host" '\$1 == h || \$2 == h { print \$1; exit }' "\$STATE/nodes")
+if [[ -z \$node ]]; then
+    echo "compi-vcluster agent: unknown host '\$host' (nodes: \$(awk '{printf "%s ", \$1}' "\$STATE/nodes"))" >&2
+    exit 255
+fi
+# ip netns exec (not nsenter --net) because it also gives the command a
+# private mount of /sys for the node's netns: UCX finds its TCP interface
+# through /sys/class/net.  Like ssh, the remote side gets a login-like
+# environment, not ours.
+exec ip netns exec "\$node" nsenter --uts="\$STATE/uts/\$node" --ipc="\$STATE/ipc/\$node" -- \\
+    env -i HOME="\${HOME:-/root}" USER="\${USER:-root}" LOGNAME="\${LOGNAME:-root}" \\
+        SHELL=/bin/bash PATH="\$PATH" LANG="\${LANG:-C.UTF-8}" \\
+        \${TMPDIR:+TMPDIR="\$TMPDIR"} \\
+        /bin/bash -c "\$*"
+AGENT
+    chmod +x "$STATE_DIR/agent"
+}
+
+# ---------------------------------------------------------------- status ----
+
+cmd_status() {
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --name) OPT_NAME=${2:?}; shift 2 ;;
+            -h|--help) usage; return 0 ;;
+            *) die "vcluster status: unknown option '$1'" ;;
+        esac
+    done
+    load_names
+    if [[ ! -f $STATE_DIR/config ]]; then
+        echo "vcluster '$NAME': down"
+        return 0
+    fi
+    load_state
+    echo "vcluster '$NAME': $NODES nodes x $SLOTS slots, rate $RATE (each direction of each link)"
+    echo "bridge $BRIDGE $SUBNET.1/24 (root namespace), state $STATE_DIR"
+    printf '%-10s %-16s %-12s %s\n' NODE ADDRESS HOSTNAME "EGRESS QDISC (node side)"
+    local node ip hn q
+    while read -r node ip; do
+        hn=$(nsenter --uts="$STATE_DIR/uts/$node" hostname 2>/dev/null || echo "?")
+        q=$(ip netns exec "$node" tc qdisc show dev "$NS_DEV" 2>/dev/null | grep -o 'tbf.*' || echo "MISSING")
+        if ! ip netns list | awk '{print $1}' | grep -qx "$node"; then q="NETNS MISSING"; fi
+        printf '%-10s %-16s %-12s %s\n' "$node" "$ip" "$hn" "$q"
+    done <"$STATE_DIR/nodes"
+    echo "hostfiles: $STATE_DIR/hostfile.openmpi $STATE_DIR/hostfile.mpich"
+    echo "agent:     $STATE_DIR/agent"
+}
+
+# ------------------------------------------------------------------ exec ----
+
+cmd_exec() {
+    [[ $# -ge 1 ]] || die "vcluster exec NODE -- COMMAND..."
+    local node=$1; shift
+    [[ ${1:-} == -- ]] && shift
+    load_state
+    exec "$STATE_DIR/agent" "$node" "$@"
+}
+
+# ------------------------------------------------------------------- run ----
+
+cmd_run() {
+    local mpi="" preload="" use_compi=0 build_dir="" map=block
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --mpi) mpi=${2:?}; shift 2 ;;
+            --preload) preload=${2:?}; shift 2 ;;
+            --compi) use_compi=1; shift ;;
+            --build-dir) build_dir=${2:?}; shift 2 ;;
+            --map) map=${2:?}; shift 2 ;;
+            --name) OPT_NAME=${2:?}; shift 2 ;;
+            -h|--help) usage; return 0 ;;
+            --) shift; break ;;
+            *) break ;;   # first launcher argument
+        esac
+    done
+    [[ $# -ge 1 ]] || die "vcluster run: nothing to run (usage: compi vcluster run [opts] -- [mpirun] args...)"
+    load_state
+
+    local launcher=""
+    if is_launcher_word "$1"; then
+        launcher=$1; shift
+        if [[ -z $mpi ]]; then
+            mpi=$(mpi_of_launcher "$launcher")
+            [[ -n $mpi ]] || die "can't tell which MPI '$launcher' belongs to; pass --mpi openmpi|mpich"
+        fi
+    fi
+    mpi=${mpi:-$(default_mpi)}
+    check_mpi_name "$mpi"
+    if [[ -n $launcher ]]; then
+        local lm; lm=$(mpi_of_launcher "$launcher")
+        [[ -z $lm || $lm == "$mpi" ]] || die "--mpi $mpi but '$launcher' is $lm's launcher"
+    else
+        launcher=$(launcher_for_mpi "$mpi")
+    fi
+    case "$map" in block|rr) ;; *) die "--map block|rr" ;; esac
+
+    if (( use_compi )); then
+        [[ -z $preload ]] || die "--compi and --preload are exclusive"
+        preload=$(compi_lib_for "$mpi" "${build_dir:-$COMPI_ROOT/build}")
+    fi
+    if [[ -n $preload ]]; then
+        [[ -f $preload ]] || die "--preload: no such file '$preload'"
+        preload=$(readlink -f "$preload")
+    fi
+
+    local -a cmd
+    if [[ $mpi == openmpi ]]; then
+        cmd=("$launcher"
+             --hostfile "$STATE_DIR/hostfile.openmpi"
+             --mca plm_rsh_agent "$STATE_DIR/agent"
+             --mca plm_rsh_no_tree_spawn 1
+             --mca pml ob1 --mca osc '^ucx'
+             --mca btl tcp,self,vader
+             --mca btl_tcp_if_include "$SUBNET.0/24"
+             --mca oob_tcp_if_include "$SUBNET.0/24")
+        if [[ $map == rr ]]; then cmd+=(--map-by node); else cmd+=(--map-by slot); fi
+        [[ -n $preload ]] && cmd+=(-x "LD_PRELOAD=$preload")
+        if (( use_compi )); then
+            local v; for v in $(compi_env_names); do cmd+=(-x "$v"); done
+        fi
+        cmd+=("$@")
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 exec "${cmd[@]}"
+    else
+        local hf=$STATE_DIR/hostfile.mpich
+        [[ $map == rr ]] && hf=$STATE_DIR/hostfile.mpich-rr
+        cmd=("$launcher"
+             -launcher ssh -launcher-exec "$STATE_DIR/agent"
+             -iface "$BRIDGE"
+             -f "$hf"
+             -genv UCX_TLS sm,self,tcp
+             -genv UCX_NET_DEVICES "$NS_DEV")
+        # the finalize-hang fix goes first; the user's library after it
+        local ld=$preload
+        if [[ -f $STATE_DIR/ucx-force-close.so ]]; then
+            ld=$STATE_DIR/ucx-force-close.so${preload:+:$preload}
+        fi
+        [[ -n $ld ]] && cmd+=(-genv LD_PRELOAD "$ld")
+        if (( use_compi )); then
+            local v; for v in $(compi_env_names); do cmd+=(-genv "$v" "${!v}"); done
+        fi
+        cmd+=("$@")
+        exec "${cmd[@]}"
+    fi
+}
+
+# ------------------------------------------------------------------ main ----
+
+main() {
+    local sub=${1:-}
+    [[ $# -gt 0 ]] && shift
+    case "$sub" in
+        up) cmd_up "$@" ;;
+        down)
+            while [[ $# -gt 0 ]]; do
+                case "$1" in
+                    --name) OPT_NAME=${2:?}; shift 2 ;;
+                    -h|--help) usage; return 0 ;;
+                    *) die "vcluster down: unknown option '$1'" ;;
+                esac
+            done
+            cmd_down ;;
+        status) cmd_status "$@" ;;
+        run) cmd_run "$@" ;;
+        exec) cmd_exec "$@" ;;
+        ""|-h|--help|help) usage ;;
+        *) die "vcluster: unknown action '$sub' (up|down|status|run|exec)" ;;
+    esac
+}
+
+main "$@"
