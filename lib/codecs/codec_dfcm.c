@@ -110,62 +110,71 @@ static size_t dfcm_bound(size_t n)
     return 2 + dfcm_varint_len(n) + n;
 }
 
+#if defined(__GNUC__)
+#define DFCM_INLINE static inline __attribute__((always_inline))
+#else
+#define DFCM_INLINE static inline
+#endif
+
+/* Every function taking w is called with a constant w, so the 4- and 8-byte
+ * paths are specialised by the compiler. */
+#define DFCM_WMASK(w) ((w) == 8 ? ~(uint64_t)0 : (uint64_t)0xffffffffu)
+
 typedef struct {
     uint64_t *table;
-    uint64_t wmask;          /* 2^(8W) - 1 */
-    unsigned shift;          /* delta bits folded into the 14-bit hash */
-    uint64_t last, d1, d2, d3;
+    uint64_t last, d1, d2;
+    uint32_t h1, h2, h3;     /* 14-bit hashes of the last three deltas */
     int use_stride;          /* drift correction state */
 } dfcm_state;
 
-static int dfcm_state_init(dfcm_state *st, unsigned w)
+static int dfcm_state_init(dfcm_state *st)
 {
     st->table = calloc(DFCM_LINES, sizeof(uint64_t));
     if (!st->table) return COMPI_ERR_NOMEM;
-    st->wmask = w == 8 ? ~(uint64_t)0 : 0xffffffffu;
-    /* hash the upper bits: the low mantissa bits of a delta are noise and
-     * would scatter equal strides over many lines */
-    st->shift = w == 8 ? 40 : 12;
-    st->last = st->d1 = st->d2 = st->d3 = 0;
+    st->last = st->d1 = st->d2 = 0;
+    st->h1 = st->h2 = st->h3 = 0;
     st->use_stride = 0;
     return COMPI_OK;
 }
 
-static inline uint32_t dfcm_h14(const dfcm_state *st, uint64_t d)
+/* Hash the upper bits of a delta: the low mantissa bits are noise and would
+ * scatter equal strides over many lines. */
+DFCM_INLINE uint32_t dfcm_h14(uint64_t d, unsigned w)
 {
-    uint64_t x = d >> st->shift;
+    uint64_t x = d >> (w == 8 ? 40 : 12);
     return (uint32_t)(x ^ (x >> 14) ^ (x >> 28)) & 0x3fff;
 }
 
-static inline uint32_t dfcm_index(const dfcm_state *st)
+DFCM_INLINE uint32_t dfcm_index(const dfcm_state *st)
 {
     /* most recent delta weighs most: it gets all 15 index bits */
-    return ((dfcm_h14(st, st->d1) << 1) ^ dfcm_h14(st, st->d2) ^ (dfcm_h14(st, st->d3) >> 1))
-           & (DFCM_LINES - 1);
+    return ((st->h1 << 1) ^ st->h2 ^ (st->h3 >> 1)) & (DFCM_LINES - 1);
 }
 
-static inline uint64_t dfcm_predict(const dfcm_state *st, uint32_t idx)
+DFCM_INLINE uint64_t dfcm_predict(const dfcm_state *st, uint32_t idx, unsigned w)
 {
     uint64_t d = st->use_stride ? 2 * st->d1 - st->d2 : st->table[idx];
-    return (st->last + d) & st->wmask;
+    return (st->last + d) & DFCM_WMASK(w);
 }
 
-static inline void dfcm_update(dfcm_state *st, uint32_t idx, uint64_t v)
+DFCM_INLINE void dfcm_update(dfcm_state *st, uint32_t idx, uint64_t v, unsigned w)
 {
-    uint64_t pt = (st->last + st->table[idx]) & st->wmask;
-    uint64_t ps = (st->last + 2 * st->d1 - st->d2) & st->wmask;
+    uint64_t pt = (st->last + st->table[idx]) & DFCM_WMASK(w);
+    uint64_t ps = (st->last + 2 * st->d1 - st->d2) & DFCM_WMASK(w);
     st->use_stride = (v ^ ps) < (v ^ pt);
-    uint64_t d = (v - st->last) & st->wmask;
+    uint64_t d = (v - st->last) & DFCM_WMASK(w);
     st->table[idx] = d;
-    st->d3 = st->d2;
     st->d2 = st->d1;
     st->d1 = d;
+    st->h3 = st->h2;
+    st->h2 = st->h1;
+    st->h1 = dfcm_h14(d, w);
     st->last = v;
 }
 
 /* Code for residual r: 15 if zero, else number of leading 4-bit zero groups
  * capped so that at least one group is sent. */
-static inline unsigned dfcm_code(uint64_t r, unsigned w)
+DFCM_INLINE unsigned dfcm_code(uint64_t r, unsigned w)
 {
     if (!r) return DFCM_ZERO_CODE;
     unsigned lz = (unsigned)__builtin_clzll(r) - (w == 8 ? 0 : 32);
@@ -180,7 +189,7 @@ typedef struct {
     uint8_t *p;
 } dfcm_bw;
 
-static inline void dfcm_put(dfcm_bw *bw, uint64_t bits, unsigned n) /* n <= 32 */
+DFCM_INLINE void dfcm_put(dfcm_bw *bw, uint64_t bits, unsigned n) /* n <= 32 */
 {
     bw->bb |= bits << bw->bc;
     bw->bc += n;
@@ -193,7 +202,7 @@ static inline void dfcm_put(dfcm_bw *bw, uint64_t bits, unsigned n) /* n <= 32 *
     }
 }
 
-static inline void dfcm_put_residual(dfcm_bw *bw, uint64_t r, unsigned nbits)
+DFCM_INLINE void dfcm_put_residual(dfcm_bw *bw, uint64_t r, unsigned nbits)
 {
     if (nbits > 32) {
         dfcm_put(bw, r & 0xffffffffu, 32);
@@ -201,6 +210,24 @@ static inline void dfcm_put_residual(dfcm_bw *bw, uint64_t r, unsigned nbits)
     } else if (nbits) {
         dfcm_put(bw, r, nbits);
     }
+}
+
+/* 0 when the bit stream would pass limit (coding does not pay). */
+DFCM_INLINE int dfcm_encode_words(dfcm_state *st, dfcm_bw *bw, const uint8_t *src,
+                                  size_t nwords, unsigned w, const uint8_t *limit)
+{
+    for (size_t i = 0; i < nwords; i++) {
+        /* one word adds <= 68 bits; flushing writes 4 bytes at a time */
+        if ((size_t)(limit - bw->p) < 16) return 0;
+        uint64_t v = w == 8 ? dfcm_load64(src + i * 8) : dfcm_load32(src + i * 4);
+        uint32_t idx = dfcm_index(st);
+        uint64_t r = v ^ dfcm_predict(st, idx, w);
+        unsigned c = dfcm_code(r, w);
+        dfcm_put(bw, c, 4);
+        if (c != DFCM_ZERO_CODE) dfcm_put_residual(bw, r, w * 8 - 4 * c);
+        dfcm_update(st, idx, v, w);
+    }
+    return 1;
 }
 
 static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t cap,
@@ -219,21 +246,13 @@ static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t ca
     uint8_t *limit = dst + dfcm_bound(n) - tail;
     if (nwords == 0) goto raw;
     dfcm_state st;
-    if (dfcm_state_init(&st, w)) return COMPI_ERR_NOMEM;
+    if (dfcm_state_init(&st)) return COMPI_ERR_NOMEM;
     *modep = w == 8 ? DFCM_MODE_64 : DFCM_MODE_32;
     dfcm_bw bw = {0, 0, op};
-    for (size_t i = 0; i < nwords; i++) {
-        /* one word adds <= 68 bits; flushing writes 4 bytes at a time */
-        if ((size_t)(limit - bw.p) < 16) { free(st.table); goto raw; }
-        uint64_t v = w == 8 ? dfcm_load64(src + i * 8) : dfcm_load32(src + i * 4);
-        uint32_t idx = dfcm_index(&st);
-        uint64_t r = v ^ dfcm_predict(&st, idx);
-        unsigned c = dfcm_code(r, w);
-        dfcm_put(&bw, c, 4);
-        if (c != DFCM_ZERO_CODE) dfcm_put_residual(&bw, r, w * 8 - 4 * c);
-        dfcm_update(&st, idx, v);
-    }
+    int fits = w == 8 ? dfcm_encode_words(&st, &bw, src, nwords, 8, limit)
+                      : dfcm_encode_words(&st, &bw, src, nwords, 4, limit);
     free(st.table);
+    if (!fits) goto raw;
     op = bw.p;
     for (unsigned b = 0; b < bw.bc; b += 8) *op++ = (uint8_t)(bw.bb >> b);
     memcpy(op, src + nwords * w, tail);
@@ -253,7 +272,7 @@ typedef struct {
     unsigned bc;
 } dfcm_br;
 
-static inline void dfcm_refill(dfcm_br *br)
+DFCM_INLINE void dfcm_refill(dfcm_br *br)
 {
     if (br->end - br->p >= 8) {
         br->bb |= dfcm_load64(br->p) << br->bc;
@@ -268,13 +287,41 @@ static inline void dfcm_refill(dfcm_br *br)
     }
 }
 
-static inline uint64_t dfcm_get(dfcm_br *br, unsigned n) /* n <= 32 */
+DFCM_INLINE uint64_t dfcm_get(dfcm_br *br, unsigned n) /* n <= 32 */
 {
     if (br->bc < n) dfcm_refill(br);
     uint64_t v = br->bb & (((uint64_t)1 << n) - 1);
     br->bb >>= n;
     br->bc -= n;
     return v;
+}
+
+/* 0 on an invalid code or a stream read far past its end. */
+DFCM_INLINE int dfcm_decode_words(dfcm_state *st, dfcm_br *br, uint8_t *dst, size_t nwords,
+                                  unsigned w)
+{
+    const unsigned cmax = w == 8 ? 14 : 7;
+    for (size_t i = 0; i < nwords; i++) {
+        unsigned c = (unsigned)dfcm_get(br, 4);
+        uint64_t r = 0;
+        if (c != DFCM_ZERO_CODE) {
+            if (c > cmax) return 0;
+            unsigned nbits = w * 8 - 4 * c;
+            if (nbits > 32) {
+                r = dfcm_get(br, 32);
+                r |= dfcm_get(br, nbits - 32) << 32;
+            } else {
+                r = dfcm_get(br, nbits);
+            }
+        }
+        if (br->pad > 64) return 0;
+        uint32_t idx = dfcm_index(st);
+        uint64_t v = dfcm_predict(st, idx, w) ^ r;
+        dfcm_update(st, idx, v, w);
+        if (w == 8) dfcm_store64(dst + i * 8, v);
+        else dfcm_store32(dst + i * 4, (uint32_t)v);
+    }
+    return 1;
 }
 
 static long long dfcm_decompress(const void *srcv, size_t src_len, void *dstv, size_t dst_len,
@@ -304,30 +351,10 @@ static long long dfcm_decompress(const void *srcv, size_t src_len, void *dstv, s
     /* every word costs at least 4 bits: reject before allocating */
     if (plen < (nwords + 1) / 2) return COMPI_ERR_CORRUPT;
     dfcm_state st;
-    if (dfcm_state_init(&st, w)) return COMPI_ERR_NOMEM;
+    if (dfcm_state_init(&st)) return COMPI_ERR_NOMEM;
     dfcm_br br = {ip, bend, 0, 0, 0};
-    unsigned cmax = w == 8 ? 14 : 7;
-    int ok = 1;
-    for (size_t i = 0; i < nwords; i++) {
-        unsigned c = (unsigned)dfcm_get(&br, 4);
-        uint64_t r = 0;
-        if (c != DFCM_ZERO_CODE) {
-            if (c > cmax) { ok = 0; break; }
-            unsigned nbits = w * 8 - 4 * c;
-            if (nbits > 32) {
-                r = dfcm_get(&br, 32);
-                r |= dfcm_get(&br, nbits - 32) << 32;
-            } else {
-                r = dfcm_get(&br, nbits);
-            }
-        }
-        if (br.pad > 64) { ok = 0; break; } /* far past the payload */
-        uint32_t idx = dfcm_index(&st);
-        uint64_t v = dfcm_predict(&st, idx) ^ r;
-        dfcm_update(&st, idx, v);
-        if (w == 8) dfcm_store64(dst + i * 8, v);
-        else dfcm_store32(dst + i * 4, (uint32_t)v);
-    }
+    int ok = w == 8 ? dfcm_decode_words(&st, &br, dst, nwords, 8)
+                    : dfcm_decode_words(&st, &br, dst, nwords, 4);
     free(st.table);
     if (!ok) return COMPI_ERR_CORRUPT;
     uint64_t consumed = (uint64_t)(br.p - ip) * 8 + br.pad - br.bc;

@@ -25,6 +25,12 @@
 #define FPC_KMIN 10
 #define FPC_KMAX 16
 
+#if defined(__GNUC__)
+#define FPC_INLINE static inline __attribute__((always_inline))
+#else
+#define FPC_INLINE static inline
+#endif
+
 static size_t fpc_varint_len(size_t v)
 {
     size_t n = 1;
@@ -143,7 +149,7 @@ static inline void fpc_update32(fpc_state *st, uint64_t v)
 }
 
 /* Encodes one word: returns its nibble, writes residual bytes at *op. */
-static inline unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8_t **op)
+FPC_INLINE unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8_t **op)
 {
     uint64_t pf = st->fcm[st->fh];
     uint64_t pd = st->dfcm[st->dh] + st->last;
@@ -169,6 +175,31 @@ static inline unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8
     return sel | lzb;
 }
 
+/* All words, with w a compile-time constant at each call site so the 4- and
+ * 8-byte paths are specialised. NULL when the output would pass limit. */
+FPC_INLINE uint8_t *fpc_encode_words(fpc_state *st, const uint8_t *src, size_t nwords,
+                                     unsigned w, uint8_t *op, const uint8_t *limit)
+{
+    size_t i = 0;
+    for (; i + 2 <= nwords; i += 2) {
+        /* each pair adds at most 1 + 2w bytes */
+        if ((size_t)(limit - op) < 1 + 2 * (size_t)w) return NULL;
+        uint8_t *hp = op++;
+        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
+        uint64_t b = w == 8 ? fpc_load64(src + i * 8 + 8) : fpc_load32(src + i * 4 + 4);
+        unsigned ca = fpc_enc_word(st, a, w, &op);
+        unsigned cb = fpc_enc_word(st, b, w, &op);
+        *hp = (uint8_t)(ca << 4 | cb);
+    }
+    if (i < nwords) {
+        if ((size_t)(limit - op) < 1 + (size_t)w) return NULL;
+        uint8_t *hp = op++;
+        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
+        *hp = (uint8_t)(fpc_enc_word(st, a, w, &op) << 4);
+    }
+    return op;
+}
+
 static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap,
                               const compi_codec_params *params)
 {
@@ -190,22 +221,9 @@ static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap
     if (fpc_state_init(&st, k)) return COMPI_ERR_NOMEM;
     *modep = w == 8 ? FPC_MODE_64 : FPC_MODE_32;
     *op++ = (uint8_t)k;
-    size_t i = 0;
-    for (; i + 2 <= nwords; i += 2) {
-        if ((size_t)(limit - op) < 1 + 2 * (size_t)w) { free(st.fcm); goto raw; }
-        uint8_t *hp = op++;
-        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
-        uint64_t b = w == 8 ? fpc_load64(src + i * 8 + 8) : fpc_load32(src + i * 4 + 4);
-        unsigned ca = fpc_enc_word(&st, a, w, &op);
-        unsigned cb = fpc_enc_word(&st, b, w, &op);
-        *hp = (uint8_t)(ca << 4 | cb);
-    }
-    if (i < nwords) {
-        if ((size_t)(limit - op) < 1 + (size_t)w) { free(st.fcm); goto raw; }
-        uint8_t *hp = op++;
-        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
-        *hp = (uint8_t)(fpc_enc_word(&st, a, w, &op) << 4);
-    }
+    op = w == 8 ? fpc_encode_words(&st, src, nwords, 8, op, limit)
+                : fpc_encode_words(&st, src, nwords, 4, op, limit);
+    if (!op) { free(st.fcm); goto raw; }
     free(st.fcm);
     memcpy(op, src + nwords * w, tail);
     op += tail;
@@ -218,7 +236,7 @@ raw:
 }
 
 /* Decodes one word from its nibble; 0 on truncated input. */
-static inline int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
+FPC_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
                                const uint8_t **ip, const uint8_t *end, uint8_t *out)
 {
     unsigned lzb = code & 7;
@@ -239,6 +257,25 @@ static inline int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
     v ^= x;
     if (w == 8) { fpc_update64(st, v); fpc_store64(out, v); }
     else { fpc_update32(st, v); fpc_store32(out, (uint32_t)v); }
+    return 1;
+}
+
+/* All words (w constant per call site); 0 on truncated or invalid input. */
+FPC_INLINE int fpc_decode_words(fpc_state *st, const uint8_t **ipp, const uint8_t *bend,
+                                uint8_t *dst, size_t nwords, unsigned w)
+{
+    const uint8_t *ip = *ipp;
+    for (size_t i = 0; i < nwords; i += 2) {
+        if (ip >= bend) return 0;
+        unsigned h = *ip++;
+        if (!fpc_dec_word(st, h >> 4, w, &ip, bend, dst + i * w)) return 0;
+        if (i + 1 < nwords) {
+            if (!fpc_dec_word(st, h & 15, w, &ip, bend, dst + (i + 1) * w)) return 0;
+        } else if (h & 15) {
+            return 0; /* unused partner nibble must be zero */
+        }
+    }
+    *ipp = ip;
     return 1;
 }
 
@@ -273,16 +310,8 @@ static long long fpc_decompress(const void *srcv, size_t src_len, void *dstv, si
     if ((size_t)(bend - ip) < (nwords + 1) / 2) return COMPI_ERR_CORRUPT;
     fpc_state st;
     if (fpc_state_init(&st, k)) return COMPI_ERR_NOMEM;
-    int ok = 1;
-    size_t i = 0;
-    for (; ok && i < nwords; i += 2) {
-        if (ip >= bend) { ok = 0; break; }
-        unsigned h = *ip++;
-        ok = fpc_dec_word(&st, h >> 4, w, &ip, bend, dst + i * w);
-        if (!ok) break;
-        if (i + 1 < nwords) ok = fpc_dec_word(&st, h & 15, w, &ip, bend, dst + (i + 1) * w);
-        else if (h & 15) ok = 0; /* unused partner nibble must be zero */
-    }
+    int ok = w == 8 ? fpc_decode_words(&st, &ip, bend, dst, nwords, 8)
+                    : fpc_decode_words(&st, &ip, bend, dst, nwords, 4);
     free(st.fcm);
     if (!ok || ip != bend) return COMPI_ERR_CORRUPT;
     memcpy(dst + nwords * w, bend, tail);

@@ -110,7 +110,7 @@ int compi_config_load(compi_config *cfg, char *err, size_t errlen)
     }
     /* An unknown COMPI_ variable is almost always a typo of a known one. */
     for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "COMPI_", 6) != 0) continue;
+        if (strncmp(*e, "COMPI_", 6) != 0 || strncmp(*e, "COMPI_TEST_", 11) == 0) continue; /* COMPI_TEST_*: test harnesses */
         size_t n = strcspn(*e, "=");
         int known = 0;
         for (const char *const *k = compi_known_vars; *k; k++)
