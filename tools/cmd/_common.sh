@@ -77,7 +77,33 @@ compi_lib_for() {
     readlink -f "$lib"
 }
 
-# Names of the COMPI_* variables set in this environment (passed to ranks).
+# The command-line tools' own COMPI_* variables: never meant for ranks.
+# libcompi rejects COMPI_* names it does not know (typo protection), so
+# these must not leak into rank environments.
+is_tool_var() {
+    case "$1" in
+        COMPI_ROOT|COMPI_VCLUSTER_*|COMPI_CACHE|COMPI_BUILD_DIR|COMPI_BENCH_*) return 0 ;;
+    esac
+    return 1
+}
+
+# Names of the COMPI_* variables set in this environment that are meant for
+# the ranks (everything but the tools' own; a misspelt one is passed on so
+# the library can reject it loudly).
 compi_env_names() {
-    compgen -e | grep -E '^COMPI_' | grep -vE '^COMPI_(ROOT|VCLUSTER_.*)$' || true
+    local v
+    for v in $(compgen -e | grep -E '^COMPI_' || true); do
+        is_tool_var "$v" || echo "$v"
+    done
+}
+
+# `env` arguments that drop the tools' own COMPI_* variables from a launcher's
+# environment (hydra forwards its whole environment to ranks by default, and
+# locally forked ranks inherit it).
+tool_var_unset_args() {
+    local v
+    for v in $(compgen -e | grep -E '^COMPI_' || true); do
+        is_tool_var "$v" && printf '%s\n' -u "$v"
+    done
+    return 0
 }

@@ -463,7 +463,9 @@ cmd_run() {
             local v; for v in $(compi_env_names); do cmd+=(-x "$v"); done
         fi
         cmd+=("$@")
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 exec "${cmd[@]}"
+        local -a unset_args
+        mapfile -t unset_args < <(tool_var_unset_args)
+        exec env "${unset_args[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "${cmd[@]}"
     else
         local hf=$STATE_DIR/hostfile.mpich
         [[ $map == rr ]] && hf=$STATE_DIR/hostfile.mpich-rr
@@ -483,7 +485,9 @@ cmd_run() {
             local v; for v in $(compi_env_names); do cmd+=(-genv "$v" "${!v}"); done
         fi
         cmd+=("$@")
-        exec "${cmd[@]}"
+        local -a unset_args
+        mapfile -t unset_args < <(tool_var_unset_args)
+        exec env "${unset_args[@]}" "${cmd[@]}"
     fi
 }
 
