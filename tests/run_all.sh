@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (README: "Run the tests").
+# Installs dependencies, builds libcompi for Open MPI and MPICH, then runs
+# each stage and ends with one line "tests: N passed, N failed" over stages.
+#   COMPI_TEST_STAGES="codecs fuzz mpi-openmpi ..." runs a subset.
+#   COMPI_FUZZ_SECONDS (default 10) per fuzz target.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+all_stages="codecs fuzz mpi-openmpi mpi-mpich asan vcluster foreign"
+stages=${COMPI_TEST_STAGES:-$all_stages}
+jobs=$(nproc)
+passed=0 failed=0 failed_names=()
+
+stage() {   # stage NAME CMD...: runs one stage, records its outcome
+  local name=$1; shift
+  case " $stages " in *" $name "*) ;; *) return 0 ;; esac
+  echo "=== stage $name: $*"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "=== stage $name passed ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failed_names+=("$name"); echo "=== stage $name FAILED ($((SECONDS - t0)) s)"
+  fi
+}
+
+ctest_in() {  # ctest_in BUILDDIR ARGS...
+  local dir=$1; shift
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@"
+}
+
+bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+tools/build.sh --mpi both || { echo "build failed"; echo "tests: 0 passed, 1 failed"; exit 1; }
+
+stage codecs      ctest_in build/openmpi -R "^(codec|hand)"
+stage fuzz        bash tests/fuzz/run_fuzzers.sh "${COMPI_FUZZ_SECONDS:-10}"
+stage mpi-openmpi ctest_in build/openmpi -L mpi
+stage mpi-mpich   ctest_in build/mpich -L mpi
+asan_stage() {
+  tools/build.sh --mpi openmpi --sanitize &&
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest_in build-asan/openmpi -R "codec|compi_(p2p|coll|report)"
+}
+stage asan        asan_stage
+vcluster_stage() {
+  bash tests/vcluster/test_vcluster.sh && bash tests/vcluster/test_locality.sh
+}
+stage vcluster    vcluster_stage
+stage foreign     bash tests/foreign/mpi4py.sh --mpi both --np 1,2
+
+if [ "$failed" -gt 0 ]; then echo "failed stages: ${failed_names[*]}"; fi
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

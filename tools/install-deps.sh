@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what compi needs on Debian 12 (root): both MPIs, compilers, the
+# codec libraries, clang for the fuzzers, iproute2 for the emulated cluster.
+# Skips apt entirely when everything is already there.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config python3 gfortran
+      openmpi-bin libopenmpi-dev mpich libmpich-dev
+      liblz4-dev libzstd-dev libsnappy-dev liblzo2-dev libblosc-dev libaec-dev
+      clang libclang-rt-14-dev iproute2 util-linux procps python3-venv python3-dev python3-numpy)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: need root to install: ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
