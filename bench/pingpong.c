@@ -219,6 +219,7 @@ typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status
 typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 typedef int (*irecv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 typedef int (*waitall_fn)(int, MPI_Request *, MPI_Status *);
+typedef int (*getcount_fn)(const MPI_Status *, MPI_Datatype, int *);
 
 typedef struct {
     const char *name;
@@ -228,12 +229,13 @@ typedef struct {
     isend_fn isend;
     irecv_fn irecv;
     waitall_fn waitall;
+    getcount_fn get_count; /* as an application would query it: compi may fix up the status */
 } variant;
 
 /* Plain = PMPI entry points (invisible to a PMPI tool), compi = MPI entry points. */
 static const variant VARIANTS[2] = {
-    {"plain", TAG_PLAIN, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv, PMPI_Waitall},
-    {"compi", TAG_COMPI, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall},
+    {"plain", TAG_PLAIN, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv, PMPI_Waitall, PMPI_Get_count},
+    {"compi", TAG_COMPI, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall, MPI_Get_count},
 };
 
 typedef struct {
@@ -251,7 +253,7 @@ typedef struct {
 static void check_count(const MPI_Status *st, const point *p, const variant *v)
 {
     int got = -1;
-    PMPI_Get_count(st, p->type, &got);
+    v->get_count(st, p->type, &got);
     if (got != p->count) {
         char msg[200];
         snprintf(msg, sizeof msg, "%s variant: received count %d, expected %d (data %s, size %zu)", v->name, got,

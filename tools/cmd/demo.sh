@@ -79,7 +79,7 @@ demo_main() {
     bin=$(bench_bin "$mpi" compi_stencil3d)
     [[ -x $bin ]] || die "compi_stencil3d not built at $bin"
 
-    local name=cdemo subnet=${COMPI_DEMO_SUBNET:-10.213.42}
+    local name=cdemo subnet=${COMPI_BENCH_DEMO_SUBNET:-10.213.42}
     local logs; logs=$(mktemp -d /tmp/compi-demo.XXXXXX)
     # One trap for every exit: failure, Ctrl-C or success. Globals, because
     # the trap runs after this function's locals are gone.
@@ -165,7 +165,7 @@ PY
     fi
     echo "compi's own summary (COMPI_VERBOSE=1, rank 0, last compi run):"
     local last_compi; last_compi=$(ls -t "$logs"/compi.*.log | head -n 1)
-    grep -vE '^(iter |RESULT |checksum |slice_hash |time |compi_stencil3d: |halo messages|placement:)' "$last_compi" | sed 's/^/  /' || true
+    grep -E '^compi: ' "$last_compi" | sed 's/^/  /' || true
     echo
     printf 'plain: median %8.3f s of %d runs (%s)\n' "$med_plain" "$runs" "${t_plain[*]}"
     printf 'compi: median %8.3f s of %d runs (%s)\n' "$med_compi" "$runs" "${t_compi[*]}"
