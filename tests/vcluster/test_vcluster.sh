@@ -69,6 +69,8 @@ check "vcluster up again (idempotent)" \
 "$COMPI" vcluster status --name "$NAME" >"$TMP/status.log" 2>&1 || true
 check "status lists both nodes with their hostnames" \
     bash -c "grep -Eq '^${NAME}0 +$SUBNET.10 +${NAME}0 ' '$TMP/status.log' && grep -Eq '^${NAME}1 +$SUBNET.11 +${NAME}1 ' '$TMP/status.log'"
+check "node names resolve inside the nodes" \
+    bash -c "[[ \$('$COMPI' vcluster exec ${NAME}0 -- getent hosts ${NAME}1) == '$SUBNET.11 '* ]]"
 check "links shaped with tbf on both veth ends" \
     bash -c "ip netns exec ${NAME}0 tc qdisc show dev ceth0 | grep -q tbf && tc qdisc show dev ${NAME}0h | grep -q tbf"
 
@@ -138,6 +140,7 @@ check "no bridge ${NAME}br0 left" bash -c "! ip link show ${NAME}br0 >/dev/null 
 check "no ${NAME} veth left" bash -c "! ip -o link show | grep -Eq ': ${NAME}[0-9]+[hn][@:]'"
 check "no state dir or namespace mounts left" \
     bash -c "test ! -e /run/compi-vcluster-$NAME && ! grep -q 'compi-vcluster-$NAME' /proc/self/mountinfo"
+check "no per-node hosts files left" bash -c "! ls -d /etc/netns/${NAME}[0-9]* >/dev/null 2>&1"
 check "down again is harmless" "$COMPI" vcluster down --name "$NAME"
 
 for mpi in openmpi mpich; do

@@ -22,8 +22,10 @@
 #   * Name resolution: hostfiles list node NAMES; neither launcher resolves
 #     them (they only hand them to the launch agent, which maps name -> netns
 #     via <state>/nodes), and the daemons connect back by IP.  /etc/hosts is
-#     shared with the other engineers on this machine, so we never edit it;
-#     <state>/hosts is written for reference/other tools.
+#     shared with the other engineers on this machine, so we never edit it.
+#     Inside the nodes names do resolve: `ip netns exec <node>` (which the
+#     agent uses) bind-mounts /etc/netns/<node>/hosts over /etc/hosts, and
+#     `up` writes that file (all nodes + <name>-head = the root namespace).
 #   * Launch agent (<state>/agent): stands in for ssh for both MPIs
 #     (Open MPI --mca plm_rsh_agent, hydra -launcher ssh -launcher-exec).  It
 #     skips ssh options (hydra passes -x), and runs the command with a CLEAN
@@ -51,6 +53,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
 
 LOCK_FILE=/run/compi-vcluster.lock
 NS_DEV=ceth0   # node-side interface name, identical on every node (UCX_NET_DEVICES)
+HOSTS_MARKER="# written by compi vcluster"
 
 usage() {
     cat <<'USAGE'
@@ -181,6 +184,15 @@ teardown() {
     if ip link show "$BRIDGE" >/dev/null 2>&1; then
         ip link delete "$BRIDGE" type bridge
     fi
+    # per-node hosts files, only the ones we wrote (marker line)
+    for f in /etc/netns/"$NAME"[0-9]*/hosts; do
+        [[ -e $f ]] || continue
+        if grep -q "^$HOSTS_MARKER" "$f"; then
+            rm -f "$f"
+            rmdir "$(dirname "$f")" 2>/dev/null || true
+        fi
+    done
+    rmdir /etc/netns 2>/dev/null || true   # only if nobody else uses it
     if [[ -d $STATE_DIR ]]; then
         for f in "$STATE_DIR"/uts/* "$STATE_DIR"/ipc/*; do
             [[ -e $f ]] || continue
@@ -296,7 +308,12 @@ SUBNET=$SUBNET
 NS_DEV=$NS_DEV
 STATE_DIR=$STATE_DIR
 CFG
-    : >"$STATE_DIR/hosts"
+    {
+        echo "$HOSTS_MARKER ($NAME); removed by compi vcluster down"
+        echo "127.0.0.1 localhost"
+        echo "::1 localhost ip6-localhost ip6-loopback"
+        echo "$SUBNET.1 $NAME-head"
+    } >"$STATE_DIR/hosts"
     : >"$STATE_DIR/hostfile.openmpi"
     : >"$STATE_DIR/hostfile.mpich"
     : >"$STATE_DIR/hostfile.mpich-rr"
@@ -305,6 +322,10 @@ CFG
         echo "$node slots=$slots" >>"$STATE_DIR/hostfile.openmpi"
         echo "$node:$slots" >>"$STATE_DIR/hostfile.mpich"
         echo "$node:1" >>"$STATE_DIR/hostfile.mpich-rr"
+    done <"$STATE_DIR/nodes"
+    while read -r node ip; do
+        mkdir -p "/etc/netns/$node"
+        cp "$STATE_DIR/hosts" "/etc/netns/$node/hosts"
     done <"$STATE_DIR/nodes"
     write_agent
 }
