@@ -34,9 +34,9 @@ void compi_req_insert(compi_req *r)
 {
     size_t b = compi_req_hash(r->handle);
     pthread_mutex_lock(&compi_g.lock);
-    for (compi_req *q = compi_req_table[b]; q; q = q->next)
-        if (q->handle == r->handle)
-            compi_die("internal: an active request handle was registered twice");
+    /* The same handle value may still be listed: another thread's request
+     * that MPI completed and freed (so the value was reused) and that is
+     * about to be removed by pointer. Newest first keeps lookups right. */
     r->next = compi_req_table[b];
     compi_req_table[b] = r;
     __atomic_add_fetch(&compi_req_live, 1, __ATOMIC_RELAXED);
