@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# On a 2-node emulated cluster (2 ranks per node), under both MPIs: every
+# rank sends to every other; compi's report must show exactly the inter-node
+# sends compressed (2 per rank) and the intra-node ones never (1 per rank).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+COMPI=$ROOT/tools/compi
+NAME=cloc SUBNET=${COMPI_TEST_SUBNET:-10.213.77}
+TMP=$(mktemp -d)
+passed=0 failed=0
+cleanup() { "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+"$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 1gbit --slots 2 >"$TMP/up.log" 2>&1 ||
+    { cat "$TMP/up.log"; echo "0 passed, 1 failed"; exit 1; }
+for mpi in openmpi mpich; do
+    lib=$ROOT/build/$mpi/lib/libcompi.so
+    [ -f "$lib" ] || { echo "FAIL $mpi: $lib missing (run tools/build.sh)"; failed=$((failed + 1)); continue; }
+    mpicc."$mpi" -O2 -o "$TMP/loc_$mpi" "$ROOT/tests/vcluster/locality.c"
+    report=$TMP/report_$mpi.json
+    if [ "$mpi" = openmpi ]; then
+        env_flags=(-x COMPI_MODE=fixed -x COMPI_CODEC=lz4 -x "COMPI_REPORT=$report")
+    else
+        env_flags=(-genv COMPI_MODE fixed -genv COMPI_CODEC lz4 -genv COMPI_REPORT "$report")
+    fi
+    if ! timeout 300 "$COMPI" vcluster run --name "$NAME" --mpi "$mpi" --preload "$lib" -- \
+            -np 4 "${env_flags[@]}" "$TMP/loc_$mpi" >"$TMP/run_$mpi.log" 2>&1; then
+        echo "FAIL $mpi: run failed"; tail -20 "$TMP/run_$mpi.log"; failed=$((failed + 1)); continue
+    fi
+    if python3 - "$report" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = r["nodes"] == 2 and r["world_size"] == 4
+for rk in r["ranks"]:
+    lz4 = rk["codecs"].get("lz4", {})
+    line = (f"rank {rk['rank']} node {rk['node']}: inter {rk['inter_node_messages']} intra "
+            f"{rk['intra_node_messages']} compressed {lz4.get('messages', 0)} ratio {lz4.get('ratio', 0)}")
+    print(line)
+    ok &= rk["inter_node_messages"] == 2 and rk["intra_node_messages"] == 1
+    ok &= lz4.get("messages", 0) == 2 and lz4.get("ratio", 0) > 3
+sys.exit(0 if ok else 1)
+PY
+    then echo "PASS $mpi: inter-node compressed, intra-node raw"; passed=$((passed + 1))
+    else echo "FAIL $mpi: report does not match"; failed=$((failed + 1)); fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
