@@ -397,6 +397,7 @@ cmd_status() {
         return 0
     fi
     load_state
+    # shellcheck disable=SC2153  # NODES/SLOTS/RATE come from the state's config
     echo "vcluster '$NAME': $NODES nodes x $SLOTS slots, rate $RATE (each direction of each link)"
     echo "bridge $BRIDGE $SUBNET.1/24 (root namespace), state $STATE_DIR"
     printf '%-10s %-16s %-12s %s\n' NODE ADDRESS HOSTNAME "EGRESS QDISC (node side)"
@@ -469,6 +470,7 @@ cmd_run() {
     fi
 
     local -a cmd
+    # shellcheck disable=SC2054  # commas are MCA list syntax, not separators
     if [[ $mpi == openmpi ]]; then
         cmd=("$launcher"
              --hostfile "$STATE_DIR/hostfile.openmpi"
@@ -490,6 +492,7 @@ cmd_run() {
     else
         local hf=$STATE_DIR/hostfile.mpich
         [[ $map == rr ]] && hf=$STATE_DIR/hostfile.mpich-rr
+        # shellcheck disable=SC2054
         cmd=("$launcher"
              -launcher ssh -launcher-exec "$STATE_DIR/agent"
              -iface "$BRIDGE"
