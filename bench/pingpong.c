@@ -43,6 +43,7 @@ typedef struct {
     size_t window_mem; /* stream: cap on window * size per rank */
     uint64_t seed;
     int quiet;         /* only RESULT lines */
+    int warmup;        /* untimed reps per point and variant; -1 = by size */
 } options;
 
 static int g_rank;
@@ -60,7 +61,7 @@ static void usage(void)
         fprintf(stderr,
                 "usage: compi_pingpong [--sizes LO:HI | --sizes S[,S..]] [--data NAME[,NAME..]|all]\n"
                 "                      [--reps N] [--min-reps N] [--budget SEC] [--pair A,B]\n"
-                "                      [--mode pingpong|stream] [--window W] [--seed N] [--quiet]\n"
+                "                      [--mode pingpong|stream] [--window W] [--warmup N] [--seed N] [--quiet]\n"
                 "  sizes accept K/M/G suffixes (powers of 1024); LO:HI steps by powers of two.\n"
                 "  Data sets:");
         for (size_t i = 0; i < compi_dataset_count(); i++)
@@ -147,6 +148,7 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
     o->window = 16; /* as in osu_bw */
     o->window_mem = (size_t)128 << 20;
     o->seed = 42;
+    o->warmup = -1;
     /* Representative default: incompressible, trivially compressible, mid-
      * redundancy ints and two kinds of doubles. */
     const char *defaults = "random,zeros,int_r50,double_pattern,double_smooth";
@@ -169,6 +171,7 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
         else if (!strcmp(a, "--data")) bad = parse_data(v, o), have_data = !bad;
         else if (!strcmp(a, "--reps")) bad = (o->reps = atoi(v)) < 1;
         else if (!strcmp(a, "--min-reps")) bad = (o->min_reps = atoi(v)) < 1;
+        else if (!strcmp(a, "--warmup")) bad = (o->warmup = atoi(v)) < 0;
         else if (!strcmp(a, "--budget")) bad = (o->budget = atof(v)) <= 0;
         else if (!strcmp(a, "--window")) bad = (o->window = atoi(v)) < 1 || o->window > 256;
         else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
@@ -465,7 +468,7 @@ int main(int argc, char **argv)
                 compi_dataset_fill((size_t)p.data, p.sbuf, p.size, o.seed + p.size);
 
                 /* Warm-up (connection setup, first-touch, codec state), verified, not timed. */
-                int warm = p.size <= ((size_t)1 << 20) ? 3 : 1;
+                int warm = o.warmup >= 0 ? o.warmup : p.size <= ((size_t)1 << 20) ? 3 : 1;
                 for (int w = 0; w < warm; w++)
                     for (int var = 0; var < 2; var++) {
                         sync_continue(&p, 1);
