@@ -60,6 +60,15 @@ bench_build() {
             cmake -S "$COMPI_ROOT" -B "$bd" -DCOMPI_MPI="$mpi" >&2
         fi
     fi
+    # A tree copied from another build dir still points at the original (its
+    # Makefiles use absolute paths): building "here" would rebuild someone
+    # else's tree. Use it as it is, and say so.
+    local origin
+    origin=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$bd/CMakeCache.txt")
+    if [[ -n $origin && ! $origin -ef $bd ]]; then
+        note "warning: $bd is a copy of $origin; not rebuilding it (binaries may be stale; rm -rf $bd to rebuild)"
+        return 0
+    fi
     note "building $* in $bd"
     cmake --build "$bd" -j"$(nproc)" --target "$@" >&2 ||
         die "build failed in $bd (targets: $*)"
