@@ -285,6 +285,79 @@ static void run_on(MPI_Comm c, const char *name, int id)
     mt_group_end();
 }
 
+/* Rooted collectives on an intercommunicator (even <-> odd world ranks):
+ * root = MPI_ROOT at the root, MPI_PROC_NULL at the other ranks of its group,
+ * the root's rank in the remote group everywhere in the other group. */
+static void test_intercomm(void)
+{
+    MPI_Comm half, inter;
+    int color = mt_rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, mt_rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color ? 0 : 1, 78, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int lr, lsz, rsz;
+    MPI_Comm_rank(inter, &lr);
+    MPI_Comm_size(inter, &lsz);
+    MPI_Comm_remote_size(inter, &rsz);
+    mt_group_begin("rooted collectives on an intercommunicator (MPI_ROOT / MPI_PROC_NULL)");
+    for (int rootgrp = 0; rootgrp < 2; rootgrp++) {
+        int in_root_grp = color == rootgrp;
+        int root = in_root_grp ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        int n = 250000, c = 40000;
+        char w[160];
+        uint64_t seed = 5000 + (uint64_t)rootgrp * 10;
+        /* Bcast */
+        double *b = mt_malloc((size_t)n * sizeof(double));
+        if (root == MPI_ROOT) mt_fill(b, n, 'd', PAT_SMOOTH, seed);
+        else memset(b, MT_SENTINEL, (size_t)n * sizeof(double));
+        MPI_CALL(MPI_Bcast(b, n, MPI_DOUBLE, root, inter));
+        snprintf(w, sizeof w, "intercomm MPI_Bcast, root group %d, my root arg %d", rootgrp, root);
+        if (!in_root_grp) CHECK_PATTERN(w, b, n, 'd', PAT_SMOOTH, seed);
+        else if (root == MPI_PROC_NULL) CHECK_SENTINEL(w, b, 0, (size_t)n * sizeof(double));
+        free(b);
+        /* Scatter: root sends c ints to each remote rank */
+        int *sb = NULL, *rb = mt_malloc((size_t)c * sizeof(int));
+        if (root == MPI_ROOT) {
+            sb = mt_malloc((size_t)rsz * c * sizeof(int));
+            for (int i = 0; i < rsz; i++) mt_fill(sb + (size_t)i * c, c, 'i', PAT_RAMP, seed + 1 + (uint64_t)i * 100);
+        }
+        MPI_CALL(MPI_Scatter(sb, c, MPI_INT, rb, c, MPI_INT, root, inter));
+        snprintf(w, sizeof w, "intercomm MPI_Scatter, root group %d", rootgrp);
+        if (!in_root_grp) CHECK_PATTERN(w, rb, c, 'i', PAT_RAMP, seed + 1 + (uint64_t)lr * 100);
+        /* Gather: remote ranks send c ints to the root */
+        int *all = root == MPI_ROOT ? mt_malloc((size_t)rsz * c * sizeof(int)) : NULL;
+        mt_fill(rb, c, 'i', lr % 2 ? PAT_RANDOM : PAT_SMOOTH, seed + 2 + (uint64_t)lr * 100);
+        MPI_CALL(MPI_Gather(rb, c, MPI_INT, all, c, MPI_INT, root, inter));
+        snprintf(w, sizeof w, "intercomm MPI_Gather, root group %d", rootgrp);
+        if (root == MPI_ROOT)
+            for (int i = 0; i < rsz; i++)
+                CHECK_PATTERN(w, all + (size_t)i * c, c, 'i', i % 2 ? PAT_RANDOM : PAT_SMOOTH, seed + 2 + (uint64_t)i * 100);
+        /* Gatherv / Scatterv with per-rank counts */
+        int *cnt = mt_malloc(rsz * sizeof(int)), *dsp = mt_malloc(rsz * sizeof(int)), tot = 0;
+        for (int i = 0; i < rsz; i++) { cnt[i] = (i + 1) * 1000 + 7; dsp[i] = tot; tot += cnt[i] + 3; }
+        int mine = (lr + 1) * 1000 + 7;
+        int *vb = mt_malloc((size_t)(tot > mine ? tot : mine) * sizeof(int));
+        if (root == MPI_ROOT)
+            for (int i = 0; i < rsz; i++) mt_fill(vb + dsp[i], cnt[i], 'i', PAT_SMOOTH, seed + 3 + (uint64_t)i);
+        int *mv = mt_malloc((size_t)mine * sizeof(int));
+        MPI_CALL(MPI_Scatterv(vb, cnt, dsp, MPI_INT, mv, in_root_grp ? 0 : mine, MPI_INT, root, inter));
+        snprintf(w, sizeof w, "intercomm MPI_Scatterv, root group %d", rootgrp);
+        if (!in_root_grp) CHECK_PATTERN(w, mv, mine, 'i', PAT_SMOOTH, seed + 3 + (uint64_t)lr);
+        if (!in_root_grp) mt_fill(mv, mine, 'i', PAT_RAMP, seed + 4 + (uint64_t)lr);
+        if (root == MPI_ROOT) memset(vb, 0, (size_t)tot * sizeof(int));
+        MPI_CALL(MPI_Gatherv(mv, in_root_grp ? 0 : mine, MPI_INT, vb, cnt, dsp, MPI_INT, root, inter));
+        snprintf(w, sizeof w, "intercomm MPI_Gatherv, root group %d", rootgrp);
+        if (root == MPI_ROOT)
+            for (int i = 0; i < rsz; i++) CHECK_PATTERN(w, vb + dsp[i], cnt[i], 'i', PAT_RAMP, seed + 4 + (uint64_t)i);
+        free(cnt); free(dsp); free(vb); free(mv);
+        free(sb); free(rb); free(all);
+    }
+    (void)lsz;
+    mt_group_end();
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "coll_rooted");
@@ -296,8 +369,8 @@ int main(int argc, char **argv)
     /* split: two halves (or a half and a singleton), reversed rank order */
     MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, -mt_rank, &split);
     run_on(split, mt_rank % 2 ? "split(odd ranks, reversed)" : "split(even ranks, reversed)", 3 + mt_rank % 2);
-    /* traffic on world and dup interleaved with the split comm still isolated */
     MPI_Comm_free(&split);
     MPI_Comm_free(&dup);
+    test_intercomm();
     return mt_finish();
 }

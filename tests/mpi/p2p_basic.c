@@ -248,6 +248,127 @@ static void test_wildcards(void)
     mt_group_end();
 }
 
+/* Messages to self, zero-count messages with NULL buffers, p2p on a split
+ * communicator (ranks renumbered) and on an intercommunicator. */
+static void test_comms(void)
+{
+    MPI_Status st;
+    mt_group_begin("send to self (MPI_Isend+MPI_Recv, MPI_Sendrecv)");
+    {
+        int n = 400000;
+        double *a = mt_malloc(n * sizeof(double)), *b = mt_malloc(n * sizeof(double));
+        mt_fill(a, n, 'd', PAT_SMOOTH, 900 + mt_rank);
+        MPI_Request r;
+        MPI_CALL(MPI_Isend(a, n, MPI_DOUBLE, mt_rank, 901, MPI_COMM_WORLD, &r));
+        MPI_CALL(MPI_Recv(b, n, MPI_DOUBLE, MPI_ANY_SOURCE, 901, MPI_COMM_WORLD, &st));
+        MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_STATUS("Isend to self", &st, mt_rank, 901, MPI_DOUBLE, n);
+        CHECK_PATTERN("Isend to self", b, n, 'd', PAT_SMOOTH, 900 + mt_rank);
+        memset(b, 0, n * sizeof(double));
+        MPI_CALL(MPI_Sendrecv(a, n, MPI_DOUBLE, mt_rank, 902, b, n, MPI_DOUBLE, mt_rank, 902, MPI_COMM_WORLD, &st));
+        CHECK_STATUS("Sendrecv with self", &st, mt_rank, 902, MPI_DOUBLE, n);
+        CHECK_PATTERN("Sendrecv with self", b, n, 'd', PAT_SMOOTH, 900 + mt_rank);
+        free(a);
+        free(b);
+    }
+    mt_group_end();
+
+    mt_group_begin("zero-count messages with NULL buffers");
+    if (mt_rank < 2) {
+        int peer = 1 - mt_rank;
+        MPI_Request r[2];
+        MPI_CALL(MPI_Irecv(NULL, 0, MPI_INT, peer, 910, MPI_COMM_WORLD, &r[0]));
+        MPI_CALL(MPI_Isend(NULL, 0, MPI_INT, peer, 910, MPI_COMM_WORLD, &r[1]));
+        MPI_Status sts[2];
+        MPI_CALL(MPI_Waitall(2, r, sts));
+        CHECK_STATUS("Isend/Irecv NULL, 0", &sts[0], peer, 910, MPI_INT, 0);
+        if (mt_rank == 0) {
+            MPI_CALL(MPI_Send(NULL, 0, MPI_DOUBLE, 1, 911, MPI_COMM_WORLD));
+            MPI_CALL(MPI_Ssend(NULL, 0, MPI_DOUBLE, 1, 912, MPI_COMM_WORLD));
+        } else {
+            double d[4] = {1, 2, 3, 4};
+            MPI_CALL(MPI_Recv(d, 4, MPI_DOUBLE, 0, 911, MPI_COMM_WORLD, &st));
+            CHECK_STATUS("Send(NULL,0) into 4 doubles", &st, 0, 911, MPI_DOUBLE, 0);
+            CHECK(d[0] == 1 && d[3] == 4, "Send(NULL,0) leaves receive buffer", "buffer modified");
+            MPI_CALL(MPI_Probe(0, 912, MPI_COMM_WORLD, &st));
+            CHECK_STATUS("Probe of Ssend(NULL,0)", &st, 0, 912, MPI_DOUBLE, 0);
+            MPI_CALL(MPI_Recv(NULL, 0, MPI_DOUBLE, 0, 912, MPI_COMM_WORLD, &st));
+            CHECK_STATUS("Recv(NULL,0) of Ssend(NULL,0)", &st, 0, 912, MPI_DOUBLE, 0);
+        }
+    }
+    mt_group_end();
+
+    mt_group_begin("p2p on MPI_Comm_split (reversed ranks) and dup: status ranks are comm ranks");
+    {
+        MPI_Comm rev;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, mt_size - mt_rank, &rev); /* rank r -> size-1-r */
+        MPI_Comm_set_errhandler(rev, MPI_ERRORS_RETURN);
+        int rr, rs;
+        MPI_Comm_rank(rev, &rr);
+        MPI_Comm_size(rev, &rs);
+        CHECK_INT("reversed comm rank", mt_size - 1 - mt_rank, rr);
+        int n = 300000;
+        int *a = mt_malloc(n * sizeof(int)), *b = mt_malloc(n * sizeof(int));
+        int to = (rr + 1) % rs, from = (rr + rs - 1) % rs;
+        mt_fill(a, n, 'i', PAT_RAMP, 920 + rr);
+        MPI_Request r;
+        MPI_CALL(MPI_Irecv(b, n, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, rev, &r));
+        MPI_CALL(MPI_Send(a, n - rr, MPI_INT, to, 921 + rr, rev));
+        MPI_CALL(MPI_Wait(&r, &st));
+        CHECK_STATUS("ring on reversed split comm", &st, from, 921 + from, MPI_INT, n - from);
+        CHECK_PATTERN("ring on reversed split comm", b, n - from, 'i', PAT_RAMP, 920 + from);
+        /* same tag on world must not match traffic on the sub-communicator */
+        MPI_Comm d;
+        MPI_Comm_dup(rev, &d);
+        MPI_CALL(MPI_Irecv(b, n, MPI_INT, from, 930, d, &r));
+        MPI_CALL(MPI_Send(a, 5, MPI_INT, to, 930, rev));
+        MPI_CALL(MPI_Send(a, n, MPI_INT, to, 930, d));
+        MPI_CALL(MPI_Wait(&r, &st));
+        CHECK_STATUS("dup comm receives only dup traffic", &st, from, 930, MPI_INT, n);
+        CHECK_PATTERN("dup comm receives only dup traffic", b, n, 'i', PAT_RAMP, 920 + from);
+        MPI_CALL(MPI_Recv(b, n, MPI_INT, from, 930, rev, &st));
+        CHECK_STATUS("original comm message", &st, from, 930, MPI_INT, 5);
+        MPI_Comm_free(&d);
+        MPI_Comm_free(&rev);
+        free(a);
+        free(b);
+    }
+    mt_group_end();
+
+    mt_group_begin("p2p on an intercommunicator (even <-> odd world ranks)");
+    {
+        MPI_Comm half, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, mt_rank % 2 ? 0 : 1, 77, &inter);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        int lr, rsz;
+        MPI_Comm_rank(inter, &lr);
+        MPI_Comm_remote_size(inter, &rsz);
+        if (lr < rsz) { /* pairs: local rank i <-> remote rank i */
+            int n = 250000;
+            double *a = mt_malloc(n * sizeof(double)), *b = mt_malloc(n * sizeof(double));
+            mt_fill(a, n, 'd', mt_rank % 2 ? PAT_RANDOM : PAT_SMOOTH, 940 + mt_rank);
+            int peer_world = mt_rank % 2 ? mt_rank - 1 : mt_rank + 1;
+            MPI_CALL(MPI_Sendrecv(a, n, MPI_DOUBLE, lr, 941, b, n, MPI_DOUBLE, MPI_ANY_SOURCE, 941, inter, &st));
+            CHECK_STATUS("intercomm Sendrecv (source = remote group rank)", &st, lr, 941, MPI_DOUBLE, n);
+            CHECK_PATTERN("intercomm Sendrecv", b, n, 'd', peer_world % 2 ? PAT_RANDOM : PAT_SMOOTH, 940 + peer_world);
+            MPI_Request r;
+            MPI_CALL(MPI_Isend(a, n / 2, MPI_DOUBLE, lr, 942, inter, &r));
+            MPI_CALL(MPI_Probe(lr, 942, inter, &st));
+            CHECK_STATUS("intercomm Probe", &st, lr, 942, MPI_DOUBLE, n / 2);
+            MPI_CALL(MPI_Recv(b, n, MPI_DOUBLE, lr, 942, inter, &st));
+            MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            CHECK_STATUS("intercomm Recv", &st, lr, 942, MPI_DOUBLE, n / 2);
+            CHECK_PATTERN("intercomm Recv", b, n / 2, 'd', peer_world % 2 ? PAT_RANDOM : PAT_SMOOTH, 940 + peer_world);
+            free(a);
+            free(b);
+        }
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
+    mt_group_end();
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "p2p_basic");
@@ -263,6 +384,7 @@ int main(int argc, char **argv)
     test_status_ignore();
     test_proc_null();
     test_wildcards();
+    test_comms();
 
     void *dbuf;
     int dsz;

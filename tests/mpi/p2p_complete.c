@@ -380,5 +380,88 @@ int main(int argc, char **argv)
         }
         mt_group_end();
     }
+    /* ---- synchronous mode: an MPI_Issend / MPI_Ssend_init cannot complete
+     *      before the receiver has matched it (the receiver only posts its
+     *      receive after the sender has tested many times and said "go"). */
+    mt_group_begin("MPI_Issend / MPI_Ssend_init do not complete before the receive is matched");
+    for (int v = 0; v < 4; v++) {
+        int n = v % 2 ? 1 << 20 : 10; /* large compressible and tiny */
+        int *a = mt_malloc(n * sizeof(int));
+        if (mt_rank == 0) {
+            MPI_Request r;
+            mt_fill(a, n, 'i', PAT_RAMP, 95 + v);
+            if (v < 2) MPI_CALL(MPI_Issend(a, n, MPI_INT, 1, 95, MPI_COMM_WORLD, &r));
+            else { MPI_CALL(MPI_Ssend_init(a, n, MPI_INT, 1, 95, MPI_COMM_WORLD, &r)); MPI_CALL(MPI_Start(&r)); }
+            int early = 0;
+            for (int i = 0; i < 2000 && !early; i++) MPI_CALL(MPI_Test(&r, &early, MPI_STATUS_IGNORE));
+            CHECK(!early, v < 2 ? "MPI_Issend + MPI_Test before the receive is posted" : "MPI_Ssend_init/Start + MPI_Test before the receive is posted",
+                  "synchronous send (%d ints) completed although the receiver has not posted a receive", n);
+            MPI_CALL(MPI_Send(NULL, 0, MPI_BYTE, 1, 96, MPI_COMM_WORLD)); /* go */
+            if (!early) MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            if (v >= 2) MPI_CALL(MPI_Request_free(&r));
+        } else if (mt_rank == 1) {
+            MPI_CALL(MPI_Recv(NULL, 0, MPI_BYTE, 0, 96, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            MPI_CALL(MPI_Recv(a, n, MPI_INT, 0, 95, MPI_COMM_WORLD, &st));
+            CHECK_STATUS("synchronous send data", &st, 0, 95, MPI_INT, n);
+            CHECK_PATTERN("synchronous send data", a, n, 'i', PAT_RAMP, 95 + v);
+        }
+        free(a);
+    }
+    mt_group_end();
+
+    /* ---- MPI_Request_get_status (not wrapped by compi, still app-visible):
+     *      must eventually report completion with the right status, and leave
+     *      the request to be freed by MPI_Wait. */
+    mt_group_begin("MPI_Request_get_status on framed receives and sends");
+    if (mt_rank < 2) {
+        int n = 300000;
+        double *a = mt_malloc(n * sizeof(double)), *b = mt_malloc(n * sizeof(double));
+        mt_fill(a, n, 'd', PAT_SMOOTH, 97 + mt_rank);
+        MPI_Request rr, rs;
+        MPI_CALL(MPI_Irecv(b, n, MPI_DOUBLE, peer, 97, MPI_COMM_WORLD, &rr));
+        MPI_CALL(MPI_Isend(a, n - 3, MPI_DOUBLE, peer, 97, MPI_COMM_WORLD, &rs));
+        int fr = 0, fs = 0;
+        double t0 = MPI_Wtime();
+        MPI_Status sr;
+        /* bounded only to turn a hang into a failure; not a performance check */
+        while ((!fr || !fs) && MPI_Wtime() - t0 < 20.0) {
+            if (!fr) MPI_CALL(MPI_Request_get_status(rr, &fr, &sr));
+            if (!fs) MPI_CALL(MPI_Request_get_status(rs, &fs, MPI_STATUS_IGNORE));
+        }
+        CHECK(fr && fs, "MPI_Request_get_status", "never reported completion within 20 s (recv flag %d, send flag %d)", fr, fs);
+        CHECK(rr != MPI_REQUEST_NULL, "MPI_Request_get_status", "must not free the request");
+        if (fr) {
+            CHECK_STATUS("MPI_Request_get_status status", &sr, peer, 97, MPI_DOUBLE, n - 3);
+            CHECK_PATTERN("data after MPI_Request_get_status", b, n - 3, 'd', PAT_SMOOTH, 97 + peer);
+        }
+        MPI_CALL(MPI_Wait(&rr, &st));
+        MPI_CALL(MPI_Wait(&rs, MPI_STATUS_IGNORE));
+        CHECK_STATUS("MPI_Wait after MPI_Request_get_status", &st, peer, 97, MPI_DOUBLE, n - 3);
+        CHECK_PATTERN("MPI_Wait after MPI_Request_get_status", b, n - 3, 'd', PAT_SMOOTH, 97 + peer);
+        free(a);
+        free(b);
+    }
+    mt_group_end();
+
+    /* ---- two concurrent MPI_Isend from the same buffer (legal since MPI-3) */
+    mt_group_begin("concurrent MPI_Isend from one buffer");
+    if (mt_rank < 2) {
+        int n = 500000;
+        float *a = mt_malloc(n * sizeof(float)), *b = mt_malloc(2 * (size_t)n * sizeof(float));
+        mt_fill(a, n, 'f', PAT_SMOOTH, 98 + mt_rank);
+        MPI_Request r[4];
+        MPI_CALL(MPI_Irecv(b, n, MPI_FLOAT, peer, 98, MPI_COMM_WORLD, &r[0]));
+        MPI_CALL(MPI_Irecv(b + n, n, MPI_FLOAT, peer, 99, MPI_COMM_WORLD, &r[1]));
+        MPI_CALL(MPI_Isend(a, n, MPI_FLOAT, peer, 99, MPI_COMM_WORLD, &r[2]));
+        MPI_CALL(MPI_Isend(a, n, MPI_FLOAT, peer, 98, MPI_COMM_WORLD, &r[3]));
+        MPI_CALL(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+        CHECK_PATTERN("first copy", b, n, 'f', PAT_SMOOTH, 98 + peer);
+        CHECK_PATTERN("second copy", b + n, n, 'f', PAT_SMOOTH, 98 + peer);
+        CHECK_PATTERN("send buffer unchanged", a, n, 'f', PAT_SMOOTH, 98 + mt_rank);
+        free(a);
+        free(b);
+    }
+    mt_group_end();
+
     return mt_finish();
 }

@@ -15,6 +15,10 @@ typedef struct {
 } rec_t;
 
 static int ncase = 0;
+/* If set, the local reference is packed from these instead of (sbuf, stype):
+ * MPICH 4.0's MPI_Pack rejects MPI_BOTTOM as inbuf ("Null pointer"). */
+static const void *ref_buf;
+static MPI_Datatype ref_type = MPI_DATATYPE_NULL;
 
 /* sbuf holds identical contents on both ranks (deterministic generation). */
 static void xfer(const char *name, const void *sbuf, int scount, MPI_Datatype stype, size_t rbytes, int rcount,
@@ -58,9 +62,11 @@ static void xfer(const char *name, const void *sbuf, int scount, MPI_Datatype st
         CHECK(bc == scount * ssz, w, "MPI_Get_count(MPI_BYTE): expected %d, got %d", scount * ssz, bc);
         /* expected: pack with the sender's type, unpack with the receiver's */
         int psz = 0, pos = 0;
-        MPI_Pack_size(scount, stype, MPI_COMM_WORLD, &psz);
+        const void *pb = ref_type != MPI_DATATYPE_NULL ? ref_buf : sbuf;
+        MPI_Datatype pt = ref_type != MPI_DATATYPE_NULL ? ref_type : stype;
+        MPI_Pack_size(scount, pt, MPI_COMM_WORLD, &psz);
         void *packed = mt_malloc(psz);
-        MPI_CALL(MPI_Pack(sbuf, scount, stype, packed, psz, &pos, MPI_COMM_WORLD));
+        MPI_CALL(MPI_Pack(pb, scount, pt, packed, psz, &pos, MPI_COMM_WORLD));
         int upos = 0, ucount = exp_count == MPI_UNDEFINED ? 0 : exp_count;
         if (ucount > 0) MPI_CALL(MPI_Unpack(packed, pos, &upos, exp, ucount, rtype, MPI_COMM_WORLD));
         if (exp_count == MPI_UNDEFINED) {
@@ -277,6 +283,76 @@ int main(int argc, char **argv)
         MPI_Type_free(&c3);
         MPI_Type_free(&c4);
         free(src);
+    }
+    mt_group_end();
+    /* ---- MPI_PACKED on either side, MPI_BOTTOM with absolute addresses,
+     *      Sendrecv_replace with a non-contiguous type */
+    mt_group_begin("MPI_PACKED, MPI_BOTTOM + absolute struct, Sendrecv_replace(vector)");
+    {
+        int n = 200000;
+        double *d = mt_malloc((size_t)n * sizeof(double));
+        int *iv = mt_malloc((size_t)n * sizeof(int));
+        mt_fill(d, n, 'd', PAT_SMOOTH, 20);
+        mt_fill(iv, n, 'i', PAT_RAMP, 21);
+        /* absolute struct type: {iv[0..n), d[0..n)} from MPI_BOTTOM */
+        MPI_Aint ad[2];
+        MPI_Get_address(iv, &ad[0]);
+        MPI_Get_address(d, &ad[1]);
+        int bl[2] = {n, n};
+        MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE}, abs_t, rel_t;
+        MPI_Type_create_struct(2, bl, ad, ty, &abs_t);
+        MPI_Type_commit(&abs_t);
+        /* relative struct: n ints followed by n doubles in one block */
+        MPI_Aint rd[2] = {0, (MPI_Aint)n * 8};
+        MPI_Type_create_struct(2, bl, rd, ty, &rel_t);
+        MPI_Type_commit(&rel_t);
+        size_t relsz = (size_t)n * 8 + (size_t)n * 8;
+        /* the same layout relative to iv (for local packing, see ref_type) */
+        MPI_Aint rd2[2] = {0, ad[1] - ad[0]};
+        MPI_Datatype based_t;
+        MPI_Type_create_struct(2, bl, rd2, ty, &based_t);
+        MPI_Type_commit(&based_t);
+        ref_buf = iv;
+        ref_type = based_t;
+        xfer("MPI_BOTTOM + absolute struct {int[n], double[n]} -> relative struct", MPI_BOTTOM, 1, abs_t, relsz, 1,
+             rel_t, 1, 2 * n);
+        ref_type = MPI_DATATYPE_NULL;
+        int psz = 0, pos = 0;
+        MPI_Pack_size(1, based_t, MPI_COMM_WORLD, &psz);
+        void *packed = mt_malloc(psz);
+        MPI_CALL(MPI_Pack(iv, 1, based_t, packed, psz, &pos, MPI_COMM_WORLD));
+        MPI_Type_free(&based_t);
+        xfer("MPI_PACKED (packed absolute struct) -> relative struct", packed, pos, MPI_PACKED, relsz, 1, rel_t, 1,
+             2 * n);
+        xfer("relative struct -> MPI_PACKED", packed, pos, MPI_PACKED, (size_t)psz + 64, psz + 64, MPI_PACKED, pos, pos);
+        free(packed);
+        MPI_Type_free(&abs_t);
+        MPI_Type_free(&rel_t);
+
+        /* Sendrecv_replace with vector type: only the strided elements are replaced */
+        if (mt_rank < 2) {
+            int peer = 1 - mt_rank, N = 50000;
+            MPI_Datatype v;
+            MPI_Type_vector(N, 3, 4, MPI_DOUBLE, &v);
+            MPI_Type_commit(&v);
+            double *x = mt_malloc((size_t)4 * N * sizeof(double)), *e = mt_malloc((size_t)4 * N * sizeof(double));
+            mt_fill(x, (size_t)4 * N, 'd', PAT_RAMP, 30 + mt_rank);
+            mt_fill(e, (size_t)4 * N, 'd', PAT_RAMP, 30 + peer);
+            for (int i = 0; i < N; i++) e[(size_t)i * 4 + 3] = x[(size_t)i * 4 + 3]; /* every 4th stays local */
+            MPI_Status st;
+            MPI_CALL(MPI_Sendrecv_replace(x, 1, v, peer, 31, peer, 31, MPI_COMM_WORLD, &st));
+            int c = -1, el = -1;
+            MPI_Get_count(&st, v, &c);
+            MPI_Get_elements(&st, v, &el);
+            CHECK_INT("Sendrecv_replace(vector) Get_count", 1, c);
+            CHECK_INT("Sendrecv_replace(vector) Get_elements", 3 * N, el);
+            CHECK_DATA("Sendrecv_replace(vector): strided elements swapped, gaps kept", x, e, (size_t)4 * N, 'd');
+            MPI_Type_free(&v);
+            free(x);
+            free(e);
+        }
+        free(d);
+        free(iv);
     }
     mt_group_end();
     return mt_finish();
