@@ -326,6 +326,30 @@ int main(int argc, char **argv)
              2 * n);
         xfer("relative struct -> MPI_PACKED", packed, pos, MPI_PACKED, (size_t)psz + 64, psz + 64, MPI_PACKED, pos, pos);
         free(packed);
+        /* receive into MPI_BOTTOM with an absolute-address type */
+        if (mt_rank < 2) {
+            int snd = ncase % 2, tag = 100 + ncase;
+            if (mt_rank == snd) {
+                void *rel = mt_malloc(relsz);
+                mt_fill(rel, (size_t)n, 'i', PAT_SMOOTH, 22);
+                mt_fill((char *)rel + (size_t)n * 8, (size_t)n, 'd', PAT_RAMP, 23);
+                MPI_CALL(MPI_Send(rel, 1, rel_t, 1 - snd, tag, MPI_COMM_WORLD));
+                free(rel);
+            } else {
+                memset(iv, MT_SENTINEL, (size_t)n * sizeof(int));
+                memset(d, MT_SENTINEL, (size_t)n * sizeof(double));
+                MPI_Status st;
+                MPI_CALL(MPI_Recv(MPI_BOTTOM, 1, abs_t, snd, tag, MPI_COMM_WORLD, &st));
+                int c = -1, e = -1;
+                MPI_Get_count(&st, abs_t, &c);
+                MPI_Get_elements(&st, abs_t, &e);
+                CHECK_INT("Recv(MPI_BOTTOM, absolute struct): Get_count", 1, c);
+                CHECK_INT("Recv(MPI_BOTTOM, absolute struct): Get_elements", 2 * n, e);
+                CHECK_PATTERN("Recv(MPI_BOTTOM, absolute struct): int part", iv, (size_t)n, 'i', PAT_SMOOTH, 22);
+                CHECK_PATTERN("Recv(MPI_BOTTOM, absolute struct): double part", d, (size_t)n, 'd', PAT_RAMP, 23);
+            }
+        }
+        ncase++;
         MPI_Type_free(&abs_t);
         MPI_Type_free(&rel_t);
 
