@@ -54,7 +54,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             unsigned char hdr[4] = {sel, (unsigned char)n, (unsigned char)(n >> 8),
-                                    (unsigned char)((n >> 16) & 0x0f)};
+                                    (unsigned char)(((n >> 16) & 0x0f) | ((i & 1) ? 0x10 : 0))};
             if (ft_write(argv[3], "dec", ds, n, hdr, 4, buf, (size_t)cl) ||
                 ft_write(argv[4], "rt", ds, n, &sel, 1, data, n))
                 return 1;
