@@ -2,10 +2,10 @@
 # compi-help: the showcase: a stencil on 2 emulated nodes, plain vs compi, same checksum
 #
 # Builds, brings up a private 2-node emulated cluster (2 ranks per node),
-# runs compi_stencil3d once without and once with libcompi.so preloaded,
-# checks the field checksums are bitwise identical (compression is lossless),
-# prints both times and the speedup, and compi's own summary. The cluster is
-# torn down on every exit path (trap).
+# runs compi_stencil3d alternately without and with libcompi.so preloaded
+# (--runs times each), checks every field checksum is bitwise identical
+# (compression is lossless), prints the median times, the speedup and
+# compi's own summary. The cluster is torn down on every exit path (trap).
 set -euo pipefail
 # shellcheck source=tools/cmd/bench.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench.sh"
@@ -18,8 +18,8 @@ usage: compi demo [--mpi openmpi|mpich] [--codec NAME] [--rate RATE]
 
   Runs compi_stencil3d (3D heat diffusion, 4 ranks, 2 per emulated node,
   slab decomposition: the slab boundary between the nodes crosses the
-  emulated network) once plain and once with compi (COMPI_MODE=fixed),
-  verifies the checksums match and reports the speedup.
+  emulated network) plain and with compi (COMPI_MODE=fixed), verifies the
+  checksums match and reports the speedup of the medians.
   --mpi    default: what `mpirun` is here
   --codec  default zstd (long runs of identical doubles plus smooth floats)
   --rate   link rate of each emulated node (default 100mbit)
