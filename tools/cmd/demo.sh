@@ -164,7 +164,7 @@ PY
         echo "compi report: none written ($logs/report.json missing)"
     fi
     echo "compi's own summary (COMPI_VERBOSE=1, rank 0, last compi run):"
-    local last_compi; last_compi=$(ls -t "$logs"/compi.*.log | head -n 1)
+    local last_compi=$logs/compi.$runs.log
     grep -E '^compi: ' "$last_compi" | sed 's/^/  /' || true
     echo
     printf 'plain: median %8.3f s of %d runs (%s)\n' "$med_plain" "$runs" "${t_plain[*]}"
