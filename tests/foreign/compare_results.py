@@ -29,6 +29,8 @@ BARE_OUTCOME_RE = re.compile(
 # the run and are the authoritative record of failures/errors.
 SUMMARY_RE = re.compile(r'^(?P<o>FAIL|ERROR): (?P<name>\w+) \((?P<id>[\w.]+)\)(?P<sub>(?: \(.*?\))?)')
 RAN_RE = re.compile(r'^Ran (\d+) tests? in')
+# Written by mpi4py_runner.py after each test.
+TIME_RE = re.compile(r'^\[foreign-time\] (?P<t>[\d.]+) (?P<id>\S+)')
 
 
 def norm_id(m):
@@ -39,14 +41,20 @@ def norm_id(m):
     return tid + m.group('sub')
 
 
-def parse_log(path):
-    """Return (outcomes dict id->outcome, ran_count or None)."""
+def parse_log(path, times=None):
+    """Return (outcomes dict id->outcome, ran_count or None); fill times."""
     outcomes = {}
     ran = None
     pending = None
     with open(path, errors='replace') as f:
         lines = f.read().splitlines()
     for line in lines:
+        m = TIME_RE.match(line)
+        if m:
+            if times is not None:
+                times[m.group('id')] = max(times.get(m.group('id'), 0.0),
+                                           float(m.group('t')))
+            continue
         m = RAN_RE.match(line)
         if m:
             ran = int(m.group(1))
@@ -80,7 +88,7 @@ def parse_log(path):
 def load_run(d):
     """Return (per-rank outcomes {(rank, id): outcome}, info dict)."""
     res = {}
-    info = {'rc': None, 'ranks': 0, 'complete': True, 'ran': {}}
+    info = {'rc': None, 'ranks': 0, 'complete': True, 'ran': {}, 'times': {}}
     try:
         with open(os.path.join(d, 'rc')) as f:
             info['rc'] = int(f.read().strip() or -1)
@@ -91,7 +99,7 @@ def load_run(d):
     info['ranks'] = len(files)
     for p in files:
         rank = int(p.rsplit('.', 2)[-2])
-        outs, ran = parse_log(p)
+        outs, ran = parse_log(p, info['times'])
         info['ran'][rank] = ran
         if ran is None:
             info['complete'] = False
@@ -146,6 +154,8 @@ def main():
     ap.add_argument('--config', default='?')
     ap.add_argument('--max-rows', type=int, default=100)
     ap.add_argument('--tsv')
+    ap.add_argument('--slowest', type=int, default=5,
+                    help='list the N slowest tests of the compared run')
     ap.add_argument('base')
     ap.add_argument('other')
     a = ap.parse_args()
@@ -156,6 +166,15 @@ def main():
 
     print('[%s] baseline: rc=%s %s' % (a.config, binfo['rc'], fmt_summary(base, binfo)))
     print('[%s] compared: rc=%s %s' % (a.config, oinfo['rc'], fmt_summary(other, oinfo)))
+
+    if a.slowest > 0 and oinfo['times']:
+        slow = sorted(oinfo['times'].items(), key=lambda kv: -kv[1])[:a.slowest]
+        print('[%s] slowest (compared s / baseline s): %s' % (a.config, ', '.join(
+            '%s %.1f/%s' % (t, d, ('%.1f' % binfo['times'][t]) if t in binfo['times'] else '-')
+            for t, d in slow)))
+        tb, to = sum(binfo['times'].values()), sum(oinfo['times'].values())
+        print('[%s] sum of test times (max over ranks): baseline %.0f s, compared %.0f s'
+              % (a.config, tb, to))
 
     problems = []
     # A run that crashed/hung (no "Ran N tests" on some rank, timeout, or a

@@ -82,15 +82,32 @@ launcher_of() { # launcher_of MPI NP -> words of the launch command
     esac
 }
 
-# Modules excluded per MPI (runtests.py -e takes a regex on module names).
-excludes_of() {
-    case "$1" in
-        # test_spawn: with Open MPI 4.1 the spawned-into-new-slots cases hang
-        # in PMIx connect/accept (pmix_base_exchange_timeout) under
-        # --oversubscribe and, without it, all fail with MPI_ERR_SPAWN.
-        openmpi) echo "-e test_spawn" ;;
-        mpich) echo "" ;;
+# What to leave out of a configuration, as arguments for runtests.py (-e
+# takes a regex on module names) and mpi4py_runner.py (--skip REGEX=REASON
+# reports single tests as skipped in both runs).  Each entry was measured or
+# observed on the 2-core machine; see the comments.
+exclusions_of() { # exclusions_of MPI NP -> runner args, then "--", then runtests args
+    local mpi=$1 np=$2 runner=() rt=()
+    if [ "$np" -ge 2 ]; then
+        # Pure rank-local datatype decoding (no messages), 20-40 s per run
+        # per rank; fully covered by the np=1 run.
+        runner+=(--skip '^test_util_dtlib\.=rank-local, covered at np=1')
+    fi
+    case "$mpi" in
+        openmpi)
+            # test_spawn: with Open MPI 4.1 the cases spawning into new slots
+            # hang in PMIx connect/accept (pmix_base_exchange_timeout, >600 s)
+            # under --oversubscribe, and without it all fail MPI_ERR_SPAWN.
+            rt+=(-e test_spawn) ;;
+        mpich)
+            # ~80 s at np=2 (MPICH ch3 passive-target progress with two
+            # polling ranks on 2 shared cores); compi wraps no RMA call, and
+            # request-based RMA (test_rma_nb) still runs.
+            if [ "$np" -ge 2 ]; then
+                runner+=(--skip '^test_rma\.TestRMAWorld\.testAccumulate$=~80 s with MPICH at np>=2')
+            fi ;;
     esac
+    printf '%s\n' "${runner[@]}" -- "${rt[@]}"
 }
 
 build_mpi4py() { # -> venv path on stdout
@@ -126,14 +143,22 @@ run_suite() { # run_suite MPI NP VENV DIR PRELOAD
         env=(COMPI_MODE=fixed COMPI_MIN_BYTES=0 COMPI_DEBUG_RANKS_PER_NODE=1
              COMPI_FOREIGN_PRELOAD="$preload")
     fi
+    local -a runner_args=() rt_args=() words
+    mapfile -t words < <(exclusions_of "$mpi" "$np")
+    local w seen=0
+    for w in "${words[@]}"; do
+        if [ "$w" = -- ]; then seen=1; continue; fi
+        [ -z "$w" ] && continue
+        if [ "$seen" = 0 ]; then runner_args+=("$w"); else rt_args+=("$w"); fi
+    done
     set +e
     (
         cd "$dir"
         export "${env[@]}" COMPI_FOREIGN_DIR="$dir"
         # shellcheck disable=SC2046  # word splitting of the launcher is wanted
         timeout -k 10 "$TIMEOUT" $(launcher_of "$mpi" "$np") \
-            bash "$HERE/mpi4py-rank.sh" "$venv/bin/python" "$SRC/test/runtests.py" \
-            -v --no-builddir $(excludes_of "$mpi")
+            bash "$HERE/mpi4py-rank.sh" "$venv/bin/python" "$HERE/mpi4py_runner.py" \
+            "${runner_args[@]}" -- "$SRC/test/runtests.py" -v --no-builddir "${rt_args[@]}"
     ) >"$dir/launcher.log" 2>&1
     rc=$?
     set -e
