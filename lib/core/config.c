@@ -13,10 +13,30 @@ extern char **environ;
 
 static const char *const compi_known_vars[] = {
     "COMPI_MODE", "COMPI_CODEC", "COMPI_MIN_BYTES", "COMPI_LEVEL", "COMPI_REPORT",
-    "COMPI_VERBOSE", "COMPI_DEBUG_RANKS_PER_NODE",
-    /* read by the command-line tools, not by the library */
-    "COMPI_VCLUSTER_DIR", "COMPI_CACHE", "COMPI_BUILD_DIR", NULL
+    "COMPI_VERBOSE", "COMPI_DEBUG_RANKS_PER_NODE", NULL
 };
+
+/* Edit distance of short names, to tell a typo (COMPI_CODE) from another
+ * tool's variable (COMPI_ROOT, read by the command-line tools). */
+static size_t compi_edit_distance(const char *a, size_t na, const char *b)
+{
+    size_t nb = strlen(b), row[64];
+    if (na >= 63 || nb >= 63) return 99;
+    for (size_t j = 0; j <= nb; j++) row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
 
 /* Accepts plain integers with optional K/M/G (binary) suffix. */
 static int compi_parse_size(const char *s, size_t *out)
@@ -108,17 +128,17 @@ int compi_config_load(compi_config *cfg, char *err, size_t errlen)
         }
         strcpy(cfg->report_path, v);
     }
-    /* An unknown COMPI_ variable is almost always a typo of a known one. */
+    /* A COMPI_ name one or two edits away from a library variable is a typo
+     * that would silently run the wrong experiment. */
     for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "COMPI_", 6) != 0 || strncmp(*e, "COMPI_TEST_", 11) == 0) continue; /* COMPI_TEST_*: test harnesses */
+        if (strncmp(*e, "COMPI_", 6) != 0) continue;
         size_t n = strcspn(*e, "=");
-        int known = 0;
-        for (const char *const *k = compi_known_vars; *k; k++)
-            if (strlen(*k) == n && strncmp(*k, *e, n) == 0) known = 1;
-        if (!known) {
-            snprintf(err, errlen, "unknown variable %.*s; known: COMPI_MODE, COMPI_CODEC, COMPI_MIN_BYTES, "
-                     "COMPI_LEVEL, COMPI_REPORT, COMPI_VERBOSE, COMPI_DEBUG_RANKS_PER_NODE", (int)n, *e);
-            return COMPI_ERR_CONFIG;
+        for (const char *const *k = compi_known_vars; *k; k++) {
+            size_t d = compi_edit_distance(*e, n, *k);
+            if (d > 0 && d <= 2) {
+                snprintf(err, errlen, "unknown variable %.*s: did you mean %s?", (int)n, *e, *k);
+                return COMPI_ERR_CONFIG;
+            }
         }
     }
     return COMPI_OK;
