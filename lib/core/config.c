@@ -133,7 +133,10 @@ int compi_config_load(compi_config *cfg, char *err, size_t errlen)
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "COMPI_", 6) != 0) continue;
         size_t n = strcspn(*e, "=");
-        for (const char *const *k = compi_known_vars; *k; k++) {
+        int known = 0;
+        for (const char *const *k = compi_known_vars; *k; k++)
+            if (compi_edit_distance(*e, n, *k) == 0) known = 1;
+        for (const char *const *k = compi_known_vars; *k && !known; k++) {
             size_t d = compi_edit_distance(*e, n, *k);
             if (d > 0 && d <= 2) {
                 snprintf(err, errlen, "unknown variable %.*s: did you mean %s?", (int)n, *e, *k);
