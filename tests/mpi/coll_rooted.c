@@ -280,6 +280,18 @@ static void run_on(MPI_Comm c, const char *name, int id)
     mt_group_begin("MPI_Scatterv/MPI_Gatherv on %s", name);
     for (int root = 0; root < csize; root++) test_v(root);
     mt_group_end();
+    mt_group_begin("zero-count rooted collectives with NULL buffers on %s", name);
+    for (int root = 0; root < csize; root++) {
+        MPI_CALL(MPI_Bcast(NULL, 0, MPI_DOUBLE, root, comm));
+        MPI_CALL(MPI_Scatter(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
+        MPI_CALL(MPI_Gather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
+        int *z = calloc(csize, sizeof(int));
+        MPI_CALL(MPI_Gatherv(NULL, 0, MPI_INT, NULL, z, z, MPI_INT, root, comm));
+        MPI_CALL(MPI_Scatterv(NULL, z, z, MPI_INT, NULL, 0, MPI_INT, root, comm));
+        free(z);
+        mt_gpass++;
+    }
+    mt_group_end();
     mt_group_begin("derived-type MPI_Scatter/MPI_Gather on %s", name);
     for (int root = 0; root < csize; root++) test_derived(root);
     mt_group_end();

@@ -108,6 +108,31 @@ int main(int argc, char **argv)
              1, vec, 1, 2 * N);
         mt_fill(src, (size_t)5 * N, 'd', PAT_RANDOM, 2);
         xfer("vector -> vector, random doubles", src, 1, vec, (size_t)5 * N * 8, 1, vec, 1, 2 * N);
+        /* probe of a derived-type message: counts in the probing rank's types */
+        if (mt_rank < 2) {
+            int snd = ncase % 2, tag = 100 + ncase;
+            if (mt_rank == snd) {
+                MPI_CALL(MPI_Send(src, 1, vec, 1 - snd, tag, MPI_COMM_WORLD));
+            } else {
+                MPI_Status st;
+                MPI_CALL(MPI_Probe(snd, tag, MPI_COMM_WORLD, &st));
+                int c = -1, cv = -1, ev = -1;
+                MPI_Get_count(&st, MPI_DOUBLE, &c);
+                MPI_Get_count(&st, vec, &cv);
+                MPI_Get_elements(&st, vec, &ev);
+                CHECK_INT("Probe of vector message: Get_count(MPI_DOUBLE)", 2 * N, c);
+                CHECK_INT("Probe of vector message: Get_count(vector)", 1, cv);
+                CHECK_INT("Probe of vector message: Get_elements(vector)", 2 * N, ev);
+                double *rb = mt_malloc((size_t)2 * N * sizeof(double));
+                MPI_CALL(MPI_Recv(rb, c, MPI_DOUBLE, snd, tag, MPI_COMM_WORLD, &st));
+                double *e = mt_malloc((size_t)2 * N * sizeof(double));
+                for (int i = 0; i < N; i++) { e[2 * i] = src[(size_t)i * 5]; e[2 * i + 1] = src[(size_t)i * 5 + 1]; }
+                CHECK_DATA("Probe of vector message: data", rb, e, (size_t)2 * N, 'd');
+                free(rb);
+                free(e);
+            }
+        }
+        ncase++;
         MPI_Datatype vsmall;
         MPI_Type_vector(3, 1, 4, MPI_DOUBLE, &vsmall);
         MPI_Type_commit(&vsmall);
