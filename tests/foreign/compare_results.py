@@ -154,6 +154,9 @@ def main():
     ap.add_argument('--config', default='?')
     ap.add_argument('--max-rows', type=int, default=100)
     ap.add_argument('--tsv')
+    ap.add_argument('--compi-report',
+                    help="compi's COMPI_REPORT JSON of the compared run; "
+                         "missing = compi was not active (a PROBLEM)")
     ap.add_argument('--slowest', type=int, default=5,
                     help='list the N slowest tests of the compared run')
     ap.add_argument('base')
@@ -177,6 +180,22 @@ def main():
               % (a.config, tb, to))
 
     problems = []
+    if a.compi_report:
+        import json
+        try:
+            with open(a.compi_report) as f:
+                rep = json.load(f)
+            t = rep.get('totals', {})
+            codecs = t.get('codecs', {})
+            print('[%s] compi report: %s ranks, %s nodes, codec %s, inter-node framed sends %s, '
+                  'compressed %s, frames decoded %s (%s compressed)' % (
+                      a.config, rep.get('world_size'), rep.get('nodes'), rep.get('codec'),
+                      t.get('inter_node_messages'),
+                      sum(c.get('messages', 0) for c in codecs.values()),
+                      t.get('frames_decoded'), t.get('frames_decoded_compressed')))
+        except (OSError, ValueError) as e:
+            problems.append('no usable compi report (%s): library not active or run '
+                            'did not reach MPI_Finalize' % e)
     # A run that crashed/hung (no "Ran N tests" on some rank, timeout, or a
     # different launcher status) is a difference even if no single test
     # outcome changed.
@@ -198,12 +217,22 @@ def main():
 
     rows = []
     allowed_rows = []
+    # Tests never reached because a run crashed or hung are counted, not
+    # listed one by one (that would be the whole suite); the crash itself
+    # is reported as a PROBLEM above, with the test that was running.
+    not_reached = {}
     for key in sorted(set(base) | set(other)):
         b = base.get(key, 'NOT-RUN')
         o = other.get(key, 'NOT-RUN')
         if b == o:
             continue
         rank, tid = key
+        if 'NOT-RUN' in (b, o):
+            info = oinfo if o == 'NOT-RUN' else binfo
+            if not info['complete']:
+                name = 'compared' if o == 'NOT-RUN' else 'baseline'
+                not_reached[(name, rank)] = not_reached.get((name, rank), 0) + 1
+                continue
         if allowed(allow, a.config, tid):
             allowed_rows.append((rank, tid, b, o))
         else:
@@ -228,10 +257,28 @@ def main():
                                                     a.tsv or 'use --tsv'))
     for rank, tid, b, o in allowed_rows:
         print('[%s] allowlisted difference: r%d %s %s -> %s' % (a.config, rank, tid, b, o))
+    for (name, rank), n in sorted(not_reached.items()):
+        print('[%s] %s run, rank %d: %d tests not reached (crash/hang)' % (a.config, name, rank, n))
+    for name, d, info in (('baseline', a.base, binfo), ('compared', a.other, oinfo)):
+        if info['complete'] and info['rc'] == 0:
+            continue
+        # Show how a failed run ended: the last lines of each unfinished
+        # rank's log (or the launcher's, when no rank log exists).
+        logs = [os.path.join(d, 'rank.%d.log' % r) for r, n in sorted(info['ran'].items()) if n is None]
+        logs = logs or [os.path.join(d, 'launcher.log')]
+        for p in logs[:4]:
+            try:
+                with open(p, errors='replace') as f:
+                    tail = [l for l in f.read().splitlines() if not l.startswith('[foreign-time]')][-15:]
+            except OSError:
+                continue
+            print('[%s] %s: tail of %s:' % (a.config, name, p))
+            for l in tail:
+                print('    ' + l[:200])
     for p in problems:
         print('[%s] PROBLEM: %s' % (a.config, p))
 
-    same = not rows and not problems
+    same = not rows and not problems and not not_reached
     print('[%s] %s' % (a.config, 'IDENTICAL' if same else 'DIFFERENT'))
     return 0 if same else 1
 

@@ -4,10 +4,10 @@
 # preload only here, so the launcher itself never loads libcompi.so.
 set -euo pipefail
 rank=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${PMIX_RANK:-0}}}
-dir=${COMPI_FOREIGN_DIR:?}
+dir=${FOREIGN_MPI4PY_DIR:?}
 # Recorded so mpi4py.sh can kill leftovers of a timed-out run by pid.
 echo $$ > "$dir/pid.$rank"
-if [ -n "${COMPI_FOREIGN_PRELOAD:-}" ]; then
-    export LD_PRELOAD=$COMPI_FOREIGN_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}
+if [ -n "${FOREIGN_MPI4PY_PRELOAD:-}" ]; then
+    export LD_PRELOAD=$FOREIGN_MPI4PY_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}
 fi
 exec "$@" >"$dir/rank.$rank.log" 2>&1

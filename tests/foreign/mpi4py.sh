@@ -9,7 +9,8 @@
 #                 per MPI); a --lib given explicitly is used for every MPI.
 #   --self-check  run the baseline twice instead (harness check; needs no
 #                 libcompi.so).
-# Env: COMPI_CACHE (default ~/.cache/compi) holds the sdist and the venvs.
+# Env: COMPI_CACHE (default ~/.cache/compi) holds the sdist and the venvs;
+#      FOREIGN_MPI4PY_PYTHON overrides the python used (default /usr/bin/python3).
 # Last output line: "N passed, N failed" over (mpi x np) configurations.
 set -euo pipefail
 
@@ -24,7 +25,7 @@ MPI4PY_VERSION=3.1.6
 # on every machine of this kind, has python3-dev/venv, and its numpy
 # (python3-numpy) is reused through --system-site-packages so no wheel build
 # is needed.  runtests.py 3.1.x also imports distutils, gone in Python 3.12.
-PYTHON=${COMPI_FOREIGN_PYTHON:-/usr/bin/python3}
+PYTHON=${FOREIGN_MPI4PY_PYTHON:-/usr/bin/python3}
 
 MPIS=both
 NPS=1,2
@@ -140,8 +141,10 @@ run_suite() { # run_suite MPI NP VENV DIR PRELOAD
     rm -rf "$dir"; mkdir -p "$dir"
     local -a env=()
     if [ -n "$preload" ]; then
+        # DEBUG_RANKS_PER_NODE=1: every rank is its own node, so every
+        # message takes the compressed path.  The report proves compi ran.
         env=(COMPI_MODE=fixed COMPI_MIN_BYTES=0 COMPI_DEBUG_RANKS_PER_NODE=1
-             COMPI_FOREIGN_PRELOAD="$preload")
+             COMPI_REPORT="$dir/compi-report.json" FOREIGN_MPI4PY_PRELOAD="$preload")
     fi
     local -a runner_args=() rt_args=() words
     mapfile -t words < <(exclusions_of "$mpi" "$np")
@@ -154,7 +157,9 @@ run_suite() { # run_suite MPI NP VENV DIR PRELOAD
     set +e
     (
         cd "$dir"
-        export "${env[@]}" COMPI_FOREIGN_DIR="$dir"
+        # libcompi rejects unknown COMPI_* variables, and COMPI_CACHE is ours.
+        unset COMPI_CACHE
+        export "${env[@]}" FOREIGN_MPI4PY_DIR="$dir"
         # shellcheck disable=SC2046  # word splitting of the launcher is wanted
         timeout -k 10 "$TIMEOUT" $(launcher_of "$mpi" "$np") \
             bash "$HERE/mpi4py-rank.sh" "$venv/bin/python" "$HERE/mpi4py_runner.py" \
@@ -169,7 +174,7 @@ run_suite() { # run_suite MPI NP VENV DIR PRELOAD
     for f in "$dir"/pid.*; do
         [ -e "$f" ] || continue
         pid=$(cat "$f")
-        if kill -0 "$pid" 2>/dev/null && grep -qz "COMPI_FOREIGN_DIR=$dir" "/proc/$pid/environ" 2>/dev/null; then
+        if kill -0 "$pid" 2>/dev/null && grep -qz "FOREIGN_MPI4PY_DIR=$dir" "/proc/$pid/environ" 2>/dev/null; then
             kill -9 "$pid" 2>/dev/null || true
         fi
     done
@@ -209,7 +214,9 @@ for mpi in $MPIS; do
         run_suite "$mpi" "$np" "$venv" "$OUT/$cfg/compared" "$lib"
         t3=$(date +%s)
         log "$cfg: baseline $((t2 - t1))s, compared $((t3 - t2))s"
-        if "$PYTHON" "$HERE/compare_results.py" --config "$cfg" \
+        report=()
+        [ "$SELF_CHECK" = 0 ] && report=(--compi-report "$OUT/$cfg/compared/compi-report.json")
+        if "$PYTHON" "$HERE/compare_results.py" --config "$cfg" "${report[@]}" \
                 --allow "$HERE/mpi4py-expected-diffs.txt" --tsv "$OUT/$cfg/diff.tsv" \
                 "$OUT/$cfg/baseline" "$OUT/$cfg/compared"; then
             passed=$((passed + 1))

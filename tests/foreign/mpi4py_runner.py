@@ -6,9 +6,14 @@ Usage: python mpi4py_runner.py [--skip REGEX=REASON]... -- runtests.py ARGS...
   "skipped 'foreign-skip: REASON'" instead of being run (runtests.py can only
   exclude whole modules).  The decision depends only on the id, so every rank
   skips the same tests and collectives stay matched.
+* Watchdog: a test running longer than FOREIGN_MPI4PY_TEST_TIMEOUT seconds
+  (default 120; the slowest kept test takes ~20 s) dumps all Python
+  tracebacks and exits the rank, so a hang costs minutes, not the whole
+  run timeout, and shows where it hung.
 * After each test a line "[foreign-time] SECONDS ID" goes to stderr so that
   mpi4py.sh can list the slowest tests; the result parser ignores it.
 """
+import faulthandler
 import os
 import re
 import runpy
@@ -31,6 +36,7 @@ def main():
         rx, _, reason = next(it).partition('=')
         skips.append((re.compile(rx), reason or 'excluded'))
 
+    watchdog = float(os.environ.get('FOREIGN_MPI4PY_TEST_TIMEOUT', '120'))
     orig_run = unittest.TestCase.run
 
     def run(self, result=None):
@@ -44,9 +50,13 @@ def main():
                 result.stopTest(self)
                 return result
         t0 = time.time()
+        if watchdog > 0:
+            faulthandler.dump_traceback_later(watchdog, exit=True)
         try:
             return orig_run(self, result)
         finally:
+            if watchdog > 0:
+                faulthandler.cancel_dump_traceback_later()
             sys.stderr.write('[foreign-time] %.3f %s\n' % (time.time() - t0, tid))
             sys.stderr.flush()
 
