@@ -273,6 +273,39 @@ int main(int argc, char **argv)
     follow_up("persistent receive truncation", 80);
     mt_group_end();
 
+    mt_group_begin("truncation by one element across sizes (MPI_BYTE and MPI_DOUBLE)");
+    {
+        static const int sz[] = {1, 2, 31, 100, 4095, 4096, 4097, 16384, 65536, 65537, 262144, 1048577};
+        for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++) {
+            for (int dbl = 0; dbl < 2; dbl++) {
+                int n = dbl ? (sz[i] + 7) / 8 : sz[i];
+                size_t es = dbl ? 8 : 1;
+                MPI_Datatype t = dbl ? MPI_DOUBLE : MPI_BYTE;
+                unsigned char *a = mt_malloc((size_t)n * es + 64);
+                int tag = 90 + (int)i * 2 + dbl;
+                if (mt_rank == 1) {
+                    mt_fill(a, (size_t)n * es, 'b', i % 3 == 2 ? PAT_RANDOM : PAT_ZERO, tag);
+                    MPI_CALL(MPI_Send(a, n, t, 0, tag, comm));
+                    MPI_CALL(MPI_Send(a, n, t, 0, tag, comm));
+                } else if (mt_rank == 0) {
+                    memset(a, MT_SENTINEL, (size_t)n * es + 64);
+                    int rc = MPI_Recv(a, n - 1, t, 1, tag, comm, &st);
+                    char w[128];
+                    snprintf(w, sizeof w, "MPI_Recv of %d x %s into %d", n, dbl ? "MPI_DOUBLE" : "MPI_BYTE", n - 1);
+                    CHECK_TRUNC(w, rc);
+#ifdef MPICH_VERSION
+                    CHECK_SENTINEL(w, a, (size_t)(n - 1) * es, (size_t)n * es + 64);
+#endif
+                    MPI_CALL(MPI_Recv(a, n, t, 1, tag, comm, &st));
+                    CHECK_STATUS("same size again, full buffer", &st, 1, tag, t, n);
+                    CHECK_PATTERN("same size again, full buffer", a, (size_t)n * es, 'b', i % 3 == 2 ? PAT_RANDOM : PAT_ZERO, tag);
+                }
+                free(a);
+            }
+        }
+    }
+    mt_group_end();
+
     MPI_Comm_free(&comm);
     return mt_finish();
 }
