@@ -31,6 +31,7 @@ SUMMARY_RE = re.compile(r'^(?P<o>FAIL|ERROR): (?P<name>\w+) \((?P<id>[\w.]+)\)(?
 RAN_RE = re.compile(r'^Ran (\d+) tests? in')
 # Written by mpi4py_runner.py after each test.
 TIME_RE = re.compile(r'^\[foreign-time\] (?P<t>[\d.]+) (?P<id>\S+)')
+FAILMSG_RE = re.compile(r'^\[foreign-fail\] (?P<id>\S+): (?P<msg>.*)')
 
 
 def norm_id(m):
@@ -41,8 +42,9 @@ def norm_id(m):
     return tid + m.group('sub')
 
 
-def parse_log(path, times=None):
-    """Return (outcomes dict id->outcome, ran_count or None); fill times."""
+def parse_log(path, times=None, msgs=None):
+    """Return (outcomes dict id->outcome, ran_count or None); fill times
+    and msgs (id -> failure message)."""
     outcomes = {}
     ran = None
     pending = None
@@ -54,6 +56,14 @@ def parse_log(path, times=None):
             if times is not None:
                 times[m.group('id')] = max(times.get(m.group('id'), 0.0),
                                            float(m.group('t')))
+            continue
+        m = FAILMSG_RE.match(line)
+        if m:
+            if msgs is not None:
+                msgs.setdefault(m.group('id'), m.group('msg'))
+            continue
+        if line.startswith('Timeout (') and pending is not None:
+            outcomes[pending] = 'HUNG'
             continue
         m = RAN_RE.match(line)
         if m:
@@ -69,7 +79,11 @@ def parse_log(path, times=None):
             pending = norm_id(m)
             rest = line[m.end():]
             o = OUTCOME_RE.search(rest)
-            if o:
+            if 'Timeout (' in rest:
+                # mpi4py_runner.py's watchdog fired inside this test
+                outcomes[pending] = 'HUNG'
+                pending = None
+            elif o:
                 outcomes[pending] = o.group('o')
                 pending = None
             else:
@@ -88,7 +102,7 @@ def parse_log(path, times=None):
 def load_run(d):
     """Return (per-rank outcomes {(rank, id): outcome}, info dict)."""
     res = {}
-    info = {'rc': None, 'ranks': 0, 'complete': True, 'ran': {}, 'times': {}}
+    info = {'rc': None, 'ranks': 0, 'complete': True, 'ran': {}, 'times': {}, 'msgs': {}}
     try:
         with open(os.path.join(d, 'rc')) as f:
             info['rc'] = int(f.read().strip() or -1)
@@ -99,7 +113,7 @@ def load_run(d):
     info['ranks'] = len(files)
     for p in files:
         rank = int(p.rsplit('.', 2)[-2])
-        outs, ran = parse_log(p, info['times'])
+        outs, ran = parse_log(p, info['times'], info['msgs'])
         info['ran'][rank] = ran
         if ran is None:
             info['complete'] = False
@@ -249,9 +263,10 @@ def main():
     if rows:
         w = max(len(r[1]) for r in rows[:a.max_rows])
         print('[%s] %d differing test outcome(s) (per rank):' % (a.config, len(rows)))
-        print('  %-4s  %-*s  %-10s  %s' % ('rank', w, 'test', 'baseline', 'compared'))
+        print('  %-4s  %-*s  %-10s  %-10s  %s' % ('rank', w, 'test', 'baseline', 'compared', 'message'))
         for rank, tid, b, o in rows[:a.max_rows]:
-            print('  %-4d  %-*s  %-10s  %s' % (rank, w, tid, b, o))
+            msg = (oinfo if o in ('FAIL', 'ERROR') else binfo)['msgs'].get(tid.split(' ')[0], '')
+            print('  %-4d  %-*s  %-10s  %-10s  %s' % (rank, w, tid, b, o, msg[:120]))
         if len(rows) > a.max_rows:
             print('  ... %d more (full list: %s)' % (len(rows) - a.max_rows,
                                                     a.tsv or 'use --tsv'))
@@ -269,7 +284,11 @@ def main():
         for p in logs[:4]:
             try:
                 with open(p, errors='replace') as f:
-                    tail = [l for l in f.read().splitlines() if not l.startswith('[foreign-time]')][-15:]
+                    lines = [l for l in f.read().splitlines() if not l.startswith('[foreign-')]
+                # the watchdog's dump starts "Timeout (h:mm:ss)!", innermost
+                # frame first: show its top rather than the bottom
+                hit = [i for i, l in enumerate(lines) if 'Timeout (' in l]
+                tail = lines[hit[0]:hit[0] + 6] if hit else lines[-15:]
             except OSError:
                 continue
             print('[%s] %s: tail of %s:' % (a.config, name, p))

@@ -6,9 +6,12 @@
 #                                [--lib <libcompi.so>] [--self-check]
 #                                [--timeout SECS] [--out DIR]
 #   --lib         library to preload (default: build/<mpi>/lib/libcompi.so,
-#                 per MPI); a --lib given explicitly is used for every MPI.
+#                 per MPI); "{mpi}" in it is replaced by openmpi/mpich.
 #   --self-check  run the baseline twice instead (harness check; needs no
 #                 libcompi.so).
+#   --skip REGEX=REASON  (repeatable) report tests whose id matches as
+#                 skipped in both runs: for investigating what lies behind a
+#                 hang, never for making the run green.
 # Env: COMPI_CACHE (default ~/.cache/compi) holds the sdist and the venvs;
 #      FOREIGN_MPI4PY_PYTHON overrides the python used (default /usr/bin/python3).
 # Last output line: "N passed, N failed" over (mpi x np) configurations.
@@ -33,6 +36,7 @@ LIB=
 SELF_CHECK=0
 TIMEOUT=600
 OUT=
+USER_SKIPS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --mpi) MPIS=$2; shift 2 ;;
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
         --self-check) SELF_CHECK=1; shift ;;
         --timeout) TIMEOUT=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
+        --skip) USER_SKIPS+=(--skip "$2"); shift 2 ;;
         -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
@@ -146,7 +151,7 @@ run_suite() { # run_suite MPI NP VENV DIR PRELOAD
         env=(COMPI_MODE=fixed COMPI_MIN_BYTES=0 COMPI_DEBUG_RANKS_PER_NODE=1
              COMPI_REPORT="$dir/compi-report.json" FOREIGN_MPI4PY_PRELOAD="$preload")
     fi
-    local -a runner_args=() rt_args=() words
+    local -a runner_args=("${USER_SKIPS[@]}") rt_args=() words
     mapfile -t words < <(exclusions_of "$mpi" "$np")
     local w seen=0
     for w in "${words[@]}"; do
@@ -182,13 +187,14 @@ run_suite() { # run_suite MPI NP VENV DIR PRELOAD
 }
 
 passed=0; failed=0
+if [ ${#USER_SKIPS[@]} -gt 0 ]; then log "NOTE: extra skips from the command line: ${USER_SKIPS[*]}"; fi
 t_all=$(date +%s)
 for mpi in $MPIS; do
     t0=$(date +%s)
     mpicc_of "$mpi" >/dev/null || { echo "unknown MPI: $mpi" >&2; exit 2; }
     log "$mpi: building mpi4py $MPI4PY_VERSION"
     venv=$(build_mpi4py "$mpi")
-    lib=$LIB
+    lib=${LIB//\{mpi\}/$mpi}
     if [ "$SELF_CHECK" = 1 ]; then
         lib=
     elif [ -z "$lib" ]; then

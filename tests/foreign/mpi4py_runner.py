@@ -10,6 +10,9 @@ Usage: python mpi4py_runner.py [--skip REGEX=REASON]... -- runtests.py ARGS...
   (default 120; the slowest kept test takes ~20 s) dumps all Python
   tracebacks and exits the rank, so a hang costs minutes, not the whole
   run timeout, and shows where it hung.
+* Failures/errors are also written at once as "[foreign-fail] ID: message"
+  because unittest prints details only at the end, which a crash or the
+  watchdog never reaches.
 * After each test a line "[foreign-time] SECONDS ID" goes to stderr so that
   mpi4py.sh can list the slowest tests; the result parser ignores it.
 """
@@ -61,6 +64,17 @@ def main():
             sys.stderr.flush()
 
     unittest.TestCase.run = run
+
+    def note(orig):
+        def add(self, test, err):
+            orig(self, test, err)
+            msg = str(err[1]).strip().splitlines()
+            sys.stderr.write('[foreign-fail] %s: %s: %s\n' % (
+                test.id(), err[0].__name__, msg[0][:200] if msg else ''))
+            sys.stderr.flush()
+        return add
+    unittest.TextTestResult.addFailure = note(unittest.TextTestResult.addFailure)
+    unittest.TextTestResult.addError = note(unittest.TextTestResult.addError)
     script = rest[0]
     sys.argv = rest
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
