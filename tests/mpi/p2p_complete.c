@@ -463,5 +463,84 @@ int main(int argc, char **argv)
     }
     mt_group_end();
 
+    /* ---- MPI_Testall with one incomplete request: flag 0 and no request modified */
+    mt_group_begin("MPI_Testall with an incomplete request leaves the requests alone");
+    if (mt_rank < 2) {
+        int n = 200000;
+        double *a = mt_malloc(n * sizeof(double)), *b = mt_malloc(2 * (size_t)n * sizeof(double));
+        mt_fill(a, n, 'd', PAT_SMOOTH, 110 + mt_rank);
+        MPI_Request r[2], sr;
+        MPI_Status sts[2];
+        MPI_CALL(MPI_Irecv(b, n, MPI_DOUBLE, peer, 110, MPI_COMM_WORLD, &r[0]));
+        MPI_CALL(MPI_Irecv(b + n, n, MPI_DOUBLE, peer, 111, MPI_COMM_WORLD, &r[1]));
+        MPI_CALL(MPI_Isend(a, n, MPI_DOUBLE, peer, 110, MPI_COMM_WORLD, &sr));
+        MPI_Request r0 = r[0], r1 = r[1];
+        int flag = 1, bad = 0;
+        for (int i = 0; i < 300 && !bad; i++) {
+            MPI_CALL(MPI_Testall(2, r, &flag, sts));
+            bad = flag || r[0] != r0 || r[1] != r1;
+        }
+        CHECK(!bad, "MPI_Testall while the tag-111 receive cannot complete",
+              "flag %d; request[0] %s, request[1] %s", flag, r[0] == r0 ? "unchanged" : "MODIFIED",
+              r[1] == r1 ? "unchanged" : "MODIFIED");
+        int oc = -5, ind[2];
+        MPI_CALL(MPI_Testsome(1, &r[1], &oc, ind, sts));
+        CHECK_INT("MPI_Testsome on the incomplete request: outcount", 0, oc);
+        MPI_CALL(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+        MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_CALL(MPI_Isend(a, n / 2, MPI_DOUBLE, peer, 111, MPI_COMM_WORLD, &sr));
+        flag = 0;
+        while (!flag) MPI_CALL(MPI_Testall(2, r, &flag, sts));
+        MPI_CALL(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+        CHECK_STATUS("Testall after both arrived: entry 0", &sts[0], peer, 110, MPI_DOUBLE, n);
+        CHECK_STATUS("Testall after both arrived: entry 1", &sts[1], peer, 111, MPI_DOUBLE, n / 2);
+        CHECK_PATTERN("Testall entry 0 data", b, n, 'd', PAT_SMOOTH, 110 + peer);
+        CHECK_PATTERN("Testall entry 1 data", b + n, n / 2, 'd', PAT_SMOOTH, 110 + peer);
+        free(a);
+        free(b);
+    } else {
+        MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    mt_group_end();
+
+    /* ---- MPI_Cancel of a receive whose message has (probably) already arrived:
+     *      either it is cancelled and the message goes to the next receive, or it
+     *      completes normally.  The message must never be lost or duplicated. */
+    mt_group_begin("MPI_Cancel of a receive whose message has arrived: cancelled or completed, never lost");
+    for (int v = 0; v < 2; v++) {
+        int n = v ? 300000 : 20;
+        int *a = mt_malloc(n * sizeof(int));
+        if (mt_rank == 0) {
+            mt_fill(a, n, 'i', PAT_RAMP, 120 + v);
+            MPI_CALL(MPI_Send(a, n, MPI_INT, 1, 120, MPI_COMM_WORLD));
+            MPI_CALL(MPI_Send(a, 1, MPI_INT, 1, 121, MPI_COMM_WORLD));
+            MPI_CALL(MPI_Recv(NULL, 0, MPI_BYTE, 1, 122, MPI_COMM_WORLD, MPI_STATUS_IGNORE)); /* next round */
+        } else if (mt_rank == 1) {
+            MPI_CALL(MPI_Probe(0, 120, MPI_COMM_WORLD, &st)); /* it has arrived */
+            MPI_Request r;
+            memset(a, 0, n * sizeof(int));
+            MPI_CALL(MPI_Irecv(a, n, MPI_INT, 0, 120, MPI_COMM_WORLD, &r));
+            MPI_CALL(MPI_Cancel(&r));
+            MPI_CALL(MPI_Wait(&r, &st));
+            int cancelled = -1;
+            MPI_CALL(MPI_Test_cancelled(&st, &cancelled));
+            if (cancelled) {
+                MPI_CALL(MPI_Recv(a, n, MPI_INT, 0, 120, MPI_COMM_WORLD, &st));
+                CHECK_STATUS("message received after a successful cancel", &st, 0, 120, MPI_INT, n);
+            } else {
+                CHECK_STATUS("cancel failed, receive completed", &st, 0, 120, MPI_INT, n);
+            }
+            CHECK_PATTERN(cancelled ? "message after successful cancel" : "receive that could not be cancelled", a, n,
+                          'i', PAT_RAMP, 120 + v);
+            MPI_CALL(MPI_Recv(a, 1, MPI_INT, 0, 121, MPI_COMM_WORLD, &st));
+            int flag = 1;
+            MPI_CALL(MPI_Iprobe(0, 120, MPI_COMM_WORLD, &flag, &st));
+            CHECK_INT("no duplicate of the message left after cancel", 0, flag);
+            MPI_CALL(MPI_Send(NULL, 0, MPI_BYTE, 0, 122, MPI_COMM_WORLD));
+        }
+        free(a);
+    }
+    mt_group_end();
+
     return mt_finish();
 }
