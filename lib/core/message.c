@@ -92,6 +92,31 @@ int compi_raise(MPI_Comm comm, int code)
     return code;
 }
 
+/* MPICH refuses a null buffer in MPI_Pack/MPI_Unpack, and MPI_BOTTOM is null
+ * there: name the same bytes relative to the type's true lower bound. */
+static int compi_bottom_shift(int count, MPI_Datatype dt, void **base, MPI_Datatype *shifted)
+{
+    MPI_Aint tlb, textent, disp;
+    PMPI_Type_get_true_extent(dt, &tlb, &textent);
+    disp = -tlb;
+    int rc = PMPI_Type_create_struct(1, &count, &disp, &dt, shifted);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(shifted);
+    *base = (void *)tlb;
+    return rc;
+}
+
+static int compi_pack_bytes(const void *buf, int count, MPI_Datatype dt, void *dst, size_t size)
+{
+    int pos = 0;
+    if (buf != MPI_BOTTOM || count == 0) return PMPI_Pack(buf, count, dt, dst, (int)size, &pos, MPI_COMM_SELF);
+    void *base;
+    MPI_Datatype shifted;
+    int rc = compi_bottom_shift(count, dt, &base, &shifted);
+    if (rc == MPI_SUCCESS) rc = PMPI_Pack(base, 1, shifted, dst, (int)size, &pos, MPI_COMM_SELF);
+    PMPI_Type_free(&shifted);
+    return rc;
+}
+
 /* Local unpack of a byte stream into (buf,count,dt). Whole elements go
  * through MPI_Unpack; a trailing partial element (a receive that got fewer
  * basic elements than its type holds) is placed by a self-message, which does
@@ -103,6 +128,14 @@ static int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int cou
     MPI_Count whole = tsize > 0 ? (MPI_Count)nbytes / tsize : 0;
     if (whole > count) whole = count;
     int pos = 0, rc = MPI_SUCCESS;
+    if (whole > 0 && buf == MPI_BOTTOM) {
+        void *base;
+        MPI_Datatype shifted;
+        rc = compi_bottom_shift((int)whole, dt, &base, &shifted);
+        if (rc == MPI_SUCCESS) rc = PMPI_Unpack(src, (int)nbytes, &pos, base, 1, shifted, compi_g.self_comm);
+        PMPI_Type_free(&shifted);
+        return rc;
+    }
     if (whole > 0) rc = PMPI_Unpack(src, (int)nbytes, &pos, buf, (int)whole, dt, compi_g.self_comm);
     size_t rest = nbytes - (size_t)pos;
     if (rc == MPI_SUCCESS && rest > 0 && whole < count) {
@@ -142,8 +175,7 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
         /* Without a codec, pack straight into the frame; with one, pack aside. */
         packed = try_codec ? malloc(size) : (void *)payload;
         if (!packed) { free(frame); return MPI_ERR_NO_MEM; }
-        int pos = 0;
-        PMPI_Pack(buf, count, dt, packed, (int)size, &pos, MPI_COMM_SELF);
+        compi_pack_bytes(buf, count, dt, packed, size);
         src = packed;
     }
     if (try_codec) {
@@ -429,9 +461,8 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
         } else {
             /* Packing the typed layout back yields the bytes in arrival order. */
             unsigned char *all = malloc(cap ? cap : 1);
-            int pos = 0;
             if (!all) { free(payload); return MPI_ERR_NO_MEM; }
-            PMPI_Pack(in->buf, in->count, in->dt, all, (int)cap, &pos, MPI_COMM_SELF);
+            compi_pack_bytes(in->buf, in->count, in->dt, all, cap);
             memcpy(payload, all, plen);
             free(all);
         }
