@@ -175,7 +175,12 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
         /* Without a codec, pack straight into the frame; with one, pack aside. */
         packed = try_codec ? malloc(size) : (void *)payload;
         if (!packed) { free(frame); return MPI_ERR_NO_MEM; }
-        compi_pack_bytes(buf, count, dt, packed, size);
+        int rc = compi_pack_bytes(buf, count, dt, packed, size);
+        if (rc != MPI_SUCCESS) {
+            if (packed != (void *)payload) free(packed);
+            free(frame);
+            return rc;
+        }
         src = packed;
     }
     if (try_codec) {
@@ -462,9 +467,10 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
             /* Packing the typed layout back yields the bytes in arrival order. */
             unsigned char *all = malloc(cap ? cap : 1);
             if (!all) { free(payload); return MPI_ERR_NO_MEM; }
-            compi_pack_bytes(in->buf, in->count, in->dt, all, cap);
+            int prc = compi_pack_bytes(in->buf, in->count, in->dt, all, cap);
             memcpy(payload, all, plen);
             free(all);
+            if (prc != MPI_SUCCESS) { free(payload); return prc; }
         }
         rc = compi_decode_payload(&h, payload, in->buf, in->count, in->dt, &in->ti, st, comm);
         free(payload);
