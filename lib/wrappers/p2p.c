@@ -180,19 +180,23 @@ int compi_impl_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 
 /* ------------------------------------------------------------ persistent */
 
-static int compi_persistent_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
-                                 int dest, int tag, MPI_Comm comm, MPI_Request *request)
+/* Persistent requests on framed communicators: the application holds an
+ * inactive do-nothing persistent request, so handle conversions and
+ * Request_free stay real; each Start runs a fresh framed operation because
+ * the data (and so the frame) can change between starts. */
+static int compi_persistent_create(compi_req_kind kind, compi_send_mode mode, const void *buf, int count,
+                                   MPI_Datatype dt, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    int is_send = kind == COMPI_REQ_PERSIST_SEND;
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || dest == MPI_PROC_NULL)
-        return compi_send_init_plain[mode](buf, count, dt, dest, tag, comm, request);
-    compi_req *r = compi_req_new(COMPI_REQ_PERSIST_SEND, comm, COMPI_FAM_PERSISTENT_SEND);
-    /* The application holds an inactive do-nothing persistent request, so
-     * handle conversions and Request_free stay real; each Start runs a
-     * fresh framed send because the data (and so the frame) can change. */
-    int rc = PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle);
+    if (!ci->framed || peer == MPI_PROC_NULL)
+        return is_send ? compi_send_init_plain[mode](buf, count, dt, peer, tag, comm, request)
+                       : PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, request);
+    compi_req *r = compi_req_new(kind, comm, is_send ? COMPI_FAM_PERSISTENT_SEND : COMPI_FAM_PERSISTENT_RECV);
+    int rc = is_send ? PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle)
+                     : PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle);
     if (rc != MPI_SUCCESS) { compi_req_destroy(r); return rc; }
-    r->buf = buf; r->count = count; r->dt = dt; r->peer = dest; r->tag = tag; r->smode = mode;
+    r->buf = buf; r->count = count; r->dt = dt; r->peer = peer; r->tag = tag; r->smode = mode;
     *request = r->handle;
     compi_req_insert(r);
     return MPI_SUCCESS;
@@ -200,32 +204,23 @@ static int compi_persistent_send(compi_send_mode mode, const void *buf, int coun
 
 int compi_impl_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return compi_persistent_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, request);
+    return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, request);
 }
 int compi_impl_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return compi_persistent_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, request);
+    return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, request);
 }
 int compi_impl_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return compi_persistent_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, request);
+    return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, request);
 }
 int compi_impl_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return compi_persistent_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, request);
+    return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, request);
 }
-
 int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Recv_init(buf, count, dt, source, tag, comm, request);
-    compi_req *r = compi_req_new(COMPI_REQ_PERSIST_RECV, comm, COMPI_FAM_PERSISTENT_RECV);
-    int rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle);
-    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return rc; }
-    r->buf = buf; r->count = count; r->dt = dt; r->peer = source; r->tag = tag;
-    *request = r->handle;
-    compi_req_insert(r);
-    return MPI_SUCCESS;
+    return compi_persistent_create(COMPI_REQ_PERSIST_RECV, COMPI_SMODE_STD, buf, count, dt, source, tag, comm, request);
 }
 
 int compi_impl_Start(MPI_Request *request)
