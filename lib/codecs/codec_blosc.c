@@ -58,9 +58,10 @@ static long long compi_blosc_compress_any(const char *compressor, const void *sr
     return (long long)off;
 }
 
-/* Any Blosc compressor decodes here; the wire id already chose the codec. */
-static long long compi_blosc_decompress_any(const void *src, size_t src_len, void *dst,
-                                            size_t dst_len)
+/* Any Blosc compressor decodes here (the frame header names it), so both
+ * codec objects share this entry point; the wire id already chose the codec. */
+static long long compi_blosc_decompress(const void *src, size_t src_len, void *dst,
+                                        size_t dst_len, const compi_codec_params *params)
 {
     if (src == NULL || src_len == 0) return COMPI_ERR_CORRUPT;
     char dummy = 0;
@@ -97,22 +98,10 @@ static long long compi_blosc_lz4_compress(const void *src, size_t src_len, void 
     return compi_blosc_compress_any("lz4", src, src_len, dst, dst_cap, params);
 }
 
-static long long compi_blosc_lz4_decompress(const void *src, size_t src_len, void *dst,
-                                            size_t dst_len, const compi_codec_params *params)
-{
-    return compi_blosc_decompress_any(src, src_len, dst, dst_len);
-}
-
 static long long compi_blosc_zstd_compress(const void *src, size_t src_len, void *dst,
                                            size_t dst_cap, const compi_codec_params *params)
 {
     return compi_blosc_compress_any("zstd", src, src_len, dst, dst_cap, params);
-}
-
-static long long compi_blosc_zstd_decompress(const void *src, size_t src_len, void *dst,
-                                             size_t dst_len, const compi_codec_params *params)
-{
-    return compi_blosc_decompress_any(src, src_len, dst, dst_len);
 }
 
 const compi_codec compi_codec_blosc_lz4 = {
@@ -121,7 +110,7 @@ const compi_codec compi_codec_blosc_lz4 = {
     .summary = "Blosc byte shuffle (typesize = element size) + LZ4, single-threaded context",
     .bound = compi_blosc_bound,
     .compress = compi_blosc_lz4_compress,
-    .decompress = compi_blosc_lz4_decompress,
+    .decompress = compi_blosc_decompress,
 };
 
 const compi_codec compi_codec_blosc_zstd = {
@@ -130,5 +119,5 @@ const compi_codec compi_codec_blosc_zstd = {
     .summary = "Blosc byte shuffle (typesize = element size) + Zstd, single-threaded context",
     .bound = compi_blosc_bound,
     .compress = compi_blosc_zstd_compress,
-    .decompress = compi_blosc_zstd_decompress,
+    .decompress = compi_blosc_decompress,
 };

@@ -32,89 +32,17 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "codecs.h"
+#include "codec_util.h"
 
 #define DFCM_VERSION 1
-#define DFCM_MODE_RAW 0
-#define DFCM_MODE_64 1
-#define DFCM_MODE_32 2
 #define DFCM_LINES_LOG 15
 #define DFCM_LINES (1u << DFCM_LINES_LOG)
 #define DFCM_ZERO_CODE 15
 
-static size_t dfcm_varint_len(size_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) { v >>= 7; n++; }
-    return n;
-}
-
-static size_t dfcm_varint_put(uint8_t *p, size_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-static size_t dfcm_varint_get(const uint8_t *p, size_t avail, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < avail && i < 10; i++) {
-        uint64_t b = p[i] & 0x7f;
-        if (i == 9 && b > 1) return 0;
-        v |= b << (7 * i);
-        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
-    }
-    return 0;
-}
-
-static inline uint64_t dfcm_load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static inline void dfcm_store64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
-static inline uint32_t dfcm_load32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
-static inline void dfcm_store32(uint8_t *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    memcpy(p, &v, 4);
-}
-
 static size_t dfcm_bound(size_t n)
 {
-    return 2 + dfcm_varint_len(n) + n;
+    return compi_hdr_len(n) + 1 + n;
 }
-
-#if defined(__GNUC__)
-#define DFCM_INLINE static inline __attribute__((always_inline))
-#else
-#define DFCM_INLINE static inline
-#endif
 
 /* Every function taking w is called with a constant w, so the 4- and 8-byte
  * paths are specialised by the compiler. */
@@ -139,25 +67,25 @@ static int dfcm_state_init(dfcm_state *st)
 
 /* Hash the upper bits of a delta: the low mantissa bits are noise and would
  * scatter equal strides over many lines. */
-DFCM_INLINE uint32_t dfcm_h14(uint64_t d, unsigned w)
+COMPI_ALWAYS_INLINE uint32_t dfcm_h14(uint64_t d, unsigned w)
 {
     uint64_t x = d >> (w == 8 ? 40 : 12);
     return (uint32_t)(x ^ (x >> 14) ^ (x >> 28)) & 0x3fff;
 }
 
-DFCM_INLINE uint32_t dfcm_index(const dfcm_state *st)
+COMPI_ALWAYS_INLINE uint32_t dfcm_index(const dfcm_state *st)
 {
     /* most recent delta weighs most: it gets all 15 index bits */
     return ((st->h1 << 1) ^ st->h2 ^ (st->h3 >> 1)) & (DFCM_LINES - 1);
 }
 
-DFCM_INLINE uint64_t dfcm_predict(const dfcm_state *st, uint32_t idx, unsigned w)
+COMPI_ALWAYS_INLINE uint64_t dfcm_predict(const dfcm_state *st, uint32_t idx, unsigned w)
 {
     uint64_t d = st->use_stride ? 2 * st->d1 - st->d2 : st->table[idx];
     return (st->last + d) & DFCM_WMASK(w);
 }
 
-DFCM_INLINE void dfcm_update(dfcm_state *st, uint32_t idx, uint64_t v, unsigned w)
+COMPI_ALWAYS_INLINE void dfcm_update(dfcm_state *st, uint32_t idx, uint64_t v, unsigned w)
 {
     uint64_t pt = (st->last + st->table[idx]) & DFCM_WMASK(w);
     uint64_t ps = (st->last + 2 * st->d1 - st->d2) & DFCM_WMASK(w);
@@ -174,7 +102,7 @@ DFCM_INLINE void dfcm_update(dfcm_state *st, uint32_t idx, uint64_t v, unsigned 
 
 /* Code for residual r: 15 if zero, else number of leading 4-bit zero groups
  * capped so that at least one group is sent. */
-DFCM_INLINE unsigned dfcm_code(uint64_t r, unsigned w)
+COMPI_ALWAYS_INLINE unsigned dfcm_code(uint64_t r, unsigned w)
 {
     if (!r) return DFCM_ZERO_CODE;
     unsigned lz = (unsigned)__builtin_clzll(r) - (w == 8 ? 0 : 32);
@@ -189,20 +117,20 @@ typedef struct {
     uint8_t *p;
 } dfcm_bw;
 
-DFCM_INLINE void dfcm_put(dfcm_bw *bw, uint64_t bits, unsigned n) /* n <= 32 */
+COMPI_ALWAYS_INLINE void dfcm_put(dfcm_bw *bw, uint64_t bits, unsigned n) /* n <= 32 */
 {
     bw->bb |= bits << bw->bc;
     bw->bc += n;
     if (bw->bc >= 32) {
         uint32_t lo = (uint32_t)bw->bb;
-        dfcm_store32(bw->p, lo);
+        compi_store_le32(bw->p, lo);
         bw->p += 4;
         bw->bb >>= 32;
         bw->bc -= 32;
     }
 }
 
-DFCM_INLINE void dfcm_put_residual(dfcm_bw *bw, uint64_t r, unsigned nbits)
+COMPI_ALWAYS_INLINE void dfcm_put_residual(dfcm_bw *bw, uint64_t r, unsigned nbits)
 {
     if (nbits > 32) {
         dfcm_put(bw, r & 0xffffffffu, 32);
@@ -213,13 +141,13 @@ DFCM_INLINE void dfcm_put_residual(dfcm_bw *bw, uint64_t r, unsigned nbits)
 }
 
 /* 0 when the bit stream would pass limit (coding does not pay). */
-DFCM_INLINE int dfcm_encode_words(dfcm_state *st, dfcm_bw *bw, const uint8_t *src,
-                                  size_t nwords, unsigned w, const uint8_t *limit)
+COMPI_ALWAYS_INLINE int dfcm_encode_words(dfcm_state *st, dfcm_bw *bw, const uint8_t *src,
+                                          size_t nwords, unsigned w, const uint8_t *limit)
 {
     for (size_t i = 0; i < nwords; i++) {
         /* one word adds <= 68 bits; flushing writes 4 bytes at a time */
         if ((size_t)(limit - bw->p) < 16) return 0;
-        uint64_t v = w == 8 ? dfcm_load64(src + i * 8) : dfcm_load32(src + i * 4);
+        uint64_t v = w == 8 ? compi_load_le64(src + i * 8) : compi_load_le32(src + i * 4);
         uint32_t idx = dfcm_index(st);
         uint64_t r = v ^ dfcm_predict(st, idx, w);
         unsigned c = dfcm_code(r, w);
@@ -238,8 +166,7 @@ static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t ca
     if (cap < dfcm_bound(n)) return COMPI_ERR_DST_TOO_SMALL;
     unsigned w = params && params->elem_size == 4 ? 4 : 8;
     uint8_t *op = dst;
-    *op++ = DFCM_VERSION;
-    op += dfcm_varint_put(op, n);
+    op += compi_hdr_put(op, DFCM_VERSION, n);
     uint8_t *modep = op++;
     size_t nwords = n / w, tail = n % w;
     /* bit stream must end by here for the coded form to beat raw */
@@ -247,7 +174,7 @@ static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t ca
     if (nwords == 0) goto raw;
     dfcm_state st;
     if (dfcm_state_init(&st)) return COMPI_ERR_NOMEM;
-    *modep = w == 8 ? DFCM_MODE_64 : DFCM_MODE_32;
+    *modep = w == 8 ? COMPI_WMODE_64 : COMPI_WMODE_32;
     dfcm_bw bw = {0, 0, op};
     int fits = w == 8 ? dfcm_encode_words(&st, &bw, src, nwords, 8, limit)
                       : dfcm_encode_words(&st, &bw, src, nwords, 4, limit);
@@ -258,10 +185,7 @@ static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t ca
     memcpy(op, src + nwords * w, tail);
     return (long long)(op + tail - dst);
 raw:
-    op = modep;
-    *op++ = DFCM_MODE_RAW;
-    memcpy(op, src, n);
-    return (long long)(op + n - dst);
+    return compi_wmode_put_raw(dst, modep, src, n);
 }
 
 /* Bit reader over [p, end): reading past the end yields zero bits and is
@@ -272,10 +196,10 @@ typedef struct {
     unsigned bc;
 } dfcm_br;
 
-DFCM_INLINE void dfcm_refill(dfcm_br *br)
+COMPI_ALWAYS_INLINE void dfcm_refill(dfcm_br *br)
 {
     if (br->end - br->p >= 8) {
-        br->bb |= dfcm_load64(br->p) << br->bc;
+        br->bb |= compi_load_le64(br->p) << br->bc;
         br->p += (63 - br->bc) >> 3;
         br->bc |= 56;
     } else {
@@ -287,7 +211,7 @@ DFCM_INLINE void dfcm_refill(dfcm_br *br)
     }
 }
 
-DFCM_INLINE uint64_t dfcm_get(dfcm_br *br, unsigned n) /* n <= 32 */
+COMPI_ALWAYS_INLINE uint64_t dfcm_get(dfcm_br *br, unsigned n) /* n <= 32 */
 {
     if (br->bc < n) dfcm_refill(br);
     uint64_t v = br->bb & (((uint64_t)1 << n) - 1);
@@ -297,8 +221,8 @@ DFCM_INLINE uint64_t dfcm_get(dfcm_br *br, unsigned n) /* n <= 32 */
 }
 
 /* 0 on an invalid code or a stream read far past its end. */
-DFCM_INLINE int dfcm_decode_words(dfcm_state *st, dfcm_br *br, uint8_t *dst, size_t nwords,
-                                  unsigned w)
+COMPI_ALWAYS_INLINE int dfcm_decode_words(dfcm_state *st, dfcm_br *br, uint8_t *dst,
+                                          size_t nwords, unsigned w)
 {
     const unsigned cmax = w == 8 ? 14 : 7;
     for (size_t i = 0; i < nwords; i++) {
@@ -318,8 +242,8 @@ DFCM_INLINE int dfcm_decode_words(dfcm_state *st, dfcm_br *br, uint8_t *dst, siz
         uint32_t idx = dfcm_index(st);
         uint64_t v = dfcm_predict(st, idx, w) ^ r;
         dfcm_update(st, idx, v, w);
-        if (w == 8) dfcm_store64(dst + i * 8, v);
-        else dfcm_store32(dst + i * 4, (uint32_t)v);
+        if (w == 8) compi_store_le64(dst + i * 8, v);
+        else compi_store_le32(dst + i * 4, (uint32_t)v);
     }
     return 1;
 }
@@ -329,21 +253,12 @@ static long long dfcm_decompress(const void *srcv, size_t src_len, void *dstv, s
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;
-    if (src_len < 3 || src[0] != DFCM_VERSION) return COMPI_ERR_CORRUPT;
-    uint64_t orig;
-    size_t vl = dfcm_varint_get(src + 1, src_len - 1, &orig);
-    if (!vl) return COMPI_ERR_CORRUPT;
-    if (orig != (uint64_t)dst_len) return COMPI_ERR_LENGTH;
-    const uint8_t *ip = src + 1 + vl, *end = src + src_len;
-    if (ip >= end) return COMPI_ERR_CORRUPT;
-    unsigned mode = *ip++;
-    if (mode == DFCM_MODE_RAW) {
-        if ((size_t)(end - ip) != dst_len) return COMPI_ERR_CORRUPT;
-        memcpy(dst, ip, dst_len);
-        return (long long)dst_len;
-    }
-    if (mode != DFCM_MODE_64 && mode != DFCM_MODE_32) return COMPI_ERR_CORRUPT;
-    unsigned w = mode == DFCM_MODE_64 ? 8 : 4;
+    size_t pos;
+    unsigned w;
+    int rc = compi_wmode_get(src, src_len, DFCM_VERSION, dst, dst_len, &pos, &w);
+    if (rc) return rc;
+    if (!w) return (long long)dst_len; /* stored raw */
+    const uint8_t *ip = src + pos, *end = src + src_len;
     size_t nwords = dst_len / w, tail = dst_len % w;
     if (nwords == 0 || (size_t)(end - ip) < tail) return COMPI_ERR_CORRUPT;
     const uint8_t *bend = end - tail;

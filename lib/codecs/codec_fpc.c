@@ -16,90 +16,17 @@
  * partner nibble is 0. */
 #include <stdlib.h>
 #include <string.h>
-#include "codecs.h"
+#include "codec_util.h"
 
 #define FPC_VERSION 1
-#define FPC_MODE_RAW 0
-#define FPC_MODE_64 1
-#define FPC_MODE_32 2
 #define FPC_KMIN 10
 #define FPC_KMAX 16
 
-#if defined(__GNUC__)
-#define FPC_INLINE static inline __attribute__((always_inline))
-#else
-#define FPC_INLINE static inline
-#endif
-
-static size_t fpc_varint_len(size_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) { v >>= 7; n++; }
-    return n;
-}
-
-static size_t fpc_varint_put(uint8_t *p, size_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-static size_t fpc_varint_get(const uint8_t *p, size_t avail, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < avail && i < 10; i++) {
-        uint64_t b = p[i] & 0x7f;
-        if (i == 9 && b > 1) return 0;
-        v |= b << (7 * i);
-        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
-    }
-    return 0;
-}
-
-/* The word values are the little-endian interpretation of the bytes, so the
- * stream is portable across byte orders. */
-static inline uint64_t fpc_load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static inline void fpc_store64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
-static inline uint32_t fpc_load32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
-static inline void fpc_store32(uint8_t *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    memcpy(p, &v, 4);
-}
 
 /* Raw fallback keeps the worst case at the input size plus the header. */
 static size_t fpc_bound(size_t n)
 {
-    return 2 + fpc_varint_len(n) + n;
+    return compi_hdr_len(n) + 1 + n;
 }
 
 static unsigned fpc_pick_k(size_t nwords)
@@ -149,7 +76,7 @@ static inline void fpc_update32(fpc_state *st, uint64_t v)
 }
 
 /* Encodes one word: returns its nibble, writes residual bytes at *op. */
-FPC_INLINE unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8_t **op)
+COMPI_ALWAYS_INLINE unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8_t **op)
 {
     uint64_t pf = st->fcm[st->fh];
     uint64_t pd = st->dfcm[st->dh] + st->last;
@@ -167,7 +94,7 @@ FPC_INLINE unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8_t 
     }
     unsigned nbytes = w - lzb;
     uint8_t tmp[8];
-    fpc_store64(tmp, x);
+    compi_store_le64(tmp, x);
     memcpy(*op, tmp, nbytes);
     *op += nbytes;
     if (w == 8) { fpc_update64(st, v); return sel | (lzb > 4 ? lzb - 1 : lzb); }
@@ -177,16 +104,17 @@ FPC_INLINE unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w, uint8_t 
 
 /* All words, with w a compile-time constant at each call site so the 4- and
  * 8-byte paths are specialised. NULL when the output would pass limit. */
-FPC_INLINE uint8_t *fpc_encode_words(fpc_state *st, const uint8_t *src, size_t nwords,
-                                     unsigned w, uint8_t *op, const uint8_t *limit)
+COMPI_ALWAYS_INLINE uint8_t *fpc_encode_words(fpc_state *st, const uint8_t *src,
+                                              size_t nwords, unsigned w, uint8_t *op,
+                                              const uint8_t *limit)
 {
     size_t i = 0;
     for (; i + 2 <= nwords; i += 2) {
         /* each pair adds at most 1 + 2w bytes */
         if ((size_t)(limit - op) < 1 + 2 * (size_t)w) return NULL;
         uint8_t *hp = op++;
-        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
-        uint64_t b = w == 8 ? fpc_load64(src + i * 8 + 8) : fpc_load32(src + i * 4 + 4);
+        uint64_t a = w == 8 ? compi_load_le64(src + i * 8) : compi_load_le32(src + i * 4);
+        uint64_t b = w == 8 ? compi_load_le64(src + i * 8 + 8) : compi_load_le32(src + i * 4 + 4);
         unsigned ca = fpc_enc_word(st, a, w, &op);
         unsigned cb = fpc_enc_word(st, b, w, &op);
         *hp = (uint8_t)(ca << 4 | cb);
@@ -194,7 +122,7 @@ FPC_INLINE uint8_t *fpc_encode_words(fpc_state *st, const uint8_t *src, size_t n
     if (i < nwords) {
         if ((size_t)(limit - op) < 1 + (size_t)w) return NULL;
         uint8_t *hp = op++;
-        uint64_t a = w == 8 ? fpc_load64(src + i * 8) : fpc_load32(src + i * 4);
+        uint64_t a = w == 8 ? compi_load_le64(src + i * 8) : compi_load_le32(src + i * 4);
         *hp = (uint8_t)(fpc_enc_word(st, a, w, &op) << 4);
     }
     return op;
@@ -208,8 +136,7 @@ static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap
     if (cap < fpc_bound(n)) return COMPI_ERR_DST_TOO_SMALL;
     unsigned w = params && params->elem_size == 4 ? 4 : 8;
     uint8_t *op = dst;
-    *op++ = FPC_VERSION;
-    op += fpc_varint_put(op, n);
+    op += compi_hdr_put(op, FPC_VERSION, n);
     uint8_t *modep = op++;
     size_t nwords = n / w, tail = n % w;
     /* raw fallback if a pair could overrun the raw size (each pair adds at
@@ -219,7 +146,7 @@ static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap
     unsigned k = fpc_pick_k(nwords);
     fpc_state st;
     if (fpc_state_init(&st, k)) return COMPI_ERR_NOMEM;
-    *modep = w == 8 ? FPC_MODE_64 : FPC_MODE_32;
+    *modep = w == 8 ? COMPI_WMODE_64 : COMPI_WMODE_32;
     *op++ = (uint8_t)k;
     op = w == 8 ? fpc_encode_words(&st, src, nwords, 8, op, limit)
                 : fpc_encode_words(&st, src, nwords, 4, op, limit);
@@ -229,15 +156,12 @@ static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap
     op += tail;
     return (long long)(op - dst);
 raw:
-    op = modep;
-    *op++ = FPC_MODE_RAW;
-    memcpy(op, src, n);
-    return (long long)(op + n - dst);
+    return compi_wmode_put_raw(dst, modep, src, n);
 }
 
 /* Decodes one word from its nibble; 0 on truncated input. */
-FPC_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
-                               const uint8_t **ip, const uint8_t *end, uint8_t *out)
+COMPI_ALWAYS_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
+                                     const uint8_t **ip, const uint8_t *end, uint8_t *out)
 {
     unsigned lzb = code & 7;
     if (w == 8) { if (lzb > 3) lzb++; }
@@ -247,7 +171,7 @@ FPC_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
     uint8_t tmp[8] = {0};
     memcpy(tmp, *ip, nbytes);
     *ip += nbytes;
-    uint64_t x = fpc_load64(tmp), v;
+    uint64_t x = compi_load_le64(tmp), v;
     if (code & 8) {
         v = st->dfcm[st->dh] + st->last;
         if (w == 4) v &= 0xffffffffu;
@@ -255,14 +179,15 @@ FPC_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
         v = st->fcm[st->fh];
     }
     v ^= x;
-    if (w == 8) { fpc_update64(st, v); fpc_store64(out, v); }
-    else { fpc_update32(st, v); fpc_store32(out, (uint32_t)v); }
+    if (w == 8) { fpc_update64(st, v); compi_store_le64(out, v); }
+    else { fpc_update32(st, v); compi_store_le32(out, (uint32_t)v); }
     return 1;
 }
 
 /* All words (w constant per call site); 0 on truncated or invalid input. */
-FPC_INLINE int fpc_decode_words(fpc_state *st, const uint8_t **ipp, const uint8_t *bend,
-                                uint8_t *dst, size_t nwords, unsigned w)
+COMPI_ALWAYS_INLINE int fpc_decode_words(fpc_state *st, const uint8_t **ipp,
+                                         const uint8_t *bend, uint8_t *dst, size_t nwords,
+                                         unsigned w)
 {
     const uint8_t *ip = *ipp;
     for (size_t i = 0; i < nwords; i += 2) {
@@ -284,21 +209,12 @@ static long long fpc_decompress(const void *srcv, size_t src_len, void *dstv, si
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;
-    if (src_len < 3 || src[0] != FPC_VERSION) return COMPI_ERR_CORRUPT;
-    uint64_t orig;
-    size_t vl = fpc_varint_get(src + 1, src_len - 1, &orig);
-    if (!vl) return COMPI_ERR_CORRUPT;
-    if (orig != (uint64_t)dst_len) return COMPI_ERR_LENGTH;
-    const uint8_t *ip = src + 1 + vl, *end = src + src_len;
-    if (ip >= end) return COMPI_ERR_CORRUPT;
-    unsigned mode = *ip++;
-    if (mode == FPC_MODE_RAW) {
-        if ((size_t)(end - ip) != dst_len) return COMPI_ERR_CORRUPT;
-        memcpy(dst, ip, dst_len);
-        return (long long)dst_len;
-    }
-    if (mode != FPC_MODE_64 && mode != FPC_MODE_32) return COMPI_ERR_CORRUPT;
-    unsigned w = mode == FPC_MODE_64 ? 8 : 4;
+    size_t pos;
+    unsigned w;
+    int rc = compi_wmode_get(src, src_len, FPC_VERSION, dst, dst_len, &pos, &w);
+    if (rc) return rc;
+    if (!w) return (long long)dst_len; /* stored raw */
+    const uint8_t *ip = src + pos, *end = src + src_len;
     size_t nwords = dst_len / w, tail = dst_len % w;
     if (nwords == 0 || ip >= end) return COMPI_ERR_CORRUPT;
     unsigned k = *ip++;

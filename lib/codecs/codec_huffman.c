@@ -15,7 +15,7 @@
  * exactly 1), which every Huffman tree with >= 2 leaves gives. */
 #include <stdlib.h>
 #include <string.h>
-#include "codecs.h"
+#include "codec_util.h"
 
 #define HUF_VERSION 1
 #define HUF_MAX_LEN 11
@@ -28,55 +28,10 @@
 #define HUF_T_CODED 1
 #define HUF_T_FILL 2
 
-static size_t huf_varint_len(size_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) { v >>= 7; n++; }
-    return n;
-}
-
-static size_t huf_varint_put(uint8_t *p, size_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-static size_t huf_varint_get(const uint8_t *p, size_t avail, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < avail && i < 10; i++) {
-        uint64_t b = p[i] & 0x7f;
-        if (i == 9 && b > 1) return 0;
-        v |= b << (7 * i);
-        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
-    }
-    return 0;
-}
-
-static inline uint64_t huf_load_le64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static inline void huf_store_le64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
 static size_t huf_bound(size_t n)
 {
     size_t block = (size_t)1 << HUF_BLOCK_LOG;
-    return 2 + huf_varint_len(n) + n + (n + block - 1) / block;
+    return compi_hdr_len(n) + 1 + n + (n + block - 1) / block;
 }
 
 /* Huffman code lengths for the nonzero counts by the two-queue method over
@@ -203,7 +158,7 @@ static void huf_write_stream(const uint8_t *src, size_t n, const uint16_t code[2
             bb |= (uint64_t)code[src[i]] << bc;
             bc += len[src[i]];
         }
-        huf_store_le64(p, bb);
+        compi_store_le64(p, bb);
         p += bc >> 3;
         bb >>= bc & ~7u;
         bc &= 7;
@@ -245,7 +200,7 @@ static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
         huf_segment(n, k, s, &off, &sl);
         for (size_t i = 0; i < sl; i++) bits += len[src[off + i]];
         payload[s] = (size_t)((bits + 7) / 8);
-        coded += huf_varint_len(payload[s]) + payload[s];
+        coded += compi_varint_len(payload[s]) + payload[s];
     }
     if (coded >= 1 + n) { op[0] = HUF_T_RAW; memcpy(op + 1, src, n); return 1 + n; }
 
@@ -257,7 +212,7 @@ static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
         unsigned l2 = s + 1 <= hi ? len[s + 1] : 0;
         *p++ = (uint8_t)(len[s] | (l2 << 4));
     }
-    for (unsigned s = 0; s < k; s++) p += huf_varint_put(p, payload[s]);
+    for (unsigned s = 0; s < k; s++) p += compi_varint_put(p, payload[s]);
     for (unsigned s = 0; s < k; s++) {
         size_t off, sl;
         huf_segment(n, k, s, &off, &sl);
@@ -274,8 +229,7 @@ static long long huf_compress(const void *srcv, size_t n, void *dstv, size_t cap
     uint8_t *dst = dstv;
     if (cap < huf_bound(n)) return COMPI_ERR_DST_TOO_SMALL;
     uint8_t *op = dst;
-    *op++ = HUF_VERSION;
-    op += huf_varint_put(op, n);
+    op += compi_hdr_put(op, HUF_VERSION, n);
     *op++ = HUF_BLOCK_LOG;
     size_t block = (size_t)1 << HUF_BLOCK_LOG;
     for (size_t off = 0; off < n; off += block) {
@@ -296,7 +250,7 @@ typedef struct {
 static inline void huf_br_refill(huf_br *br)
 {
     if (br->end - br->in >= 8) {
-        br->bb |= huf_load_le64(br->in) << br->bc;
+        br->bb |= compi_load_le64(br->in) << br->bc;
         br->in += (63 - br->bc) >> 3;
         br->bc |= 56;
     } else {
@@ -354,7 +308,7 @@ static int huf_decode_block(const uint8_t *src, size_t avail, size_t *used,
     unsigned k = huf_nstreams(n);
     uint64_t plen[4];
     for (unsigned s = 0; s < k; s++) {
-        size_t vl = huf_varint_get(src + ip, avail - ip, &plen[s]);
+        size_t vl = compi_varint_get(src + ip, avail - ip, &plen[s]);
         if (!vl) return COMPI_ERR_CORRUPT;
         ip += vl;
     }
@@ -408,12 +362,9 @@ static long long huf_decompress(const void *srcv, size_t src_len, void *dstv, si
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;
-    if (src_len < 3 || src[0] != HUF_VERSION) return COMPI_ERR_CORRUPT;
-    uint64_t orig;
-    size_t ip = 1, vl = huf_varint_get(src + 1, src_len - 1, &orig);
-    if (!vl) return COMPI_ERR_CORRUPT;
-    if (orig != (uint64_t)dst_len) return COMPI_ERR_LENGTH;
-    ip += vl;
+    size_t ip;
+    int rc = compi_hdr_get(src, src_len, HUF_VERSION, 3, dst_len, &ip);
+    if (rc) return rc;
     if (ip >= src_len) return COMPI_ERR_CORRUPT;
     unsigned blog = src[ip++];
     if (blog < HUF_BLOCK_LOG_MIN || blog > HUF_BLOCK_LOG_MAX) return COMPI_ERR_CORRUPT;

@@ -7,44 +7,16 @@
  * the body is at most n + ceil(n/128) bytes: every literal chunk costs one
  * control byte and every repeat saves at least one. */
 #include <string.h>
-#include "codecs.h"
+#include "codec_util.h"
 
 #define RLE_VERSION 1
 #define RLE_MAX_LIT 128
 #define RLE_MIN_RUN 3
 #define RLE_MAX_RUN (127 + RLE_MIN_RUN)
 
-static size_t rle_varint_len(size_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) { v >>= 7; n++; }
-    return n;
-}
-
-static size_t rle_varint_put(uint8_t *p, size_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-/* Returns bytes consumed, 0 on malformed/overlong input. */
-static size_t rle_varint_get(const uint8_t *p, size_t avail, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < avail && i < 10; i++) {
-        uint64_t b = p[i] & 0x7f;
-        if (i == 9 && b > 1) return 0; /* would overflow 64 bits */
-        v |= b << (7 * i);
-        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
-    }
-    return 0;
-}
-
 static size_t rle_bound(size_t n)
 {
-    return 1 + rle_varint_len(n) + n + (n + RLE_MAX_LIT - 1) / RLE_MAX_LIT;
+    return compi_hdr_len(n) + n + (n + RLE_MAX_LIT - 1) / RLE_MAX_LIT;
 }
 
 /* Emit src[from..to) as literal chunks of at most 128 bytes. */
@@ -68,8 +40,7 @@ static long long rle_compress(const void *srcv, size_t n, void *dstv, size_t cap
     uint8_t *dst = dstv;
     if (cap < rle_bound(n)) return COMPI_ERR_DST_TOO_SMALL;
     uint8_t *op = dst;
-    *op++ = RLE_VERSION;
-    op += rle_varint_put(op, n);
+    op += compi_hdr_put(op, RLE_VERSION, n);
     size_t i = 0, lit = 0; /* lit: start of the pending literal segment */
     while (i < n) {
         uint8_t b = src[i];
@@ -92,12 +63,9 @@ static long long rle_decompress(const void *srcv, size_t src_len, void *dstv, si
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;
-    if (src_len < 2 || src[0] != RLE_VERSION) return COMPI_ERR_CORRUPT;
-    uint64_t orig;
-    size_t ip = 1, hl = rle_varint_get(src + 1, src_len - 1, &orig);
-    if (!hl) return COMPI_ERR_CORRUPT;
-    if (orig != (uint64_t)dst_len) return COMPI_ERR_LENGTH;
-    ip += hl;
+    size_t ip;
+    int rc = compi_hdr_get(src, src_len, RLE_VERSION, 2, dst_len, &ip);
+    if (rc) return rc;
     size_t op = 0;
     while (op < dst_len) {
         if (ip >= src_len) return COMPI_ERR_CORRUPT;
