@@ -163,6 +163,15 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
                         MPI_Datatype dt, MPI_Status *st, MPI_Comm comm);
 void compi_incoming_release(compi_incoming *in);
 int compi_raise(MPI_Comm comm, int code);
+/* Copies compi's status to the application's: single-completion calls and
+ * probes never modify MPI_ERROR (MPI-3.1 3.2.5), so it is kept. */
+static inline void compi_status_out(MPI_Status *user, const MPI_Status *st)
+{
+    if (user == MPI_STATUS_IGNORE) return;
+    int keep = user->MPI_ERROR;
+    *user = *st;
+    user->MPI_ERROR = keep;
+}
 /* MPICH returns rich error codes; compare classes, never codes. */
 static inline int compi_error_class(int code)
 {

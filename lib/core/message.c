@@ -76,18 +76,10 @@ void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti)
 {
     MPI_Count tsize = 0, lb, extent, tlb, textent;
     int ni, na, nd, combiner;
-    /* Predefined types (the common case) are contiguous with lb 0: skip the
-     * extent queries and the derived-type walk on the small-message path. */
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED) {
-        PMPI_Type_size_x(dt, &tsize);
-        PMPI_Type_get_true_extent_x(dt, &tlb, &textent);
-        ti->size = tsize * (MPI_Count)(count > 0 ? count : 0);
-        ti->type_size = tsize;
-        ti->true_lb = (MPI_Aint)tlb;
-        ti->contiguous = 1;
-        ti->dtclass = compi_class_of_named(dt, &ti->elem_size);
-        return;
-    }
+    /* Predefined types (the common case) skip the derived-type walk. Not all
+     * are contiguous: the pair types (MPI_DOUBLE_INT, ...) have holes. */
+    int named = PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+                combiner == MPI_COMBINER_NAMED;
     PMPI_Type_size_x(dt, &tsize);
     PMPI_Type_get_extent_x(dt, &lb, &extent);
     PMPI_Type_get_true_extent_x(dt, &tlb, &textent);
@@ -96,7 +88,7 @@ void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti)
     ti->true_lb = (MPI_Aint)tlb;
     ti->contiguous = count <= 0 || tsize == 0 ||
                      (tsize == textent && (count == 1 || extent == tsize));
-    ti->dtclass = compi_class_of(dt, &ti->elem_size, 0);
+    ti->dtclass = named ? compi_class_of_named(dt, &ti->elem_size) : compi_class_of(dt, &ti->elem_size, 0);
 }
 
 int compi_raise(MPI_Comm comm, int code)

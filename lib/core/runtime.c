@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "core/internal.h"
+#include "core/stash.h"
 
 compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
 compi_stats compi_st;
@@ -43,6 +44,7 @@ void compi_die(const char *fmt, ...)
 static int compi_comm_info_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     compi_comm_info *ci = attr;
+    compi_stash_purge(comm);
     if (ci) free(ci->peer_node);
     free(ci);
     return MPI_SUCCESS;

@@ -59,6 +59,30 @@ void compi_stash_append(compi_stashed *s)
     pthread_mutex_unlock(&compi_g.lock);
 }
 
+void compi_stash_purge(MPI_Comm comm)
+{
+    if (!__atomic_load_n(&compi_stash_live, __ATOMIC_RELAXED)) return;
+    pthread_mutex_lock(&compi_g.lock);
+    compi_stashed **p = &compi_stash_head, *last = NULL;
+    int dropped = 0;
+    while (*p) {
+        compi_stashed *s = *p;
+        if (s->comm == comm) {
+            *p = s->next;
+            free(s->frame);
+            free(s);
+            dropped++;
+        } else {
+            last = s;
+            p = &s->next;
+        }
+    }
+    compi_stash_tail = last;
+    __atomic_sub_fetch(&compi_stash_live, dropped, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_g.lock);
+    if (dropped) compi_log(1, "%d probed message(s) dropped with their freed communicator", dropped);
+}
+
 compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status, MPI_Comm comm, int *rc)
 {
     MPI_Count wire = 0;

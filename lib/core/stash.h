@@ -27,6 +27,9 @@ compi_stashed *compi_stash_take(MPI_Comm comm, int source, int tag);
  * (not yet queued). Returns NULL with *rc set on failure. */
 compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status, MPI_Comm comm, int *rc);
 void compi_stash_append(compi_stashed *s);
+/* Drops what is stashed for a communicator being freed (its handle may be
+ * reused by a new communicator, which must not see old messages). */
+void compi_stash_purge(MPI_Comm comm);
 /* Decodes into the user buffer, frees s, returns an MPI error code; st gets the status. */
 int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt, MPI_Status *st);
 

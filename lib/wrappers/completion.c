@@ -70,7 +70,7 @@ int compi_impl_Wait(MPI_Request *request, MPI_Status *status)
     st.MPI_ERROR = prc;
     MPI_Comm comm = r->comm;
     int rc = compi_slot_done(r, request, w, &st);
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    compi_status_out(status, &st);
     if (prc != MPI_SUCCESS) return prc;
     return compi_raise(comm, rc);
 }
@@ -89,7 +89,7 @@ int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
     st.MPI_ERROR = prc;
     MPI_Comm comm = r->comm;
     int rc = *flag ? compi_slot_done(r, request, w, &st) : MPI_SUCCESS;
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    compi_status_out(status, &st);
     if (prc != MPI_SUCCESS) return prc;
     return compi_raise(comm, rc);
 }
@@ -105,7 +105,7 @@ static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *don
         int i = done[k];
         if (prc == MPI_SUCCESS) b->st[i].MPI_ERROR = MPI_SUCCESS;
         else if (compi_error_class(b->st[i].MPI_ERROR) == MPI_ERR_PENDING) {   /* not completed by a failed Waitall */
-            if (user_st != MPI_STATUSES_IGNORE) user_st[k] = b->st[i];
+            compi_status_out(user_st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &user_st[k], &b->st[i]);
             continue;
         }
         compi_req *r = b->entries[i];
@@ -116,10 +116,13 @@ static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *don
             any_err = 1;
             if (err_comm == MPI_COMM_NULL) err_comm = comm;
         }
-        if (user_st != MPI_STATUSES_IGNORE) user_st[k] = b->st[i];
+        compi_status_out(user_st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &user_st[k], &b->st[i]);
     }
     if (prc != MPI_SUCCESS && prc != MPI_ERR_IN_STATUS) return prc;
     if (!any_err) return MPI_SUCCESS;
+    /* MPI_ERR_IN_STATUS: now every status carries its own code */
+    if (user_st != MPI_STATUSES_IGNORE)
+        for (int k = 0; k < ndone; k++) user_st[k].MPI_ERROR = b->st[done[k]].MPI_ERROR;
     if (prc == MPI_SUCCESS && err_comm != MPI_COMM_NULL) compi_raise(err_comm, MPI_ERR_IN_STATUS);
     return MPI_ERR_IN_STATUS;
 }
@@ -181,10 +184,8 @@ static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
         int drc = compi_slot_done(b.entries[i], &reqs[i], b.work[i], &b.st[i]);
         st = b.st[i];
         if (prc == MPI_SUCCESS && drc != MPI_SUCCESS) prc = compi_raise(comm, drc);
-    } else if (f && status != MPI_STATUS_IGNORE) {
-        /* no active request: the empty status PMPI produced */
     }
-    if (f && status != MPI_STATUS_IGNORE) *status = st;
+    if (f) compi_status_out(status, &st);
     compi_batch_close(&b);
     return prc;
 }
@@ -290,6 +291,6 @@ int compi_impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *st
         r->in = NULL;
     }
     if (r->delivered) st = r->delivered_status;
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    compi_status_out(status, &st);
     return MPI_SUCCESS;
 }

@@ -20,11 +20,6 @@ static int (*const compi_send_init_plain[])(const void *, int, MPI_Datatype, int
     [COMPI_SMODE_READY] = PMPI_Rsend_init, [COMPI_SMODE_BUFFERED] = PMPI_Bsend_init,
 };
 
-static void compi_status_out(MPI_Status *user, const MPI_Status *st)
-{
-    if (user != MPI_STATUS_IGNORE) *user = *st;
-}
-
 /* ------------------------------------------------------------ blocking */
 
 static int compi_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
@@ -262,7 +257,6 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         if (status != MPI_STATUS_IGNORE) {
             status->MPI_SOURCE = MPI_PROC_NULL;
             status->MPI_TAG = MPI_ANY_TAG;
-            status->MPI_ERROR = MPI_SUCCESS;
             PMPI_Status_set_elements(status, MPI_BYTE, 0);
             PMPI_Status_set_cancelled(status, 0);
         }

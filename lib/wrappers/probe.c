@@ -31,7 +31,7 @@ int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     int flag;
     compi_stashed *s;
     int rc = compi_probe_common(source, tag, comm, 1, 1, &flag, &s);
-    if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE) *status = s->status;
+    if (rc == MPI_SUCCESS) compi_status_out(status, &s->status);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return rc;
 }
@@ -42,7 +42,7 @@ int compi_impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status 
     if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Iprobe(source, tag, comm, flag, status);
     compi_stashed *s;
     int rc = compi_probe_common(source, tag, comm, 0, 1, flag, &s);
-    if (rc == MPI_SUCCESS && *flag && status != MPI_STATUS_IGNORE) *status = s->status;
+    if (rc == MPI_SUCCESS && *flag) compi_status_out(status, &s->status);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return rc;
 }
@@ -55,7 +55,7 @@ int compi_impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, 
     compi_stashed *s;
     int rc = compi_probe_common(source, tag, comm, 1, 0, &flag, &s);
     if (rc != MPI_SUCCESS) return rc;
-    if (status != MPI_STATUS_IGNORE) *status = s->status;
+    compi_status_out(status, &s->status);
     compi_message_claim(s, message);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return MPI_SUCCESS;
@@ -68,7 +68,7 @@ int compi_impl_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Messag
     compi_stashed *s;
     int rc = compi_probe_common(source, tag, comm, 0, 0, flag, &s);
     if (rc != MPI_SUCCESS || !*flag) return rc;
-    if (status != MPI_STATUS_IGNORE) *status = s->status;
+    compi_status_out(status, &s->status);
     compi_message_claim(s, message);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return MPI_SUCCESS;
@@ -82,7 +82,7 @@ int compi_impl_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message
     MPI_Status st;
     int rc = compi_stash_deliver(s, buf, count, dt, &st);
     *message = MPI_MESSAGE_NULL;
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    compi_status_out(status, &st);
     COMPI_STAT_ADD(messages[COMPI_FAM_MRECV], 1);
     return compi_raise(comm, rc);
 }
