@@ -18,7 +18,7 @@ import sys
 C_TYPES = {
     "argc": "int *{}", "argv": "char ***{}",
     "cbuf": "const void *{}", "buf": "void *{}",
-    "int": "int {}", "dtype": "MPI_Datatype {}", "comm": "MPI_Comm {}",
+    "int": "int {}", "dtype": "MPI_Datatype {}", "comm": "MPI_Comm {}", "info": "MPI_Info {}", "comm_out": "MPI_Comm *{}",
     "cints": "const int {}[]",
     "status": "MPI_Status *{}", "statuses": "MPI_Status {}[]",
     "req_out": "MPI_Request *{}", "req_inout": "MPI_Request *{}", "req_in": "MPI_Request {}",
@@ -115,6 +115,12 @@ def gen_fortran_one(call):
             args.append(f"PMPI_Type_f2c(*{n})")
         elif k == "comm":
             args.append(f"PMPI_Comm_f2c(*{n})")
+        elif k == "info":
+            args.append(f"PMPI_Info_f2c(*{n})")
+        elif k == "comm_out":
+            pre.append(f"MPI_Comm c_{n} = MPI_COMM_NULL;")
+            args.append(f"&c_{n}")
+            post.append(f"*{n} = PMPI_Comm_c2f(c_{n});")
         elif k == "cints":
             args.append(f"(const int *){n}")
         elif k == "status":

@@ -39,7 +39,7 @@ static size_t compi_edit_distance(const char *a, size_t na, const char *b)
 }
 
 /* Accepts plain integers with optional K/M/G (binary) suffix. */
-static int compi_parse_size(const char *s, size_t *out)
+int compi_parse_size(const char *s, size_t *out)
 {
     char *end;
     errno = 0;
@@ -74,6 +74,14 @@ static int compi_parse_int(const char *s, int lo, int hi, int *out)
     return COMPI_OK;
 }
 
+int compi_parse_mode(const char *s, compi_mode *out)
+{
+    if (strcmp(s, "off") == 0) *out = COMPI_MODE_OFF;
+    else if (strcmp(s, "fixed") == 0) *out = COMPI_MODE_FIXED;
+    else return COMPI_ERR_CONFIG;
+    return COMPI_OK;
+}
+
 int compi_config_load(compi_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -84,9 +92,7 @@ int compi_config_load(compi_config *cfg, char *err, size_t errlen)
 
     const char *v = getenv("COMPI_MODE");
     if (v && *v) {
-        if (strcmp(v, "off") == 0) cfg->mode = COMPI_MODE_OFF;
-        else if (strcmp(v, "fixed") == 0) cfg->mode = COMPI_MODE_FIXED;
-        else {
+        if (compi_parse_mode(v, &cfg->mode) != COMPI_OK) {
             snprintf(err, errlen, "COMPI_MODE='%s' is not valid; valid values: off, fixed", v);
             return COMPI_ERR_CONFIG;
         }

@@ -23,6 +23,9 @@ typedef struct {
 } compi_config;
 
 extern compi_config compi_cfg;
+/* Value parsers shared by the environment and MPI_Info hints. */
+int compi_parse_mode(const char *s, compi_mode *out);
+int compi_parse_size(const char *s, size_t *out);
 /* Parses the COMPI_* environment. On a bad value fills err and returns
  * COMPI_ERR_CONFIG; err names the variable and lists the valid values. */
 int compi_config_load(compi_config *cfg, char *err, size_t errlen);
@@ -54,7 +57,15 @@ typedef struct {
     int peer_count;      /* size of the group peers are named in (remote group for intercomms) */
     int my_node;
     int *peer_node;      /* node id per peer rank */
+    /* the environment's policy, overridden by the communicator's MPI_Info
+     * hints compi_mode, compi_codec, compi_min_bytes */
+    compi_mode mode;
+    const compi_codec *codec;
+    size_t min_bytes;
 } compi_comm_info;
+/* Rebuilds the cached info from hints just given to MPI_Comm_set_info or
+ * MPI_Comm_dup_with_info. */
+void compi_comm_apply_hints(MPI_Comm comm, MPI_Info hints);
 
 /* Cached per communicator; never NULL after init. */
 const compi_comm_info *compi_comm_lookup(MPI_Comm comm);
@@ -133,12 +144,13 @@ typedef struct {
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
                          const compi_comm_info *ci, int dest, int force_copy, compi_family fam);
 void compi_outgoing_release(compi_outgoing *out);
-/* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying the
- * configured codec when try_codec (raw if it does not shrink the data). */
+/* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying
+ * codec unless NULL (raw if it does not shrink the data). */
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                       int try_codec, unsigned char **frame, size_t *frame_len);
-/* The compression decision of fixed mode for one message (counts raw_small). */
-int compi_should_compress(int remote, size_t size);
+                       const compi_codec *codec, unsigned char **frame, size_t *frame_len);
+/* The compression decision of fixed mode for one message: the codec to try,
+ * or NULL for raw (counts raw_small). */
+const compi_codec *compi_should_compress(const compi_comm_info *ci, int remote, size_t size);
 
 /* ---------------------------------------------------------------- receiving */
 typedef struct {

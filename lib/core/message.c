@@ -156,11 +156,11 @@ static int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int cou
 /* ------------------------------------------------------------- sending */
 
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                       int try_codec, unsigned char **frame_out, size_t *frame_len)
+                       const compi_codec *codec, unsigned char **frame_out, size_t *frame_len)
 {
     size_t size = (size_t)ti->size;
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size};
-    const compi_codec *codec = compi_cfg.codec;
+    int try_codec = codec != NULL;
     size_t wire_payload = size;
     size_t cap = size;
     /* Compressed payloads are padded to whole elements: a receiver that
@@ -217,11 +217,11 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
     return MPI_SUCCESS;
 }
 
-int compi_should_compress(int remote, size_t size)
+const compi_codec *compi_should_compress(const compi_comm_info *ci, int remote, size_t size)
 {
-    int yes = remote && compi_cfg.mode == COMPI_MODE_FIXED && size > 0 && size >= compi_cfg.min_bytes;
-    if (remote && !yes && compi_cfg.mode == COMPI_MODE_FIXED) COMPI_STAT_ADD(raw_small, 1);
-    return yes;
+    int yes = remote && ci->mode == COMPI_MODE_FIXED && size > 0 && size >= ci->min_bytes;
+    if (remote && !yes && ci->mode == COMPI_MODE_FIXED) COMPI_STAT_ADD(raw_small, 1);
+    return yes ? ci->codec : NULL;
 }
 
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
@@ -240,9 +240,9 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     if (remote) COMPI_STAT_ADD(inter_msgs, 1);
     else COMPI_STAT_ADD(intra_msgs, 1);
 
-    int try_codec = compi_should_compress(remote, size);
-    if (try_codec || force_copy || size <= COMPI_SMALL_COPY)
-        return compi_frame_encode(buf, count, dt, &ti, try_codec, (unsigned char **)&out->tmp, &out->tmp_len);
+    const compi_codec *codec = compi_should_compress(ci, remote, size);
+    if (codec || force_copy || size <= COMPI_SMALL_COPY)
+        return compi_frame_encode(buf, count, dt, &ti, codec, (unsigned char **)&out->tmp, &out->tmp_len);
 
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti.dtclass, size, size};
     compi_frame_write_header(out->header, &h);

@@ -41,10 +41,12 @@ void compi_die(const char *fmt, ...)
     exit(1);
 }
 
+static __thread int compi_forgetting;   /* deleting the cache, not the communicator */
+
 static int compi_comm_info_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     compi_comm_info *ci = attr;
-    compi_stash_purge(comm);
+    if (!compi_forgetting) compi_stash_purge(comm);
     if (ci) free(ci->peer_node);
     free(ci);
     return MPI_SUCCESS;
@@ -150,7 +152,35 @@ static int compi_group_nodes(MPI_Group grp, int **nodes_out, int *n_out)
     return MPI_SUCCESS;
 }
 
-static compi_comm_info *compi_comm_info_build(MPI_Comm comm)
+/* The environment's policy, then the communicator's hints. Hints are set
+ * collectively (MPI_Comm_set_info, MPI_Comm_dup_with_info), so every member
+ * decides alike. MPIs may drop hints they do not know (MPICH 4.0 does, Open
+ * MPI 4.1 does for set_info), so compi reads them from the call that set
+ * them; otherwise from MPI_Comm_get_info. A bad value is fatal, like a bad
+ * environment value. */
+static void compi_comm_policy(MPI_Comm comm, MPI_Info hints, compi_comm_info *ci)
+{
+    ci->mode = compi_cfg.mode;
+    ci->codec = compi_cfg.codec;
+    ci->min_bytes = compi_cfg.min_bytes;
+    MPI_Info info = hints;
+    if (hints == MPI_INFO_NULL && (PMPI_Comm_get_info(comm, &info) != MPI_SUCCESS || info == MPI_INFO_NULL))
+        return;
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    PMPI_Info_get(info, "compi_mode", MPI_MAX_INFO_VAL, v, &flag);
+    if (flag && compi_parse_mode(v, &ci->mode) != COMPI_OK)
+        compi_die("communicator hint compi_mode='%s' is not valid; valid values: off, fixed", v);
+    PMPI_Info_get(info, "compi_codec", MPI_MAX_INFO_VAL, v, &flag);
+    if (flag && !(ci->codec = compi_codec_by_name(v)))
+        compi_die("communicator hint compi_codec='%s' is not a known codec; valid values: %s", v, compi_codec_names());
+    PMPI_Info_get(info, "compi_min_bytes", MPI_MAX_INFO_VAL, v, &flag);
+    if (flag && compi_parse_size(v, &ci->min_bytes) != COMPI_OK)
+        compi_die("communicator hint compi_min_bytes='%s' is not valid; expected a byte count such as 0, 2048, 64K", v);
+    if (hints == MPI_INFO_NULL) PMPI_Info_free(&info);
+}
+
+static compi_comm_info *compi_comm_info_build(MPI_Comm comm, MPI_Info hints)
 {
     compi_comm_info *ci = calloc(1, sizeof *ci);
     if (!ci) compi_die("out of memory");
@@ -177,7 +207,8 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm)
         if (local_nodes[i] < 0) outside = 1;
         else if (local_nodes[i] != first) spans = 1;
     }
-    ci->framed = compi_cfg.mode != COMPI_MODE_OFF && spans && !outside;
+    compi_comm_policy(comm, hints, ci);
+    ci->framed = ci->mode != COMPI_MODE_OFF && spans && !outside;
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);
@@ -194,9 +225,20 @@ const compi_comm_info *compi_comm_lookup(MPI_Comm comm)
     pthread_mutex_lock(&compi_g.lock);
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
     if (!found) {
-        attr = compi_comm_info_build(comm);
+        attr = compi_comm_info_build(comm, MPI_INFO_NULL);
         PMPI_Comm_set_attr(comm, compi_g.comm_keyval, attr);
     }
     pthread_mutex_unlock(&compi_g.lock);
     return attr;
+}
+
+void compi_comm_apply_hints(MPI_Comm comm, MPI_Info hints)
+{
+    compi_ensure_init();
+    pthread_mutex_lock(&compi_g.lock);
+    compi_forgetting = 1;
+    PMPI_Comm_delete_attr(comm, compi_g.comm_keyval);
+    compi_forgetting = 0;
+    PMPI_Comm_set_attr(comm, compi_g.comm_keyval, compi_comm_info_build(comm, hints));
+    pthread_mutex_unlock(&compi_g.lock);
 }

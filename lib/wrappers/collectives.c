@@ -14,7 +14,7 @@
 static int compi_coll_enabled(MPI_Comm comm, const compi_comm_info **ci)
 {
     *ci = compi_comm_lookup(comm);
-    return (*ci)->framed && !(*ci)->is_inter && compi_cfg.mode == COMPI_MODE_FIXED;
+    return (*ci)->framed && !(*ci)->is_inter && (*ci)->mode == COMPI_MODE_FIXED;
 }
 
 /* Decodes frame into (buf,count,dt); frame errors go to the comm's handler. */
@@ -44,14 +44,15 @@ int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
     compi_typeinfo_get(dt, count, &ti);
     COMPI_STAT_ADD(messages[COMPI_FAM_BCAST], 1);
     COMPI_STAT_ADD(bytes[COMPI_FAM_BCAST], ti.size);
-    if (!compi_should_compress(1, (size_t)ti.size)) return PMPI_Bcast(buf, count, dt, root, comm);
+    const compi_codec *codec = compi_should_compress(ci, 1, (size_t)ti.size);
+    if (!codec) return PMPI_Bcast(buf, count, dt, root, comm);
     int rank;
     PMPI_Comm_rank(comm, &rank);
     unsigned char *frame = NULL;
     size_t flen = 0;
     int rc;
     if (rank == root) {
-        rc = compi_frame_encode(buf, count, dt, &ti, 1, &frame, &flen);
+        rc = compi_frame_encode(buf, count, dt, &ti, codec, &frame, &flen);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     } else {
         frame = malloc(COMPI_FRAME_HEADER_SIZE);
@@ -131,7 +132,7 @@ static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype 
         int remote = ci->peer_node[root] != ci->my_node;
         COMPI_STAT_ADD(messages[COMPI_FAM_GATHER], 1);
         COMPI_STAT_ADD(bytes[COMPI_FAM_GATHER], ti.size);
-        rc = compi_frame_encode(sendbuf, sendcount, sendtype, &ti, compi_should_compress(remote, (size_t)ti.size),
+        rc = compi_frame_encode(sendbuf, sendcount, sendtype, &ti, compi_should_compress(ci, remote, (size_t)ti.size),
                                 &mine, &mylen);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     }
@@ -173,7 +174,7 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         PMPI_Type_size_x(sendtype, &tsize);
         tsize *= sendcount;
     }
-    if (tsize < (MPI_Count)compi_cfg.min_bytes || tsize == 0)
+    if (tsize < (MPI_Count)ci->min_bytes || tsize == 0)
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
                                comm, ci);
@@ -218,7 +219,7 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
             COMPI_STAT_ADD(messages[COMPI_FAM_SCATTER], 1);
             COMPI_STAT_ADD(bytes[COMPI_FAM_SCATTER], ti.size);
             rc = compi_frame_encode(blk, cnt, sendtype, &ti,
-                                    compi_should_compress(ci->peer_node[i] != ci->my_node, (size_t)ti.size),
+                                    compi_should_compress(ci, ci->peer_node[i] != ci->my_node, (size_t)ti.size),
                                     &frames[i], &flen);
             lens[i] = (int)flen;
             total += (long long)flen;
@@ -263,7 +264,7 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         PMPI_Type_size_x(recvtype, &tsize);
         tsize *= recvcount;
     }
-    if (tsize < (MPI_Count)compi_cfg.min_bytes || tsize == 0)
+    if (tsize < (MPI_Count)ci->min_bytes || tsize == 0)
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                 comm, ci);

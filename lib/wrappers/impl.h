@@ -9,6 +9,8 @@ int compi_impl_Init(int *argc, char ***argv);
 int compi_impl_Init_thread(int *argc, char ***argv, int required, int *provided);
 int compi_impl_Finalize(void);
 int compi_impl_Buffer_detach(void *buffer_addr, int *size);
+int compi_impl_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int compi_impl_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 
 int compi_impl_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
 int compi_impl_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);

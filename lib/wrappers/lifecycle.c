@@ -29,6 +29,21 @@ int compi_impl_Finalize(void)
     return PMPI_Finalize();
 }
 
+int compi_impl_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    /* compi_* hints change the communicator's policy */
+    int rc = PMPI_Comm_set_info(comm, info);
+    if (rc == MPI_SUCCESS) compi_comm_apply_hints(comm, info);
+    return rc;
+}
+
+int compi_impl_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+    if (rc == MPI_SUCCESS) compi_comm_apply_hints(*newcomm, info);
+    return rc;
+}
+
 int compi_impl_Buffer_detach(void *buffer_addr, int *size)
 {
     /* Detach waits until buffered messages are sent; compi's own copies of
