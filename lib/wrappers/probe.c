@@ -8,14 +8,36 @@
 /* Finds the next matching message: stash first (older), else MPI. On
  * success *out is a detached or stashed entry (per keep_in_stash). */
 static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, int keep_in_stash,
-                              int *flag, compi_stashed **out)
+                              int *flag, compi_stashed **out, MPI_Status *direct)
 {
     *out = keep_in_stash ? compi_stash_peek(comm, source, tag) : compi_stash_take(comm, source, tag);
     if (*out) { *flag = 1; return MPI_SUCCESS; }
     MPI_Message msg;
     MPI_Status st;
-    int rc = blocking ? (*flag = 1, PMPI_Mprobe(source, tag, comm, &msg, &st))
-                      : PMPI_Improbe(source, tag, comm, flag, &msg, &st);
+    int rc;
+    if (keep_in_stash) {
+        /* A plain probe looks first: frames from the prober's own node are
+         * never compressed, so their count is the wire size less the header
+         * and the message can stay in MPI (an Issend to a same-node rank then
+         * completes only when it is received, as without compi). */
+        rc = blocking ? (*flag = 1, PMPI_Probe(source, tag, comm, &st)) : PMPI_Iprobe(source, tag, comm, flag, &st);
+        if (rc != MPI_SUCCESS || !*flag) return rc;
+        if (!compi_peer_is_remote(compi_comm_lookup(comm), st.MPI_SOURCE)) {
+            MPI_Count wire = 0;
+            PMPI_Get_elements_x(&st, MPI_BYTE, &wire);
+            if (wire >= COMPI_FRAME_HEADER_SIZE) {
+                PMPI_Status_set_elements_x(&st, MPI_BYTE, wire - COMPI_FRAME_HEADER_SIZE);
+                *direct = st;
+                return MPI_SUCCESS;
+            }
+        }
+        /* Inter-node: only the header knows the count; take that very message. */
+        source = st.MPI_SOURCE;
+        tag = st.MPI_TAG;
+        blocking = 1;
+    }
+    rc = blocking ? (*flag = 1, PMPI_Mprobe(source, tag, comm, &msg, &st))
+                  : PMPI_Improbe(source, tag, comm, flag, &msg, &st);
     if (rc != MPI_SUCCESS || !*flag) return rc;
     compi_stashed *s = compi_stash_pull(&msg, &st, comm, &rc);
     if (!s) return compi_raise(comm, rc);
@@ -30,8 +52,9 @@ int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Probe(source, tag, comm, status);
     int flag;
     compi_stashed *s;
-    int rc = compi_probe_common(source, tag, comm, 1, 1, &flag, &s);
-    if (rc == MPI_SUCCESS) compi_status_out(status, &s->status);
+    MPI_Status direct;
+    int rc = compi_probe_common(source, tag, comm, 1, 1, &flag, &s, &direct);
+    if (rc == MPI_SUCCESS) compi_status_out(status, s ? &s->status : &direct);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return rc;
 }
@@ -41,8 +64,9 @@ int compi_impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status 
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Iprobe(source, tag, comm, flag, status);
     compi_stashed *s;
-    int rc = compi_probe_common(source, tag, comm, 0, 1, flag, &s);
-    if (rc == MPI_SUCCESS && *flag) compi_status_out(status, &s->status);
+    MPI_Status direct;
+    int rc = compi_probe_common(source, tag, comm, 0, 1, flag, &s, &direct);
+    if (rc == MPI_SUCCESS && *flag) compi_status_out(status, s ? &s->status : &direct);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return rc;
 }
@@ -53,7 +77,7 @@ int compi_impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, 
     if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Mprobe(source, tag, comm, message, status);
     int flag;
     compi_stashed *s;
-    int rc = compi_probe_common(source, tag, comm, 1, 0, &flag, &s);
+    int rc = compi_probe_common(source, tag, comm, 1, 0, &flag, &s, NULL);
     if (rc != MPI_SUCCESS) return rc;
     compi_status_out(status, &s->status);
     compi_message_claim(s, message);
@@ -66,7 +90,7 @@ int compi_impl_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Messag
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Improbe(source, tag, comm, flag, message, status);
     compi_stashed *s;
-    int rc = compi_probe_common(source, tag, comm, 0, 0, flag, &s);
+    int rc = compi_probe_common(source, tag, comm, 0, 0, flag, &s, NULL);
     if (rc != MPI_SUCCESS || !*flag) return rc;
     compi_status_out(status, &s->status);
     compi_message_claim(s, message);
