@@ -23,20 +23,20 @@ static int (*const compi_send_init_plain[])(const void *, int, MPI_Datatype, int
 /* ------------------------------------------------------------ blocking */
 
 static int compi_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
-                               int dest, int tag, MPI_Comm comm)
+                               int dest, int tag, MPI_Comm comm, compi_family fam)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!ci->framed || dest == MPI_PROC_NULL) return compi_send_fn[mode](buf, count, dt, dest, tag, comm);
     if (mode == COMPI_SMODE_BUFFERED) {
         /* compi buffers the frame itself; see compi_post_send */
-        compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, COMPI_FAM_SEND);
+        compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, fam);
         int rc = compi_post_send(r, buf, count, dt, dest, tag, mode, ci);
         if (rc == MPI_SUCCESS) PMPI_Request_free(&r->inner);
         compi_req_destroy(r);
         return compi_raise(comm, rc);
     }
     compi_outgoing out;
-    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, 0, COMPI_FAM_SEND);
+    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, 0, fam);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     rc = out.tmp ? compi_send_fn[mode](out.tmp, (int)out.tmp_len, MPI_BYTE, dest, tag, comm)
                  : compi_send_fn[mode](MPI_BOTTOM, 1, out.dtype, dest, tag, comm);
@@ -46,19 +46,19 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
 
 int compi_impl_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return compi_blocking_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm);
+    return compi_blocking_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 int compi_impl_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return compi_blocking_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm);
+    return compi_blocking_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 int compi_impl_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return compi_blocking_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm);
+    return compi_blocking_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 int compi_impl_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return compi_blocking_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm);
+    return compi_blocking_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 
 int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
@@ -160,17 +160,23 @@ int compi_impl_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int
     return compi_nonblocking_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, request);
 }
 
-int compi_impl_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
+static int compi_nonblocking_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                                  MPI_Request *request, compi_family fam)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Irecv(buf, count, dt, source, tag, comm, request);
-    compi_req *r = compi_req_new(COMPI_REQ_RECV, comm, COMPI_FAM_IRECV);
+    compi_req *r = compi_req_new(COMPI_REQ_RECV, comm, fam);
     int rc = compi_post_recv(r, buf, count, dt, source, tag);
     if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
     r->handle = r->inner;
     *request = r->handle;
     compi_req_insert(r);
     return MPI_SUCCESS;
+}
+
+int compi_impl_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return compi_nonblocking_recv(buf, count, dt, source, tag, comm, request, COMPI_FAM_IRECV);
 }
 
 /* ------------------------------------------------------------ persistent */
@@ -253,7 +259,8 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     if (source == MPI_PROC_NULL) {
         /* MPICH's completed PROC_NULL receive request reports source 0; the
          * status of a PROC_NULL receive is defined, so build it here. */
-        int rc = compi_impl_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+        int rc = compi_blocking_send(COMPI_SMODE_STD, sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                                     COMPI_FAM_SENDRECV);
         if (status != MPI_STATUS_IGNORE) {
             status->MPI_SOURCE = MPI_PROC_NULL;
             status->MPI_TAG = MPI_ANY_TAG;
@@ -263,9 +270,9 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         return rc;
     }
     MPI_Request req;
-    int rc = compi_impl_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &req);
+    int rc = compi_nonblocking_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, &req, COMPI_FAM_SENDRECV);
     if (rc != MPI_SUCCESS) return rc;
-    rc = compi_impl_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    rc = compi_blocking_send(COMPI_SMODE_STD, sendbuf, sendcount, sendtype, dest, sendtag, comm, COMPI_FAM_SENDRECV);
     int wrc = compi_impl_Wait(&req, status);
     return rc != MPI_SUCCESS ? rc : wrc;
 }
