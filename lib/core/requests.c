@@ -192,7 +192,7 @@ void compi_orphans_progress(int wait_all)
     compi_orphans = NULL;
     pthread_mutex_unlock(&compi_g.lock);
     compi_req *keep = NULL;
-    int kept = 0, done_count = 0;
+    int done_count = 0;
     while (list) {
         compi_req *r = list;
         list = r->next;
@@ -209,7 +209,6 @@ void compi_orphans_progress(int wait_all)
         } else {
             r->next = keep;
             keep = r;
-            kept++;
         }
     }
     pthread_mutex_lock(&compi_g.lock);
@@ -221,5 +220,4 @@ void compi_orphans_progress(int wait_all)
     }
     __atomic_sub_fetch(&compi_orphan_live, done_count, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&compi_g.lock);
-    (void)kept;
 }

@@ -125,9 +125,7 @@ void compi_core_finalize(void)
 {
     if (!compi_g.initialized || compi_g.finalized) return;
     compi_report_write();
-    if (compi_g.comm_keyval != MPI_KEYVAL_INVALID) {
-        /* attributes on WORLD/SELF are deleted by MPI_Finalize itself */
-    }
+    /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
     if (compi_world_group != MPI_GROUP_NULL) PMPI_Group_free(&compi_world_group);
     compi_g.finalized = 1;
