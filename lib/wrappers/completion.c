@@ -1,7 +1,12 @@
 /* Completion calls. The application's handles are swapped for the PMPI
  * requests doing the work (they differ only for persistent requests), PMPI
  * completes them, and compi finishes what completed: decode frames, free
- * buffers, rewrite statuses to the application's counts. */
+ * buffers, rewrite statuses to the application's counts.
+ *
+ * A nonpersistent entry leaves compi's table *before* PMPI may complete and
+ * free its handle: once freed, MPI can hand the same value to another
+ * thread's new request, which must not find this entry. Entries still
+ * pending afterwards go back. */
 #include <stdlib.h>
 #include <string.h>
 #include "core/requests.h"
@@ -16,10 +21,17 @@ typedef struct {
     MPI_Request work_s[COMPI_STACK_REQS];
     compi_req *entries_s[COMPI_STACK_REQS];
     MPI_Status st_s[COMPI_STACK_REQS];
+    int n;
 } compi_batch;
+
+static int compi_req_persistent(const compi_req *r)
+{
+    return r->kind == COMPI_REQ_PERSIST_SEND || r->kind == COMPI_REQ_PERSIST_RECV;
+}
 
 static int compi_batch_open(compi_batch *b, int n, MPI_Request reqs[])
 {
+    b->n = 0;
     if (n <= COMPI_STACK_REQS) {
         b->work = b->work_s; b->entries = b->entries_s; b->st = b->st_s;
     } else {
@@ -28,32 +40,38 @@ static int compi_batch_open(compi_batch *b, int n, MPI_Request reqs[])
         b->st = malloc(sizeof *b->st * (size_t)n);
         if (!b->work || !b->entries || !b->st) return MPI_ERR_NO_MEM;
     }
+    b->n = n;
     for (int i = 0; i < n; i++) {
         compi_req *r = compi_req_find(reqs[i]);
         b->entries[i] = r;
         b->work[i] = r ? r->inner : reqs[i];
+        if (r && !compi_req_persistent(r)) compi_req_remove(r);
     }
     return MPI_SUCCESS;
 }
 
+/* Puts back what did not complete (finished slots were cleared) and frees. */
 static void compi_batch_close(compi_batch *b)
 {
+    for (int i = 0; i < b->n; i++)
+        if (b->entries[i] && !compi_req_persistent(b->entries[i])) compi_req_insert(b->entries[i]);
     if (b->work != b->work_s) { free(b->work); free(b->entries); free(b->st); }
 }
 
-/* Slot i completed in PMPI with status *st: finish compi's part and update the
- * application's handle. Returns the slot's MPI error code. */
-static int compi_slot_done(compi_req *r, MPI_Request *user, MPI_Request pmpi_after, MPI_Status *st)
+/* Slot completed in PMPI with status *st: finish compi's part and update the
+ * application's handle (a nonpersistent entry is already out of the table).
+ * Clears *slot. Returns the slot's MPI error code. */
+static int compi_slot_done(compi_req **slot, MPI_Request *user, MPI_Request pmpi_after, MPI_Status *st)
 {
+    compi_req *r = *slot;
+    *slot = NULL;
     if (!r) { *user = pmpi_after; return MPI_SUCCESS; }
     int rc = compi_req_finish_op(r, st);
-    if (r->kind == COMPI_REQ_PERSIST_SEND || r->kind == COMPI_REQ_PERSIST_RECV) {
-        /* persistent: the application's handle stays, now inactive */
-    } else {
-        compi_req_remove(r);
+    if (!compi_req_persistent(r)) {
         compi_req_destroy(r);
         *user = MPI_REQUEST_NULL;
     }
+    /* persistent: the application's handle stays, now inactive */
     return rc;
 }
 
@@ -64,12 +82,13 @@ int compi_impl_Wait(MPI_Request *request, MPI_Status *status)
     compi_progress();
     compi_req *r = compi_req_find(*request);
     if (!r) return PMPI_Wait(request, status);
+    if (!compi_req_persistent(r)) compi_req_remove(r);
     MPI_Status st;
     MPI_Request w = r->inner;
     int prc = PMPI_Wait(&w, &st);
     st.MPI_ERROR = prc;
     MPI_Comm comm = r->comm;
-    int rc = compi_slot_done(r, request, w, &st);
+    int rc = compi_slot_done(&r, request, w, &st);
     compi_status_out(status, &st);
     if (prc != MPI_SUCCESS) return prc;
     return compi_raise(comm, rc);
@@ -80,15 +99,18 @@ int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
     compi_progress();
     compi_req *r = compi_req_find(*request);
     if (!r) return PMPI_Test(request, flag, status);
+    int persistent = compi_req_persistent(r);
+    if (!persistent) compi_req_remove(r);
     MPI_Status st;
     MPI_Request w = r->inner;
     int prc = PMPI_Test(&w, flag, &st);
     if (!*flag) {
-        if (prc == MPI_SUCCESS) return prc;
+        if (!persistent) compi_req_insert(r);   /* still pending: its handle is still live */
+        return prc;
     }
     st.MPI_ERROR = prc;
     MPI_Comm comm = r->comm;
-    int rc = *flag ? compi_slot_done(r, request, w, &st) : MPI_SUCCESS;
+    int rc = compi_slot_done(&r, request, w, &st);
     compi_status_out(status, &st);
     if (prc != MPI_SUCCESS) return prc;
     return compi_raise(comm, rc);
@@ -108,9 +130,8 @@ static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *don
             compi_status_out(user_st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &user_st[k], &b->st[i]);
             continue;
         }
-        compi_req *r = b->entries[i];
-        MPI_Comm comm = r ? r->comm : MPI_COMM_NULL;
-        int rc = compi_slot_done(r, &reqs[i], b->work[i], &b->st[i]);
+        MPI_Comm comm = b->entries[i] ? b->entries[i]->comm : MPI_COMM_NULL;
+        int rc = compi_slot_done(&b->entries[i], &reqs[i], b->work[i], &b->st[i]);
         if (rc != MPI_SUCCESS) {
             b->st[i].MPI_ERROR = rc;
             any_err = 1;
@@ -181,7 +202,7 @@ static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
         b.st[i] = st;
         b.st[i].MPI_ERROR = prc;
         MPI_Comm comm = b.entries[i] ? b.entries[i]->comm : MPI_COMM_NULL;
-        int drc = compi_slot_done(b.entries[i], &reqs[i], b.work[i], &b.st[i]);
+        int drc = compi_slot_done(&b.entries[i], &reqs[i], b.work[i], &b.st[i]);
         st = b.st[i];
         if (prc == MPI_SUCCESS && drc != MPI_SUCCESS) prc = compi_raise(comm, drc);
     }
