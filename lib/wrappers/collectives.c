@@ -29,6 +29,14 @@ static int compi_coll_decode(const unsigned char *frame, size_t len, void *buf, 
     return compi_raise(comm, rc);
 }
 
+/* Packed bytes of count elements of dt. */
+static MPI_Count compi_bytes(MPI_Datatype dt, int count)
+{
+    MPI_Count size = 0;
+    PMPI_Type_size_x(dt, &size);
+    return size * count;
+}
+
 static char *compi_block(const void *base, MPI_Aint displ_elems, MPI_Datatype dt)
 {
     MPI_Aint lb, extent;
@@ -166,14 +174,7 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
      * root from its receive side. */
     int rank;
     PMPI_Comm_rank(comm, &rank);
-    MPI_Count tsize;
-    if (rank == root) {
-        PMPI_Type_size_x(recvtype, &tsize);
-        tsize *= recvcount;
-    } else {
-        PMPI_Type_size_x(sendtype, &tsize);
-        tsize *= sendcount;
-    }
+    MPI_Count tsize = rank == root ? compi_bytes(recvtype, recvcount) : compi_bytes(sendtype, sendcount);
     if (tsize < (MPI_Count)ci->min_bytes || tsize == 0)
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
@@ -256,14 +257,7 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int rank;
     PMPI_Comm_rank(comm, &rank);
-    MPI_Count tsize;
-    if (rank == root) {
-        PMPI_Type_size_x(sendtype, &tsize);
-        tsize *= sendcount;
-    } else {
-        PMPI_Type_size_x(recvtype, &tsize);
-        tsize *= recvcount;
-    }
+    MPI_Count tsize = rank == root ? compi_bytes(sendtype, sendcount) : compi_bytes(recvtype, recvcount);
     if (tsize < (MPI_Count)ci->min_bytes || tsize == 0)
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
