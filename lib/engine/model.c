@@ -1,0 +1,425 @@
+/* Network and codec models: evaluation, built-in defaults, heuristics files.
+ * The file format is documented in docs/heuristics.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/model.h"
+
+static const char *const compi_class_names[COMPI_CLASS_COUNT] = {"byte", "int", "float", "double"};
+
+const char *compi_dtclass_name(int cls)
+{
+    return cls >= 0 && cls < COMPI_CLASS_COUNT ? compi_class_names[cls] : "*";
+}
+
+int compi_dtclass_parse(const char *s)
+{
+    if (strcmp(s, "*") == 0) return -1;
+    for (int c = 0; c < COMPI_CLASS_COUNT; c++)
+        if (strcmp(s, compi_class_names[c]) == 0) return c;
+    return -2;
+}
+
+/* ------------------------------------------------------------- network */
+
+double compi_net_time_us(const compi_net_link *l, double bytes)
+{
+    if (bytes <= 0) return l->alpha_us;
+    if (l->npoints == 0) return l->alpha_us;
+    double beta;
+    if (bytes <= l->bytes[0]) {
+        beta = l->beta_ns[0];
+    } else if (bytes >= l->bytes[l->npoints - 1]) {
+        beta = l->beta_ns[l->npoints - 1];
+    } else {
+        int i = 1;
+        while (l->bytes[i] < bytes) i++;
+        /* linear in log(size) between the two measured sizes around it */
+        double x0 = log(l->bytes[i - 1]), x1 = log(l->bytes[i]), x = log(bytes);
+        double w = (x - x0) / (x1 - x0);
+        beta = l->beta_ns[i - 1] * (1 - w) + l->beta_ns[i] * w;
+    }
+    return l->alpha_us + bytes * beta * 1e-3;
+}
+
+static int compi_name_eq(const char *pattern, const char *name)
+{
+    return strcmp(pattern, name) == 0;
+}
+
+const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class cls,
+                                     const char *a, const char *b)
+{
+    const compi_net_link *dflt = NULL;
+    for (int i = 0; i < m->nlinks; i++) {
+        const compi_net_link *l = &m->links[i];
+        if (l->cls != cls) continue;
+        if (strcmp(l->node_a, "*") == 0 && strcmp(l->node_b, "*") == 0) {
+            if (!dflt) dflt = l;
+            continue;
+        }
+        if (a && b && ((compi_name_eq(l->node_a, a) && compi_name_eq(l->node_b, b)) ||
+                       (compi_name_eq(l->node_a, b) && compi_name_eq(l->node_b, a))))
+            return l;
+    }
+    return dflt;
+}
+
+int compi_net_add(compi_net_model *m, const compi_net_link *l)
+{
+    compi_net_link *grown = realloc(m->links, (size_t)(m->nlinks + 1) * sizeof *grown);
+    if (!grown) return COMPI_ERR_NOMEM;
+    m->links = grown;
+    m->links[m->nlinks++] = *l;
+    return COMPI_OK;
+}
+
+void compi_net_link_from_times(compi_net_link *l, int n, const double *bytes, const double *t_us)
+{
+    if (n > COMPI_NET_MAX_POINTS) n = COMPI_NET_MAX_POINTS;
+    l->npoints = n;
+    l->alpha_us = n > 0 ? t_us[0] : 0;
+    for (int i = 0; i < n; i++) {
+        l->bytes[i] = bytes[i];
+        double b = (t_us[i] - l->alpha_us) * 1e3 / bytes[i];
+        l->beta_ns[i] = b > 0 ? b : 0;
+    }
+}
+
+static void compi_net_default_link(compi_net_link *l, compi_link_class cls, double alpha_us, double beta_ns)
+{
+    memset(l, 0, sizeof *l);
+    l->cls = cls;
+    strcpy(l->node_a, "*");
+    strcpy(l->node_b, "*");
+    l->alpha_us = alpha_us;
+    l->npoints = 1;
+    l->bytes[0] = 1;
+    l->beta_ns[0] = beta_ns;
+}
+
+void compi_net_default(compi_net_model *m)
+{
+    memset(m, 0, sizeof *m);
+    compi_net_link l;
+    compi_net_default_link(&l, COMPI_LINK_INTER, 50.0, 8.0);
+    compi_net_add(m, &l);
+    compi_net_default_link(&l, COMPI_LINK_INTRA, 1.0, 0.2);
+    compi_net_add(m, &l);
+    snprintf(m->source, sizeof m->source, "built-in default (1 Gbit/s-like: 50 us, 8 ns/B)");
+}
+
+void compi_net_free(compi_net_model *m)
+{
+    free(m->links);
+    m->links = NULL;
+    m->nlinks = 0;
+}
+
+/* ------------------------------------------------------------- codecs */
+
+double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec *c, int cls, double r)
+{
+    double any = -1;
+    for (int i = 0; i < m->nrelations; i++) {
+        const compi_codec_relation *x = &m->relations[i];
+        if (x->codec != c || r < x->ratio_lo || r >= x->ratio_hi) continue;
+        if (x->dtclass == cls) return x->d_over_c;
+        if (x->dtclass == -1 && any < 0) any = x->d_over_c;
+    }
+    return any >= 0 ? any : 1.0;
+}
+
+/* ------------------------------------------------------------- files */
+
+typedef struct {
+    const char *path;
+    int line;
+    char *err;
+    size_t errlen;
+} compi_parse_ctx;
+
+static int compi_parse_fail(compi_parse_ctx *p, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(p->err, p->errlen, "%s:%d: ", p->path, p->line);
+    if (n < 0 || (size_t)n >= p->errlen) n = 0;
+    va_start(ap, fmt);
+    vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return COMPI_ERR_CONFIG;
+}
+
+static int compi_parse_number(compi_parse_ctx *p, const char *tok, const char *what, double lo,
+                              double hi, double *out)
+{
+    char *end;
+    if (!tok) return compi_parse_fail(p, "missing %s", what);
+    errno = 0;
+    double v = strtod(tok, &end);
+    if (errno || end == tok || *end || !isfinite(v))
+        return compi_parse_fail(p, "%s '%s' is not a number", what, tok);
+    if (v < lo || v > hi) return compi_parse_fail(p, "%s %s is out of range [%g, %g]", what, tok, lo, hi);
+    *out = v;
+    return COMPI_OK;
+}
+
+/* Splits a line into at most max whitespace-separated tokens (comments cut). */
+static int compi_tokenize(char *line, char **tok, int max)
+{
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    int n = 0;
+    for (char *s = strtok(line, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
+        if (n == max) return max + 1;
+        tok[n++] = s;
+    }
+    return n;
+}
+
+/* Opens the file and checks the "compi-heuristics 1 <kind>" first line. */
+static FILE *compi_heur_open(compi_parse_ctx *p, const char *kind)
+{
+    FILE *f = fopen(p->path, "r");
+    if (!f) {
+        snprintf(p->err, p->errlen, "%s: cannot open: %s", p->path, strerror(errno));
+        return NULL;
+    }
+    char line[512], *tok[4];
+    p->line = 1;
+    if (!fgets(line, sizeof line, f)) {
+        compi_parse_fail(p, "empty file; expected 'compi-heuristics 1 %s'", kind);
+        fclose(f);
+        return NULL;
+    }
+    int n = compi_tokenize(line, tok, 3);
+    if (n != 3 || strcmp(tok[0], "compi-heuristics") != 0 || strcmp(tok[1], "1") != 0 ||
+        strcmp(tok[2], kind) != 0) {
+        compi_parse_fail(p, "not a compi %s heuristics file: the first line must be 'compi-heuristics 1 %s'",
+                         kind, kind);
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Reads the next line; returns 0 at EOF, -1 if too long. Keeps the raw text
+ * for "source" lines, whose value is free text. */
+static int compi_next_line(FILE *f, compi_parse_ctx *p, char *line, size_t cap)
+{
+    if (!fgets(line, (int)cap, f)) return 0;
+    p->line++;
+    size_t n = strlen(line);
+    if (n == cap - 1 && line[n - 1] != '\n' && !feof(f)) return -1;
+    return 1;
+}
+
+static void compi_copy_source(char *dst, size_t cap, const char *line)
+{
+    const char *v = line + strlen("source");
+    while (*v == ' ' || *v == '\t') v++;
+    size_t n = strcspn(v, "\r\n");
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, v, n);
+    dst[n] = 0;
+}
+
+static int compi_net_check_link(compi_parse_ctx *p, const compi_net_link *l, int have_alpha)
+{
+    if (!have_alpha) return compi_parse_fail(p, "link %s-%s has no alpha_us line", l->node_a, l->node_b);
+    if (l->npoints == 0) return compi_parse_fail(p, "link %s-%s has no beta lines", l->node_a, l->node_b);
+    return COMPI_OK;
+}
+
+int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errlen)
+{
+    compi_parse_ctx p = {path, 0, err, errlen};
+    memset(m, 0, sizeof *m);
+    FILE *f = compi_heur_open(&p, "network");
+    if (!f) return COMPI_ERR_CONFIG;
+    char line[512], *tok[8];
+    compi_net_link cur;
+    int in_link = 0, have_alpha = 0, rc = COMPI_OK, got;
+    while (rc == COMPI_OK && (got = compi_next_line(f, &p, line, sizeof line)) != 0) {
+        if (got < 0) { rc = compi_parse_fail(&p, "line too long"); break; }
+        char raw[512];
+        memcpy(raw, line, sizeof raw);
+        int n = compi_tokenize(line, tok, 6);
+        if (n == 0) continue;
+        if (n > 6) { rc = compi_parse_fail(&p, "too many fields"); break; }
+        if (strcmp(tok[0], "source") == 0) {
+            compi_copy_source(m->source, sizeof m->source, raw);
+        } else if (strcmp(tok[0], "link") == 0) {
+            if (in_link) { rc = compi_parse_fail(&p, "'link' before the previous link's 'end'"); break; }
+            if (n != 4) { rc = compi_parse_fail(&p, "expected 'link <intra|inter> <node_a> <node_b>'"); break; }
+            memset(&cur, 0, sizeof cur);
+            if (strcmp(tok[1], "intra") == 0) cur.cls = COMPI_LINK_INTRA;
+            else if (strcmp(tok[1], "inter") == 0) cur.cls = COMPI_LINK_INTER;
+            else { rc = compi_parse_fail(&p, "link class '%s' is not intra or inter", tok[1]); break; }
+            if (strlen(tok[2]) >= COMPI_NET_NAME_MAX || strlen(tok[3]) >= COMPI_NET_NAME_MAX) {
+                rc = compi_parse_fail(&p, "node name longer than %d characters", COMPI_NET_NAME_MAX - 1);
+                break;
+            }
+            if ((strcmp(tok[2], "*") == 0) != (strcmp(tok[3], "*") == 0)) {
+                rc = compi_parse_fail(&p, "a class default link names both nodes '*'");
+                break;
+            }
+            strcpy(cur.node_a, tok[2]);
+            strcpy(cur.node_b, tok[3]);
+            in_link = 1;
+            have_alpha = 0;
+        } else if (!in_link) {
+            rc = compi_parse_fail(&p, "'%s' outside a link block (expected 'link', 'source' or a comment)", tok[0]);
+        } else if (strcmp(tok[0], "alpha_us") == 0) {
+            if (n != 2) rc = compi_parse_fail(&p, "expected 'alpha_us <microseconds>'");
+            else rc = compi_parse_number(&p, tok[1], "alpha_us", 0, 1e7, &cur.alpha_us);
+            have_alpha = 1;
+        } else if (strcmp(tok[0], "beta") == 0) {
+            double b, ns;
+            if (n != 3) { rc = compi_parse_fail(&p, "expected 'beta <bytes> <ns_per_byte>'"); break; }
+            if (cur.npoints == COMPI_NET_MAX_POINTS) {
+                rc = compi_parse_fail(&p, "more than %d beta lines in one link", COMPI_NET_MAX_POINTS);
+                break;
+            }
+            rc = compi_parse_number(&p, tok[1], "beta size", 1, 1e12, &b);
+            if (rc == COMPI_OK) rc = compi_parse_number(&p, tok[2], "beta ns_per_byte", 0, 1e6, &ns);
+            if (rc == COMPI_OK && cur.npoints > 0 && b <= cur.bytes[cur.npoints - 1])
+                rc = compi_parse_fail(&p, "beta sizes must increase (%s after %.0f)", tok[1],
+                                      cur.bytes[cur.npoints - 1]);
+            if (rc == COMPI_OK) {
+                cur.bytes[cur.npoints] = b;
+                cur.beta_ns[cur.npoints++] = ns;
+            }
+        } else if (strcmp(tok[0], "end") == 0) {
+            if (n != 1) rc = compi_parse_fail(&p, "'end' takes no fields");
+            if (rc == COMPI_OK) rc = compi_net_check_link(&p, &cur, have_alpha);
+            if (rc == COMPI_OK && compi_net_add(m, &cur) != COMPI_OK) rc = compi_parse_fail(&p, "out of memory");
+            in_link = 0;
+        } else {
+            rc = compi_parse_fail(&p, "unknown keyword '%s' in a link block", tok[0]);
+        }
+    }
+    if (rc == COMPI_OK && in_link) rc = compi_parse_fail(&p, "file ends inside a link block (missing 'end')");
+    if (rc == COMPI_OK && m->nlinks == 0) rc = compi_parse_fail(&p, "no link blocks");
+    fclose(f);
+    if (rc != COMPI_OK) compi_net_free(m);
+    return rc;
+}
+
+static void compi_write_comment(FILE *f, const char *comment)
+{
+    while (comment && *comment) {
+        size_t n = strcspn(comment, "\n");
+        fprintf(f, "# %.*s\n", (int)n, comment);
+        comment += n;
+        if (*comment) comment++;
+    }
+}
+
+static int compi_close_written(FILE *f, const char *path, char *err, size_t errlen)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        return COMPI_ERR_CONFIG;
+    }
+    return COMPI_OK;
+}
+
+int compi_net_save(const char *path, const compi_net_model *m, const char *comment, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return COMPI_ERR_CONFIG;
+    }
+    fprintf(f, "compi-heuristics 1 network\n");
+    compi_write_comment(f, comment);
+    if (m->source[0]) fprintf(f, "source %s\n", m->source);
+    for (int i = 0; i < m->nlinks; i++) {
+        const compi_net_link *l = &m->links[i];
+        fprintf(f, "\nlink %s %s %s\nalpha_us %.3f\n", l->cls == COMPI_LINK_INTRA ? "intra" : "inter",
+                l->node_a, l->node_b, l->alpha_us);
+        for (int k = 0; k < l->npoints; k++) fprintf(f, "beta %.0f %.6f\n", l->bytes[k], l->beta_ns[k]);
+        fprintf(f, "end\n");
+    }
+    return compi_close_written(f, path, err, errlen);
+}
+
+int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, size_t errlen)
+{
+    compi_parse_ctx p = {path, 0, err, errlen};
+    memset(m, 0, sizeof *m);
+    FILE *f = compi_heur_open(&p, "codecs");
+    if (!f) return COMPI_ERR_CONFIG;
+    char line[512], *tok[COMPI_MODEL_MAX_CANDIDATES + 3];
+    int rc = COMPI_OK, got, seen_class[COMPI_CLASS_COUNT] = {0};
+    while (rc == COMPI_OK && (got = compi_next_line(f, &p, line, sizeof line)) != 0) {
+        if (got < 0) { rc = compi_parse_fail(&p, "line too long"); break; }
+        char raw[512];
+        memcpy(raw, line, sizeof raw);
+        int max = COMPI_MODEL_MAX_CANDIDATES + 2;
+        int n = compi_tokenize(line, tok, max);
+        if (n == 0) continue;
+        if (strcmp(tok[0], "source") == 0) {
+            compi_copy_source(m->source, sizeof m->source, raw);
+        } else if (strcmp(tok[0], "candidates") == 0) {
+            if (n > max) { rc = compi_parse_fail(&p, "more than %d candidates", COMPI_MODEL_MAX_CANDIDATES); break; }
+            if (n < 2) { rc = compi_parse_fail(&p, "expected 'candidates <class> [codec...]'"); break; }
+            int cls = compi_dtclass_parse(tok[1]);
+            if (cls < 0) { rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double)", tok[1]); break; }
+            if (seen_class[cls]++) { rc = compi_parse_fail(&p, "second 'candidates' line for class %s", tok[1]); break; }
+            for (int i = 2; i < n && rc == COMPI_OK; i++) {
+                const compi_codec *c = compi_codec_by_name(tok[i]);
+                if (!c) rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[i], compi_codec_names());
+                else m->candidates[cls][m->ncandidates[cls]++] = c;
+            }
+        } else if (strcmp(tok[0], "relation") == 0) {
+            compi_codec_relation r;
+            if (n != 6) { rc = compi_parse_fail(&p, "expected 'relation <codec> <class|*> <ratio_lo> <ratio_hi> <d_over_c>'"); break; }
+            if (m->nrelations == COMPI_MODEL_MAX_RELATIONS) { rc = compi_parse_fail(&p, "more than %d relation lines", COMPI_MODEL_MAX_RELATIONS); break; }
+            r.codec = compi_codec_by_name(tok[1]);
+            if (!r.codec) { rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[1], compi_codec_names()); break; }
+            r.dtclass = compi_dtclass_parse(tok[2]);
+            if (r.dtclass < -1) { rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double, *)", tok[2]); break; }
+            rc = compi_parse_number(&p, tok[3], "ratio_lo", 0, 1e9, &r.ratio_lo);
+            if (rc == COMPI_OK) rc = compi_parse_number(&p, tok[4], "ratio_hi", 0, 1e9, &r.ratio_hi);
+            if (rc == COMPI_OK && r.ratio_hi <= r.ratio_lo) rc = compi_parse_fail(&p, "ratio_hi must exceed ratio_lo");
+            if (rc == COMPI_OK) rc = compi_parse_number(&p, tok[5], "d_over_c", 1e-4, 1e4, &r.d_over_c);
+            if (rc == COMPI_OK) m->relations[m->nrelations++] = r;
+        } else {
+            rc = compi_parse_fail(&p, "unknown keyword '%s' (expected source, candidates or relation)", tok[0]);
+        }
+    }
+    for (int c = 0; rc == COMPI_OK && c < COMPI_CLASS_COUNT; c++)
+        if (!seen_class[c]) rc = compi_parse_fail(&p, "no 'candidates' line for class %s", compi_dtclass_name(c));
+    fclose(f);
+    return rc;
+}
+
+int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment,
+                           char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return COMPI_ERR_CONFIG;
+    }
+    fprintf(f, "compi-heuristics 1 codecs\n");
+    compi_write_comment(f, comment);
+    if (m->source[0]) fprintf(f, "source %s\n", m->source);
+    for (int c = 0; c < COMPI_CLASS_COUNT; c++) {
+        fprintf(f, "candidates %s", compi_dtclass_name(c));
+        for (int i = 0; i < m->ncandidates[c]; i++) fprintf(f, " %s", m->candidates[c][i]->name);
+        fprintf(f, "\n");
+    }
+    for (int i = 0; i < m->nrelations; i++) {
+        const compi_codec_relation *r = &m->relations[i];
+        fprintf(f, "relation %s %s %g %g %.4f\n", r->codec->name, compi_dtclass_name(r->dtclass), r->ratio_lo,
+                r->ratio_hi, r->d_over_c);
+    }
+    return compi_close_written(f, path, err, errlen);
+}

@@ -1,0 +1,100 @@
+/* The adaptive engine's two measured models and their heuristics files.
+ *
+ * Network model: per link (a node pair, or a class default "*"), the Hockney
+ * model with a per-size table, as the cMPI thesis's Table 4.1:
+ *     t(S) = alpha + S * beta(S)
+ * alpha is the one-way latency, beta(S) the time per byte measured at size S
+ * (interpolated between measured sizes on a log scale, the last one kept
+ * beyond the table).
+ *
+ * Codec model: the candidate codecs per datatype class, and the relation
+ * T_decompress / T_compress per codec by ratio bucket (thesis Table 4.3),
+ * which lets a sender predict the receiver's decompression time from its own
+ * compression time.
+ *
+ * Both live in text files written by `compi calibrate` (format in
+ * docs/heuristics.md). MPI-free: the tools and the unit tests use this too. */
+#ifndef COMPI_ENGINE_MODEL_H
+#define COMPI_ENGINE_MODEL_H
+
+#include <stddef.h>
+#include "compi.h"
+
+/* ------------------------------------------------------------- network */
+#define COMPI_NET_MAX_POINTS 40
+#define COMPI_NET_NAME_MAX 64
+
+typedef enum { COMPI_LINK_INTRA = 0, COMPI_LINK_INTER = 1 } compi_link_class;
+
+typedef struct {
+    compi_link_class cls;
+    char node_a[COMPI_NET_NAME_MAX];     /* host names, or "*" for the class default */
+    char node_b[COMPI_NET_NAME_MAX];
+    double alpha_us;                     /* one-way latency */
+    int npoints;
+    double bytes[COMPI_NET_MAX_POINTS];  /* increasing message sizes */
+    double beta_ns[COMPI_NET_MAX_POINTS];/* ns per byte at that size, >= 0 */
+} compi_net_link;
+
+typedef struct {
+    int nlinks;
+    compi_net_link *links;
+    char source[256];                    /* provenance line of the file */
+} compi_net_model;
+
+/* One-way time in microseconds to move `bytes` over link l. */
+double compi_net_time_us(const compi_net_link *l, double bytes);
+/* The link between hosts a and b of class cls: the exact pair (either order)
+ * or else the class default ("*" "*"); NULL if neither exists. */
+const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class cls,
+                                     const char *a, const char *b);
+/* Appends a copy of l (returns COMPI_ERR_NOMEM on failure). */
+int compi_net_add(compi_net_model *m, const compi_net_link *l);
+/* Fills l's table from measured one-way times: t_us[i] for bytes[i]
+ * (increasing). alpha is the smallest size's time; beta follows. */
+void compi_net_link_from_times(compi_net_link *l, int n, const double *bytes, const double *t_us);
+/* The built-in model used when no file is given: 1 Gbit/s Ethernet-like
+ * inter-node default (50 us, 8 ns/B) and a shared-memory intra default. */
+void compi_net_default(compi_net_model *m);
+void compi_net_free(compi_net_model *m);
+
+/* ------------------------------------------------------------- codecs */
+#define COMPI_MODEL_MAX_CANDIDATES 8
+#define COMPI_MODEL_MAX_RELATIONS 256
+
+typedef struct {
+    const compi_codec *codec;
+    int dtclass;                 /* a compi_dtclass, or -1 for any class */
+    double ratio_lo, ratio_hi;   /* bucket [lo, hi) of the compression ratio */
+    double d_over_c;             /* T_decompress / T_compress */
+} compi_codec_relation;
+
+typedef struct {
+    const compi_codec *candidates[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+    int ncandidates[COMPI_CLASS_COUNT];
+    int nrelations;
+    compi_codec_relation relations[COMPI_MODEL_MAX_RELATIONS];
+    char source[256];
+} compi_codec_model;
+
+/* T_decompress / T_compress predicted for codec c on class cls at ratio r:
+ * the exact class's bucket, else the any-class bucket, else 1. */
+double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec *c, int cls, double r);
+/* Built-in model (measured on the development machine, see docs/heuristics.md). */
+void compi_codec_model_default(compi_codec_model *m);
+
+/* ------------------------------------------------------------- files */
+/* Parsers are strict: any unknown keyword, missing field, non-number,
+ * out-of-range or non-increasing value fails with err = "<path>:<line>: why". */
+int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errlen);
+int compi_net_save(const char *path, const compi_net_model *m, const char *comment,
+                   char *err, size_t errlen);
+int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, size_t errlen);
+/* comment: free text written as '#' lines at the top (measurements, how). */
+int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment,
+                           char *err, size_t errlen);
+
+const char *compi_dtclass_name(int cls);      /* "byte", "int", "float", "double"; "*" for -1 */
+int compi_dtclass_parse(const char *s);       /* inverse; -2 if unknown */
+
+#endif
