@@ -1,0 +1,94 @@
+/* Speedup prediction from the models and a compressed sample; see estimate.h. */
+#include <time.h>
+#include "engine/estimate.h"
+
+#define COMPI_ESTIMATE_SLICES 4
+
+static double compi_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+double compi_estimate_net_us(const compi_estimate_ctx *x, double bytes)
+{
+    return compi_net_time_us(x->link, bytes) * x->net_scale;
+}
+
+double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c, size_t size, double ratio,
+                              double compress_us)
+{
+    if (ratio <= 0) return 0;
+    double raw = compi_estimate_net_us(x, (double)size + COMPI_ESTIMATE_HEADER);
+    double d_us = compress_us * compi_codec_model_d_over_c(x->codecs, c, x->dtclass, ratio);
+    double comp = compi_estimate_net_us(x, (double)size / ratio + COMPI_ESTIMATE_HEADER) + compress_us + d_us;
+    return raw / comp;
+}
+
+size_t compi_estimate_scratch_size(size_t sample_max)
+{
+    size_t worst = 0;
+    size_t slice = sample_max / COMPI_ESTIMATE_SLICES + 64;
+    for (size_t i = 0; i < compi_codec_count(); i++) {
+        size_t b = compi_codec_at(i)->bound(sample_max > slice ? sample_max : slice);
+        if (b > worst) worst = b;
+    }
+    return worst + 64;
+}
+
+int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, const void *src, size_t size,
+                         size_t sample_max, void *scratch, double *ratio, double *compress_us)
+{
+    compi_codec_params params = {(compi_dtclass)x->dtclass, x->elem_size ? x->elem_size : 1, x->level};
+    size_t align = params.elem_size < 8 ? 8 : params.elem_size;
+    size_t in = 0, out = 0;
+    double t0 = compi_mono_us();
+    if (size <= sample_max) {
+        long long n = c->compress(src, size, scratch, c->bound(size), &params);
+        if (n < 0) return (int)n;
+        in = size;
+        out = (size_t)n;
+    } else {
+        /* evenly spaced slices: the start, the end and the middle of a
+         * message often differ (halo faces, boundary conditions) */
+        size_t slice = sample_max / COMPI_ESTIMATE_SLICES / align * align;
+        if (slice == 0) slice = align;
+        size_t stride = (size - slice) / (COMPI_ESTIMATE_SLICES - 1) / align * align;
+        for (int i = 0; i < COMPI_ESTIMATE_SLICES; i++) {
+            const char *at = (const char *)src + (size_t)i * stride;
+            long long n = c->compress(at, slice, scratch, c->bound(slice), &params);
+            if (n < 0) return (int)n;
+            in += slice;
+            out += (size_t)n;
+        }
+    }
+    double t = compi_mono_us() - t0;
+    *ratio = out ? (double)in / (double)out : 1.0;
+    *compress_us = t * (double)size / (double)in;
+    return COMPI_OK;
+}
+
+int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t size, size_t sample_max,
+                        double min_speedup, void *scratch, compi_estimate *best)
+{
+    best->codec = NULL;
+    best->ratio = 1;
+    best->compress_us = 0;
+    best->speedup = 1;
+    double best_speedup = min_speedup;
+    int tried = 0;
+    if (x->dtclass < 0 || x->dtclass >= COMPI_CLASS_COUNT) return 0;
+    for (int i = 0; i < x->codecs->ncandidates[x->dtclass]; i++) {
+        const compi_codec *c = x->codecs->candidates[x->dtclass][i];
+        double r, tc;
+        if (compi_estimate_codec(x, c, src, size, sample_max, scratch, &r, &tc) != COMPI_OK) continue;
+        tried++;
+        double s = compi_estimate_speedup(x, c, size, r, tc);
+        if (s >= best_speedup) {
+            best_speedup = s;
+            *best = (compi_estimate){c, r, tc, s};
+        }
+    }
+    return tried;
+}

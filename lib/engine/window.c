@@ -1,0 +1,164 @@
+/* Compression window state machine; see window.h. */
+#include <string.h>
+#include "engine/window.h"
+
+void compi_window_params_default(compi_window_params *p)
+{
+    p->floor = 2048;
+    p->reeval_after = 1000;
+    p->recheck_after = 1000;
+    p->history = 16;
+    p->restart_mistakes = 4;
+    p->backoff_restarts = 3;
+    p->restart_period_s = 30.0;
+    p->backoff_s = 10.0;
+    p->backoff_max_doublings = 5;
+}
+
+static void compi_window_open(compi_window *w, const compi_window_params *p)
+{
+    w->no_len = p->floor;
+    w->yes_len = SIZE_MAX;
+    w->codec = NULL;
+    w->raw_run = w->compressed_run = 0;
+    w->outcomes = 0;
+    w->outcomes_len = 0;
+}
+
+void compi_window_init(compi_window *w, const compi_window_params *p)
+{
+    memset(w, 0, sizeof *w);
+    compi_window_open(w, p);
+    w->backoff_until = -1;
+    w->last_backoff_end = -1;
+    w->bin = 1;
+}
+
+/* Decisions over time, in at most COMPI_TIMELINE_BINS bins: when full, pairs
+ * of bins merge and each bin then covers twice as many messages. */
+static void compi_window_mark(compi_window *w, compi_win_action a)
+{
+    uint64_t idx = w->timeline_messages / w->bin;
+    if (idx >= COMPI_TIMELINE_BINS) {
+        for (unsigned i = 0; i < COMPI_TIMELINE_BINS / 2; i++)
+            for (int k = 0; k < 3; k++)
+                w->timeline[i][k] = w->timeline[2 * i][k] + w->timeline[2 * i + 1][k];
+        memset(w->timeline[COMPI_TIMELINE_BINS / 2], 0, sizeof w->timeline[0] * (COMPI_TIMELINE_BINS / 2));
+        w->bin *= 2;
+        idx = w->timeline_messages / w->bin;
+    }
+    w->timeline[idx][a]++;
+    if (idx + 1 > w->nbins) w->nbins = (uint32_t)(idx + 1);
+    w->timeline_messages++;
+    w->messages++;
+    if (a == COMPI_WIN_RAW) w->raw++;
+    else if (a == COMPI_WIN_EVALUATE) w->evaluated++;
+    else w->compressed++;
+}
+
+int compi_window_backing_off(const compi_window *w, double now_s)
+{
+    return w->backoff_until >= 0 && now_s < w->backoff_until;
+}
+
+compi_win_action compi_window_classify(compi_window *w, const compi_window_params *p, size_t size, double now_s)
+{
+    compi_win_action a;
+    if (w->backoff_until >= 0 && now_s >= w->backoff_until) {
+        /* back-off over: study afresh */
+        w->last_backoff_end = w->backoff_until;
+        w->backoff_until = -1;
+        compi_window_open(w, p);
+    }
+    if (size < p->floor || compi_window_backing_off(w, now_s)) {
+        a = COMPI_WIN_RAW;
+    } else if (size >= w->yes_len) {
+        if (++w->compressed_run >= p->recheck_after) {
+            /* the data may have changed: evaluate one, which may pick another codec */
+            w->compressed_run = 0;
+            a = COMPI_WIN_EVALUATE;
+        } else {
+            a = COMPI_WIN_COMPRESS;
+        }
+    } else if (size < w->no_len) {
+        if (++w->raw_run >= p->reeval_after) {
+            w->raw_run = 0;
+            w->no_len = p->floor;
+            w->reevaluations++;
+            a = COMPI_WIN_EVALUATE;
+        } else {
+            a = COMPI_WIN_RAW;
+        }
+    } else {
+        a = COMPI_WIN_EVALUATE;
+    }
+    compi_window_mark(w, a);
+    return a;
+}
+
+void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size,
+                            const compi_codec *best, double predicted)
+{
+    if (!best) {
+        /* raw wins at this size: smaller ones (more latency-bound) too */
+        if (size + 1 > w->no_len) w->no_len = size + 1;
+        if (w->yes_len != SIZE_MAX && w->no_len > w->yes_len) {
+            /* the compressed zone stopped paying: reopen it */
+            w->yes_len = SIZE_MAX;
+            w->codec = NULL;
+        }
+        return;
+    }
+    w->raw_run = 0;
+    if (size < w->yes_len) w->yes_len = size;
+    if (w->no_len > w->yes_len) w->no_len = w->yes_len;
+    w->codec = best;
+    w->predicted_sum += predicted;
+    w->predicted_n++;
+}
+
+static unsigned compi_popcount(uint32_t x)
+{
+    return (unsigned)__builtin_popcount(x);
+}
+
+static void compi_window_restart(compi_window *w, const compi_window_params *p, double now_s)
+{
+    w->restarts++;
+    compi_window_open(w, p);
+    /* keep only the restarts within the period, then this one */
+    unsigned k = 0;
+    for (unsigned i = 0; i < w->nrestarts; i++)
+        if (now_s - w->restart_at[i] < p->restart_period_s) w->restart_at[k++] = w->restart_at[i];
+    if (k == COMPI_WINDOW_MAX_RESTARTS) {
+        memmove(w->restart_at, w->restart_at + 1, sizeof w->restart_at[0] * (k - 1));
+        k--;
+    }
+    w->restart_at[k++] = now_s;
+    w->nrestarts = k;
+    if (k < p->backoff_restarts) return;
+    /* the data keeps defeating the study: stop compressing for a while,
+     * longer each time it happens again soon after the previous back-off */
+    if (w->last_backoff_end >= 0 && now_s - w->last_backoff_end < p->restart_period_s) {
+        if (w->backoff_level < p->backoff_max_doublings) w->backoff_level++;
+    } else {
+        w->backoff_level = 0;
+    }
+    w->backoffs++;
+    w->backoff_until = now_s + p->backoff_s * (double)(1u << w->backoff_level);
+    w->nrestarts = 0;
+}
+
+void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s)
+{
+    int mistake = achieved < 1.0;
+    unsigned hist = p->history > 32 ? 32 : p->history;
+    uint32_t mask = hist == 32 ? 0xffffffffu : ((1u << hist) - 1);
+    w->outcomes = ((w->outcomes << 1) | (uint32_t)mistake) & mask;
+    if (w->outcomes_len < hist) w->outcomes_len++;
+    w->observed_sum += achieved;
+    w->observed_n++;
+    if (!mistake) return;
+    w->mistakes++;
+    if (compi_popcount(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);
+}

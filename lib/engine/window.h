@@ -1,0 +1,79 @@
+/* The compression window of the Runtime Adaptive Strategy (cMPI thesis,
+ * section 4.4 and Fig 4.14), one per datatype class and link.
+ *
+ * Two thresholds split message sizes into three zones:
+ *     size <  no_len            raw, no evaluation
+ *     no_len <= size < yes_len  evaluated: sample, predict, decide; the
+ *                               decision moves a threshold to this size
+ *     size >= yes_len           compressed with the window's codec
+ * The window starts open ([floor, infinity)) and closes as evaluations
+ * agree. Outcomes feed back: a compressed message that did not pay is a
+ * mistake; many mistakes restart the study; many restarts in a short time
+ * switch compression off for a back-off period. After reeval_after raw
+ * messages in a row the lower threshold is reopened, in case it was set too
+ * high.
+ *
+ * Pure logic: no MPI, no clock, no locking (time is passed in, the caller
+ * serialises), so unit tests replay decision sequences deterministically. */
+#ifndef COMPI_ENGINE_WINDOW_H
+#define COMPI_ENGINE_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "compi.h"
+
+typedef struct {
+    size_t floor;              /* smaller messages always go raw (COMPI_MIN_BYTES) */
+    unsigned reeval_after;     /* raw messages in a row before reopening (COMPI_ADAPT_REEVAL) */
+    unsigned recheck_after;    /* compressed messages in a row before one is re-evaluated */
+    unsigned history;          /* compressed outcomes remembered, <= 32 */
+    unsigned restart_mistakes; /* mistakes within history that restart the study (COMPI_ADAPT_MISTAKES) */
+    unsigned backoff_restarts; /* restarts within restart_period_s that trigger a back-off */
+    double restart_period_s;
+    double backoff_s;          /* first back-off; doubles on each consecutive one (COMPI_ADAPT_BACKOFF) */
+    unsigned backoff_max_doublings;
+} compi_window_params;
+
+/* The defaults documented in README (Configuration). */
+void compi_window_params_default(compi_window_params *p);
+
+typedef enum { COMPI_WIN_RAW = 0, COMPI_WIN_EVALUATE = 1, COMPI_WIN_COMPRESS = 2 } compi_win_action;
+
+#define COMPI_TIMELINE_BINS 128
+#define COMPI_WINDOW_MAX_RESTARTS 16
+
+typedef struct {
+    size_t no_len, yes_len;        /* yes_len == SIZE_MAX: no compressed zone yet */
+    const compi_codec *codec;      /* the yes zone's codec */
+    unsigned raw_run, compressed_run;
+    uint32_t outcomes;             /* bit i = mistake of the i-th latest compressed message */
+    unsigned outcomes_len;
+    double restart_at[COMPI_WINDOW_MAX_RESTARTS];
+    unsigned nrestarts;            /* restarts remembered in restart_at (recent ones) */
+    double backoff_until;          /* compression off until then; < 0 when not backing off */
+    unsigned backoff_level;
+    double last_backoff_end;
+    /* counters for the report */
+    uint64_t messages, raw, evaluated, compressed;
+    uint64_t mistakes, restarts, reevaluations, backoffs;
+    double predicted_sum, observed_sum;
+    uint64_t predicted_n, observed_n;
+    /* decisions over time: per bin of `bin` messages, counts per action */
+    uint32_t bin, nbins;
+    uint32_t timeline[COMPI_TIMELINE_BINS][3];
+    uint64_t timeline_messages;
+} compi_window;
+
+void compi_window_init(compi_window *w, const compi_window_params *p);
+/* What to do with a message of `size` bytes at time now_s. */
+compi_win_action compi_window_classify(compi_window *w, const compi_window_params *p, size_t size, double now_s);
+/* After an evaluation: best is the codec to use, or NULL when raw is
+ * predicted faster; predicted is best's predicted speedup (or raw's, 1). */
+void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size,
+                            const compi_codec *best, double predicted);
+/* After a message went through a codec: its speedup as achieved (from the
+ * real ratio and compression time); < 1 is a mistake. */
+void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s);
+int compi_window_backing_off(const compi_window *w, double now_s);
+
+#endif
