@@ -8,9 +8,19 @@
 #include <stddef.h>
 #include <pthread.h>
 #include "compi.h"
+#include "engine/window.h"
 
 /* ---------------------------------------------------------------- config */
-typedef enum { COMPI_MODE_OFF = 0, COMPI_MODE_FIXED = 1 } compi_mode;
+typedef enum {
+    COMPI_MODE_OFF = 0,      /* pass-through, no frames */
+    COMPI_MODE_FIXED,        /* one codec for every inter-node message >= min_bytes */
+    COMPI_MODE_ADAPTIVE,     /* the runtime adaptive strategy (lib/engine/window.h) */
+    COMPI_MODE_TRACE,        /* raw, recording a trace for `compi guide` */
+    COMPI_MODE_GUIDED,       /* decisions replayed from `compi guide` rules */
+    COMPI_MODE_COUNT
+} compi_mode;
+#define COMPI_MODE_NAMES "off, fixed, adaptive, trace, guided"
+const char *compi_mode_name(compi_mode m);
 
 typedef struct {
     compi_mode mode;
@@ -20,6 +30,17 @@ typedef struct {
     char report_path[1024];       /* COMPI_REPORT; empty = no JSON */
     int verbose;                  /* COMPI_VERBOSE */
     int ranks_per_node;           /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
+    /* adaptive engine */
+    char heuristics_dir[1024];    /* COMPI_HEURISTICS: network.txt, codecs.txt */
+    int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
+    compi_window_params window;   /* COMPI_ADAPT_REEVAL, _MISTAKES, _BACKOFF; floor = min_bytes */
+    double min_speedup;           /* COMPI_ADAPT_MIN_SPEEDUP */
+    size_t sample_bytes;          /* COMPI_ADAPT_SAMPLE */
+    int refresh;                  /* COMPI_ADAPT_REFRESH: correct the network model online */
+    /* guided strategy */
+    char trace_dir[1024];         /* COMPI_TRACE */
+    size_t trace_max;             /* COMPI_TRACE_MAX */
+    char rules_dir[1024];         /* COMPI_RULES */
 } compi_config;
 
 extern compi_config compi_cfg;
@@ -62,6 +83,7 @@ typedef struct {
     compi_mode mode;
     const compi_codec *codec;
     size_t min_bytes;
+    uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
 } compi_comm_info;
 /* Rebuilds the cached info from hints just given to MPI_Comm_set_info or
  * MPI_Comm_dup_with_info. */
@@ -122,12 +144,54 @@ typedef struct {
     uint64_t codec_msgs[256], codec_in[256], codec_out[256];
     uint64_t frames_decoded, frames_decoded_compressed;
     uint64_t compress_ns, decompress_ns;
+    uint64_t evaluations, evaluate_ns;        /* adaptive: sample evaluations and their cost */
 } compi_stats;
 extern compi_stats compi_st;
 /* relaxed atomics: counters may be bumped from many threads */
 #define COMPI_STAT_ADD(field, v) __atomic_fetch_add(&compi_st.field, (uint64_t)(v), __ATOMIC_RELAXED)
 uint64_t compi_now_ns(void);
 void compi_report_write(void);
+
+/* ---------------------------------------------------------------- decisions */
+/* What to do with one outgoing message, for every mode (lib/core/decide.c).
+ * Made before the data is touched, so raw messages keep their zero-copy
+ * path; completed inside compi_frame_encode once the data is contiguous. */
+struct compi_link_state;
+typedef struct {
+    const compi_codec *codec;       /* codec to try; NULL = raw */
+    int evaluate;                   /* adaptive: choose the codec from a sample first */
+    int trace;                      /* COMPI_MODE=trace: record the message */
+    struct compi_link_state *link;  /* adaptive: the destination link's windows */
+    int dtclass;
+    compi_mode mode;
+    /* the message's identity, for traces and guided rules */
+    uint32_t comm_id;
+    int peer, tag, peer_node;
+    compi_family fam;
+    double predicted;               /* predicted speedup of the chosen codec */
+} compi_decision;
+/* peer: destination rank in ci's peer group, or -1 for "every remote node"
+ * (a broadcast root). */
+void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int tag, const compi_typeinfo *ti,
+                  compi_family fam);
+static inline int compi_decision_needs_data(const compi_decision *d)
+{
+    return d && (d->codec || d->evaluate || d->trace);
+}
+/* In compi_frame_encode: the contiguous bytes are at hand. */
+void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti);
+/* After the codec ran: out_len < 0 when the message went raw after all
+ * (the sample check found it incompressible, or the codec failed). */
+void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
+/* A blocking send of wire_bytes to d's link took ns: corrects the network model. */
+void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns);
+/* Collectives whose receivers must know up front whether a frame comes
+ * (broadcast): a size test every rank evaluates alike. */
+int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
+int compi_engine_init(void);       /* after the node map; collective over MPI_COMM_WORLD */
+void compi_engine_finalize(void);  /* closes traces */
+/* This rank's engine section of the report as a JSON object (malloc'd). */
+char *compi_engine_report_json(void);
 
 /* ---------------------------------------------------------------- sending */
 /* Builds what goes on the wire for one framed message. Either the frame is
@@ -138,19 +202,18 @@ typedef struct {
     void *tmp;
     size_t tmp_len;
     MPI_Datatype dtype;
+    size_t wire_len;      /* bytes on the wire, either way */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
 } compi_outgoing;
 /* force_copy: the frame must not refer to the user buffer (buffered sends) */
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
-                         const compi_comm_info *ci, int dest, int force_copy, compi_family fam);
+                         const compi_comm_info *ci, int dest, int tag, int force_copy, compi_family fam,
+                         compi_decision *d);
 void compi_outgoing_release(compi_outgoing *out);
 /* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying
  * codec unless NULL (raw if it does not shrink the data). */
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                       const compi_codec *codec, unsigned char **frame, size_t *frame_len);
-/* The compression decision of fixed mode for one message: the codec to try,
- * or NULL for raw (counts raw_small). */
-const compi_codec *compi_should_compress(const compi_comm_info *ci, int remote, size_t size);
+                       compi_decision *d, unsigned char **frame, size_t *frame_len);
 
 /* ---------------------------------------------------------------- receiving */
 typedef struct {

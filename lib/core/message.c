@@ -162,19 +162,21 @@ static int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int cou
 /* ------------------------------------------------------------- sending */
 
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                       const compi_codec *codec, unsigned char **frame_out, size_t *frame_len)
+                       compi_decision *d, unsigned char **frame_out, size_t *frame_len)
 {
     size_t size = (size_t)ti->size;
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size};
-    int try_codec = codec != NULL;
-    size_t wire_payload = size;
-    size_t cap = size;
+    int use_data = compi_decision_needs_data(d) && size > 0;
     /* Compressed payloads are padded to whole elements: a receiver that
      * lets the frame land in its typed buffer (MPICH) rejects partial ones. */
     size_t pad_unit = ti->type_size > 1 ? (size_t)ti->type_size : 1;
-    if (try_codec) {
-        cap = codec->bound(size);
-        if (cap < size) cap = size;
+    size_t cap = size;
+    if (use_data) {
+        /* room for whichever codec the decision ends with */
+        for (size_t i = 0; i < compi_codec_count(); i++) {
+            size_t b = compi_codec_at(i)->bound(size);
+            if (b > cap) cap = b;
+        }
         cap += pad_unit;
     }
     unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
@@ -182,9 +184,10 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
     if (!frame) return MPI_ERR_NO_MEM;
     unsigned char *payload = frame + COMPI_FRAME_HEADER_SIZE;
     const char *src = (const char *)buf + ti->true_lb;
+    size_t wire_payload = size;
     if (!ti->contiguous) {
         /* Without a codec, pack straight into the frame; with one, pack aside. */
-        packed = try_codec ? malloc(size) : (void *)payload;
+        packed = use_data ? malloc(size) : (void *)payload;
         if (!packed) { free(frame); return MPI_ERR_NO_MEM; }
         int rc = compi_pack_bytes(buf, count, dt, packed, size);
         if (rc != MPI_SUCCESS) {
@@ -194,8 +197,10 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
         }
         src = packed;
     }
+    if (use_data && (d->evaluate || d->trace)) compi_decision_evaluate(d, src, size, ti);
+    const compi_codec *codec = use_data ? d->codec : NULL;
     compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
-    if (try_codec && size >= COMPI_SAMPLE_FROM) {
+    if (codec && !d->evaluate && size >= COMPI_SAMPLE_FROM) {
         /* Incompressible data (random, already compressed) would cost a whole
          * compression for nothing: try a slice from the middle first. */
         size_t off = (size / 2 - COMPI_SAMPLE_BYTES / 2) & ~(size_t)7;
@@ -204,13 +209,15 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
         COMPI_STAT_ADD(compress_ns, compi_now_ns() - t0);
         if (slen < 0 || (double)slen > COMPI_SAMPLE_MAX_RATIO * COMPI_SAMPLE_BYTES) {
             COMPI_STAT_ADD(raw_incompressible, 1);
-            try_codec = 0;
+            compi_decision_outcome(d, size, -1, 0);
+            codec = NULL;
         }
     }
-    if (try_codec) {
+    if (codec) {
         uint64_t t0 = compi_now_ns();
         long long clen = codec->compress(src, size, payload, cap, &params);
-        COMPI_STAT_ADD(compress_ns, compi_now_ns() - t0);
+        uint64_t ns = compi_now_ns() - t0;
+        COMPI_STAT_ADD(compress_ns, ns);
         size_t padded = clen >= 0 ? ((size_t)clen + pad_unit - 1) / pad_unit * pad_unit : 0;
         if (clen >= 0 && padded < size) {
             h.codec = codec->id;
@@ -220,9 +227,11 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
             COMPI_STAT_ADD(codec_msgs[codec->id], 1);
             COMPI_STAT_ADD(codec_in[codec->id], size);
             COMPI_STAT_ADD(codec_out[codec->id], clen);
+            compi_decision_outcome(d, size, (long long)padded, ns);
         } else {
             /* Incompressible (or a codec error): the raw bytes go instead. */
             COMPI_STAT_ADD(raw_incompressible, 1);
+            compi_decision_outcome(d, size, -1, ns);
             if (clen < 0)
                 compi_log(2, "codec %s failed (%s); sending raw", codec->name, compi_error_string((int)clen));
         }
@@ -235,15 +244,9 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
     return MPI_SUCCESS;
 }
 
-const compi_codec *compi_should_compress(const compi_comm_info *ci, int remote, size_t size)
-{
-    int yes = remote && ci->mode == COMPI_MODE_FIXED && size > 0 && size >= ci->min_bytes;
-    if (remote && !yes && ci->mode == COMPI_MODE_FIXED) COMPI_STAT_ADD(raw_small, 1);
-    return yes ? ci->codec : NULL;
-}
-
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
-                         const compi_comm_info *ci, int dest, int force_copy, compi_family fam)
+                         const compi_comm_info *ci, int dest, int tag, int force_copy, compi_family fam,
+                         compi_decision *d)
 {
     compi_typeinfo ti;
     compi_typeinfo_get(dt, count, &ti);
@@ -252,15 +255,18 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     out->tmp_len = 0;
     out->dtype = MPI_DATATYPE_NULL;
 
-    int remote = compi_peer_is_remote(ci, dest);
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], size);
-    if (remote) COMPI_STAT_ADD(inter_msgs, 1);
+    if (compi_peer_is_remote(ci, dest)) COMPI_STAT_ADD(inter_msgs, 1);
     else COMPI_STAT_ADD(intra_msgs, 1);
 
-    const compi_codec *codec = compi_should_compress(ci, remote, size);
-    if (codec || force_copy || size <= COMPI_SMALL_COPY)
-        return compi_frame_encode(buf, count, dt, &ti, codec, (unsigned char **)&out->tmp, &out->tmp_len);
+    compi_decide(d, ci, dest, tag, &ti, fam);
+    if (compi_decision_needs_data(d) || force_copy || size <= COMPI_SMALL_COPY) {
+        int rc = compi_frame_encode(buf, count, dt, &ti, d, (unsigned char **)&out->tmp, &out->tmp_len);
+        out->wire_len = out->tmp_len;
+        return rc;
+    }
+    out->wire_len = COMPI_FRAME_HEADER_SIZE + size;
 
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti.dtclass, size, size};
     compi_frame_write_header(out->header, &h);

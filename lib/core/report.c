@@ -21,6 +21,7 @@ typedef struct {
     uint64_t messages[COMPI_FAM_COUNT], bytes[COMPI_FAM_COUNT];
     uint64_t intra_msgs, inter_msgs, raw_small, raw_incompressible;
     uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
+    uint64_t evaluations, evaluate_ns;
     uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
 } compi_rank_record;
 
@@ -38,6 +39,8 @@ static void compi_record_fill(compi_rank_record *r)
     r->frames_decoded_compressed = compi_st.frames_decoded_compressed;
     r->compress_ns = compi_st.compress_ns;
     r->decompress_ns = compi_st.decompress_ns;
+    r->evaluations = compi_st.evaluations;
+    r->evaluate_ns = compi_st.evaluate_ns;
     for (int i = 0; i < COMPI_CODEC_SLOTS; i++) {
         r->codec_msgs[i] = compi_st.codec_msgs[i];
         r->codec_in[i] = compi_st.codec_in[i];
@@ -67,6 +70,8 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
             (unsigned long long)r->frames_decoded, (unsigned long long)r->frames_decoded_compressed);
     fprintf(f, "%s\"compress_seconds\": %.6f, \"decompress_seconds\": %.6f,\n", indent, r->compress_ns * 1e-9,
             r->decompress_ns * 1e-9);
+    fprintf(f, "%s\"evaluations\": %llu, \"evaluate_seconds\": %.6f,\n", indent,
+            (unsigned long long)r->evaluations, r->evaluate_ns * 1e-9);
     fprintf(f, "%s\"codecs\": {", indent);
     int first = 1;
     for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
@@ -91,19 +96,25 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
 static void compi_summary(const compi_rank_record *t)
 {
     uint64_t in = 0, out = 0;
-    for (int id = 0; id < COMPI_CODEC_SLOTS; id++) { in += t->codec_in[id]; out += t->codec_out[id]; }
+    uint64_t msgs = 0;
+    for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
+        in += t->codec_in[id];
+        out += t->codec_out[id];
+        msgs += t->codec_msgs[id];
+    }
     fprintf(stderr,
-            "compi: %d ranks on %d node(s), mode %s, codec %s, min %zu B\n"
+            "compi: %d ranks on %d node(s), mode %s, codec %s (fixed mode), min %zu B\n"
             "compi: framed sends: %llu inter-node, %llu intra-node (never compressed); raw inter-node: %llu small, "
             "%llu incompressible\n"
             "compi: compressed %llu messages: %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
-            "(all ranks)\n",
-            compi_g.world_size, compi_g.node_count, compi_cfg.mode == COMPI_MODE_OFF ? "off" : "fixed",
+            "(all ranks); %llu sample evaluations took %.3f s\n",
+            compi_g.world_size, compi_g.node_count, compi_mode_name(compi_cfg.mode),
             compi_cfg.codec->name, compi_cfg.min_bytes, (unsigned long long)t->inter_msgs,
             (unsigned long long)t->intra_msgs, (unsigned long long)t->raw_small,
             (unsigned long long)t->raw_incompressible,
-            (unsigned long long)(t->codec_msgs[compi_cfg.codec->id]), in / 1048576.0, out / 1048576.0,
-            out ? (double)in / (double)out : 0.0, t->compress_ns * 1e-9, t->decompress_ns * 1e-9);
+            (unsigned long long)msgs, in / 1048576.0, out / 1048576.0,
+            out ? (double)in / (double)out : 0.0, t->compress_ns * 1e-9, t->decompress_ns * 1e-9,
+            (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);
 }
 
 void compi_report_write(void)
@@ -122,6 +133,28 @@ void compi_report_write(void)
     PMPI_Gather(&mine, words, MPI_UINT64_T, all, words, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     PMPI_Gather(compi_call_counts, compi_call_count_n, MPI_UINT64_T, calls, compi_call_count_n, MPI_UINT64_T, 0,
                 MPI_COMM_WORLD);
+    /* the engine's section varies in length: gathered as text */
+    char *engine = compi_engine_report_json();
+    int elen = (int)strlen(engine) + 1, *elens = NULL, *edispl = NULL;
+    char *engines = NULL;
+    if (rank == 0) {
+        elens = calloc((size_t)n, sizeof(int));
+        edispl = calloc((size_t)n, sizeof(int));
+        if (!elens || !edispl) compi_die("out of memory writing the report");
+    }
+    PMPI_Gather(&elen, 1, MPI_INT, elens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        long long total_len = 0;
+        for (int r = 0; r < n; r++) {
+            edispl[r] = (int)total_len;
+            total_len += elens[r];
+        }
+        if (total_len > 0x7fffffff) compi_die("engine report larger than 2 GiB");
+        engines = malloc((size_t)total_len);
+        if (!engines) compi_die("out of memory writing the report");
+    }
+    PMPI_Gatherv(engine, elen, MPI_CHAR, engines, elens, edispl, MPI_CHAR, 0, MPI_COMM_WORLD);
+    free(engine);
     if (rank != 0) return;
     compi_rank_record total;
     memset(&total, 0, sizeof total);
@@ -143,12 +176,12 @@ void compi_report_write(void)
             fprintf(f, "  \"mpi\": \"mpich\",\n");
 #endif
             fprintf(f, "  \"mode\": \"%s\", \"codec\": \"%s\", \"min_bytes\": %zu,\n",
-                    compi_cfg.mode == COMPI_MODE_OFF ? "off" : "fixed", compi_cfg.codec->name, compi_cfg.min_bytes);
+                    compi_mode_name(compi_cfg.mode), compi_cfg.codec->name, compi_cfg.min_bytes);
             fprintf(f, "  \"world_size\": %d, \"nodes\": %d,\n  \"ranks\": [\n", n, compi_g.node_count);
             for (int r = 0; r < n; r++) {
                 fprintf(f, "    {\"rank\": %d, \"node\": %llu,\n", r, (unsigned long long)all[r].node);
                 compi_json_record(f, &all[r], calls + (size_t)r * compi_call_count_n, "     ");
-                fprintf(f, "}%s\n", r + 1 < n ? "," : "");
+                fprintf(f, ",\n     \"engine\": %s}%s\n", engines + edispl[r], r + 1 < n ? "," : "");
             }
             fprintf(f, "  ],\n  \"totals\": {\n");
             compi_json_record(f, &total, call_total, "    ");
@@ -160,4 +193,7 @@ void compi_report_write(void)
     free(call_total);
     free(all);
     free(calls);
+    free(engines);
+    free(elens);
+    free(edispl);
 }

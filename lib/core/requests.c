@@ -135,7 +135,8 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     compi_outgoing *out = malloc(sizeof *out);
     if (!out) return MPI_ERR_NO_MEM;
     int buffered = mode == COMPI_SMODE_BUFFERED;
-    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, buffered, r->fam);
+    compi_decision d;
+    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, buffered, r->fam, &d);
     if (rc != MPI_SUCCESS) { free(out); return rc; }
     MPI_Request inner;
     rc = out->tmp ? compi_isend_fn[mode](out->tmp, (int)out->tmp_len, MPI_BYTE, dest, tag, r->comm, &inner)

@@ -104,8 +104,9 @@ int compi_core_init(void)
     PMPI_Add_error_code(cls, &compi_g.frame_error_code);
     PMPI_Add_error_string(compi_g.frame_error_code,
                           "compi: a received message failed frame validation (cause printed on stderr)");
+    if ((rc = compi_engine_init()) != MPI_SUCCESS) return rc;
     compi_g.initialized = 1;
-    compi_log(1, "mode=%s codec=%s min_bytes=%zu nodes=%d", compi_cfg.mode == COMPI_MODE_OFF ? "off" : "fixed",
+    compi_log(1, "mode=%s codec=%s min_bytes=%zu nodes=%d", compi_mode_name(compi_cfg.mode),
               compi_cfg.codec->name, compi_cfg.min_bytes, compi_g.node_count);
     return MPI_SUCCESS;
 }
@@ -125,6 +126,7 @@ void compi_core_finalize(void)
 {
     if (!compi_g.initialized || compi_g.finalized) return;
     compi_report_write();
+    compi_engine_finalize();
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
     if (compi_world_group != MPI_GROUP_NULL) PMPI_Group_free(&compi_world_group);
@@ -168,7 +170,7 @@ static void compi_comm_policy(MPI_Comm comm, MPI_Info hints, compi_comm_info *ci
     int flag = 0;
     PMPI_Info_get(info, "compi_mode", MPI_MAX_INFO_VAL, v, &flag);
     if (flag && compi_parse_mode(v, &ci->mode) != COMPI_OK)
-        compi_die("communicator hint compi_mode='%s' is not valid; valid values: off, fixed", v);
+        compi_die("communicator hint compi_mode='%s' is not valid; valid values: " COMPI_MODE_NAMES, v);
     PMPI_Info_get(info, "compi_codec", MPI_MAX_INFO_VAL, v, &flag);
     if (flag && !(ci->codec = compi_codec_by_name(v)))
         compi_die("communicator hint compi_codec='%s' is not a known codec; valid values: %s", v, compi_codec_names());
@@ -180,8 +182,10 @@ static void compi_comm_policy(MPI_Comm comm, MPI_Info hints, compi_comm_info *ci
 
 static compi_comm_info *compi_comm_info_build(MPI_Comm comm, MPI_Info hints)
 {
+    static uint32_t next_id;
     compi_comm_info *ci = calloc(1, sizeof *ci);
     if (!ci) compi_die("out of memory");
+    ci->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
     PMPI_Comm_test_inter(comm, &ci->is_inter);
     MPI_Group peers, local = MPI_GROUP_NULL;
     if (ci->is_inter) {

@@ -14,7 +14,9 @@
 static int compi_coll_enabled(MPI_Comm comm, const compi_comm_info **ci)
 {
     *ci = compi_comm_lookup(comm);
-    return (*ci)->framed && !(*ci)->is_inter && (*ci)->mode == COMPI_MODE_FIXED;
+    compi_mode m = (*ci)->mode;
+    return (*ci)->framed && !(*ci)->is_inter &&
+           (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED);
 }
 
 /* Decodes frame into (buf,count,dt); frame errors go to the comm's handler. */
@@ -52,15 +54,17 @@ int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
     compi_typeinfo_get(dt, count, &ti);
     COMPI_STAT_ADD(messages[COMPI_FAM_BCAST], 1);
     COMPI_STAT_ADD(bytes[COMPI_FAM_BCAST], ti.size);
-    const compi_codec *codec = compi_should_compress(ci, 1, (size_t)ti.size);
-    if (!codec) return PMPI_Bcast(buf, count, dt, root, comm);
+    /* Receivers must know before the root decides whether a frame comes */
+    if (!compi_coll_may_compress(ci, (size_t)ti.size)) return PMPI_Bcast(buf, count, dt, root, comm);
     int rank;
     PMPI_Comm_rank(comm, &rank);
     unsigned char *frame = NULL;
     size_t flen = 0;
     int rc;
     if (rank == root) {
-        rc = compi_frame_encode(buf, count, dt, &ti, codec, &frame, &flen);
+        compi_decision d;
+        compi_decide(&d, ci, -1, -1, &ti, COMPI_FAM_BCAST);
+        rc = compi_frame_encode(buf, count, dt, &ti, &d, &frame, &flen);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     } else {
         frame = malloc(COMPI_FRAME_HEADER_SIZE);
@@ -137,11 +141,11 @@ static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype 
     if (!(rank == root && sendbuf == MPI_IN_PLACE)) {
         compi_typeinfo ti;
         compi_typeinfo_get(sendtype, sendcount, &ti);
-        int remote = ci->peer_node[root] != ci->my_node;
         COMPI_STAT_ADD(messages[COMPI_FAM_GATHER], 1);
         COMPI_STAT_ADD(bytes[COMPI_FAM_GATHER], ti.size);
-        rc = compi_frame_encode(sendbuf, sendcount, sendtype, &ti, compi_should_compress(ci, remote, (size_t)ti.size),
-                                &mine, &mylen);
+        compi_decision d;
+        compi_decide(&d, ci, root, -1, &ti, COMPI_FAM_GATHER);
+        rc = compi_frame_encode(sendbuf, sendcount, sendtype, &ti, &d, &mine, &mylen);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     }
     unsigned char *all;
@@ -175,7 +179,7 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     int rank;
     PMPI_Comm_rank(comm, &rank);
     MPI_Count tsize = rank == root ? compi_bytes(recvtype, recvcount) : compi_bytes(sendtype, sendcount);
-    if (tsize < (MPI_Count)ci->min_bytes || tsize == 0)
+    if (!compi_coll_may_compress(ci, (size_t)tsize))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
                                comm, ci);
@@ -219,9 +223,9 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
             const void *blk = compi_block(sendbuf, at, sendtype);
             COMPI_STAT_ADD(messages[COMPI_FAM_SCATTER], 1);
             COMPI_STAT_ADD(bytes[COMPI_FAM_SCATTER], ti.size);
-            rc = compi_frame_encode(blk, cnt, sendtype, &ti,
-                                    compi_should_compress(ci, ci->peer_node[i] != ci->my_node, (size_t)ti.size),
-                                    &frames[i], &flen);
+            compi_decision d;
+            compi_decide(&d, ci, i, -1, &ti, COMPI_FAM_SCATTER);
+            rc = compi_frame_encode(blk, cnt, sendtype, &ti, &d, &frames[i], &flen);
             lens[i] = (int)flen;
             total += (long long)flen;
         }
@@ -258,7 +262,7 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     int rank;
     PMPI_Comm_rank(comm, &rank);
     MPI_Count tsize = rank == root ? compi_bytes(sendtype, sendcount) : compi_bytes(recvtype, recvcount);
-    if (tsize < (MPI_Count)ci->min_bytes || tsize == 0)
+    if (!compi_coll_may_compress(ci, (size_t)tsize))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                 comm, ci);

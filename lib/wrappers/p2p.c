@@ -36,10 +36,15 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
         return compi_raise(comm, rc);
     }
     compi_outgoing out;
-    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, 0, fam);
+    compi_decision d;
+    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, tag, 0, fam, &d);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    uint64_t t0 = compi_now_ns();
     rc = out.tmp ? compi_send_fn[mode](out.tmp, (int)out.tmp_len, MPI_BYTE, dest, tag, comm)
                  : compi_send_fn[mode](MPI_BOTTOM, 1, out.dtype, dest, tag, comm);
+    /* a blocking send's duration measures the link: the model is corrected online */
+    if (rc == MPI_SUCCESS)
+        compi_engine_observe_send(&d, out.wire_len, compi_now_ns() - t0);
     compi_outgoing_release(&out);
     return rc;
 }

@@ -1,0 +1,384 @@
+/* The per-message compression decision for every mode, and the state of the
+ * runtime adaptive strategy: the network and codec models, one set of
+ * compression windows (one per datatype class) per destination node.
+ *
+ *   off       nothing is framed (never called)
+ *   fixed     one codec for every inter-node message >= min_bytes
+ *   adaptive  lib/engine/window.h decides; evaluations compress a sample
+ *             with the class's candidate codecs (lib/engine/estimate.h)
+ *   trace     raw, every inter-node message recorded (lib/engine/trace.h)
+ *   guided    the rule `compi guide` wrote for the message's key, else
+ *             adaptive
+ * Intra-node messages are never compressed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+#include "engine/estimate.h"
+#include "engine/model.h"
+
+/* Observed/predicted times kept per link; the smallest is the correction,
+ * since a late receiver can only make a send look slower than the link. */
+#define COMPI_OBS_RING 8
+/* Only rendezvous-sized sends measure the link, not a local copy. */
+#define COMPI_OBS_MIN_BYTES (256 * 1024)
+
+typedef struct compi_link_state {
+    pthread_mutex_t lock;
+    const compi_net_link *model;
+    char name[2 * COMPI_NET_NAME_MAX + 16];
+    double scale;
+    double obs[COMPI_OBS_RING];
+    unsigned nobs, obs_next;
+    uint64_t observations;
+    compi_window win[COMPI_CLASS_COUNT];
+} compi_link_state;
+
+static struct {
+    int ready;
+    compi_net_model net;
+    compi_codec_model codecs;
+    char (*node_names)[COMPI_NET_NAME_MAX];
+    compi_link_state *links;   /* node_count + 1: the last one is "any remote node" (broadcast roots) */
+    int nlinks;
+    size_t coll_floor;         /* broadcast/gather/scatter blocks below this go raw */
+    uint64_t t0_ns;
+    double calibrate_s;
+    pthread_key_t scratch_key;
+} compi_E;
+
+static __thread void *compi_scratch;
+
+static double compi_engine_now_s(void)
+{
+    return (double)(compi_now_ns() - compi_E.t0_ns) * 1e-9;
+}
+
+static void *compi_engine_scratch(void)
+{
+    if (!compi_scratch) {
+        compi_scratch = malloc(compi_estimate_scratch_size(compi_cfg.sample_bytes));
+        if (!compi_scratch) compi_die("out of memory for the adaptive engine's sample buffer");
+        pthread_setspecific(compi_E.scratch_key, compi_scratch);
+    }
+    return compi_scratch;
+}
+
+/* ------------------------------------------------------------------ init */
+
+static void compi_engine_load_models(void)
+{
+    char err[512], path[1100];
+    compi_net_default(&compi_E.net);
+    compi_codec_model_default(&compi_E.codecs);
+    if (!compi_cfg.heuristics_dir[0]) return;
+    FILE *probe;
+    snprintf(path, sizeof path, "%s/network.txt", compi_cfg.heuristics_dir);
+    if ((probe = fopen(path, "r"))) {
+        fclose(probe);
+        compi_net_model m;
+        if (compi_net_load(path, &m, err, sizeof err) != COMPI_OK) compi_die("COMPI_HEURISTICS: %s", err);
+        compi_net_model dflt = compi_E.net;
+        compi_E.net = m;
+        /* classes the file lacks keep the built-in default */
+        for (int i = 0; i < dflt.nlinks; i++)
+            if (!compi_net_find(&compi_E.net, dflt.links[i].cls, NULL, NULL)) compi_net_add(&compi_E.net, &dflt.links[i]);
+        compi_net_free(&dflt);
+    }
+    snprintf(path, sizeof path, "%s/codecs.txt", compi_cfg.heuristics_dir);
+    if ((probe = fopen(path, "r"))) {
+        fclose(probe);
+        if (compi_codec_model_load(path, &compi_E.codecs, err, sizeof err) != COMPI_OK)
+            compi_die("COMPI_HEURISTICS: %s", err);
+    }
+}
+
+/* Node names as the network model knows them: the processor name of the
+ * node's first rank, or node<k> for COMPI_DEBUG_RANKS_PER_NODE nodes (as
+ * `compi calibrate network --ranks-per-node` names them). */
+static int compi_engine_node_names(void)
+{
+    int n = compi_g.world_size;
+    char (*all)[MPI_MAX_PROCESSOR_NAME] = calloc((size_t)n, sizeof *all);
+    compi_E.node_names = calloc((size_t)compi_g.node_count + 1, sizeof *compi_E.node_names);
+    if (!all || !compi_E.node_names) return MPI_ERR_NO_MEM;
+    char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len = 0;
+    PMPI_Get_processor_name(mine, &len);
+    int rc = PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                            MPI_COMM_WORLD);
+    for (int r = n - 1; rc == MPI_SUCCESS && r >= 0; r--) {
+        int node = compi_g.node_of_world[r];
+        if (compi_cfg.ranks_per_node > 0) snprintf(compi_E.node_names[node], COMPI_NET_NAME_MAX, "node%d", node);
+        else snprintf(compi_E.node_names[node], COMPI_NET_NAME_MAX, "%.*s", COMPI_NET_NAME_MAX - 1, all[r]);
+    }
+    free(all);
+    return rc;
+}
+
+static void compi_link_init(compi_link_state *l, const compi_net_link *model, const char *a, const char *b)
+{
+    pthread_mutex_init(&l->lock, NULL);
+    l->model = model;
+    l->scale = 1.0;
+    snprintf(l->name, sizeof l->name, "inter %s-%s", a, b);
+    for (int c = 0; c < COMPI_CLASS_COUNT; c++) compi_window_init(&l->win[c], &compi_cfg.window);
+}
+
+int compi_engine_init(void)
+{
+    compi_E.t0_ns = compi_now_ns();
+    pthread_key_create(&compi_E.scratch_key, free);
+    compi_engine_load_models();
+    int rc = compi_engine_node_names();
+    if (rc != MPI_SUCCESS) return rc;
+    compi_E.nlinks = compi_g.node_count + 1;
+    compi_E.links = calloc((size_t)compi_E.nlinks, sizeof *compi_E.links);
+    if (!compi_E.links) return MPI_ERR_NO_MEM;
+    const char *me = compi_E.node_names[compi_g.my_node];
+    for (int node = 0; node < compi_g.node_count; node++) {
+        const compi_net_link *m = compi_net_find(&compi_E.net, COMPI_LINK_INTER, me, compi_E.node_names[node]);
+        compi_link_init(&compi_E.links[node], m, me, compi_E.node_names[node]);
+    }
+    compi_link_init(&compi_E.links[compi_g.node_count], compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL),
+                    me, "*");
+    /* A collective announces its frame before the root decides; that costs
+     * one small extra collective, kept under 5% of the block's transfer. The
+     * static model is the same on every rank, so all ranks agree. */
+    const compi_net_link *dflt = compi_E.links[compi_g.node_count].model;
+    size_t floor = compi_cfg.min_bytes > 0 ? compi_cfg.min_bytes : 1;
+    while (floor < ((size_t)1 << 40) && compi_net_time_us(dflt, (double)floor) < 20 * dflt->alpha_us) floor *= 2;
+    compi_E.coll_floor = floor;
+    compi_E.ready = 1;
+    compi_log(1, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
+              compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor);
+    return MPI_SUCCESS;
+}
+
+void compi_engine_finalize(void)
+{
+}
+
+/* ------------------------------------------------------------------ deciding */
+
+int compi_coll_may_compress(const compi_comm_info *ci, size_t size)
+{
+    if (size == 0 || size < ci->min_bytes) return 0;
+    if (ci->mode == COMPI_MODE_FIXED) return 1;
+    return (ci->mode == COMPI_MODE_ADAPTIVE || ci->mode == COMPI_MODE_GUIDED) && compi_E.ready &&
+           size >= compi_E.coll_floor;
+}
+
+static void compi_decide_adaptive(compi_decision *d, const compi_comm_info *ci, size_t size)
+{
+    if (!compi_E.ready) return;
+    compi_link_state *l = &compi_E.links[d->peer_node >= 0 ? d->peer_node : compi_g.node_count];
+    if (!l->model || d->dtclass < 0 || d->dtclass >= COMPI_CLASS_COUNT) return;
+    compi_window *w = &l->win[d->dtclass];
+    d->link = l;
+    pthread_mutex_lock(&l->lock);
+    compi_win_action a = compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
+    if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
+    pthread_mutex_unlock(&l->lock);
+    d->evaluate = a == COMPI_WIN_EVALUATE;
+}
+
+void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int tag, const compi_typeinfo *ti,
+                  compi_family fam)
+{
+    memset(d, 0, sizeof *d);
+    d->mode = ci->mode;
+    d->dtclass = ti->dtclass;
+    d->comm_id = ci->id;
+    d->peer = peer;
+    d->tag = tag;
+    d->fam = fam;
+    d->peer_node = peer >= 0 && peer < ci->peer_count ? ci->peer_node[peer] : -1;
+    d->predicted = 1;
+    size_t size = (size_t)ti->size;
+    int remote = peer < 0 ? 1 : compi_peer_is_remote(ci, peer);
+    if (!remote || ci->mode == COMPI_MODE_OFF) return;
+    if (size == 0 || size < ci->min_bytes) {
+        COMPI_STAT_ADD(raw_small, 1);
+        return;
+    }
+    switch (ci->mode) {
+    case COMPI_MODE_FIXED:
+        d->codec = ci->codec;
+        return;
+    case COMPI_MODE_ADAPTIVE:
+    case COMPI_MODE_GUIDED:
+    case COMPI_MODE_TRACE:
+    default:
+        compi_decide_adaptive(d, ci, size);
+        return;
+    }
+}
+
+static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int dtclass, size_t elem)
+{
+    compi_estimate_ctx x = {l->model, l->scale, &compi_E.codecs, dtclass, elem, compi_cfg.level};
+    return x;
+}
+
+void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti)
+{
+    if (!d->evaluate || !d->link) return;
+    compi_link_state *l = d->link;
+    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size);
+    compi_estimate best;
+    uint64_t t0 = compi_now_ns();
+    compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, compi_cfg.min_speedup, compi_engine_scratch(), &best);
+    COMPI_STAT_ADD(evaluate_ns, compi_now_ns() - t0);
+    COMPI_STAT_ADD(evaluations, 1);
+    pthread_mutex_lock(&l->lock);
+    compi_window_evaluated(&l->win[d->dtclass], &compi_cfg.window, size, best.codec, best.speedup);
+    pthread_mutex_unlock(&l->lock);
+    d->codec = best.codec;
+    d->predicted = best.speedup;
+}
+
+void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns)
+{
+    if (!d || !d->link || !d->codec) return;
+    compi_link_state *l = d->link;
+    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1);
+    double tc_us = (double)compress_ns * 1e-3, achieved;
+    if (out_len <= 0) {
+        /* sent raw after paying for (part of) a compression */
+        double raw = compi_estimate_net_us(&x, (double)size);
+        achieved = raw / (raw + tc_us + 1e-3);
+    } else {
+        achieved = compi_estimate_speedup(&x, d->codec, size, (double)size / (double)out_len, tc_us);
+    }
+    pthread_mutex_lock(&l->lock);
+    compi_window_outcome(&l->win[d->dtclass], &compi_cfg.window, achieved, compi_engine_now_s());
+    pthread_mutex_unlock(&l->lock);
+}
+
+void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns)
+{
+    if (!compi_cfg.refresh || !d->link || wire_bytes < COMPI_OBS_MIN_BYTES) return;
+    compi_link_state *l = d->link;
+    double predicted = compi_net_time_us(l->model, (double)wire_bytes);
+    double r = (double)ns * 1e-3 / predicted;
+    if (r < 0.05) r = 0.05;
+    if (r > 20) r = 20;
+    pthread_mutex_lock(&l->lock);
+    l->obs[l->obs_next] = r;
+    l->obs_next = (l->obs_next + 1) % COMPI_OBS_RING;
+    if (l->nobs < COMPI_OBS_RING) l->nobs++;
+    double lo = l->obs[0];
+    for (unsigned i = 1; i < l->nobs; i++)
+        if (l->obs[i] < lo) lo = l->obs[i];
+    l->scale = lo;
+    l->observations++;
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* ------------------------------------------------------------------ report */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} compi_sbuf;
+
+static void compi_sbuf_printf(compi_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void compi_sbuf_printf(compi_sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->buf ? b->buf + b->len : NULL, b->buf ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (b->buf && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+        char *grown = realloc(b->buf, cap);
+        if (!grown) compi_die("out of memory writing the report");
+        b->buf = grown;
+        b->cap = cap;
+    }
+}
+
+static void compi_json_string(compi_sbuf *b, const char *s)
+{
+    compi_sbuf_printf(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') compi_sbuf_printf(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) compi_sbuf_printf(b, "\\u%04x", *s);
+        else compi_sbuf_printf(b, "%c", *s);
+    }
+    compi_sbuf_printf(b, "\"");
+}
+
+static void compi_json_window(compi_sbuf *b, const compi_link_state *l, int cls, const compi_window *w, double now)
+{
+    compi_sbuf_printf(b, "{\"class\": \"%s\", \"link\": ", compi_dtclass_name(cls));
+    compi_json_string(b, l->name);
+    compi_sbuf_printf(b, ", \"no_bytes\": %zu, ", w->no_len);
+    if (w->yes_len == SIZE_MAX) compi_sbuf_printf(b, "\"yes_bytes\": null, ");
+    else compi_sbuf_printf(b, "\"yes_bytes\": %zu, ", w->yes_len);
+    if (w->codec) compi_sbuf_printf(b, "\"codec\": \"%s\", ", w->codec->name);
+    else compi_sbuf_printf(b, "\"codec\": null, ");
+    compi_sbuf_printf(b,
+                      "\"messages\": %llu, \"raw\": %llu, \"evaluated\": %llu, \"compressed\": %llu, "
+                      "\"mistakes\": %llu, \"restarts\": %llu, \"reevaluations\": %llu, \"backoffs\": %llu, "
+                      "\"backoff_active\": %s, ",
+                      (unsigned long long)w->messages, (unsigned long long)w->raw, (unsigned long long)w->evaluated,
+                      (unsigned long long)w->compressed, (unsigned long long)w->mistakes,
+                      (unsigned long long)w->restarts, (unsigned long long)w->reevaluations,
+                      (unsigned long long)w->backoffs, compi_window_backing_off(w, now) ? "true" : "false");
+    if (w->predicted_n) compi_sbuf_printf(b, "\"predicted_speedup\": %.3f, ", w->predicted_sum / (double)w->predicted_n);
+    else compi_sbuf_printf(b, "\"predicted_speedup\": null, ");
+    if (w->observed_n) compi_sbuf_printf(b, "\"observed_speedup\": %.3f, ", w->observed_sum / (double)w->observed_n);
+    else compi_sbuf_printf(b, "\"observed_speedup\": null, ");
+    compi_sbuf_printf(b, "\"timeline\": {\"bin\": %u", w->bin);
+    static const char *const names[3] = {"raw", "evaluated", "compressed"};
+    for (int k = 0; k < 3; k++) {
+        compi_sbuf_printf(b, ", \"%s\": [", names[k]);
+        for (uint32_t i = 0; i < w->nbins; i++) compi_sbuf_printf(b, "%s%u", i ? ", " : "", w->timeline[i][k]);
+        compi_sbuf_printf(b, "]");
+    }
+    compi_sbuf_printf(b, "}}");
+}
+
+char *compi_engine_report_json(void)
+{
+    compi_sbuf b = {0};
+    if (!compi_E.ready) {
+        compi_sbuf_printf(&b, "null");
+        return b.buf;
+    }
+    double now = compi_engine_now_s();
+    compi_sbuf_printf(&b, "{\"network\": {\"source\": ");
+    compi_json_string(&b, compi_E.net.source);
+    uint64_t obs = 0;
+    double scale = 1;
+    for (int i = 0; i < compi_E.nlinks; i++) {
+        obs += compi_E.links[i].observations;
+        if (compi_E.links[i].observations) scale = compi_E.links[i].scale;
+    }
+    compi_sbuf_printf(&b, ", \"observations\": %llu, \"scale\": %.3f, \"calibrate_seconds\": %.3f}, \"codec_model\": ",
+                      (unsigned long long)obs, scale, compi_E.calibrate_s);
+    compi_json_string(&b, compi_E.codecs.source);
+    compi_sbuf_printf(&b, ", \"windows\": [");
+    int first = 1;
+    for (int i = 0; i < compi_E.nlinks; i++) {
+        compi_link_state *l = &compi_E.links[i];
+        pthread_mutex_lock(&l->lock);
+        for (int c = 0; c < COMPI_CLASS_COUNT; c++) {
+            if (!l->win[c].messages) continue;
+            if (!first) compi_sbuf_printf(&b, ", ");
+            compi_json_window(&b, l, c, &l->win[c], now);
+            first = 0;
+        }
+        pthread_mutex_unlock(&l->lock);
+    }
+    compi_sbuf_printf(&b, "]}");
+    return b.buf;
+}

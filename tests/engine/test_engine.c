@@ -1,0 +1,356 @@
+/* Unit tests of the adaptive engine's MPI-free parts: the compression window
+ * state machine on synthetic decision sequences (time and evaluation results
+ * injected, so every run is identical), the heuristics-file parsers (valid
+ * files round-trip, malformed ones are rejected naming the cause) and the
+ * speedup estimate. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "compi.h"
+#include "engine/estimate.h"
+#include "engine/model.h"
+#include "engine/window.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            failures++;                                                    \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+        }                                                                  \
+    } while (0)
+
+#define KiB ((size_t)1024)
+#define MiB ((size_t)1024 * 1024)
+
+static const compi_codec *lz4, *zstd;
+
+/* ------------------------------------------------------------- window */
+
+static void test_window_converges(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    compi_window w;
+    compi_window_init(&w, &p);
+    CHECK(compi_window_classify(&w, &p, 512, 0) == COMPI_WIN_RAW, "below the floor goes raw");
+    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE, "open window evaluates");
+    compi_window_evaluated(&w, &p, MiB, lz4, 3.0);
+    CHECK(w.yes_len == MiB && w.codec == lz4, "yes threshold moves to the paying size (%zu)", w.yes_len);
+    CHECK(compi_window_classify(&w, &p, 2 * MiB, 0) == COMPI_WIN_COMPRESS, "above yes compresses");
+    CHECK(compi_window_classify(&w, &p, 4 * KiB, 0) == COMPI_WIN_EVALUATE, "between evaluates");
+    compi_window_evaluated(&w, &p, 4 * KiB, NULL, 1.0);
+    CHECK(w.no_len == 4 * KiB + 1, "no threshold moves above the losing size (%zu)", w.no_len);
+    CHECK(compi_window_classify(&w, &p, 3 * KiB, 0) == COMPI_WIN_RAW, "below no goes raw");
+    CHECK(compi_window_classify(&w, &p, 64 * KiB, 0) == COMPI_WIN_EVALUATE, "inside the window evaluates");
+    compi_window_evaluated(&w, &p, 64 * KiB, zstd, 1.5);
+    CHECK(w.yes_len == 64 * KiB && w.codec == zstd, "window closes from above; codec follows the latest winner");
+    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_COMPRESS, "converged: compress above");
+    CHECK(w.messages == 7 && w.raw == 2 && w.evaluated == 3 && w.compressed == 2,
+          "counters %llu/%llu/%llu/%llu", (unsigned long long)w.messages, (unsigned long long)w.raw,
+          (unsigned long long)w.evaluated, (unsigned long long)w.compressed);
+    /* the compressed zone stops paying: a raw verdict above yes reopens it */
+    compi_window_evaluated(&w, &p, 2 * MiB, NULL, 1.0);
+    CHECK(w.yes_len == SIZE_MAX && w.codec == NULL && w.no_len == 2 * MiB + 1, "compressed zone reopened");
+}
+
+static void test_window_reevaluation(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    p.reeval_after = 100;
+    compi_window w;
+    compi_window_init(&w, &p);
+    CHECK(compi_window_classify(&w, &p, 8 * MiB, 0) == COMPI_WIN_EVALUATE, "first evaluates");
+    compi_window_evaluated(&w, &p, 8 * MiB, NULL, 1.0); /* random data: raw up to 8 MiB */
+    int evaluations = 0;
+    for (int i = 0; i < 99; i++) evaluations += compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE;
+    CHECK(evaluations == 0, "99 raw messages below no are not evaluated (%d)", evaluations);
+    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE, "the 100th raw message is re-evaluated");
+    CHECK(w.reevaluations == 1 && w.no_len == p.floor, "lower threshold reopened (%zu)", w.no_len);
+    /* messages below the floor never count towards re-evaluation */
+    compi_window_evaluated(&w, &p, MiB, NULL, 1.0);
+    for (int i = 0; i < 1000; i++) compi_window_classify(&w, &p, 100, 0);
+    CHECK(w.reevaluations == 1, "floor messages do not trigger re-evaluation");
+}
+
+static void test_window_mistakes_and_backoff(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p); /* 4 of 16 restart, 3 restarts in 30 s back off 10 s */
+    compi_window w;
+    compi_window_init(&w, &p);
+    double t = 0;
+    /* occasional mistakes (1 in 20) are tolerated */
+    compi_window_classify(&w, &p, MiB, t);
+    compi_window_evaluated(&w, &p, MiB, lz4, 2.0);
+    for (int i = 0; i < 200; i++) {
+        CHECK(compi_window_classify(&w, &p, MiB, t) == COMPI_WIN_COMPRESS, "stays compressed (i=%d)", i);
+        compi_window_outcome(&w, &p, i % 20 == 0 ? 0.9 : 2.0, t);
+    }
+    CHECK(w.mistakes == 10 && w.restarts == 0, "sparse mistakes tolerated (%llu mistakes, %llu restarts)",
+          (unsigned long long)w.mistakes, (unsigned long long)w.restarts);
+    /* frequent mistakes restart the study */
+    for (int i = 0; i < 3; i++) compi_window_outcome(&w, &p, 0.5, t);
+    CHECK(w.restarts == 0, "3 mistakes in 16: no restart yet");
+    compi_window_outcome(&w, &p, 0.5, t);
+    CHECK(w.restarts == 1 && w.yes_len == SIZE_MAX && w.no_len == p.floor, "4th mistake restarts the study");
+    CHECK(compi_window_classify(&w, &p, MiB, t) == COMPI_WIN_EVALUATE, "after a restart: evaluate again");
+    /* two more restarts within 30 s: back off for 10 s */
+    for (int r = 0; r < 2; r++) {
+        t += 5;
+        compi_window_evaluated(&w, &p, MiB, lz4, 2.0);
+        for (int i = 0; i < 4; i++) compi_window_outcome(&w, &p, 0.5, t);
+    }
+    CHECK(w.restarts == 3 && w.backoffs == 1, "3 restarts in 10 s back off (%llu restarts, %llu backoffs)",
+          (unsigned long long)w.restarts, (unsigned long long)w.backoffs);
+    CHECK(compi_window_backing_off(&w, t + 9.9) && !compi_window_backing_off(&w, t + 10.1), "back-off lasts 10 s");
+    CHECK(compi_window_classify(&w, &p, 64 * MiB, t + 1) == COMPI_WIN_RAW, "backing off: raw at any size");
+    double end = t + 10.5;
+    CHECK(compi_window_classify(&w, &p, MiB, end) == COMPI_WIN_EVALUATE, "back-off over: study afresh");
+    /* it happens again right away: the next back-off is twice as long */
+    t = end;
+    for (int r = 0; r < 3; r++) {
+        t += 1;
+        compi_window_evaluated(&w, &p, MiB, lz4, 2.0);
+        for (int i = 0; i < 4; i++) compi_window_outcome(&w, &p, 0.5, t);
+    }
+    CHECK(w.backoffs == 2 && compi_window_backing_off(&w, t + 19.9) && !compi_window_backing_off(&w, t + 20.1),
+          "second back-off doubles (until %.1f, now %.1f)", w.backoff_until, t);
+}
+
+static void test_window_recheck_and_timeline(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    p.recheck_after = 50;
+    compi_window w;
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, MiB, 0);
+    compi_window_evaluated(&w, &p, MiB, lz4, 2.0);
+    int evals = 0;
+    for (int i = 0; i < 999; i++) {
+        compi_win_action a = compi_window_classify(&w, &p, MiB, 0);
+        if (a == COMPI_WIN_EVALUATE) {
+            evals++;
+            compi_window_evaluated(&w, &p, MiB, lz4, 2.0);
+        }
+    }
+    CHECK(evals == 19, "one in 50 compressed messages is re-checked (%d)", evals);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < w.nbins; i++) sum += w.timeline[i][0] + w.timeline[i][1] + w.timeline[i][2];
+    CHECK(sum == 1000 && w.nbins <= COMPI_TIMELINE_BINS && w.bin == 8, "timeline: %llu messages in %u bins of %u",
+          (unsigned long long)sum, w.nbins, w.bin);
+    CHECK(w.timeline[0][1] == 1, "first bin holds the first evaluation");
+}
+
+/* ------------------------------------------------------------- files */
+
+static char tmpdir[] = "/tmp/compi_test_engine_XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static const char *const net_ok =
+    "compi-heuristics 1 network\n"
+    "# measured by hand\n"
+    "source test model\n"
+    "link inter a b\nalpha_us 100\nbeta 1024 100\nbeta 1048576 80\nend\n"
+    "link inter * *\nalpha_us 50\nbeta 1 8\nend\n"
+    "link intra a a   # comment after fields\nalpha_us 1\nbeta 1 0.2\nend\n";
+
+static void test_network_file(void)
+{
+    compi_net_model m;
+    char err[512];
+    const char *path = write_file("net.txt", net_ok);
+    CHECK(compi_net_load(path, &m, err, sizeof err) == COMPI_OK, "valid file: %s", err);
+    if (m.nlinks != 3) { CHECK(0, "3 links, got %d", m.nlinks); return; }
+    CHECK(strcmp(m.source, "test model") == 0, "source '%s'", m.source);
+    const compi_net_link *ab = compi_net_find(&m, COMPI_LINK_INTER, "b", "a");
+    const compi_net_link *cd = compi_net_find(&m, COMPI_LINK_INTER, "c", "d");
+    CHECK(ab == &m.links[0], "pair found in either order");
+    CHECK(cd == &m.links[1], "unknown pair uses the class default");
+    CHECK(compi_net_find(&m, COMPI_LINK_INTRA, "z", "z") == NULL, "no intra default: NULL");
+    /* t = alpha + S beta(S): exact at table points, log-interpolated between */
+    CHECK(fabs(compi_net_time_us(ab, 1024) - (100 + 1024 * 0.1)) < 1e-9, "t(1 KiB)");
+    CHECK(fabs(compi_net_time_us(ab, 4 * MiB) - (100 + 4 * MiB * 0.08)) < 1e-6, "t beyond the table");
+    CHECK(fabs(compi_net_time_us(ab, 32768) - (100 + 32768 * 0.09)) < 1e-6, "t half-way in log size: %f",
+          compi_net_time_us(ab, 32768));
+    /* save and load again: same model */
+    const char *again = write_file("net2.txt", "");
+    CHECK(compi_net_save(again, &m, "round trip\nsecond line", err, sizeof err) == COMPI_OK, "save: %s", err);
+    compi_net_model m2;
+    CHECK(compi_net_load(again, &m2, err, sizeof err) == COMPI_OK, "reload: %s", err);
+    CHECK(m2.nlinks == 3 && m2.links[0].npoints == 2 && fabs(m2.links[0].beta_ns[1] - 80) < 1e-9 &&
+              strcmp(m2.links[2].node_a, "a") == 0 && m2.links[2].cls == COMPI_LINK_INTRA,
+          "round trip keeps the links");
+    compi_net_free(&m2);
+    compi_net_free(&m);
+
+    static const struct { const char *text, *why; } bad[] = {
+        {"", "empty file"},
+        {"compi-heuristics 1 codecs\n", "not a compi network heuristics file"},
+        {"compi-heuristics 2 network\n", "not a compi network heuristics file"},
+        {"compi-heuristics 1 network\n", "no link blocks"},
+        {"compi-heuristics 1 network\nalpha_us 3\n", ":2: 'alpha_us' outside a link block"},
+        {"compi-heuristics 1 network\nlink wan a b\n", ":2: link class 'wan' is not intra or inter"},
+        {"compi-heuristics 1 network\nlink inter a *\n", "both nodes '*'"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us fast\n", ":3: alpha_us 'fast' is not a number"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us -1\n", "out of range"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\nbeta 10 1\nbeta 10 1\n", ":5: beta sizes must increase"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\nbeta 10\n", "expected 'beta <bytes> <ns_per_byte>'"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\nbeta 10 1\n", "missing 'end'"},
+        {"compi-heuristics 1 network\nlink inter a b\nbeta 10 1\nend\n", "has no alpha_us"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\nend\n", "has no beta lines"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\ngamma 2\n", "unknown keyword 'gamma'"},
+        {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\nbeta 1 nan\nend\n", "is not a number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        path = write_file("bad.txt", bad[i].text);
+        err[0] = 0;
+        int rc = compi_net_load(path, &m, err, sizeof err);
+        CHECK(rc == COMPI_ERR_CONFIG && strstr(err, bad[i].why) && strstr(err, "bad.txt"),
+              "case %zu: want '%s', got rc %d '%s'", i, bad[i].why, rc, err);
+    }
+    err[0] = 0;
+    CHECK(compi_net_load("/nonexistent/net.txt", &m, err, sizeof err) == COMPI_ERR_CONFIG &&
+              strstr(err, "cannot open"), "missing file: '%s'", err);
+}
+
+static const char *const codecs_ok =
+    "compi-heuristics 1 codecs\nsource test\n"
+    "candidates byte lz4\ncandidates int lz4 zstd\ncandidates float\ncandidates double fpc blosc-zstd\n"
+    "relation lz4 * 0 2 0.5\nrelation lz4 * 2 1e9 0.25\nrelation lz4 double 0 1e9 0.9\n";
+
+static void test_codec_file(void)
+{
+    compi_codec_model m;
+    char err[512];
+    const char *path = write_file("codecs.txt", codecs_ok);
+    CHECK(compi_codec_model_load(path, &m, err, sizeof err) == COMPI_OK, "valid file: %s", err);
+    CHECK(m.ncandidates[COMPI_CLASS_INT] == 2 && m.candidates[COMPI_CLASS_INT][1] == zstd, "int candidates");
+    CHECK(m.ncandidates[COMPI_CLASS_FLOAT] == 0, "an empty list is allowed (never compress floats)");
+    CHECK(compi_codec_model_d_over_c(&m, lz4, COMPI_CLASS_INT, 1.5) == 0.5, "bucket [0,2)");
+    CHECK(compi_codec_model_d_over_c(&m, lz4, COMPI_CLASS_INT, 7) == 0.25, "bucket [2,inf)");
+    CHECK(compi_codec_model_d_over_c(&m, lz4, COMPI_CLASS_DOUBLE, 7) == 0.9, "class row wins over *");
+    CHECK(compi_codec_model_d_over_c(&m, zstd, COMPI_CLASS_INT, 7) == 1.0, "no row: 1");
+    const char *again = write_file("codecs2.txt", "");
+    CHECK(compi_codec_model_save(again, &m, "x", err, sizeof err) == COMPI_OK, "save: %s", err);
+    compi_codec_model m2;
+    CHECK(compi_codec_model_load(again, &m2, err, sizeof err) == COMPI_OK && m2.nrelations == 3 &&
+              m2.ncandidates[COMPI_CLASS_DOUBLE] == 2, "round trip: %s", err);
+    compi_codec_model dflt;
+    compi_codec_model_default(&dflt);
+    for (int c = 0; c < COMPI_CLASS_COUNT; c++) CHECK(dflt.ncandidates[c] > 0, "default has candidates for class %d", c);
+
+    static const struct { const char *text, *why; } bad[] = {
+        {"compi-heuristics 1 network\n", "not a compi codecs heuristics file"},
+        {"compi-heuristics 1 codecs\ncandidates int lz5\n", ":2: unknown codec 'lz5'"},
+        {"compi-heuristics 1 codecs\ncandidates complex lz4\n", "'complex' is not a datatype class"},
+        {"compi-heuristics 1 codecs\ncandidates int lz4\ncandidates int zstd\n", "second 'candidates' line"},
+        {"compi-heuristics 1 codecs\ncandidates int lz4\n", "no 'candidates' line for class byte"},
+        {"compi-heuristics 1 codecs\nrelation lz4 * 2 1 0.5\n", "ratio_hi must exceed ratio_lo"},
+        {"compi-heuristics 1 codecs\nrelation lz4 * 0 1\n", "expected 'relation"},
+        {"compi-heuristics 1 codecs\nrelation lz4 * 0 1 0\n", "d_over_c 0 is out of range"},
+        {"compi-heuristics 1 codecs\nspeed lz4 9\n", "unknown keyword 'speed'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        path = write_file("bad.txt", bad[i].text);
+        err[0] = 0;
+        int rc = compi_codec_model_load(path, &m, err, sizeof err);
+        CHECK(rc == COMPI_ERR_CONFIG && strstr(err, bad[i].why), "case %zu: want '%s', got rc %d '%s'", i,
+              bad[i].why, rc, err);
+    }
+}
+
+/* ------------------------------------------------------------- estimate */
+
+static compi_net_link flat_link(double alpha_us, double ns_per_byte)
+{
+    compi_net_link l;
+    memset(&l, 0, sizeof l);
+    l.cls = COMPI_LINK_INTER;
+    strcpy(l.node_a, "*");
+    strcpy(l.node_b, "*");
+    l.alpha_us = alpha_us;
+    l.npoints = 1;
+    l.bytes[0] = 1;
+    l.beta_ns[0] = ns_per_byte;
+    return l;
+}
+
+static void test_estimate(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
+    compi_net_link slow = flat_link(100, 80); /* ~100 Mbit/s */
+    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0};
+    double s = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
+    double want = (100 + (MiB + 32) * 0.08) / (100 + (MiB / 4.0 + 32) * 0.08 + 1000 + 500);
+    CHECK(fabs(s - want) < 1e-9, "formula: %f vs %f", s, want);
+    x.net_scale = 2.0;
+    CHECK(compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000) > s, "a slower network makes compression pay more");
+    x.net_scale = 1.0;
+
+    size_t n = 4 * MiB;
+    unsigned char *zeros = calloc(n, 1), *noise = malloc(n);
+    unsigned long long st = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        st ^= st << 13; st ^= st >> 7; st ^= st << 17;
+        noise[i] = (unsigned char)st;
+    }
+    void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
+    compi_estimate best;
+    CHECK(compi_estimate_best(&x, zeros, n, 64 * KiB, 1.05, scratch, &best) == 1 && best.codec == lz4 &&
+              best.ratio > 50, "zeros over 100 Mbit/s: compress (ratio %.1f)", best.ratio);
+    compi_estimate_best(&x, noise, n, 64 * KiB, 1.05, scratch, &best);
+    CHECK(best.codec == NULL && best.speedup == 1, "random bytes: raw");
+    compi_net_link fast = flat_link(0.5, 0.0005); /* far faster than any codec */
+    x.link = &fast;
+    compi_estimate_best(&x, zeros, n, 64 * KiB, 1.05, scratch, &best);
+    CHECK(best.codec == NULL, "zeros over a 2 TB/s link: raw");
+    /* small messages are sampled whole */
+    double r, tc;
+    CHECK(compi_estimate_codec(&x, lz4, zeros, 10000, 64 * KiB, scratch, &r, &tc) == COMPI_OK && r > 20,
+          "whole-message sample ratio %.1f", r);
+    free(zeros);
+    free(noise);
+    free(scratch);
+}
+
+int main(void)
+{
+    lz4 = compi_codec_by_name("lz4");
+    zstd = compi_codec_by_name("zstd");
+    if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
+    test_window_converges();
+    test_window_reevaluation();
+    test_window_mistakes_and_backoff();
+    test_window_recheck_and_timeline();
+    test_network_file();
+    test_codec_file();
+    test_estimate();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+    if (failures) {
+        fprintf(stderr, "test_engine: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_engine: all passed\n");
+    return 0;
+}
