@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compi-help: benchmarks: plain MPI vs compi in the same run (pingpong, stream)
+# compi-help: benchmarks: pingpong (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster)
 #
 # compi_pingpong measures both paths in one process (PMPI_* = plain, MPI_* =
 # compi when preloaded), so the ratio it prints needs no second run. This
@@ -40,6 +40,49 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
   The emulated cluster is a private one (name cbench, subnet
   $COMPI_BENCH_SUBNET, default 10.213.41), brought up and torn down here.
   Output: a table per data set plus "RESULT key=value ..." lines.
+
+usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
+                        [--modes LIST] [--reps N] [--scale F] [--fixed-codec C|APP=C,..]
+                        [--nodes N --ppn P] [--timeout SEC] [--logs DIR] [--rebuild]
+
+  Runs the mini-apps (build/<mpi>/bin/compi_<app>) on the emulated cluster
+  (`compi vcluster`, private name cbapps, subnet $COMPI_BENCH_APPS_SUBNET,
+  default 10.213.43) with libcompi preloaded in each mode, and compares the
+  apps' own timed phase (APP ... time_s=) with mode off.
+  --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d; an app
+            whose binary cannot be built is reported "not available")
+  --mpi     default both
+  --rates   link rates, comma list of tc rates (default 100mbit,1gbit); the
+            cluster is re-created per rate
+  --modes   comma list of: off fixed adaptive guided plain (default
+            off,fixed,adaptive,guided).  off = preloaded, COMPI_MODE=off (the
+            baseline of the ratio); plain = not preloaded at all; fixed =
+            COMPI_MODE=fixed with the app's codec (--fixed-codec); adaptive =
+            COMPI_MODE=adaptive; guided = one COMPI_MODE=trace run per app, mpi
+            and rate, then `compi guide <dir>`, then COMPI_MODE=guided
+            COMPI_RULES=<dir>.  A mode the library (or `compi help`) does not
+            offer yet is skipped with a "not available" line.
+  --reps    runs per configuration (default 3).  Modes are interleaved (rep r
+            starts with a different mode) so machine noise hits all alike;
+            the median of the reps is reported
+  --scale   problem size factor passed to the apps (--scale F; stencil3d: its
+            iterations); default 1
+  --fixed-codec  codec of mode fixed for every app (C), or per app
+            (bips3d=fpc,nas_is=zstd); default per app: bips3d fpc, stem
+            zstd, psrg fpc, nas_is zstd, stencil3d zstd
+  --nodes, --ppn  emulated nodes and ranks per node (default 2 x 2: compi
+            never compresses intra-node, so both kinds of traffic occur; 4
+            ranks on this 2-core machine whatever the split)
+  --timeout seconds per run (default 600): a run still going is killed: FAIL
+  --logs DIR  keep every run's output and COMPI_REPORT JSON there (default: a
+            temporary directory, removed unless a run failed)
+  A run counts as FAIL when it exits non-zero, prints no APP line or
+  check!=OK, or its RESULT checksum differs from another mode's (compression
+  is lossless).  Output: progress lines, a table (app, mpi, rate, mode,
+  median s, ratio = off median / mode median, codecs compi used per the
+  report), and "RESULT app= mpi= rate= mode= median_s= speedup= status=" lines.
+  Other COMPI_* variables in your environment (COMPI_MIN_BYTES, ...) are
+  passed to every preloaded run.
 USAGE
 }
 
@@ -200,13 +243,408 @@ bench_pingpong() {
     fi
 }
 
+# ------------------------------------------------------------- bench apps ---
+
+BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d)
+
+# Codec of mode fixed per app when --fixed-codec does not say: the single
+# codec that did best on that app's inter-node traffic (doubles of smooth
+# fields -> fpc or zstd; sorted-key integers -> zstd).
+bench_apps_default_codec() {
+    case "$1" in
+        bips3d) echo fpc ;;
+        stem) echo zstd ;;
+        psrg) echo fpc ;;
+        nas_is) echo zstd ;;
+        stencil3d) echo zstd ;;
+        *) echo lz4 ;;
+    esac
+}
+
+# Command line of one app (binary path first), one word per line.
+bench_apps_cmd() {  # MPI APP SCALE
+    local mpi=$1 app=$2 scale=$3
+    bench_bin "$mpi" "compi_$app"
+    case "$app" in
+        stencil3d)
+            # no --scale: the demo's grid, iterations scaled
+            printf '%s\n' --nx 128 --ny 128 --nz 16 --halo sendrecv --quiet --iters \
+                "$(awk -v s="$scale" 'BEGIN { i = int(200 * s + 0.5); print (i < 1) ? 1 : i }')" ;;
+        nas_is) printf '%s\n' --p2p --scale "$scale" ;;
+        *) printf '%s\n' --scale "$scale" ;;
+    esac
+}
+
+# Does this libcompi offer COMPI_MODE=<mode>? The valid mode names are in the
+# library's own error text ("off, fixed, adaptive, trace, guided").
+bench_apps_lib_has_mode() {  # LIB MODE
+    grep -aqF -- "$2" "$1"
+}
+
+# Why a mode cannot run with this library ("" = it can).
+bench_apps_unavailable() {  # LIB MODE
+    local lib=$1 mode=$2
+    case "$mode" in
+        off|fixed|plain) ;;
+        adaptive)
+            bench_apps_lib_has_mode "$lib" adaptive ||
+                echo "libcompi ($lib) has no COMPI_MODE=adaptive yet" ;;
+        guided)
+            if ! bash "$COMPI_TOOL" help 2>/dev/null | grep -qE '^  guide '; then
+                echo "\`compi help\` lists no guide subcommand yet"
+            elif ! bench_apps_lib_has_mode "$lib" guided || ! bench_apps_lib_has_mode "$lib" trace; then
+                echo "libcompi ($lib) has no COMPI_MODE=trace/guided yet"
+            fi ;;
+    esac
+}
+
+# Median of numbers, one per line on stdin ("" when none).
+bench_median() {
+    sort -g | awk '{a[NR] = $1} END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# The codecs a run used, from its COMPI_REPORT: "fpc 93%,lz4 7%" by bytes
+# compressed ("-" when nothing was compressed, "?" without a report).
+bench_apps_codecs_used() {  # REPORT.json
+    [[ -s $1 ]] || { echo "?"; return 0; }
+    python3 - "$1" <<'PY' 2>/dev/null || echo "?"
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    c = r.get("totals", {}).get("codecs", {}) or {}
+except Exception:
+    print("?"); sys.exit(0)
+tot = sum(v.get("bytes_in", 0) for v in c.values())
+if not tot:
+    # nothing compressed; the engine's final choices, if any, still say something
+    ch = sorted({w.get("codec") for x in r.get("ranks", []) for w in (x.get("engine") or {}).get("windows", [])
+                 if w.get("codec")})
+    print(("chose " + "/".join(ch)) if ch else "-"); sys.exit(0)
+items = sorted(c.items(), key=lambda kv: -kv[1].get("bytes_in", 0))
+print(",".join("%s %d%%" % (k, round(100.0 * v.get("bytes_in", 0) / tot)) for k, v in items
+               if v.get("bytes_in", 0)))
+PY
+}
+
+# One run of one app in one mode on the emulated cluster. Appends a line to
+# $BA_RESULTS: app mpi rate mode rep status time checksum codecs log
+# (tab-separated) and prints a progress line.
+bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
+    local mpi=$1 rate=$2 app=$3 mode=$4 rep=$5 lib=$6
+    local tag=$app.$mpi.$rate.$mode.$rep
+    local log=$BA_LOGS/$tag.log json=$BA_LOGS/$tag.json codec="" label=$mode
+    local -a envkv=() appcmd launch
+    mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BA_SCALE")
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+    [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
+    case "$mode" in
+        off) envkv=(COMPI_MODE=off) ;;
+        fixed) codec=$(bench_apps_fixed_codec "$app"); envkv=(COMPI_MODE=fixed "COMPI_CODEC=$codec"); label="fixed($codec)" ;;
+        adaptive) envkv=(COMPI_MODE=adaptive) ;;
+        guided) envkv=(COMPI_MODE=guided "COMPI_RULES=$BA_LOGS/guide.$app.$mpi.$rate") ;;
+        trace) envkv=(COMPI_MODE=trace "COMPI_TRACE=$BA_LOGS/guide.$app.$mpi.$rate") ;;
+    esac
+    rm -f "$json"
+    local -a runner=(timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi")
+    if [[ $mode != plain ]]; then
+        envkv+=("COMPI_REPORT=$json")
+        local kv
+        while IFS= read -r kv; do
+            case "${kv%%=*}" in COMPI_REPORT|COMPI_TRACE|COMPI_RULES) continue ;; esac
+            envkv+=("$kv")
+        done < <(bench_passthrough_env)
+        runner+=(--preload "$lib")
+    fi
+    local -a envflags=()
+    mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
+    local rc=0 t0 t1
+    t0=$(date +%s.%N)
+    { echo "# $mode run: ${envkv[*]}"; "${runner[@]}" -- -np "$BA_NP" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}"; } \
+        >"$log" 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    # The app's closing line (apps/app_common.h); compi_stencil3d before it
+    # had one printed only "RESULT ... time_s=".
+    local appline t="" check="" cs status=OK why=""
+    appline=$(grep -E '^APP name=' "$log" | tail -n 1 || true)
+    if [[ -n $appline ]]; then
+        t=$(sed -n 's/.* time_s=\([0-9.eE+-]*\).*/\1/p' <<<"$appline")
+        check=$(sed -n 's/.* check=\([A-Za-z]*\).*/\1/p' <<<"$appline")
+    else
+        t=$(sed -n 's/^RESULT .*time_s=\([0-9.eE+-]*\).*/\1/p' "$log" | tail -n 1)
+        [[ -n $t ]] && check=OK
+    fi
+    cs=$(sed -n 's/^RESULT .*checksum=\([0-9a-fA-F]*\).*/\1/p' "$log" | tail -n 1)
+    if (( rc == 124 || rc == 137 )); then status=FAIL why="killed after ${BA_TIMEOUT}s"
+    elif (( rc != 0 )); then status=FAIL why="exit $rc"
+    elif [[ -z $t ]]; then status=FAIL why="no APP line"
+    elif [[ $check != OK ]]; then status=FAIL why="check=${check:-?}"
+    fi
+    [[ $status == OK ]] || { t=${t:-NA}; BA_ANY_FAIL=1; }
+    local used="-"
+    [[ $mode != plain ]] && used=$(bench_apps_codecs_used "$json")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$mpi" "$rate" "$mode" "$rep" "$status" \
+        "$t" "${cs:--}" "$used" "$log" "$why" >>"$BA_RESULTS"
+    printf '  %-9s %-7s %-7s rep %d/%d %-16s %s%s (wall %.1f s)%s\n' "$app" "$mpi" "$rate" "$rep" "$BA_REPS" \
+        "$label" "$status" "$([[ $t != NA ]] && printf ' %s s' "$t")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+        "$([[ -n $why ]] && printf '  [%s, log %s]' "$why" "$log")"
+    [[ $status == OK ]]
+}
+
+bench_apps_fixed_codec() {  # APP
+    local app=$1 spec=$BA_FIXED item
+    if [[ -n $spec && $spec != *=* ]]; then echo "$spec"; return 0; fi
+    IFS=, read -r -a items <<<"$spec"
+    for item in "${items[@]}"; do
+        [[ ${item%%=*} == "$app" ]] && { echo "${item#*=}"; return 0; }
+    done
+    bench_apps_default_codec "$app"
+}
+
+# Trace run + `compi guide` for one app, mpi and rate; the rules land in the
+# trace directory (compi guide <dir> writes <dir>/rules.<rank>.txt).
+bench_apps_prepare_guided() {  # MPI RATE APP LIB -> 0 ok
+    local mpi=$1 rate=$2 app=$3 lib=$4
+    local dir=$BA_LOGS/guide.$app.$mpi.$rate
+    rm -rf "$dir"; mkdir -p "$dir"
+    if ! bench_apps_run_one "$mpi" "$rate" "$app" trace 0 "$lib"; then
+        echo "  $app $mpi $rate: guided: the COMPI_MODE=trace run failed (log $BA_LOGS/$app.$mpi.$rate.trace.0.log)"
+        return 1
+    fi
+    if ! timeout "$BA_TIMEOUT" bash "$COMPI_TOOL" guide "$dir" >"$dir.guide.log" 2>&1; then
+        echo "  $app $mpi $rate: guided: \`compi guide $dir\` failed (log $dir.guide.log)"
+        return 1
+    fi
+    if ! compgen -G "$dir/rules.*" >/dev/null; then
+        echo "  $app $mpi $rate: guided: \`compi guide $dir\` wrote no rules.* files there (log $dir.guide.log)"
+        return 1
+    fi
+    echo "  $app $mpi $rate: guided: traced and \`compi guide\` made $(compgen -G "$dir/rules.*" | wc -l) rule file(s)"
+    return 0
+}
+
+bench_apps() {
+    local apps_csv="" mpis_csv=both rates_csv=100mbit,1gbit modes_csv=off,fixed,adaptive,guided
+    local nodes=2 ppn=2 logs="" keep=0
+    BA_REPS=3 BA_SCALE=1 BA_FIXED="" BA_TIMEOUT=600
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --apps) apps_csv=${2:?--apps needs a list}; shift 2 ;;
+            --mpi) mpis_csv=${2:?--mpi needs a value}; shift 2 ;;
+            --rates|--rate) rates_csv=${2:?--rates needs a list}; shift 2 ;;
+            --modes|--mode) modes_csv=${2:?--modes needs a list}; shift 2 ;;
+            --reps) BA_REPS=${2:?--reps needs a number}; shift 2 ;;
+            --scale) BA_SCALE=${2:?--scale needs a number}; shift 2 ;;
+            --fixed-codec) BA_FIXED=${2:?--fixed-codec needs a codec or APP=CODEC list}; shift 2 ;;
+            --nodes) nodes=${2:?}; shift 2 ;;
+            --ppn) ppn=${2:?}; shift 2 ;;
+            --timeout) BA_TIMEOUT=${2:?}; shift 2 ;;
+            --logs) logs=${2:?}; keep=1; shift 2 ;;
+            --keep-logs) keep=1; shift ;;
+            --rebuild) BENCH_REBUILD=1; shift ;;
+            -h|--help) bench_usage; return 0 ;;
+            *) die "bench apps: unknown option '$1' (see compi bench --help)" ;;
+        esac
+    done
+    [[ $BA_REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a positive integer"
+    [[ $BA_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout takes a positive number of seconds"
+    [[ $nodes =~ ^[1-9][0-9]*$ && $ppn =~ ^[1-9][0-9]*$ ]] || die "--nodes and --ppn take positive integers"
+    awk -v s="$BA_SCALE" 'BEGIN { exit !(s + 0 > 0) }' || die "--scale takes a positive number"
+    (( nodes >= 2 )) || note "warning: --nodes $nodes: with one node compi compresses nothing"
+    require_cmds python3 timeout awk
+    local -a apps mpis rates modes
+    if [[ -n $apps_csv ]]; then IFS=, read -r -a apps <<<"$apps_csv"; else apps=("${BENCH_APPS_ALL[@]}"); fi
+    case "$mpis_csv" in both) mpis=(openmpi mpich) ;; *) IFS=, read -r -a mpis <<<"$mpis_csv" ;; esac
+    IFS=, read -r -a rates <<<"$rates_csv"
+    IFS=, read -r -a modes <<<"$modes_csv"
+    local x
+    for x in "${mpis[@]}"; do check_mpi_name "$x"; done
+    for x in "${modes[@]}"; do
+        case "$x" in off|fixed|adaptive|guided|plain) ;; *) die "--modes: unknown mode '$x' (off fixed adaptive guided plain)" ;; esac
+    done
+    for x in "${apps[@]}"; do [[ $x =~ ^[a-z0-9_]+$ ]] || die "--apps: bad app name '$x'"; done
+    for x in "${rates[@]}"; do [[ $x =~ ^[0-9.]+[a-z]*$ ]] || die "--rates: bad rate '$x' (e.g. 100mbit, 1gbit)"; done
+    BA_NP=$((nodes * ppn))
+    BA_NAME=cbapps
+    local subnet=${COMPI_BENCH_APPS_SUBNET:-10.213.43}
+    if [[ -n $logs ]]; then mkdir -p "$logs"; BA_LOGS=$(readlink -f "$logs"); else BA_LOGS=$(mktemp -d /tmp/compi-bench-apps.XXXXXX); fi
+    BA_RESULTS=$BA_LOGS/results.tsv BA_ANY_FAIL=0 BA_KEEP=$keep
+    : >"$BA_RESULTS"
+    BA_UP=0
+    trap '[[ $BA_UP == 0 ]] || bench_vcluster_down "$BA_NAME"; if [[ $BA_KEEP == 1 || $BA_ANY_FAIL == 1 ]]; then echo "logs: $BA_LOGS" >&2; else rm -rf "$BA_LOGS"; fi' EXIT
+
+    # Build per MPI: the library must build; an app that cannot is skipped.
+    declare -A lib_of=() have=()
+    local mpi app
+    local -a notes=()
+    for mpi in "${mpis[@]}"; do
+        bench_build "$mpi" compi
+        lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
+        for app in "${apps[@]}"; do
+            # (rebuilt above if --rebuild; the apps only need their own target)
+            if ( BENCH_REBUILD=0 bench_build "$mpi" "compi_$app" ) 2>"$BA_LOGS/build.$app.$mpi.log" && [[ -x $(bench_bin "$mpi" "compi_$app") ]]; then
+                have[$app.$mpi]=1
+            else
+                local blog=$BA_LOGS/build.$app.$mpi.log
+                if grep -q "No rule to make target" "$blog"; then
+                    notes+=("$app $mpi: not available (no target compi_$app in this tree yet)")
+                else
+                    BA_ANY_FAIL=1   # keeps the logs
+                    notes+=("$app $mpi: not available: compi_$app does not build: $(grep -m1 -iE 'error' "$blog" || tail -n 1 "$blog") (log $blog)")
+                fi
+            fi
+        done
+    done
+    declare -A why_na=()
+    local mode
+    for mpi in "${mpis[@]}"; do
+        for mode in "${modes[@]}"; do
+            x=$(bench_apps_unavailable "${lib_of[$mpi]}" "$mode")
+            if [[ -n $x ]]; then why_na[$mode.$mpi]=$x; notes+=("mode $mode with $mpi: not available: $x"); fi
+        done
+    done
+    for x in "${notes[@]}"; do echo "compi bench apps: $x"; done
+
+    echo "=== compi bench apps: ${apps[*]} | ${mpis[*]} | ${rates[*]} | modes ${modes[*]} | $BA_REPS rep(s), scale $BA_SCALE | $nodes nodes x $ppn ranks ==="
+    local rate rep i n=${#modes[@]} guided_ok
+    for rate in "${rates[@]}"; do
+        BA_UP=1
+        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
+        for mpi in "${mpis[@]}"; do
+            for app in "${apps[@]}"; do
+                [[ -n ${have[$app.$mpi]:-} ]] || continue
+                guided_ok=1
+                if [[ " ${modes[*]} " == *" guided "* && -z ${why_na[guided.$mpi]:-} ]]; then
+                    bench_apps_prepare_guided "$mpi" "$rate" "$app" "${lib_of[$mpi]}" || { guided_ok=0; BA_ANY_FAIL=1; }
+                fi
+                for ((rep = 1; rep <= BA_REPS; rep++)); do
+                    for ((i = 0; i < n; i++)); do
+                        mode=${modes[(i + rep - 1) % n]}
+                        [[ -z ${why_na[$mode.$mpi]:-} ]] || continue
+                        if [[ $mode == guided && $guided_ok == 0 ]]; then
+                            printf '%s\t%s\t%s\t%s\t%s\tFAIL\tNA\t-\t-\t-\tno rules (trace or guide failed)\n' \
+                                "$app" "$mpi" "$rate" "$mode" "$rep" >>"$BA_RESULTS"
+                            continue
+                        fi
+                        bench_apps_run_one "$mpi" "$rate" "$app" "$mode" "$rep" "${lib_of[$mpi]}" || true
+                    done
+                done
+            done
+        done
+        bench_vcluster_down "$BA_NAME"
+        BA_UP=0
+    done
+
+    # Modes not available are listed too, so a table never silently lacks a row.
+    for mpi in "${mpis[@]}"; do
+        for mode in "${modes[@]}"; do
+            [[ -n ${why_na[$mode.$mpi]:-} ]] || continue
+            for rate in "${rates[@]}"; do
+                for app in "${apps[@]}"; do
+                    [[ -n ${have[$app.$mpi]:-} ]] || continue
+                    printf '%s\t%s\t%s\t%s\t0\tNA\tNA\t-\t-\t-\t%s\n' "$app" "$mpi" "$rate" "$mode" \
+                        "${why_na[$mode.$mpi]}" >>"$BA_RESULTS"
+                done
+            done
+        done
+    done
+    echo
+    bench_apps_summary "$BA_RESULTS" "${modes[*]}" "$(bench_apps_fixed_list "${apps[@]}")"
+}
+
+bench_apps_fixed_list() {
+    local a
+    for a in "$@"; do printf '%s=%s ' "$a" "$(bench_apps_fixed_codec "$a")"; done
+}
+
+# The table and RESULT lines from results.tsv (one line per run).
+bench_apps_summary() {  # RESULTS.tsv "MODES" "APP=CODEC ..."
+    python3 - "$@" <<'PY'
+import statistics, sys
+path, modes, fixed = sys.argv[1], sys.argv[2].split(), dict(kv.split("=", 1) for kv in sys.argv[3].split())
+runs = {}
+order = []
+for line in open(path):
+    f = line.rstrip("\n").split("\t")
+    if len(f) < 11:
+        continue
+    app, mpi, rate, mode, rep, status, t, cs, codecs, log, why = f[:11]
+    if mode == "trace":
+        continue
+    key = (app, mpi, rate)
+    if key not in order:
+        order.append(key)
+    runs.setdefault(key, {}).setdefault(mode, []).append(dict(rep=rep, status=status, t=t, cs=cs, codecs=codecs,
+                                                              log=log, why=why))
+rows, results, notes = [], [], []
+for key in order:
+    app, mpi, rate = key
+    per = runs[key]
+    # compression is lossless: every OK run of one configuration prints one checksum
+    ref = next((r["cs"] for m in ("off", "plain") + tuple(modes) for r in per.get(m, [])
+                if r["status"] == "OK" and r["cs"] != "-"), None)
+    for m, rs in per.items():
+        for r in rs:
+            if r["status"] == "OK" and ref and r["cs"] != "-" and r["cs"] != ref:
+                r["status"], r["why"] = "FAIL", "checksum %s differs from %s" % (r["cs"], ref)
+    med = {}
+    for m, rs in per.items():
+        ts = [float(r["t"]) for r in rs if r["status"] == "OK"]
+        med[m] = statistics.median(ts) if ts else None
+    base = med.get("off") or med.get("plain")
+    for m in modes + [m for m in per if m not in modes]:
+        rs = per.get(m)
+        if not rs:
+            continue
+        na = all(r["status"] == "NA" for r in rs)
+        nok = sum(r["status"] == "OK" for r in rs)
+        nrun = sum(r["status"] != "NA" for r in rs)
+        status = "not_available" if na else ("OK" if nok == nrun else "FAIL")
+        mt = med.get(m)
+        sp = (base / mt) if (base and mt and not na) else None
+        cods = sorted({r["codecs"] for r in rs if r["status"] == "OK" and r["codecs"] not in ("", "-", "?")})
+        label = m + ("(%s)" % fixed.get(app, "?") if m == "fixed" else "")
+        stat_s = "OK" if status == "OK" else ("n/a" if na else "FAIL %d/%d" % (nrun - nok, nrun))
+        rows.append((app, mpi, rate, label, "%.3f" % mt if mt is not None else "-",
+                     "%.2f" % sp if sp else "-", stat_s, " | ".join(cods) if m in ("adaptive", "guided", "fixed") else ""))
+        results.append("RESULT app=%s mpi=%s rate=%s mode=%s median_s=%s speedup=%s status=%s runs=%d/%d%s" % (
+            app, mpi, rate, m, "%.6f" % mt if mt is not None else "NA", "%.3f" % sp if sp else "NA", status, nok, nrun,
+            (" codecs=%s" % ";".join(c.replace(" ", ":") for c in cods)) if cods and m != "off" else ""))
+        for r in rs:
+            if r["status"] == "FAIL":
+                notes.append("FAIL %s %s %s %s rep %s: %s (log %s)" % (app, mpi, rate, m, r["rep"], r["why"], r["log"]))
+            elif r["status"] == "NA" and r is rs[0]:
+                notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, r["why"]))
+hdr = ("app", "mpi", "rate", "mode", "median s", "vs off", "status", "codecs used (by bytes)")
+w = [max(len(str(r[i])) for r in rows + [hdr]) for i in range(len(hdr))]
+right = {4, 5}
+fmt = lambda r: "  ".join(str(c).rjust(w[i]) if i in right else str(c).ljust(w[i]) for i, c in enumerate(r)).rstrip()
+print("=== compi bench apps: median of the apps' timed phase; vs off = off median / mode median (> 1: faster) ===")
+print(fmt(hdr))
+print(fmt(["-" * x for x in w]))
+prev = None
+for r in rows:
+    if prev and r[:3] != prev:
+        print()
+    prev = r[:3]
+    print(fmt(r))
+if notes:
+    print()
+    for n in notes:
+        print(n)
+print()
+for l in results:
+    print(l)
+PY
+}
+
 bench_main() {
     local what=${1:-}
     [[ $# -gt 0 ]] && shift
     case "$what" in
         pingpong) bench_pingpong "$@" ;;
+        apps) bench_apps "$@" ;;
         ""|-h|--help|help) bench_usage ;;
-        *) die "bench: unknown benchmark '$what' (available: pingpong)" ;;
+        *) die "bench: unknown benchmark '$what' (available: pingpong, apps)" ;;
     esac
 }
 
