@@ -282,7 +282,9 @@ def engine_summary(doc):
         obs_s = "%s observations" % (sum(o for o in obs if _is_num(o)))
         sc_s = ("scale %.2f" % scales[0]) if len(set(scales)) == 1 else \
             ("scale %.2f..%.2f" % (min(scales), max(scales)) if scales else "scale -")
-        lines.append("  %s: network model: %s (%s, %s)" % (who, src, obs_s, sc_s))
+        cal = [g(n, "calibrate_seconds", 0) for _, n in rs]
+        cal_s = (", calibrated in %.2f s" % max(cal)) if any(_is_num(c) and c > 0 for c in cal) else ""
+        lines.append("  %s: network model: %s (%s, %s%s)" % (who, src, obs_s, sc_s, cal_s))
         lines.append("  %s: codec model: %s" % (who, cm))
     wins = windows_of(doc)
     if wins:
@@ -378,7 +380,8 @@ def plot(doc, out, max_windows):
         unit, div = next(((u, d) for u, d in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
                           if top >= d), ("B", 1))
         saved = [t[1] / div for t in items]
-        bars = ax.bar(names, saved, color="#3070c0")
+        bars = ax.bar(names, saved, color="#3070c0", width=0.6)
+        ax.set_xlim(-0.6, max(len(names), 4) - 0.4)  # a lone codec gets a bar, not a wall
         for bar, t in zip(bars, items):
             ratio = ("ratio %.2f" % (t[2] / t[3])) if t[3] else ""
             ax.annotate("%s\n%s" % (fmt_bytes(t[1]), ratio), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
