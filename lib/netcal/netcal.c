@@ -1,0 +1,509 @@
+/* Network calibration by ping-pong between node leaders (see netcal.h).
+ * PMPI_* only: this file is part of libcompi and of compi_calibrate_network. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "netcal/netcal.h"
+
+#define NC_TAG_DATA 1
+#define NC_TAG_CTRL 2
+#define NC_MAX_MSG ((size_t)1 << 30)   /* an int count of MPI_BYTE, with room to spare */
+#define NC_FEWER_REPS_ABOVE ((size_t)1 << 20)
+
+void compi_netcal_opts_tool(compi_netcal_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_bytes = (size_t)128 << 20;
+    o->reps = 20;
+    o->max_rtt_s = 30.0;
+    o->budget_s = 0;
+}
+
+void compi_netcal_opts_init(compi_netcal_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_bytes = (size_t)1 << 20;
+    o->reps = 5;
+    o->max_rtt_s = 0.05;
+    o->budget_s = 0.5;
+}
+
+/* ------------------------------------------------------------ node map */
+
+static void nc_clean_name(char *dst, const char *src, int node)
+{
+    size_t n = 0;
+    for (; src[n] && n < COMPI_NET_NAME_MAX - 1; n++) {
+        char ch = src[n];
+        dst[n] = (ch <= ' ' || ch == '#' || ch == 0x7f) ? '_' : ch;
+    }
+    dst[n] = 0;
+    if (n == 0 || strcmp(dst, "*") == 0) snprintf(dst, COMPI_NET_NAME_MAX, "node%d", node);
+}
+
+int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **node_of_rank,
+                          char (**node_names)[COMPI_NET_NAME_MAX])
+{
+    int size, rank, rc;
+    *nnodes = 0;
+    *node_of_rank = NULL;
+    *node_names = NULL;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    int *leader = malloc((size_t)size * sizeof *leader);
+    int *node = malloc((size_t)size * sizeof *node);
+    char *procs = NULL;
+    int fail = !leader || !node;
+    if (ranks_per_node <= 0) {
+        /* every rank joins the collectives below even if its malloc failed */
+        MPI_Comm shm;
+        rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+        if (rc != MPI_SUCCESS) goto out;
+        int low;
+        PMPI_Allreduce(&rank, &low, 1, MPI_INT, MPI_MIN, shm);
+        PMPI_Comm_free(&shm);
+        procs = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+        char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+        int len = 0;
+        PMPI_Get_processor_name(mine, &len);
+        int bad = fail || !procs, anybad;
+        PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+        if (anybad) { rc = COMPI_ERR_NOMEM; goto out; }
+        PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, comm);
+        PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, procs, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+    } else {
+        if (fail) { rc = COMPI_ERR_NOMEM; goto out; }
+        for (int r = 0; r < size; r++) leader[r] = r / ranks_per_node * ranks_per_node;
+    }
+    int n = 0;
+    for (int r = 0; r < size; r++)
+        if (leader[r] == r) node[r] = n++;
+    for (int r = 0; r < size; r++) node[r] = node[leader[r]];
+    char (*names)[COMPI_NET_NAME_MAX] = calloc((size_t)n, sizeof *names);
+    if (!names) { rc = COMPI_ERR_NOMEM; goto out; }
+    for (int r = 0; r < size; r++) {
+        if (leader[r] != r) continue;
+        if (procs) {
+            procs[(size_t)r * MPI_MAX_PROCESSOR_NAME + MPI_MAX_PROCESSOR_NAME - 1] = 0;
+            nc_clean_name(names[node[r]], procs + (size_t)r * MPI_MAX_PROCESSOR_NAME, node[r]);
+        } else {
+            snprintf(names[node[r]], COMPI_NET_NAME_MAX, "node%d", node[r]);
+        }
+    }
+    *nnodes = n;
+    *node_of_rank = node;
+    *node_names = names;
+    node = NULL;
+    rc = COMPI_OK;
+out:
+    free(leader);
+    free(node);
+    free(procs);
+    return rc;
+}
+
+/* ------------------------------------------------------------ measurement */
+
+typedef struct {
+    int na, nb;                        /* node indices; na == nb: intra */
+    int npoints;
+    double t_us[COMPI_NET_MAX_POINTS]; /* one-way times per size */
+} nc_result;
+
+typedef struct {
+    MPI_Comm comm;
+    int rank;
+    const compi_netcal_opts *o;
+    unsigned char *buf;
+    size_t touched;                    /* bytes of buf written so far */
+    double *rtt;                       /* opts->reps entries */
+    size_t sizes[COMPI_NET_MAX_POINTS];
+    int nsizes;
+    double t0;                         /* this rank's start; rank 0's is the one that counts */
+    double elapsed;                    /* rank 0's elapsed time, as of the last allreduce */
+    int steps;                         /* sizes run in the last phase (max over pairs) */
+} nc_ctx;
+
+static int nc_reps_for(const nc_ctx *c, size_t s)
+{
+    int r = c->o->reps;
+    for (size_t lim = NC_FEWER_REPS_ABOVE; s > lim && r > 3; lim <<= 1) r = (r + 1) / 2;
+    return r < 3 && c->o->reps >= 3 ? 3 : r;
+}
+
+static double nc_median(double *v, int n)
+{
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int j = i;
+        while (j > 0 && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
+        v[j] = x;
+    }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Allreduce (MAX) that waits politely: ranks with nothing to measure sit in
+ * it while a pair times its round trips, and on a node with more ranks than
+ * cores a busy-polling wait would steal the pair's CPU and skew its times. */
+static int nc_allreduce_max(nc_ctx *c, const double *in, double *out, int n)
+{
+    MPI_Request req;
+    int rc = PMPI_Iallreduce(in, out, n, MPI_DOUBLE, MPI_MAX, c->comm, &req);
+    if (rc != MPI_SUCCESS) return rc;
+    for (;;) {
+        int done = 0;
+        rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Initiator side of one size: warm-up, timed round trips, then a control
+ * byte telling the partner whether the pair goes on to the next size. */
+static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
+{
+    size_t s = c->sizes[k];
+    int warm = k == 0 ? 3 : (s <= NC_FEWER_REPS_ABOVE ? 1 : 0), rc;
+    for (int w = 0; w < warm; w++) {
+        rc = PMPI_Send(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Recv(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    int n = nc_reps_for(c, s), got = 0, stop = 0;
+    while (got < n) {
+        double a = PMPI_Wtime();
+        rc = PMPI_Send(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Recv(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return rc;
+        double rtt = PMPI_Wtime() - a;
+        c->rtt[got++] = rtt;
+        if (c->o->max_rtt_s > 0 && rtt > c->o->max_rtt_s) {
+            stop = 1;   /* too slow to grow further: keep what this size has */
+            break;
+        }
+    }
+    *t_us = nc_median(c->rtt, got) * 0.5e6;
+    *more = !stop && k + 1 < c->nsizes;
+    unsigned char ctrl = (unsigned char)*more;
+    return PMPI_Send(&ctrl, 1, MPI_BYTE, peer, NC_TAG_CTRL, c->comm);
+}
+
+/* Responder side: echo data messages until the control byte arrives. */
+static int nc_pong(nc_ctx *c, int peer, int k, int *more)
+{
+    size_t s = c->sizes[k];
+    for (;;) {
+        MPI_Status st;
+        int rc = PMPI_Recv(c->buf, (int)s, MPI_BYTE, peer, MPI_ANY_TAG, c->comm, &st);
+        if (rc != MPI_SUCCESS) return rc;
+        if (st.MPI_TAG == NC_TAG_CTRL) {
+            *more = c->buf[0] != 0;
+            return MPI_SUCCESS;
+        }
+        rc = PMPI_Send(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+}
+
+/* One phase: every rank of comm calls it; ranks with a partner measure.
+ * After each size all ranks agree (allreduce) on whether to go on: some pair
+ * still wants a bigger size and the phase's deadline allows it. */
+static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, double *t_us, int *npoints)
+{
+    int active = partner >= 0, rc;
+    *npoints = 0;
+    c->steps = 0;
+    for (int k = 0; k < c->nsizes; k++) {
+        double s0 = PMPI_Wtime();
+        if (active && c->sizes[k] > c->touched) {
+            /* fault the pages in before timing, and only as sizes grow: a
+             * budget-bounded run never pays for a max size it won't reach */
+            memset(c->buf + c->touched, 0x5a, c->sizes[k] - c->touched);
+            c->touched = c->sizes[k];
+        }
+        if (active) {
+            int more = 0;
+            if (initiator) {
+                rc = nc_ping(c, partner, k, &t_us[k], &more);
+                *npoints = k + 1;
+            } else {
+                rc = nc_pong(c, partner, k, &more);
+            }
+            if (rc != MPI_SUCCESS) return rc;
+            active = more;
+        }
+        double now = PMPI_Wtime();
+        double v[3] = {c->rank == 0 ? now - c->t0 : 0, now - s0, active}, g[3];
+        rc = nc_allreduce_max(c, v, g, 3);
+        if (rc != MPI_SUCCESS) return rc;
+        c->elapsed = g[0];
+        c->steps = k + 1;
+        if (c->o->verbose >= 2 && c->rank == 0)
+            fprintf(stderr, "netcal:   %zu B done (%.3f s)\n", c->sizes[k], g[1]);
+        if (g[2] == 0) break;
+        /* The next size moves twice the bytes: predict twice this step. */
+        if (deadline > 0 && g[0] + 2 * g[1] > deadline) break;
+    }
+    return MPI_SUCCESS;
+}
+
+static int nc_result_cmp(const void *pa, const void *pb)
+{
+    const nc_result *a = pa, *b = pb;
+    int ia = a->na == a->nb, ib = b->na == b->nb;   /* inter links first */
+    if (ia != ib) return ia - ib;
+    if (a->na != b->na) return a->na < b->na ? -1 : 1;
+    return (a->nb > b->nb) - (a->nb < b->nb);
+}
+
+/* Keeps a link within what compi_net_load accepts (a wild outlier at a tiny
+ * size, e.g. a descheduled rank, could otherwise make an unloadable file). */
+static void nc_clamp(compi_net_link *l)
+{
+    if (l->alpha_us > 1e7) l->alpha_us = 1e7;
+    for (int k = 0; k < l->npoints; k++)
+        if (l->beta_ns[k] > 1e6) l->beta_ns[k] = 1e6;
+}
+
+/* Per size, the median over the results of one class; appended as "* *". */
+static int nc_add_default(compi_net_model *m, const nc_result *res, int nres, int intra, const double *bytes)
+{
+    int npoints = 0, n = 0;
+    for (int i = 0; i < nres; i++)
+        if ((res[i].na == res[i].nb) == intra) {
+            n++;
+            if (res[i].npoints > npoints) npoints = res[i].npoints;
+        }
+    if (n == 0) return COMPI_OK;
+    double *v = malloc((size_t)n * sizeof *v), t[COMPI_NET_MAX_POINTS];
+    if (!v) return COMPI_ERR_NOMEM;
+    for (int k = 0; k < npoints; k++) {
+        int got = 0;
+        for (int i = 0; i < nres; i++)
+            if ((res[i].na == res[i].nb) == intra && res[i].npoints > k) v[got++] = res[i].t_us[k];
+        t[k] = nc_median(v, got);
+    }
+    free(v);
+    compi_net_link l;
+    memset(&l, 0, sizeof l);
+    l.cls = intra ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
+    strcpy(l.node_a, "*");
+    strcpy(l.node_b, "*");
+    compi_net_link_from_times(&l, npoints, bytes, t);
+    nc_clamp(&l);
+    return compi_net_add(m, &l);
+}
+
+/* Rank 0: results -> model (pairs, then the class defaults). */
+static int nc_build_model(nc_result *res, int nres, const char (*names)[COMPI_NET_NAME_MAX], const nc_ctx *c,
+                          compi_net_model *m)
+{
+    double bytes[COMPI_NET_MAX_POINTS];
+    for (int k = 0; k < c->nsizes; k++) bytes[k] = (double)c->sizes[k];
+    qsort(res, (size_t)nres, sizeof *res, nc_result_cmp);
+    for (int i = 0; i < nres; i++) {
+        compi_net_link l;
+        memset(&l, 0, sizeof l);
+        l.cls = res[i].na == res[i].nb ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
+        snprintf(l.node_a, sizeof l.node_a, "%s", names[res[i].na]);
+        snprintf(l.node_b, sizeof l.node_b, "%s", names[res[i].nb]);
+        compi_net_link_from_times(&l, res[i].npoints, bytes, res[i].t_us);
+        nc_clamp(&l);
+        if (compi_net_add(m, &l) != COMPI_OK) return COMPI_ERR_NOMEM;
+    }
+    int rc = nc_add_default(m, res, nres, 0, bytes);
+    if (rc == COMPI_OK) rc = nc_add_default(m, res, nres, 1, bytes);
+    return rc;
+}
+
+/* The pair of node `me` in tournament round r of M (even) slots; -1 = bye. */
+static int nc_round_partner(int me, int r, int M)
+{
+    if (me == M - 1) return r;
+    if (me == r) return M - 1;
+    /* (r + i, r - i) mod (M - 1) for i = 1 .. M/2 - 1 */
+    int i = ((me - r) % (M - 1) + (M - 1)) % (M - 1);   /* me = r + i */
+    return ((r - i) % (M - 1) + (M - 1)) % (M - 1);
+}
+
+int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
+                         const char (*node_names)[COMPI_NET_NAME_MAX], const compi_netcal_opts *opts,
+                         compi_net_model *out, double *seconds_spent)
+{
+    memset(out, 0, sizeof *out);
+    if (seconds_spent) *seconds_spent = 0;
+    if (!opts || opts->reps < 1 || nnodes < 1 || !node_of_rank || !node_names) return COMPI_ERR_CONFIG;
+    nc_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = opts;
+    c.t0 = PMPI_Wtime();
+    int size, rc;
+    PMPI_Comm_size(comm, &size);
+    for (int r = 0; r < size; r++)
+        if (node_of_rank[r] < 0 || node_of_rank[r] >= nnodes) return COMPI_ERR_CONFIG;
+    size_t max = opts->max_bytes < 2 ? 2 : opts->max_bytes;
+    if (max > NC_MAX_MSG) max = NC_MAX_MSG;
+    for (size_t s = 2; s <= max && c.nsizes < COMPI_NET_MAX_POINTS; s <<= 1) c.sizes[c.nsizes++] = s;
+
+    /* Our own communicator: no tag or message can mix with the caller's. */
+    rc = PMPI_Comm_dup(comm, &c.comm);
+    if (rc != MPI_SUCCESS) return rc;
+    PMPI_Comm_rank(c.comm, &c.rank);
+
+    int *leader = malloc((size_t)nnodes * sizeof *leader);
+    int *second = malloc((size_t)nnodes * sizeof *second);
+    nc_result *res = NULL, *all = NULL;
+    int nres = 0, *counts = NULL, *displs = NULL;
+    int bad = !leader || !second;
+    if (c.rank == 0) {
+        counts = malloc((size_t)size * sizeof *counts);
+        displs = malloc((size_t)size * sizeof *displs);
+        bad |= !counts || !displs;
+    }
+    if (!bad) {
+        for (int n = 0; n < nnodes; n++) leader[n] = second[n] = -1;
+        for (int r = 0; r < size; r++) {
+            int n = node_of_rank[r];
+            if (leader[n] < 0) leader[n] = r;
+            else if (second[n] < 0) second[n] = r;
+        }
+    }
+    int mynode = node_of_rank[c.rank];
+    int is_leader = !bad && leader[mynode] == c.rank, is_second = !bad && second[mynode] == c.rank;
+    int nintra = 0, nreal = 0, myintra = -1;   /* nodes with an intra pair; mine among them */
+    for (int n = 0; !bad && n < nnodes; n++) {
+        if (second[n] >= 0) {
+            if (n == mynode) myintra = nintra;
+            nintra++;
+        }
+        if (leader[n] >= 0) nreal++;
+    }
+    int M = nnodes % 2 ? nnodes + 1 : nnodes;
+    int nrounds = nreal >= 2 ? M - 1 : 0;
+    int measures = (is_leader && (nrounds > 0 || second[mynode] >= 0)) || is_second;
+    if (measures && !bad) {
+        c.buf = malloc(c.sizes[c.nsizes - 1]);
+        c.rtt = malloc((size_t)opts->reps * sizeof *c.rtt);
+        /* at most one result per round plus the intra one */
+        res = malloc((size_t)(nrounds + 1) * sizeof *res);
+        if (!c.buf || !c.rtt || !res) bad = 1;
+    }
+    {
+        double v[2] = {c.rank == 0 ? PMPI_Wtime() - c.t0 : 0, bad}, g[2];
+        rc = PMPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_MAX, c.comm);
+        if (rc != MPI_SUCCESS) goto out;
+        c.elapsed = g[0];
+        if (g[1] != 0) { rc = COMPI_ERR_NOMEM; goto out; }
+    }
+
+    int intra_phases = opts->serial_intra ? nintra : nintra > 0;
+    int nphases = nrounds + intra_phases;
+    for (int ph = 0; ph < nphases; ph++) {
+        double deadline = 0;
+        if (opts->budget_s > 0) {
+            double left = opts->budget_s - c.elapsed;
+            if (left <= 0) {
+                if (opts->verbose && c.rank == 0)
+                    fprintf(stderr, "netcal: budget of %.3g s spent; %d of %d phases not measured\n", opts->budget_s,
+                            nphases - ph, nphases);
+                break;
+            }
+            deadline = c.elapsed + left / (nphases - ph);
+        }
+        int partner = -1, initiator = 0, na = -1, nb = -1;
+        if (ph < nrounds) {
+            if (is_leader) {
+                int pn = nc_round_partner(mynode, ph, M);
+                if (pn < nnodes && leader[pn] >= 0) {
+                    partner = leader[pn];
+                    initiator = mynode < pn;
+                    na = mynode;
+                    nb = pn;
+                }
+            }
+        } else if (myintra >= 0 && (!opts->serial_intra || ph - nrounds == myintra)) {
+            if (is_leader) {
+                partner = second[mynode];
+                initiator = 1;
+                na = nb = mynode;
+            } else if (is_second) {
+                partner = leader[mynode];
+            }
+        }
+        nc_result r;
+        memset(&r, 0, sizeof r);
+        r.na = na;
+        r.nb = nb;
+        rc = nc_phase(&c, partner, initiator, deadline, r.t_us, &r.npoints);
+        if (rc != MPI_SUCCESS) goto out;
+        if (initiator && r.npoints > 0) res[nres++] = r;
+        if (opts->verbose && c.rank == 0)
+            fprintf(stderr, "netcal: %s %d/%d done: sizes up to %zu B, %.2f s so far\n",
+                    ph < nrounds ? "inter round" : "intra phase", ph < nrounds ? ph + 1 : ph - nrounds + 1,
+                    ph < nrounds ? nrounds : intra_phases, c.sizes[c.steps > 0 ? c.steps - 1 : 0], c.elapsed);
+    }
+
+    /* All results to rank 0, which builds the model and sends it to everyone. */
+    int mybytes = nres * (int)sizeof(nc_result), total = 0, head[3] = {COMPI_OK, 0, 0};
+    rc = PMPI_Gather(&mybytes, 1, MPI_INT, counts, 1, MPI_INT, 0, c.comm);
+    if (rc != MPI_SUCCESS) goto out;
+    if (c.rank == 0) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = total;
+            total += counts[r];
+        }
+        all = malloc(total > 0 ? (size_t)total : 1);
+        if (!all) head[0] = COMPI_ERR_NOMEM;
+    }
+    rc = PMPI_Bcast(head, 1, MPI_INT, 0, c.comm);
+    if (rc != MPI_SUCCESS) goto out;
+    if (head[0] != COMPI_OK) { rc = head[0]; goto out; }
+    rc = PMPI_Gatherv(res, mybytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, c.comm);
+    if (rc != MPI_SUCCESS) goto out;
+    double spent = PMPI_Wtime() - c.t0;
+    if (c.rank == 0) {
+        head[0] = nc_build_model(all, total / (int)sizeof(nc_result), node_names, &c, out);
+        head[1] = out->nlinks;
+        /* at most 5 words: compi_net_load takes no more on a source line */
+        snprintf(out->source, sizeof out->source, "compi_netcal_measure %d-nodes median-of-%d max-%zu-B %.2f-s",
+                 nreal, opts->reps, c.sizes[c.nsizes - 1], spent);
+    }
+    rc = PMPI_Bcast(head, 2, MPI_INT, 0, c.comm);
+    if (rc == MPI_SUCCESS) rc = PMPI_Bcast(&spent, 1, MPI_DOUBLE, 0, c.comm);
+    if (rc == MPI_SUCCESS) rc = PMPI_Bcast(out->source, sizeof out->source, MPI_CHAR, 0, c.comm);
+    if (rc != MPI_SUCCESS) goto out;
+    if (head[0] != COMPI_OK) { rc = head[0]; goto out; }
+    if (head[1] > 0) {
+        if (c.rank != 0) {
+            out->links = malloc((size_t)head[1] * sizeof *out->links);
+            out->nlinks = out->links ? head[1] : 0;
+        }
+        int have = out->links != NULL, allhave;
+        rc = PMPI_Allreduce(&have, &allhave, 1, MPI_INT, MPI_MIN, c.comm);
+        if (rc != MPI_SUCCESS) goto out;
+        if (!allhave) { rc = COMPI_ERR_NOMEM; goto out; }
+        MPI_Datatype link_t;
+        rc = PMPI_Type_contiguous((int)sizeof(compi_net_link), MPI_BYTE, &link_t);
+        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&link_t);
+        if (rc != MPI_SUCCESS) goto out;
+        rc = PMPI_Bcast(out->links, head[1], link_t, 0, c.comm);
+        PMPI_Type_free(&link_t);
+        if (rc != MPI_SUCCESS) goto out;
+    }
+    if (seconds_spent) *seconds_spent = spent;
+out:
+    if (rc != COMPI_OK) compi_net_free(out);
+    free(all);
+    free(counts);
+    free(displs);
+    free(res);
+    free(c.buf);
+    free(c.rtt);
+    free(leader);
+    free(second);
+    PMPI_Comm_free(&c.comm);
+    return rc;
+}

@@ -1,0 +1,74 @@
+/* Network calibration: measures the network model (engine/model.h) of the
+ * nodes a communicator spans, with ping-pong round trips between node
+ * leaders. Uses only PMPI_* calls, so the same code runs inside libcompi (at
+ * MPI_Init, COMPI_CALIBRATE=init) and in the plain MPI program behind
+ * `compi calibrate network` (tools/calibrate/calibrate_network.c).
+ *
+ * What is measured (all collective over comm):
+ *   inter  every pair of nodes, leader to leader (leader = lowest rank of a
+ *          node). The pairs run in parallel in a round-robin tournament: N-1
+ *          rounds of N/2 disjoint pairs (N rounded up to even), so N nodes
+ *          take O(N) rounds, not O(N^2) sequential pair measurements.
+ *   intra  per node with at least two ranks: its leader and the next rank of
+ *          that node, all nodes at once (or one node after the other with
+ *          serial_intra), after the inter rounds.
+ *   Sizes 2 B, 4 B, ... up to max_bytes (powers of two). Per size the median
+ *   of `reps` round trips (fewer above 1 MiB, at least 3, or reps if fewer),
+ *   one-way time = round trip / 2. A pair stops growing sizes once one
+ *   round trip takes more than max_rtt_s (that size is still recorded).
+ *   Defaults "* *": per size the median over the measured pairs of a class.
+ *
+ * Time budget: budget_s bounds the whole measurement. It is shared out over
+ * the remaining phases (rounds, then the intra phase) as they start; a phase
+ * stops growing sizes when the next size (predicted at twice the last
+ * size's time) would overrun its share. Decisions use rank 0's clock and are
+ * agreed by an allreduce after every size, so all ranks stop together.
+ * Pairs that a spent budget leaves unmeasured fall back to the class default.
+ *
+ * Recommended options at MPI_Init (compi_netcal_opts_init): max 1 MiB, 5
+ * reps, round trips up to 50 ms, budget 0.5 s -- well under a second on any
+ * network, still enough points for alpha and the mid-size bandwidth. */
+#ifndef COMPI_NETCAL_H
+#define COMPI_NETCAL_H
+
+#include <stddef.h>
+#include <mpi.h>
+#include "engine/model.h"
+
+typedef struct {
+    size_t max_bytes;  /* largest message (sizes are 2, 4, ... <= max_bytes) */
+    int reps;          /* round trips per size, median kept (>= 1) */
+    double max_rtt_s;  /* a pair stops growing once a round trip exceeds this; <= 0: no limit */
+    double budget_s;   /* bound on the total time (rank 0's clock); <= 0: none */
+    int verbose;       /* 1: rank 0 reports each phase on stderr; 2: each size too */
+    int serial_intra;  /* intra links one node at a time, not all at once: for fake
+                        * nodes sharing one host (their pairs would compete for its cores) */
+} compi_netcal_opts;
+
+/* `compi calibrate network` defaults: 128 MiB, 20 reps, 30 s round trips, no budget. */
+void compi_netcal_opts_tool(compi_netcal_opts *o);
+/* MPI_Init defaults: 1 MiB, 5 reps, 50 ms round trips, 0.5 s budget. */
+void compi_netcal_opts_init(compi_netcal_opts *o);
+
+/* The node map of comm: ranks sharing memory (MPI_COMM_TYPE_SHARED) form a
+ * node, numbered by their lowest rank; names from MPI_Get_processor_name of
+ * each node's leader (blanks and '#' replaced by '_', cut to fit). With
+ * ranks_per_node > 0, fake nodes instead: rank r is on node r / K, named
+ * "node<i>" (tests on one host). Collective. *node_of_rank (comm size
+ * entries) and *node_names (*nnodes entries) are malloc'd: free both. */
+int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **node_of_rank,
+                          char (**node_names)[COMPI_NET_NAME_MAX]);
+
+/* Measures the network model (see above). Collective over comm; every rank
+ * passes the same nnodes / node_of_rank (size of comm entries, values
+ * 0..nnodes-1) / node_names (nnodes entries) / opts. Every rank gets the
+ * whole model in *out (free with compi_net_free) and, if seconds_spent is
+ * not NULL, rank 0's wall time for the measurement. A single node with a
+ * single rank gives a model with no links. Returns COMPI_OK, a negative
+ * compi_status (COMPI_ERR_NOMEM, COMPI_ERR_CONFIG for bad arguments; the
+ * same on every rank) or an MPI error code. */
+int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
+                         const char (*node_names)[COMPI_NET_NAME_MAX], const compi_netcal_opts *opts,
+                         compi_net_model *out, double *seconds_spent);
+
+#endif
