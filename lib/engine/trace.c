@@ -270,7 +270,7 @@ static tr_wentry *tr_entry(compi_trace_writer *w, uint64_t key, const compi_trac
         if (e->key == key) return e;
         h = (h + 1) & (w->table_cap - 1);
     }
-    if (w->nentries >= TR_MAX_KEYS ||
+    if (w->nentries >= TR_MAX_KEYS || w->nentries + 2 > w->table_cap ||   /* (a failed table growth) */
         w->st.file_bytes + tr_index_size(w->nentries + 1) + tr_summ_size() > w->cap) {
         w->st.cap_reached = 1;
         return NULL;
@@ -928,8 +928,10 @@ compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const c
             snprintf(err, errlen, "%s: two rules for key %016llx", path, (unsigned long long)r->rules[i].key);
             goto fail;
         }
-    char want[sizeof prog];
-    rules_encode(want, sizeof want, program);
+    /* the trace header keeps COMPI_TRACE_PROGRAM_MAX - 1 characters of the name */
+    char want[sizeof prog], cut[COMPI_TRACE_PROGRAM_MAX];
+    snprintf(cut, sizeof cut, "%s", program);
+    rules_encode(want, sizeof want, cut);
     if (strcmp(want, prog) != 0 || ranks != world_size || frank != rank) {
         snprintf(err, errlen, "%s: stale rules: made for program '%s' with %ld ranks (rank %ld), this is '%s' "
                  "with %d ranks (rank %d); trace and run compi guide again", path, prog, ranks, frank, want,

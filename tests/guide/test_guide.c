@@ -516,6 +516,26 @@ static void test_guide(const char *dir, const char *guide)
     } else {
         CHECK(0, "rules_load: %s", err);
     }
+    /* a trace that hit its cap: keys without samples get no rule (the
+     * intra-node key needs none), and the guide says so */
+    char cdir[4200];
+    snprintf(cdir, sizeof cdir, "%s/capped", dir);
+    write_trace(cdir, 0, 1, "nodeA", 6, compi_trace_min_cap() + NKEYS * 116 + 150000);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --heuristics '%s' --time-ms 0.05 2>&1", guide, cdir, hdir);
+    out = run_capture(cmd, &st);
+    CHECK(st == 0 && contains(out, "9 keys: 1 compress, 5 raw (1 intra-node), 3 without samples (no rule)") &&
+          contains(out, "reached its size cap"), "capped trace:\n%s", out);
+    free(out);
+    r = compi_rules_load(cdir, 0, 1, "test_guide", err, sizeof err);
+    CHECK(r && compi_rules_count(r) == 6, "capped rules: %s", r ? "count" : err);
+    if (r) {
+        const compi_codec *c = NULL;
+        CHECK(compi_rules_lookup(r, wl_key(K_E), &c) == 0, "unsampled key E has a rule");
+        CHECK(compi_rules_lookup(r, wl_key(K_C), &c) == 1 && c == NULL, "intra key C: no raw rule");
+        CHECK(compi_rules_lookup(r, wl_key(K_A), &c) == 1 && c != NULL, "sampled key A not compressed");
+        compi_rules_free(r);
+    }
+
     /* default output dir = the trace dir */
     snprintf(cmd, sizeof cmd, "'%s' '%s' --heuristics '%s' --time-ms 0.05 -q 2>&1", guide, tdir, hdir);
     out = run_capture(cmd, &st);
@@ -666,7 +686,7 @@ static void test_errors(const char *dir, const char *guide)
 
     /* compi_guide on a directory with a corrupt trace: exit 1, names the file */
     spit(good, img, len / 2);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' --time-ms 0.05 2>&1", guide, tdir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --heuristics '%s' --time-ms 0.05 2>&1", guide, tdir, dir);
     int st;
     char *out = run_capture(cmd, &st);
     CHECK(st == 1 && contains(out, "trace.0.bin: truncated"), "guide on a truncated trace (exit %d):\n%s", st, out);

@@ -126,6 +126,8 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
 
     double S = (double)e->msg.size;
     double t_raw = compi_net_time_us(link, S);
+    /* even free, infinite compression leaves the latency: skip the timing */
+    if (t_raw < o->min_speedup * compi_net_time_us(link, 0)) { ev->rule.why = "too-small"; return; }
     compi_codec_params prm = {(compi_dtclass)e->msg.dtclass, e->msg.elem_size, 0};
     for (int k = 0; k < nc; k++) {
         double in = 0, out = 0, us_per_byte = 0;
