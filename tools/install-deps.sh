@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what compi needs on Debian 12 (root): both MPIs, compilers, the
-# codec libraries, clang for the fuzzers, iproute2 for the emulated cluster.
+# codec libraries, clang for the fuzzers, iproute2 for the emulated cluster,
+# METIS and Scotch for the bips3d mini-application's mesh partitioning.
 # Skips apt entirely when everything is already there.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 gfortran
       openmpi-bin libopenmpi-dev mpich libmpich-dev
       liblz4-dev libzstd-dev libsnappy-dev liblzo2-dev libblosc-dev libaec-dev
       clang libclang-rt-14-dev iproute2 util-linux procps python3-venv python3-dev python3-numpy
-      python3-matplotlib)
+      python3-matplotlib libmetis-dev libscotch-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

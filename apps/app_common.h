@@ -1,0 +1,103 @@
+/* Helpers shared by the thesis-class mini-applications (bips3d, stem, psrg,
+ * nas_is): seeded random numbers, bitwise hashing and the closing report.
+ *
+ * Every app ends with the same two lines from rank 0, which tools and tests
+ * parse:
+ *   RESULT checksum=<16 hex digits> ...   bitwise digest of the result; must not
+ *                                         change when compi is preloaded
+ *   APP name=<name> ranks=<n> time_s=<max over ranks of the timed phase>
+ *       bytes_sent=<payload bytes all ranks sent to other ranks in the timed phase>
+ *       check=OK|FAIL
+ * preceded by `CHECK OK` or `CHECK FAIL <why>`; a failed check exits 1. */
+#ifndef COMPI_APP_COMMON_H
+#define COMPI_APP_COMMON_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static inline uint64_t app_mix64(uint64_t x)
+{ /* splitmix64 finaliser */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* splitmix64 stream: tiny, seedable, and identical on every rank, so a rank
+ * can regenerate any part of the input without communication. */
+typedef struct {
+    uint64_t s;
+} app_rng;
+
+static inline app_rng app_rng_seed(uint64_t seed) { return (app_rng){app_mix64(seed + 0x9e3779b97f4a7c15ULL)}; }
+
+static inline uint64_t app_rng_u64(app_rng *r) { return app_mix64(r->s += 0x9e3779b97f4a7c15ULL); }
+
+/* Uniform in [0, 1) with 53 random bits. */
+static inline double app_rng_unif(app_rng *r) { return (double)(app_rng_u64(r) >> 11) * 0x1.0p-53; }
+
+static inline uint64_t app_dbits(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* Order-independent digest term for element `index` with payload bits `bits`:
+ * summing the terms (wrapping) gives the same hash for any partitioning. */
+static inline uint64_t app_hash_term(uint64_t index, uint64_t bits)
+{
+    return app_mix64(bits ^ app_mix64(index + 0x9e3779b97f4a7c15ULL));
+}
+
+/* The closing lines. `ok` and `why` matter on rank 0 (where verification
+ * runs); the verdict is shared so that every rank exits with the same status.
+ * Returns the process exit code. */
+static inline int app_finish(const char *name, double t_local, uint64_t bytes_local, int ok, const char *why)
+{
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    double tmax = 0;
+    unsigned long long b = bytes_local, btot = 0;
+    MPI_Reduce(&t_local, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&b, &btot, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (ok) printf("CHECK OK\n");
+        else printf("CHECK FAIL %s\n", why ? why : "");
+        printf("APP name=%s ranks=%d time_s=%.6f bytes_sent=%llu check=%s\n", name, nranks, tmax, btot,
+               ok ? "OK" : "FAIL");
+        fflush(stdout);
+    }
+    return ok ? 0 : 1;
+}
+
+/* Shared option parsing: the options every app accepts. Returns 1 if argv[i]
+ * (and maybe argv[i+1], then *i is advanced) was one of them, -1 if its value
+ * is bad, 0 if it is not a common option. */
+typedef struct {
+    double scale;
+    int iters;
+    int quiet;
+} app_common_opts;
+
+static inline int app_common_arg(int argc, char **argv, int *i, app_common_opts *c)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--quiet")) return c->quiet = 1;
+    if (strcmp(a, "--scale") && strcmp(a, "--iters")) return 0;
+    if (!v) return -1;
+    (*i)++;
+    if (!strcmp(a, "--scale")) {
+        double s = 0;
+        if (sscanf(v, "%lf", &s) != 1 || !(s > 0 && s <= 1e4)) return -1;
+        c->scale = s;
+    } else if (sscanf(v, "%d", &c->iters) != 1 || c->iters < 1) return -1;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,707 @@
+/* compi_bips3d: irregular-mesh device simulation kernel in the style of BIPS3D
+ * (3D semiconductor device simulation on unstructured meshes).
+ *
+ * Mesh: a seeded random point cloud in a MOSFET-shaped box, graded (denser
+ * under the gate and near the surface, as device meshes are), connected to its
+ * k nearest neighbours (made symmetric), so node degrees and neighbour
+ * distances vary: an irregular graph, numbered along a coarse spatial sort the
+ * way mesh generators number nodes. Every rank builds the same mesh, as if it
+ * had read one mesh file; rank 0 partitions the node graph with METIS
+ * (METIS_PartGraphKway) or Scotch (SCOTCH_graphPart) and broadcasts the
+ * partition.
+ *
+ * Load values: one struct per node (potential, electron and hole densities,
+ * recombination rate as doubles; doping class and region as ints). Carrier
+ * densities span many decades and are flushed to 0 below 1e-6 of the peak
+ * doping, so each is zero over much of the device (electrons in the p
+ * substrate, holes in the n+ wells, recombination outside depletion zones). Each iteration is one
+ * Jacobi sweep of the nonlinear Poisson equation (Newton-linearised charge,
+ * Boltzmann carriers, fixed quasi-Fermi levels from the applied bias), after a
+ * halo exchange of the boundary node structs (an MPI struct datatype,
+ * MPI_Irecv/MPI_Isend/MPI_Waitall). At the end all structs are gathered on rank
+ * 0 (MPI_Gatherv), which recomputes the same sweeps serially on the whole mesh:
+ * each node sums its neighbours in the same (global) order in both runs, so the
+ * results must agree bit for bit, whatever the partition or rank count.
+ *
+ * Timed phase: the sweeps and the final gather. bytes_sent: halo structs plus
+ * gathered structs (the setup broadcast and the residual reductions are not
+ * counted). */
+#include <math.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <metis.h>
+#ifdef COMPI_HAVE_SCOTCH
+#include <scotch.h>
+#endif
+
+#include "app_common.h"
+
+/* Device box (normalised lengths): source at x=0, drain at x=LX, gate on top. */
+#define LX 1.0
+#define LY 0.5
+#define LZ 0.4
+#define DELTA 1e-5     /* intrinsic density / peak doping */
+#define FLUSH 1e-6     /* densities below this (relative to peak doping) are stored as 0 */
+#define LAMBDA 0.02    /* Debye length: weighs charge against the Laplacian */
+#define EPS_OX 0.33    /* oxide permittivity relative to silicon */
+#define V_DRAIN 4.0    /* applied biases in thermal voltages */
+#define V_GATE 6.0
+
+enum { REG_SI, REG_OXIDE, REG_GATE, REG_CONTACT };           /* node regions */
+enum { DOP_NONE, DOP_SUBSTRATE, DOP_SOURCE, DOP_DRAIN, DOP_CHANNEL }; /* doping classes */
+
+/* The per-node load values that travel in halos and in the final gather. */
+typedef struct {
+    double psi, n, p, rec;
+    int dop_class, region;
+} node_t;
+
+typedef struct {
+    app_common_opts c;
+    long nodes;
+    int k;
+    int scotch;
+    uint64_t seed;
+} options;
+
+static int g_rank, g_nranks;
+
+static void usage_exit(int code)
+{
+    if (g_rank == 0)
+        fprintf(stderr, "usage: compi_bips3d [--scale F] [--iters N] [--k K] [--partitioner metis|scotch] [--seed S] [--quiet]\n"
+                        "  default: 160000 mesh nodes (times F), K = 8 nearest neighbours, 200 Jacobi sweeps\n");
+    MPI_Finalize();
+    exit(code);
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    *o = (options){.c = {.scale = 1.0, .iters = 200}, .nodes = 160000, .k = 8, .seed = 2024};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r = app_common_arg(argc, argv, &i, &o->c);
+        if (r > 0) continue;
+        int bad = r < 0;
+        if (!r) {
+            if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage_exit(0);
+            else if (!v) bad = 1;
+            else if (!strcmp(a, "--k")) bad = (o->k = atoi(v)) < 3 || o->k > 32, i++;
+            else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0), i++;
+            else if (!strcmp(a, "--partitioner")) {
+                i++;
+                if (!strcmp(v, "metis")) o->scotch = 0;
+                else if (!strcmp(v, "scotch")) o->scotch = 1;
+                else bad = 1;
+#ifndef COMPI_HAVE_SCOTCH
+                if (o->scotch) {
+                    if (g_rank == 0) fprintf(stderr, "compi_bips3d: built without Scotch\n");
+                    bad = 1;
+                }
+#endif
+            } else bad = 1;
+        }
+        if (bad) {
+            if (g_rank == 0) fprintf(stderr, "compi_bips3d: bad argument '%s'\n", a);
+            usage_exit(2);
+        }
+    }
+    o->nodes = (long)((double)o->nodes * o->c.scale + 0.5);
+    if (o->nodes < 8L * o->k || o->nodes > 50000000L) {
+        if (g_rank == 0) fprintf(stderr, "compi_bips3d: %ld nodes is out of range\n", o->nodes);
+        usage_exit(2);
+    }
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "compi_bips3d: out of memory (%zu bytes)\n", n);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    return p;
+}
+
+/* ---------------------------------------------------------------- mesh --- */
+
+typedef struct {
+    int n;                 /* nodes */
+    double *xyz;           /* 3 per node */
+    int *xadj, *adj;       /* symmetric CSR, rows sorted by neighbour id */
+    double *w;             /* edge weights, parallel to adj */
+    double *h;             /* node charge weight: control volume / LAMBDA^2 */
+    double *dop, *phi;     /* net doping, electron quasi-Fermi potential (holes': 0) */
+    int *dop_class, *region;
+} mesh;
+
+/* Mesh density: fine near the surface and under the gate edges, coarse deep
+ * in the substrate; values in (0, 1]. */
+static double density(double x, double y, double z)
+{
+    (void)y;
+    double surf = exp(-(LZ - z) / 0.06);
+    double ex = fmin(fabs(x - 0.3), fabs(x - 0.7));
+    return (0.12 + 0.5 * surf + 0.38 * surf * exp(-ex * ex / 0.004));
+}
+
+/* Doping profile: p substrate, two n+ wells (source, drain) under the surface,
+ * a p channel implant between them. Positive = donors. */
+static double doping(double x, double z, int *cls)
+{
+    double depth = LZ - z;
+    double gs = fmax(0, x - 0.25), gd = fmax(0, 0.75 - x);
+    double src = exp(-(gs * gs) / 0.0009 - depth * depth / 0.006);
+    double drn = exp(-(gd * gd) / 0.0009 - depth * depth / 0.006);
+    double chan = 0.02 * exp(-depth * depth / 0.002);
+    double sub = 1e-3;
+    if (src > chan && src > sub && src >= drn) *cls = DOP_SOURCE;
+    else if (drn > chan && drn > sub) *cls = DOP_DRAIN;
+    else if (chan > sub) *cls = DOP_CHANNEL;
+    else *cls = DOP_SUBSTRATE;
+    return src + drn - chan - sub;
+}
+
+/* Seeded rejection sampling of the graded point cloud, then a counting sort by
+ * grid cell (x fastest): the node numbering has spatial locality. */
+static void make_points(mesh *m, uint64_t seed, int g[3], double cell[3], int **cstart_out)
+{
+    const int n = m->n;
+    app_rng r = app_rng_seed(seed);
+    double *raw = xmalloc(sizeof(double) * 3 * (size_t)n);
+    for (int i = 0; i < n;) {
+        double x = LX * app_rng_unif(&r), y = LY * app_rng_unif(&r), z = LZ * app_rng_unif(&r);
+        if (app_rng_unif(&r) < density(x, y, z)) raw[3 * i] = x, raw[3 * i + 1] = y, raw[3 * i + 2] = z, i++;
+    }
+    /* About 3 points per cell on average. */
+    double side = cbrt(LX * LY * LZ * 3.0 / n);
+    const double L[3] = {LX, LY, LZ};
+    for (int d = 0; d < 3; d++) {
+        g[d] = (int)(L[d] / side);
+        if (g[d] < 1) g[d] = 1;
+        cell[d] = L[d] / g[d];
+    }
+    size_t ncell = (size_t)g[0] * g[1] * g[2];
+    int *cid = xmalloc(sizeof(int) * (size_t)n), *cstart = calloc(ncell + 1, sizeof(int));
+    if (!cstart) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int i = 0; i < n; i++) {
+        int c[3];
+        for (int d = 0; d < 3; d++) {
+            c[d] = (int)(raw[3 * i + d] / cell[d]);
+            if (c[d] >= g[d]) c[d] = g[d] - 1;
+        }
+        cid[i] = c[0] + g[0] * (c[1] + g[1] * c[2]);
+        cstart[cid[i] + 1]++;
+    }
+    for (size_t c = 0; c < ncell; c++) cstart[c + 1] += cstart[c];
+    int *fill = xmalloc(sizeof(int) * ncell);
+    memcpy(fill, cstart, sizeof(int) * ncell);
+    m->xyz = xmalloc(sizeof(double) * 3 * (size_t)n);
+    for (int i = 0; i < n; i++) memcpy(&m->xyz[3 * (size_t)fill[cid[i]]++], &raw[3 * i], 3 * sizeof(double));
+    free(fill), free(cid), free(raw);
+    *cstart_out = cstart;
+}
+
+static inline double dist2(const double *a, const double *b)
+{
+    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* k nearest neighbours of every point by searching grid shells outwards until
+ * no unsearched cell can hold a closer point. nbr gets k ids per point. */
+static void knn(const mesh *m, int k, const int g[3], const double cell[3], const int *cstart, int *nbr)
+{
+    double hmin = fmin(cell[0], fmin(cell[1], cell[2]));
+    int gmax = g[0] > g[1] ? g[0] : g[1];
+    if (g[2] > gmax) gmax = g[2];
+    double *bd = xmalloc(sizeof(double) * (size_t)k);
+    int *bi = xmalloc(sizeof(int) * (size_t)k);
+    for (int i = 0; i < m->n; i++) {
+        const double *pi = &m->xyz[3 * (size_t)i];
+        int c[3], have = 0;
+        for (int d = 0; d < 3; d++) {
+            c[d] = (int)(pi[d] / cell[d]);
+            if (c[d] >= g[d]) c[d] = g[d] - 1;
+        }
+        for (int r = 0; r <= gmax; r++) {
+            for (int cz = c[2] - r; cz <= c[2] + r; cz++)
+                for (int cy = c[1] - r; cy <= c[1] + r; cy++)
+                    for (int cx = c[0] - r; cx <= c[0] + r; cx++) {
+                        if (cx < 0 || cy < 0 || cz < 0 || cx >= g[0] || cy >= g[1] || cz >= g[2]) continue;
+                        int cheb = abs(cx - c[0]);
+                        if (abs(cy - c[1]) > cheb) cheb = abs(cy - c[1]);
+                        if (abs(cz - c[2]) > cheb) cheb = abs(cz - c[2]);
+                        if (cheb != r) continue; /* inner shells are done */
+                        int cc = cx + g[0] * (cy + g[1] * cz);
+                        for (int j = cstart[cc]; j < cstart[cc + 1]; j++) {
+                            if (j == i) continue;
+                            double d2 = dist2(pi, &m->xyz[3 * (size_t)j]);
+                            if (have == k && d2 >= bd[k - 1]) continue;
+                            int q = have < k ? have++ : k - 1; /* insertion into the sorted best list */
+                            while (q > 0 && bd[q - 1] > d2) bd[q] = bd[q - 1], bi[q] = bi[q - 1], q--;
+                            bd[q] = d2, bi[q] = j;
+                        }
+                    }
+            if (have == k && bd[k - 1] <= (r * hmin) * (r * hmin)) break;
+        }
+        memcpy(&nbr[(size_t)i * k], bi, sizeof(int) * (size_t)k);
+    }
+    free(bd), free(bi);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Symmetric CSR from the kNN lists: i~j if either lists the other. */
+static void make_graph(mesh *m, int k, const int *nbr)
+{
+    const int n = m->n;
+    int *deg = calloc((size_t)n + 1, sizeof(int));
+    if (!deg) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < k; t++) deg[i + 1]++, deg[nbr[(size_t)i * k + t] + 1]++;
+    for (int i = 0; i < n; i++) deg[i + 1] += deg[i];
+    int *tmp = xmalloc(sizeof(int) * (size_t)deg[n]), *fill = xmalloc(sizeof(int) * (size_t)n);
+    memcpy(fill, deg, sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < k; t++) {
+            int j = nbr[(size_t)i * k + t];
+            tmp[fill[i]++] = j, tmp[fill[j]++] = i;
+        }
+    m->xadj = xmalloc(sizeof(int) * ((size_t)n + 1));
+    m->adj = tmp; /* compacted in place: row i starts no later than before */
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+        int b = deg[i], e = deg[i + 1];
+        qsort(tmp + b, (size_t)(e - b), sizeof(int), cmp_int);
+        m->xadj[i] = out;
+        for (int t = b; t < e; t++)
+            if (t == b || tmp[t] != tmp[t - 1]) tmp[out++] = tmp[t];
+    }
+    m->xadj[n] = out;
+    free(fill), free(deg);
+}
+
+/* Geometry and device data per node and edge. */
+static void make_fields(mesh *m)
+{
+    const int n = m->n;
+    m->w = xmalloc(sizeof(double) * (size_t)m->xadj[n]);
+    m->h = xmalloc(sizeof(double) * (size_t)n);
+    m->dop = xmalloc(sizeof(double) * (size_t)n);
+    m->phi = xmalloc(sizeof(double) * (size_t)n);
+    m->dop_class = xmalloc(sizeof(int) * (size_t)n);
+    m->region = xmalloc(sizeof(int) * (size_t)n);
+    double tox = 0.035; /* gate oxide thickness, over 0.3 < x < 0.7 */
+    for (int i = 0; i < n; i++) {
+        const double *p = &m->xyz[3 * (size_t)i];
+        int in_gate = p[0] > 0.3 && p[0] < 0.7;
+        if (in_gate && p[2] > LZ - 0.004) m->region[i] = REG_GATE;
+        else if (in_gate && p[2] > LZ - tox) m->region[i] = REG_OXIDE;
+        else if (!in_gate && p[2] > LZ - 0.006 && (p[0] < 0.15 || p[0] > 0.85)) m->region[i] = REG_CONTACT;
+        else m->region[i] = REG_SI;
+        int cls;
+        double c = doping(p[0], p[2], &cls);
+        int si = m->region[i] == REG_SI || m->region[i] == REG_CONTACT;
+        m->dop[i] = si ? c : 0;
+        m->dop_class[i] = si ? cls : DOP_NONE;
+        double s = (p[0] - 0.2) / 0.6; /* drain bias ramps up across the channel */
+        s = s < 0 ? 0 : s > 1 ? 1 : s;
+        m->phi[i] = V_DRAIN * s * s * (3 - 2 * s);
+    }
+    for (int i = 0; i < n; i++) {
+        double dsum = 0;
+        for (int e = m->xadj[i]; e < m->xadj[i + 1]; e++) {
+            int j = m->adj[e];
+            double d = sqrt(dist2(&m->xyz[3 * (size_t)i], &m->xyz[3 * (size_t)j]));
+            double ei = m->region[i] == REG_OXIDE ? EPS_OX : 1.0, ej = m->region[j] == REG_OXIDE ? EPS_OX : 1.0;
+            /* face area ~ d^2 over length d, harmonic-mean permittivity */
+            m->w[e] = 2 * ei * ej / (ei + ej) * d;
+            dsum += d;
+        }
+        double s = dsum / (m->xadj[i + 1] - m->xadj[i]);
+        m->h[i] = s * s * s / (LAMBDA * LAMBDA);
+    }
+}
+
+static mesh build_mesh(long nodes, int k, uint64_t seed)
+{
+    mesh m;
+    memset(&m, 0, sizeof m);
+    m.n = (int)nodes;
+    int g[3], *cstart;
+    double cell[3];
+    make_points(&m, seed, g, cell, &cstart);
+    int *nbr = xmalloc(sizeof(int) * (size_t)m.n * (size_t)k);
+    knn(&m, k, g, cell, cstart, nbr);
+    make_graph(&m, k, nbr);
+    free(nbr), free(cstart);
+    make_fields(&m);
+    return m;
+}
+
+static void free_mesh(mesh *m)
+{
+    free(m->xyz), free(m->xadj), free(m->adj), free(m->w), free(m->h);
+    free(m->dop), free(m->phi), free(m->dop_class), free(m->region);
+}
+
+/* ------------------------------------------------------------- physics --- */
+
+static inline double flush(double v) { return v < FLUSH ? 0.0 : v; }
+
+/* Carriers and SRH recombination at potential psi (Boltzmann statistics;
+ * electron quasi-Fermi level phi, hole level 0, so np < ni^2 under bias and
+ * depletion zones generate). */
+static void carriers(node_t *s, double phi)
+{
+    if (s->region == REG_OXIDE || s->region == REG_GATE) {
+        s->n = s->p = s->rec = 0;
+        return;
+    }
+    double n = DELTA * exp(s->psi - phi), p = DELTA * exp(-s->psi);
+    s->n = flush(n);
+    s->p = flush(p);
+    s->rec = flush(fabs(n * p - DELTA * DELTA) / (n + p + 2 * DELTA)) * (n * p >= DELTA * DELTA ? 1 : -1);
+}
+
+/* Initial guess: charge neutrality in silicon, gate potential on the gate. */
+static node_t init_node(const mesh *m, int i)
+{
+    node_t s = {.dop_class = m->dop_class[i], .region = m->region[i]};
+    if (s.region == REG_GATE) s.psi = V_GATE;
+    else if (s.region == REG_OXIDE) s.psi = 0.5 * V_GATE;
+    else s.psi = asinh(m->dop[i] / (2 * DELTA)) + (m->dop[i] > 0 ? m->phi[i] : 0);
+    carriers(&s, m->phi[i]);
+    return s;
+}
+
+/* ----------------------------------------------------------- subdomain --- */
+
+/* One rank's part of the mesh in local numbering: owned nodes first (by
+ * global id), then ghosts grouped by owner rank (by global id within). The
+ * serial check is the same structure with one part and no ghosts. */
+typedef struct {
+    int nown, nghost;
+    int *gid;              /* local -> global, nown + nghost */
+    int *xadj, *adj;       /* owned rows, local neighbour ids, global order kept */
+    const double *w;       /* per local edge */
+    double *wl, *h, *dop, *phi;
+    node_t *s, *snew;
+    int nnb;               /* neighbour ranks */
+    int *nb_rank, *ghost_off, *ghost_cnt, *send_off, *send_idx;
+    node_t *sendbuf;
+    MPI_Request *reqs;
+    MPI_Status *stats;     /* not MPI_STATUSES_IGNORE: silences a GCC false positive with MPICH's header */
+} subdomain;
+
+static subdomain make_subdomain(const mesh *m, const int *part, int me, int nparts)
+{
+    subdomain d;
+    memset(&d, 0, sizeof d);
+    const int n = m->n;
+    int *g2l = xmalloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) g2l[i] = -1;
+    for (int i = 0; i < n; i++)
+        if (part[i] == me) g2l[i] = d.nown++;
+    /* Ghosts: foreign neighbours of owned nodes, counted per owner. */
+    int *cnt = calloc((size_t)nparts, sizeof(int)), *mark = xmalloc(sizeof(int) * (size_t)n);
+    int *sendcnt = calloc((size_t)nparts, sizeof(int)), *last = xmalloc(sizeof(int) * (size_t)nparts);
+    if (!cnt || !sendcnt) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int i = 0; i < n; i++) mark[i] = 0;
+    for (int q = 0; q < nparts; q++) last[q] = -1;
+    for (int i = 0; i < n; i++) {
+        if (part[i] != me) continue;
+        for (int e = m->xadj[i]; e < m->xadj[i + 1]; e++) {
+            int j = m->adj[e], q = part[j];
+            if (q == me) continue;
+            if (!mark[j]) mark[j] = 1, cnt[q]++, d.nghost++;
+            if (last[q] != i) last[q] = i, sendcnt[q]++;
+        }
+    }
+    d.nb_rank = xmalloc(sizeof(int) * (size_t)nparts);
+    d.ghost_off = xmalloc(sizeof(int) * (size_t)nparts);
+    d.ghost_cnt = xmalloc(sizeof(int) * (size_t)nparts);
+    d.send_off = xmalloc(sizeof(int) * ((size_t)nparts + 1));
+    int off = d.nown, soff = 0;
+    int *qslot = xmalloc(sizeof(int) * (size_t)nparts);
+    for (int q = 0; q < nparts; q++) {
+        qslot[q] = -1;
+        if (!cnt[q]) continue;
+        qslot[q] = d.nnb;
+        d.nb_rank[d.nnb] = q, d.ghost_off[d.nnb] = off, d.ghost_cnt[d.nnb] = cnt[q], d.send_off[d.nnb] = soff;
+        off += cnt[q], soff += sendcnt[q], d.nnb++;
+    }
+    d.send_off[d.nnb] = soff;
+    /* Ghost numbering: global id order within each owner (i ascending visits them in order). */
+    int *gfill = xmalloc(sizeof(int) * (size_t)(d.nnb ? d.nnb : 1));
+    for (int t = 0; t < d.nnb; t++) gfill[t] = d.ghost_off[t];
+    for (int j = 0; j < n; j++)
+        if (mark[j]) g2l[j] = gfill[qslot[part[j]]]++;
+    d.gid = xmalloc(sizeof(int) * (size_t)(d.nown + d.nghost));
+    for (int i = 0; i < n; i++)
+        if (g2l[i] >= 0) d.gid[g2l[i]] = i;
+    /* Send lists: owned nodes with a neighbour in q, ascending global id, which
+     * is exactly the order q numbers them as its ghosts. */
+    d.send_idx = xmalloc(sizeof(int) * (size_t)(soff ? soff : 1));
+    int *sfill = xmalloc(sizeof(int) * (size_t)(d.nnb ? d.nnb : 1));
+    for (int t = 0; t < d.nnb; t++) sfill[t] = d.send_off[t];
+    for (int q = 0; q < nparts; q++) last[q] = -1;
+    /* Owned rows in local numbering. */
+    d.xadj = xmalloc(sizeof(int) * ((size_t)d.nown + 1));
+    int ne = 0;
+    for (int i = 0; i < n; i++)
+        if (part[i] == me) ne += m->xadj[i + 1] - m->xadj[i];
+    d.adj = xmalloc(sizeof(int) * (size_t)(ne ? ne : 1));
+    d.wl = xmalloc(sizeof(double) * (size_t)(ne ? ne : 1));
+    d.h = xmalloc(sizeof(double) * (size_t)(d.nown ? d.nown : 1));
+    d.dop = xmalloc(sizeof(double) * (size_t)(d.nown ? d.nown : 1));
+    d.phi = xmalloc(sizeof(double) * (size_t)(d.nown ? d.nown : 1));
+    ne = 0;
+    for (int l = 0; l < d.nown; l++) {
+        int i = d.gid[l];
+        d.xadj[l] = ne;
+        d.h[l] = m->h[i], d.dop[l] = m->dop[i], d.phi[l] = m->phi[i];
+        for (int e = m->xadj[i]; e < m->xadj[i + 1]; e++) {
+            int j = m->adj[e], q = part[j];
+            d.adj[ne] = g2l[j], d.wl[ne++] = m->w[e];
+            if (q != me && last[q] != i) last[q] = i, d.send_idx[sfill[qslot[q]]++] = l;
+        }
+    }
+    d.xadj[d.nown] = ne;
+    d.w = d.wl;
+    size_t nl = (size_t)(d.nown + d.nghost);
+    d.s = xmalloc(sizeof(node_t) * (nl ? nl : 1));
+    d.snew = xmalloc(sizeof(node_t) * (nl ? nl : 1));
+    for (size_t l = 0; l < nl; l++) d.s[l] = d.snew[l] = init_node(m, d.gid[l]);
+    d.sendbuf = xmalloc(sizeof(node_t) * (size_t)(soff ? soff : 1));
+    d.reqs = xmalloc(sizeof(MPI_Request) * 2 * (size_t)(d.nnb ? d.nnb : 1));
+    d.stats = xmalloc(sizeof(MPI_Status) * 2 * (size_t)(d.nnb ? d.nnb : 1));
+    free(g2l), free(cnt), free(mark), free(sendcnt), free(last), free(qslot), free(gfill), free(sfill);
+    return d;
+}
+
+static void free_subdomain(subdomain *d)
+{
+    free(d->gid), free(d->xadj), free(d->adj), free(d->wl), free(d->h), free(d->dop), free(d->phi);
+    free(d->s), free(d->snew), free(d->nb_rank), free(d->ghost_off), free(d->ghost_cnt), free(d->send_off);
+    free(d->send_idx), free(d->sendbuf), free(d->reqs), free(d->stats);
+}
+
+/* Ghost values in from their owners, boundary values out, one message per
+ * neighbour rank each way. Returns bytes sent. */
+static uint64_t halo_exchange(subdomain *d, MPI_Datatype node_type)
+{
+    int nr = 0;
+    for (int t = 0; t < d->nnb; t++)
+        MPI_Irecv(d->s + d->ghost_off[t], d->ghost_cnt[t], node_type, d->nb_rank[t], 31, MPI_COMM_WORLD, &d->reqs[nr++]);
+    uint64_t bytes = 0;
+    for (int t = 0; t < d->nnb; t++) {
+        int b = d->send_off[t], e = d->send_off[t + 1];
+        for (int x = b; x < e; x++) d->sendbuf[x] = d->s[d->send_idx[x]];
+        MPI_Isend(d->sendbuf + b, e - b, node_type, d->nb_rank[t], 31, MPI_COMM_WORLD, &d->reqs[nr++]);
+        bytes += (uint64_t)(e - b) * sizeof(node_t);
+    }
+    MPI_Waitall(nr, d->reqs, d->stats);
+    return bytes;
+}
+
+/* One Jacobi sweep over the owned nodes; returns the largest potential
+ * change. Dirichlet nodes (gate, contacts) keep their potential. */
+static double sweep(subdomain *d)
+{
+    double dmax = 0;
+    for (int l = 0; l < d->nown; l++) {
+        const node_t *o = &d->s[l];
+        node_t v = *o;
+        if (o->region != REG_GATE && o->region != REG_CONTACT) {
+            double sw = 0, swpsi = 0;
+            for (int e = d->xadj[l]; e < d->xadj[l + 1]; e++) {
+                sw += d->w[e];
+                swpsi += d->w[e] * d->s[d->adj[e]].psi;
+            }
+            /* Newton-linearised charge: rho(psi) ~ rho(psi0) - (n + p)(psi - psi0) */
+            double rho = o->p - o->n + d->dop[l], drho = o->n + o->p;
+            v.psi = (swpsi + d->h[l] * (rho + drho * o->psi)) / (sw + d->h[l] * drho);
+            double ch = fabs(v.psi - o->psi);
+            if (ch > dmax) dmax = ch;
+        }
+        carriers(&v, d->phi[l]);
+        d->snew[l] = v;
+    }
+    /* Ghost slots of the swapped-in array are stale; the next exchange refills them. */
+    node_t *t = d->s;
+    d->s = d->snew;
+    d->snew = t;
+    return dmax;
+}
+
+/* ---------------------------------------------------------------- main --- */
+
+static void partition(const mesh *m, int nparts, int use_scotch, int *part, long *cut)
+{
+    *cut = 0;
+    if (nparts == 1) {
+        memset(part, 0, sizeof(int) * (size_t)m->n);
+        return;
+    }
+    if (!use_scotch) {
+        idx_t nv = m->n, ncon = 1, np = nparts, objval = 0, opts[METIS_NOPTIONS];
+        METIS_SetDefaultOptions(opts);
+        opts[METIS_OPTION_SEED] = 7; /* reproducible partitions */
+        int rc = METIS_PartGraphKway(&nv, &ncon, (idx_t *)m->xadj, (idx_t *)m->adj, NULL, NULL, NULL, &np, NULL, NULL,
+                                     opts, &objval, (idx_t *)part);
+        if (rc != METIS_OK) {
+            fprintf(stderr, "compi_bips3d: METIS_PartGraphKway failed (%d)\n", rc);
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+        *cut = objval;
+        return;
+    }
+#ifdef COMPI_HAVE_SCOTCH
+    SCOTCH_Graph g;
+    SCOTCH_Strat st;
+    if (SCOTCH_graphInit(&g) || SCOTCH_stratInit(&st) ||
+        SCOTCH_graphBuild(&g, 0, m->n, m->xadj, NULL, NULL, NULL, m->xadj[m->n], m->adj, NULL) ||
+        SCOTCH_graphPart(&g, nparts, &st, part)) {
+        fprintf(stderr, "compi_bips3d: Scotch partitioning failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    SCOTCH_stratExit(&st);
+    SCOTCH_graphExit(&g);
+    for (int i = 0; i < m->n; i++)
+        for (int e = m->xadj[i]; e < m->xadj[i + 1]; e++) *cut += part[m->adj[e]] != part[i];
+    *cut /= 2;
+#endif
+}
+
+static MPI_Datatype make_node_type(void)
+{
+    MPI_Datatype t, resized;
+    int len[2] = {4, 2};
+    MPI_Aint disp[2] = {offsetof(node_t, psi), offsetof(node_t, dop_class)};
+    MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
+    MPI_Type_create_struct(2, len, disp, types, &t);
+    MPI_Type_create_resized(t, 0, sizeof(node_t), &resized);
+    MPI_Type_commit(&resized);
+    MPI_Type_free(&t);
+    return resized;
+}
+
+static int node_equal(const node_t *a, const node_t *b)
+{
+    return app_dbits(a->psi) == app_dbits(b->psi) && app_dbits(a->n) == app_dbits(b->n) &&
+           app_dbits(a->p) == app_dbits(b->p) && app_dbits(a->rec) == app_dbits(b->rec) &&
+           a->dop_class == b->dop_class && a->region == b->region;
+}
+
+static uint64_t node_hash(const node_t *s, int n)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t b = app_dbits(s[i].psi) ^ app_mix64(app_dbits(s[i].n)) ^ app_mix64(app_dbits(s[i].p) + 1) ^
+                     app_mix64(app_dbits(s[i].rec) + 2) ^ ((uint64_t)s[i].dop_class << 40) ^ (uint64_t)s[i].region;
+        h += app_hash_term((uint64_t)i, b);
+    }
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+    options o;
+    parse_args(argc, argv, &o);
+
+    double tb = MPI_Wtime();
+    mesh m = build_mesh(o.nodes, o.k, o.seed);
+    int *part = xmalloc(sizeof(int) * (size_t)m.n);
+    long cut = 0;
+    if (g_rank == 0) partition(&m, g_nranks, o.scotch, part, &cut);
+    MPI_Bcast(part, m.n, MPI_INT, 0, MPI_COMM_WORLD);
+    subdomain d = make_subdomain(&m, part, g_rank, g_nranks);
+    MPI_Datatype node_type = make_node_type();
+    double setup = MPI_Wtime() - tb;
+
+    if (g_rank == 0 && !o.c.quiet) {
+        long nsi = 0, nzn = 0;
+        for (int i = 0; i < m.n; i++) nsi += m.region[i] == REG_SI;
+        for (int l = 0; l < d.nown; l++) nzn += d.s[l].n == 0;
+        printf("compi_bips3d: %d ranks, %d nodes (%ld silicon), %d edges, k=%d, %s edge cut %ld, %d sweeps, "
+               "setup %.2f s\n",
+               g_nranks, m.n, nsi, m.xadj[m.n] / 2, o.k, o.scotch ? "Scotch" : "METIS", cut, o.c.iters, setup);
+        printf("rank 0: %d owned, %d ghosts from %d ranks, sends %d structs of %zu bytes per sweep, n=0 at %ld nodes\n",
+               d.nown, d.nghost, d.nnb, d.send_off[d.nnb], sizeof(node_t), nzn);
+        fflush(stdout);
+    }
+
+    uint64_t sent = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int it = 1; it <= o.c.iters; it++) {
+        sent += halo_exchange(&d, node_type);
+        double dl = sweep(&d);
+        if (it % 10 == 0 || it == o.c.iters) {
+            double dg;
+            MPI_Allreduce(&dl, &dg, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (g_rank == 0 && !o.c.quiet) printf("sweep %4d  max |dpsi| %.6e\n", it, dg);
+        }
+    }
+    /* Results to rank 0, each rank's owned nodes in global id order. */
+    int *counts = NULL, *displs = NULL;
+    node_t *gathered = NULL;
+    if (g_rank == 0) {
+        counts = calloc((size_t)g_nranks, sizeof(int));
+        displs = xmalloc(sizeof(int) * (size_t)g_nranks);
+        gathered = xmalloc(sizeof(node_t) * (size_t)m.n);
+        for (int i = 0; i < m.n; i++) counts[part[i]]++;
+        for (int q = 0, off = 0; q < g_nranks; q++) displs[q] = off, off += counts[q];
+    }
+    MPI_Gatherv(d.s, d.nown, node_type, gathered, counts, displs, node_type, 0, MPI_COMM_WORLD);
+    if (g_rank) sent += (uint64_t)d.nown * sizeof(node_t);
+    double elapsed = MPI_Wtime() - t0;
+
+    int ok = 1;
+    char why[160] = "";
+    if (g_rank == 0) {
+        /* Serial reference on the whole mesh, same code and summation order. */
+        node_t *par = xmalloc(sizeof(node_t) * (size_t)m.n);
+        int *fill = xmalloc(sizeof(int) * (size_t)g_nranks);
+        memcpy(fill, displs, sizeof(int) * (size_t)g_nranks);
+        for (int i = 0; i < m.n; i++) par[i] = gathered[fill[part[i]]++];
+        memset(part, 0, sizeof(int) * (size_t)m.n);
+        subdomain ser = make_subdomain(&m, part, 0, 1);
+        double ts = MPI_Wtime();
+        for (int it = 1; it <= o.c.iters; it++) sweep(&ser);
+        ts = MPI_Wtime() - ts;
+        long diff = 0, first = -1;
+        for (int i = 0; i < m.n; i++)
+            if (!node_equal(&par[i], &ser.s[i])) diff++, first = first < 0 ? i : first;
+        long zn = 0, zp = 0;
+        for (int i = 0; i < m.n; i++) zn += par[i].n == 0, zp += par[i].p == 0;
+        if (diff) snprintf(why, sizeof why, "%ld of %d nodes differ from the serial sweeps (first: node %ld)", diff, m.n, first), ok = 0;
+        if (!o.c.quiet)
+            printf("serial check: %.2f s, %ld nodes differ; n=0 at %.0f%%, p=0 at %.0f%% of nodes\n", ts, diff,
+                   100.0 * zn / m.n, 100.0 * zp / m.n);
+        printf("RESULT checksum=%016llx nodes=%d\n", (unsigned long long)node_hash(par, m.n), m.n);
+        free_subdomain(&ser);
+        free(par), free(fill);
+    }
+    int rc = app_finish("bips3d", elapsed, sent, ok, why);
+    free(counts), free(displs), free(gathered), free(part);
+    free_subdomain(&d);
+    free_mesh(&m);
+    MPI_Type_free(&node_type);
+    MPI_Finalize();
+    return rc;
+}
