@@ -356,6 +356,7 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     int *leader = malloc((size_t)nnodes * sizeof *leader);
     int *second = malloc((size_t)nnodes * sizeof *second);
     nc_result *res = NULL, *all = NULL;
+    int *serial_pairs = NULL;   /* node pairs (a, b) in phase order, opts->serial only */
     int nres = 0, *counts = NULL, *displs = NULL;
     int bad = !leader || !second;
     if (c.rank == 0) {
@@ -387,7 +388,8 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     if (measures && !bad) {
         c.buf = malloc(c.sizes[c.nsizes - 1]);
         c.rtt = malloc((size_t)opts->reps * sizeof *c.rtt);
-        /* at most one result per round plus the intra one */
+        /* at most one result per round (a node meets each other node
+         * once, serial or not) plus the intra one */
         res = malloc((size_t)(nrounds + 1) * sizeof *res);
         if (!c.buf || !c.rtt || !res) bad = 1;
     }
@@ -399,8 +401,25 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         if (g[1] != 0) { rc = COMPI_ERR_NOMEM; goto out; }
     }
 
-    int intra_phases = opts->serial_intra ? nintra : nintra > 0;
-    int nphases = nrounds + intra_phases;
+    /* Phases: the tournament's rounds (serial: each of their pairs alone),
+     * then the intra pairs (all at once; serial: one node at a time). */
+    int ninter = nrounds;
+    if (opts->serial && nrounds > 0) {
+        serial_pairs = malloc((size_t)nrounds * (size_t)(M / 2) * 2 * sizeof *serial_pairs);
+        if (!serial_pairs) { rc = COMPI_ERR_NOMEM; goto out; }   /* same on every rank: same sizes */
+        ninter = 0;
+        for (int r = 0; r < nrounds; r++)
+            for (int a = 0; a < M; a++) {
+                int b = nc_round_partner(a, r, M);
+                if (a < b && b < nnodes && leader[a] >= 0 && leader[b] >= 0) {
+                    serial_pairs[2 * ninter] = a;
+                    serial_pairs[2 * ninter + 1] = b;
+                    ninter++;
+                }
+            }
+    }
+    int intra_phases = opts->serial ? nintra : nintra > 0;
+    int nphases = ninter + intra_phases;
     for (int ph = 0; ph < nphases; ph++) {
         double deadline = 0;
         if (opts->budget_s > 0) {
@@ -414,17 +433,20 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
             deadline = c.elapsed + left / (nphases - ph);
         }
         int partner = -1, initiator = 0, na = -1, nb = -1;
-        if (ph < nrounds) {
+        if (ph < ninter) {
             if (is_leader) {
-                int pn = nc_round_partner(mynode, ph, M);
-                if (pn < nnodes && leader[pn] >= 0) {
+                int pn = -1;
+                if (!serial_pairs) pn = nc_round_partner(mynode, ph, M);
+                else if (serial_pairs[2 * ph] == mynode) pn = serial_pairs[2 * ph + 1];
+                else if (serial_pairs[2 * ph + 1] == mynode) pn = serial_pairs[2 * ph];
+                if (pn >= 0 && pn < nnodes && leader[pn] >= 0) {
                     partner = leader[pn];
                     initiator = mynode < pn;
                     na = mynode;
                     nb = pn;
                 }
             }
-        } else if (myintra >= 0 && (!opts->serial_intra || ph - nrounds == myintra)) {
+        } else if (myintra >= 0 && (!opts->serial || ph - ninter == myintra)) {
             if (is_leader) {
                 partner = second[mynode];
                 initiator = 1;
@@ -442,8 +464,8 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         if (initiator && r.npoints > 0) res[nres++] = r;
         if (opts->verbose && c.rank == 0)
             fprintf(stderr, "netcal: %s %d/%d done: sizes up to %zu B, %.2f s so far\n",
-                    ph < nrounds ? "inter round" : "intra phase", ph < nrounds ? ph + 1 : ph - nrounds + 1,
-                    ph < nrounds ? nrounds : intra_phases, c.sizes[c.steps > 0 ? c.steps - 1 : 0], c.elapsed);
+                    ph < ninter ? (serial_pairs ? "inter pair" : "inter round") : "intra phase",
+                    ph < ninter ? ph + 1 : ph - ninter + 1, ph < ninter ? ninter : intra_phases, c.sizes[c.steps > 0 ? c.steps - 1 : 0], c.elapsed);
     }
 
     /* All results to rank 0, which builds the model and sends it to everyone. */
@@ -496,6 +518,7 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     if (seconds_spent) *seconds_spent = spent;
 out:
     if (rc != COMPI_OK) compi_net_free(out);
+    free(serial_pairs);
     free(all);
     free(counts);
     free(displs);

@@ -10,8 +10,8 @@
  *          rounds of N/2 disjoint pairs (N rounded up to even), so N nodes
  *          take O(N) rounds, not O(N^2) sequential pair measurements.
  *   intra  per node with at least two ranks: its leader and the next rank of
- *          that node, all nodes at once (or one node after the other with
- *          serial_intra), after the inter rounds.
+ *          that node, all nodes at once, after the inter rounds.
+ *   With opts->serial every pair is a phase of its own instead (one host).
  *   Sizes 2 B, 4 B, ... up to max_bytes (powers of two). Per size the median
  *   of `reps` round trips (fewer above 1 MiB, at least 3, or reps if fewer),
  *   one-way time = round trip / 2. A pair stops growing sizes once one
@@ -41,8 +41,9 @@ typedef struct {
     double max_rtt_s;  /* a pair stops growing once a round trip exceeds this; <= 0: no limit */
     double budget_s;   /* bound on the total time (rank 0's clock); <= 0: none */
     int verbose;       /* 1: rank 0 reports each phase on stderr; 2: each size too */
-    int serial_intra;  /* intra links one node at a time, not all at once: for fake
-                        * nodes sharing one host (their pairs would compete for its cores) */
+    int serial;        /* one pair at a time (inter pairs, then intra), not a round's
+                        * pairs at once: for fake nodes sharing one host, whose
+                        * concurrent pairs would compete for its cores */
 } compi_netcal_opts;
 
 /* `compi calibrate network` defaults: 128 MiB, 20 reps, 30 s round trips, no budget. */

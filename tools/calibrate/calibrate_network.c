@@ -176,7 +176,7 @@ int main(int argc, char **argv)
         }
     }
     o.verbose = quiet ? 0 : 1;
-    o.serial_intra = rpn > 0;   /* fake nodes share this host: one intra pair at a time */
+    o.serial = rpn > 0;   /* fake nodes share this host: one pair at a time */
 
     int nnodes, *node_of_rank;
     char (*names)[COMPI_NET_NAME_MAX];
