@@ -1,9 +1,10 @@
 /* Checks a heuristics file written by compi calibrate (tests/calibrate):
  *   check_heuristics codecs FILE
  *       loads; every class has candidates; every candidate has relations
- *   check_heuristics network FILE [--below BYTES]
- *       loads; inter node0-node1, intra node0 and node1, "* *" defaults for
- *       both classes; per link alpha > 0, >= 2 sizes, one-way time at the
+ *   check_heuristics network FILE [--nodes N] [--no-intra] [--below BYTES]
+ *       loads; an inter link for every pair of node0 .. node<N-1> (default
+ *       N = 2), intra links for each (unless --no-intra), "* *" defaults for
+ *       each class present; per link alpha > 0, >= 2 sizes, one-way time at the
  *       largest size above the least time of the smaller half of the sizes
  *       (robust to a noisy small size on a loaded machine). With --below (a budget-bounded
  *       run): the largest size < BYTES instead of the size checks (a budget
@@ -57,7 +58,7 @@ static const compi_net_link *exact(const compi_net_model *m, compi_link_class cl
     return l;
 }
 
-static int check_network(const char *path, double below)
+static int check_network(const char *path, int nodes, int intra, double below)
 {
     compi_net_model m;
     char err[512];
@@ -66,9 +67,18 @@ static int check_network(const char *path, double below)
         return 1;
     }
     printf("%s: source '%s', %d links\n", path, m.source, m.nlinks);
-    if (!exact(&m, COMPI_LINK_INTER, "node0", "node1")) fail("no inter link node0-node1", NULL);
-    if (!exact(&m, COMPI_LINK_INTRA, "node0", "node0")) fail("no intra link for node0", NULL);
-    if (!exact(&m, COMPI_LINK_INTRA, "node1", "node1")) fail("no intra link for node1", NULL);
+    char a[32], b[32], what[96];
+    for (int i = 0; i < nodes; i++) {
+        snprintf(a, sizeof a, "node%d", i);
+        for (int j = i + 1; j < nodes; j++) {
+            snprintf(b, sizeof b, "node%d", j);
+            snprintf(what, sizeof what, "no inter link %s-%s", a, b);
+            if (!exact(&m, COMPI_LINK_INTER, a, b)) fail(what, NULL);
+        }
+        snprintf(what, sizeof what, "no intra link for %s", a);
+        if (intra && !exact(&m, COMPI_LINK_INTRA, a, a)) fail(what, NULL);
+    }
+    if (m.nlinks != nodes * (nodes - 1) / 2 + (intra ? nodes : 0) + 1 + intra) fail("unexpected number of links", NULL);
     int dflt[2] = {0, 0};
     for (int i = 0; i < m.nlinks; i++) {
         const compi_net_link *l = &m.links[i];
@@ -93,7 +103,7 @@ static int check_network(const char *path, double below)
         }
     }
     if (dflt[COMPI_LINK_INTER] != 1) fail("no (or several) inter * * default", NULL);
-    if (dflt[COMPI_LINK_INTRA] != 1) fail("no (or several) intra * * default", NULL);
+    if (dflt[COMPI_LINK_INTRA] != intra) fail("intra * * default missing or unexpected", NULL);
     compi_net_free(&m);
     return failed;
 }
@@ -102,9 +112,16 @@ int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "codecs")) return check_codecs(argv[2]);
     if (argc >= 3 && !strcmp(argv[1], "network")) {
-        double below = argc >= 5 && !strcmp(argv[3], "--below") ? atof(argv[4]) : 0;
-        return check_network(argv[2], below);
+        int nodes = 2, intra = 1;
+        double below = 0;
+        for (int i = 3; i < argc; i++) {
+            if (!strcmp(argv[i], "--below") && i + 1 < argc) below = atof(argv[++i]);
+            else if (!strcmp(argv[i], "--nodes") && i + 1 < argc) nodes = atoi(argv[++i]);
+            else if (!strcmp(argv[i], "--no-intra")) intra = 0;
+            else return fprintf(stderr, "check_heuristics: bad option '%s'\n", argv[i]), 2;
+        }
+        return check_network(argv[2], nodes, intra, below);
     }
-    fprintf(stderr, "usage: check_heuristics codecs FILE | network FILE [--below BYTES]\n");
+    fprintf(stderr, "usage: check_heuristics codecs FILE | network FILE [--nodes N] [--no-intra] [--below BYTES]\n");
     return 2;
 }
