@@ -255,7 +255,8 @@ BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d)
 # seconds): bips3d lz4 (2.25x in 0.02 s; zstd 2.76x but 10x the time),
 # stem blosc-lz4 (1.22x; its species fields barely compress, lz4 and snappy
 # not at all), nas_is blosc-lz4 (2.5x: the byte shuffle suits integer keys),
-# stencil3d lz4 (8x, 4x cheaper than zstd's 10.5x). psrg: lz4 until measured.
+# stencil3d lz4 (8x, 4x cheaper than zstd's 10.5x), psrg lz4 (5.7x in 0.02 s;
+# blosc-lz4 7.7x in twice the time: the same net gain).
 bench_apps_default_codec() {
     case "$1" in
         nas_is|stem) echo blosc-lz4 ;;
@@ -506,6 +507,14 @@ bench_apps() {
     done
     for x in "${notes[@]}"; do echo "compi bench apps: $x"; done
 
+    # Timings on a busy machine are noise: say so up front (the table's
+    # min-max column shows how much).
+    local load cores
+    load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+    cores=$(nproc)
+    if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c / 2) }'; then
+        echo "compi bench apps: warning: load average $load on $cores cores before starting: expect noisy timings"
+    fi
     echo "=== compi bench apps: ${apps[*]} | ${mpis[*]} | ${rates[*]} | modes ${modes[*]} | $BA_REPS rep(s), scale $BA_SCALE | $nodes nodes x $ppn ranks ==="
     local rate rep i n=${#modes[@]} guided_ok
     for rate in "${rates[@]}"; do
@@ -607,7 +616,9 @@ for key in order:
         cods = sorted({r["codecs"] for r in rs if r["status"] == "OK" and r["codecs"] not in ("", "-", "?")})
         label = m + ("(%s)" % fixed.get(app, "?") if m == "fixed" else "")
         stat_s = "OK" if status == "OK" else ("n/a" if na else "FAIL %d/%d" % (nrun - nok, nrun))
-        rows.append((app, mpi, rate, label, "%.3f" % mt if mt is not None else "-",
+        ts = sorted(float(r["t"]) for r in rs if r["status"] == "OK")
+        spread = ("%.2f-%.2f" % (ts[0], ts[-1])) if len(ts) > 1 else ""
+        rows.append((app, mpi, rate, label, "%.3f" % mt if mt is not None else "-", spread,
                      "%.2f" % sp if sp else "-", stat_s, " | ".join(cods) if m in ("adaptive", "guided", "fixed") else ""))
         results.append("RESULT app=%s mpi=%s rate=%s mode=%s median_s=%s speedup=%s status=%s runs=%d/%d%s" % (
             app, mpi, rate, m, "%.6f" % mt if mt is not None else "NA", "%.3f" % sp if sp else "NA", status, nok, nrun,
@@ -617,9 +628,9 @@ for key in order:
                 notes.append("FAIL %s %s %s %s rep %s: %s (log %s)" % (app, mpi, rate, m, r["rep"], r["why"], r["log"]))
             elif r["status"] == "NA" and r is rs[0]:
                 notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, r["why"]))
-hdr = ("app", "mpi", "rate", "mode", "median s", "vs off", "status", "codecs used (by bytes)")
+hdr = ("app", "mpi", "rate", "mode", "median s", "min-max s", "vs off", "status", "codecs used (by bytes)")
 w = [max(len(str(r[i])) for r in rows + [hdr]) for i in range(len(hdr))]
-right = {4, 5}
+right = {4, 5, 6}
 fmt = lambda r: "  ".join(str(c).rjust(w[i]) if i in right else str(c).ljust(w[i]) for i, c in enumerate(r)).rstrip()
 print("=== compi bench apps: median of the apps' timed phase; vs off = off median / mode median (> 1: faster) ===")
 print(fmt(hdr))
