@@ -17,6 +17,7 @@
 #include "core/internal.h"
 #include "engine/estimate.h"
 #include "engine/model.h"
+#include "engine/trace.h"
 
 /* Observed/predicted times kept per link; the smallest is the correction,
  * since a late receiver can only make a send look slower than the link. */
@@ -46,7 +47,15 @@ static struct {
     uint64_t t0_ns;
     double calibrate_s;
     pthread_key_t scratch_key;
+    /* guided strategy */
+    compi_trace_writer *trace;
+    compi_rules *rules;
+    int rules_fallback;        /* COMPI_MODE=guided without usable rules: adaptive */
+    uint64_t rule_hits, rule_misses;
+    uint64_t trace_seq;
 } compi_E;
+
+extern char *program_invocation_short_name;
 
 static __thread void *compi_scratch;
 
@@ -126,6 +135,29 @@ static void compi_link_init(compi_link_state *l, const compi_net_link *model, co
     for (int c = 0; c < COMPI_CLASS_COUNT; c++) compi_window_init(&l->win[c], &compi_cfg.window);
 }
 
+/* Traces are written for `compi guide`; rules it wrote are read. Missing or
+ * stale rules are not fatal: the run goes on adaptively, with a warning. */
+static int compi_engine_open_guidance(void)
+{
+    char err[512];
+    const char *prog = program_invocation_short_name;
+    if (compi_cfg.mode == COMPI_MODE_TRACE) {
+        compi_E.trace = compi_trace_open(compi_cfg.trace_dir, compi_g.world_rank, compi_g.world_size, prog,
+                                         compi_E.node_names[compi_g.my_node], compi_cfg.trace_max, err, sizeof err);
+        if (!compi_E.trace) compi_die("COMPI_TRACE: %s", err);
+    }
+    if (compi_cfg.mode == COMPI_MODE_GUIDED) {
+        compi_E.rules = compi_rules_load(compi_cfg.rules_dir, compi_g.world_rank, compi_g.world_size, prog, err,
+                                         sizeof err);
+        if (!compi_E.rules) {
+            compi_E.rules_fallback = 1;
+            fprintf(stderr, "compi: rank %d: warning: COMPI_MODE=guided without usable rules (%s); deciding adaptively\n",
+                    compi_g.world_rank, err);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 int compi_engine_init(void)
 {
     compi_E.t0_ns = compi_now_ns();
@@ -150,6 +182,8 @@ int compi_engine_init(void)
     size_t floor = compi_cfg.min_bytes > 0 ? compi_cfg.min_bytes : 1;
     while (floor < ((size_t)1 << 40) && compi_net_time_us(dflt, (double)floor) < 20 * dflt->alpha_us) floor *= 2;
     compi_E.coll_floor = floor;
+    rc = compi_engine_open_guidance();
+    if (rc != MPI_SUCCESS) return rc;
     compi_E.ready = 1;
     compi_log(1, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
               compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor);
@@ -158,6 +192,12 @@ int compi_engine_init(void)
 
 void compi_engine_finalize(void)
 {
+    char err[512];
+    if (compi_E.trace && compi_trace_close(compi_E.trace, err, sizeof err) != COMPI_OK)
+        fprintf(stderr, "compi: rank %d: the trace is incomplete: %s\n", compi_g.world_rank, err);
+    compi_E.trace = NULL;
+    if (compi_E.rules) compi_rules_free(compi_E.rules);
+    compi_E.rules = NULL;
 }
 
 /* ------------------------------------------------------------------ deciding */
@@ -168,6 +208,22 @@ int compi_coll_may_compress(const compi_comm_info *ci, size_t size)
     if (ci->mode == COMPI_MODE_FIXED) return 1;
     return (ci->mode == COMPI_MODE_ADAPTIVE || ci->mode == COMPI_MODE_GUIDED) && compi_E.ready &&
            size >= compi_E.coll_floor;
+}
+
+/* The message as traces and rules name it. */
+static void compi_decision_message(const compi_decision *d, size_t size, size_t elem, compi_trace_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    m->comm_id = d->comm_id;
+    m->peer = d->peer;
+    m->tag = d->tag;
+    m->dtclass = (uint8_t)d->dtclass;
+    m->family = (uint8_t)d->fam;
+    m->link_cls = COMPI_LINK_INTER;
+    m->size = size;
+    m->elem_size = elem;
+    int node = d->peer_node >= 0 ? d->peer_node : compi_g.node_count;
+    snprintf(m->peer_node, sizeof m->peer_node, "%s", node < compi_g.node_count ? compi_E.node_names[node] : "*");
 }
 
 static void compi_decide_adaptive(compi_decision *d, const compi_comm_info *ci, size_t size)
@@ -207,9 +263,24 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     case COMPI_MODE_FIXED:
         d->codec = ci->codec;
         return;
-    case COMPI_MODE_ADAPTIVE:
-    case COMPI_MODE_GUIDED:
     case COMPI_MODE_TRACE:
+        /* raw, recorded once the data is contiguous */
+        d->trace = compi_E.trace != NULL;
+        return;
+    case COMPI_MODE_GUIDED:
+        if (compi_E.rules) {
+            compi_trace_msg m;
+            compi_decision_message(d, size, 1, &m);
+            const compi_codec *codec;
+            if (compi_rules_lookup(compi_E.rules, compi_trace_key(&m), &codec)) {
+                __atomic_fetch_add(&compi_E.rule_hits, 1, __ATOMIC_RELAXED);
+                d->codec = codec;
+                return;
+            }
+            __atomic_fetch_add(&compi_E.rule_misses, 1, __ATOMIC_RELAXED);
+        }
+        compi_decide_adaptive(d, ci, size);
+        return;
     default:
         compi_decide_adaptive(d, ci, size);
         return;
@@ -224,6 +295,13 @@ static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int d
 
 void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti)
 {
+    if (d->trace) {
+        compi_trace_msg m;
+        compi_decision_message(d, size, ti->elem_size, &m);
+        m.seq = __atomic_fetch_add(&compi_E.trace_seq, 1, __ATOMIC_RELAXED);
+        compi_trace_record(compi_E.trace, &m, src);
+        return;
+    }
     if (!d->evaluate || !d->link) return;
     compi_link_state *l = d->link;
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size);
@@ -379,6 +457,11 @@ char *compi_engine_report_json(void)
         }
         pthread_mutex_unlock(&l->lock);
     }
-    compi_sbuf_printf(&b, "]}");
+    compi_sbuf_printf(&b, "]");
+    if (compi_cfg.mode == COMPI_MODE_GUIDED)
+        compi_sbuf_printf(&b, ", \"guided\": {\"rules\": %zu, \"hits\": %llu, \"misses\": %llu, \"fallback\": %s}",
+                          compi_E.rules ? compi_rules_count(compi_E.rules) : 0, (unsigned long long)compi_E.rule_hits,
+                          (unsigned long long)compi_E.rule_misses, compi_E.rules_fallback ? "true" : "false");
+    compi_sbuf_printf(&b, "}");
     return b.buf;
 }
