@@ -324,8 +324,14 @@ if not tot:
                  if w.get("codec")})
     print(("chose " + "/".join(ch)) if ch else "-"); sys.exit(0)
 items = sorted(c.items(), key=lambda kv: -kv[1].get("bytes_in", 0))
-print(",".join("%s %d%%" % (k, round(100.0 * v.get("bytes_in", 0) / tot)) for k, v in items
-               if v.get("bytes_in", 0)))
+out = ",".join("%s %d%%" % (k, round(100.0 * v.get("bytes_in", 0) / tot)) for k, v in items if v.get("bytes_in", 0))
+# guided: ranks whose rules were missing or stale ran adaptive instead
+gd = [(x.get("engine") or {}).get("guided") for x in r.get("ranks", [])]
+gd = [x for x in gd if isinstance(x, dict)]
+fb = sum(1 for x in gd if x.get("fallback"))
+if fb:
+    out += " (%d rank(s) fell back to adaptive)" % fb
+print(out)
 PY
 }
 
@@ -405,23 +411,32 @@ bench_apps_fixed_codec() {  # APP
 
 # Trace run + `compi guide` for one app, mpi and rate; the rules land in the
 # trace directory (compi guide <dir> writes <dir>/rules.<rank>.txt).
-bench_apps_prepare_guided() {  # MPI RATE APP LIB -> 0 ok
+# Returns 0 ready, 1 failed, 2 not available (the library ran the trace mode
+# but wrote no trace: it accepts the mode name before it records anything);
+# the reason is in BA_GUIDED_WHY.
+bench_apps_prepare_guided() {  # MPI RATE APP LIB
     local mpi=$1 rate=$2 app=$3 lib=$4
     local dir=$BA_LOGS/guide.$app.$mpi.$rate
     rm -rf "$dir"; mkdir -p "$dir"
+    BA_GUIDED_WHY=""
     if ! bench_apps_run_one "$mpi" "$rate" "$app" trace 0 "$lib"; then
-        echo "  $app $mpi $rate: guided: the COMPI_MODE=trace run failed (log $BA_LOGS/$app.$mpi.$rate.trace.0.log)"
+        BA_GUIDED_WHY="the COMPI_MODE=trace run failed (log $BA_LOGS/$app.$mpi.$rate.trace.0.log)"
         return 1
     fi
-    if ! timeout "$BA_TIMEOUT" bash "$COMPI_TOOL" guide "$dir" >"$dir.guide.log" 2>&1; then
-        echo "  $app $mpi $rate: guided: \`compi guide $dir\` failed (log $dir.guide.log)"
+    if ! compgen -G "$dir/trace.*" >/dev/null; then
+        BA_GUIDED_WHY="the COMPI_MODE=trace run wrote no trace.<rank>.bin in $dir (libcompi does not record traces yet?)"
+        return 2
+    fi
+    # (COMPI_HEURISTICS in the caller's environment reaches compi guide too)
+    if ! timeout "$BA_TIMEOUT" bash "$COMPI_TOOL" guide "$dir" --mpi "$mpi" >"$dir.guide.log" 2>&1; then
+        BA_GUIDED_WHY="\`compi guide $dir\` failed: $(grep -m1 -i error "$dir.guide.log" || tail -n 1 "$dir.guide.log") (log $dir.guide.log)"
         return 1
     fi
     if ! compgen -G "$dir/rules.*" >/dev/null; then
-        echo "  $app $mpi $rate: guided: \`compi guide $dir\` wrote no rules.* files there (log $dir.guide.log)"
+        BA_GUIDED_WHY="\`compi guide $dir\` wrote no rules.* files there (log $dir.guide.log)"
         return 1
     fi
-    echo "  $app $mpi $rate: guided: traced and \`compi guide\` made $(compgen -G "$dir/rules.*" | wc -l) rule file(s)"
+    echo "  $app $mpi $rate: guided: traced, \`compi guide\` made $(compgen -G "$dir/rules.*" | wc -l) rule file(s)"
     return 0
 }
 
@@ -516,24 +531,28 @@ bench_apps() {
         echo "compi bench apps: warning: load average $load on $cores cores before starting: expect noisy timings"
     fi
     echo "=== compi bench apps: ${apps[*]} | ${mpis[*]} | ${rates[*]} | modes ${modes[*]} | $BA_REPS rep(s), scale $BA_SCALE | $nodes nodes x $ppn ranks ==="
-    local rate rep i n=${#modes[@]} guided_ok
+    local rate rep i n=${#modes[@]} guided_rc
     for rate in "${rates[@]}"; do
         BA_UP=1
         bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
         for mpi in "${mpis[@]}"; do
             for app in "${apps[@]}"; do
                 [[ -n ${have[$app.$mpi]:-} ]] || continue
-                guided_ok=1
+                guided_rc=0 BA_GUIDED_WHY=""
                 if [[ " ${modes[*]} " == *" guided "* && -z ${why_na[guided.$mpi]:-} ]]; then
-                    bench_apps_prepare_guided "$mpi" "$rate" "$app" "${lib_of[$mpi]}" || { guided_ok=0; BA_ANY_FAIL=1; }
+                    bench_apps_prepare_guided "$mpi" "$rate" "$app" "${lib_of[$mpi]}" || guided_rc=$?
+                    case $guided_rc in
+                        1) BA_ANY_FAIL=1; echo "  $app $mpi $rate: guided: FAIL: $BA_GUIDED_WHY" ;;
+                        2) echo "  $app $mpi $rate: guided: not available: $BA_GUIDED_WHY" ;;
+                    esac
                 fi
                 for ((rep = 1; rep <= BA_REPS; rep++)); do
                     for ((i = 0; i < n; i++)); do
                         mode=${modes[(i + rep - 1) % n]}
                         [[ -z ${why_na[$mode.$mpi]:-} ]] || continue
-                        if [[ $mode == guided && $guided_ok == 0 ]]; then
-                            printf '%s\t%s\t%s\t%s\t%s\tFAIL\tNA\t-\t-\t-\tno rules (trace or guide failed)\n' \
-                                "$app" "$mpi" "$rate" "$mode" "$rep" >>"$BA_RESULTS"
+                        if [[ $mode == guided && $guided_rc != 0 ]]; then
+                            printf '%s\t%s\t%s\t%s\t%s\t%s\tNA\t-\t-\t-\t%s\n' "$app" "$mpi" "$rate" "$mode" "$rep" \
+                                "$([[ $guided_rc == 2 ]] && echo NA || echo FAIL)" "no rules: $BA_GUIDED_WHY" >>"$BA_RESULTS"
                             continue
                         fi
                         bench_apps_run_one "$mpi" "$rate" "$app" "$mode" "$rep" "${lib_of[$mpi]}" || true
@@ -623,11 +642,17 @@ for key in order:
         results.append("RESULT app=%s mpi=%s rate=%s mode=%s median_s=%s speedup=%s status=%s runs=%d/%d%s" % (
             app, mpi, rate, m, "%.6f" % mt if mt is not None else "NA", "%.3f" % sp if sp else "NA", status, nok, nrun,
             (" codecs=%s" % ";".join(c.replace(" ", ":") for c in cods)) if cods and m != "off" else ""))
+        seen = {}   # one note per cause, naming the reps it hit
         for r in rs:
-            if r["status"] == "FAIL":
-                notes.append("FAIL %s %s %s %s rep %s: %s (log %s)" % (app, mpi, rate, m, r["rep"], r["why"], r["log"]))
-            elif r["status"] == "NA" and r is rs[0]:
-                notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, r["why"]))
+            if r["status"] in ("FAIL", "NA"):
+                seen.setdefault((r["status"], r["why"]), []).append(r)
+        for (st, why), rr in seen.items():
+            logs = [r["log"] for r in rr if r["log"] not in ("", "-")]
+            if st == "FAIL":
+                notes.append("FAIL %s %s %s %s rep %s: %s%s" % (app, mpi, rate, m, ",".join(r["rep"] for r in rr), why,
+                                                              (" (log %s)" % " ".join(logs)) if logs else ""))
+            else:
+                notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, why))
 hdr = ("app", "mpi", "rate", "mode", "median s", "min-max s", "vs off", "status", "codecs used (by bytes)")
 w = [max(len(str(r[i])) for r in rows + [hdr]) for i in range(len(hdr))]
 right = {4, 5, 6}

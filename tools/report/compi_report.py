@@ -265,7 +265,7 @@ def _ranges(nums):
 def engine_summary(doc):
     if not has_engine(doc):
         return "adaptive engine: not in this report (mode %s)" % doc.get("mode", "?")
-    lines = ["adaptive engine (mode %s):" % doc.get("mode", "?")]
+    lines = ["compression engine (mode %s):" % doc.get("mode", "?")]
     # Models: printed once when every rank uses the same ones.
     models = {}
     for r in doc["ranks"]:
@@ -310,7 +310,7 @@ def engine_summary(doc):
                      "%(compressed)s compressed; %(mistakes)s mistakes, %(restarts)s restarts, "
                      "%(reevaluations)s re-evaluations, %(backoffs)s back-offs" % tot)
     else:
-        lines.append("  windows: none (no inter-node message reached the engine)")
+        lines.append("  windows: none (no inter-node message went through the adaptive windows)")
     guided = [(r.get("rank"), r["engine"]["guided"]) for r in doc["ranks"]
               if isinstance(r.get("engine"), dict) and isinstance(r["engine"].get("guided"), dict)]
     if guided:
