@@ -18,6 +18,7 @@
 #include "engine/estimate.h"
 #include "engine/model.h"
 #include "engine/trace.h"
+#include "netcal/netcal.h"
 
 /* Observed/predicted times kept per link; the smallest is the correction,
  * since a late receiver can only make a send look slower than the link. */
@@ -103,27 +104,45 @@ static void compi_engine_load_models(void)
     }
 }
 
-/* Node names as the network model knows them: the processor name of the
- * node's first rank, or node<k> for COMPI_DEBUG_RANKS_PER_NODE nodes (as
- * `compi calibrate network --ranks-per-node` names them). */
+/* Node names as the network model knows them, from the same code as
+ * `compi calibrate network` (processor names; node<k> for
+ * COMPI_DEBUG_RANKS_PER_NODE nodes), so a heuristics file's pairs match. */
 static int compi_engine_node_names(void)
 {
-    int n = compi_g.world_size;
-    char (*all)[MPI_MAX_PROCESSOR_NAME] = calloc((size_t)n, sizeof *all);
-    compi_E.node_names = calloc((size_t)compi_g.node_count + 1, sizeof *compi_E.node_names);
-    if (!all || !compi_E.node_names) return MPI_ERR_NO_MEM;
-    char mine[MPI_MAX_PROCESSOR_NAME] = {0};
-    int len = 0;
-    PMPI_Get_processor_name(mine, &len);
-    int rc = PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-                            MPI_COMM_WORLD);
-    for (int r = n - 1; rc == MPI_SUCCESS && r >= 0; r--) {
-        int node = compi_g.node_of_world[r];
-        if (compi_cfg.ranks_per_node > 0) snprintf(compi_E.node_names[node], COMPI_NET_NAME_MAX, "node%d", node);
-        else snprintf(compi_E.node_names[node], COMPI_NET_NAME_MAX, "%.*s", COMPI_NET_NAME_MAX - 1, all[r]);
+    int nnodes = 0, *node_of_rank = NULL;
+    int rc = compi_netcal_node_map(MPI_COMM_WORLD, compi_cfg.ranks_per_node, &nnodes, &node_of_rank,
+                                   &compi_E.node_names);
+    if (rc != COMPI_OK) return rc == COMPI_ERR_NOMEM ? MPI_ERR_NO_MEM : (rc < 0 ? MPI_ERR_OTHER : rc);
+    int same = nnodes == compi_g.node_count;
+    for (int r = 0; same && r < compi_g.world_size; r++) same = node_of_rank[r] == compi_g.node_of_world[r];
+    free(node_of_rank);
+    if (!same) compi_die("internal: the node map of the network model differs from compi's");
+    return MPI_SUCCESS;
+}
+
+/* COMPI_CALIBRATE=init: measure this job's network now (bounded to ~0.5 s)
+ * instead of reading network.txt. */
+static int compi_engine_calibrate(void)
+{
+    compi_netcal_opts o;
+    compi_netcal_opts_init(&o);
+    o.serial = compi_cfg.ranks_per_node > 0;
+    compi_net_model m;
+    int rc = compi_netcal_measure(MPI_COMM_WORLD, compi_g.node_count, compi_g.node_of_world,
+                                  (const char (*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &compi_E.calibrate_s);
+    if (rc != COMPI_OK) {
+        if (compi_g.world_rank == 0)
+            fprintf(stderr, "compi: warning: COMPI_CALIBRATE=init failed (%d); using %s\n", rc, compi_E.net.source);
+        return MPI_SUCCESS;
     }
-    free(all);
-    return rc;
+    compi_net_model dflt = compi_E.net;
+    compi_E.net = m;
+    snprintf(compi_E.net.source, sizeof compi_E.net.source, "measured at MPI_Init in %.3f s", compi_E.calibrate_s);
+    for (int i = 0; i < dflt.nlinks; i++)
+        if (!compi_net_find(&compi_E.net, dflt.links[i].cls, NULL, NULL)) compi_net_add(&compi_E.net, &dflt.links[i]);
+    compi_net_free(&dflt);
+    compi_log(1, "network calibrated at MPI_Init in %.3f s", compi_E.calibrate_s);
+    return MPI_SUCCESS;
 }
 
 static void compi_link_init(compi_link_state *l, const compi_net_link *model, const char *a, const char *b)
@@ -165,6 +184,7 @@ int compi_engine_init(void)
     compi_engine_load_models();
     int rc = compi_engine_node_names();
     if (rc != MPI_SUCCESS) return rc;
+    if (compi_cfg.calibrate_init && (rc = compi_engine_calibrate()) != MPI_SUCCESS) return rc;
     compi_E.nlinks = compi_g.node_count + 1;
     compi_E.links = calloc((size_t)compi_E.nlinks, sizeof *compi_E.links);
     if (!compi_E.links) return MPI_ERR_NO_MEM;
