@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "compi.h"
+#include "engine/estimate.h"
 #include "engine/model.h"
 #include "engine/trace.h"
 
@@ -147,7 +148,9 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
         double r = in / out;
         double tc = us_per_byte / e->nsamples * S;
         double td = tc * compi_codec_model_d_over_c(cm, cands[k], e->msg.dtclass, r);
-        double sp = t_raw / (compi_net_time_us(link, S / r) + tc + td);
+        /* the very formula the runtime uses (engine/estimate.h) */
+        compi_estimate_ctx x = {link, 1.0, cm, e->msg.dtclass, e->msg.elem_size, 0};
+        double sp = compi_estimate_speedup(&x, cands[k], e->msg.size, r, tc);
         if (o->verbose > 1)
             printf("    %016llx %-10s ratio %8.2f  T_c %10.1f us  T_d %10.1f us  speedup %.3f\n",
                    (unsigned long long)e->key, cands[k]->name, r, tc, td, sp);
