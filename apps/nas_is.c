@@ -23,7 +23,9 @@
  *
  * Sizes: --class S|W|A|B|C sets NPB's TOTAL_KEYS and MAX_KEY; --scale
  * multiplies TOTAL_KEYS. The default (no --class) is 2^21 keys up to 2^19,
- * 10 iterations: class A's key range, a quarter of its keys.
+ * 10 iterations: class A's key range, a quarter of its keys. Every rank
+ * generates TOTAL_KEYS / ranks keys (NPB requires a power of two; here any
+ * rank count works, the total rounded down to a multiple of it).
  *
  * bytes_sent counts the keys and counts each rank sends to other ranks during
  * the timed iterations (the bucket-size reduction is not counted). */
