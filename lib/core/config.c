@@ -14,7 +14,7 @@ extern char **environ;
 static const char *const compi_known_vars[] = {
     "COMPI_MODE", "COMPI_CODEC", "COMPI_MIN_BYTES", "COMPI_LEVEL", "COMPI_REPORT",
     "COMPI_VERBOSE", "COMPI_DEBUG_RANKS_PER_NODE", "COMPI_HEURISTICS", "COMPI_CALIBRATE",
-    "COMPI_ADAPT_REEVAL", "COMPI_ADAPT_MISTAKES", "COMPI_ADAPT_BACKOFF", "COMPI_ADAPT_MIN_SPEEDUP",
+    "COMPI_ADAPT_REEVAL", "COMPI_ADAPT_REEVAL_BYTES", "COMPI_ADAPT_MISTAKES", "COMPI_ADAPT_BACKOFF", "COMPI_ADAPT_MIN_SPEEDUP",
     "COMPI_ADAPT_SAMPLE", "COMPI_ADAPT_REFRESH", "COMPI_TRACE", "COMPI_TRACE_MAX", "COMPI_RULES", NULL
 };
 
@@ -141,6 +141,11 @@ static int compi_config_load_engine(compi_config *cfg, char *err, size_t errlen)
             return COMPI_ERR_CONFIG;
         }
         cfg->window.reeval_after = cfg->window.recheck_after = (unsigned)n;
+    }
+    if ((v = getenv("COMPI_ADAPT_REEVAL_BYTES")) && *v &&
+        (compi_parse_size(v, &cfg->window.reeval_bytes) != COMPI_OK || cfg->window.reeval_bytes == 0)) {
+        snprintf(err, errlen, "COMPI_ADAPT_REEVAL_BYTES='%s' is not valid; expected a positive byte count such as 16M (default)", v);
+        return COMPI_ERR_CONFIG;
     }
     if ((v = getenv("COMPI_ADAPT_MISTAKES")) && *v) {
         if (compi_parse_int(v, 1, (int)cfg->window.history, &n) != COMPI_OK) {

@@ -7,6 +7,7 @@ void compi_window_params_default(compi_window_params *p)
     p->floor = 2048;
     p->reeval_after = 1000;
     p->recheck_after = 1000;
+    p->reeval_bytes = (size_t)16 << 20;
     p->history = 16;
     p->restart_mistakes = 4;
     p->backoff_restarts = 3;
@@ -21,6 +22,7 @@ static void compi_window_open(compi_window *w, const compi_window_params *p)
     w->yes_len = SIZE_MAX;
     w->codec = NULL;
     w->raw_run = w->compressed_run = 0;
+    w->raw_bytes_run = w->compressed_bytes_run = 0;
     w->outcomes = 0;
     w->outcomes_len = 0;
 }
@@ -73,16 +75,20 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
     if (size < p->floor || compi_window_backing_off(w, now_s)) {
         a = COMPI_WIN_RAW;
     } else if (size >= w->yes_len) {
-        if (++w->compressed_run >= p->recheck_after) {
+        w->compressed_bytes_run += size;
+        if (++w->compressed_run >= p->recheck_after || w->compressed_bytes_run >= p->reeval_bytes) {
             /* the data may have changed: evaluate one, which may pick another codec */
             w->compressed_run = 0;
+            w->compressed_bytes_run = 0;
             a = COMPI_WIN_EVALUATE;
         } else {
             a = COMPI_WIN_COMPRESS;
         }
     } else if (size < w->no_len) {
-        if (++w->raw_run >= p->reeval_after) {
+        w->raw_bytes_run += size;
+        if (++w->raw_run >= p->reeval_after || w->raw_bytes_run >= p->reeval_bytes) {
             w->raw_run = 0;
+            w->raw_bytes_run = 0;
             w->no_len = p->floor;
             w->reevaluations++;
             a = COMPI_WIN_EVALUATE;
@@ -110,6 +116,7 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
         return;
     }
     w->raw_run = 0;
+    w->raw_bytes_run = 0;
     if (size < w->yes_len) w->yes_len = size;
     if (w->no_len > w->yes_len) w->no_len = w->yes_len;
     w->codec = best;

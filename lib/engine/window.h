@@ -11,7 +11,8 @@
  * mistake; many mistakes restart the study; many restarts in a short time
  * switch compression off for a back-off period. After reeval_after raw
  * messages in a row the lower threshold is reopened, in case it was set too
- * high.
+ * high (or after reeval_bytes of them: big messages cost an evaluation
+ * per 16 MiB by default, well under 1% of sending them).
  *
  * Pure logic: no MPI, no clock, no locking (time is passed in, the caller
  * serialises), so unit tests replay decision sequences deterministically. */
@@ -26,6 +27,9 @@ typedef struct {
     size_t floor;              /* smaller messages always go raw (COMPI_MIN_BYTES) */
     unsigned reeval_after;     /* raw messages in a row before reopening (COMPI_ADAPT_REEVAL) */
     unsigned recheck_after;    /* compressed messages in a row before one is re-evaluated */
+    size_t reeval_bytes;       /* ... or this many bytes of them, whichever comes first, so that
+                                  big messages are re-examined within seconds, not after 1000
+                                  of them (COMPI_ADAPT_REEVAL_BYTES) */
     unsigned history;          /* compressed outcomes remembered, <= 32 */
     unsigned restart_mistakes; /* mistakes within history that restart the study (COMPI_ADAPT_MISTAKES) */
     unsigned backoff_restarts; /* restarts within restart_period_s that trigger a back-off */
@@ -46,6 +50,7 @@ typedef struct {
     size_t no_len, yes_len;        /* yes_len == SIZE_MAX: no compressed zone yet */
     const compi_codec *codec;      /* the yes zone's codec */
     unsigned raw_run, compressed_run;
+    size_t raw_bytes_run, compressed_bytes_run;
     uint32_t outcomes;             /* bit i = mistake of the i-th latest compressed message */
     unsigned outcomes_len;
     double restart_at[COMPI_WINDOW_MAX_RESTARTS];

@@ -63,6 +63,7 @@ static void test_window_reevaluation(void)
     compi_window_params p;
     compi_window_params_default(&p);
     p.reeval_after = 100;
+    p.reeval_bytes = SIZE_MAX; /* by count first */
     compi_window w;
     compi_window_init(&w, &p);
     CHECK(compi_window_classify(&w, &p, 8 * MiB, 0) == COMPI_WIN_EVALUATE, "first evaluates");
@@ -72,16 +73,23 @@ static void test_window_reevaluation(void)
     CHECK(evaluations == 0, "99 raw messages below no are not evaluated (%d)", evaluations);
     CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE, "the 100th raw message is re-evaluated");
     CHECK(w.reevaluations == 1 && w.no_len == p.floor, "lower threshold reopened (%zu)", w.no_len);
+    /* big messages re-open the window by bytes long before 100 of them */
+    p.reeval_bytes = 16 * MiB;
+    compi_window_evaluated(&w, &p, 64 * MiB, NULL, 1.0);
+    int n = 0;
+    while (compi_window_classify(&w, &p, 8 * MiB, 0) == COMPI_WIN_RAW) n++;
+    CHECK(n == 1 && w.reevaluations == 2, "16 MiB of raw 8 MiB messages re-evaluate (after %d raw)", n);
     /* messages below the floor never count towards re-evaluation */
     compi_window_evaluated(&w, &p, MiB, NULL, 1.0);
     for (int i = 0; i < 1000; i++) compi_window_classify(&w, &p, 100, 0);
-    CHECK(w.reevaluations == 1, "floor messages do not trigger re-evaluation");
+    CHECK(w.reevaluations == 2, "floor messages do not trigger re-evaluation");
 }
 
 static void test_window_mistakes_and_backoff(void)
 {
     compi_window_params p;
     compi_window_params_default(&p); /* 4 of 16 restart, 3 restarts in 30 s back off 10 s */
+    p.reeval_bytes = SIZE_MAX;        /* no re-checks in between */
     compi_window w;
     compi_window_init(&w, &p);
     double t = 0;
@@ -128,6 +136,7 @@ static void test_window_recheck_and_timeline(void)
     compi_window_params p;
     compi_window_params_default(&p);
     p.recheck_after = 50;
+    p.reeval_bytes = SIZE_MAX;
     compi_window w;
     compi_window_init(&w, &p);
     compi_window_classify(&w, &p, MiB, 0);
