@@ -20,7 +20,9 @@
  *
  * Per codec, data set and size: the compression ratio, compress and
  * decompress speed, each the median of several timed runs (a run repeats the
- * call until it lasts a few ms, so small buffers time well).
+ * call until it lasts a few ms, so small buffers time well), timed in the
+ * thread's CPU time so a busy shared machine does not skew them (--wall for
+ * wall-clock time).
  *
  * Candidates (per class, at most 4): a codec is a candidate when it is the
  * fastest way to deliver some buffer of the class over some network, i.e. for
@@ -111,6 +113,18 @@ static double cc_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The codec timer: this thread's CPU time (every codec runs in the calling
+ * thread), so other processes on a shared machine do not inflate codec
+ * times; on a dedicated node it equals wall time. --wall: CLOCK_MONOTONIC. */
+static int cc_wall_clock;
+
+static double cc_codec_now(void)
+{
+    struct timespec ts;
+    clock_gettime(cc_wall_clock ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -252,18 +266,18 @@ static long long cc_decompress(cc_job *j)
  * lasts min_run_s (at most 1000 calls). */
 static double cc_time(const cc_ctx *c, cc_job *j, long long (*op)(cc_job *))
 {
-    double t0 = cc_now();
+    double t0 = cc_codec_now();
     op(j);
-    double one = cc_now() - t0;
+    double one = cc_codec_now() - t0;
     int k = one > 0 ? (int)ceil(c->min_run_s / one) : 1000;
     if (k < 1) k = 1;
     if (k > 1000) k = 1000;
     double v[64];
     int reps = c->reps > 64 ? 64 : c->reps;
     for (int r = 0; r < reps; r++) {
-        t0 = cc_now();
+        t0 = cc_codec_now();
         for (int i = 0; i < k; i++) op(j);
-        v[r] = (cc_now() - t0) / k;
+        v[r] = (cc_codec_now() - t0) / k;
     }
     return cc_median(v, reps);
 }
@@ -512,7 +526,8 @@ static void cc_full_table(const cc_ctx *c, cc_str *out)
     }
 }
 
-/* The body of compi_codec_model_default() for lib/engine/model_default.c. */
+/* The model as C, for the body of compi_codec_model_default() in
+ * lib/engine/model_default.c. */
 static void cc_print_c(const compi_codec_model *m)
 {
     static const char *const var[COMPI_CLASS_COUNT] = {"bytes", "ints", "floats", "doubles"};
@@ -523,13 +538,14 @@ static void cc_print_c(const compi_codec_model *m)
         for (int i = 0; i < m->ncandidates[cls]; i++) printf("\"%s\", ", m->candidates[cls][i]->name);
         printf("NULL};\n");
     }
-    for (int cls = 0; cls < COMPI_CLASS_COUNT; cls++)
-        printf("    compi_model_add_candidates(m, %s, %s);\n", cname[cls], var[cls]);
+    printf("    /* codec, class (-1 = any), ratio bucket [lo, hi), T_decompress / T_compress */\n");
+    printf("    static const compi_model_relation_row relations[] = {\n");
     for (int i = 0; i < m->nrelations; i++) {
         const compi_codec_relation *r = &m->relations[i];
-        printf("    compi_model_add_relation(m, \"%s\", %s, %g, %g, %.4f);\n", r->codec->name,
-               r->dtclass < 0 ? "-1" : cname[r->dtclass], r->ratio_lo, r->ratio_hi, r->d_over_c);
+        printf("        {\"%s\", %s, %g, %g, %.4f},\n", r->codec->name, r->dtclass < 0 ? "-1" : cname[r->dtclass],
+               r->ratio_lo, r->ratio_hi, r->d_over_c);
     }
+    printf("    };\n");
 }
 
 /* ------------------------------------------------------------ main */
@@ -538,7 +554,7 @@ static void cc_usage(FILE *f)
 {
     fprintf(f,
             "usage: compi_calibrate_codecs [-o PATH] [--quick] [--reps N] [--sizes LIST] [--codecs LIST]\n"
-            "                              [--files F1 F2 ... --class CLASS] [--print-c] [--quiet]\n"
+            "                              [--files F1 F2 ... --class CLASS] [--print-c] [--wall] [--quiet]\n"
             "  -o PATH        codec heuristics file to write (default ./codecs.txt)\n"
             "  --quick        2 sizes (100 KB, 400 KB), 3 timed runs of >= 0.5 ms: seconds, not minutes\n"
             "  --reps N       timed runs per measurement, median kept (default 5)\n"
@@ -549,6 +565,8 @@ static void cc_usage(FILE *f)
             "                 other classes still use the synthetic sets\n"
             "  --class CLASS  datatype class of the --files: byte, int, float or double\n"
             "  --print-c      also print the model as C (for lib/engine/model_default.c)\n"
+            "  --wall         time codecs by wall clock (default: the thread's CPU time, which\n"
+            "                 other processes on a shared machine do not inflate)\n"
             "  --quiet        no progress, no summary\n",
             compi_codec_names());
 }
@@ -582,6 +600,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--print-c")) print_c = 1;
         else if (!strcmp(a, "--quiet")) c.quiet = 1;
+        else if (!strcmp(a, "--wall")) cc_wall_clock = 1;
         else if (!strcmp(a, "--reps") && v && atoi(v) >= 1) { reps = atoi(v); i++; }
         else if (!strcmp(a, "--sizes") && v) { size_list = v; i++; }
         else if (!strcmp(a, "--codecs") && v) { codec_list = v; i++; }
@@ -653,6 +672,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < c.nsizes; i++) cc_printf(&com, " %zu", c.sizes[i]);
     cc_printf(&com, " B; median of %d timed runs (each >= %.1f ms of repeated calls); level 0 (codec default)\n",
               c.reps, c.min_run_s * 1e3);
+    cc_printf(&com, "timer: %s\n", cc_wall_clock ? "wall clock (CLOCK_MONOTONIC)"
+                                                  : "thread CPU time (CLOCK_THREAD_CPUTIME_ID; = wall time on an idle core)");
     cc_printf(&com, "data sets:");
     for (int s = 0, col = 10; s < c.nsets; s++) {
         char item[128];
