@@ -384,9 +384,11 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     fi
     cs=$(sed -n 's/^RESULT .*checksum=\([0-9a-fA-F]*\).*/\1/p' "$log" | tail -n 1)
     if (( rc == 124 || rc == 137 )); then status=FAIL why="killed after ${BA_TIMEOUT}s"
-    elif (( rc != 0 )); then status=FAIL why="exit $rc"
+    elif [[ -n $appline && $check != OK ]]; then
+        status=FAIL why="check=${check:-?}: $(grep -m1 '^CHECK ' "$log" || echo 'no CHECK line')"
+    elif (( rc != 0 )); then
+        status=FAIL why="exit $rc$(grep -m1 -iE 'error|abort|signal' "$log" | sed 's/^/: /' | cut -c1-160)"
     elif [[ -z $t ]]; then status=FAIL why="no APP line"
-    elif [[ $check != OK ]]; then status=FAIL why="check=${check:-?}"
     fi
     [[ $status == OK ]] || { t=${t:-NA}; BA_ANY_FAIL=1; }
     local used="-"
@@ -632,7 +634,9 @@ for key in order:
         status = "not_available" if na else ("OK" if nok == nrun else "FAIL")
         mt = med.get(m)
         sp = (base / mt) if (base and mt and not na) else None
-        cods = sorted({r["codecs"] for r in rs if r["status"] == "OK" and r["codecs"] not in ("", "-", "?")})
+        # per distinct outcome of the reps; "-" = the report shows nothing compressed
+        cods = sorted({("raw" if r["codecs"] == "-" else r["codecs"]) for r in rs
+                       if r["status"] == "OK" and r["codecs"] not in ("", "?")})
         label = m + ("(%s)" % fixed.get(app, "?") if m == "fixed" else "")
         stat_s = "OK" if status == "OK" else ("n/a" if na else "FAIL %d/%d" % (nrun - nok, nrun))
         ts = sorted(float(r["t"]) for r in rs if r["status"] == "OK")
