@@ -5,7 +5,7 @@
  * cluster (one rank per node).
  *
  *   mpirun -np N compi_calibrate_network [-o network.txt] [--max-bytes 128M]
- *          [--reps 20] [--max-rtt 30] [--budget 0] [--ranks-per-node K] [--quiet]
+ *          [--reps 20] [--max-rtt 30] [--budget 0] [--ranks-per-node K] [--serial] [--quiet]
  *
  * Nodes: ranks sharing memory (MPI_COMM_TYPE_SHARED), named by
  * MPI_Get_processor_name of their lowest rank; --ranks-per-node K fakes nodes
@@ -23,14 +23,17 @@ static void cn_usage(FILE *f)
 {
     fprintf(f,
             "usage: compi_calibrate_network [-o PATH] [--max-bytes SIZE] [--reps N] [--max-rtt SEC]\n"
-            "                               [--budget SEC] [--ranks-per-node K] [--quiet]\n"
+            "                               [--budget SEC] [--ranks-per-node K] [--serial] [--quiet]\n"
             "  -o PATH            network heuristics file to write (default ./network.txt)\n"
             "  --max-bytes SIZE   largest message, power-of-two sizes from 2 B (default 128M;\n"
             "                     suffixes K, M, G = KiB, MiB, GiB)\n"
             "  --reps N           round trips per size, median kept (default 20; fewer above 1 MiB)\n"
             "  --max-rtt SEC      a pair stops growing sizes after a round trip this long (default 30)\n"
             "  --budget SEC       bound on the whole measurement (default 0 = none)\n"
-            "  --ranks-per-node K fake nodes node0, node1, ... of K ranks each (testing on one host)\n"
+            "  --ranks-per-node K fake nodes node0, node1, ... of K ranks each (testing on one host;\n"
+            "                     implies --serial)\n"
+            "  --serial           one node pair at a time instead of a round's pairs at once: for\n"
+            "                     nodes sharing one host's cores (an emulated cluster)\n"
             "  --quiet            no progress and no table (the file is still written)\n"
             "Run with one rank per node (two on a node to measure its intra-node link).\n");
 }
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
     const char *out_path = "network.txt";
-    int rpn = 0, quiet = 0;
+    int rpn = 0, quiet = 0, serial = 0;
     compi_netcal_opts o;
     compi_netcal_opts_tool(&o);
     for (int i = 1; i < argc; i++) {
@@ -163,6 +166,8 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--serial")) {
+            serial = 1;
         } else {
             bad = 1;
         }
@@ -176,7 +181,7 @@ int main(int argc, char **argv)
         }
     }
     o.verbose = quiet ? 0 : 1;
-    o.serial = rpn > 0;   /* fake nodes share this host: one pair at a time */
+    o.serial = serial || rpn > 0;   /* fake nodes share this host: one pair at a time */
 
     int nnodes, *node_of_rank;
     char (*names)[COMPI_NET_NAME_MAX];
@@ -237,8 +242,9 @@ int main(int argc, char **argv)
                      "sizes 2 B .. %zu B (powers of two), median of %d round trips per size (fewer above\n"
                      "1 MiB, at least 3), max round trip %g s, budget %g s (0 = none); one-way = round trip / 2;\n"
                      "\"* *\" links: per size the median over the measured pairs of the class.\n"
-                     "measured in %.2f s",
-                     o.max_bytes, o.reps, o.max_rtt_s, o.budget_s, spent);
+                     "pairs measured %s; measured in %.2f s",
+                     o.max_bytes, o.reps, o.max_rtt_s, o.budget_s,
+                     o.serial ? "one at a time (--serial: nodes share a host)" : "a tournament round at a time", spent);
             char day[16];
             strftime(day, sizeof day, "%Y-%m-%d", localtime(&now));
             /* at most 5 words: compi_net_load rejects longer source lines */

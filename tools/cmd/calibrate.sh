@@ -36,7 +36,7 @@ usage: compi calibrate network [--mpi openmpi|mpich] [--np N] [-o FILE]
                              intra-node links)
             compi_calibrate_network args: --max-bytes SIZE (default 128M)
                 --reps N (20)  --max-rtt SEC (30)  --budget SEC (none)
-                --ranks-per-node K  --quiet
+                --ranks-per-node K  --serial (always on with --vcluster)  --quiet
             At 100 Mbit/s a 128 MiB message takes ~11 s each way: the default
             run is a few minutes per node pair; --max-bytes 32M is quicker.
   codecs    every codec on synthetic data (int/float/double/byte classes,
@@ -103,8 +103,14 @@ calibrate_network() {
     echo "=== compi calibrate network: $mpi, $nodes emulated nodes x $ppn ranks at $rate -> $out ==="
     local -a vflags
     mapfile -t vflags < <(bench_vcluster_launch_flags "$mpi")
+    # Open MPI binds each node's first rank to core 0 -- on the emulated
+    # cluster every "node" is this host, so all leaders would share one core
+    # and each round trip would wait for a scheduler tick (~4 ms latency).
+    [[ $mpi == openmpi ]] && vflags+=(--bind-to none)
+    # --serial: the emulated nodes share this host's cores, so pairs measured
+    # at once would slow each other down (real nodes measure a round at once).
     bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi" -- \
-        "${vflags[@]}" -np $((nodes * ppn)) "$bin" -o "$out" "${args[@]}"
+        "${vflags[@]}" -np $((nodes * ppn)) "$bin" -o "$out" --serial "${args[@]}"
 }
 
 calibrate_codecs() {
