@@ -401,8 +401,10 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         if (g[1] != 0) { rc = COMPI_ERR_NOMEM; goto out; }
     }
 
-    /* Phases: the tournament's rounds (serial: each of their pairs alone),
-     * then the intra pairs (all at once; serial: one node at a time). */
+    /* Phases: the intra pairs first (all at once; serial: one node at a
+     * time) -- shared memory is quick, so under a budget they leave nearly
+     * all of it to the inter pairs, which matter more -- then the
+     * tournament's rounds (serial: each of their pairs alone). */
     int ninter = nrounds;
     if (opts->serial && nrounds > 0) {
         serial_pairs = malloc((size_t)nrounds * (size_t)(M / 2) * 2 * sizeof *serial_pairs);
@@ -433,12 +435,13 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
             deadline = c.elapsed + left / (nphases - ph);
         }
         int partner = -1, initiator = 0, na = -1, nb = -1;
-        if (ph < ninter) {
+        int inter = ph >= intra_phases, ip = ph - intra_phases;   /* ip: index among inter phases */
+        if (inter) {
             if (is_leader) {
                 int pn = -1;
-                if (!serial_pairs) pn = nc_round_partner(mynode, ph, M);
-                else if (serial_pairs[2 * ph] == mynode) pn = serial_pairs[2 * ph + 1];
-                else if (serial_pairs[2 * ph + 1] == mynode) pn = serial_pairs[2 * ph];
+                if (!serial_pairs) pn = nc_round_partner(mynode, ip, M);
+                else if (serial_pairs[2 * ip] == mynode) pn = serial_pairs[2 * ip + 1];
+                else if (serial_pairs[2 * ip + 1] == mynode) pn = serial_pairs[2 * ip];
                 if (pn >= 0 && pn < nnodes && leader[pn] >= 0) {
                     partner = leader[pn];
                     initiator = mynode < pn;
@@ -446,7 +449,7 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
                     nb = pn;
                 }
             }
-        } else if (myintra >= 0 && (!opts->serial || ph - ninter == myintra)) {
+        } else if (myintra >= 0 && (!opts->serial || ph == myintra)) {
             if (is_leader) {
                 partner = second[mynode];
                 initiator = 1;
@@ -464,8 +467,8 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         if (initiator && r.npoints > 0) res[nres++] = r;
         if (opts->verbose && c.rank == 0)
             fprintf(stderr, "netcal: %s %d/%d done: sizes up to %zu B, %.2f s so far\n",
-                    ph < ninter ? (serial_pairs ? "inter pair" : "inter round") : "intra phase",
-                    ph < ninter ? ph + 1 : ph - ninter + 1, ph < ninter ? ninter : intra_phases, c.sizes[c.steps > 0 ? c.steps - 1 : 0], c.elapsed);
+                    inter ? (serial_pairs ? "inter pair" : "inter round") : "intra phase",
+                    inter ? ip + 1 : ph + 1, inter ? ninter : intra_phases, c.sizes[c.steps > 0 ? c.steps - 1 : 0], c.elapsed);
     }
 
     /* All results to rank 0, which builds the model and sends it to everyone. */

@@ -10,7 +10,8 @@
  *          rounds of N/2 disjoint pairs (N rounded up to even), so N nodes
  *          take O(N) rounds, not O(N^2) sequential pair measurements.
  *   intra  per node with at least two ranks: its leader and the next rank of
- *          that node, all nodes at once, after the inter rounds.
+ *          that node, all nodes at once, before the inter rounds (quick over
+ *          shared memory, so a budget goes mostly to the inter pairs).
  *   With opts->serial every pair is a phase of its own instead (one host).
  *   Sizes 2 B, 4 B, ... up to max_bytes (powers of two). Per size the median
  *   of `reps` round trips (fewer above 1 MiB, at least 3, or reps if fewer),
@@ -19,7 +20,7 @@
  *   Defaults "* *": per size the median over the measured pairs of a class.
  *
  * Time budget: budget_s bounds the whole measurement. It is shared out over
- * the remaining phases (rounds, then the intra phase) as they start; a phase
+ * the remaining phases (the intra phase, then the rounds) as they start; a phase
  * stops growing sizes when the next size (predicted at twice the last
  * size's time) would overrun its share. Decisions use rank 0's clock and are
  * agreed by an allreduce after every size, so all ranks stop together.
