@@ -217,8 +217,17 @@ static int compi_next_line(FILE *f, compi_parse_ctx *p, char *line, size_t cap)
     return 1;
 }
 
+/* "source <free text>": the value is taken whole, '#' and blanks included. */
+static int compi_is_source_line(const char *line)
+{
+    while (*line == ' ' || *line == '\t') line++;
+    return strncmp(line, "source", 6) == 0 && (line[6] == ' ' || line[6] == '\t' || line[6] == '\n' ||
+                                                 line[6] == '\r' || line[6] == 0);
+}
+
 static void compi_copy_source(char *dst, size_t cap, const char *line)
 {
+    while (*line == ' ' || *line == '\t') line++;
     const char *v = line + strlen("source");
     while (*v == ' ' || *v == '\t') v++;
     size_t n = strcspn(v, "\r\n");
@@ -245,14 +254,14 @@ int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errle
     int in_link = 0, have_alpha = 0, rc = COMPI_OK, got;
     while (rc == COMPI_OK && (got = compi_next_line(f, &p, line, sizeof line)) != 0) {
         if (got < 0) { rc = compi_parse_fail(&p, "line too long"); break; }
-        char raw[512];
-        memcpy(raw, line, sizeof raw);
+        if (compi_is_source_line(line)) {
+            compi_copy_source(m->source, sizeof m->source, line);
+            continue;
+        }
         int n = compi_tokenize(line, tok, 6);
         if (n == 0) continue;
         if (n > 6) { rc = compi_parse_fail(&p, "too many fields"); break; }
-        if (strcmp(tok[0], "source") == 0) {
-            compi_copy_source(m->source, sizeof m->source, raw);
-        } else if (strcmp(tok[0], "link") == 0) {
+        if (strcmp(tok[0], "link") == 0) {
             if (in_link) { rc = compi_parse_fail(&p, "'link' before the previous link's 'end'"); break; }
             if (n != 4) { rc = compi_parse_fail(&p, "expected 'link <intra|inter> <node_a> <node_b>'"); break; }
             memset(&cur, 0, sizeof cur);
@@ -359,14 +368,14 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
     int rc = COMPI_OK, got, seen_class[COMPI_CLASS_COUNT] = {0};
     while (rc == COMPI_OK && (got = compi_next_line(f, &p, line, sizeof line)) != 0) {
         if (got < 0) { rc = compi_parse_fail(&p, "line too long"); break; }
-        char raw[512];
-        memcpy(raw, line, sizeof raw);
+        if (compi_is_source_line(line)) {
+            compi_copy_source(m->source, sizeof m->source, line);
+            continue;
+        }
         int max = COMPI_MODEL_MAX_CANDIDATES + 2;
         int n = compi_tokenize(line, tok, max);
         if (n == 0) continue;
-        if (strcmp(tok[0], "source") == 0) {
-            compi_copy_source(m->source, sizeof m->source, raw);
-        } else if (strcmp(tok[0], "candidates") == 0) {
+        if (strcmp(tok[0], "candidates") == 0) {
             if (n > max) { rc = compi_parse_fail(&p, "more than %d candidates", COMPI_MODEL_MAX_CANDIDATES); break; }
             if (n < 2) { rc = compi_parse_fail(&p, "expected 'candidates <class> [codec...]'"); break; }
             int cls = compi_dtclass_parse(tok[1]);

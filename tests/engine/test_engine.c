@@ -174,7 +174,7 @@ static const char *write_file(const char *name, const char *text)
 static const char *const net_ok =
     "compi-heuristics 1 network\n"
     "# measured by hand\n"
-    "source test model\n"
+    "source test model, 3 nodes, median of 20 # not a comment\n"
     "link inter a b\nalpha_us 100\nbeta 1024 100\nbeta 1048576 80\nend\n"
     "link inter * *\nalpha_us 50\nbeta 1 8\nend\n"
     "link intra a a   # comment after fields\nalpha_us 1\nbeta 1 0.2\nend\n";
@@ -186,7 +186,7 @@ static void test_network_file(void)
     const char *path = write_file("net.txt", net_ok);
     CHECK(compi_net_load(path, &m, err, sizeof err) == COMPI_OK, "valid file: %s", err);
     if (m.nlinks != 3) { CHECK(0, "3 links, got %d", m.nlinks); return; }
-    CHECK(strcmp(m.source, "test model") == 0, "source '%s'", m.source);
+    CHECK(strcmp(m.source, "test model, 3 nodes, median of 20 # not a comment") == 0, "source '%s'", m.source);
     const compi_net_link *ab = compi_net_find(&m, COMPI_LINK_INTER, "b", "a");
     const compi_net_link *cd = compi_net_find(&m, COMPI_LINK_INTER, "c", "d");
     CHECK(ab == &m.links[0], "pair found in either order");

@@ -103,10 +103,8 @@ calibrate_network() {
     echo "=== compi calibrate network: $mpi, $nodes emulated nodes x $ppn ranks at $rate -> $out ==="
     local -a vflags
     mapfile -t vflags < <(bench_vcluster_launch_flags "$mpi")
-    # Open MPI binds each node's first rank to core 0 -- on the emulated
-    # cluster every "node" is this host, so all leaders would share one core
-    # and each round trip would wait for a scheduler tick (~4 ms latency).
-    [[ $mpi == openmpi ]] && vflags+=(--bind-to none)
+    # (compi vcluster run passes Open MPI --bind-to none: every emulated node
+    # shares this host's cores)
     # --serial: the emulated nodes share this host's cores, so pairs measured
     # at once would slow each other down (real nodes measure a round at once).
     bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi" -- \
