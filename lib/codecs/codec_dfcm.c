@@ -50,14 +50,21 @@ static size_t dfcm_bound(size_t n)
 
 typedef struct {
     uint64_t *table;
+    uint32_t mask;           /* lines - 1 */
     uint64_t last, d1, d2;
     uint32_t h1, h2, h3;     /* 14-bit hashes of the last three deltas */
     int use_stride;          /* drift correction state */
 } dfcm_state;
 
-static int dfcm_state_init(dfcm_state *st)
+/* The table has as many lines as the input has words, up to DFCM_LINES (at
+ * least 256): a small message (the adaptive engine's 16 KiB samples) then
+ * does not pay for clearing 256 KiB. Both sides know the word count. */
+static int dfcm_state_init(dfcm_state *st, size_t nwords)
 {
-    st->table = calloc(DFCM_LINES, sizeof(uint64_t));
+    size_t lines = 256;
+    while (lines < nwords && lines < DFCM_LINES) lines <<= 1;
+    st->mask = (uint32_t)(lines - 1);
+    st->table = calloc(lines, sizeof(uint64_t));
     if (!st->table) return COMPI_ERR_NOMEM;
     st->last = st->d1 = st->d2 = 0;
     st->h1 = st->h2 = st->h3 = 0;
@@ -76,7 +83,7 @@ COMPI_ALWAYS_INLINE uint32_t dfcm_h14(uint64_t d, unsigned w)
 COMPI_ALWAYS_INLINE uint32_t dfcm_index(const dfcm_state *st)
 {
     /* most recent delta weighs most: it gets all 15 index bits */
-    return ((st->h1 << 1) ^ st->h2 ^ (st->h3 >> 1)) & (DFCM_LINES - 1);
+    return ((st->h1 << 1) ^ st->h2 ^ (st->h3 >> 1)) & st->mask;
 }
 
 COMPI_ALWAYS_INLINE uint64_t dfcm_predict(const dfcm_state *st, uint32_t idx, unsigned w)
@@ -173,7 +180,7 @@ static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t ca
     uint8_t *limit = dst + dfcm_bound(n) - tail;
     if (nwords == 0) goto raw;
     dfcm_state st;
-    if (dfcm_state_init(&st)) return COMPI_ERR_NOMEM;
+    if (dfcm_state_init(&st, nwords)) return COMPI_ERR_NOMEM;
     *modep = w == 8 ? COMPI_WMODE_64 : COMPI_WMODE_32;
     dfcm_bw bw = {0, 0, op};
     int fits = w == 8 ? dfcm_encode_words(&st, &bw, src, nwords, 8, limit)
@@ -266,7 +273,7 @@ static long long dfcm_decompress(const void *srcv, size_t src_len, void *dstv, s
     /* every word costs at least 4 bits: reject before allocating */
     if (plen < (nwords + 1) / 2) return COMPI_ERR_CORRUPT;
     dfcm_state st;
-    if (dfcm_state_init(&st)) return COMPI_ERR_NOMEM;
+    if (dfcm_state_init(&st, nwords)) return COMPI_ERR_NOMEM;
     dfcm_br br = {ip, bend, 0, 0, 0};
     int ok = w == 8 ? dfcm_decode_words(&st, &br, dst, nwords, 8)
                     : dfcm_decode_words(&st, &br, dst, nwords, 4);

@@ -46,7 +46,11 @@ void compi_codec_model_default(compi_codec_model *m)
     static const char *const bytes[] = {"zstd", "lz4", "blosc-zstd", "lzo", NULL};
     static const char *const ints[] = {"blosc-lz4", "zstd", "rice", "lz4", NULL};
     static const char *const floats[] = {"zstd", "blosc-lz4", "lz4", "blosc-zstd", NULL};
-    static const char *const doubles[] = {"zstd", "blosc-lz4", "lz4", "blosc-zstd", NULL};
+    /* dfcm added by hand as a 5th: the calibration's top 4 by wins leave out
+     * the floating-point predictor, yet it is the one codec that compresses
+     * smooth fields with noisy low bits (double_smooth: dfcm 1.41x, zstd
+     * 1.10x, lz4 1.00x) -- the data of the mesh and transport codes. */
+    static const char *const doubles[] = {"zstd", "blosc-lz4", "lz4", "blosc-zstd", "dfcm", NULL};
     /* codec, class (-1 = any), ratio bucket [lo, hi), T_decompress / T_compress */
     static const compi_model_relation_row relations[] = {
         {"zstd", COMPI_CLASS_BYTE, 0, 1.1, 0.2606},
