@@ -44,6 +44,7 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
 usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
                         [--modes LIST] [--reps N] [--scale F] [--fixed-codec C|APP=C,..]
                         [--nodes N --ppn P] [--timeout SEC] [--logs DIR] [--rebuild]
+                        [--no-calibrate]
 
   Runs the mini-apps (build/<mpi>/bin/compi_<app>) on the emulated cluster
   (`compi vcluster`, private name cbapps, subnet $COMPI_BENCH_APPS_SUBNET,
@@ -67,6 +68,11 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
             the median of the reps is reported
   --scale   problem size factor passed to the apps (--scale F; stencil3d: its
             iterations); default 1
+  --no-calibrate  by default each rate's network model is measured on the
+            bench cluster first (compi_calibrate_network, one rank per node,
+            up to 16 MiB) and given to adaptive, guided and compi guide as
+            COMPI_HEURISTICS; with this flag (or COMPI_HEURISTICS set) the
+            ranks use COMPI_HEURISTICS or the built-in model
   --fixed-codec  codec of mode fixed for every app (C), or per app
             (bips3d=zstd,nas_is=fpc); default per app (measured, see
             bench_apps_default_codec): bips3d lz4, stem blosc-lz4, psrg lz4,
@@ -442,9 +448,27 @@ bench_apps_prepare_guided() {  # MPI RATE APP LIB
     return 0
 }
 
+# Measures the network model of the bench cluster at this rate (one rank per
+# node, sizes to 16 MiB) into $BA_LOGS/heuristics.<rate>/network.txt.
+bench_apps_calibrate() {  # MPI RATE NODES
+    local mpi=$1 rate=$2 nodes=$3 dir=$BA_LOGS/heuristics.$2
+    mkdir -p "$dir"
+    local -a launch
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+    if timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi" --map rr -- \
+            -np "$nodes" "${launch[@]}" "$(bench_bin "$mpi" compi_calibrate_network)" -o "$dir/network.txt" \
+            --serial --max-bytes 16777216 --reps 5 --quiet >"$dir.log" 2>&1 && [[ -s $dir/network.txt ]]; then
+        echo "  $rate: network model measured ($mpi, $nodes nodes): $(grep -m1 '^alpha_us' "$dir/network.txt"), file $dir/network.txt"
+        return 0
+    fi
+    echo "  $rate: network calibration failed (log $dir.log); adaptive/guided use the built-in model"
+    return 1
+}
+
 bench_apps() {
     local apps_csv="" mpis_csv=both rates_csv=100mbit,1gbit modes_csv=off,fixed,adaptive,guided
-    local nodes=2 ppn=2 logs="" keep=0
+    local nodes=2 ppn=2 logs="" keep=0 calibrate=1
+    [[ -n ${COMPI_HEURISTICS:-} ]] && calibrate=0
     BA_REPS=3 BA_SCALE=1 BA_FIXED="" BA_TIMEOUT=600
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -461,6 +485,7 @@ bench_apps() {
             --logs) logs=${2:?}; keep=1; shift 2 ;;
             --keep-logs) keep=1; shift ;;
             --rebuild) BENCH_REBUILD=1; shift ;;
+            --no-calibrate) calibrate=0; shift ;;
             -h|--help) bench_usage; return 0 ;;
             *) die "bench apps: unknown option '$1' (see compi bench --help)" ;;
         esac
@@ -498,6 +523,7 @@ bench_apps() {
     local -a notes=()
     for mpi in "${mpis[@]}"; do
         bench_build "$mpi" compi
+        (( calibrate )) && bench_build "$mpi" compi_calibrate_network
         lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
         for app in "${apps[@]}"; do
             # (rebuilt above if --rebuild; the apps only need their own target)
@@ -537,6 +563,10 @@ bench_apps() {
     for rate in "${rates[@]}"; do
         BA_UP=1
         bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
+        if (( calibrate )); then
+            # adaptive/guided decide with this rate's measured network model
+            bench_apps_calibrate "${mpis[0]}" "$rate" "$nodes" && export COMPI_HEURISTICS=$BA_LOGS/heuristics.$rate
+        fi
         for mpi in "${mpis[@]}"; do
             for app in "${apps[@]}"; do
                 [[ -n ${have[$app.$mpi]:-} ]] || continue
