@@ -77,18 +77,21 @@ static void *compi_engine_scratch(void)
 
 /* ------------------------------------------------------------------ init */
 
-static void compi_engine_load_models(void)
+static int compi_engine_load_models(char *err, size_t errlen)
 {
-    char err[512], path[1100];
+    char path[1100], why[512];
     compi_net_default(&compi_E.net);
     compi_codec_model_default(&compi_E.codecs);
-    if (!compi_cfg.heuristics_dir[0]) return;
+    if (!compi_cfg.heuristics_dir[0]) return COMPI_OK;
     FILE *probe;
     snprintf(path, sizeof path, "%s/network.txt", compi_cfg.heuristics_dir);
     if ((probe = fopen(path, "r"))) {
         fclose(probe);
         compi_net_model m;
-        if (compi_net_load(path, &m, err, sizeof err) != COMPI_OK) compi_die("COMPI_HEURISTICS: %s", err);
+        if (compi_net_load(path, &m, why, sizeof why) != COMPI_OK) {
+            snprintf(err, errlen, "COMPI_HEURISTICS: %s", why);
+            return COMPI_ERR_CONFIG;
+        }
         compi_net_model dflt = compi_E.net;
         compi_E.net = m;
         /* classes the file lacks keep the built-in default */
@@ -99,9 +102,12 @@ static void compi_engine_load_models(void)
     snprintf(path, sizeof path, "%s/codecs.txt", compi_cfg.heuristics_dir);
     if ((probe = fopen(path, "r"))) {
         fclose(probe);
-        if (compi_codec_model_load(path, &compi_E.codecs, err, sizeof err) != COMPI_OK)
-            compi_die("COMPI_HEURISTICS: %s", err);
+        if (compi_codec_model_load(path, &compi_E.codecs, why, sizeof why) != COMPI_OK) {
+            snprintf(err, errlen, "COMPI_HEURISTICS: %s", why);
+            return COMPI_ERR_CONFIG;
+        }
     }
+    return COMPI_OK;
 }
 
 /* Node names as the network model knows them, from the same code as
@@ -177,11 +183,11 @@ static int compi_engine_open_guidance(void)
     return MPI_SUCCESS;
 }
 
-int compi_engine_init(void)
+int compi_engine_init(char *err, size_t errlen)
 {
     compi_E.t0_ns = compi_now_ns();
     pthread_key_create(&compi_E.scratch_key, free);
-    compi_engine_load_models();
+    if (compi_engine_load_models(err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
     int rc = compi_engine_node_names();
     if (rc != MPI_SUCCESS) return rc;
     if (compi_cfg.calibrate_init && (rc = compi_engine_calibrate()) != MPI_SUCCESS) return rc;

@@ -188,27 +188,23 @@ void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint6
 /* Collectives whose receivers must know up front whether a frame comes
  * (broadcast): a size test every rank evaluates alike. */
 int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
-int compi_engine_init(void);       /* after the node map; collective over MPI_COMM_WORLD */
+/* After the node map; collective over MPI_COMM_WORLD. A bad heuristics file
+ * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
+ * error code. */
+int compi_engine_init(char *err, size_t errlen);
 void compi_engine_finalize(void);  /* closes traces */
 /* This rank's engine section of the report as a JSON object (malloc'd). */
 char *compi_engine_report_json(void);
 
 /* ---------------------------------------------------------------- sending */
-/* Builds what goes on the wire for one framed message. Either the frame is
- * one contiguous temp buffer (tmp != NULL, send tmp_len MPI_BYTEs), or it is a
- * derived datatype joining a header with the user buffer (send 1 of dtype
- * from MPI_BOTTOM; dtype must be freed by the caller after posting). */
+/* What goes on the wire for one framed message: always one contiguous
+ * buffer of tmp_len MPI_BYTEs (message.c says why no zero-copy datatype). */
 typedef struct {
     void *tmp;
     size_t tmp_len;
-    MPI_Datatype dtype;
-    size_t wire_len;      /* bytes on the wire, either way */
-    unsigned char header[COMPI_FRAME_HEADER_SIZE];
 } compi_outgoing;
-/* force_copy: the frame must not refer to the user buffer (buffered sends) */
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
-                         const compi_comm_info *ci, int dest, int tag, int force_copy, compi_family fam,
-                         compi_decision *d);
+                         const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d);
 void compi_outgoing_release(compi_outgoing *out);
 /* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying
  * codec unless NULL (raw if it does not shrink the data). */
@@ -224,7 +220,10 @@ typedef struct {
     MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
 } compi_incoming;
-int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt);
+/* stage_safe: the frame may land in a staging copy (large contiguous
+ * receives are staged then; see compi_irecv_stage_safe) */
+int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt, int stage_safe);
+int compi_irecv_stage_safe(const compi_comm_info *ci, int source);
 /* The PMPI receive is posted on (COMPI_IN_ADDR, COMPI_IN_COUNT, COMPI_IN_TYPE). */
 #define COMPI_IN_ADDR(in) ((in)->tmp ? (in)->tmp : MPI_BOTTOM)
 #define COMPI_IN_COUNT(in) ((in)->tmp ? (int)(in)->tmp_cap : 1)

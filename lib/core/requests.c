@@ -136,11 +136,10 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     if (!out) return MPI_ERR_NO_MEM;
     int buffered = mode == COMPI_SMODE_BUFFERED;
     compi_decision d;
-    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, buffered, r->fam, &d);
+    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, r->fam, &d);
     if (rc != MPI_SUCCESS) { free(out); return rc; }
     MPI_Request inner;
-    rc = out->tmp ? compi_isend_fn[mode](out->tmp, (int)out->tmp_len, MPI_BYTE, dest, tag, r->comm, &inner)
-                  : compi_isend_fn[mode](MPI_BOTTOM, 1, out->dtype, dest, tag, r->comm, &inner);
+    rc = compi_isend_fn[mode](out->tmp, (int)out->tmp_len, MPI_BYTE, dest, tag, r->comm, &inner);
     if (rc != MPI_SUCCESS) { compi_outgoing_release(out); free(out); return rc; }
     if (buffered) {
         /* Buffered sends complete locally: compi owns the copy, sends it in
@@ -167,7 +166,8 @@ int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int sou
     }
     compi_incoming *in = malloc(sizeof *in);
     if (!in) return MPI_ERR_NO_MEM;
-    int rc = compi_incoming_prepare(in, buf, count, dt);
+    const compi_comm_info *ci = compi_comm_lookup(r->comm);
+    int rc = compi_incoming_prepare(in, buf, count, dt, compi_irecv_stage_safe(ci, source));
     if (rc == MPI_SUCCESS)
         rc = PMPI_Irecv(COMPI_IN_ADDR(in), COMPI_IN_COUNT(in), COMPI_IN_TYPE(in), source, tag, r->comm, &r->inner);
     if (rc != MPI_SUCCESS) { compi_incoming_release(in); free(in); return rc; }

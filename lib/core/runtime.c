@@ -82,16 +82,21 @@ static int compi_build_node_map(void)
     return MPI_SUCCESS;
 }
 
+/* Every rank finds the same bad setting: rank 0 says why, and the barrier
+ * lets the launcher forward that line before the job is torn down. */
+static void compi_config_fail(const char *err)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
+    if (compi_g.world_rank == 0) fprintf(stderr, "compi: configuration error: %s\n", err);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+}
+
 int compi_core_init(void)
 {
     char err[512];
-    if (compi_config_load(&compi_cfg, err, sizeof err) != COMPI_OK) {
-        PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
-        if (compi_g.world_rank == 0) fprintf(stderr, "compi: configuration error: %s\n", err);
-        PMPI_Barrier(MPI_COMM_WORLD);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-        exit(2);
-    }
+    if (compi_config_load(&compi_cfg, err, sizeof err) != COMPI_OK) compi_config_fail(err);
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);
     int rc = compi_build_node_map();
@@ -104,7 +109,10 @@ int compi_core_init(void)
     PMPI_Add_error_code(cls, &compi_g.frame_error_code);
     PMPI_Add_error_string(compi_g.frame_error_code,
                           "compi: a received message failed frame validation (cause printed on stderr)");
-    if ((rc = compi_engine_init()) != MPI_SUCCESS) return rc;
+    if ((rc = compi_engine_init(err, sizeof err)) != MPI_SUCCESS) {
+        if (rc == COMPI_ERR_CONFIG) compi_config_fail(err);
+        return rc;
+    }
     compi_g.initialized = 1;
     compi_log(1, "mode=%s codec=%s min_bytes=%zu nodes=%d", compi_mode_name(compi_cfg.mode),
               compi_cfg.codec->name, compi_cfg.min_bytes, compi_g.node_count);
