@@ -51,7 +51,6 @@ static struct {
     /* guided strategy */
     compi_trace_writer *trace;
     compi_rules *rules;
-    int rules_fallback;        /* COMPI_MODE=guided without usable rules: adaptive */
     uint64_t rule_hits, rule_misses;
     uint64_t trace_seq;
 } compi_E;
@@ -77,6 +76,17 @@ static void *compi_engine_scratch(void)
 
 /* ------------------------------------------------------------------ init */
 
+/* Makes m the engine's network model; link classes m lacks keep the
+ * current (built-in) default. Takes ownership of m. */
+static void compi_engine_use_network(compi_net_model *m)
+{
+    compi_net_model old = compi_E.net;
+    compi_E.net = *m;
+    for (int i = 0; i < old.nlinks; i++)
+        if (!compi_net_find(&compi_E.net, old.links[i].cls, NULL, NULL)) compi_net_add(&compi_E.net, &old.links[i]);
+    compi_net_free(&old);
+}
+
 static int compi_engine_load_models(char *err, size_t errlen)
 {
     char path[1100], why[512];
@@ -92,12 +102,7 @@ static int compi_engine_load_models(char *err, size_t errlen)
             snprintf(err, errlen, "COMPI_HEURISTICS: %s", why);
             return COMPI_ERR_CONFIG;
         }
-        compi_net_model dflt = compi_E.net;
-        compi_E.net = m;
-        /* classes the file lacks keep the built-in default */
-        for (int i = 0; i < dflt.nlinks; i++)
-            if (!compi_net_find(&compi_E.net, dflt.links[i].cls, NULL, NULL)) compi_net_add(&compi_E.net, &dflt.links[i]);
-        compi_net_free(&dflt);
+        compi_engine_use_network(&m);
     }
     snprintf(path, sizeof path, "%s/codecs.txt", compi_cfg.heuristics_dir);
     if ((probe = fopen(path, "r"))) {
@@ -128,7 +133,7 @@ static int compi_engine_node_names(void)
 
 /* COMPI_CALIBRATE=init: measure this job's network now (bounded to ~0.5 s)
  * instead of reading network.txt. */
-static int compi_engine_calibrate(void)
+static void compi_engine_calibrate(void)
 {
     compi_netcal_opts o;
     compi_netcal_opts_init(&o);
@@ -139,16 +144,11 @@ static int compi_engine_calibrate(void)
     if (rc != COMPI_OK) {
         if (compi_g.world_rank == 0)
             fprintf(stderr, "compi: warning: COMPI_CALIBRATE=init failed (%d); using %s\n", rc, compi_E.net.source);
-        return MPI_SUCCESS;
+        return;
     }
-    compi_net_model dflt = compi_E.net;
-    compi_E.net = m;
-    snprintf(compi_E.net.source, sizeof compi_E.net.source, "measured at MPI_Init in %.3f s", compi_E.calibrate_s);
-    for (int i = 0; i < dflt.nlinks; i++)
-        if (!compi_net_find(&compi_E.net, dflt.links[i].cls, NULL, NULL)) compi_net_add(&compi_E.net, &dflt.links[i]);
-    compi_net_free(&dflt);
+    snprintf(m.source, sizeof m.source, "measured at MPI_Init in %.3f s", compi_E.calibrate_s);
+    compi_engine_use_network(&m);
     compi_log(1, "network calibrated at MPI_Init in %.3f s", compi_E.calibrate_s);
-    return MPI_SUCCESS;
 }
 
 static void compi_link_init(compi_link_state *l, const compi_net_link *model, const char *a, const char *b)
@@ -162,7 +162,7 @@ static void compi_link_init(compi_link_state *l, const compi_net_link *model, co
 
 /* Traces are written for `compi guide`; rules it wrote are read. Missing or
  * stale rules are not fatal: the run goes on adaptively, with a warning. */
-static int compi_engine_open_guidance(void)
+static void compi_engine_open_guidance(void)
 {
     char err[512];
     const char *prog = program_invocation_short_name;
@@ -174,13 +174,10 @@ static int compi_engine_open_guidance(void)
     if (compi_cfg.mode == COMPI_MODE_GUIDED) {
         compi_E.rules = compi_rules_load(compi_cfg.rules_dir, compi_g.world_rank, compi_g.world_size, prog, err,
                                          sizeof err);
-        if (!compi_E.rules) {
-            compi_E.rules_fallback = 1;
+        if (!compi_E.rules)
             fprintf(stderr, "compi: rank %d: warning: COMPI_MODE=guided without usable rules (%s); deciding adaptively\n",
                     compi_g.world_rank, err);
-        }
     }
-    return MPI_SUCCESS;
 }
 
 int compi_engine_init(char *err, size_t errlen)
@@ -190,7 +187,7 @@ int compi_engine_init(char *err, size_t errlen)
     if (compi_engine_load_models(err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
     int rc = compi_engine_node_names();
     if (rc != MPI_SUCCESS) return rc;
-    if (compi_cfg.calibrate_init && (rc = compi_engine_calibrate()) != MPI_SUCCESS) return rc;
+    if (compi_cfg.calibrate_init) compi_engine_calibrate();
     compi_E.nlinks = compi_g.node_count + 1;
     compi_E.links = calloc((size_t)compi_E.nlinks, sizeof *compi_E.links);
     if (!compi_E.links) return MPI_ERR_NO_MEM;
@@ -208,8 +205,7 @@ int compi_engine_init(char *err, size_t errlen)
     size_t floor = compi_cfg.min_bytes > 0 ? compi_cfg.min_bytes : 1;
     while (floor < ((size_t)1 << 40) && compi_net_time_us(dflt, (double)floor) < 20 * dflt->alpha_us) floor *= 2;
     compi_E.coll_floor = floor;
-    rc = compi_engine_open_guidance();
-    if (rc != MPI_SUCCESS) return rc;
+    compi_engine_open_guidance();
     compi_E.ready = 1;
     compi_log(1, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
               compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor);
@@ -252,7 +248,7 @@ static void compi_decision_message(const compi_decision *d, size_t size, size_t 
     snprintf(m->peer_node, sizeof m->peer_node, "%s", node < compi_g.node_count ? compi_E.node_names[node] : "*");
 }
 
-static void compi_decide_adaptive(compi_decision *d, const compi_comm_info *ci, size_t size)
+static void compi_decide_adaptive(compi_decision *d, size_t size)
 {
     if (!compi_E.ready) return;
     compi_link_state *l = &compi_E.links[d->peer_node >= 0 ? d->peer_node : compi_g.node_count];
@@ -305,10 +301,10 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
             }
             __atomic_fetch_add(&compi_E.rule_misses, 1, __ATOMIC_RELAXED);
         }
-        compi_decide_adaptive(d, ci, size);
+        compi_decide_adaptive(d, size);
         return;
     default:
-        compi_decide_adaptive(d, ci, size);
+        compi_decide_adaptive(d, size);
         return;
     }
 }
@@ -487,7 +483,7 @@ char *compi_engine_report_json(void)
     if (compi_cfg.mode == COMPI_MODE_GUIDED)
         compi_sbuf_printf(&b, ", \"guided\": {\"rules\": %zu, \"hits\": %llu, \"misses\": %llu, \"fallback\": %s}",
                           compi_E.rules ? compi_rules_count(compi_E.rules) : 0, (unsigned long long)compi_E.rule_hits,
-                          (unsigned long long)compi_E.rule_misses, compi_E.rules_fallback ? "true" : "false");
+                          (unsigned long long)compi_E.rule_misses, compi_E.rules ? "false" : "true");
     compi_sbuf_printf(&b, "}");
     return b.buf;
 }

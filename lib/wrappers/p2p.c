@@ -96,14 +96,11 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
             return compi_raise(comm, rc);
         }
 #define COMPI_RECV_POST(addr, n, type) PMPI_Mrecv(addr, n, type, &msg, &st)
-        int from = pst.MPI_SOURCE;
 #else
-        int from = source;
 #define COMPI_RECV_POST(addr, n, type) PMPI_Recv(addr, n, type, source, tag, comm, &st)
 #endif
         compi_incoming in;
         /* staging is safe: under Open MPI the probe showed the frame fits */
-        (void)from;
         rc = compi_incoming_prepare(&in, buf, count, dt, 1);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
         int prc = COMPI_RECV_POST(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in));
