@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 gfortran
       openmpi-bin libopenmpi-dev mpich libmpich-dev
-      liblz4-dev libzstd-dev libsnappy-dev liblzo2-dev libblosc-dev libaec-dev
+      liblz4-dev libzstd-dev zlib1g-dev libsnappy-dev liblzo2-dev libblosc-dev libaec-dev
       clang libclang-rt-14-dev iproute2 util-linux procps python3-venv python3-dev python3-numpy
       python3-matplotlib libmetis-dev libscotch-dev)
 missing=()

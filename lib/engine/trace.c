@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <zlib.h>
 #include "codecs/codec_util.h"
 #include "engine/model.h"
 #include "engine/trace.h"
@@ -34,26 +35,10 @@ static void tr_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-static uint32_t tr_crc_table[256];
-static pthread_once_t tr_crc_once = PTHREAD_ONCE_INIT;
-
-static void tr_crc_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        tr_crc_table[i] = c;
-    }
-}
-
-/* CRC-32 (IEEE, as zlib), continued from crc (start with 0). */
+/* CRC-32 (IEEE, zlib's), continued from crc (start with 0). */
 static uint32_t tr_crc32(uint32_t crc, const void *buf, size_t len)
 {
-    pthread_once(&tr_crc_once, tr_crc_init);
-    const uint8_t *p = buf;
-    crc = ~crc;
-    while (len--) crc = tr_crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-    return ~crc;
+    return (uint32_t)crc32_z(crc, buf, len);
 }
 
 static uint64_t tr_mix64(uint64_t z)
