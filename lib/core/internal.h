@@ -95,6 +95,15 @@ static inline int compi_peer_is_remote(const compi_comm_info *ci, int peer)
 {
     return peer >= 0 && peer < ci->peer_count && ci->peer_node[peer] != ci->my_node;
 }
+/* Traffic between ranks of one node is never compressed, so it carries no
+ * frame: it goes to PMPI exactly as the application posted it (no copy, no
+ * header). The receiver knows every sender's node, so only a wildcard
+ * receive has to tell the two kinds apart, by the source it matched.
+ * Ranks out of range take this path too, so PMPI reports them. */
+static inline int compi_p2p_plain(const compi_comm_info *ci, int peer)
+{
+    return !ci->framed || peer == MPI_PROC_NULL || (peer != MPI_ANY_SOURCE && !compi_peer_is_remote(ci, peer));
+}
 
 /* ---------------------------------------------------------------- frame */
 #define COMPI_FRAME_MAGIC 0x49504d43u /* "CMPI" little endian */
@@ -139,7 +148,7 @@ typedef enum {
 typedef struct {
     uint64_t messages[COMPI_FAM_COUNT];
     uint64_t bytes[COMPI_FAM_COUNT];          /* application bytes */
-    uint64_t intra_msgs, inter_msgs;          /* framed sends by peer locality */
+    uint64_t intra_msgs, inter_msgs;          /* sends by peer locality (same-node persistent starts not seen) */
     uint64_t raw_small, raw_incompressible;   /* why inter-node messages went raw */
     uint64_t codec_msgs[256], codec_in[256], codec_out[256];
     uint64_t frames_decoded, frames_decoded_compressed;
@@ -219,6 +228,8 @@ typedef struct {
     size_t tmp_cap;
     MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
+    int wildcard;         /* posted with MPI_ANY_SOURCE: a same-node sender's
+                             message arrives unframed (compi_p2p_plain) */
 } compi_incoming;
 /* stage_safe: the frame may land in a staging copy (large contiguous
  * receives are staged then; see compi_irecv_stage_safe) */

@@ -1,9 +1,11 @@
 /* Turning one application message into a frame and back.
  *
- * Every message on a framed communicator carries a 32-byte header so the
- * receiver can tell raw from compressed whatever it posted (wildcards
- * included). Frames are contiguous copies (see compi_irecv_stage_safe for
- * the measurements that chose that over a zero-copy derived datatype). */
+ * Every inter-node message on a framed communicator carries a 32-byte
+ * header so the receiver can tell raw from compressed whatever it posted.
+ * Same-node messages carry none (compi_p2p_plain); a wildcard receive that
+ * matched one is finished by compi_incoming_unframed. Frames are contiguous
+ * copies (see compi_irecv_stage_safe for the measurements that chose that
+ * over a zero-copy derived datatype). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,8 +278,7 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
 
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], size);
-    if (compi_peer_is_remote(ci, dest)) COMPI_STAT_ADD(inter_msgs, 1);
-    else COMPI_STAT_ADD(intra_msgs, 1);
+    COMPI_STAT_ADD(inter_msgs, 1);   /* same-node messages are never framed */
 
     compi_decide(d, ci, dest, tag, &ti, fam);
     return compi_frame_encode(buf, count, dt, &ti, d, (unsigned char **)&out->tmp, &out->tmp_len);
@@ -299,6 +300,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     in->tmp = NULL;
     in->tmp_cap = 0;
     in->dtype = MPI_DATATYPE_NULL;
+    in->wildcard = 0;
     compi_typeinfo_get(dt, count, &in->ti);
     size_t cap = (size_t)in->ti.size;
     /* MPICH (ch4/UCX) rejects large byte messages landing in non-contiguous
@@ -434,11 +436,55 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
     return rc;
 }
 
+/* A wildcard receive matched a same-node sender: what arrived is the
+ * message itself, no header. It landed in the staging copy, or (struct
+ * path) its first 32 bytes in in->header and the rest at the start of the
+ * user's layout; either way the user buffer gets its first min(length,
+ * capacity) bytes, and a message longer than the capacity is truncated the
+ * way the MPI underneath truncates. */
+static int compi_incoming_unframed(compi_incoming *in, MPI_Status *st)
+{
+    MPI_Count wire = 0;
+    PMPI_Get_elements_x(st, MPI_BYTE, &wire);
+    size_t n = wire > 0 ? (size_t)wire : 0, cap = (size_t)in->ti.size;
+    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE || n > cap;
+    size_t keep = n < cap ? n : cap;
+    if (truncated && !COMPI_TRUNC_WRITES_PREFIX) keep = 0;
+    int rc = MPI_SUCCESS;
+    const unsigned char *linear = in->tmp;
+    unsigned char *joined = NULL;
+    if (!in->tmp && keep) {
+        size_t head = keep < COMPI_FRAME_HEADER_SIZE ? keep : COMPI_FRAME_HEADER_SIZE;
+        if (in->ti.contiguous) {
+            /* shift the tail into place, then put the head before it */
+            char *b = (char *)in->buf + in->ti.true_lb;
+            if (keep > head) memmove(b + head, b, keep - head);
+            memcpy(b, in->header, head);
+        } else {
+            /* the layout holds bytes 32.. in pack order: join and re-place */
+            joined = malloc(head + cap);
+            if (!joined) return MPI_ERR_NO_MEM;
+            memcpy(joined, in->header, head);
+            if (keep > head) rc = compi_pack_bytes(in->buf, in->count, in->dt, joined + head, cap);
+            linear = joined;
+        }
+    }
+    if (linear && keep && rc == MPI_SUCCESS) {
+        if (in->ti.contiguous) memcpy((char *)in->buf + in->ti.true_lb, linear, keep);
+        else rc = compi_unpack_bytes(linear, keep, in->buf, in->count, in->dt);
+    }
+    free(joined);
+    compi_status_set_bytes(st, truncated ? compi_truncated_count(n) : n);
+    return rc == MPI_SUCCESS && truncated ? MPI_ERR_TRUNCATE : rc;
+}
+
 int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
 {
     int cancelled = 0;
     PMPI_Test_cancelled(st, &cancelled);
     if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (in->wildcard && !compi_peer_is_remote(compi_comm_lookup(comm), st->MPI_SOURCE))
+        return compi_incoming_unframed(in, st);
     MPI_Count wire = 0;
     PMPI_Get_elements_x(st, MPI_BYTE, &wire);
     /* The PMPI receive itself reports truncation when the frame exceeds

@@ -104,7 +104,7 @@ static void compi_summary(const compi_rank_record *t)
     }
     fprintf(stderr,
             "compi: %d ranks on %d node(s), mode %s, codec %s (fixed mode), min %zu B\n"
-            "compi: framed sends: %llu inter-node, %llu intra-node (never compressed); raw inter-node: %llu small, "
+            "compi: sends: %llu inter-node (framed), %llu intra-node (unframed, never compressed); raw inter-node: %llu small, "
             "%llu incompressible\n"
             "compi: compressed %llu messages: %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
             "(all ranks); %llu sample evaluations took %.3f s\n",

@@ -168,6 +168,7 @@ int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int sou
     if (!in) return MPI_ERR_NO_MEM;
     const compi_comm_info *ci = compi_comm_lookup(r->comm);
     int rc = compi_incoming_prepare(in, buf, count, dt, compi_irecv_stage_safe(ci, source));
+    in->wildcard = source == MPI_ANY_SOURCE;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Irecv(COMPI_IN_ADDR(in), COMPI_IN_COUNT(in), COMPI_IN_TYPE(in), source, tag, r->comm, &r->inner);
     if (rc != MPI_SUCCESS) { compi_incoming_release(in); free(in); return rc; }

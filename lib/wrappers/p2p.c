@@ -1,6 +1,7 @@
-/* Point-to-point semantics. Every entry first asks whether the communicator
- * is framed (its members span nodes and compi is on); if not, the call goes
- * straight to PMPI and compi costs one attribute lookup. */
+/* Point-to-point semantics. Every entry first asks whether the message needs
+ * compi at all (compi_p2p_plain: the communicator is framed, i.e. spans
+ * nodes with compi on, and the peer is on another node or a wildcard); if
+ * not, the call goes straight to PMPI and compi costs one attribute lookup. */
 #include <stdlib.h>
 #include <string.h>
 #include "core/requests.h"
@@ -22,11 +23,19 @@ static int (*const compi_send_init_plain[])(const void *, int, MPI_Datatype, int
 
 /* ------------------------------------------------------------ blocking */
 
+/* A send that needs no frame; counts same-node sends for the report. */
+static int compi_send_is_plain(const compi_comm_info *ci, int dest)
+{
+    if (!compi_p2p_plain(ci, dest)) return 0;
+    if (ci->framed && dest != MPI_PROC_NULL) COMPI_STAT_ADD(intra_msgs, 1);
+    return 1;
+}
+
 static int compi_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, compi_family fam)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || dest == MPI_PROC_NULL) return compi_send_fn[mode](buf, count, dt, dest, tag, comm);
+    if (compi_send_is_plain(ci, dest)) return compi_send_fn[mode](buf, count, dt, dest, tag, comm);
     if (mode == COMPI_SMODE_BUFFERED) {
         /* compi buffers the frame itself; see compi_post_send */
         compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, fam);
@@ -69,42 +78,50 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
                                MPI_Status *status, compi_family fam)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    if (compi_p2p_plain(ci, source)) return PMPI_Recv(buf, count, dt, source, tag, comm, status);
     MPI_Status st;
     int rc;
     compi_stashed *s = compi_stash_take(comm, source, tag);
     if (s) {
         rc = compi_stash_deliver(s, buf, count, dt, &st);
     } else {
+        /* Matching first tells a wildcard whether the sender is on this node
+         * (then the message is unframed and goes straight to the buffer).
+         * Under Open MPI every receive matches first: its shared-memory
+         * single-copy path writes a too-long message past the receive buffer
+         * (measured: a 1 MiB message into a 4000 B buffer changed 1044576
+         * bytes beyond it), so compi takes a too-long frame whole and
+         * truncates it itself. */
 #if defined(COMPI_MPI_openmpi)
-        /* Open MPI 4.1's shared-memory single-copy path writes a too-long
-         * message past the receive buffer (measured: a 1 MiB message into a
-         * 4000 B buffer changed 1044576 bytes beyond it). Matching first lets
-         * compi take a too-long frame whole and truncate it itself. */
-        MPI_Message msg;
-        MPI_Status pst;
-        int mrc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
-        if (mrc != MPI_SUCCESS) return mrc;
-        MPI_Count wire = 0, cap = 0;
-        PMPI_Get_elements_x(&pst, MPI_BYTE, &wire);
-        PMPI_Type_size_x(dt, &cap);
-        if (wire > COMPI_FRAME_HEADER_SIZE + cap * count) {
-            s = compi_stash_pull(&msg, &pst, comm, &rc);
-            if (!s) return compi_raise(comm, rc);
-            rc = compi_stash_deliver(s, buf, count, dt, &st);
-            compi_status_out(status, &st);
-            return compi_raise(comm, rc);
-        }
-#define COMPI_RECV_POST(addr, n, type) PMPI_Mrecv(addr, n, type, &msg, &st)
+        const int match_first = 1;
 #else
-#define COMPI_RECV_POST(addr, n, type) PMPI_Recv(addr, n, type, source, tag, comm, &st)
+        const int match_first = source == MPI_ANY_SOURCE;
 #endif
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        if (match_first) {
+            MPI_Status pst;
+            int mrc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
+            if (mrc != MPI_SUCCESS) return mrc;
+            if (!compi_peer_is_remote(ci, pst.MPI_SOURCE)) return PMPI_Mrecv(buf, count, dt, &msg, status);
+            MPI_Count wire = 0, cap = 0;
+            PMPI_Get_elements_x(&pst, MPI_BYTE, &wire);
+            PMPI_Type_size_x(dt, &cap);
+            if (wire > COMPI_FRAME_HEADER_SIZE + cap * count) {
+                s = compi_stash_pull(&msg, &pst, comm, &rc);
+                if (!s) return compi_raise(comm, rc);
+                rc = compi_stash_deliver(s, buf, count, dt, &st);
+                compi_status_out(status, &st);
+                return compi_raise(comm, rc);
+            }
+        }
         compi_incoming in;
         /* staging is safe: under Open MPI the probe showed the frame fits */
         rc = compi_incoming_prepare(&in, buf, count, dt, 1);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
-        int prc = COMPI_RECV_POST(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in));
-#undef COMPI_RECV_POST
+        int prc = msg != MPI_MESSAGE_NULL
+                      ? PMPI_Mrecv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), &msg, &st)
+                      : PMPI_Recv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), source, tag, comm,
+                                  &st);
         if (prc != MPI_SUCCESS && compi_error_class(prc) != MPI_ERR_TRUNCATE) {
             compi_incoming_release(&in);
             return prc;            /* MPI already ran the error handler */
@@ -137,8 +154,7 @@ static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int cou
                                   int dest, int tag, MPI_Comm comm, MPI_Request *request, compi_family fam)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || dest == MPI_PROC_NULL)
-        return compi_isend_plain[mode](buf, count, dt, dest, tag, comm, request);
+    if (compi_send_is_plain(ci, dest)) return compi_isend_plain[mode](buf, count, dt, dest, tag, comm, request);
     compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, fam);
     int rc = compi_post_send(r, buf, count, dt, dest, tag, mode, ci);
     if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
@@ -175,7 +191,7 @@ static int compi_nonblocking_recv(void *buf, int count, MPI_Datatype dt, int sou
                                   MPI_Request *request, compi_family fam)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Irecv(buf, count, dt, source, tag, comm, request);
+    if (compi_p2p_plain(ci, source)) return PMPI_Irecv(buf, count, dt, source, tag, comm, request);
     compi_req *r = compi_req_new(COMPI_REQ_RECV, comm, fam);
     int rc = compi_post_recv(r, buf, count, dt, source, tag);
     if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
@@ -201,7 +217,7 @@ static int compi_persistent_create(compi_req_kind kind, compi_send_mode mode, co
 {
     int is_send = kind == COMPI_REQ_PERSIST_SEND;
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || peer == MPI_PROC_NULL)
+    if (compi_p2p_plain(ci, peer))
         return is_send ? compi_send_init_plain[mode](buf, count, dt, peer, tag, comm, request)
                        : PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, request);
     compi_req *r = compi_req_new(kind, comm, is_send ? COMPI_FAM_PERSISTENT_SEND : COMPI_FAM_PERSISTENT_RECV);
@@ -264,7 +280,7 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Comm comm, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed)
+    if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                              source, recvtag, comm, status);
     /* Send posted first, then a blocking receive: it matches before it
@@ -283,7 +299,7 @@ int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
                                 int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed)
+    if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest))
         return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, status);
     /* Send from a copy of the typed region so the receive can land in buf. */
     MPI_Aint lb, extent, tlb, textent;

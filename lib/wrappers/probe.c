@@ -1,35 +1,34 @@
-/* Probes report the application's count, so a probed framed message is
- * received at once (matched probe + receive) and stashed; see core/stash.h. */
+/* Probes report the application's count, so a probed framed (inter-node)
+ * message is received at once (matched probe + receive) and stashed; see
+ * core/stash.h. Same-node messages are unframed and stay in MPI. */
 #include <stdlib.h>
 #include "core/requests.h"
 #include "core/stash.h"
 #include "wrappers/impl.h"
 
 /* Finds the next matching message: stash first (older), else MPI. On
- * success *out is a detached or stashed entry (per keep_in_stash). */
+ * success either *out is a detached or stashed entry (per keep_in_stash),
+ * or *out is NULL and the message is a same-node one still in MPI: *direct
+ * is its status and, for matched probes, *direct_msg its PMPI handle
+ * (unframed, it needs nothing from compi). */
 static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, int keep_in_stash,
-                              int *flag, compi_stashed **out, MPI_Status *direct)
+                              int *flag, compi_stashed **out, MPI_Status *direct, MPI_Message *direct_msg)
 {
     *out = keep_in_stash ? compi_stash_peek(comm, source, tag) : compi_stash_take(comm, source, tag);
     if (*out) { *flag = 1; return MPI_SUCCESS; }
+    const compi_comm_info *ci = compi_comm_lookup(comm);
     MPI_Message msg;
     MPI_Status st;
     int rc;
     if (keep_in_stash) {
-        /* A plain probe looks first: frames from the prober's own node are
-         * never compressed, so their count is the wire size less the header
-         * and the message can stay in MPI (an Issend to a same-node rank then
-         * completes only when it is received, as without compi). */
+        /* A plain probe looks first: a same-node message is unframed and can
+         * stay in MPI (an Issend to a same-node rank then completes only
+         * when it is received, as without compi). */
         rc = blocking ? (*flag = 1, PMPI_Probe(source, tag, comm, &st)) : PMPI_Iprobe(source, tag, comm, flag, &st);
         if (rc != MPI_SUCCESS || !*flag) return rc;
-        if (!compi_peer_is_remote(compi_comm_lookup(comm), st.MPI_SOURCE)) {
-            MPI_Count wire = 0;
-            PMPI_Get_elements_x(&st, MPI_BYTE, &wire);
-            if (wire >= COMPI_FRAME_HEADER_SIZE) {
-                PMPI_Status_set_elements_x(&st, MPI_BYTE, wire - COMPI_FRAME_HEADER_SIZE);
-                *direct = st;
-                return MPI_SUCCESS;
-            }
+        if (!compi_peer_is_remote(ci, st.MPI_SOURCE)) {
+            *direct = st;
+            return MPI_SUCCESS;
         }
         /* Inter-node: only the header knows the count; take that very message. */
         source = st.MPI_SOURCE;
@@ -39,6 +38,11 @@ static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, 
     rc = blocking ? (*flag = 1, PMPI_Mprobe(source, tag, comm, &msg, &st))
                   : PMPI_Improbe(source, tag, comm, flag, &msg, &st);
     if (rc != MPI_SUCCESS || !*flag) return rc;
+    if (!compi_peer_is_remote(ci, st.MPI_SOURCE)) {
+        *direct = st;
+        *direct_msg = msg;
+        return MPI_SUCCESS;
+    }
     compi_stashed *s = compi_stash_pull(&msg, &st, comm, &rc);
     if (!s) return compi_raise(comm, rc);
     if (keep_in_stash) compi_stash_append(s);
@@ -49,11 +53,11 @@ static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, 
 int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Probe(source, tag, comm, status);
+    if (compi_p2p_plain(ci, source)) return PMPI_Probe(source, tag, comm, status);
     int flag;
     compi_stashed *s;
     MPI_Status direct;
-    int rc = compi_probe_common(source, tag, comm, 1, 1, &flag, &s, &direct);
+    int rc = compi_probe_common(source, tag, comm, 1, 1, &flag, &s, &direct, NULL);
     if (rc == MPI_SUCCESS) compi_status_out(status, s ? &s->status : &direct);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return rc;
@@ -62,39 +66,54 @@ int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 int compi_impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Iprobe(source, tag, comm, flag, status);
+    if (compi_p2p_plain(ci, source)) return PMPI_Iprobe(source, tag, comm, flag, status);
     compi_stashed *s;
     MPI_Status direct;
-    int rc = compi_probe_common(source, tag, comm, 0, 1, flag, &s, &direct);
+    int rc = compi_probe_common(source, tag, comm, 0, 1, flag, &s, &direct, NULL);
     if (rc == MPI_SUCCESS && *flag) compi_status_out(status, s ? &s->status : &direct);
     COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
     return rc;
 }
 
+/* Matched probes hand out compi's handle for a stashed message, or MPI's own
+ * for a same-node one (which Mrecv then passes to PMPI untouched). */
+static void compi_mprobe_out(compi_stashed *s, const MPI_Status *direct, MPI_Message direct_msg,
+                             MPI_Message *message, MPI_Status *status)
+{
+    if (s) {
+        compi_status_out(status, &s->status);
+        compi_message_claim(s, message);
+    } else {
+        compi_status_out(status, direct);
+        *message = direct_msg;
+    }
+    COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
+}
+
 int compi_impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Mprobe(source, tag, comm, message, status);
+    if (compi_p2p_plain(ci, source)) return PMPI_Mprobe(source, tag, comm, message, status);
     int flag;
     compi_stashed *s;
-    int rc = compi_probe_common(source, tag, comm, 1, 0, &flag, &s, NULL);
+    MPI_Status direct;
+    MPI_Message direct_msg = MPI_MESSAGE_NULL;
+    int rc = compi_probe_common(source, tag, comm, 1, 0, &flag, &s, &direct, &direct_msg);
     if (rc != MPI_SUCCESS) return rc;
-    compi_status_out(status, &s->status);
-    compi_message_claim(s, message);
-    COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
+    compi_mprobe_out(s, &direct, direct_msg, message, status);
     return MPI_SUCCESS;
 }
 
 int compi_impl_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (!ci->framed || source == MPI_PROC_NULL) return PMPI_Improbe(source, tag, comm, flag, message, status);
+    if (compi_p2p_plain(ci, source)) return PMPI_Improbe(source, tag, comm, flag, message, status);
     compi_stashed *s;
-    int rc = compi_probe_common(source, tag, comm, 0, 0, flag, &s, NULL);
+    MPI_Status direct;
+    MPI_Message direct_msg = MPI_MESSAGE_NULL;
+    int rc = compi_probe_common(source, tag, comm, 0, 0, flag, &s, &direct, &direct_msg);
     if (rc != MPI_SUCCESS || !*flag) return rc;
-    compi_status_out(status, &s->status);
-    compi_message_claim(s, message);
-    COMPI_STAT_ADD(messages[COMPI_FAM_PROBE], 1);
+    compi_mprobe_out(s, &direct, direct_msg, message, status);
     return MPI_SUCCESS;
 }
 
