@@ -69,7 +69,7 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   --scale   problem size factor passed to the apps (--scale F; stencil3d: its
             iterations); default 1
   --no-calibrate  by default each rate's network model is measured on the
-            bench cluster first (compi_calibrate_network, one rank per node,
+            bench cluster first, with each MPI (compi_calibrate_network, one rank per node,
             up to 16 MiB) and given to adaptive, guided and compi guide as
             COMPI_HEURISTICS; with this flag (or COMPI_HEURISTICS set) the
             ranks use COMPI_HEURISTICS or the built-in model
@@ -448,10 +448,14 @@ bench_apps_prepare_guided() {  # MPI RATE APP LIB
     return 0
 }
 
-# Measures the network model of the bench cluster at this rate (one rank per
-# node, sizes to 16 MiB) into $BA_LOGS/heuristics.<rate>/network.txt.
+# Measures the network model of the bench cluster at this rate with this MPI
+# (one rank per node, sizes to 16 MiB) into
+# $BA_LOGS/heuristics.<rate>.<mpi>/network.txt. Per MPI: the model is what
+# the MPI achieves on the link (measured at 1 Gbit/s: MPICH over UCX/TCP moves
+# bips3d's 20-30 KiB halos far slower than Open MPI, so a model taken with
+# Open MPI kept MPICH's adaptive runs raw where lz4 gained 1.8x).
 bench_apps_calibrate() {  # MPI RATE NODES
-    local mpi=$1 rate=$2 nodes=$3 dir=$BA_LOGS/heuristics.$2
+    local mpi=$1 rate=$2 nodes=$3 dir=$BA_LOGS/heuristics.$2.$1
     mkdir -p "$dir"
     local -a launch
     mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
@@ -563,11 +567,15 @@ bench_apps() {
     for rate in "${rates[@]}"; do
         BA_UP=1
         bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
-        if (( calibrate )); then
-            # adaptive/guided decide with this rate's measured network model
-            bench_apps_calibrate "${mpis[0]}" "$rate" "$nodes" && export COMPI_HEURISTICS=$BA_LOGS/heuristics.$rate
-        fi
         for mpi in "${mpis[@]}"; do
+            if (( calibrate )); then
+                # adaptive/guided decide with the network model measured at this rate with this MPI
+                if bench_apps_calibrate "$mpi" "$rate" "$nodes"; then
+                    export COMPI_HEURISTICS=$BA_LOGS/heuristics.$rate.$mpi
+                else
+                    unset COMPI_HEURISTICS
+                fi
+            fi
             for app in "${apps[@]}"; do
                 [[ -n ${have[$app.$mpi]:-} ]] || continue
                 guided_rc=0 BA_GUIDED_WHY=""
