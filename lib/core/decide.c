@@ -328,8 +328,11 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     compi_link_state *l = d->link;
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size);
     compi_estimate best;
+    pthread_mutex_lock(&l->lock);
+    double need = compi_window_threshold(&l->win[d->dtclass], compi_cfg.min_speedup);
+    pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
-    compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, compi_cfg.min_speedup, compi_engine_scratch(), &best);
+    compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, need, compi_engine_scratch(), &best);
     COMPI_STAT_ADD(evaluate_ns, compi_now_ns() - t0);
     COMPI_STAT_ADD(evaluations, 1);
     pthread_mutex_lock(&l->lock);
@@ -433,6 +436,7 @@ static void compi_json_window(compi_sbuf *b, const compi_link_state *l, int cls,
                       (unsigned long long)w->compressed, (unsigned long long)w->mistakes,
                       (unsigned long long)w->restarts, (unsigned long long)w->reevaluations,
                       (unsigned long long)w->backoffs, compi_window_backing_off(w, now) ? "true" : "false");
+    compi_sbuf_printf(b, "\"estimate_bias\": %.3f, ", w->bias);
     if (w->predicted_n) compi_sbuf_printf(b, "\"predicted_speedup\": %.3f, ", w->predicted_sum / (double)w->predicted_n);
     else compi_sbuf_printf(b, "\"predicted_speedup\": null, ");
     if (w->observed_n) compi_sbuf_printf(b, "\"observed_speedup\": %.3f, ", w->observed_sum / (double)w->observed_n);

@@ -34,6 +34,37 @@ void compi_window_init(compi_window *w, const compi_window_params *p)
     w->backoff_until = -1;
     w->last_backoff_end = -1;
     w->bin = 1;
+    w->bias = 1.0;
+}
+
+double compi_window_threshold(const compi_window *w, double min_speedup)
+{
+    return min_speedup / w->bias;
+}
+
+static void compi_window_learn_bias(compi_window *w, double ratio)
+{
+    if (ratio > 1.0) ratio = 1.0;
+    if (ratio < COMPI_BIAS_MIN) ratio = COMPI_BIAS_MIN;
+    w->bias_ring[w->bias_next] = ratio;
+    w->bias_next = (w->bias_next + 1) % COMPI_BIAS_RING;
+    if (w->bias_n < COMPI_BIAS_RING) w->bias_n++;
+    double v[COMPI_BIAS_RING];
+    unsigned n = w->bias_n;
+    memcpy(v, w->bias_ring, sizeof v[0] * n);
+    for (unsigned i = 1; i < n; i++)       /* insertion sort: n <= 8 */
+        for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+        }
+    w->bias = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Re-evaluation: halve the bias's distance to 1 (in log terms), and the
+ * ring's with it, so old evidence weighs less. */
+static void compi_window_decay_bias(compi_window *w)
+{
+    w->bias = __builtin_sqrt(w->bias);
+    for (unsigned i = 0; i < w->bias_n; i++) w->bias_ring[i] = __builtin_sqrt(w->bias_ring[i]);
 }
 
 /* Decisions over time, in at most COMPI_TIMELINE_BINS bins: when full, pairs
@@ -91,6 +122,7 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
             w->raw_bytes_run = 0;
             w->no_len = p->floor;
             w->reevaluations++;
+            compi_window_decay_bias(w);
             a = COMPI_WIN_EVALUATE;
         } else {
             a = COMPI_WIN_RAW;
@@ -120,6 +152,7 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
     if (size < w->yes_len) w->yes_len = size;
     if (w->no_len > w->yes_len) w->no_len = w->yes_len;
     w->codec = best;
+    w->last_predicted = predicted;
     w->predicted_sum += predicted;
     w->predicted_n++;
 }
@@ -165,6 +198,7 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
     if (w->outcomes_len < hist) w->outcomes_len++;
     w->observed_sum += achieved;
     w->observed_n++;
+    if (w->last_predicted > 0) compi_window_learn_bias(w, achieved / w->last_predicted);
     if (!mistake) return;
     w->mistakes++;
     if (compi_popcount(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);

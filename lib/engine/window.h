@@ -44,6 +44,8 @@ void compi_window_params_default(compi_window_params *p);
 typedef enum { COMPI_WIN_RAW = 0, COMPI_WIN_EVALUATE = 1, COMPI_WIN_COMPRESS = 2 } compi_win_action;
 
 #define COMPI_TIMELINE_BINS 128
+#define COMPI_BIAS_RING 8
+#define COMPI_BIAS_MIN 0.5
 #define COMPI_WINDOW_MAX_RESTARTS 16
 
 typedef struct {
@@ -58,6 +60,17 @@ typedef struct {
     double backoff_until;          /* compression off until then; < 0 when not backing off */
     unsigned backoff_level;
     double last_backoff_end;
+    /* How far achieved speedups fall short of predicted ones: the median of
+     * the last COMPI_BIAS_RING achieved/predicted ratios, clamped to
+     * [COMPI_BIAS_MIN, 1]. Evaluations divide their threshold by it, so a
+     * window whose predictions keep failing (codec slower on the whole
+     * message than on the sample, cores shared with other ranks, ...) asks
+     * for more before it compresses again. Survives restarts; decays
+     * toward 1 at each re-evaluation so a passing cause is forgotten. */
+    double bias;
+    double bias_ring[8];
+    unsigned bias_n, bias_next;
+    double last_predicted;         /* prediction behind the yes zone's codec */
     /* counters for the report */
     uint64_t messages, raw, evaluated, compressed;
     uint64_t mistakes, restarts, reevaluations, backoffs;
@@ -79,6 +92,9 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
 /* After a message went through a codec: its speedup as achieved (from the
  * real ratio and compression time); < 1 is a mistake. */
 void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s);
+/* The speedup an evaluation's best codec must predict for this window to
+ * compress: min_speedup / bias. */
+double compi_window_threshold(const compi_window *w, double min_speedup);
 int compi_window_backing_off(const compi_window *w, double now_s);
 
 #endif

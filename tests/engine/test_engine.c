@@ -131,6 +131,47 @@ static void test_window_mistakes_and_backoff(void)
           "second back-off doubles (until %.1f, now %.1f)", w.backoff_until, t);
 }
 
+/* Predictions that keep overshooting raise the bar for the next evaluation;
+ * accurate ones leave it alone; re-evaluations let the doubt fade. */
+static void test_window_bias(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    compi_window w;
+    compi_window_init(&w, &p);
+    CHECK(fabs(compi_window_threshold(&w, 1.05) - 1.05) < 1e-12, "fresh window: threshold is min_speedup");
+    compi_window_classify(&w, &p, MiB, 0);
+    compi_window_evaluated(&w, &p, MiB, lz4, 1.10);
+    for (int i = 0; i < 3; i++) compi_window_outcome(&w, &p, 0.88, 0);   /* 80% of the prediction */
+    CHECK(fabs(w.bias - 0.8) < 1e-9, "bias = median achieved/predicted (%g)", w.bias);
+    CHECK(fabs(compi_window_threshold(&w, 1.05) - 1.05 / 0.8) < 1e-9, "threshold raised to %g",
+          compi_window_threshold(&w, 1.05));
+    /* better than predicted never lowers the bar below min_speedup */
+    compi_window_init(&w, &p);
+    compi_window_evaluated(&w, &p, MiB, lz4, 1.5);
+    for (int i = 0; i < 8; i++) compi_window_outcome(&w, &p, 3.0, 0);
+    CHECK(w.bias == 1.0, "over-achieving keeps bias at 1 (%g)", w.bias);
+    /* a codec that did not shrink the data at all: clamped at COMPI_BIAS_MIN */
+    for (int i = 0; i < 8; i++) compi_window_outcome(&w, &p, 0.01, 0);
+    CHECK(w.bias == COMPI_BIAS_MIN, "bias floor (%g)", w.bias);
+    /* one outlier among 8 does not move the median */
+    compi_window_init(&w, &p);
+    compi_window_evaluated(&w, &p, MiB, lz4, 2.0);
+    for (int i = 0; i < 7; i++) compi_window_outcome(&w, &p, 2.0, 0);
+    compi_window_outcome(&w, &p, 0.2, 0);
+    CHECK(w.bias == 1.0, "median ignores one outlier (%g)", w.bias);
+    /* the bias survives a restart and decays at re-evaluation */
+    compi_window_init(&w, &p);
+    p.reeval_after = 2;
+    compi_window_evaluated(&w, &p, MiB, lz4, 1.0);
+    for (int i = 0; i < 4; i++) compi_window_outcome(&w, &p, 0.64, 0);   /* 4 mistakes: restart */
+    CHECK(w.restarts == 1 && fabs(w.bias - 0.64) < 1e-9, "bias kept across the restart (%g)", w.bias);
+    compi_window_evaluated(&w, &p, 4 * MiB, NULL, 1.0);                   /* raw below 4 MiB */
+    compi_window_classify(&w, &p, MiB, 0);
+    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE, "re-evaluation after 2 raw");
+    CHECK(fabs(w.bias - 0.8) < 1e-9, "re-evaluation decays the bias to its square root (%g)", w.bias);
+}
+
 static void test_window_recheck_and_timeline(void)
 {
     compi_window_params p;
@@ -349,6 +390,7 @@ int main(void)
     test_window_converges();
     test_window_reevaluation();
     test_window_mistakes_and_backoff();
+    test_window_bias();
     test_window_recheck_and_timeline();
     test_network_file();
     test_codec_file();
