@@ -228,8 +228,9 @@ int compi_coll_may_compress(const compi_comm_info *ci, size_t size)
 {
     if (size == 0 || size < ci->min_bytes) return 0;
     if (ci->mode == COMPI_MODE_FIXED) return 1;
-    return (ci->mode == COMPI_MODE_ADAPTIVE || ci->mode == COMPI_MODE_GUIDED) && compi_E.ready &&
-           size >= compi_E.coll_floor;
+    /* trace agrees with guided, so traced collectives are the guided ones */
+    return (ci->mode == COMPI_MODE_ADAPTIVE || ci->mode == COMPI_MODE_GUIDED || ci->mode == COMPI_MODE_TRACE) &&
+           compi_E.ready && size >= compi_E.coll_floor;
 }
 
 /* The message as traces and rules name it. */

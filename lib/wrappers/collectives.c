@@ -15,8 +15,10 @@ static int compi_coll_enabled(MPI_Comm comm, const compi_comm_info **ci)
 {
     *ci = compi_comm_lookup(comm);
     compi_mode m = (*ci)->mode;
+    /* trace mode frames them too (raw), so the trace holds the very
+     * collective messages guided mode will look up */
     return (*ci)->framed && !(*ci)->is_inter &&
-           (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED);
+           (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED || m == COMPI_MODE_TRACE);
 }
 
 /* Decodes frame into (buf,count,dt); frame errors go to the comm's handler. */
