@@ -20,8 +20,14 @@
 #include "engine/trace.h"
 #include "netcal/netcal.h"
 
-/* Observed/predicted times kept per link; the smallest is the correction,
- * since a late receiver can only make a send look slower than the link. */
+/* Observed/predicted times kept per link. Sends only ever tell that the
+ * link is slower than modelled (congestion, a slower network than the
+ * file's): a late receiver makes a send look slower, so the smallest of the
+ * last few is taken; and a send that returns faster than the model is no
+ * evidence at all, since an MPI may return once the data is in socket
+ * buffers (Open MPI over TCP, 1 Gbit/s: 1 MiB sends measured 0.06-0.11 of
+ * the link time, which made adaptive mode send 16x-compressible data raw).
+ * So the correction is max(1, min of the ring). */
 #define COMPI_OBS_RING 8
 /* Only rendezvous-sized sends measure the link, not a local copy. */
 #define COMPI_OBS_MIN_BYTES (256 * 1024)
@@ -376,7 +382,7 @@ void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint6
     double lo = l->obs[0];
     for (unsigned i = 1; i < l->nobs; i++)
         if (l->obs[i] < lo) lo = l->obs[i];
-    l->scale = lo;
+    l->scale = lo > 1.0 ? lo : 1.0;
     l->observations++;
     pthread_mutex_unlock(&l->lock);
 }
