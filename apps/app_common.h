@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static inline uint64_t app_mix64(uint64_t x)
@@ -98,6 +99,45 @@ static inline int app_common_arg(int argc, char **argv, int *i, app_common_opts 
         c->scale = s;
     } else if (sscanf(v, "%d", &c->iters) != 1 || c->iters < 1) return -1;
     return 1;
+}
+
+/* Rank 0 prints the usage (and why, if given), then every rank leaves. */
+static inline void app_usage_exit(const char *usage, int code, const char *why)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        if (why) fputs(why, stderr);
+        fputs(usage, stderr);
+    }
+    MPI_Finalize();
+    exit(code);
+}
+
+/* An app's own option a with its value v (NULL when a is last): returns 2
+ * when it took the value, 1 for a flag, 0 when a is not its option, -1 when
+ * the value is bad. */
+typedef int (*app_option_fn)(const char *a, const char *v, void *opts);
+
+/* The whole command line: common options, -h/--help (usage, exit 0), the
+ * app's own (fn); anything else prints "<prog>: bad argument" and the usage
+ * and exits 2. */
+static inline void app_parse_args(int argc, char **argv, app_common_opts *c, const char *prog, const char *usage,
+                                  app_option_fn fn, void *opts)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r = app_common_arg(argc, argv, &i, c);
+        if (r > 0) continue;
+        if (r == 0 && (!strcmp(a, "-h") || !strcmp(a, "--help"))) app_usage_exit(usage, 0, NULL);
+        if (r == 0) r = fn(a, v, opts);
+        if (r <= 0) {
+            char why[256];
+            snprintf(why, sizeof why, "%s: bad argument '%s'\n", prog, a);
+            app_usage_exit(usage, 2, why);
+        }
+        if (r == 2) i++;
+    }
 }
 
 #endif

@@ -71,50 +71,38 @@ typedef struct {
 
 static int g_rank, g_nranks;
 
-static void usage_exit(int code)
+static const char *const usage =
+    "usage: compi_bips3d [--scale F] [--iters N] [--k K] [--partitioner metis|scotch] [--seed S] [--quiet]\n"
+    "  default: 160000 mesh nodes (times F), K = 8 nearest neighbours, 200 Jacobi sweeps\n";
+
+static int bips3d_option(const char *a, const char *v, void *opts)
 {
-    if (g_rank == 0)
-        fprintf(stderr, "usage: compi_bips3d [--scale F] [--iters N] [--k K] [--partitioner metis|scotch] [--seed S] [--quiet]\n"
-                        "  default: 160000 mesh nodes (times F), K = 8 nearest neighbours, 200 Jacobi sweeps\n");
-    MPI_Finalize();
-    exit(code);
+    options *o = opts;
+    if (!v) return 0;
+    if (!strcmp(a, "--k")) return (o->k = atoi(v)) < 3 || o->k > 32 ? -1 : 2;
+    if (!strcmp(a, "--seed")) return o->seed = strtoull(v, NULL, 0), 2;
+    if (strcmp(a, "--partitioner")) return 0;
+    if (!strcmp(v, "metis")) o->scotch = 0;
+    else if (!strcmp(v, "scotch")) o->scotch = 1;
+    else return -1;
+#ifndef COMPI_HAVE_SCOTCH
+    if (o->scotch) {
+        if (g_rank == 0) fprintf(stderr, "compi_bips3d: built without Scotch\n");
+        return -1;
+    }
+#endif
+    return 2;
 }
 
 static void parse_args(int argc, char **argv, options *o)
 {
     *o = (options){.c = {.scale = 1.0, .iters = 200}, .nodes = 160000, .k = 8, .seed = 2024};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = app_common_arg(argc, argv, &i, &o->c);
-        if (r > 0) continue;
-        int bad = r < 0;
-        if (!r) {
-            if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage_exit(0);
-            else if (!v) bad = 1;
-            else if (!strcmp(a, "--k")) bad = (o->k = atoi(v)) < 3 || o->k > 32, i++;
-            else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0), i++;
-            else if (!strcmp(a, "--partitioner")) {
-                i++;
-                if (!strcmp(v, "metis")) o->scotch = 0;
-                else if (!strcmp(v, "scotch")) o->scotch = 1;
-                else bad = 1;
-#ifndef COMPI_HAVE_SCOTCH
-                if (o->scotch) {
-                    if (g_rank == 0) fprintf(stderr, "compi_bips3d: built without Scotch\n");
-                    bad = 1;
-                }
-#endif
-            } else bad = 1;
-        }
-        if (bad) {
-            if (g_rank == 0) fprintf(stderr, "compi_bips3d: bad argument '%s'\n", a);
-            usage_exit(2);
-        }
-    }
+    app_parse_args(argc, argv, &o->c, "compi_bips3d", usage, bips3d_option, o);
     o->nodes = (long)((double)o->nodes * o->c.scale + 0.5);
     if (o->nodes < 8L * o->k || o->nodes > 50000000L) {
-        if (g_rank == 0) fprintf(stderr, "compi_bips3d: %ld nodes is out of range\n", o->nodes);
-        usage_exit(2);
+        char why[96];
+        snprintf(why, sizeof why, "compi_bips3d: %ld nodes is out of range\n", o->nodes);
+        app_usage_exit(usage, 2, why);
     }
 }
 

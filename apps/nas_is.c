@@ -49,44 +49,31 @@ typedef struct {
 
 static int g_rank, g_nranks;
 
-static void usage_exit(int code)
+static const char *const usage =
+    "usage: compi_nas_is [--class S|W|A|B|C] [--scale F] [--iters N] [--p2p] [--quiet]\n"
+    "  default: 2^21 keys in [0, 2^19), 10 iterations, key exchange by MPI_Alltoallv\n"
+    "  --p2p: exchange keys with MPI_Isend/MPI_Irecv pairs instead (compi compresses those)\n";
+
+static int nas_is_option(const char *a, const char *v, void *opts)
 {
-    if (g_rank == 0)
-        fprintf(stderr, "usage: compi_nas_is [--class S|W|A|B|C] [--scale F] [--iters N] [--p2p] [--quiet]\n"
-                        "  default: 2^21 keys in [0, 2^19), 10 iterations, key exchange by MPI_Alltoallv\n"
-                        "  --p2p: exchange keys with MPI_Isend/MPI_Irecv pairs instead (compi compresses those)\n");
-    MPI_Finalize();
-    exit(code);
+    options *o = opts;
+    if (!strcmp(a, "--p2p")) return o->p2p = 1;
+    if (strcmp(a, "--class") || !v) return 0;
+    /* NPB IS class table: log2(TOTAL_KEYS), log2(MAX_KEY). */
+    static const struct { char c; int keys, max; } cls[] = {
+        {'S', 16, 11}, {'W', 20, 16}, {'A', 23, 19}, {'B', 25, 21}, {'C', 27, 23}};
+    for (size_t k = 0; k < sizeof cls / sizeof cls[0]; k++)
+        if (v[0] == cls[k].c && !v[1]) {
+            o->total_keys = 1L << cls[k].keys, o->max_key_log2 = cls[k].max;
+            return 2;
+        }
+    return -1;
 }
 
 static void parse_args(int argc, char **argv, options *o)
 {
     *o = (options){.c = {.scale = 1.0, .iters = 10}, .total_keys = 1L << 21, .max_key_log2 = 19};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = app_common_arg(argc, argv, &i, &o->c);
-        if (r > 0) continue;
-        int bad = r < 0;
-        if (!r) {
-            if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage_exit(0);
-            else if (!strcmp(a, "--p2p")) o->p2p = 1;
-            else if (!strcmp(a, "--class") && v) {
-                /* NPB IS class table: log2(TOTAL_KEYS), log2(MAX_KEY). */
-                static const struct { char c; int keys, max; } cls[] = {
-                    {'S', 16, 11}, {'W', 20, 16}, {'A', 23, 19}, {'B', 25, 21}, {'C', 27, 23}};
-                bad = 1;
-                for (size_t k = 0; k < sizeof cls / sizeof cls[0]; k++)
-                    if (v[0] == cls[k].c && !v[1]) {
-                        o->total_keys = 1L << cls[k].keys, o->max_key_log2 = cls[k].max, bad = 0;
-                    }
-                i++;
-            } else bad = 1;
-        }
-        if (bad) {
-            if (g_rank == 0) fprintf(stderr, "compi_nas_is: bad argument '%s'\n", a);
-            usage_exit(2);
-        }
-    }
+    app_parse_args(argc, argv, &o->c, "compi_nas_is", usage, nas_is_option, o);
     o->total_keys = (long)((double)o->total_keys * o->c.scale + 0.5);
 }
 
@@ -250,8 +237,9 @@ int main(int argc, char **argv)
     s.max_key = 1 << o.max_key_log2;
     s.shift = o.max_key_log2 - NUM_BUCKETS_LOG2;
     if (s.shift < 0 || s.nkeys < 2L * o.c.iters + 2 || o.total_keys > (long)INT32_MAX) {
-        if (g_rank == 0) fprintf(stderr, "compi_nas_is: %ld keys is too few or too many for %d ranks\n", o.total_keys, g_nranks);
-        usage_exit(2);
+        char why[128];
+        snprintf(why, sizeof why, "compi_nas_is: %ld keys is too few or too many for %d ranks\n", o.total_keys, g_nranks);
+        app_usage_exit(usage, 2, why);
     }
     /* NPB sizes the receive buffer at a multiple of the average share; the
      * bell-shaped keys make bucket ranges uneven but never by that much. */

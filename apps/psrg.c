@@ -42,41 +42,30 @@ typedef struct {
 
 static int g_rank, g_nranks;
 
-static void usage_exit(int code)
+static const char *const usage =
+    "usage: compi_psrg [--scale F] [--iters N] [--threshold T] [--seed S] [--quiet]\n"
+    "  default: 3 images of 2048 x 2048 pixels (F scales the pixel count), T = 6 grey levels\n";
+
+static int psrg_option(const char *a, const char *v, void *opts)
 {
-    if (g_rank == 0)
-        fprintf(stderr, "usage: compi_psrg [--scale F] [--iters N] [--threshold T] [--seed S] [--quiet]\n"
-                        "  default: 3 images of 2048 x 2048 pixels (F scales the pixel count), T = 6 grey levels\n");
-    MPI_Finalize();
-    exit(code);
+    options *o = opts;
+    if (!v) return 0;
+    if (!strcmp(a, "--threshold")) return (o->threshold = atoi(v)) < 0 || o->threshold > 255 ? -1 : 2;
+    if (!strcmp(a, "--seed")) return o->seed = strtoull(v, NULL, 0), 2;
+    return 0;
 }
 
 static void parse_args(int argc, char **argv, options *o)
 {
     *o = (options){.c = {.scale = 1.0, .iters = 3}, .w = 2048, .h = 2048, .threshold = 6, .seed = 42};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = app_common_arg(argc, argv, &i, &o->c);
-        if (r > 0) continue;
-        int bad = r < 0;
-        if (!r) {
-            if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage_exit(0);
-            else if (!v) bad = 1;
-            else if (!strcmp(a, "--threshold")) bad = (o->threshold = atoi(v)) < 0 || o->threshold > 255, i++;
-            else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0), i++;
-            else bad = 1;
-        }
-        if (bad) {
-            if (g_rank == 0) fprintf(stderr, "compi_psrg: bad argument '%s'\n", a);
-            usage_exit(2);
-        }
-    }
+    app_parse_args(argc, argv, &o->c, "compi_psrg", usage, psrg_option, o);
     double f = sqrt(o->c.scale);
     o->w = (int)(o->w * f + 0.5);
     o->h = (int)(o->h * f + 0.5);
     if (o->h < g_nranks || o->w < 2 || (double)o->w * o->h > 1e9) {
-        if (g_rank == 0) fprintf(stderr, "compi_psrg: %d x %d pixels does not suit %d ranks\n", o->w, o->h, g_nranks);
-        usage_exit(2);
+        char why[128];
+        snprintf(why, sizeof why, "compi_psrg: %d x %d pixels does not suit %d ranks\n", o->w, o->h, g_nranks);
+        app_usage_exit(usage, 2, why);
     }
 }
 

@@ -49,42 +49,30 @@ typedef struct {
 
 static int g_rank, g_nranks;
 
-static void usage_exit(int code)
+static const char *const usage =
+    "usage: compi_stem [--scale F] [--iters N] [--decomp 1d|2d] [--halo sendrecv|isend]\n"
+    "                  [--output-every K] [--serial auto|on|off] [--quiet]\n"
+    "  default: 192 x 160 cells x 16 levels x 8 species (F scales the horizontal area),\n"
+    "  50 steps, surface output every 20 steps; serial recheck when small (auto)\n";
+
+static int stem_option(const char *a, const char *v, void *opts)
 {
-    if (g_rank == 0)
-        fprintf(stderr,
-                "usage: compi_stem [--scale F] [--iters N] [--decomp 1d|2d] [--halo sendrecv|isend]\n"
-                "                  [--output-every K] [--serial auto|on|off] [--quiet]\n"
-                "  default: 192 x 160 cells x 16 levels x 8 species (F scales the horizontal area),\n"
-                "  50 steps, surface output every 20 steps; serial recheck when small (auto)\n");
-    MPI_Finalize();
-    exit(code);
+    options *o = opts;
+    if (!v) return 0;
+    if (!strcmp(a, "--decomp")) return !(o->decomp2d = !strcmp(v, "2d")) && strcmp(v, "1d") ? -1 : 2;
+    if (!strcmp(a, "--halo")) return !(o->use_isend = !strcmp(v, "isend")) && strcmp(v, "sendrecv") ? -1 : 2;
+    if (!strcmp(a, "--output-every")) return (o->out_every = atoi(v)) < 1 ? -1 : 2;
+    if (!strcmp(a, "--serial")) {
+        o->serial = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : !strcmp(v, "auto") ? -1 : -2;
+        return o->serial == -2 ? -1 : 2;
+    }
+    return 0;
 }
 
 static void parse_args(int argc, char **argv, options *o)
 {
     *o = (options){.c = {.scale = 1.0, .iters = 50}, .gn = {192, 160, 16}, .decomp2d = 1, .out_every = 20, .serial = -1};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = app_common_arg(argc, argv, &i, &o->c);
-        if (r > 0) continue;
-        int bad = r < 0;
-        if (!r) {
-            if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage_exit(0);
-            else if (!v) bad = 1;
-            else if (!strcmp(a, "--decomp")) bad = !(o->decomp2d = !strcmp(v, "2d")) && strcmp(v, "1d"), i++;
-            else if (!strcmp(a, "--halo")) bad = !(o->use_isend = !strcmp(v, "isend")) && strcmp(v, "sendrecv"), i++;
-            else if (!strcmp(a, "--output-every")) bad = (o->out_every = atoi(v)) < 1, i++;
-            else if (!strcmp(a, "--serial")) {
-                o->serial = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : !strcmp(v, "auto") ? -1 : -2;
-                bad = o->serial == -2, i++;
-            } else bad = 1;
-        }
-        if (bad) {
-            if (g_rank == 0) fprintf(stderr, "compi_stem: bad argument '%s'\n", a);
-            usage_exit(2);
-        }
-    }
+    app_parse_args(argc, argv, &o->c, "compi_stem", usage, stem_option, o);
     double f = sqrt(o->c.scale);
     o->gn[0] = (int)(o->gn[0] * f + 0.5);
     o->gn[1] = (int)(o->gn[1] * f + 0.5);
@@ -488,8 +476,9 @@ int main(int argc, char **argv)
     if (o.decomp2d) MPI_Dims_create(g_nranks, 2, dims);
     else dims[0] = 1, dims[1] = g_nranks;
     if (o.gn[0] < 2 * dims[0] || o.gn[1] < 2 * dims[1] || o.gn[2] < 2) {
-        if (g_rank == 0) fprintf(stderr, "compi_stem: grid %dx%d too small for %dx%d ranks\n", o.gn[0], o.gn[1], dims[0], dims[1]);
-        usage_exit(2);
+        char why[128];
+        snprintf(why, sizeof why, "compi_stem: grid %dx%d too small for %dx%d ranks\n", o.gn[0], o.gn[1], dims[0], dims[1]);
+        app_usage_exit(usage, 2, why);
     }
     MPI_Comm comm;
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &comm); /* reorder=0: cart rank = world rank */
