@@ -384,9 +384,8 @@ void compi_trace_record(compi_trace_writer *w, const compi_trace_msg *m, const v
         w->st.untracked_messages++;
         w->st.untracked_bytes += m->size;
     }
-    /* decided before this message's cycle check: the message completing
-     * the cycle's second copy is still sampled like the rest of it */
-    int want = e && (w->st.cycle_len ? e->count == 1 : e->nsamples < COMPI_TRACE_SAMPLES_PER_KEY);
+    /* occurrences 1, 2, 4, 8, ...: early and late data alike */
+    int want = e && (e->count & (e->count - 1)) == 0 && e->nsamples < COMPI_TRACE_SAMPLES_PER_KEY;
     tr_cycle(w, i, key, e);
     if (e) {
         memmove(e->occ + 1, e->occ, (TR_OCC - 1) * sizeof e->occ[0]);

@@ -42,7 +42,7 @@ uint64_t compi_trace_key(const compi_trace_msg *m);
 #define COMPI_TRACE_DEFAULT_CAP ((size_t)64 << 20)  /* COMPI_TRACE_MAX default */
 #define COMPI_TRACE_SAMPLE_MAX 65536                /* content bytes kept per sample */
 #define COMPI_TRACE_SLICE 4096                      /* bytes per slice of a strided sample */
-#define COMPI_TRACE_SAMPLES_PER_KEY 2               /* occurrences sampled per key */
+#define COMPI_TRACE_SAMPLES_PER_KEY 12              /* at most: occurrences 1, 2, 4, ..., 2^10 */
 #define COMPI_TRACE_MAX_PERIOD 65536                /* longest cycle (messages) detected */
 #define COMPI_TRACE_PROGRAM_MAX 256
 #define COMPI_TRACE_NODE_MAX 64
@@ -58,11 +58,14 @@ compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, 
 /* Records one message. data = its packed contiguous bytes (size bytes).
  * Keeps a bounded content sample (up to COMPI_TRACE_SAMPLE_MAX bytes: the
  * whole message, or COMPI_TRACE_SLICE-byte slices spread evenly over it,
- * aligned to elem_size) of the first COMPI_TRACE_SAMPLES_PER_KEY occurrences
- * of each key; later occurrences only bump counters. Detects the
- * application's cycle (the key sequence repeating with a period P) and stops
- * sampling keys already seen once the cycle has been seen twice (keys first
- * met later still get one sample). data may be NULL when size is 0. */
+ * aligned to elem_size) of occurrences 1, 2, 4, 8, ... of each key (up to
+ * COMPI_TRACE_SAMPLES_PER_KEY samples): an iterative application's data
+ * changes as it runs (a stencil's field starts flat and 100x compressible,
+ * later compresses 5x), so late occurrences are sampled too, at a cost that
+ * grows only with the logarithm of the run length. Other occurrences only
+ * bump counters. Also detects the application's cycle (the key sequence
+ * repeating with a period P) and reports it in the summary. data may be NULL
+ * when size is 0. */
 void compi_trace_record(compi_trace_writer *w, const compi_trace_msg *m, const void *data);
 /* Writes index and summary, closes, frees w (also on failure). Returns
  * COMPI_OK or a negative compi_status with err set (e.g. a failed write
