@@ -1,5 +1,6 @@
 /* Compression window state machine; see window.h. */
 #include <string.h>
+#include "engine/stats.h"
 #include "engine/window.h"
 
 void compi_window_params_default(compi_window_params *p)
@@ -50,13 +51,8 @@ static void compi_window_learn_bias(compi_window *w, double ratio)
     w->bias_next = (w->bias_next + 1) % COMPI_BIAS_RING;
     if (w->bias_n < COMPI_BIAS_RING) w->bias_n++;
     double v[COMPI_BIAS_RING];
-    unsigned n = w->bias_n;
-    memcpy(v, w->bias_ring, sizeof v[0] * n);
-    for (unsigned i = 1; i < n; i++)       /* insertion sort: n <= 8 */
-        for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
-        }
-    w->bias = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    memcpy(v, w->bias_ring, sizeof v[0] * w->bias_n);
+    w->bias = compi_median(v, (int)w->bias_n);
 }
 
 /* Re-evaluation: halve the bias's distance to 1 (in log terms), and the

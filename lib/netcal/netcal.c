@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "engine/stats.h"
 #include "netcal/netcal.h"
 
 #define NC_TAG_DATA 1
@@ -133,17 +134,6 @@ static int nc_reps_for(const nc_ctx *c, size_t s)
     return r < 3 && c->o->reps >= 3 ? 3 : r;
 }
 
-static double nc_median(double *v, int n)
-{
-    for (int i = 1; i < n; i++) {
-        double x = v[i];
-        int j = i;
-        while (j > 0 && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
-        v[j] = x;
-    }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Allreduce (MAX) that waits politely: ranks with nothing to measure sit in
  * it while a pair times its round trips, and on a node with more ranks than
  * cores a busy-polling wait would steal the pair's CPU and skew its times. */
@@ -185,7 +175,7 @@ static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
             break;
         }
     }
-    *t_us = nc_median(c->rtt, got) * 0.5e6;
+    *t_us = compi_median(c->rtt, got) * 0.5e6;
     *more = !stop && k + 1 < c->nsizes;
     unsigned char ctrl = (unsigned char)*more;
     return PMPI_Send(&ctrl, 1, MPI_BYTE, peer, NC_TAG_CTRL, c->comm);
@@ -284,7 +274,7 @@ static int nc_add_default(compi_net_model *m, const nc_result *res, int nres, in
         int got = 0;
         for (int i = 0; i < nres; i++)
             if ((res[i].na == res[i].nb) == intra && res[i].npoints > k) v[got++] = res[i].t_us[k];
-        t[k] = nc_median(v, got);
+        t[k] = compi_median(v, got);
     }
     free(v);
     compi_net_link l;

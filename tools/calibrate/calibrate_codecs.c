@@ -48,6 +48,7 @@
 #include <unistd.h>
 #include "common/datasets.h"
 #include "engine/model.h"
+#include "engine/stats.h"
 
 #define CC_MAX_SETS 64
 #define CC_MAX_SIZES 16
@@ -229,19 +230,6 @@ static unsigned char *cc_make_data(const cc_set *s, size_t max_len, size_t *len,
 
 /* ------------------------------------------------------------ timing */
 
-static int cc_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double cc_median(double *v, int n)
-{
-    if (n == 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cc_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct {
     const compi_codec *codec;
     const unsigned char *src;
@@ -279,7 +267,7 @@ static double cc_time(const cc_ctx *c, cc_job *j, long long (*op)(cc_job *))
         for (int i = 0; i < k; i++) op(j);
         v[r] = (cc_codec_now() - t0) / k;
     }
-    return cc_median(v, reps);
+    return compi_median(v, reps);
 }
 
 static void cc_add_row(cc_ctx *c, const cc_row *r)
@@ -424,7 +412,7 @@ static double cc_bucket_median(const cc_ctx *c, int k, int cls, int b)
         if (r->codec != k || (cls >= 0 && c->sets[r->set].cls != cls) || cc_bucket_of(r->ratio) != b) continue;
         if (r->tc > 0) v[n++] = r->td / r->tc;
     }
-    double med = n ? cc_median(v, n) : -1;
+    double med = n ? compi_median(v, n) : -1;
     free(v);
     return med;
 }
