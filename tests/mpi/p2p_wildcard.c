@@ -74,21 +74,39 @@ static double *fresh(int k, int is_strided)
     return b;
 }
 
+/* Where a receive of message k lands: a sentinel-filled buffer, and either
+ * sizes[k] doubles or one strided vector of them. */
+typedef struct {
+    double *buf;
+    MPI_Datatype type;
+    int count, is_strided;
+} target;
+
+static target target_new(int k, int is_strided)
+{
+    target t = {fresh(k, is_strided), is_strided ? strided(sizes[k]) : MPI_DOUBLE, is_strided ? 1 : sizes[k],
+                is_strided};
+    return t;
+}
+
+static void target_free(target *t)
+{
+    if (t->is_strided) MPI_Type_free(&t->type);
+    free(t->buf);
+}
+
 /* Nonblocking wildcard receives, all posted before any sender starts. */
 static void irecv_group(int is_strided)
 {
     mt_group_begin("irecv ANY_SOURCE %s", is_strided ? "strided" : "contiguous");
     int nrecv = (mt_size - 1) * NSIZES;
     MPI_Request *r = mt_malloc((size_t)nrecv * sizeof *r);
-    double **bufs = mt_malloc((size_t)nrecv * sizeof *bufs);
-    MPI_Datatype *types = mt_malloc((size_t)nrecv * sizeof *types);
+    target *tg = mt_malloc((size_t)nrecv * sizeof *tg);
     if (mt_rank == 0) {
         for (int j = 0; j < nrecv; j++) {
             int k = j % NSIZES;
-            bufs[j] = fresh(k, is_strided);
-            types[j] = is_strided ? strided(sizes[k]) : MPI_DOUBLE;
-            MPI_CALL(MPI_Irecv(bufs[j], is_strided ? 1 : sizes[k], types[j], MPI_ANY_SOURCE, 10 + k,
-                               MPI_COMM_WORLD, &r[j]));
+            tg[j] = target_new(k, is_strided);
+            MPI_CALL(MPI_Irecv(tg[j].buf, tg[j].count, tg[j].type, MPI_ANY_SOURCE, 10 + k, MPI_COMM_WORLD, &r[j]));
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -101,16 +119,15 @@ static void irecv_group(int is_strided)
             MPI_Status s = st[j];
             if (is_strided) {
                 int c = -1;
-                MPI_Get_count(&s, types[j], &c);
+                MPI_Get_count(&s, tg[j].type, &c);
                 CHECK_INT("strided receive: count of vector types", 1, c);
             }
-            check_msg("Irecv", &s, j % NSIZES, bufs[j], is_strided);
-            if (is_strided) MPI_Type_free(&types[j]);
-            free(bufs[j]);
+            check_msg("Irecv", &s, j % NSIZES, tg[j].buf, is_strided);
+            target_free(&tg[j]);
         }
         free(st);
     }
-    free(r); free(bufs); free(types);
+    free(r); free(tg);
     mt_group_end();
 }
 
@@ -130,14 +147,12 @@ static void recv_group(void)
             int probed_count = -1;
             MPI_Get_count(&st, MPI_DOUBLE, &probed_count);
             CHECK_INT("Probe: count of the probed message", sizes[k], probed_count);
-            double *b = fresh(k, is_strided);
-            MPI_Datatype t = is_strided ? strided(sizes[k]) : MPI_DOUBLE;
+            target t = target_new(k, is_strided);
             mt_status_prefill(&st);
-            MPI_CALL(MPI_Recv(b, is_strided ? 1 : sizes[k], t, MPI_ANY_SOURCE, 10 + k, MPI_COMM_WORLD, &st));
+            MPI_CALL(MPI_Recv(t.buf, t.count, t.type, MPI_ANY_SOURCE, 10 + k, MPI_COMM_WORLD, &st));
             CHECK_STATUS_ERROR_OK("Recv status", &st);
-            check_msg("Recv", &st, k, b, is_strided);
-            if (is_strided) MPI_Type_free(&t);
-            free(b);
+            check_msg("Recv", &st, k, t.buf, is_strided);
+            target_free(&t);
         }
     }
     send_all(0, 1);
@@ -158,19 +173,17 @@ static void mprobe_group(void)
             int src = st.MPI_SOURCE, cnt = -1;
             MPI_Get_count(&st, MPI_DOUBLE, &cnt);
             CHECK_INT("Mprobe: count", sizes[k], cnt);
-            double *b = fresh(k, is_strided);
-            MPI_Datatype t = is_strided ? strided(sizes[k]) : MPI_DOUBLE;
+            target t = target_new(k, is_strided);
             if (j % 3 == 0) {
                 MPI_Request r;
-                MPI_CALL(MPI_Imrecv(b, is_strided ? 1 : sizes[k], t, &m, &r));
+                MPI_CALL(MPI_Imrecv(t.buf, t.count, t.type, &m, &r));
                 MPI_CALL(MPI_Wait(&r, &st));
             } else {
-                MPI_CALL(MPI_Mrecv(b, is_strided ? 1 : sizes[k], t, &m, &st));
+                MPI_CALL(MPI_Mrecv(t.buf, t.count, t.type, &m, &st));
             }
             CHECK_INT("Mrecv: source is the probed one", src, st.MPI_SOURCE);
-            check_msg("Mrecv", &st, k, b, is_strided);
-            if (is_strided) MPI_Type_free(&t);
-            free(b);
+            check_msg("Mrecv", &st, k, t.buf, is_strided);
+            target_free(&t);
         }
     }
     send_all(0, 0);
