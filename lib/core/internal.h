@@ -61,6 +61,8 @@ typedef struct {
     int comm_keyval;              /* caches compi_comm_info on communicators */
     int frame_error_code;         /* MPI error code: "compi: frame failed validation" */
     MPI_Comm self_comm;           /* private dup of MPI_COMM_SELF for local unpacking */
+    MPI_Comm aside_comm;          /* private dup of MPI_COMM_WORLD for escaped bytes (escape.c) */
+    int aside_tag_ub;             /* MPI_TAG_UB */
     pthread_mutex_t lock;         /* guards request table, stash, orphans */
 } compi_state;
 extern compi_state compi_g;
@@ -78,6 +80,7 @@ typedef struct {
     int peer_count;      /* size of the group peers are named in (remote group for intercomms) */
     int my_node;
     int *peer_node;      /* node id per peer rank */
+    int *peer_world;     /* MPI_COMM_WORLD rank per peer rank */
     /* the environment's policy, overridden by the communicator's MPI_Info
      * hints compi_mode, compi_codec, compi_min_bytes */
     compi_mode mode;
@@ -110,6 +113,13 @@ static inline int compi_p2p_plain(const compi_comm_info *ci, int peer)
 #define COMPI_FRAME_VERSION 1
 #define COMPI_FRAME_HEADER_SIZE 32
 #define COMPI_CODEC_RAW 0
+/* A raw message that starts with the frame magic, sent without its first
+ * 32 bytes (they travel aside; see lib/core/escape.c). Never a codec id. */
+#define COMPI_CODEC_ESCAPE 255
+/* Contiguous receives of at least this many bytes land straight in the
+ * application's buffer (smaller ones are staged). A frame is therefore
+ * never longer than the data it stands for. */
+#define COMPI_DIRECT_MIN 16384
 
 typedef struct {
     uint8_t codec;          /* 0 = raw */
@@ -121,6 +131,14 @@ typedef struct {
 } compi_frame_header;
 
 void compi_frame_write_header(void *dst, const compi_frame_header *h);
+/* The one test that tells frames from unframed raw messages on framed
+ * communicators, from a message's length and its first avail bytes: raw
+ * data that passes it is escaped by the sender (escape.c). */
+static inline int compi_bytes_look_framed(const void *p, size_t avail, size_t len)
+{
+    const unsigned char *b = p;
+    return len >= COMPI_FRAME_HEADER_SIZE && avail >= 4 && b[0] == 'C' && b[1] == 'M' && b[2] == 'P' && b[3] == 'I';
+}
 /* Validates magic, version, checksum, codec id; fills why on failure. */
 int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
                             char *why, size_t whylen);
@@ -150,6 +168,7 @@ typedef struct {
     uint64_t bytes[COMPI_FAM_COUNT];          /* application bytes */
     uint64_t intra_msgs, inter_msgs;          /* sends by peer locality (same-node persistent starts not seen) */
     uint64_t raw_small, raw_incompressible;   /* why inter-node messages went raw */
+    uint64_t raw_unframed, raw_escaped;       /* raw messages sent without a header; escapes (escape.c) */
     uint64_t codec_msgs[256], codec_in[256], codec_out[256];
     uint64_t frames_decoded, frames_decoded_compressed;
     uint64_t compress_ns, decompress_ns;
@@ -206,39 +225,51 @@ void compi_engine_finalize(void);  /* closes traces */
 char *compi_engine_report_json(void);
 
 /* ---------------------------------------------------------------- sending */
-/* What goes on the wire for one framed message: always one contiguous
- * buffer of tmp_len MPI_BYTEs (message.c says why no zero-copy datatype). */
+/* What goes on the wire for one message on a framed communicator (see
+ * message.c): the application's own buffer when the message goes raw and
+ * unframed, else bytes compi holds (a frame, a packed copy, an escape). */
 typedef struct {
-    void *tmp;
-    size_t tmp_len;
+    void *tmp;                    /* compi's allocation, freed at release */
+    const void *addr;             /* what PMPI sends: (addr, count, dt) */
+    int count;
+    MPI_Datatype dt;
+    size_t wire_len;              /* bytes on the wire */
 } compi_outgoing;
+/* keep_ref: the application's buffer may be sent from (not for buffered
+ * sends, whose buffer is free again at once). */
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
-                         const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d);
+                         const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d,
+                         int keep_ref);
 void compi_outgoing_release(compi_outgoing *out);
 /* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying
- * codec unless NULL (raw if it does not shrink the data). */
+ * codec unless NULL (raw if it does not shrink the data). A compressed
+ * frame is never longer than the data. */
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
                        compi_decision *d, unsigned char **frame, size_t *frame_len);
+/* Escapes (lib/core/escape.c): the first 32 bytes of bytes[0..size) leave
+ * for dest (a rank of ci) on the aside communicator, and a header naming
+ * them takes their place. */
+int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes, size_t size, int dtclass);
+/* Puts an escaped message's first 32 bytes back over its header. */
+int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head);
 
 /* ---------------------------------------------------------------- receiving */
 typedef struct {
     void *buf; int count; MPI_Datatype dt;   /* the application's receive buffer */
     compi_typeinfo ti;
-    void *tmp;            /* frame lands here (small or non-contiguous) */
+    int direct;           /* contiguous and large: lands in the user buffer */
+    void *tmp;            /* else the message lands here (small or non-contiguous) */
     size_t tmp_cap;
     MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
-    int wildcard;         /* posted with MPI_ANY_SOURCE: a same-node sender's
-                             message arrives unframed (compi_p2p_plain) */
 } compi_incoming;
-/* stage_safe: the frame may land in a staging copy (large contiguous
- * receives are staged then; see compi_irecv_stage_safe) */
-int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt, int stage_safe);
-int compi_irecv_stage_safe(const compi_comm_info *ci, int source);
-/* The PMPI receive is posted on (COMPI_IN_ADDR, COMPI_IN_COUNT, COMPI_IN_TYPE). */
-#define COMPI_IN_ADDR(in) ((in)->tmp ? (in)->tmp : MPI_BOTTOM)
-#define COMPI_IN_COUNT(in) ((in)->tmp ? (int)(in)->tmp_cap : 1)
-#define COMPI_IN_TYPE(in) ((in)->tmp ? MPI_BYTE : (in)->dtype)
+int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt);
+/* The PMPI receive is posted on (COMPI_IN_ADDR, COMPI_IN_COUNT, COMPI_IN_TYPE)
+ * and holds at most compi_incoming_room bytes. */
+#define COMPI_IN_ADDR(in) ((in)->direct ? (in)->buf : (in)->tmp ? (in)->tmp : MPI_BOTTOM)
+#define COMPI_IN_COUNT(in) ((in)->direct ? (in)->count : (in)->tmp ? (int)(in)->tmp_cap : 1)
+#define COMPI_IN_TYPE(in) ((in)->direct ? (in)->dt : (in)->tmp ? MPI_BYTE : (in)->dtype)
+size_t compi_incoming_room(const compi_incoming *in);
 /* After the PMPI receive completed with wire status st: decodes into the user
  * buffer, rewrites st so counts are the application's, returns an MPI error
  * code (MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error). */
@@ -246,6 +277,8 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm);
 /* Decodes a whole frame held in memory (probed/stashed messages). */
 int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
                         MPI_Datatype dt, MPI_Status *st, MPI_Comm comm);
+/* Places an unframed message held in memory into (buf,count,dt). */
+int compi_bytes_deliver(const void *bytes, size_t n, void *buf, int count, MPI_Datatype dt, MPI_Status *st);
 void compi_incoming_release(compi_incoming *in);
 int compi_raise(MPI_Comm comm, int code);
 /* Copies compi's status to the application's: single-completion calls and

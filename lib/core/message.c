@@ -1,16 +1,24 @@
-/* Turning one application message into a frame and back.
+/* Turning one application message into what goes on the wire and back.
  *
- * Every inter-node message on a framed communicator carries a 32-byte
- * header so the receiver can tell raw from compressed whatever it posted.
- * Same-node messages carry none (compi_p2p_plain); a wildcard receive that
- * matched one is finished by compi_incoming_unframed. Frames are contiguous
- * copies (see compi_irecv_stage_safe for the measurements that chose that
- * over a zero-copy derived datatype). */
+ * On a framed communicator an inter-node message is one of:
+ *   - raw and unframed: the application's bytes exactly as posted, sent
+ *     from its own buffer (no copy, no header);
+ *   - a frame: a 32-byte header (lib/frame/frame.c) and a compressed
+ *     payload, never longer than the data;
+ *   - an escape: a raw message that starts like a header, its first 32
+ *     bytes sent aside (lib/core/escape.c).
+ * The receiver tells them apart by compi_bytes_look_framed on the first
+ * bytes. Same-node messages are always unframed (compi_p2p_plain). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
 
+/* Non-contiguous receives: under MPICH (ch4/UCX) bytes do not land in
+ * non-contiguous typed layouts (measured: 15032 B into {32 B, struct x K}
+ * fails), so they are staged as bytes and unpacked; Open MPI receives them
+ * as one datatype joining a 32-byte header slot and the user's layout, which
+ * never writes a same-node sender's too-long message past compi's memory. */
 #if defined(COMPI_MPI_mpich)
 #define COMPI_STAGE_NONCONTIG 1
 #else
@@ -22,31 +30,6 @@
 #define COMPI_SAMPLE_FROM (256 * 1024)
 #define COMPI_SAMPLE_BYTES (32 * 1024)
 #define COMPI_SAMPLE_MAX_RATIO 0.97
-/* Below this many bytes a copy beats creating and committing a datatype. */
-#define COMPI_SMALL_COPY 16384
-
-/* Large raw frames travel as contiguous copies on both sides, not as a
- * derived datatype joining the 32-byte header with the application's buffer:
- * measured on 2 emulated nodes x 2 ranks (compi_stem, 1 Gbit/s, 3 runs each)
- * both MPIs move the two-block datatype far slower (MPICH 2.0-2.4 s vs
- * 1.3-1.7 s with copies, plain 1.4-1.9 s; Open MPI 2.6-2.9 s vs 1.1-2.0 s,
- * plain 1.4-1.9 s; copying only one side did not help). One exception:
- * Open MPI's shared-memory single-copy path overruns a too-small receive
- * buffer (README, Known limits), and a staging buffer must never be what it
- * overruns; so under Open MPI a nonblocking receive is staged only from a
- * sender on another node (blocking receives match first and know the size). */
-int compi_irecv_stage_safe(const compi_comm_info *ci, int source)
-{
-#if defined(COMPI_MPI_openmpi)
-    /* fake nodes (COMPI_DEBUG_RANKS_PER_NODE) share memory too */
-    return compi_peer_is_remote(ci, source) && compi_cfg.ranks_per_node == 0;
-#else
-    (void)ci;
-    (void)source;
-    return 1;
-#endif
-}
-
 static compi_dtclass compi_class_of_named(MPI_Datatype dt, size_t *elem)
 {
     if (dt == MPI_DOUBLE || dt == MPI_DOUBLE_PRECISION || dt == MPI_REAL8) {
@@ -184,8 +167,10 @@ static int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int cou
 
 /* ------------------------------------------------------------- sending */
 
-int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                       compi_decision *d, unsigned char **frame_out, size_t *frame_len)
+/* fill_raw = 0: a contiguous message that ends up raw is not copied into
+ * the frame (the caller sends it from the application's buffer). */
+static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
+                        compi_decision *d, unsigned char **frame_out, size_t *frame_len, int fill_raw)
 {
     size_t size = (size_t)ti->size;
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size};
@@ -242,7 +227,8 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
         uint64_t ns = compi_now_ns() - t0;
         COMPI_STAT_ADD(compress_ns, ns);
         size_t padded = clen >= 0 ? ((size_t)clen + pad_unit - 1) / pad_unit * pad_unit : 0;
-        if (clen >= 0 && padded < size) {
+        /* a frame may land in a buffer of exactly the data's size */
+        if (clen >= 0 && padded + COMPI_FRAME_HEADER_SIZE <= size) {
             h.codec = codec->id;
             h.payload_len = (uint64_t)clen;
             memset(payload + clen, 0, padded - (size_t)clen);
@@ -259,7 +245,8 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
                 compi_log(2, "codec %s failed (%s); sending raw", codec->name, compi_error_string((int)clen));
         }
     }
-    if (h.codec == COMPI_CODEC_RAW && size && src != (const char *)payload) memcpy(payload, src, size);
+    if (h.codec == COMPI_CODEC_RAW && size && src != (const char *)payload && (fill_raw || packed))
+        memcpy(payload, src, size);
     if (packed != (void *)payload) free(packed);
     compi_frame_write_header(frame, &h);
     *frame_out = frame;
@@ -267,21 +254,75 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
     return MPI_SUCCESS;
 }
 
+int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
+                       compi_decision *d, unsigned char **frame, size_t *frame_len)
+{
+    return compi_encode(buf, count, dt, ti, d, frame, frame_len, 1);
+}
+
+static void compi_outgoing_user(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt, size_t size)
+{
+    out->addr = buf;
+    out->count = count;
+    out->dt = dt;
+    out->wire_len = size;
+}
+
+static void compi_outgoing_bytes(compi_outgoing *out, void *tmp, size_t off, size_t len)
+{
+    out->tmp = tmp;
+    out->addr = (char *)tmp + off;
+    out->count = (int)len;
+    out->dt = MPI_BYTE;
+    out->wire_len = len;
+}
+
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
-                         const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d)
+                         const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d,
+                         int keep_ref)
 {
     compi_typeinfo ti;
     compi_typeinfo_get(dt, count, &ti);
     size_t size = (size_t)ti.size;
-    out->tmp = NULL;
-    out->tmp_len = 0;
+    memset(out, 0, sizeof *out);
 
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], size);
-    COMPI_STAT_ADD(inter_msgs, 1);   /* same-node messages are never framed */
+    COMPI_STAT_ADD(inter_msgs, 1);   /* same-node messages never come here */
 
     compi_decide(d, ci, dest, tag, &ti, fam);
-    return compi_frame_encode(buf, count, dt, &ti, d, (unsigned char **)&out->tmp, &out->tmp_len);
+    int in_place = ti.contiguous && keep_ref;
+    if (!compi_decision_needs_data(d) && in_place &&
+        !compi_bytes_look_framed((const char *)buf + ti.true_lb, size, size)) {
+        COMPI_STAT_ADD(raw_unframed, 1);
+        compi_outgoing_user(out, buf, count, dt, size);
+        return MPI_SUCCESS;
+    }
+    unsigned char *frame;
+    size_t flen;
+    int rc = compi_encode(buf, count, dt, &ti, d, &frame, &flen, !in_place);
+    if (rc != MPI_SUCCESS) return rc;
+    if (frame[5] != COMPI_CODEC_RAW) {   /* the header's codec byte: compressed */
+        compi_outgoing_bytes(out, frame, 0, flen);
+        return MPI_SUCCESS;
+    }
+    /* raw after all: where the bytes are, and whether they look like a frame */
+    const char *data = in_place ? (const char *)buf + ti.true_lb : (const char *)frame + COMPI_FRAME_HEADER_SIZE;
+    if (!compi_bytes_look_framed(data, size, size)) {
+        COMPI_STAT_ADD(raw_unframed, 1);
+        if (in_place) {
+            free(frame);
+            compi_outgoing_user(out, buf, count, dt, size);
+        } else {
+            compi_outgoing_bytes(out, frame, COMPI_FRAME_HEADER_SIZE, size);
+        }
+        return MPI_SUCCESS;
+    }
+    if (in_place) memcpy(frame + COMPI_FRAME_HEADER_SIZE, data, size);
+    rc = compi_escape_send(ci, dest, frame + COMPI_FRAME_HEADER_SIZE, size, ti.dtclass);
+    if (rc != MPI_SUCCESS) { free(frame); return rc; }
+    compi_outgoing_bytes(out, frame, COMPI_FRAME_HEADER_SIZE, size);
+    return MPI_SUCCESS;
 }
 
 void compi_outgoing_release(compi_outgoing *out)
@@ -292,22 +333,22 @@ void compi_outgoing_release(compi_outgoing *out)
 
 /* ------------------------------------------------------------- receiving */
 
-int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt, int stage_safe)
+int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt)
 {
     in->buf = buf;
     in->count = count;
     in->dt = dt;
+    in->direct = 0;
     in->tmp = NULL;
     in->tmp_cap = 0;
     in->dtype = MPI_DATATYPE_NULL;
-    in->wildcard = 0;
     compi_typeinfo_get(dt, count, &in->ti);
     size_t cap = (size_t)in->ti.size;
-    /* MPICH (ch4/UCX) rejects large byte messages landing in non-contiguous
-     * typed layouts (measured: 15032 B into {32 B, struct x K} fails), so
-     * there such receives are staged as bytes and unpacked. */
-    int stage = in->ti.contiguous ? cap <= COMPI_SMALL_COPY || stage_safe : COMPI_STAGE_NONCONTIG;
-    if (stage) {
+    if (in->ti.contiguous && cap >= COMPI_DIRECT_MIN) {
+        in->direct = 1;   /* raw messages arrive as they are: zero copies */
+        return MPI_SUCCESS;
+    }
+    if (in->ti.contiguous || COMPI_STAGE_NONCONTIG) {
         in->tmp_cap = COMPI_FRAME_HEADER_SIZE + cap;
         in->tmp = malloc(in->tmp_cap);
         return in->tmp ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -320,6 +361,12 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     int rc = PMPI_Type_create_struct(2, lens, disp, types, &in->dtype);
     if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&in->dtype);
     return rc;
+}
+
+size_t compi_incoming_room(const compi_incoming *in)
+{
+    if (in->direct) return (size_t)in->ti.size;
+    return in->tmp ? in->tmp_cap : (size_t)in->ti.size + COMPI_FRAME_HEADER_SIZE;
 }
 
 void compi_incoming_release(compi_incoming *in)
@@ -397,7 +444,23 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
 static int compi_frame_length_ok(const compi_frame_header *h, uint64_t arrived)
 {
     if (h->codec == COMPI_CODEC_RAW) return arrived == h->payload_len;
+    if (h->codec == COMPI_CODEC_ESCAPE) return arrived == h->original_len - COMPI_FRAME_HEADER_SIZE;
     return arrived >= h->payload_len && arrived <= h->original_len;
+}
+
+int compi_bytes_deliver(const void *bytes, size_t n, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    compi_typeinfo ti;
+    compi_typeinfo_get(dt, count, &ti);
+    size_t cap = (size_t)ti.size;
+    size_t keep = n <= cap ? n : cap;
+    if (n > cap && !COMPI_TRUNC_WRITES_PREFIX) keep = 0;
+    int rc = MPI_SUCCESS;
+    if (keep && ti.contiguous) memcpy((char *)buf + ti.true_lb, bytes, keep);
+    else if (keep) rc = compi_unpack_bytes(bytes, keep, buf, count, dt);
+    if (rc == MPI_SUCCESS && n > cap) rc = MPI_ERR_TRUNCATE;
+    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(n) : n);
+    return rc;
 }
 
 int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
@@ -408,40 +471,29 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
     COMPI_STAT_ADD(frames_decoded, 1);
     if (compi_frame_read_header(frame, frame_len, &h, why, sizeof why) != COMPI_OK)
         return compi_frame_fail(comm, st, why);
+    if (h.codec == COMPI_CODEC_ESCAPE)   /* escapes are resolved where they arrive */
+        return compi_frame_fail(comm, st, "escape header where a whole frame was expected");
     if (!compi_frame_length_ok(&h, (uint64_t)frame_len - COMPI_FRAME_HEADER_SIZE)) {
         snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
                  (unsigned long long)h.payload_len, frame_len - COMPI_FRAME_HEADER_SIZE);
         return compi_frame_fail(comm, st, why);
     }
+    const unsigned char *payload = (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE;
+    if (h.codec == COMPI_CODEC_RAW) return compi_bytes_deliver(payload, (size_t)h.original_len, buf, count, dt, st);
     compi_typeinfo ti;
     compi_typeinfo_get(dt, count, &ti);
-    const unsigned char *payload = (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE;
-    size_t cap = (size_t)ti.size;
-    int rc;
-    if (h.codec == COMPI_CODEC_RAW) {
-        size_t keep = h.original_len <= cap ? (size_t)h.original_len : cap;
-        if (h.original_len > cap && !COMPI_TRUNC_WRITES_PREFIX) keep = 0;
-        if (ti.contiguous) {
-            if (keep) memcpy((char *)buf + ti.true_lb, payload, keep);
-            rc = MPI_SUCCESS;
-        } else {
-            rc = keep ? compi_unpack_bytes(payload, keep, buf, count, dt) : MPI_SUCCESS;
-        }
-        if (rc == MPI_SUCCESS && h.original_len > cap) rc = MPI_ERR_TRUNCATE;
-    } else {
-        rc = compi_decode_payload(&h, payload, buf, count, dt, &ti, st, comm);
-    }
+    int rc = compi_decode_payload(&h, payload, buf, count, dt, &ti, st, comm);
     compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h.original_len)
                                                       : (size_t)h.original_len);
     return rc;
 }
 
-/* A wildcard receive matched a same-node sender: what arrived is the
- * message itself, no header. It landed in the staging copy, or (struct
- * path) its first 32 bytes in in->header and the rest at the start of the
- * user's layout; either way the user buffer gets its first min(length,
- * capacity) bytes, and a message longer than the capacity is truncated the
- * way the MPI underneath truncates. */
+/* The message arrived unframed (a same-node sender, or a raw inter-node
+ * message): no header. It landed in the user buffer (direct: nothing to
+ * do), in the staging copy, or (struct path) its first 32 bytes in
+ * in->header and the rest at the start of the user's layout. Either way the
+ * user buffer gets its first min(length, capacity) bytes, and a message
+ * longer than the capacity is truncated the way the MPI underneath does. */
 static int compi_incoming_unframed(compi_incoming *in, MPI_Status *st)
 {
     MPI_Count wire = 0;
@@ -453,7 +505,7 @@ static int compi_incoming_unframed(compi_incoming *in, MPI_Status *st)
     int rc = MPI_SUCCESS;
     const unsigned char *linear = in->tmp;
     unsigned char *joined = NULL;
-    if (!in->tmp && keep) {
+    if (!in->tmp && !in->direct && keep) {
         size_t head = keep < COMPI_FRAME_HEADER_SIZE ? keep : COMPI_FRAME_HEADER_SIZE;
         if (in->ti.contiguous) {
             /* shift the tail into place, then put the head before it */
@@ -478,64 +530,36 @@ static int compi_incoming_unframed(compi_incoming *in, MPI_Status *st)
     return rc == MPI_SUCCESS && truncated ? MPI_ERR_TRUNCATE : rc;
 }
 
-int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
+/* A frame landed in the user buffer (direct): header first, payload after. */
+static int compi_incoming_direct_frame(compi_incoming *in, const compi_frame_header *h, MPI_Status *st,
+                                       MPI_Comm comm)
 {
-    int cancelled = 0;
-    PMPI_Test_cancelled(st, &cancelled);
-    if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (in->wildcard && !compi_peer_is_remote(compi_comm_lookup(comm), st->MPI_SOURCE))
-        return compi_incoming_unframed(in, st);
-    MPI_Count wire = 0;
-    PMPI_Get_elements_x(st, MPI_BYTE, &wire);
-    /* The PMPI receive itself reports truncation when the frame exceeds
-     * header + capacity; then the frame's tail is missing. */
-    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE;
-    if (in->tmp) {
-        if (truncated) {
-            /* The frame's tail is missing. Open MPI filled tmp (and reports the
-             * full wire length); MPICH wrote nothing. */
-            compi_frame_header h;
-            char why[200];
-            size_t got = (size_t)wire < in->tmp_cap ? (size_t)wire : in->tmp_cap;
-            uint64_t original = in->ti.size;
-            if (compi_frame_read_header(in->tmp, got, &h, why, sizeof why) == COMPI_OK) {
-                original = h.original_len;
-                if (h.codec == COMPI_CODEC_RAW && COMPI_TRUNC_WRITES_PREFIX && in->ti.contiguous && got > COMPI_FRAME_HEADER_SIZE)
-                    memcpy((char *)in->buf + in->ti.true_lb, in->tmp + COMPI_FRAME_HEADER_SIZE,
-                           got - COMPI_FRAME_HEADER_SIZE);
-            }
-            compi_status_set_bytes(st, compi_truncated_count(original));
-            return MPI_ERR_TRUNCATE;
-        }
-        return compi_frame_deliver(in->tmp, (size_t)wire, in->buf, in->count, in->dt, st, comm);
-    }
-    /* Struct path: the header is in in->header, the payload in the user buffer. */
-    compi_frame_header h;
-    char why[200];
-    size_t cap = (size_t)in->ti.size;
-    if (truncated) {
-        /* Incomplete frame: a raw one already sits in the buffer as MPI put
-         * it; a compressed one cannot be decoded. */
-        uint64_t original = cap;
-        if (COMPI_TRUNC_WRITES_PREFIX &&
-            compi_frame_read_header(in->header, COMPI_FRAME_HEADER_SIZE, &h, why, sizeof why) == COMPI_OK)
-            original = h.original_len;
-        compi_status_set_bytes(st, compi_truncated_count(original));
-        return MPI_ERR_TRUNCATE;
-    }
-    COMPI_STAT_ADD(frames_decoded, 1);
-    if (compi_frame_read_header(in->header, (size_t)wire, &h, why, sizeof why) != COMPI_OK)
-        return compi_frame_fail(comm, st, why);
-    if (!compi_frame_length_ok(&h, (uint64_t)wire - COMPI_FRAME_HEADER_SIZE)) {
-        snprintf(why, sizeof why, "frame declares %llu payload bytes but %lld arrived",
-                 (unsigned long long)h.payload_len, (long long)wire - COMPI_FRAME_HEADER_SIZE);
-        return compi_frame_fail(comm, st, why);
-    }
+    char *b = (char *)in->buf + in->ti.true_lb;
+    size_t plen = (size_t)h->payload_len;
     int rc = MPI_SUCCESS;
-    if (h.codec != COMPI_CODEC_RAW) {
+    if (h->codec == COMPI_CODEC_RAW) {
+        memmove(b, b + COMPI_FRAME_HEADER_SIZE, plen);   /* it fit with its header: plen < capacity */
+    } else {
+        unsigned char *payload = malloc(plen ? plen : 1);
+        if (!payload) return MPI_ERR_NO_MEM;
+        memcpy(payload, b + COMPI_FRAME_HEADER_SIZE, plen);
+        rc = compi_decode_payload(h, payload, in->buf, in->count, in->dt, &in->ti, st, comm);
+        free(payload);
+    }
+    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len)
+                                                      : (size_t)h->original_len);
+    return rc;
+}
+
+/* Struct path: the header is in in->header, the payload in the user layout. */
+static int compi_incoming_struct_frame(compi_incoming *in, const compi_frame_header *h, MPI_Status *st,
+                                       MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    if (h->codec != COMPI_CODEC_RAW) {
         /* The compressed bytes were laid into the user buffer; take them out
          * (they are smaller than the original) and decode in place. */
-        size_t plen = (size_t)h.payload_len;
+        size_t plen = (size_t)h->payload_len, cap = (size_t)in->ti.size;
         unsigned char *payload = malloc(plen ? plen : 1);
         if (!payload) return MPI_ERR_NO_MEM;
         if (in->ti.contiguous) {
@@ -549,10 +573,64 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
             free(all);
             if (prc != MPI_SUCCESS) { free(payload); return prc; }
         }
-        rc = compi_decode_payload(&h, payload, in->buf, in->count, in->dt, &in->ti, st, comm);
+        rc = compi_decode_payload(h, payload, in->buf, in->count, in->dt, &in->ti, st, comm);
         free(payload);
     }
-    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h.original_len)
-                                                      : (size_t)h.original_len);
+    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len)
+                                                      : (size_t)h->original_len);
     return rc;
+}
+
+int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
+{
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return MPI_SUCCESS;
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    MPI_Count wire = 0;
+    PMPI_Get_elements_x(st, MPI_BYTE, &wire);
+    size_t n = wire > 0 ? (size_t)wire : 0;
+    /* The PMPI receive reports truncation itself when the message exceeds
+     * its room; then the tail is missing (Open MPI) or nothing was written
+     * (MPICH). */
+    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE;
+    /* where the message's first bytes are, and how many of them */
+    unsigned char *head = in->direct ? (unsigned char *)in->buf + in->ti.true_lb
+                          : in->tmp  ? (unsigned char *)in->tmp : in->header;
+    size_t landed = in->direct || in->tmp ? compi_incoming_room(in) : COMPI_FRAME_HEADER_SIZE;
+    if (n < landed) landed = n;
+    if (truncated && !COMPI_TRUNC_WRITES_PREFIX) landed = 0;
+    if (!compi_peer_is_remote(ci, st->MPI_SOURCE) || !compi_bytes_look_framed(head, landed, n))
+        return compi_incoming_unframed(in, st);
+    compi_frame_header h;
+    char why[200];
+    int hrc = compi_frame_read_header(head, landed, &h, why, sizeof why);
+    if (hrc == COMPI_OK && h.codec == COMPI_CODEC_ESCAPE) {
+        /* the message's own first bytes come back over the header: then it
+         * is an unframed raw message like any other */
+        if (!truncated && !compi_frame_length_ok(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE))
+            return compi_frame_fail(comm, st, "escaped message of the wrong length");
+        int rc = compi_escape_restore(ci, st->MPI_SOURCE, &h, head);
+        if (rc != MPI_SUCCESS) return rc;
+        COMPI_STAT_ADD(frames_decoded, 1);
+        return compi_incoming_unframed(in, st);
+    }
+    if (truncated) {
+        /* An incomplete frame: a raw one's prefix is placed as MPI would
+         * have placed it, a compressed one cannot be decoded. */
+        uint64_t original = hrc == COMPI_OK ? h.original_len : (uint64_t)in->ti.size;
+        if (hrc == COMPI_OK && h.codec == COMPI_CODEC_RAW && in->tmp && in->ti.contiguous && landed > COMPI_FRAME_HEADER_SIZE)
+            memcpy((char *)in->buf + in->ti.true_lb, head + COMPI_FRAME_HEADER_SIZE, landed - COMPI_FRAME_HEADER_SIZE);
+        compi_status_set_bytes(st, compi_truncated_count(original));
+        return MPI_ERR_TRUNCATE;
+    }
+    if (in->tmp) return compi_frame_deliver(in->tmp, n, in->buf, in->count, in->dt, st, comm);
+    COMPI_STAT_ADD(frames_decoded, 1);
+    if (hrc != COMPI_OK) return compi_frame_fail(comm, st, why);
+    if (!compi_frame_length_ok(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE)) {
+        snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
+                 (unsigned long long)h.payload_len, n - COMPI_FRAME_HEADER_SIZE);
+        return compi_frame_fail(comm, st, why);
+    }
+    return in->direct ? compi_incoming_direct_frame(in, &h, st, comm) : compi_incoming_struct_frame(in, &h, st, comm);
 }

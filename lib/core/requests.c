@@ -136,10 +136,11 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     if (!out) return MPI_ERR_NO_MEM;
     int buffered = mode == COMPI_SMODE_BUFFERED;
     compi_decision d;
-    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, r->fam, &d);
+    /* a buffered send's data is copied: the application may reuse it at once */
+    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, r->fam, &d, !buffered);
     if (rc != MPI_SUCCESS) { free(out); return rc; }
     MPI_Request inner;
-    rc = compi_isend_fn[mode](out->tmp, (int)out->tmp_len, MPI_BYTE, dest, tag, r->comm, &inner);
+    rc = compi_isend_fn[mode](out->addr, out->count, out->dt, dest, tag, r->comm, &inner);
     if (rc != MPI_SUCCESS) { compi_outgoing_release(out); free(out); return rc; }
     if (buffered) {
         /* Buffered sends complete locally: compi owns the copy, sends it in
@@ -166,9 +167,7 @@ int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int sou
     }
     compi_incoming *in = malloc(sizeof *in);
     if (!in) return MPI_ERR_NO_MEM;
-    const compi_comm_info *ci = compi_comm_lookup(r->comm);
-    int rc = compi_incoming_prepare(in, buf, count, dt, compi_irecv_stage_safe(ci, source));
-    in->wildcard = source == MPI_ANY_SOURCE;
+    int rc = compi_incoming_prepare(in, buf, count, dt);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Irecv(COMPI_IN_ADDR(in), COMPI_IN_COUNT(in), COMPI_IN_TYPE(in), source, tag, r->comm, &r->inner);
     if (rc != MPI_SUCCESS) { compi_incoming_release(in); free(in); return rc; }

@@ -48,6 +48,7 @@ static int compi_comm_info_delete(MPI_Comm comm, int keyval, void *attr, void *e
     compi_comm_info *ci = attr;
     if (!compi_forgetting) compi_stash_purge(comm);
     if (ci) free(ci->peer_node);
+    if (ci) free(ci->peer_world);
     free(ci);
     return MPI_SUCCESS;
 }
@@ -104,6 +105,10 @@ int compi_core_init(void)
     PMPI_Comm_group(MPI_COMM_WORLD, &compi_world_group);
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
     PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
+    int *ub, found = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
+    compi_g.aside_tag_ub = found ? *ub : 32767;
     int cls;
     PMPI_Add_error_class(&cls);
     PMPI_Add_error_code(cls, &compi_g.frame_error_code);
@@ -137,25 +142,31 @@ void compi_core_finalize(void)
     compi_engine_finalize();
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
+    if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);
     if (compi_world_group != MPI_GROUP_NULL) PMPI_Group_free(&compi_world_group);
     compi_g.finalized = 1;
 }
 
-/* Maps every member of grp to its node; -1 where a member is outside
- * MPI_COMM_WORLD (dynamic processes), which we never frame. */
-static int compi_group_nodes(MPI_Group grp, int **nodes_out, int *n_out)
+/* Maps every member of grp to its node and world rank; -1 for both where a
+ * member is outside MPI_COMM_WORLD (dynamic processes), which we never frame. */
+static int compi_group_nodes(MPI_Group grp, int **nodes_out, int **world_out, int *n_out)
 {
     int n;
     PMPI_Group_size(grp, &n);
     int *ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int *world = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    if (!ranks || !world) { free(ranks); free(world); return MPI_ERR_NO_MEM; }
+    int *nodes = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!ranks || !world || !nodes) { free(ranks); free(world); free(nodes); return MPI_ERR_NO_MEM; }
     for (int i = 0; i < n; i++) ranks[i] = i;
     PMPI_Group_translate_ranks(grp, n, ranks, compi_world_group, world);
-    for (int i = 0; i < n; i++)
-        world[i] = world[i] == MPI_UNDEFINED ? -1 : compi_g.node_of_world[world[i]];
+    for (int i = 0; i < n; i++) {
+        if (world[i] == MPI_UNDEFINED) world[i] = -1;
+        nodes[i] = world[i] < 0 ? -1 : compi_g.node_of_world[world[i]];
+    }
     free(ranks);
-    *nodes_out = world;
+    *nodes_out = nodes;
+    if (world_out) *world_out = world;
+    else free(world);
     *n_out = n;
     return MPI_SUCCESS;
 }
@@ -202,9 +213,9 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, MPI_Info hints)
     } else {
         PMPI_Comm_group(comm, &peers);
     }
-    compi_group_nodes(peers, &ci->peer_node, &ci->peer_count);
+    compi_group_nodes(peers, &ci->peer_node, &ci->peer_world, &ci->peer_count);
     int *local_nodes = NULL, nlocal = 0;
-    if (local != MPI_GROUP_NULL) compi_group_nodes(local, &local_nodes, &nlocal);
+    if (local != MPI_GROUP_NULL) compi_group_nodes(local, &local_nodes, NULL, &nlocal);
     ci->my_node = compi_g.my_node;
     /* Framing must be decided identically by every member, so it depends only
      * on the communicator's membership: frame iff members span nodes. */

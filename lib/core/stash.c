@@ -93,16 +93,35 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     MPI_Status st;
     *rc = PMPI_Mrecv(frame, (int)wire, MPI_BYTE, msg, &st);
     if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
+    /* Framed or not: the same test as a receive's (compi_incoming_finish). */
     compi_frame_header h;
     char why[200];
-    why[0] = 0;
-    if (compi_frame_read_header(frame, (size_t)wire, &h, why, sizeof why) != COMPI_OK) {
-        fprintf(stderr, "compi: rank %d: probed message from rank %d (tag %d) failed frame validation: %s\n",
-                compi_g.world_rank, st.MPI_SOURCE, st.MPI_TAG, why);
-        free(s);
-        free(frame);
-        *rc = compi_g.frame_error_code;
-        return NULL;
+    uint64_t count = (uint64_t)wire;
+    if (compi_bytes_look_framed(frame, (size_t)wire, (size_t)wire)) {
+        int ok = compi_frame_read_header(frame, (size_t)wire, &h, why, sizeof why) == COMPI_OK;
+        if (ok && h.codec == COMPI_CODEC_ESCAPE) {
+            ok = h.original_len == (uint64_t)wire;
+            if (!ok) snprintf(why, sizeof why, "escaped message of %lld bytes declares %llu", (long long)wire,
+                              (unsigned long long)h.original_len);
+            else if ((*rc = compi_escape_restore(compi_comm_lookup(comm), st.MPI_SOURCE, &h, frame)) != MPI_SUCCESS) {
+                free(s);
+                free(frame);
+                return NULL;
+            }
+            s->unframed = 1;
+        } else if (ok) {
+            count = h.original_len;
+        }
+        if (!ok) {
+            fprintf(stderr, "compi: rank %d: probed message from rank %d (tag %d) failed frame validation: %s\n",
+                    compi_g.world_rank, st.MPI_SOURCE, st.MPI_TAG, why);
+            free(s);
+            free(frame);
+            *rc = compi_g.frame_error_code;
+            return NULL;
+        }
+    } else {
+        s->unframed = 1;
     }
     s->comm = comm;
     s->source = st.MPI_SOURCE;
@@ -111,14 +130,15 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     s->frame_len = (size_t)wire;
     s->status = st;
     s->handle = MPI_MESSAGE_NULL;
-    PMPI_Status_set_elements_x(&s->status, MPI_BYTE, (MPI_Count)h.original_len);
+    PMPI_Status_set_elements_x(&s->status, MPI_BYTE, (MPI_Count)count);
     return s;
 }
 
 int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
 {
     *st = s->status;
-    int rc = compi_frame_deliver(s->frame, s->frame_len, buf, count, dt, st, s->comm);
+    int rc = s->unframed ? compi_bytes_deliver(s->frame, s->frame_len, buf, count, dt, st)
+                         : compi_frame_deliver(s->frame, s->frame_len, buf, count, dt, st, s->comm);
     free(s->frame);
     free(s);
     return rc;

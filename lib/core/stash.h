@@ -10,8 +10,9 @@
 typedef struct compi_stashed {
     MPI_Comm comm;
     int source, tag;
-    unsigned char *frame;
+    unsigned char *frame;         /* the message as it arrived: a frame, or */
     size_t frame_len;
+    int unframed;                 /* raw bytes (unframed or a resolved escape) */
     MPI_Status status;            /* application view: counts are original bytes */
     MPI_Message handle;           /* when claimed by a matched probe */
     MPI_Fint fint;                /* its Fortran value */

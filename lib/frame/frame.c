@@ -75,13 +75,18 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
     h->dtclass = p[6];
     h->original_len = compi_get_u64(p + 8);
     h->payload_len = compi_get_u64(p + 16);
-    if (h->codec != COMPI_CODEC_RAW && !compi_codec_by_id(h->codec)) {
+    if (h->codec != COMPI_CODEC_RAW && h->codec != COMPI_CODEC_ESCAPE && !compi_codec_by_id(h->codec)) {
         snprintf(why, whylen, "frame names unknown codec id %u", h->codec);
         return COMPI_ERR_CORRUPT;
     }
     if (h->codec == COMPI_CODEC_RAW && h->payload_len != h->original_len) {
         snprintf(why, whylen, "raw frame with payload %llu != original %llu bytes",
                  (unsigned long long)h->payload_len, (unsigned long long)h->original_len);
+        return COMPI_ERR_CORRUPT;
+    }
+    if (h->codec == COMPI_CODEC_ESCAPE && h->original_len < COMPI_FRAME_HEADER_SIZE) {
+        snprintf(why, whylen, "escape header for a %llu-byte message (at least %d expected)",
+                 (unsigned long long)h->original_len, COMPI_FRAME_HEADER_SIZE);
         return COMPI_ERR_CORRUPT;
     }
     if (h->dtclass >= COMPI_CLASS_COUNT) {

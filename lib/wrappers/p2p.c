@@ -46,13 +46,13 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
     }
     compi_outgoing out;
     compi_decision d;
-    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, tag, fam, &d);
+    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, tag, fam, &d, 1);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     uint64_t t0 = compi_now_ns();
-    rc = compi_send_fn[mode](out.tmp, (int)out.tmp_len, MPI_BYTE, dest, tag, comm);
+    rc = compi_send_fn[mode](out.addr, out.count, out.dt, dest, tag, comm);
     /* a blocking send's duration measures the link: the model is corrected online */
     if (rc == MPI_SUCCESS)
-        compi_engine_observe_send(&d, out.tmp_len, compi_now_ns() - t0);
+        compi_engine_observe_send(&d, out.wire_len, compi_now_ns() - t0);
     compi_outgoing_release(&out);
     return rc;
 }
@@ -97,16 +97,23 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
 #else
         const int match_first = source == MPI_ANY_SOURCE;
 #endif
+        compi_incoming in;
+        rc = compi_incoming_prepare(&in, buf, count, dt);
+        if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
         MPI_Message msg = MPI_MESSAGE_NULL;
         if (match_first) {
             MPI_Status pst;
             int mrc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
-            if (mrc != MPI_SUCCESS) return mrc;
-            if (!compi_peer_is_remote(ci, pst.MPI_SOURCE)) return PMPI_Mrecv(buf, count, dt, &msg, status);
-            MPI_Count wire = 0, cap = 0;
+            if (mrc == MPI_SUCCESS && !compi_peer_is_remote(ci, pst.MPI_SOURCE))
+                mrc = PMPI_Mrecv(buf, count, dt, &msg, status);
+            if (mrc != MPI_SUCCESS || msg == MPI_MESSAGE_NULL) {   /* an error, or received same-node */
+                compi_incoming_release(&in);
+                return mrc;
+            }
+            MPI_Count wire = 0;
             PMPI_Get_elements_x(&pst, MPI_BYTE, &wire);
-            PMPI_Type_size_x(dt, &cap);
-            if (wire > COMPI_FRAME_HEADER_SIZE + cap * count) {
+            if ((size_t)wire > compi_incoming_room(&in)) {
+                compi_incoming_release(&in);
                 s = compi_stash_pull(&msg, &pst, comm, &rc);
                 if (!s) return compi_raise(comm, rc);
                 rc = compi_stash_deliver(s, buf, count, dt, &st);
@@ -114,10 +121,6 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
                 return compi_raise(comm, rc);
             }
         }
-        compi_incoming in;
-        /* staging is safe: under Open MPI the probe showed the frame fits */
-        rc = compi_incoming_prepare(&in, buf, count, dt, 1);
-        if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
         int prc = msg != MPI_MESSAGE_NULL
                       ? PMPI_Mrecv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), &msg, &st)
                       : PMPI_Recv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), source, tag, comm,
@@ -164,8 +167,8 @@ static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int cou
      * already-complete request for all of them: such a handle must not key
      * compi's table, and the frame is no longer needed anyway. */
     int done = 0;
-    if (r->out) PMPI_Request_get_status(r->inner, &done, MPI_STATUS_IGNORE);
-    if (r->out && !done) compi_req_insert(r);   /* free the frame at completion */
+    if (r->out && r->out->tmp) PMPI_Request_get_status(r->inner, &done, MPI_STATUS_IGNORE);
+    if (r->out && r->out->tmp && !done) compi_req_insert(r);   /* free compi's bytes at completion */
     else compi_req_destroy(r);
     return MPI_SUCCESS;
 }

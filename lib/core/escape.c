@@ -1,0 +1,52 @@
+/* Escapes: raw messages that look like frames.
+ *
+ * On a framed communicator a raw inter-node message travels unframed, the
+ * application's bytes exactly as posted, unless it starts with the frame
+ * magic (compi_bytes_look_framed): the receiver could not tell it from a
+ * frame. It may land straight in a receive buffer of exactly its size, and
+ * nothing past its end may be written, so it keeps its length: its first
+ * 32 bytes go ahead
+ * as a separate message on compi's own duplicate of MPI_COMM_WORLD, and a
+ * header naming that message's tag takes their place. The receiver fetches
+ * them by (sender, tag), which no application receive can intercept, and
+ * puts them back. The aside is sent before the message and is tiny (always
+ * eager), so fetching it never waits on the sender. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/requests.h"
+
+static unsigned compi_escape_seq;
+
+int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes, size_t size, int dtclass)
+{
+    compi_orphans_progress(0);   /* earlier asides: done long ago, free them */
+    int world = ci->peer_world[dest];
+    int tag = (int)(__atomic_fetch_add(&compi_escape_seq, 1, __ATOMIC_RELAXED) %
+                    ((unsigned)compi_g.aside_tag_ub + 1u));
+    compi_outgoing *aside = calloc(1, sizeof *aside);
+    if (!aside || !(aside->tmp = malloc(COMPI_FRAME_HEADER_SIZE))) { free(aside); return MPI_ERR_NO_MEM; }
+    memcpy(aside->tmp, bytes, COMPI_FRAME_HEADER_SIZE);
+    compi_req *r = compi_req_new(COMPI_REQ_SEND, compi_g.aside_comm, COMPI_FAM_SEND);
+    int rc = PMPI_Isend(aside->tmp, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, world, tag, compi_g.aside_comm, &r->inner);
+    if (rc != MPI_SUCCESS) {
+        compi_outgoing_release(aside);
+        free(aside);
+        compi_req_destroy(r);
+        return rc;
+    }
+    r->out = aside;
+    compi_orphan_add(r);   /* compi completes and frees it */
+    compi_frame_header h = {COMPI_CODEC_ESCAPE, (uint8_t)dtclass, size, (uint64_t)tag};
+    compi_frame_write_header(bytes, &h);
+    COMPI_STAT_ADD(raw_escaped, 1);
+    return MPI_SUCCESS;
+}
+
+int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head)
+{
+    if (source < 0 || source >= ci->peer_count || h->payload_len > (uint64_t)compi_g.aside_tag_ub)
+        return MPI_ERR_INTERN;   /* the header was checked; a bad tag here is compi's bug */
+    MPI_Status st;
+    return PMPI_Recv(head, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, ci->peer_world[source], (int)h->payload_len,
+                     compi_g.aside_comm, &st);
+}
