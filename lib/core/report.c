@@ -19,7 +19,7 @@ enum { COMPI_CODEC_SLOTS = 32 };
 typedef struct {
     uint64_t node;
     uint64_t messages[COMPI_FAM_COUNT], bytes[COMPI_FAM_COUNT];
-    uint64_t intra_msgs, inter_msgs, raw_small, raw_incompressible;
+    uint64_t intra_msgs, inter_msgs, raw_small, raw_incompressible, raw_unframed, raw_escaped;
     uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
     uint64_t evaluations, evaluate_ns;
     uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
@@ -35,6 +35,8 @@ static void compi_record_fill(compi_rank_record *r)
     r->inter_msgs = compi_st.inter_msgs;
     r->raw_small = compi_st.raw_small;
     r->raw_incompressible = compi_st.raw_incompressible;
+    r->raw_unframed = compi_st.raw_unframed;
+    r->raw_escaped = compi_st.raw_escaped;
     r->frames_decoded = compi_st.frames_decoded;
     r->frames_decoded_compressed = compi_st.frames_decoded_compressed;
     r->compress_ns = compi_st.compress_ns;
@@ -66,6 +68,8 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
             (unsigned long long)r->intra_msgs, (unsigned long long)r->inter_msgs);
     fprintf(f, "%s\"raw_small\": %llu, \"raw_incompressible\": %llu,\n", indent,
             (unsigned long long)r->raw_small, (unsigned long long)r->raw_incompressible);
+    fprintf(f, "%s\"raw_unframed\": %llu, \"raw_escaped\": %llu,\n", indent,
+            (unsigned long long)r->raw_unframed, (unsigned long long)r->raw_escaped);
     fprintf(f, "%s\"frames_decoded\": %llu, \"frames_decoded_compressed\": %llu,\n", indent,
             (unsigned long long)r->frames_decoded, (unsigned long long)r->frames_decoded_compressed);
     fprintf(f, "%s\"compress_seconds\": %.6f, \"decompress_seconds\": %.6f,\n", indent, r->compress_ns * 1e-9,
