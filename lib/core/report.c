@@ -108,15 +108,15 @@ static void compi_summary(const compi_rank_record *t)
     }
     fprintf(stderr,
             "compi: %d ranks on %d node(s), mode %s, codec %s (fixed mode), min %zu B\n"
-            "compi: sends: %llu inter-node (framed), %llu intra-node (unframed, never compressed); raw inter-node: %llu small, "
-            "%llu incompressible\n"
+            "compi: sends: %llu inter-node, %llu intra-node (never compressed); raw inter-node: %llu small, "
+            "%llu incompressible, %llu sent unframed (zero-copy), %llu escaped\n"
             "compi: compressed %llu messages: %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
             "(all ranks); %llu sample evaluations took %.3f s\n",
             compi_g.world_size, compi_g.node_count, compi_mode_name(compi_cfg.mode),
             compi_cfg.codec->name, compi_cfg.min_bytes, (unsigned long long)t->inter_msgs,
             (unsigned long long)t->intra_msgs, (unsigned long long)t->raw_small,
-            (unsigned long long)t->raw_incompressible,
-            (unsigned long long)msgs, in / 1048576.0, out / 1048576.0,
+            (unsigned long long)t->raw_incompressible, (unsigned long long)t->raw_unframed,
+            (unsigned long long)t->raw_escaped, (unsigned long long)msgs, in / 1048576.0, out / 1048576.0,
             out ? (double)in / (double)out : 0.0, t->compress_ns * 1e-9, t->decompress_ns * 1e-9,
             (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);
 }

@@ -201,7 +201,7 @@ def main():
                 rep = json.load(f)
             t = rep.get('totals', {})
             codecs = t.get('codecs', {})
-            print('[%s] compi report: %s ranks, %s nodes, codec %s, inter-node framed sends %s, '
+            print('[%s] compi report: %s ranks, %s nodes, codec %s, inter-node sends %s, '
                   'compressed %s, frames decoded %s (%s compressed)' % (
                       a.config, rep.get('world_size'), rep.get('nodes'), rep.get('codec'),
                       t.get('inter_node_messages'),

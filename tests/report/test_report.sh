@@ -58,7 +58,7 @@ adaptive)
     expect_in "$tmp/a.txt" summary \
         'mode adaptive' \
         '4 ranks on 2 node\(s\) \(node 0: ranks 0-1, node 1: ranks 2-3\)' \
-        '4956 inter-node \(framed\), 1300 intra-node' \
+        '4956 inter-node, 1300 intra-node' \
         'raw inter-node: 73 small, 73 incompressible' \
         'compress 2\.000 s, decompress 1\.140 s' \
         '^ +fpc +3365 +210\.3 MiB +61\.9 MiB +3\.40 +148\.5 MiB$' \

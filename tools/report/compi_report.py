@@ -203,9 +203,10 @@ def summary(doc, path, all_ranks=False):
     layout = ", ".join("node %s: %s" % (n, _ranges(v)) for n, v in sorted(per_node.items(), key=lambda kv: str(kv[0])))
     lines.append("  %s ranks on %s node(s)%s" % (doc.get("world_size", len(ranks)), nodes,
                                                  (" (%s)" % layout) if layout and len(per_node) <= 16 else ""))
-    lines.append("  sends: %s inter-node (framed), %s intra-node (unframed, never compressed); raw inter-node: %s small, %s incompressible"
+    lines.append("  sends: %s inter-node, %s intra-node (never compressed); raw inter-node: %s small, %s incompressible, "
+                 "%s sent unframed (zero-copy), %s escaped"
                  % (g(t, "inter_node_messages"), g(t, "intra_node_messages"), g(t, "raw_small"),
-                    g(t, "raw_incompressible")))
+                    g(t, "raw_incompressible"), g(t, "raw_unframed"), g(t, "raw_escaped")))
     lines.append("  codec time, all ranks: compress %.3f s, decompress %.3f s"
                  % (g(t, "compress_seconds"), g(t, "decompress_seconds")))
     lines.append("")
