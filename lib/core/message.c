@@ -530,42 +530,26 @@ static int compi_incoming_unframed(compi_incoming *in, MPI_Status *st)
     return rc == MPI_SUCCESS && truncated ? MPI_ERR_TRUNCATE : rc;
 }
 
-/* A frame landed in the user buffer (direct): header first, payload after. */
-static int compi_incoming_direct_frame(compi_incoming *in, const compi_frame_header *h, MPI_Status *st,
-                                       MPI_Comm comm)
+/* A frame whose payload lies in the user's layout: after the header
+ * (direct) or from the start (struct path, header in in->header). */
+static int compi_incoming_inplace_frame(compi_incoming *in, const compi_frame_header *h, MPI_Status *st,
+                                        MPI_Comm comm)
 {
     char *b = (char *)in->buf + in->ti.true_lb;
-    size_t plen = (size_t)h->payload_len;
+    size_t skip = in->direct ? COMPI_FRAME_HEADER_SIZE : 0, plen = (size_t)h->payload_len;
     int rc = MPI_SUCCESS;
     if (h->codec == COMPI_CODEC_RAW) {
-        memmove(b, b + COMPI_FRAME_HEADER_SIZE, plen);   /* it fit with its header: plen < capacity */
+        if (skip) memmove(b, b + skip, plen);   /* it fit with its header: plen < capacity */
     } else {
-        unsigned char *payload = malloc(plen ? plen : 1);
-        if (!payload) return MPI_ERR_NO_MEM;
-        memcpy(payload, b + COMPI_FRAME_HEADER_SIZE, plen);
-        rc = compi_decode_payload(h, payload, in->buf, in->count, in->dt, &in->ti, st, comm);
-        free(payload);
-    }
-    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len)
-                                                      : (size_t)h->original_len);
-    return rc;
-}
-
-/* Struct path: the header is in in->header, the payload in the user layout. */
-static int compi_incoming_struct_frame(compi_incoming *in, const compi_frame_header *h, MPI_Status *st,
-                                       MPI_Comm comm)
-{
-    int rc = MPI_SUCCESS;
-    if (h->codec != COMPI_CODEC_RAW) {
         /* The compressed bytes were laid into the user buffer; take them out
          * (they are smaller than the original) and decode in place. */
-        size_t plen = (size_t)h->payload_len, cap = (size_t)in->ti.size;
         unsigned char *payload = malloc(plen ? plen : 1);
         if (!payload) return MPI_ERR_NO_MEM;
         if (in->ti.contiguous) {
-            memcpy(payload, (char *)in->buf + in->ti.true_lb, plen);
+            memcpy(payload, b + skip, plen);
         } else {
             /* Packing the typed layout back yields the bytes in arrival order. */
+            size_t cap = (size_t)in->ti.size;
             unsigned char *all = malloc(cap ? cap : 1);
             if (!all) { free(payload); return MPI_ERR_NO_MEM; }
             int prc = compi_pack_bytes(in->buf, in->count, in->dt, all, cap);
@@ -632,5 +616,5 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
                  (unsigned long long)h.payload_len, n - COMPI_FRAME_HEADER_SIZE);
         return compi_frame_fail(comm, st, why);
     }
-    return in->direct ? compi_incoming_direct_frame(in, &h, st, comm) : compi_incoming_struct_frame(in, &h, st, comm);
+    return compi_incoming_inplace_frame(in, &h, st, comm);
 }
