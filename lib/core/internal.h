@@ -274,6 +274,16 @@ size_t compi_incoming_room(const compi_incoming *in);
  * buffer, rewrites st so counts are the application's, returns an MPI error
  * code (MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error). */
 int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm);
+/* What arrived from an inter-node peer, judged by its first landed of n
+ * bytes at head: the application's bytes (an escape's first 32 bytes are
+ * fetched and put back over its header), a frame (*h read) or a bad one
+ * (why says what is wrong). *rc: an MPI error fetching an escape's bytes.
+ * The one classification for receives and probes alike. */
+typedef enum { COMPI_ARRIVAL_UNFRAMED, COMPI_ARRIVAL_FRAME, COMPI_ARRIVAL_BAD } compi_arrival;
+compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed,
+                                    size_t n, int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen);
+/* Reports a message that failed validation (naming why) and returns compi's frame error code. */
+int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why);
 /* Decodes a whole frame held in memory (probed/stashed messages). */
 int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
                         MPI_Datatype dt, MPI_Status *st, MPI_Comm comm);

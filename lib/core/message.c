@@ -168,9 +168,11 @@ static int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int cou
 /* ------------------------------------------------------------- sending */
 
 /* fill_raw = 0: a contiguous message that ends up raw is not copied into
- * the frame (the caller sends it from the application's buffer). */
+ * the frame (the caller sends it from the application's buffer). *codec_out:
+ * the frame's codec id (COMPI_CODEC_RAW when it went raw). */
 static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                        compi_decision *d, unsigned char **frame_out, size_t *frame_len, int fill_raw)
+                        compi_decision *d, unsigned char **frame_out, size_t *frame_len, int fill_raw,
+                        uint8_t *codec_out)
 {
     size_t size = (size_t)ti->size;
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size};
@@ -249,6 +251,7 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         memcpy(payload, src, size);
     if (packed != (void *)payload) free(packed);
     compi_frame_write_header(frame, &h);
+    *codec_out = h.codec;
     *frame_out = frame;
     *frame_len = COMPI_FRAME_HEADER_SIZE + wire_payload;
     return MPI_SUCCESS;
@@ -257,7 +260,8 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
                        compi_decision *d, unsigned char **frame, size_t *frame_len)
 {
-    return compi_encode(buf, count, dt, ti, d, frame, frame_len, 1);
+    uint8_t codec;
+    return compi_encode(buf, count, dt, ti, d, frame, frame_len, 1, &codec);
 }
 
 static void compi_outgoing_user(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt, size_t size)
@@ -300,9 +304,10 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     }
     unsigned char *frame;
     size_t flen;
-    int rc = compi_encode(buf, count, dt, &ti, d, &frame, &flen, !in_place);
+    uint8_t codec;
+    int rc = compi_encode(buf, count, dt, &ti, d, &frame, &flen, !in_place, &codec);
     if (rc != MPI_SUCCESS) return rc;
-    if (frame[5] != COMPI_CODEC_RAW) {   /* the header's codec byte: compressed */
+    if (codec != COMPI_CODEC_RAW) {
         compi_outgoing_bytes(out, frame, 0, flen);
         return MPI_SUCCESS;
     }
@@ -376,7 +381,7 @@ void compi_incoming_release(compi_incoming *in)
     if (in->dtype != MPI_DATATYPE_NULL) PMPI_Type_free(&in->dtype);
 }
 
-static int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why)
+int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why)
 {
     fprintf(stderr, "compi: rank %d: message from rank %d (tag %d) failed frame validation: %s\n",
             compi_g.world_rank, st->MPI_SOURCE, st->MPI_TAG, why);
@@ -444,7 +449,6 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
 static int compi_frame_length_ok(const compi_frame_header *h, uint64_t arrived)
 {
     if (h->codec == COMPI_CODEC_RAW) return arrived == h->payload_len;
-    if (h->codec == COMPI_CODEC_ESCAPE) return arrived == h->original_len - COMPI_FRAME_HEADER_SIZE;
     return arrived >= h->payload_len && arrived <= h->original_len;
 }
 
@@ -463,6 +467,19 @@ int compi_bytes_deliver(const void *bytes, size_t n, void *buf, int count, MPI_D
     return rc;
 }
 
+/* A checked header and its payload in memory, into (buf,count,dt). */
+static int compi_payload_deliver(const compi_frame_header *h, const unsigned char *payload, void *buf, int count,
+                                 MPI_Datatype dt, MPI_Status *st, MPI_Comm comm)
+{
+    if (h->codec == COMPI_CODEC_RAW) return compi_bytes_deliver(payload, (size_t)h->original_len, buf, count, dt, st);
+    compi_typeinfo ti;
+    compi_typeinfo_get(dt, count, &ti);
+    int rc = compi_decode_payload(h, payload, buf, count, dt, &ti, st, comm);
+    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len)
+                                                      : (size_t)h->original_len);
+    return rc;
+}
+
 int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
                         MPI_Datatype dt, MPI_Status *st, MPI_Comm comm)
 {
@@ -478,14 +495,7 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
                  (unsigned long long)h.payload_len, frame_len - COMPI_FRAME_HEADER_SIZE);
         return compi_frame_fail(comm, st, why);
     }
-    const unsigned char *payload = (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE;
-    if (h.codec == COMPI_CODEC_RAW) return compi_bytes_deliver(payload, (size_t)h.original_len, buf, count, dt, st);
-    compi_typeinfo ti;
-    compi_typeinfo_get(dt, count, &ti);
-    int rc = compi_decode_payload(&h, payload, buf, count, dt, &ti, st, comm);
-    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h.original_len)
-                                                      : (size_t)h.original_len);
-    return rc;
+    return compi_payload_deliver(&h, (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE, buf, count, dt, st, comm);
 }
 
 /* The message arrived unframed (a same-node sender, or a raw inter-node
@@ -565,6 +575,24 @@ static int compi_incoming_inplace_frame(compi_incoming *in, const compi_frame_he
     return rc;
 }
 
+compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed,
+                                    size_t n, int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen)
+{
+    *rc = MPI_SUCCESS;
+    if (!compi_bytes_look_framed(head, landed, n)) return COMPI_ARRIVAL_UNFRAMED;
+    if (compi_frame_read_header(head, landed, h, why, whylen) != COMPI_OK) return COMPI_ARRIVAL_BAD;
+    if (h->codec != COMPI_CODEC_ESCAPE) return COMPI_ARRIVAL_FRAME;
+    /* the message's own first bytes come back over the header: then it is
+     * an unframed raw message like any other */
+    if (!truncated && h->original_len != (uint64_t)n) {
+        snprintf(why, whylen, "escaped message of %zu bytes declares %llu", n, (unsigned long long)h->original_len);
+        return COMPI_ARRIVAL_BAD;
+    }
+    *rc = compi_escape_restore(ci, source, h, head);
+    COMPI_STAT_ADD(frames_decoded, 1);
+    return COMPI_ARRIVAL_UNFRAMED;
+}
+
 int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
 {
     int cancelled = 0;
@@ -584,37 +612,30 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
     size_t landed = in->direct || in->tmp ? compi_incoming_room(in) : COMPI_FRAME_HEADER_SIZE;
     if (n < landed) landed = n;
     if (truncated && !COMPI_TRUNC_WRITES_PREFIX) landed = 0;
-    if (!compi_peer_is_remote(ci, st->MPI_SOURCE) || !compi_bytes_look_framed(head, landed, n))
-        return compi_incoming_unframed(in, st);
+    if (!compi_peer_is_remote(ci, st->MPI_SOURCE)) return compi_incoming_unframed(in, st);
     compi_frame_header h;
     char why[200];
-    int hrc = compi_frame_read_header(head, landed, &h, why, sizeof why);
-    if (hrc == COMPI_OK && h.codec == COMPI_CODEC_ESCAPE) {
-        /* the message's own first bytes come back over the header: then it
-         * is an unframed raw message like any other */
-        if (!truncated && !compi_frame_length_ok(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE))
-            return compi_frame_fail(comm, st, "escaped message of the wrong length");
-        int rc = compi_escape_restore(ci, st->MPI_SOURCE, &h, head);
-        if (rc != MPI_SUCCESS) return rc;
-        COMPI_STAT_ADD(frames_decoded, 1);
-        return compi_incoming_unframed(in, st);
-    }
+    int rc;
+    compi_arrival kind = compi_arrival_resolve(ci, st->MPI_SOURCE, head, landed, n, truncated, &h, &rc, why, sizeof why);
+    if (rc != MPI_SUCCESS) return rc;
+    if (kind == COMPI_ARRIVAL_UNFRAMED) return compi_incoming_unframed(in, st);
     if (truncated) {
         /* An incomplete frame: a raw one's prefix is placed as MPI would
          * have placed it, a compressed one cannot be decoded. */
-        uint64_t original = hrc == COMPI_OK ? h.original_len : (uint64_t)in->ti.size;
-        if (hrc == COMPI_OK && h.codec == COMPI_CODEC_RAW && in->tmp && in->ti.contiguous && landed > COMPI_FRAME_HEADER_SIZE)
+        int ok = kind == COMPI_ARRIVAL_FRAME;
+        uint64_t original = ok ? h.original_len : (uint64_t)in->ti.size;
+        if (ok && h.codec == COMPI_CODEC_RAW && in->tmp && in->ti.contiguous && landed > COMPI_FRAME_HEADER_SIZE)
             memcpy((char *)in->buf + in->ti.true_lb, head + COMPI_FRAME_HEADER_SIZE, landed - COMPI_FRAME_HEADER_SIZE);
         compi_status_set_bytes(st, compi_truncated_count(original));
         return MPI_ERR_TRUNCATE;
     }
-    if (in->tmp) return compi_frame_deliver(in->tmp, n, in->buf, in->count, in->dt, st, comm);
     COMPI_STAT_ADD(frames_decoded, 1);
-    if (hrc != COMPI_OK) return compi_frame_fail(comm, st, why);
+    if (kind == COMPI_ARRIVAL_BAD) return compi_frame_fail(comm, st, why);
     if (!compi_frame_length_ok(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE)) {
         snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
                  (unsigned long long)h.payload_len, n - COMPI_FRAME_HEADER_SIZE);
         return compi_frame_fail(comm, st, why);
     }
+    if (in->tmp) return compi_payload_deliver(&h, (const unsigned char *)in->tmp + COMPI_FRAME_HEADER_SIZE, in->buf, in->count, in->dt, st, comm);
     return compi_incoming_inplace_frame(in, &h, st, comm);
 }

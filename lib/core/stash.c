@@ -93,36 +93,17 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     MPI_Status st;
     *rc = PMPI_Mrecv(frame, (int)wire, MPI_BYTE, msg, &st);
     if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
-    /* Framed or not: the same test as a receive's (compi_incoming_finish). */
     compi_frame_header h;
     char why[200];
-    uint64_t count = (uint64_t)wire;
-    if (compi_bytes_look_framed(frame, (size_t)wire, (size_t)wire)) {
-        int ok = compi_frame_read_header(frame, (size_t)wire, &h, why, sizeof why) == COMPI_OK;
-        if (ok && h.codec == COMPI_CODEC_ESCAPE) {
-            ok = h.original_len == (uint64_t)wire;
-            if (!ok) snprintf(why, sizeof why, "escaped message of %lld bytes declares %llu", (long long)wire,
-                              (unsigned long long)h.original_len);
-            else if ((*rc = compi_escape_restore(compi_comm_lookup(comm), st.MPI_SOURCE, &h, frame)) != MPI_SUCCESS) {
-                free(s);
-                free(frame);
-                return NULL;
-            }
-            s->unframed = 1;
-        } else if (ok) {
-            count = h.original_len;
-        }
-        if (!ok) {
-            fprintf(stderr, "compi: rank %d: probed message from rank %d (tag %d) failed frame validation: %s\n",
-                    compi_g.world_rank, st.MPI_SOURCE, st.MPI_TAG, why);
-            free(s);
-            free(frame);
-            *rc = compi_g.frame_error_code;
-            return NULL;
-        }
-    } else {
-        s->unframed = 1;
+    compi_arrival kind = compi_arrival_resolve(compi_comm_lookup(comm), st.MPI_SOURCE, frame, (size_t)wire,
+                                               (size_t)wire, 0, &h, rc, why, sizeof why);
+    if (*rc == MPI_SUCCESS && kind == COMPI_ARRIVAL_BAD) *rc = compi_frame_fail(comm, &st, why);
+    if (*rc != MPI_SUCCESS) {
+        free(s);
+        free(frame);
+        return NULL;
     }
+    s->unframed = kind == COMPI_ARRIVAL_UNFRAMED;
     s->comm = comm;
     s->source = st.MPI_SOURCE;
     s->tag = st.MPI_TAG;
@@ -130,7 +111,7 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     s->frame_len = (size_t)wire;
     s->status = st;
     s->handle = MPI_MESSAGE_NULL;
-    PMPI_Status_set_elements_x(&s->status, MPI_BYTE, (MPI_Count)count);
+    PMPI_Status_set_elements_x(&s->status, MPI_BYTE, (MPI_Count)(s->unframed ? (uint64_t)wire : h.original_len));
     return s;
 }
 

@@ -1,0 +1,215 @@
+/* Damaged frames on the wire: a clear error naming the cause, never garbage.
+ *
+ * Rank 0 sends byte strings that start like compi frames (magic "CMPI") but
+ * are damaged in one way each: a bad header checksum, a version or codec
+ * compi does not know, inconsistent lengths, a payload the codec cannot
+ * decode, an escape header of the wrong length. It sends them with
+ * PMPI_Send, which no wrapper sees: they reach rank 1 exactly as written,
+ * the way a damaged frame or a sender without compi would.
+ *
+ * Plain MPI: they are ordinary bytes and must arrive unchanged.
+ * Under compi (rank 1 is another "node", COMPI_DEBUG_RANKS_PER_NODE=1): the
+ * receive (Recv, Irecv+Wait, Probe, Mprobe, a strided receive) must return
+ * an error (MPI_ERRORS_RETURN) whose string names compi, and compi's message
+ * on stderr must name the cause. Afterwards ordinary messages still work.
+ *
+ * The header is written here from the documented wire layout
+ * (lib/frame/frame.c), independently of compi's own writer. */
+#include <fcntl.h>
+#include <unistd.h>
+#include "mpitest.h"
+
+static int compi_loaded(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "libcompi")) { found = 1; break; }
+    if (f) fclose(f);
+    return found;
+}
+
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* magic | version | codec | dtclass | flags | original u64 | payload u64 | FNV-1a of 0..23 | 0 */
+static void write_header(unsigned char *p, int version, int codec, uint64_t original, uint64_t payload)
+{
+    memcpy(p, "CMPI", 4);
+    p[4] = (unsigned char)version;
+    p[5] = (unsigned char)codec;
+    p[6] = 3;   /* class "byte" */
+    p[7] = 0;
+    put_le(p + 8, original, 8);
+    put_le(p + 16, payload, 8);
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < 24; i++) h = (h ^ p[i]) * 16777619u;
+    put_le(p + 24, h, 4);
+    put_le(p + 28, 0, 4);
+}
+
+enum { CODEC_RAW = 0, CODEC_LZ4 = 7, CODEC_ESCAPE = 255, VERSION = 1 };
+
+typedef struct {
+    const char *name;
+    const char *cause;   /* what compi's message must say */
+} damage;
+
+static const damage damages[] = {
+    {"checksum", "frame header checksum mismatch"},
+    {"version", "unsupported frame version 9"},
+    {"codec", "frame names unknown codec id 200"},
+    {"raw lengths", "raw frame with payload"},
+    {"undecodable payload", "did not decode"},
+    {"payload longer than arrived", "payload bytes but"},
+    {"escape length", "escaped message of"},
+};
+#define ND (int)(sizeof damages / sizeof damages[0])
+
+static void forge(unsigned char *m, size_t n, int k)
+{
+    mt_fill(m, n, 'b', PAT_RANDOM, (uint64_t)k + 77);
+    switch (k) {
+    case 0: write_header(m, VERSION, CODEC_LZ4, n, n / 2); m[9] ^= 0x40; break;
+    case 1: write_header(m, 9, CODEC_LZ4, n, n / 2); break;
+    case 2: write_header(m, VERSION, 200, n, n / 2); break;
+    case 3: write_header(m, VERSION, CODEC_RAW, n - 32, n - 33); break;
+    case 4: write_header(m, VERSION, CODEC_LZ4, n, n - 32); break;
+    case 5: write_header(m, VERSION, CODEC_LZ4, n, n); break;
+    default: write_header(m, VERSION, CODEC_ESCAPE, n + 8, 0); break;
+    }
+}
+
+enum { RK_RECV, RK_IRECV, RK_PROBE, RK_MPROBE, RK_STRIDED, RK_COUNT };
+static const char *rk_name[RK_COUNT] = {"Recv", "Irecv+Wait", "Probe+Recv", "Mprobe+Mrecv", "strided Recv"};
+
+/* stderr goes to a file while compi may complain; the text comes back in out */
+static int capture_begin(char *path, size_t len)
+{
+    snprintf(path, len, "/tmp/compi_frame_corrupt.%d.XXXXXX", (int)getpid());
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+static void capture_end(int saved, const char *path, char *out, size_t len)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t r = fread(out, 1, len - 1, f);
+        out[r] = 0;
+        fclose(f);
+    }
+    unlink(path);
+}
+
+/* One receive of an n-byte message in the given kind into buf (2n bytes);
+ * returns the first error code met. */
+static int receive(int kind, unsigned char *buf, size_t n, int tag, MPI_Datatype strided, int *got)
+{
+    MPI_Status st;
+    MPI_Request rq;
+    MPI_Message msg;
+    int rc;
+    *got = -1;
+    switch (kind) {
+    case RK_RECV: rc = MPI_Recv(buf, (int)n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st); break;
+    case RK_IRECV:
+        rc = MPI_Irecv(buf, (int)n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &rq);
+        if (rc == MPI_SUCCESS) rc = MPI_Wait(&rq, &st);
+        break;
+    case RK_PROBE:
+        rc = MPI_Probe(0, tag, MPI_COMM_WORLD, &st);
+        if (rc == MPI_SUCCESS) rc = MPI_Recv(buf, (int)n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st);
+        break;
+    case RK_MPROBE:
+        rc = MPI_Mprobe(0, tag, MPI_COMM_WORLD, &msg, &st);
+        if (rc == MPI_SUCCESS) rc = MPI_Mrecv(buf, (int)n, MPI_BYTE, &msg, &st);
+        break;
+    default: rc = MPI_Recv(buf, 1, strided, 0, tag, MPI_COMM_WORLD, &st); break;
+    }
+    if (rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, got);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "frame_corrupt");
+    mt_require_size(2);
+    int compi = compi_loaded();
+    /* staged (small) and straight-into-the-buffer (large) receive paths */
+    const size_t sizes[] = {4096, 65536};
+    for (int si = 0; si < 2; si++) {
+        size_t n = sizes[si];
+        unsigned char *m = malloc(n), *buf = malloc(2 * n), *want = malloc(n);
+        MPI_Datatype strided;
+        MPI_Type_vector((int)n, 1, 2, MPI_BYTE, &strided);
+        MPI_Type_commit(&strided);
+        mt_group_begin("%zu-byte damaged frames", n);
+        for (int k = 0; k < ND; k++) {
+            for (int kind = 0; kind < RK_COUNT; kind++) {
+                int tag = 100 + k * RK_COUNT + kind;
+                if (mt_rank == 0) {
+                    forge(m, n, k);
+                    MPI_CALL(PMPI_Send(m, (int)n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+                } else if (mt_rank == 1) {
+                    forge(want, n, k);
+                    memset(buf, 0xA5, 2 * n);
+                    char path[128], text[8192];
+                    int saved = capture_begin(path, sizeof path), got;
+                    int rc = receive(kind, buf, n, tag, strided, &got);
+                    if (saved >= 0) capture_end(saved, path, text, sizeof text);
+                    else text[0] = 0;
+                    if (!compi) {
+                        CHECK(rc == MPI_SUCCESS, "plain MPI delivers the bytes", "%s %s: %s", damages[k].name,
+                              rk_name[kind], mt_errstr(rc));
+                        CHECK_INT("received count", (long long)n, got);
+                        int same = 1;
+                        for (size_t i = 0; i < n; i++)
+                            if (buf[kind == RK_STRIDED ? 2 * i : i] != want[i]) { same = 0; break; }
+                        CHECK(same, "bytes unchanged", "%s %s", damages[k].name, rk_name[kind]);
+                        continue;
+                    }
+                    CHECK(rc != MPI_SUCCESS, "damaged frame refused", "%s %s: receive succeeded (count %d)",
+                          damages[k].name, rk_name[kind], got);
+                    char es[MPI_MAX_ERROR_STRING];
+                    int el = 0;
+                    es[0] = 0;
+                    if (rc != MPI_SUCCESS) MPI_Error_string(rc, es, &el);
+                    CHECK(strstr(es, "compi") != NULL, "error string names compi", "%s %s: %s", damages[k].name,
+                          rk_name[kind], mt_errstr(rc));
+                    CHECK(strstr(text, damages[k].cause) != NULL, "stderr names the cause",
+                          "%s %s: expected \"%s\" in \"%s\"", damages[k].name, rk_name[kind], damages[k].cause, text);
+                }
+            }
+        }
+        /* the library is still sound: ordinary messages both ways */
+        for (int it = 0; it < 2; it++) {
+            if (mt_rank == 0) mt_fill(m, n, 'b', PAT_RAMP, (uint64_t)it);
+            if (mt_rank == 0) MPI_CALL(MPI_Send(m, (int)n, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
+            if (mt_rank == 1) {
+                MPI_Status st;
+                MPI_CALL(MPI_Recv(buf, (int)n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &st));
+                mt_fill(want, n, 'b', PAT_RAMP, (uint64_t)it);
+                CHECK(memcmp(buf, want, n) == 0, "ordinary message after the damaged ones", "iteration %d", it);
+            }
+        }
+        MPI_Type_free(&strided);
+        free(m);
+        free(buf);
+        free(want);
+        mt_group_end();
+    }
+    return mt_finish();
+}
