@@ -15,7 +15,7 @@ static const char *const compi_known_vars[] = {
     "COMPI_MODE", "COMPI_CODEC", "COMPI_MIN_BYTES", "COMPI_LEVEL", "COMPI_REPORT",
     "COMPI_VERBOSE", "COMPI_DEBUG_RANKS_PER_NODE", "COMPI_HEURISTICS", "COMPI_CALIBRATE",
     "COMPI_ADAPT_REEVAL", "COMPI_ADAPT_REEVAL_BYTES", "COMPI_ADAPT_MISTAKES", "COMPI_ADAPT_BACKOFF", "COMPI_ADAPT_MIN_SPEEDUP",
-    "COMPI_ADAPT_SAMPLE", "COMPI_ADAPT_REFRESH", "COMPI_TRACE", "COMPI_TRACE_MAX", "COMPI_RULES", NULL
+    "COMPI_ADAPT_SAMPLE", "COMPI_ADAPT_REFRESH", "COMPI_TRACE", "COMPI_TRACE_MAX", "COMPI_RULES", "COMPI_ESCAPE_WAIT", NULL
 };
 
 /* Edit distance of short names, to tell a typo (COMPI_CODE) from another
@@ -233,6 +233,12 @@ int compi_config_load(compi_config *cfg, char *err, size_t errlen)
     v = getenv("COMPI_VERBOSE");
     if (v && *v && compi_parse_int(v, 0, 3, &cfg->verbose) != COMPI_OK) {
         snprintf(err, errlen, "COMPI_VERBOSE='%s' is not valid; valid values: 0, 1, 2, 3", v);
+        return COMPI_ERR_CONFIG;
+    }
+    cfg->escape_wait_s = 60;
+    v = getenv("COMPI_ESCAPE_WAIT");
+    if (v && *v && compi_parse_double(v, 0.001, 86400, &cfg->escape_wait_s) != COMPI_OK) {
+        snprintf(err, errlen, "COMPI_ESCAPE_WAIT='%s' is not valid; expected seconds from 0.001 to 86400 (default 60)", v);
         return COMPI_ERR_CONFIG;
     }
     v = getenv("COMPI_DEBUG_RANKS_PER_NODE");

@@ -11,6 +11,7 @@
  * them by (sender, tag), which no application receive can intercept, and
  * puts them back. The aside is sent before the message and is tiny (always
  * eager), so fetching it never waits on the sender. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/requests.h"
@@ -42,11 +43,27 @@ int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes,
     return MPI_SUCCESS;
 }
 
-int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head)
+int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head,
+                         int *arrived)
 {
-    if (source < 0 || source >= ci->peer_count || h->payload_len > (uint64_t)compi_g.aside_tag_ub)
-        return MPI_ERR_INTERN;   /* the header was checked; a bad tag here is compi's bug */
+    int world = ci->peer_world[source], tag = (int)h->payload_len, flag = 0;
     MPI_Status st;
-    return PMPI_Recv(head, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, ci->peer_world[source], (int)h->payload_len,
-                     compi_g.aside_comm, &st);
+    uint64_t deadline = 0;
+    /* Sent first, so almost always there already; waiting without bound would
+     * turn a damaged header into a hang. */
+    for (;;) {
+        int rc = PMPI_Iprobe(world, tag, compi_g.aside_comm, &flag, &st);
+        if (rc != MPI_SUCCESS) return rc;
+        if (flag) break;
+        uint64_t now = compi_now_ns();
+        if (!deadline) {
+            deadline = now + (uint64_t)(compi_cfg.escape_wait_s * 1e9);
+        } else if (now > deadline) {
+            *arrived = 0;
+            return MPI_SUCCESS;
+        }
+        sched_yield();
+    }
+    *arrived = 1;
+    return PMPI_Recv(head, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, world, tag, compi_g.aside_comm, &st);
 }

@@ -30,6 +30,7 @@ typedef struct {
     char report_path[1024];       /* COMPI_REPORT; empty = no JSON */
     int verbose;                  /* COMPI_VERBOSE */
     int ranks_per_node;           /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
+    double escape_wait_s;         /* COMPI_ESCAPE_WAIT: how long an escape's first bytes may be missing */
     /* adaptive engine */
     char heuristics_dir[1024];    /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
@@ -250,8 +251,11 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
  * for dest (a rank of ci) on the aside communicator, and a header naming
  * them takes their place. */
 int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes, size_t size, int dtclass);
-/* Puts an escaped message's first 32 bytes back over its header. */
-int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head);
+/* Puts an escaped message's first 32 bytes back over its header. They were
+ * sent first; if they are still missing after COMPI_ESCAPE_WAIT seconds the
+ * header was damaged or forged: compi's frame error, cause on stderr. */
+int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head,
+                         int *arrived);
 
 /* ---------------------------------------------------------------- receiving */
 typedef struct {

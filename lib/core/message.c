@@ -588,7 +588,19 @@ compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsig
         snprintf(why, whylen, "escaped message of %zu bytes declares %llu", n, (unsigned long long)h->original_len);
         return COMPI_ARRIVAL_BAD;
     }
-    *rc = compi_escape_restore(ci, source, h, head);
+    if (source < 0 || source >= ci->peer_count || h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
+        snprintf(why, whylen, "escape header names side message tag %llu (MPI_TAG_UB is %d)",
+                 (unsigned long long)h->payload_len, compi_g.aside_tag_ub);
+        return COMPI_ARRIVAL_BAD;
+    }
+    int arrived = 0;
+    *rc = compi_escape_restore(ci, source, h, head, &arrived);
+    if (*rc == MPI_SUCCESS && !arrived) {
+        snprintf(why, whylen, "escape header names side message tag %llu, which did not arrive within "
+                 "COMPI_ESCAPE_WAIT=%g s (damaged header, or a sender without compi)",
+                 (unsigned long long)h->payload_len, compi_cfg.escape_wait_s);
+        return COMPI_ARRIVAL_BAD;
+    }
     COMPI_STAT_ADD(frames_decoded, 1);
     return COMPI_ARRIVAL_UNFRAMED;
 }

@@ -3,7 +3,9 @@
  * Rank 0 sends byte strings that start like compi frames (magic "CMPI") but
  * are damaged in one way each: a bad header checksum, a version or codec
  * compi does not know, inconsistent lengths, a payload the codec cannot
- * decode, an escape header of the wrong length. It sends them with
+ * decode, an escape header of the wrong length, or naming a side message
+ * that was never sent (the test runs with a short COMPI_ESCAPE_WAIT) or a
+ * tag no MPI allows. It sends them with
  * PMPI_Send, which no wrapper sees: they reach rank 1 exactly as written,
  * the way a damaged frame or a sender without compi would.
  *
@@ -66,6 +68,8 @@ static const damage damages[] = {
     {"undecodable payload", "did not decode"},
     {"payload longer than arrived", "payload bytes but"},
     {"escape length", "escaped message of"},
+    {"escape never sent", "did not arrive within"},
+    {"escape tag out of range", "MPI_TAG_UB is"},
 };
 #define ND (int)(sizeof damages / sizeof damages[0])
 
@@ -79,7 +83,9 @@ static void forge(unsigned char *m, size_t n, int k)
     case 3: write_header(m, VERSION, CODEC_RAW, n - 32, n - 33); break;
     case 4: write_header(m, VERSION, CODEC_LZ4, n, n - 32); break;
     case 5: write_header(m, VERSION, CODEC_LZ4, n, n); break;
-    default: write_header(m, VERSION, CODEC_ESCAPE, n + 8, 0); break;
+    case 6: write_header(m, VERSION, CODEC_ESCAPE, n + 8, 0); break;
+    case 7: write_header(m, VERSION, CODEC_ESCAPE, n, 4242); break;   /* no side message: COMPI_ESCAPE_WAIT */
+    default: write_header(m, VERSION, CODEC_ESCAPE, n, 1ull << 40); break;
     }
 }
 
