@@ -588,7 +588,11 @@ compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsig
         snprintf(why, whylen, "escaped message of %zu bytes declares %llu", n, (unsigned long long)h->original_len);
         return COMPI_ARRIVAL_BAD;
     }
-    if (source < 0 || source >= ci->peer_count || h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
+    if (source < 0 || source >= ci->peer_count) {   /* MPI's status names the sender: compi's bug */
+        *rc = MPI_ERR_INTERN;
+        return COMPI_ARRIVAL_BAD;
+    }
+    if (h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
         snprintf(why, whylen, "escape header names side message tag %llu (MPI_TAG_UB is %d)",
                  (unsigned long long)h->payload_len, compi_g.aside_tag_ub);
         return COMPI_ARRIVAL_BAD;
@@ -611,6 +615,7 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
     PMPI_Test_cancelled(st, &cancelled);
     if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return MPI_SUCCESS;
     const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (!compi_peer_is_remote(ci, st->MPI_SOURCE)) return compi_incoming_unframed(in, st);
     MPI_Count wire = 0;
     PMPI_Get_elements_x(st, MPI_BYTE, &wire);
     size_t n = wire > 0 ? (size_t)wire : 0;
@@ -624,7 +629,6 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
     size_t landed = in->direct || in->tmp ? compi_incoming_room(in) : COMPI_FRAME_HEADER_SIZE;
     if (n < landed) landed = n;
     if (truncated && !COMPI_TRUNC_WRITES_PREFIX) landed = 0;
-    if (!compi_peer_is_remote(ci, st->MPI_SOURCE)) return compi_incoming_unframed(in, st);
     compi_frame_header h;
     char why[200];
     int rc;

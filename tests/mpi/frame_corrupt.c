@@ -21,17 +21,6 @@
 #include <unistd.h>
 #include "mpitest.h"
 
-static int compi_loaded(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[4096];
-    int found = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (strstr(line, "libcompi")) { found = 1; break; }
-    if (f) fclose(f);
-    return found;
-}
-
 static void put_le(unsigned char *p, uint64_t v, int n)
 {
     for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
@@ -153,7 +142,7 @@ int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "frame_corrupt");
     mt_require_size(2);
-    int compi = compi_loaded();
+    int compi = mt_libcompi_mapped();
     /* staged (small) and straight-into-the-buffer (large) receive paths */
     const size_t sizes[] = {4096, 65536};
     for (int si = 0; si < 2; si++) {

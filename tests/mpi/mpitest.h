@@ -91,17 +91,23 @@ static const char *mt_errstr(int rc)
         }                                                                       \
     } while (0)
 
-static void mt_check_preload(void)
+/* Is libcompi mapped into this process (preloaded or linked)? */
+static int mt_libcompi_mapped(void)
 {
-    const char *e = getenv("COMPI_TEST_EXPECT_PRELOAD");
-    if (!e || strcmp(e, "1") != 0) return;
     FILE *f = fopen("/proc/self/maps", "r");
     int found = 0;
     char line[4096];
     while (f && fgets(line, sizeof line, f))
         if (strstr(line, "libcompi")) { found = 1; break; }
     if (f) fclose(f);
-    if (!found) {
+    return found;
+}
+
+static void mt_check_preload(void)
+{
+    const char *e = getenv("COMPI_TEST_EXPECT_PRELOAD");
+    if (!e || strcmp(e, "1") != 0) return;
+    if (!mt_libcompi_mapped()) {
         printf("FAIL [%s/preload] rank %d: COMPI_TEST_EXPECT_PRELOAD=1 but libcompi is not "
                "mapped in this process (LD_PRELOAD=%s)\n",
                mt_prog, mt_rank, getenv("LD_PRELOAD") ? getenv("LD_PRELOAD") : "(unset)");
