@@ -65,7 +65,9 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
             offer yet is skipped with a "not available" line.
   --reps    runs per configuration (default 3).  Modes are interleaved (rep r
             starts with a different mode) so machine noise hits all alike;
-            the median of the reps is reported
+            ratios are taken per round and their median reported, with a
+            distribution-free confidence interval (use >= 9 reps for a
+            useful one)
   --scale   problem size factor passed to the apps (--scale F; stencil3d: its
             iterations); default 1
   --no-calibrate  by default each rate's network model is measured on the
@@ -86,9 +88,13 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   A run counts as FAIL when it exits non-zero, prints no APP line or
   check!=OK, or its RESULT checksum differs from another mode's (compression
   is lossless).  Output: progress lines, a table (app, mpi, rate, mode,
-  median s, ratio = off median / mode median, codecs compi used per the
-  report), and "RESULT app= mpi= rate= mode= median_s= speedup= status=" lines;
-  exit status 1 when any run failed.
+  median s, vs off = median over rounds of off time / mode time, its
+  interval, codecs compi used per the report), the comparisons compi's goals
+  name (adaptive vs off against 0.97, adaptive vs fixed, guided vs
+  adaptive) with a verdict: above, BELOW (beyond noise) or within noise
+  (tools/cmd/bench_apps_summary.py), "RESULT app= mpi= rate= mode= median_s=
+  speedup= ci= status=" and "COMPARE ... verdict=" lines; exit status 1 when
+  any run failed.
   Other COMPI_* variables in your environment (COMPI_MIN_BYTES, ...) are
   passed to every preloaded run.
 USAGE
@@ -627,96 +633,9 @@ bench_apps_fixed_list() {
     for a in "$@"; do printf '%s=%s ' "$a" "$(bench_apps_fixed_codec "$a")"; done
 }
 
-# The table and RESULT lines from results.tsv (one line per run).
+# The table, per-round comparisons and RESULT lines from results.tsv (one line per run).
 bench_apps_summary() {  # RESULTS.tsv "MODES" "APP=CODEC ..."
-    python3 - "$@" <<'PY'
-import statistics, sys
-path, modes, fixed = sys.argv[1], sys.argv[2].split(), dict(kv.split("=", 1) for kv in sys.argv[3].split())
-runs = {}
-order = []
-for line in open(path):
-    f = line.rstrip("\n").split("\t")
-    if len(f) < 11:
-        continue
-    app, mpi, rate, mode, rep, status, t, cs, codecs, log, why = f[:11]
-    if mode == "trace":
-        continue
-    key = (app, mpi, rate)
-    if key not in order:
-        order.append(key)
-    runs.setdefault(key, {}).setdefault(mode, []).append(dict(rep=rep, status=status, t=t, cs=cs, codecs=codecs,
-                                                              log=log, why=why))
-rows, results, notes = [], [], []
-for key in order:
-    app, mpi, rate = key
-    per = runs[key]
-    # compression is lossless: every OK run of one configuration prints one checksum
-    ref = next((r["cs"] for m in ("off", "plain") + tuple(modes) for r in per.get(m, [])
-                if r["status"] == "OK" and r["cs"] != "-"), None)
-    for m, rs in per.items():
-        for r in rs:
-            if r["status"] == "OK" and ref and r["cs"] != "-" and r["cs"] != ref:
-                r["status"], r["why"] = "FAIL", "checksum %s differs from %s" % (r["cs"], ref)
-    med = {}
-    for m, rs in per.items():
-        ts = [float(r["t"]) for r in rs if r["status"] == "OK"]
-        med[m] = statistics.median(ts) if ts else None
-    base = med.get("off") or med.get("plain")
-    for m in modes + [m for m in per if m not in modes]:
-        rs = per.get(m)
-        if not rs:
-            continue
-        na = all(r["status"] == "NA" for r in rs)
-        nok = sum(r["status"] == "OK" for r in rs)
-        nrun = sum(r["status"] != "NA" for r in rs)
-        status = "not_available" if na else ("OK" if nok == nrun else "FAIL")
-        mt = med.get(m)
-        sp = (base / mt) if (base and mt and not na) else None
-        # per distinct outcome of the reps; "-" = the report shows nothing compressed
-        cods = sorted({("raw" if r["codecs"] == "-" else r["codecs"]) for r in rs
-                       if r["status"] == "OK" and r["codecs"] not in ("", "?")})
-        label = m + ("(%s)" % fixed.get(app, "?") if m == "fixed" else "")
-        stat_s = "OK" if status == "OK" else ("n/a" if na else "FAIL %d/%d" % (nrun - nok, nrun))
-        ts = sorted(float(r["t"]) for r in rs if r["status"] == "OK")
-        spread = ("%.2f-%.2f" % (ts[0], ts[-1])) if len(ts) > 1 else ""
-        rows.append((app, mpi, rate, label, "%.3f" % mt if mt is not None else "-", spread,
-                     "%.2f" % sp if sp else "-", stat_s, " | ".join(cods) if m in ("adaptive", "guided", "fixed") else ""))
-        results.append("RESULT app=%s mpi=%s rate=%s mode=%s median_s=%s speedup=%s status=%s runs=%d/%d%s" % (
-            app, mpi, rate, m, "%.6f" % mt if mt is not None else "NA", "%.3f" % sp if sp else "NA", status, nok, nrun,
-            (" codecs=%s" % ";".join(c.replace(" ", ":") for c in cods)) if cods and m != "off" else ""))
-        seen = {}   # one note per cause, naming the reps it hit
-        for r in rs:
-            if r["status"] in ("FAIL", "NA"):
-                seen.setdefault((r["status"], r["why"]), []).append(r)
-        for (st, why), rr in seen.items():
-            logs = [r["log"] for r in rr if r["log"] not in ("", "-")]
-            if st == "FAIL":
-                notes.append("FAIL %s %s %s %s rep %s: %s%s" % (app, mpi, rate, m, ",".join(r["rep"] for r in rr), why,
-                                                              (" (log %s)" % " ".join(logs)) if logs else ""))
-            else:
-                notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, why))
-hdr = ("app", "mpi", "rate", "mode", "median s", "min-max s", "vs off", "status", "codecs used (by bytes)")
-w = [max(len(str(r[i])) for r in rows + [hdr]) for i in range(len(hdr))]
-right = {4, 5, 6}
-fmt = lambda r: "  ".join(str(c).rjust(w[i]) if i in right else str(c).ljust(w[i]) for i, c in enumerate(r)).rstrip()
-print("=== compi bench apps: median of the apps' timed phase; vs off = off median / mode median (> 1: faster) ===")
-print(fmt(hdr))
-print(fmt(["-" * x for x in w]))
-prev = None
-for r in rows:
-    if prev and r[:3] != prev:
-        print()
-    prev = r[:3]
-    print(fmt(r))
-if notes:
-    print()
-    for n in notes:
-        print(n)
-print()
-for l in results:
-    print(l)
-sys.exit(1 if any(n.startswith("FAIL") for n in notes) else 0)
-PY
+    python3 "$COMPI_ROOT/tools/cmd/bench_apps_summary.py" "$@"
 }
 
 bench_main() {

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Tests of tools/cmd/bench_apps_summary.py on synthetic results with known answers."""
+import io
+import math
+import os
+import sys
+import tempfile
+from contextlib import redirect_stdout
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools", "cmd"))
+import bench_apps_summary as S  # noqa: E402
+
+fails = 0
+
+
+def check(cond, what):
+    global fails
+    print(("ok: " if cond else "FAIL: ") + what)
+    fails += 0 if cond else 1
+
+
+def binom_cov(n, k):
+    return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+
+
+# --- median_ci: order statistics, against values worked out by hand
+xs = [7, 1, 5, 3, 6, 2, 4]   # sorted 1..7
+check(S.median_ci(xs) == (1, 7, binom_cov(7, 1)), "n=7: whole range, 98.4 %% coverage (got %r)" % (S.median_ci(xs),))
+check(abs(S.median_ci(xs)[2] - 0.984375) < 1e-12, "n=7 coverage is 1 - 2/128")
+xs = list(range(1, 10))
+check(S.median_ci(xs)[:2] == (2, 8), "n=9: 2nd and 8th (got %r)" % (S.median_ci(xs),))
+xs = list(range(1, 16))
+lo, hi, cov = S.median_ci(xs)
+check((lo, hi) == (4, 12) and abs(cov - binom_cov(15, 4)) < 1e-12 and cov >= 0.9, "n=15: 4th and 12th, >= 90 %%")
+check(S.median_ci([3.0]) == (3.0, 3.0, 0.0), "n=1: a point, no coverage")
+check(S.median_ci([]) == (None, None, 0.0), "n=0: nothing")
+for n in range(1, 40):   # the interval always contains the median and never narrows as n grows past the step
+    lo, hi, cov = S.median_ci(list(range(n)))
+    med = (n - 1) / 2
+    if not (lo <= med <= hi) or (n >= 6 and cov < 0.9):
+        check(False, "n=%d: [%s, %s] coverage %.3f" % (n, lo, hi, cov))
+        break
+else:
+    check(True, "n=1..39: the interval holds the median; coverage >= 90 % from n=6")
+
+# --- verdicts
+check(S.verdict(0.98, 1.10, 0.97) == "above", "CI above the threshold")
+check(S.verdict(0.80, 0.95, 0.97) == "BELOW", "CI below the threshold")
+check(S.verdict(0.90, 1.10, 0.97) == "within noise", "CI straddling the threshold")
+
+# --- pairing: ratios are per round (rep), failed rounds skipped
+off = [dict(rep="1", status="OK", t="2.0"), dict(rep="2", status="OK", t="4.0"), dict(rep="3", status="FAIL", t="1")]
+ada = [dict(rep="2", status="OK", t="2.0"), dict(rep="1", status="OK", t="1.0"), dict(rep="3", status="OK", t="1")]
+check(S.paired_ratios(off, ada) == [2.0, 2.0], "rounds pair by rep, a failed round is left out")
+
+
+# --- whole summary on a synthetic results file
+def tsv_line(app, mpi, rate, mode, rep, t, cs="abc", status="OK", codecs="-"):
+    return "\t".join([app, mpi, rate, mode, str(rep), status, "%.6f" % t, cs, codecs, "-", ""]) + "\n"
+
+
+def run(lines, modes="off fixed adaptive guided"):
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+        f.writelines(lines)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        rc = S.main(["x", f.name, modes, "a=lz4 b=lz4"])
+    os.unlink(f.name)
+    return rc, out.getvalue()
+
+
+lines = []
+# app a: every round's machine speed differs a lot (x1..x3), adaptive is always 20 % slower than off:
+# medians of times would hide it; per-round ratios show it beyond noise
+for r in range(1, 10):
+    speed = 1 + (r * 7 % 9) / 4.0
+    lines += [tsv_line("a", "openmpi", "1gbit", "off", r, 1.0 * speed),
+              tsv_line("a", "openmpi", "1gbit", "fixed", r, 0.9 * speed, codecs="lz4 100%"),
+              tsv_line("a", "openmpi", "1gbit", "adaptive", r, 1.25 * speed, codecs="lz4 100%"),
+              tsv_line("a", "openmpi", "1gbit", "guided", r, (1.25 + (0.1 if r % 2 else -0.1)) * speed,
+                       codecs="lz4 100%")]
+# app b: adaptive twice as fast as off, guided checksum wrong in one round
+for r in range(1, 10):
+    lines += [tsv_line("b", "mpich", "100mbit", "off", r, 2.0),
+              tsv_line("b", "mpich", "100mbit", "adaptive", r, 1.0 + r / 100.0),
+              tsv_line("b", "mpich", "100mbit", "guided", r, 1.0, cs="bad" if r == 4 else "abc")]
+rc, out = run(lines)
+print(out)
+check(rc == 1, "a checksum mismatch makes the summary fail (rc %d)" % rc)
+check("FAIL b mpich 100mbit guided rep 4: checksum bad differs from abc" in out, "the failed round is named")
+check("COMPARE app=a mpi=openmpi rate=1gbit what=adaptive_vs_off ratio=0.800 ci=0.800:0.800 threshold=0.97 "
+      "verdict=BELOW n=9" in out, "a steady 20 % loss is BELOW 0.97 despite the noisy rounds")
+check("what=adaptive_vs_fixed ratio=0.720" in out and "verdict=BELOW" in out, "adaptive vs fixed: 0.72, BELOW")
+check("COMPARE app=a mpi=openmpi rate=1gbit what=guided_vs_adaptive" in out and
+      "verdict=within_noise n=9" in out, "guided +-8 % around adaptive: within noise")
+check("COMPARE app=b mpi=mpich rate=100mbit what=adaptive_vs_off" in out and "verdict=above n=9" in out,
+      "b: adaptive 2x faster than off: above")
+check("n=8" in [l for l in out.splitlines() if l.startswith("COMPARE app=b") and "guided" in l][0],
+      "b: the failed guided round is not paired")
+check("RESULT app=a mpi=openmpi rate=1gbit mode=adaptive" in out and "speedup=0.800 ci=0.800:0.800" in out,
+      "RESULT lines carry the paired ratio and its interval")
+check("1 of 3" not in out and "of 5 comparisons below their threshold beyond noise" in out,
+      "the count of comparisons below threshold is printed")
+check(S.main(["x", os.devnull, "off adaptive"]) == 0, "an empty results file is not an error")
+
+print("%d failure(s)" % fails)
+sys.exit(1 if fails else 0)

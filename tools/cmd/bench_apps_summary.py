@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""The table, comparisons and RESULT lines of `compi bench apps`.
+
+usage: bench_apps_summary.py RESULTS.tsv "MODES" "APP=CODEC ..."
+
+RESULTS.tsv has one line per run (app, mpi, rate, mode, rep, status, seconds,
+checksum, codecs, log, why), as tools/cmd/bench.sh writes it.
+
+Why paired ratios: the bench interleaves the modes, so rep r of every mode ran
+in the same round, minutes apart at most. The machine's noise (other load, a
+bimodal MPI) moves a whole round, so the ratio of two modes *within* a round is
+far steadier than either time. Each comparison is therefore the median of the
+per-round ratios, with a distribution-free confidence interval for that median
+(order statistics of the binomial, no normality assumed). A difference counts
+only when the interval excludes the threshold; otherwise it is reported as
+within noise, never silently as a win or a loss.
+
+Exit status 1 when a run failed (the notes say which), else 0.
+"""
+import math
+import statistics
+import sys
+
+ALPHA = 0.10   # two-sided; the interval covers the median with >= 90 % when n allows
+FLOOR = 0.97   # the goal: adaptive never slower than off beyond noise, i.e. >= 0.97x
+
+
+def median_ci(xs, alpha=ALPHA):
+    """(lo, hi, coverage) for the median of xs: [x(k), x(n+1-k)] with the
+    largest k whose two-sided binomial tail 2*P(B <= k-1), B ~ Bin(n, 1/2),
+    stays <= alpha. With too few values for that (n <= 4) the whole range is
+    returned with its (lower) coverage."""
+    xs = sorted(xs)
+    n = len(xs)
+    if n == 0:
+        return None, None, 0.0
+    tail = lambda k: 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n   # 2 P(B <= k-1)
+    k = 1
+    while k + 1 <= (n + 1) // 2 and tail(k + 1) <= alpha:
+        k += 1
+    return xs[k - 1], xs[n - k], 1 - tail(k)
+
+
+def paired_ratios(num, den):
+    """Per-round ratios num_time / den_time over the reps where both ran OK
+    (> 1: den's mode is faster)."""
+    a = {r["rep"]: float(r["t"]) for r in num if r["status"] == "OK"}
+    b = {r["rep"]: float(r["t"]) for r in den if r["status"] == "OK"}
+    return [a[k] / b[k] for k in sorted(a.keys() & b.keys(), key=int) if b[k] > 0]
+
+
+def verdict(lo, hi, threshold):
+    if lo is None:
+        return "-"
+    if lo > threshold:
+        return "above"
+    if hi < threshold:
+        return "BELOW"
+    return "within noise"
+
+
+def load(path):
+    runs, order = {}, []
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if len(f) < 11:
+            continue
+        app, mpi, rate, mode, rep, status, t, cs, codecs, log, why = f[:11]
+        if mode == "trace":
+            continue
+        key = (app, mpi, rate)
+        if key not in order:
+            order.append(key)
+        runs.setdefault(key, {}).setdefault(mode, []).append(
+            dict(rep=rep, status=status, t=t, cs=cs, codecs=codecs, log=log, why=why))
+    return runs, order
+
+
+def check_checksums(per, modes):
+    # compression is lossless: every OK run of one configuration prints one checksum
+    ref = next((r["cs"] for m in ("off", "plain") + tuple(modes) for r in per.get(m, [])
+                if r["status"] == "OK" and r["cs"] != "-"), None)
+    for rs in per.values():
+        for r in rs:
+            if r["status"] == "OK" and ref and r["cs"] != "-" and r["cs"] != ref:
+                r["status"], r["why"] = "FAIL", "checksum %s differs from %s" % (r["cs"], ref)
+
+
+def fmt_ci(lo, hi):
+    return "%.2f-%.2f" % (lo, hi) if lo is not None else "-"
+
+
+def table(rows, hdr, right):
+    w = [max(len(str(r[i])) for r in rows + [hdr]) for i in range(len(hdr))]
+    fmt = lambda r: "  ".join(str(c).rjust(w[i]) if i in right else str(c).ljust(w[i])
+                              for i, c in enumerate(r)).rstrip()
+    out = [fmt(hdr), fmt(["-" * x for x in w])]
+    prev = None
+    for r in rows:
+        if prev and r[:3] != prev:
+            out.append("")
+        prev = r[:3]
+        out.append(fmt(r))
+    return out
+
+
+# The comparisons issue 3's criteria are about: (label, numerator mode, denominator mode, threshold).
+# A ratio is numerator time / denominator time, so > 1 means the denominator's mode is faster.
+COMPARISONS = (
+    ("adaptive vs off", "off", "adaptive", FLOOR),
+    ("adaptive vs fixed", "fixed", "adaptive", 1.0),
+    ("guided vs adaptive", "adaptive", "guided", 1.0),
+)
+
+
+def main(argv):
+    path, modes = argv[1], argv[2].split()
+    fixed = dict(kv.split("=", 1) for kv in argv[3].split()) if len(argv) > 3 else {}
+    runs, order = load(path)
+    rows, results, notes, comps = [], [], [], []
+    coverages = set()
+    for key in order:
+        app, mpi, rate = key
+        per = runs[key]
+        check_checksums(per, modes)
+        base_mode = "off" if "off" in per else ("plain" if "plain" in per else None)
+        for m in modes + [m for m in per if m not in modes]:
+            rs = per.get(m)
+            if not rs:
+                continue
+            na = all(r["status"] == "NA" for r in rs)
+            nok = sum(r["status"] == "OK" for r in rs)
+            nrun = sum(r["status"] != "NA" for r in rs)
+            status = "not_available" if na else ("OK" if nok == nrun else "FAIL")
+            ts = sorted(float(r["t"]) for r in rs if r["status"] == "OK")
+            mt = statistics.median(ts) if ts else None
+            ratios = paired_ratios(per[base_mode], rs) if base_mode and m != base_mode and not na else []
+            sp = statistics.median(ratios) if ratios else None
+            lo, hi, cov = median_ci(ratios)
+            if ratios:
+                coverages.add((len(ratios), cov))
+            # per distinct outcome of the reps; "raw" = the report shows nothing compressed
+            cods = sorted({("raw" if r["codecs"] == "-" else r["codecs"]) for r in rs
+                           if r["status"] == "OK" and r["codecs"] not in ("", "?")})
+            label = m + ("(%s)" % fixed.get(app, "?") if m == "fixed" else "")
+            stat_s = "OK" if status == "OK" else ("n/a" if na else "FAIL %d/%d" % (nrun - nok, nrun))
+            spread = ("%.2f-%.2f" % (ts[0], ts[-1])) if len(ts) > 1 else ""
+            rows.append((app, mpi, rate, label, "%.3f" % mt if mt is not None else "-", spread,
+                         "%.2f" % sp if sp else "-", fmt_ci(lo, hi) if len(ratios) > 1 else "", stat_s,
+                         " | ".join(cods) if m in ("adaptive", "guided", "fixed") else ""))
+            results.append("RESULT app=%s mpi=%s rate=%s mode=%s median_s=%s speedup=%s ci=%s status=%s runs=%d/%d%s" % (
+                app, mpi, rate, m, "%.6f" % mt if mt is not None else "NA", "%.3f" % sp if sp else "NA",
+                "%.3f:%.3f" % (lo, hi) if lo is not None else "NA", status, nok, nrun,
+                (" codecs=%s" % ";".join(c.replace(" ", ":") for c in cods)) if cods and m != "off" else ""))
+            seen = {}   # one note per cause, naming the reps it hit
+            for r in rs:
+                if r["status"] in ("FAIL", "NA"):
+                    seen.setdefault((r["status"], r["why"]), []).append(r)
+            for (st, why), rr in seen.items():
+                logs = [r["log"] for r in rr if r["log"] not in ("", "-")]
+                if st == "FAIL":
+                    notes.append("FAIL %s %s %s %s rep %s: %s%s" % (
+                        app, mpi, rate, m, ",".join(r["rep"] for r in rr), why,
+                        (" (log %s)" % " ".join(logs)) if logs else ""))
+                else:
+                    notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, why))
+        for label, num, den, thr in COMPARISONS:
+            if num not in per or den not in per:
+                continue
+            ratios = paired_ratios(per[num], per[den])
+            if not ratios:
+                continue
+            lo, hi, cov = median_ci(ratios)
+            coverages.add((len(ratios), cov))
+            comps.append((app, mpi, rate, label, "%.2f" % statistics.median(ratios), fmt_ci(lo, hi),
+                          "%.2f" % thr, verdict(lo, hi, thr), str(len(ratios))))
+            results.append("COMPARE app=%s mpi=%s rate=%s what=%s ratio=%.3f ci=%.3f:%.3f threshold=%.2f verdict=%s n=%d"
+                           % (app, mpi, rate, label.replace(" ", "_"), statistics.median(ratios), lo, hi, thr,
+                              verdict(lo, hi, thr).replace(" ", "_"), len(ratios)))
+
+    if not rows:
+        print("=== compi bench apps: no runs in %s ===" % path)
+        return 0
+    cov_s = ", ".join("%d rounds %.0f %%" % (n, 100 * c) for n, c in sorted(coverages))
+    print("=== compi bench apps: median of the apps' timed phase; vs off = median over rounds of off time / mode "
+          "time (> 1: faster) ===")
+    if cov_s:
+        print("    CI = distribution-free interval for that median (coverage: %s)" % cov_s)
+    print("\n".join(table(rows, ("app", "mpi", "rate", "mode", "median s", "min-max s", "vs off", "CI", "status",
+                                 "codecs used (by bytes)"), {4, 5, 6, 7})))
+    if comps:
+        print()
+        print("=== comparisons (per-round ratio, > 1: the first-named mode is faster); BELOW = below the threshold "
+              "beyond noise ===")
+        print("\n".join(table(comps, ("app", "mpi", "rate", "comparison", "ratio", "CI", "threshold", "verdict",
+                                      "rounds"), {4, 5, 6, 8})))
+        below = [c for c in comps if c[7] == "BELOW"]
+        print("%d of %d comparisons below their threshold beyond noise%s" % (
+            len(below), len(comps), (": " + "; ".join("%s %s %s %s" % c[:4] for c in below)) if below else ""))
+    if notes:
+        print()
+        for n in notes:
+            print(n)
+    print()
+    for line in results:
+        print(line)
+    return 1 if any(n.startswith("FAIL") for n in notes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
