@@ -255,11 +255,19 @@ static void compi_decision_message(const compi_decision *d, size_t size, size_t 
     snprintf(m->peer_node, sizeof m->peer_node, "%s", node < compi_g.node_count ? compi_E.node_names[node] : "*");
 }
 
+/* The state of the link to d's destination node (the last slot: any remote
+ * node, for broadcast roots); NULL before the engine is up or without a model. */
+static compi_link_state *compi_decision_link(const compi_decision *d)
+{
+    if (!compi_E.ready) return NULL;
+    compi_link_state *l = &compi_E.links[d->peer_node >= 0 ? d->peer_node : compi_g.node_count];
+    return l->model ? l : NULL;
+}
+
 static void compi_decide_adaptive(compi_decision *d, size_t size)
 {
-    if (!compi_E.ready) return;
-    compi_link_state *l = &compi_E.links[d->peer_node >= 0 ? d->peer_node : compi_g.node_count];
-    if (!l->model || d->dtclass < 0 || d->dtclass >= COMPI_CLASS_COUNT) return;
+    compi_link_state *l = compi_decision_link(d);
+    if (!l || d->dtclass < 0 || d->dtclass >= COMPI_CLASS_COUNT) return;
     compi_window *w = &l->win[d->dtclass];
     d->link = l;
     pthread_mutex_lock(&l->lock);
@@ -301,9 +309,11 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
             compi_trace_msg m;
             compi_decision_message(d, size, 1, &m);
             const compi_codec *codec;
-            if (compi_rules_lookup(compi_E.rules, compi_trace_key(&m), &codec)) {
+            if (compi_rules_lookup(compi_E.rules, compi_trace_key(&m), &codec, &d->rule_index)) {
                 __atomic_fetch_add(&compi_E.rule_hits, 1, __ATOMIC_RELAXED);
                 d->codec = codec;
+                d->by_rule = 1;
+                d->link = compi_decision_link(d);   /* to judge the rule's outcomes */
                 return;
             }
             __atomic_fetch_add(&compi_E.rule_misses, 1, __ATOMIC_RELAXED);
@@ -361,6 +371,16 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
         achieved = raw / (raw + tc_us + 1e-3);
     } else {
         achieved = compi_estimate_speedup(&x, d->codec, size, (double)size / (double)out_len, tc_us);
+    }
+    if (d->by_rule) {
+        /* A rule that keeps failing was made from other data than this run's:
+         * drop it, the same mistake count that restarts an adaptive study. */
+        if (compi_rules_outcome(compi_E.rules, d->rule_index, achieved < 1.0, compi_cfg.window.restart_mistakes,
+                                compi_cfg.window.history))
+            compi_log(1, "guided rule for message %u/%d/%d (%zu bytes, %s) dropped: %u of its last %u compressions "
+                      "did not pay; deciding it adaptively", d->comm_id, d->peer, d->tag, size, d->codec->name,
+                      compi_cfg.window.restart_mistakes, compi_cfg.window.history);
+        return;
     }
     pthread_mutex_lock(&l->lock);
     compi_window_outcome(&l->win[d->dtclass], &compi_cfg.window, achieved, compi_engine_now_s());
@@ -492,9 +512,10 @@ char *compi_engine_report_json(void)
     }
     compi_sbuf_printf(&b, "]");
     if (compi_cfg.mode == COMPI_MODE_GUIDED)
-        compi_sbuf_printf(&b, ", \"guided\": {\"rules\": %zu, \"hits\": %llu, \"misses\": %llu, \"fallback\": %s}",
-                          compi_E.rules ? compi_rules_count(compi_E.rules) : 0, (unsigned long long)compi_E.rule_hits,
-                          (unsigned long long)compi_E.rule_misses, compi_E.rules ? "false" : "true");
+        compi_sbuf_printf(&b, ", \"guided\": {\"rules\": %zu, \"hits\": %llu, \"misses\": %llu, \"dropped\": %zu, "
+                          "\"fallback\": %s}", compi_rules_count(compi_E.rules), (unsigned long long)compi_E.rule_hits,
+                          (unsigned long long)compi_E.rule_misses, compi_rules_dropped(compi_E.rules),
+                          compi_E.rules ? "false" : "true");
     compi_sbuf_printf(&b, "}");
     return b.buf;
 }

@@ -190,7 +190,9 @@ typedef struct {
     const compi_codec *codec;       /* codec to try; NULL = raw */
     int evaluate;                   /* adaptive: choose the codec from a sample first */
     int trace;                      /* COMPI_MODE=trace: record the message */
-    struct compi_link_state *link;  /* adaptive: the destination link's windows */
+    struct compi_link_state *link;  /* adaptive and guided: the destination link's state */
+    int by_rule;                    /* guided: a rule decided; rule_index names it */
+    size_t rule_index;
     int dtclass;
     compi_mode mode;
     /* the message's identity, for traces and guided rules */

@@ -736,11 +736,15 @@ void compi_trace_free(compi_trace *t)
 typedef struct {
     uint64_t key;
     const compi_codec *codec;
+    /* run-time feedback (compi_rules_outcome), atomics: lookups take no lock */
+    uint32_t outcomes;   /* bit i = mistake of the i-th latest compression */
+    uint32_t dropped;
 } tr_rule;
 
 struct compi_rules {
     size_t n;
     tr_rule *rules;   /* sorted by key */
+    size_t ndropped;  /* atomic */
 };
 
 /* Program names are written with %XX for blanks, '#', '%' and non-printing
@@ -881,7 +885,7 @@ compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const c
             if (n != 3) RFAIL("expected 'rule <key: 16 hex digits> <codec|raw>'");
             if (strlen(tok[1]) != 16 || strspn(tok[1], "0123456789abcdefABCDEF") != 16)
                 RFAIL("key '%s' is not 16 hex digits", tok[1]);
-            tr_rule x = {strtoull(tok[1], NULL, 16), NULL};
+            tr_rule x = {strtoull(tok[1], NULL, 16), NULL, 0, 0};
             if (strcmp(tok[2], "raw") != 0 && !(x.codec = compi_codec_by_name(tok[2])))
                 RFAIL("unknown codec '%s' (known: raw,%s)", tok[2], compi_codec_names());
             if (r->n == cap) {
@@ -930,20 +934,45 @@ fail:
     return NULL;
 }
 
-int compi_rules_lookup(const compi_rules *r, uint64_t key, const compi_codec **codec)
+int compi_rules_lookup(const compi_rules *r, uint64_t key, const compi_codec **codec, size_t *index)
 {
     size_t lo = 0, hi = r ? r->n : 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         uint64_t k = r->rules[mid].key;
         if (k == key) {
+            if (__atomic_load_n(&r->rules[mid].dropped, __ATOMIC_RELAXED)) return 0;
             if (codec) *codec = r->rules[mid].codec;
+            if (index) *index = mid;
             return 1;
         }
         if (k < key) lo = mid + 1;
         else hi = mid;
     }
     return 0;
+}
+
+int compi_rules_outcome(compi_rules *r, size_t index, int mistake, unsigned limit, unsigned history)
+{
+    if (!r || index >= r->n || limit == 0) return 0;
+    tr_rule *rule = &r->rules[index];
+    if (history > 32) history = 32;
+    if (history == 0) history = 1;
+    uint32_t mask = history == 32 ? 0xffffffffu : ((1u << history) - 1);
+    uint32_t old = __atomic_load_n(&rule->outcomes, __ATOMIC_RELAXED), upd;
+    do {
+        upd = ((old << 1) | (mistake ? 1u : 0u)) & mask;
+    } while (!__atomic_compare_exchange_n(&rule->outcomes, &old, upd, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    if (!mistake || (unsigned)__builtin_popcount(upd) < limit) return 0;
+    /* only the call that flips the flag reports the drop */
+    if (__atomic_exchange_n(&rule->dropped, 1u, __ATOMIC_RELAXED)) return 0;
+    __atomic_fetch_add(&r->ndropped, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+size_t compi_rules_dropped(const compi_rules *r)
+{
+    return r ? __atomic_load_n(&r->ndropped, __ATOMIC_RELAXED) : 0;
 }
 
 size_t compi_rules_count(const compi_rules *r) { return r ? r->n : 0; }

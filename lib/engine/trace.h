@@ -140,9 +140,19 @@ typedef struct compi_rules compi_rules;
  * version). */
 compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const char *program,
                               char *err, size_t errlen);
-/* 1 and *codec (NULL = send raw) if key has a rule; 0 if there is no rule
- * for it. Thread-safe (read-only). */
-int compi_rules_lookup(const compi_rules *r, uint64_t key, const compi_codec **codec);
+/* 1, *codec (NULL = send raw) and *index (either may be NULL) if key has a
+ * rule; 0 if there is no rule for it or it was dropped. Thread-safe. */
+int compi_rules_lookup(const compi_rules *r, uint64_t key, const compi_codec **codec, size_t *index);
+/* Run-time feedback on the rule at index, after a message it compressed:
+ * mistake = the compression did not pay (ratio <= 1, or the achieved speedup
+ * below 1). When `limit` of the rule's last `history` (<= 32) outcomes are
+ * mistakes the rule is dropped: the data is no longer what was traced, so
+ * lookups miss it and the message is decided adaptively instead. limit 0
+ * never drops. Returns 1 from the one call that dropped the rule.
+ * Thread-safe (atomics). */
+int compi_rules_outcome(compi_rules *r, size_t index, int mistake, unsigned limit, unsigned history);
+/* Rules dropped so far. */
+size_t compi_rules_dropped(const compi_rules *r);
 size_t compi_rules_count(const compi_rules *r);
 void compi_rules_free(compi_rules *r);
 

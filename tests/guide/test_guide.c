@@ -444,13 +444,13 @@ static void test_guide(const char *dir, const char *guide)
         static const int compress[NKEYS] = {0, 0, 0, 1, 0, 0, 0, 1, 1};
         for (int k = 0; k < NKEYS; k++) {
             const compi_codec *c = (const compi_codec *)1;
-            int has = compi_rules_lookup(r, wl_key(k), &c);
+            int has = compi_rules_lookup(r, wl_key(k), &c, NULL);
             CHECK(has == 1, "key %d has no rule", k);
             CHECK(has != 1 || (compress[k] ? c != NULL : c == NULL), "key %d: rule %s, expected %s", k,
                   c ? c->name : "raw", compress[k] ? "a codec" : "raw");
         }
         const compi_codec *c = NULL;
-        CHECK(compi_rules_lookup(r, 0x1234, &c) == 0, "lookup of an unknown key succeeded");
+        CHECK(compi_rules_lookup(r, 0x1234, &c, NULL) == 0, "lookup of an unknown key succeeded");
         compi_rules_free(r);
     }
     /* the text format */
@@ -511,7 +511,7 @@ static void test_guide(const char *dir, const char *guide)
     r = compi_rules_load(rdir, 0, 4, "test_guide", err, sizeof err);
     if (r) {
         const compi_codec *c = NULL;
-        CHECK(compi_rules_lookup(r, wl_key(K_A), &c) == 1 && c == NULL, "min-speedup 1e6: A not raw");
+        CHECK(compi_rules_lookup(r, wl_key(K_A), &c, NULL) == 1 && c == NULL, "min-speedup 1e6: A not raw");
         compi_rules_free(r);
     } else {
         CHECK(0, "rules_load: %s", err);
@@ -530,9 +530,9 @@ static void test_guide(const char *dir, const char *guide)
     CHECK(r && compi_rules_count(r) == 6, "capped rules: %s", r ? "count" : err);
     if (r) {
         const compi_codec *c = NULL;
-        CHECK(compi_rules_lookup(r, wl_key(K_E), &c) == 0, "unsampled key E has a rule");
-        CHECK(compi_rules_lookup(r, wl_key(K_C), &c) == 1 && c == NULL, "intra key C: no raw rule");
-        CHECK(compi_rules_lookup(r, wl_key(K_A), &c) == 1 && c != NULL, "sampled key A not compressed");
+        CHECK(compi_rules_lookup(r, wl_key(K_E), &c, NULL) == 0, "unsampled key E has a rule");
+        CHECK(compi_rules_lookup(r, wl_key(K_C), &c, NULL) == 1 && c == NULL, "intra key C: no raw rule");
+        CHECK(compi_rules_lookup(r, wl_key(K_A), &c, NULL) == 1 && c != NULL, "sampled key A not compressed");
         compi_rules_free(r);
     }
 
@@ -617,6 +617,20 @@ static void expect_bad_rules(const char *dir, const char *text, const char *what
     CHECK(!r, "%s: accepted", what);
     CHECK(r || contains(err, needle), "%s: error '%s' lacks '%s'", what, err, needle);
     compi_rules_free(r);
+}
+
+
+typedef struct {
+    compi_rules *r;
+    size_t index;
+    int drops;
+} outcome_args;
+
+static void *outcome_main(void *p)
+{
+    outcome_args *a = p;
+    for (int k = 0; k < 1000; k++) a->drops += compi_rules_outcome(a->r, a->index, 1, 4, 16);
+    return NULL;
 }
 
 static void test_errors(const char *dir, const char *guide)
@@ -733,10 +747,54 @@ static void test_errors(const char *dir, const char *guide)
     CHECK(r && compi_rules_count(r) == 3, "good rules: %s", r ? "count" : err);
     if (r) {
         const compi_codec *c = NULL;
-        CHECK(compi_rules_lookup(r, 0xaa, &c) == 1 && c == compi_codec_by_name("lz4"), "lookup aa");
-        CHECK(compi_rules_lookup(r, 0xffffffffffffff01ull, &c) == 1 && c == NULL, "lookup raw");
-        CHECK(compi_rules_lookup(r, 0x123456789abcdef0ull, &c) == 1 && c == compi_codec_by_name("zstd"), "lookup zstd");
-        CHECK(compi_rules_lookup(r, 0xab, &c) == 0, "lookup missing");
+        CHECK(compi_rules_lookup(r, 0xaa, &c, NULL) == 1 && c == compi_codec_by_name("lz4"), "lookup aa");
+        CHECK(compi_rules_lookup(r, 0xffffffffffffff01ull, &c, NULL) == 1 && c == NULL, "lookup raw");
+        CHECK(compi_rules_lookup(r, 0x123456789abcdef0ull, &c, NULL) == 1 && c == compi_codec_by_name("zstd"), "lookup zstd");
+        CHECK(compi_rules_lookup(r, 0xab, &c, NULL) == 0, "lookup missing");
+
+        /* run-time feedback: 4 mistakes among the last 16 compressions drop a
+         * rule (lookups then miss it); successes in between age mistakes out */
+        size_t ia = 99, iz = 99;
+        CHECK(compi_rules_lookup(r, 0xaa, &c, &ia) == 1 && ia < 3, "index of aa: %zu", ia);
+        CHECK(compi_rules_lookup(r, 0x123456789abcdef0ull, &c, &iz) == 1 && iz < 3 && iz != ia, "index of zstd: %zu", iz);
+        int dropped = 0;
+        for (int k = 0; k < 3; k++) dropped |= compi_rules_outcome(r, ia, 1, 4, 16);
+        for (int k = 0; k < 14; k++) dropped |= compi_rules_outcome(r, ia, 0, 4, 16);   /* the 3 mistakes age out */
+        dropped |= compi_rules_outcome(r, ia, 1, 4, 16);
+        CHECK(!dropped && compi_rules_lookup(r, 0xaa, &c, NULL) == 1 && compi_rules_dropped(r) == 0,
+              "aa dropped by 3 old mistakes and 1 new one");
+        for (int k = 0; k < 2; k++) dropped |= compi_rules_outcome(r, ia, 1, 4, 16);
+        CHECK(!dropped, "aa dropped at 3 mistakes in its last 16");
+        CHECK(compi_rules_outcome(r, ia, 1, 4, 16) == 1, "the 4th mistake in 16 did not drop aa");
+        CHECK(compi_rules_outcome(r, ia, 1, 4, 16) == 0, "a dropped rule reported dropped twice");
+        CHECK(compi_rules_lookup(r, 0xaa, &c, NULL) == 0 && compi_rules_dropped(r) == 1, "dropped aa still found");
+        CHECK(compi_rules_lookup(r, 0x123456789abcdef0ull, &c, NULL) == 1, "dropping aa dropped the zstd rule too");
+        for (int k = 0; k < 100; k++) dropped |= compi_rules_outcome(r, iz, 1, 0, 16);
+        CHECK(!dropped && compi_rules_lookup(r, 0x123456789abcdef0ull, &c, NULL) == 1, "limit 0 dropped a rule");
+        CHECK(compi_rules_outcome(r, 3, 1, 1, 16) == 0 && compi_rules_outcome(NULL, 0, 1, 1, 16) == 0,
+              "out-of-range index or NULL rules");
+        CHECK(compi_rules_outcome(r, iz, 1, 1, 1) == 1 && compi_rules_dropped(r) == 2, "limit 1 of 1 did not drop");
+        compi_rules_free(r);
+    }
+    /* many threads judging one rule: it is dropped once */
+    r = compi_rules_load(rdir, 0, 4, "test_guide", err, sizeof err);
+    CHECK(r, "reload: %s", err);
+    if (r) {
+        size_t ia = 0;
+        CHECK(compi_rules_lookup(r, 0xaa, NULL, &ia) == 1, "reload: aa");
+        outcome_args oa[4];
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++) {
+            oa[i] = (outcome_args){r, ia, 0};
+            pthread_create(&th[i], NULL, outcome_main, &oa[i]);
+        }
+        int drops = 0;
+        for (int i = 0; i < 4; i++) {
+            pthread_join(th[i], NULL);
+            drops += oa[i].drops;
+        }
+        CHECK(drops == 1 && compi_rules_dropped(r) == 1, "4 threads: %d drops reported, %zu counted", drops,
+              compi_rules_dropped(r));
         compi_rules_free(r);
     }
     /* stale: other program, world size, rank */

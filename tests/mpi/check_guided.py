@@ -12,6 +12,12 @@ usage: check_guided.py --dir D --compi TOOL --mpi MPI --heuristics H --ranks N
    report must show its rules loaded (no fallback), at least one hit over all
    ranks, and no miss: every message the replay decided was traced, the
    rooted collectives' included.
+
+With --expect-dropped the replay runs on other data than the trace (same
+messages, e.g. random bytes where the trace saw text): every rank must then
+drop at least one rule (its compressions stopped paying), decide those
+messages adaptively afterwards (misses > 0), and compress in vain fewer than
+half of its (at least 20) messages.
 """
 import json, os, shutil, subprocess, sys
 
@@ -35,6 +41,9 @@ def main():
         fail(__doc__)
     i, j = argv.index("--trace"), argv.index("--guided")
     opts, trace_cmd, guided_cmd = argv[:i], argv[i + 1:j], argv[j + 1:]
+    expect_dropped = "--expect-dropped" in opts
+    if expect_dropped:
+        opts.remove("--expect-dropped")
     o = dict(zip(opts[0::2], opts[1::2]))
     d, ranks = o["--dir"], int(o["--ranks"])
     shutil.rmtree(d, ignore_errors=True)
@@ -53,16 +62,27 @@ def main():
         g = rk.get("engine", {}).get("guided")
         if g is None:
             fail("rank %s: no guided section in the report" % rk.get("rank"))
-        print("rank %s: rules %d hits %d misses %d fallback %s" % (rk["rank"], g["rules"], g["hits"], g["misses"],
-                                                                  g["fallback"]))
+        print("rank %s: rules %d hits %d misses %d dropped %d fallback %s" % (
+            rk["rank"], g["rules"], g["hits"], g["misses"], g["dropped"], g["fallback"]))
         if g["fallback"]:
             fail("rank %s fell back to adaptive: rules not loaded" % rk["rank"])
-        if g["misses"]:
+        if expect_dropped:
+            decided, wasted = g["hits"] + g["misses"], rk["raw_incompressible"]
+            print("rank %s: %d of %d messages compressed in vain" % (rk["rank"], wasted, decided))
+            if decided < 20 or 2 * wasted >= decided:
+                fail("rank %s: %d of %d messages compressed in vain (expected under half of at least 20)" % (
+                    rk["rank"], wasted, decided))
+            if g["dropped"] < 1:
+                fail("rank %s kept its rules although its data no longer compresses" % rk["rank"])
+            if g["misses"] < 1:
+                fail("rank %s: no message was decided adaptively after the drop" % rk["rank"])
+        elif g["misses"]:
             fail("rank %s: %d messages had no rule (not traced?)" % (rk["rank"], g["misses"]))
         hits += g["hits"]
     if hits == 0:
         fail("no rule was used")
-    print("PASS [check_guided] %d ranks, %d rule hits, no misses" % (ranks, hits))
+    print("PASS [check_guided] %d ranks, %d rule hits, %s" % (
+        ranks, hits, "rules dropped on changed data" if expect_dropped else "no misses"))
 
 
 if __name__ == "__main__":

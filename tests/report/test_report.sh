@@ -69,7 +69,8 @@ adaptive)
         '^ +0 +byte +inter node0-node1 +4\.0 KiB +inf +- +96 +64 +32 +0 +1 +0 +0 +1\* +0\.80 +-$' \
         '^ +2 +double +inter node1-node0 .* zstd +800 +40 +88 +672 +2 +1 +2 +1 +2\.40 +2\.10$' \
         '4956 messages: 146 raw, 323 evaluated, 4487 compressed; 3 mistakes, 1 restarts, 5 re-evaluations, 2 back-offs' \
-        '^ +3 +40 +1030 +9 +yes$' \
+        '^ +3 +40 +1030 +9 +0 +yes$' \
+        '^ +1 +40 +1010 +3 +1 +no$' \
         'rule hit rate: 99\.6% \(4060 of 4078\)' \
         'decision timeline of 7 window'
     check_png "$tmp/a.png" 40000

@@ -10,7 +10,7 @@ incompressible, codec seconds; a per-rank table; and, when the report has
 an adaptive-engine section (per rank "engine"), one line per (rank,
 datatype class, link) window: thresholds, chosen codec, decisions
 raw/evaluated/compressed, mistakes, restarts, re-evaluations, back-offs,
-predicted vs observed speedup, plus guided-rule hits/misses.
+predicted vs observed speedup, plus guided-rule hits/misses/drops.
 
 --plot OUT.png draws (matplotlib, Agg) the decision timeline of the busiest
 windows (stacked share of raw/evaluated/compressed messages per bin) and the
@@ -315,10 +315,11 @@ def engine_summary(doc):
     guided = [(r.get("rank"), r["engine"]["guided"]) for r in doc["ranks"]
               if isinstance(r.get("engine"), dict) and isinstance(r["engine"].get("guided"), dict)]
     if guided:
-        rows = [(rank, g(gd, "rules"), g(gd, "hits"), g(gd, "misses"), "yes" if gd.get("fallback") else "no")
-                for rank, gd in guided]
+        # "dropped": rules given up at run time because their compressions stopped paying
+        rows = [(rank, g(gd, "rules"), g(gd, "hits"), g(gd, "misses"), g(gd, "dropped", "-"),
+                 "yes" if gd.get("fallback") else "no") for rank, gd in guided]
         lines.append("  guided rules:")
-        lines.append(table(("rank", "rules", "hits", "misses", "fallback"), rows))
+        lines.append(table(("rank", "rules", "hits", "misses", "dropped", "fallback"), rows))
         hits, misses = sum(g(x, "hits") for _, x in guided), sum(g(x, "misses") for _, x in guided)
         lines.append("  rule hit rate: %s" % ("%.1f%% (%d of %d)" % (100.0 * hits / (hits + misses), hits, hits + misses)
                                               if hits + misses else "-"))
