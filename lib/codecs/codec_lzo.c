@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <lzo/lzo1x.h>
+#include "codec_tls.h"
 #include "codecs.h"
 
 /* lzo_init only checks the build configuration, but it must run once before
@@ -24,20 +25,23 @@ static size_t compi_lzo_bound(size_t src_len)
     return src_len + src_len / 16 + 64 + 3;
 }
 
+static void *compi_lzo_new_work(void) { return malloc(LZO1X_1_MEM_COMPRESS); }
+
 static long long compi_lzo_compress(const void *src, size_t src_len, void *dst, size_t dst_cap,
                                     const compi_codec_params *params)
 {
     if (!compi_lzo_ready()) return COMPI_ERR_CODEC;
     if (dst == NULL || dst_cap < compi_lzo_bound(src_len)) return COMPI_ERR_DST_TOO_SMALL;
-    /* Work memory per call (128 KiB on 64-bit) keeps us reentrant. */
-    void *wrk = malloc(LZO1X_1_MEM_COMPRESS);
-    if (!wrk) return COMPI_ERR_NOMEM;
+    /* this thread's work memory (128 KiB on 64-bit): reentrant without a
+     * malloc, often an mmap, per message */
+    void *wrk = compi_codec_tls(COMPI_TLS_LZO_WORK, compi_lzo_new_work, free), *own = NULL;
+    if (!wrk && !(wrk = own = malloc(LZO1X_1_MEM_COMPRESS))) return COMPI_ERR_NOMEM;
     unsigned char dummy = 0;
     if (src == NULL) src = &dummy;
     lzo_uint out = (lzo_uint)dst_cap;
     int rc = lzo1x_1_compress((const unsigned char *)src, (lzo_uint)src_len, (unsigned char *)dst,
                               &out, wrk);
-    free(wrk);
+    free(own);
     if (rc != LZO_E_OK) return COMPI_ERR_CODEC;
     return (long long)out;
 }
