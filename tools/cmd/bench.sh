@@ -81,7 +81,9 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
             nas_is blosc-lz4, stencil3d lz4
   --nodes, --ppn  emulated nodes and ranks per node (default 2 x 2: compi
             never compresses intra-node, so both kinds of traffic occur; 4
-            ranks on this 2-core machine whatever the split)
+            ranks on this 2-core machine whatever the split). When a node's
+            ranks equal the host's cores, MPICH runs get -bind-to core:
+            unbound, the same MPICH run took 2.8-3.5 s or 7.7-8.1 s
   --timeout seconds per run (default 600): a run still going is killed: FAIL
   --logs DIR  keep every run's output and COMPI_REPORT JSON there (default: a
             temporary directory, removed unless a run failed)
@@ -358,6 +360,15 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BA_SCALE")
     mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
     [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
+    # MPICH's busy-polling ranks, unbound, land where the scheduler puts
+    # them, and runs were bimodal (2 emulated nodes x 2 ranks on this 2-core
+    # host: stencil3d off took 7.7-8.1 s in 7 of 20 runs, else 2.8-3.5 s).
+    # Bound, every run gets the same placement (0 of 20 slow), which is what
+    # a comparison of modes needs; it is not always the faster placement
+    # (stem: always ~2.7 s, unbound 1.5-1.8 s or ~2.8 s). Each node binds its
+    # ranks from core 0, so this is done only when a node's ranks cover the
+    # cores once.
+    [[ $mpi == mpich && $BA_PPN == "$(nproc)" ]] && launch+=(-bind-to core)
     case "$mode" in
         off) envkv=(COMPI_MODE=off) ;;
         fixed) codec=$(bench_apps_fixed_codec "$app"); envkv=(COMPI_MODE=fixed "COMPI_CODEC=$codec"); label="fixed($codec)" ;;
@@ -518,7 +529,7 @@ bench_apps() {
     done
     for x in "${apps[@]}"; do [[ $x =~ ^[a-z0-9_]+$ ]] || die "--apps: bad app name '$x'"; done
     for x in "${rates[@]}"; do [[ $x =~ ^[0-9.]+[a-z]*$ ]] || die "--rates: bad rate '$x' (e.g. 100mbit, 1gbit)"; done
-    BA_NP=$((nodes * ppn))
+    BA_NP=$((nodes * ppn)) BA_PPN=$ppn
     BA_NAME=cbapps
     local subnet=${COMPI_BENCH_APPS_SUBNET:-10.213.43}
     if [[ -n $logs ]]; then mkdir -p "$logs"; BA_LOGS=$(readlink -f "$logs"); else BA_LOGS=$(mktemp -d /tmp/compi-bench-apps.XXXXXX); fi
