@@ -375,8 +375,8 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     if (d->by_rule) {
         /* A rule that keeps failing was made from other data than this run's:
          * drop it, the same mistake count that restarts an adaptive study. */
-        if (compi_rules_outcome(compi_E.rules, d->rule_index, achieved < 1.0, compi_cfg.window.restart_mistakes,
-                                compi_cfg.window.history))
+        if (compi_rules_outcome(compi_E.rules, d->rule_index, compi_outcome_is_mistake(achieved),
+                                compi_cfg.window.restart_mistakes, compi_cfg.window.history))
             compi_log(1, "guided rule for message %u/%d/%d (%zu bytes, %s) dropped: %u of its last %u compressions "
                       "did not pay; deciding it adaptively", d->comm_id, d->peer, d->tag, size, d->codec->name,
                       compi_cfg.window.restart_mistakes, compi_cfg.window.history);

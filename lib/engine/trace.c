@@ -23,6 +23,7 @@
 #include "codecs/codec_util.h"
 #include "engine/model.h"
 #include "engine/trace.h"
+#include "engine/window.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -956,14 +957,11 @@ int compi_rules_outcome(compi_rules *r, size_t index, int mistake, unsigned limi
 {
     if (!r || index >= r->n || limit == 0) return 0;
     tr_rule *rule = &r->rules[index];
-    if (history > 32) history = 32;
-    if (history == 0) history = 1;
-    uint32_t mask = history == 32 ? 0xffffffffu : ((1u << history) - 1);
     uint32_t old = __atomic_load_n(&rule->outcomes, __ATOMIC_RELAXED), upd;
     do {
-        upd = ((old << 1) | (mistake ? 1u : 0u)) & mask;
+        upd = compi_outcomes_push(old, mistake, history);
     } while (!__atomic_compare_exchange_n(&rule->outcomes, &old, upd, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-    if (!mistake || (unsigned)__builtin_popcount(upd) < limit) return 0;
+    if (!mistake || compi_outcomes_mistakes(upd) < limit) return 0;
     /* only the call that flips the flag reports the drop */
     if (__atomic_exchange_n(&rule->dropped, 1u, __ATOMIC_RELAXED)) return 0;
     __atomic_fetch_add(&r->ndropped, 1, __ATOMIC_RELAXED);

@@ -153,11 +153,6 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
     w->predicted_n++;
 }
 
-static unsigned compi_popcount(uint32_t x)
-{
-    return (unsigned)__builtin_popcount(x);
-}
-
 static void compi_window_restart(compi_window *w, const compi_window_params *p, double now_s)
 {
     w->restarts++;
@@ -187,15 +182,13 @@ static void compi_window_restart(compi_window *w, const compi_window_params *p, 
 
 void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s)
 {
-    int mistake = achieved < 1.0;
-    unsigned hist = p->history > 32 ? 32 : p->history;
-    uint32_t mask = hist == 32 ? 0xffffffffu : ((1u << hist) - 1);
-    w->outcomes = ((w->outcomes << 1) | (uint32_t)mistake) & mask;
-    if (w->outcomes_len < hist) w->outcomes_len++;
+    int mistake = compi_outcome_is_mistake(achieved);
+    w->outcomes = compi_outcomes_push(w->outcomes, mistake, p->history);
+    if (w->outcomes_len < p->history && w->outcomes_len < 32) w->outcomes_len++;
     w->observed_sum += achieved;
     w->observed_n++;
     if (w->last_predicted > 0) compi_window_learn_bias(w, achieved / w->last_predicted);
     if (!mistake) return;
     w->mistakes++;
-    if (compi_popcount(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);
+    if (compi_outcomes_mistakes(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);
 }

@@ -83,6 +83,19 @@ typedef struct {
 } compi_window;
 
 void compi_window_init(compi_window *w, const compi_window_params *p);
+/* The mistake history kept by the windows and by guided rules
+ * (compi_rules_outcome): bit i = the i-th latest compressed message did not
+ * pay, i.e. its achieved speedup was below 1; only the latest `history`
+ * (<= 32) bits are kept. */
+static inline int compi_outcome_is_mistake(double achieved) { return achieved < 1.0; }
+static inline uint32_t compi_outcomes_push(uint32_t outcomes, int mistake, unsigned history)
+{
+    if (history > 32) history = 32;
+    uint32_t mask = history == 32 ? 0xffffffffu : ((1u << history) - 1);
+    return ((outcomes << 1) | (mistake ? 1u : 0u)) & mask;
+}
+static inline unsigned compi_outcomes_mistakes(uint32_t outcomes) { return (unsigned)__builtin_popcount(outcomes); }
+
 /* What to do with a message of `size` bytes at time now_s. */
 compi_win_action compi_window_classify(compi_window *w, const compi_window_params *p, size_t size, double now_s);
 /* After an evaluation: best is the codec to use, or NULL when raw is
