@@ -365,7 +365,7 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     # host: stencil3d off took 7.7-8.1 s in 7 of 20 runs, else 2.8-3.5 s).
     # Bound, every run gets the same placement (0 of 20 slow), which is what
     # a comparison of modes needs; it is not always the faster placement
-    # (stem: always ~2.7 s, unbound 1.5-1.8 s or ~2.8 s). Each node binds its
+    # (stem: always ~2.7 s, unbound 1.3-2.1 s or 2.7-2.8 s). Each node binds its
     # ranks from core 0, so this is done only when a node's ranks cover the
     # cores once.
     [[ $mpi == mpich && $BA_PPN == "$(nproc)" ]] && launch+=(-bind-to core)
