@@ -104,5 +104,67 @@ check("1 of 3" not in out and "of 5 comparisons below their threshold beyond noi
       "the count of comparisons below threshold is printed")
 check(S.main(["x", os.devnull, "off adaptive"]) == 0, "an empty results file is not an error")
 
+
+# --- confirmation: the BELOWs of the first rounds are rerun alone, and only those fresh rounds decide
+def tsv_file(lines):
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+        f.writelines(lines)
+    return f.name
+
+
+def summary(main_lines, confirm_lines=None):
+    paths = [tsv_file(main_lines)] + ([tsv_file(confirm_lines)] if confirm_lines is not None else [])
+    out = io.StringIO()
+    with redirect_stdout(out):
+        rc = S.main(["x", paths[0], "off fixed adaptive guided", "a=lz4 c=lz4 d=lz4"] + paths[1:])
+    for p in paths:
+        os.unlink(p)
+    return rc, out.getvalue()
+
+
+first = []
+for r in range(1, 10):
+    speed = 1 + (r * 7 % 9) / 4.0
+    # a: adaptive really 20 % slower than off; c: guided 5 % behind adaptive in these rounds only;
+    # d: guided behind adaptive here, and nobody reruns it
+    first += [tsv_line("a", "openmpi", "1gbit", "off", r, 1.0 * speed),
+              tsv_line("a", "openmpi", "1gbit", "adaptive", r, 1.25 * speed),
+              tsv_line("c", "openmpi", "1gbit", "off", r, 2.0 * speed),
+              tsv_line("c", "openmpi", "1gbit", "adaptive", r, 1.0 * speed),
+              tsv_line("c", "openmpi", "1gbit", "guided", r, 1.05 * speed),
+              tsv_line("d", "mpich", "1gbit", "adaptive", r, 1.0),
+              tsv_line("d", "mpich", "1gbit", "guided", r, 1.1)]
+path = tsv_file(first)
+out = io.StringIO()
+with redirect_stdout(out):
+    S.main(["x", "--flagged", path])
+os.unlink(path)
+check(out.getvalue().splitlines() == ["a openmpi 1gbit off adaptive", "c openmpi 1gbit adaptive guided",
+                                      "d mpich 1gbit adaptive guided"],
+      "--flagged names each cell with a BELOW and the modes to rerun (got %r)" % out.getvalue())
+again = []
+for r in range(10, 25):
+    speed = 1 + (r * 5 % 7) / 3.0
+    again += [tsv_line("a", "openmpi", "1gbit", "off", r, 1.0 * speed),
+              tsv_line("a", "openmpi", "1gbit", "adaptive", r, 1.25 * speed),
+              tsv_line("c", "openmpi", "1gbit", "adaptive", r, 1.0 * speed),
+              tsv_line("c", "openmpi", "1gbit", "guided", r, (1.0 + (0.04 if r % 2 else -0.04)) * speed)]
+rc, out = summary(first, again)
+print(out)
+check(rc == 0, "confirmation runs that all pass: rc 0 (got %d)" % rc)
+check("CONFIRM app=a mpi=openmpi rate=1gbit what=adaptive_vs_off ratio=0.800" in out and
+      "verdict=BELOW n=15" in out, "a real loss is BELOW again in the fresh rounds")
+check("CONFIRM app=c mpi=openmpi rate=1gbit what=guided_vs_adaptive" in out and
+      "verdict=within_noise n=15" in out, "a loss of the first rounds only is within noise when rerun")
+check("2 of 4 comparisons below their threshold beyond noise (3 suspect(s) in the first rounds, 2 confirmed): "
+      "a openmpi 1gbit adaptive vs off; d mpich 1gbit guided vs adaptive" in out,
+      "the final count keeps the confirmed and the unconfirmed-for-want-of-runs BELOWs, not the refuted one")
+check("not rerun" in [l for l in out.splitlines() if l.startswith("d ")][-1], "a suspect without reruns says so")
+bad = again + [tsv_line("c", "openmpi", "1gbit", "guided", 25, 1.0, cs="zzz"),
+               tsv_line("c", "openmpi", "1gbit", "adaptive", 25, 1.0)]
+rc, out = summary(first, bad)
+check(rc == 1 and "FAIL c openmpi 1gbit guided confirmation rep 25: checksum zzz differs from abc" in out,
+      "a confirmation run with another checksum fails the bench")
+
 print("%d failure(s)" % fails)
 sys.exit(1 if fails else 0)

@@ -43,8 +43,8 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
 
 usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
                         [--modes LIST] [--reps N] [--scale F] [--fixed-codec C|APP=C,..]
-                        [--nodes N --ppn P] [--timeout SEC] [--logs DIR] [--rebuild]
-                        [--no-calibrate]
+                        [--confirm N] [--nodes N --ppn P] [--timeout SEC] [--logs DIR]
+                        [--rebuild] [--no-calibrate]
 
   Runs the mini-apps (build/<mpi>/bin/compi_<app>) on the emulated cluster
   (`compi vcluster`, private name cbapps, subnet $COMPI_BENCH_APPS_SUBNET,
@@ -68,6 +68,12 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
             ratios are taken per round and their median reported, with a
             distribution-free confidence interval (use >= 9 reps for a
             useful one)
+  --confirm rounds to rerun, in a second stage, each configuration with a
+            comparison BELOW its threshold: only the modes of that
+            comparison, interleaved, kept apart from the first rounds
+            (default: as many as --reps; 0 = no second stage). With some 60
+            comparisons at 90 % coverage a few BELOWs come by chance; the
+            verdict of a suspect is that of its fresh rounds alone
   --scale   problem size factor passed to the apps (--scale F; stencil3d: its
             iterations); default 1
   --no-calibrate  by default each rate's network model is measured on the
@@ -94,9 +100,10 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   interval, codecs compi used per the report), the comparisons compi's goals
   name (adaptive vs off against 0.97, adaptive vs fixed, guided vs
   adaptive) with a verdict: above, BELOW (beyond noise) or within noise
-  (tools/cmd/bench_apps_summary.py), "RESULT app= mpi= rate= mode= median_s=
-  speedup= ci= status=" and "COMPARE ... verdict=" lines; exit status 1 when
-  any run failed.
+  (tools/cmd/bench_apps_summary.py), the confirmation of each BELOW, "RESULT
+  app= mpi= rate= mode= median_s= speedup= ci= status=", "COMPARE ...
+  verdict=" and "CONFIRM ... verdict=" lines; exit status 1 when any run
+  failed.
   Other COMPI_* variables in your environment (COMPI_MIN_BYTES, ...) are
   passed to every preloaded run.
 USAGE
@@ -490,7 +497,7 @@ bench_apps() {
     local apps_csv="" mpis_csv=both rates_csv=100mbit,1gbit modes_csv=off,fixed,adaptive,guided
     local nodes=2 ppn=2 logs="" keep=0 calibrate=1
     [[ -n ${COMPI_HEURISTICS:-} ]] && calibrate=0
-    BA_REPS=3 BA_SCALE=1 BA_FIXED="" BA_TIMEOUT=600
+    BA_REPS=3 BA_SCALE=1 BA_FIXED="" BA_TIMEOUT=600 BA_CONFIRM=""
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --apps) apps_csv=${2:?--apps needs a list}; shift 2 ;;
@@ -498,6 +505,7 @@ bench_apps() {
             --rates|--rate) rates_csv=${2:?--rates needs a list}; shift 2 ;;
             --modes|--mode) modes_csv=${2:?--modes needs a list}; shift 2 ;;
             --reps) BA_REPS=${2:?--reps needs a number}; shift 2 ;;
+            --confirm) BA_CONFIRM=${2:?--confirm needs a number}; shift 2 ;;
             --scale) BA_SCALE=${2:?--scale needs a number}; shift 2 ;;
             --fixed-codec) BA_FIXED=${2:?--fixed-codec needs a codec or APP=CODEC list}; shift 2 ;;
             --nodes) nodes=${2:?}; shift 2 ;;
@@ -512,6 +520,8 @@ bench_apps() {
         esac
     done
     [[ $BA_REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a positive integer"
+    BA_CONFIRM=${BA_CONFIRM:-$BA_REPS}
+    [[ $BA_CONFIRM =~ ^[0-9]+$ ]] || die "--confirm takes a number of rounds (0: no confirmation)"
     [[ $BA_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout takes a positive number of seconds"
     [[ $nodes =~ ^[1-9][0-9]*$ && $ppn =~ ^[1-9][0-9]*$ ]] || die "--nodes and --ppn take positive integers"
     awk -v s="$BA_SCALE" 'BEGIN { exit !(s + 0 > 0) }' || die "--scale takes a positive number"
@@ -533,8 +543,9 @@ bench_apps() {
     BA_NAME=cbapps
     local subnet=${COMPI_BENCH_APPS_SUBNET:-10.213.43}
     if [[ -n $logs ]]; then mkdir -p "$logs"; BA_LOGS=$(readlink -f "$logs"); else BA_LOGS=$(mktemp -d /tmp/compi-bench-apps.XXXXXX); fi
-    BA_RESULTS=$BA_LOGS/results.tsv BA_ANY_FAIL=0 BA_KEEP=$keep
+    BA_RESULTS=$BA_LOGS/results.tsv BA_CONFIRMS=$BA_LOGS/confirm.tsv BA_ANY_FAIL=0 BA_KEEP=$keep
     : >"$BA_RESULTS"
+    : >"$BA_CONFIRMS"
     BA_UP=0
     trap '[[ $BA_UP == 0 ]] || bench_vcluster_down "$BA_NAME"; if [[ $BA_KEEP == 1 || $BA_ANY_FAIL == 1 ]]; then echo "logs: $BA_LOGS" >&2; else rm -rf "$BA_LOGS"; fi' EXIT
 
@@ -616,6 +627,7 @@ bench_apps() {
                     done
                 done
             done
+            (( BA_CONFIRM == 0 )) || bench_apps_confirm "$mpi" "$rate" "${lib_of[$mpi]}"
         done
         bench_vcluster_down "$BA_NAME"
         BA_UP=0
@@ -636,7 +648,33 @@ bench_apps() {
     done
     echo
     # exit status 1 when any run failed (the table says which)
-    bench_apps_summary "$BA_RESULTS" "${modes[*]}" "$(bench_apps_fixed_list "${apps[@]}")" || { BA_ANY_FAIL=1; return 1; }
+    local -a confirmed=()
+    (( BA_CONFIRM == 0 )) || confirmed=("$BA_CONFIRMS")
+    bench_apps_summary "$BA_RESULTS" "${modes[*]}" "$(bench_apps_fixed_list "${apps[@]}")" "${confirmed[@]}" ||
+        { BA_ANY_FAIL=1; return 1; }
+}
+
+# The second stage: each configuration of this MPI and rate with a comparison
+# BELOW its threshold in the first rounds is rerun, in BA_CONFIRM fresh rounds
+# of that comparison's modes alone (interleaved as before), into
+# $BA_CONFIRMS; bench_apps_summary.py takes its verdict from those rounds.
+bench_apps_confirm() {  # MPI RATE LIB
+    local mpi=$1 rate=$2 lib=$3 line app mode rep i first=$BA_RESULTS
+    local -a f cmodes
+    # rep numbers go on from the first rounds (logs stay apart); the progress lines count all
+    local BA_RESULTS=$BA_CONFIRMS BA_REPS=$((BA_REPS + BA_CONFIRM))
+    while read -r line; do
+        read -r -a f <<<"$line"
+        [[ ${f[1]} == "$mpi" && ${f[2]} == "$rate" ]] || continue
+        app=${f[0]} cmodes=("${f[@]:3}")
+        echo "  $app $mpi $rate: a comparison of ${cmodes[*]} came out BELOW; confirming in $BA_CONFIRM fresh rounds"
+        for ((rep = BA_REPS - BA_CONFIRM + 1; rep <= BA_REPS; rep++)); do
+            for ((i = 0; i < ${#cmodes[@]}; i++)); do
+                mode=${cmodes[(i + rep - 1) % ${#cmodes[@]}]}
+                bench_apps_run_one "$mpi" "$rate" "$app" "$mode" "$rep" "$lib" || true
+            done
+        done
+    done < <(python3 "$COMPI_ROOT/tools/cmd/bench_apps_summary.py" --flagged "$first")
 }
 
 bench_apps_fixed_list() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The table, comparisons and RESULT lines of `compi bench apps`.
 
-usage: bench_apps_summary.py RESULTS.tsv "MODES" "APP=CODEC ..."
+usage: bench_apps_summary.py RESULTS.tsv "MODES" "APP=CODEC ..." [CONFIRM.tsv]
+       bench_apps_summary.py --flagged RESULTS.tsv
 
 RESULTS.tsv has one line per run (app, mpi, rate, mode, rep, status, seconds,
 checksum, codecs, log, why), as tools/cmd/bench.sh writes it.
@@ -14,6 +15,14 @@ per-round ratios, with a distribution-free confidence interval for that median
 (order statistics of the binomial, no normality assumed). A difference counts
 only when the interval excludes the threshold; otherwise it is reported as
 within noise, never silently as a win or a loss.
+
+Why a confirmation: a full bench makes some 60 comparisons, and at 90 %
+coverage about 3 of them exclude an equality that holds, one way or the other.
+So a BELOW from the first rounds is a suspect, not a verdict. --flagged lists
+the cells with one (app, mpi, rate and the modes to rerun); the bench reruns
+only those, in fresh rounds kept in CONFIRM.tsv, and the final verdict of a
+suspect is the one of the fresh rounds alone. A real loss shows in both; a
+chance one rarely twice (about 5 % x 5 % for each comparison).
 
 Exit status 1 when a run failed (the notes say which), else 0.
 """
@@ -113,11 +122,59 @@ COMPARISONS = (
 )
 
 
+def compare(per):
+    """The COMPARISONS this cell's modes allow: dicts with label, thr, ratio,
+    lo, hi, cov, n and verdict."""
+    out = []
+    for label, num, den, thr in COMPARISONS:
+        if num not in per or den not in per:
+            continue
+        ratios = paired_ratios(per[num], per[den])
+        if not ratios:
+            continue
+        lo, hi, cov = median_ci(ratios)
+        out.append(dict(label=label, num=num, den=den, thr=thr, ratio=statistics.median(ratios), lo=lo, hi=hi,
+                        cov=cov, n=len(ratios), verdict=verdict(lo, hi, thr)))
+    return out
+
+
+def comparison_row(key, c):
+    return key + (c["label"], "%.2f" % c["ratio"], fmt_ci(c["lo"], c["hi"]), "%.2f" % c["thr"], c["verdict"],
+                  str(c["n"]))
+
+
+def compare_line(kind, key, c):
+    return "%s app=%s mpi=%s rate=%s what=%s ratio=%.3f ci=%.3f:%.3f threshold=%.2f verdict=%s n=%d" % (
+        kind, key[0], key[1], key[2], c["label"].replace(" ", "_"), c["ratio"], c["lo"], c["hi"], c["thr"],
+        c["verdict"].replace(" ", "_"), c["n"])
+
+
+def flagged(path):
+    """'app mpi rate mode...' per cell with a BELOW comparison: the modes to
+    rerun for its confirmation, in the order of COMPARISONS."""
+    runs, order = load(path)
+    for key in order:
+        modes = []
+        for c in compare(runs[key]):
+            if c["verdict"] == "BELOW":
+                modes += [m for m in (c["num"], c["den"]) if m not in modes]
+        if modes:
+            print(" ".join(key + tuple(modes)))
+    return 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--flagged":
+        return flagged(argv[2])
     path, modes = argv[1], argv[2].split()
     fixed = dict(kv.split("=", 1) for kv in argv[3].split()) if len(argv) > 3 else {}
     runs, order = load(path)
-    rows, results, notes, comps = [], [], [], []
+    confirm = load(argv[4])[0] if len(argv) > 4 else None
+    for key, per in (confirm or {}).items():
+        # confirmation runs are runs of the same configuration: lossless, so the same checksum
+        both = {m: runs.get(key, {}).get(m, []) + rs for m, rs in per.items()}
+        check_checksums(both, modes)
+    rows, results, notes, comps, confirmed = [], [], [], [], []
     coverages = set()
     for key in order:
         app, mpi, rate = key
@@ -164,20 +221,26 @@ def main(argv):
                         (" (log %s)" % " ".join(logs)) if logs else ""))
                 else:
                     notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, why))
-        for label, num, den, thr in COMPARISONS:
-            if num not in per or den not in per:
-                continue
-            ratios = paired_ratios(per[num], per[den])
-            if not ratios:
-                continue
-            lo, hi, cov = median_ci(ratios)
-            coverages.add((len(ratios), cov))
-            comps.append((app, mpi, rate, label, "%.2f" % statistics.median(ratios), fmt_ci(lo, hi),
-                          "%.2f" % thr, verdict(lo, hi, thr), str(len(ratios))))
-            results.append("COMPARE app=%s mpi=%s rate=%s what=%s ratio=%.3f ci=%.3f:%.3f threshold=%.2f verdict=%s n=%d"
-                           % (app, mpi, rate, label.replace(" ", "_"), statistics.median(ratios), lo, hi, thr,
-                              verdict(lo, hi, thr).replace(" ", "_"), len(ratios)))
+        for c in compare(per):
+            coverages.add((c["n"], c["cov"]))
+            comps.append(comparison_row(key, c))
+            results.append(compare_line("COMPARE", key, c))
+            if c["verdict"] == "BELOW" and confirm is not None:
+                again = [x for x in compare(confirm.get(key, {})) if x["label"] == c["label"]]
+                if again:
+                    coverages.add((again[0]["n"], again[0]["cov"]))
+                    confirmed.append(comparison_row(key, again[0]))
+                    results.append(compare_line("CONFIRM", key, again[0]))
+                else:
+                    confirmed.append((app, mpi, rate, c["label"], "-", "-", "%.2f" % c["thr"], "not rerun", "0"))
 
+    for key, per in (confirm or {}).items():
+        for m, rs in per.items():
+            bad = [r for r in rs if r["status"] == "FAIL"]
+            for why in dict.fromkeys(r["why"] for r in bad):
+                rr = [r for r in bad if r["why"] == why]
+                notes.append("FAIL %s %s %s %s confirmation rep %s: %s (log %s)" % (
+                    key + (m, ",".join(r["rep"] for r in rr), why, " ".join(r["log"] for r in rr))))
     if not rows:
         print("=== compi bench apps: no runs in %s ===" % path)
         return 0
@@ -195,8 +258,22 @@ def main(argv):
         print("\n".join(table(comps, ("app", "mpi", "rate", "comparison", "ratio", "CI", "threshold", "verdict",
                                       "rounds"), {4, 5, 6, 8})))
         below = [c for c in comps if c[7] == "BELOW"]
-        print("%d of %d comparisons below their threshold beyond noise%s" % (
-            len(below), len(comps), (": " + "; ".join("%s %s %s %s" % c[:4] for c in below)) if below else ""))
+        if confirm is None:
+            print("%d of %d comparisons below their threshold beyond noise%s" % (
+                len(below), len(comps), (": " + "; ".join("%s %s %s %s" % c[:4] for c in below)) if below else ""))
+        else:
+            print()
+            print("=== confirmation: each BELOW above rerun in fresh rounds of its modes alone; the verdict of "
+                  "those rounds is final ===")
+            if confirmed:
+                print("\n".join(table(confirmed, ("app", "mpi", "rate", "comparison", "ratio", "CI", "threshold",
+                                                  "verdict", "rounds"), {4, 5, 6, 8})))
+            else:
+                print("(nothing to confirm)")
+            final = [c for c in confirmed if c[7] in ("BELOW", "not rerun")]
+            print("%d of %d comparisons below their threshold beyond noise (%d suspect(s) in the first rounds, %d "
+                  "confirmed)%s" % (len(final), len(comps), len(below), len(final),
+                                    (": " + "; ".join("%s %s %s %s" % c[:4] for c in final)) if final else ""))
     if notes:
         print()
         for n in notes:
