@@ -60,14 +60,28 @@ def tsv_line(app, mpi, rate, mode, rep, t, cs="abc", status="OK", codecs="-"):
     return "\t".join([app, mpi, rate, mode, str(rep), status, "%.6f" % t, cs, codecs, "-", ""]) + "\n"
 
 
-def run(lines, modes="off fixed adaptive guided"):
+def tsv_file(lines):
     with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
         f.writelines(lines)
+    return f.name
+
+
+def run(lines, confirm_lines=None, modes="off fixed adaptive guided"):
+    """(exit status, output) of the summary of these runs (and confirmation runs)."""
+    paths = [tsv_file(lines)] + ([tsv_file(confirm_lines)] if confirm_lines is not None else [])
     out = io.StringIO()
     with redirect_stdout(out):
-        rc = S.main(["x", f.name, modes, "a=lz4 b=lz4"])
-    os.unlink(f.name)
+        rc = S.main(["x", paths[0], modes, "a=lz4 b=lz4 c=lz4 d=lz4"] + paths[1:])
+    for p in paths:
+        os.unlink(p)
     return rc, out.getvalue()
+
+
+def rounds(reps, speed, cells):
+    """Runs of every round in reps: cells = [(app, mpi, rate, mode, time factor)], times = factor x the
+    round's machine speed(r), or factor(r) x speed(r) when factor is a function."""
+    return [tsv_line(app, mpi, rate, mode, r, (f(r) if callable(f) else f) * speed(r))
+            for r in reps for app, mpi, rate, mode, f in cells]
 
 
 lines = []
@@ -106,34 +120,13 @@ check(S.main(["x", os.devnull, "off adaptive"]) == 0, "an empty results file is 
 
 
 # --- confirmation: the BELOWs of the first rounds are rerun alone, and only those fresh rounds decide
-def tsv_file(lines):
-    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
-        f.writelines(lines)
-    return f.name
-
-
-def summary(main_lines, confirm_lines=None):
-    paths = [tsv_file(main_lines)] + ([tsv_file(confirm_lines)] if confirm_lines is not None else [])
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = S.main(["x", paths[0], "off fixed adaptive guided", "a=lz4 c=lz4 d=lz4"] + paths[1:])
-    for p in paths:
-        os.unlink(p)
-    return rc, out.getvalue()
-
-
-first = []
-for r in range(1, 10):
-    speed = 1 + (r * 7 % 9) / 4.0
-    # a: adaptive really 20 % slower than off; c: guided 5 % behind adaptive in these rounds only;
-    # d: guided behind adaptive here, and nobody reruns it
-    first += [tsv_line("a", "openmpi", "1gbit", "off", r, 1.0 * speed),
-              tsv_line("a", "openmpi", "1gbit", "adaptive", r, 1.25 * speed),
-              tsv_line("c", "openmpi", "1gbit", "off", r, 2.0 * speed),
-              tsv_line("c", "openmpi", "1gbit", "adaptive", r, 1.0 * speed),
-              tsv_line("c", "openmpi", "1gbit", "guided", r, 1.05 * speed),
-              tsv_line("d", "mpich", "1gbit", "adaptive", r, 1.0),
-              tsv_line("d", "mpich", "1gbit", "guided", r, 1.1)]
+# a: adaptive really 20 % slower than off; c: guided 5 % behind adaptive in the first rounds only;
+# d: guided behind adaptive in the first rounds, and nobody reruns it
+first = rounds(range(1, 10), lambda r: 1 + (r * 7 % 9) / 4.0,
+               [("a", "openmpi", "1gbit", "off", 1.0), ("a", "openmpi", "1gbit", "adaptive", 1.25),
+                ("c", "openmpi", "1gbit", "off", 2.0), ("c", "openmpi", "1gbit", "adaptive", 1.0),
+                ("c", "openmpi", "1gbit", "guided", 1.05)]) + \
+    rounds(range(1, 10), lambda r: 1.0, [("d", "mpich", "1gbit", "adaptive", 1.0), ("d", "mpich", "1gbit", "guided", 1.1)])
 path = tsv_file(first)
 out = io.StringIO()
 with redirect_stdout(out):
@@ -142,14 +135,11 @@ os.unlink(path)
 check(out.getvalue().splitlines() == ["a openmpi 1gbit off adaptive", "c openmpi 1gbit adaptive guided",
                                       "d mpich 1gbit adaptive guided"],
       "--flagged names each cell with a BELOW and the modes to rerun (got %r)" % out.getvalue())
-again = []
-for r in range(10, 25):
-    speed = 1 + (r * 5 % 7) / 3.0
-    again += [tsv_line("a", "openmpi", "1gbit", "off", r, 1.0 * speed),
-              tsv_line("a", "openmpi", "1gbit", "adaptive", r, 1.25 * speed),
-              tsv_line("c", "openmpi", "1gbit", "adaptive", r, 1.0 * speed),
-              tsv_line("c", "openmpi", "1gbit", "guided", r, (1.0 + (0.04 if r % 2 else -0.04)) * speed)]
-rc, out = summary(first, again)
+again = rounds(range(10, 25), lambda r: 1 + (r * 5 % 7) / 3.0,
+               [("a", "openmpi", "1gbit", "off", 1.0), ("a", "openmpi", "1gbit", "adaptive", 1.25),
+                ("c", "openmpi", "1gbit", "adaptive", 1.0),
+                ("c", "openmpi", "1gbit", "guided", lambda r: 1.0 + (0.04 if r % 2 else -0.04))])
+rc, out = run(first, again)
 print(out)
 check(rc == 0, "confirmation runs that all pass: rc 0 (got %d)" % rc)
 check("CONFIRM app=a mpi=openmpi rate=1gbit what=adaptive_vs_off ratio=0.800" in out and
@@ -162,7 +152,7 @@ check("2 of 4 comparisons below their threshold beyond noise (3 suspect(s) in th
 check("not rerun" in [l for l in out.splitlines() if l.startswith("d ")][-1], "a suspect without reruns says so")
 bad = again + [tsv_line("c", "openmpi", "1gbit", "guided", 25, 1.0, cs="zzz"),
                tsv_line("c", "openmpi", "1gbit", "adaptive", 25, 1.0)]
-rc, out = summary(first, bad)
+rc, out = run(first, bad)
 check(rc == 1 and "FAIL c openmpi 1gbit guided confirmation rep 25: checksum zzz differs from abc" in out,
       "a confirmation run with another checksum fails the bench")
 
