@@ -47,8 +47,8 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
                         [--rebuild] [--no-calibrate]
 
   Runs the mini-apps (build/<mpi>/bin/compi_<app>) on the emulated cluster
-  (`compi vcluster`, private name cbapps, subnet $COMPI_BENCH_APPS_SUBNET,
-  default 10.213.43) with libcompi preloaded in each mode, and compares the
+  (`compi vcluster`, private name $COMPI_BENCH_APPS_NAME, default cbapps,
+  subnet $COMPI_BENCH_APPS_SUBNET, default 10.213.43) with libcompi preloaded in each mode, and compares the
   apps' own timed phase (APP ... time_s=) with mode off.
   --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d; an app
             whose binary cannot be built is reported "not available")
@@ -540,7 +540,7 @@ bench_apps() {
     for x in "${apps[@]}"; do [[ $x =~ ^[a-z0-9_]+$ ]] || die "--apps: bad app name '$x'"; done
     for x in "${rates[@]}"; do [[ $x =~ ^[0-9.]+[a-z]*$ ]] || die "--rates: bad rate '$x' (e.g. 100mbit, 1gbit)"; done
     BA_NP=$((nodes * ppn)) BA_PPN=$ppn
-    BA_NAME=cbapps
+    BA_NAME=${COMPI_BENCH_APPS_NAME:-cbapps}
     local subnet=${COMPI_BENCH_APPS_SUBNET:-10.213.43}
     if [[ -n $logs ]]; then mkdir -p "$logs"; BA_LOGS=$(readlink -f "$logs"); else BA_LOGS=$(mktemp -d /tmp/compi-bench-apps.XXXXXX); fi
     BA_RESULTS=$BA_LOGS/results.tsv BA_CONFIRMS=$BA_LOGS/confirm.tsv BA_ANY_FAIL=0 BA_KEEP=$keep
