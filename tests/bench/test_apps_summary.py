@@ -146,7 +146,7 @@ check("CONFIRM app=a mpi=openmpi rate=1gbit what=adaptive_vs_off ratio=0.800" in
       "verdict=BELOW n=15" in out, "a real loss is BELOW again in the fresh rounds")
 check("CONFIRM app=c mpi=openmpi rate=1gbit what=guided_vs_adaptive" in out and
       "verdict=within_noise n=15" in out, "a loss of the first rounds only is within noise when rerun")
-check("2 of 4 comparisons below their threshold beyond noise (3 suspect(s) in the first rounds, 2 confirmed): "
+check("2 of 4 comparisons below their threshold beyond noise (3 suspect(s) in the first rounds: 1 confirmed, 1 not rerun): "
       "a openmpi 1gbit adaptive vs off; d mpich 1gbit guided vs adaptive" in out,
       "the final count keeps the confirmed and the unconfirmed-for-want-of-runs BELOWs, not the refuted one")
 check("not rerun" in [l for l in out.splitlines() if l.startswith("d ")][-1], "a suspect without reruns says so")

@@ -271,9 +271,11 @@ def main(argv):
             else:
                 print("(nothing to confirm)")
             final = [c for c in confirmed if c[7] in ("BELOW", "not rerun")]
-            print("%d of %d comparisons below their threshold beyond noise (%d suspect(s) in the first rounds, %d "
-                  "confirmed)%s" % (len(final), len(comps), len(below), len(final),
-                                    (": " + "; ".join("%s %s %s %s" % c[:4] for c in final)) if final else ""))
+            print("%d of %d comparisons below their threshold beyond noise (%d suspect(s) in the first rounds: %d "
+                  "confirmed, %d not rerun)%s" % (
+                      len(final), len(comps), len(below), sum(c[7] == "BELOW" for c in final),
+                      sum(c[7] == "not rerun" for c in final),
+                      (": " + "; ".join("%s %s %s %s" % c[:4] for c in final)) if final else ""))
     if notes:
         print()
         for n in notes:
