@@ -122,6 +122,25 @@ COMPARISONS = (
 )
 
 
+def run_notes(key, mode, rs, stage=""):
+    """One note per cause of the failed or unavailable runs in rs, naming the
+    reps it hit (stage: "" or "confirmation ")."""
+    seen = {}
+    for r in rs:
+        if r["status"] in ("FAIL", "NA"):
+            seen.setdefault((r["status"], r["why"]), []).append(r)
+    notes = []
+    for (st, why), rr in seen.items():
+        logs = [r["log"] for r in rr if r["log"] not in ("", "-")]
+        if st == "FAIL":
+            notes.append("FAIL %s %s %s %s %srep %s: %s%s" % (
+                key + (mode, stage, ",".join(r["rep"] for r in rr), why,
+                       (" (log %s)" % " ".join(logs)) if logs else "")))
+        else:
+            notes.append("n/a  %s %s %s %s: %s" % (key + (mode, why)))
+    return notes
+
+
 def compare(per):
     """The COMPARISONS this cell's modes allow: dicts with label, thr, ratio,
     lo, hi, cov, n and verdict."""
@@ -209,18 +228,7 @@ def main(argv):
                 app, mpi, rate, m, "%.6f" % mt if mt is not None else "NA", "%.3f" % sp if sp else "NA",
                 "%.3f:%.3f" % (lo, hi) if lo is not None else "NA", status, nok, nrun,
                 (" codecs=%s" % ";".join(c.replace(" ", ":") for c in cods)) if cods and m != "off" else ""))
-            seen = {}   # one note per cause, naming the reps it hit
-            for r in rs:
-                if r["status"] in ("FAIL", "NA"):
-                    seen.setdefault((r["status"], r["why"]), []).append(r)
-            for (st, why), rr in seen.items():
-                logs = [r["log"] for r in rr if r["log"] not in ("", "-")]
-                if st == "FAIL":
-                    notes.append("FAIL %s %s %s %s rep %s: %s%s" % (
-                        app, mpi, rate, m, ",".join(r["rep"] for r in rr), why,
-                        (" (log %s)" % " ".join(logs)) if logs else ""))
-                else:
-                    notes.append("n/a  %s %s %s %s: %s" % (app, mpi, rate, m, why))
+            notes += run_notes(key, m, rs)
         for c in compare(per):
             coverages.add((c["n"], c["cov"]))
             comps.append(comparison_row(key, c))
@@ -236,11 +244,7 @@ def main(argv):
 
     for key, per in (confirm or {}).items():
         for m, rs in per.items():
-            bad = [r for r in rs if r["status"] == "FAIL"]
-            for why in dict.fromkeys(r["why"] for r in bad):
-                rr = [r for r in bad if r["why"] == why]
-                notes.append("FAIL %s %s %s %s confirmation rep %s: %s (log %s)" % (
-                    key + (m, ",".join(r["rep"] for r in rr), why, " ".join(r["log"] for r in rr))))
+            notes += run_notes(key, m, rs, "confirmation ")
     if not rows:
         print("=== compi bench apps: no runs in %s ===" % path)
         return 0
