@@ -591,7 +591,7 @@ bench_apps() {
         echo "compi bench apps: warning: load average $load on $cores cores before starting: expect noisy timings"
     fi
     echo "=== compi bench apps: ${apps[*]} | ${mpis[*]} | ${rates[*]} | modes ${modes[*]} | $BA_REPS rep(s), scale $BA_SCALE | $nodes nodes x $ppn ranks ==="
-    local rate rep i n=${#modes[@]} guided_rc
+    local rate rep guided_rc
     for rate in "${rates[@]}"; do
         BA_UP=1
         bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
@@ -615,8 +615,7 @@ bench_apps() {
                     esac
                 fi
                 for ((rep = 1; rep <= BA_REPS; rep++)); do
-                    for ((i = 0; i < n; i++)); do
-                        mode=${modes[(i + rep - 1) % n]}
+                    for mode in $(bench_apps_round_order "$rep" "${modes[@]}"); do
                         [[ -z ${why_na[$mode.$mpi]:-} ]] || continue
                         if [[ $mode == guided && $guided_rc != 0 ]]; then
                             printf '%s\t%s\t%s\t%s\t%s\t%s\tNA\t-\t-\t-\t%s\n' "$app" "$mpi" "$rate" "$mode" "$rep" \
@@ -654,12 +653,20 @@ bench_apps() {
         { BA_ANY_FAIL=1; return 1; }
 }
 
+# The modes of round REP in the order they run: round r starts with the r-th
+# mode, so every mode runs early and late alike and noise hits all of them.
+bench_apps_round_order() {  # REP MODE...
+    local rep=$1 i; shift
+    local -a m=("$@")
+    for ((i = 0; i < ${#m[@]}; i++)); do echo "${m[(i + rep - 1) % ${#m[@]}]}"; done
+}
+
 # The second stage: each configuration of this MPI and rate with a comparison
 # BELOW its threshold in the first rounds is rerun, in BA_CONFIRM fresh rounds
 # of that comparison's modes alone (interleaved as before), into
 # $BA_CONFIRMS; bench_apps_summary.py takes its verdict from those rounds.
 bench_apps_confirm() {  # MPI RATE LIB
-    local mpi=$1 rate=$2 lib=$3 line app mode rep i first=$BA_RESULTS
+    local mpi=$1 rate=$2 lib=$3 line app mode rep first=$BA_RESULTS
     local -a f cmodes
     # rep numbers go on from the first rounds (logs stay apart); the progress lines count all
     local BA_RESULTS=$BA_CONFIRMS BA_REPS=$((BA_REPS + BA_CONFIRM))
@@ -669,8 +676,7 @@ bench_apps_confirm() {  # MPI RATE LIB
         app=${f[0]} cmodes=("${f[@]:3}")
         echo "  $app $mpi $rate: a comparison of ${cmodes[*]} came out BELOW; confirming in $BA_CONFIRM fresh rounds"
         for ((rep = BA_REPS - BA_CONFIRM + 1; rep <= BA_REPS; rep++)); do
-            for ((i = 0; i < ${#cmodes[@]}; i++)); do
-                mode=${cmodes[(i + rep - 1) % ${#cmodes[@]}]}
+            for mode in $(bench_apps_round_order "$rep" "${cmodes[@]}"); do
                 bench_apps_run_one "$mpi" "$rate" "$app" "$mode" "$rep" "$lib" || true
             done
         done
