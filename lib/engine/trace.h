@@ -145,7 +145,7 @@ compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const c
 int compi_rules_lookup(const compi_rules *r, uint64_t key, const compi_codec **codec, size_t *index);
 /* Run-time feedback on the rule at index, after a message it compressed:
  * mistake = the compression did not pay (ratio <= 1, or the achieved speedup
- * below 1). When `limit` of the rule's last `history` (<= 32) outcomes are
+ * below 1). When `limit` of the rule's last `history` (<= COMPI_OUTCOMES_MAX) outcomes are
  * mistakes the rule is dropped: the data is no longer what was traced, so
  * lookups miss it and the message is decided adaptively instead. limit 0
  * never drops. Returns 1 from the one call that dropped the rule.

@@ -184,7 +184,7 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
 {
     int mistake = compi_outcome_is_mistake(achieved);
     w->outcomes = compi_outcomes_push(w->outcomes, mistake, p->history);
-    if (w->outcomes_len < p->history && w->outcomes_len < 32) w->outcomes_len++;
+    if (w->outcomes_len < p->history && w->outcomes_len < COMPI_OUTCOMES_MAX) w->outcomes_len++;
     w->observed_sum += achieved;
     w->observed_n++;
     if (w->last_predicted > 0) compi_window_learn_bias(w, achieved / w->last_predicted);

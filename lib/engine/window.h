@@ -30,7 +30,7 @@ typedef struct {
     size_t reeval_bytes;       /* ... or this many bytes of them, whichever comes first, so that
                                   big messages are re-examined within seconds, not after 1000
                                   of them (COMPI_ADAPT_REEVAL_BYTES) */
-    unsigned history;          /* compressed outcomes remembered, <= 32 */
+    unsigned history;          /* compressed outcomes remembered, <= COMPI_OUTCOMES_MAX */
     unsigned restart_mistakes; /* mistakes within history that restart the study (COMPI_ADAPT_MISTAKES) */
     unsigned backoff_restarts; /* restarts within restart_period_s that trigger a back-off */
     double restart_period_s;
@@ -86,12 +86,13 @@ void compi_window_init(compi_window *w, const compi_window_params *p);
 /* The mistake history kept by the windows and by guided rules
  * (compi_rules_outcome): bit i = the i-th latest compressed message did not
  * pay, i.e. its achieved speedup was below 1; only the latest `history`
- * (<= 32) bits are kept. */
+ * (<= COMPI_OUTCOMES_MAX, the bits of a uint32_t) bits are kept. */
+#define COMPI_OUTCOMES_MAX 32u
 static inline int compi_outcome_is_mistake(double achieved) { return achieved < 1.0; }
 static inline uint32_t compi_outcomes_push(uint32_t outcomes, int mistake, unsigned history)
 {
-    if (history > 32) history = 32;
-    uint32_t mask = history == 32 ? 0xffffffffu : ((1u << history) - 1);
+    if (history > COMPI_OUTCOMES_MAX) history = COMPI_OUTCOMES_MAX;
+    uint32_t mask = history == COMPI_OUTCOMES_MAX ? 0xffffffffu : ((1u << history) - 1);
     return ((outcomes << 1) | (mistake ? 1u : 0u)) & mask;
 }
 static inline unsigned compi_outcomes_mistakes(uint32_t outcomes) { return (unsigned)__builtin_popcount(outcomes); }
