@@ -48,8 +48,9 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
 
   Runs the mini-apps (build/<mpi>/bin/compi_<app>) on the emulated cluster
   (`compi vcluster`, private name $COMPI_BENCH_APPS_NAME, default cbapps,
-  subnet $COMPI_BENCH_APPS_SUBNET, default 10.213.43) with libcompi preloaded in each mode, and compares the
-  apps' own timed phase (APP ... time_s=) with mode off.
+  subnet $COMPI_BENCH_APPS_SUBNET, default 10.213.43) with libcompi
+  preloaded in each mode, and compares the apps' own timed phase
+  (APP ... time_s=) with mode off.
   --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d; an app
             whose binary cannot be built is reported "not available")
   --mpi     default both
