@@ -124,7 +124,10 @@ def gen_fortran_one(call):
         elif k == "cints":
             args.append(f"(const int *){n}")
         elif k == "status":
+            # c_status starts as the caller's status: fields the MPI leaves
+            # alone (MPI_ERROR in single completions) stay as they were, as in C
             pre.append(f"MPI_Status c_{n}, *p_{n} = compi_f_status_ignored({n}) ? MPI_STATUS_IGNORE : &c_{n};")
+            pre.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_f2c({n}, &c_{n});")
             args.append(f"p_{n}")
             post.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_c2f(&c_{n}, {n});")
         elif k == "statuses":

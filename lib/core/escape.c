@@ -27,7 +27,7 @@ int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes,
     compi_outgoing *aside = calloc(1, sizeof *aside);
     if (!aside || !(aside->tmp = malloc(COMPI_FRAME_HEADER_SIZE))) { free(aside); return MPI_ERR_NO_MEM; }
     memcpy(aside->tmp, bytes, COMPI_FRAME_HEADER_SIZE);
-    compi_req *r = compi_req_new(COMPI_REQ_SEND, compi_g.aside_comm, COMPI_FAM_SEND);
+    compi_req *r = compi_req_new(COMPI_REQ_SEND, compi_g.aside_comm, NULL, COMPI_FAM_SEND);
     int rc = PMPI_Isend(aside->tmp, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, world, tag, compi_g.aside_comm, &r->inner);
     if (rc != MPI_SUCCESS) {
         compi_outgoing_release(aside);

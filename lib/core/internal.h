@@ -88,7 +88,13 @@ typedef struct {
     const compi_codec *codec;
     size_t min_bytes;
     uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
+    int refs;            /* the communicator's attribute + requests still using it */
 } compi_comm_info;
+/* Requests keep the info of their communicator, which the application may
+ * free (or give new hints) while they are pending or, if persistent,
+ * inactive: a reference keeps it. */
+const compi_comm_info *compi_comm_info_hold(const compi_comm_info *ci);
+void compi_comm_info_release(const compi_comm_info *ci);
 /* Rebuilds the cached info from hints just given to MPI_Comm_set_info or
  * MPI_Comm_dup_with_info. */
 void compi_comm_apply_hints(MPI_Comm comm, MPI_Info hints);
@@ -154,6 +160,16 @@ typedef struct {
     size_t elem_size;
 } compi_typeinfo;
 void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti);
+/* Bytes in pack order from/to (buf, count, dt); MPI_BOTTOM allowed. Unpack
+ * places a trailing partial element the way a receive would. */
+int compi_pack_bytes(const void *buf, int count, MPI_Datatype dt, void *dst, size_t size);
+int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int count, MPI_Datatype dt);
+/* A datatype compi uses after the call that gave it (persistent requests,
+ * receives decoded at completion): the application may MPI_Type_free it at
+ * once. *held stands for dt (a reference of compi's own for derived types,
+ * dt itself for predefined ones) until compi_type_release(dt, held). */
+int compi_type_hold(MPI_Datatype dt, MPI_Datatype *held);
+void compi_type_release(MPI_Datatype original, MPI_Datatype *held);
 
 /* ---------------------------------------------------------------- stats */
 typedef enum {
@@ -262,6 +278,7 @@ int compi_escape_restore(const compi_comm_info *ci, int source, const compi_fram
 /* ---------------------------------------------------------------- receiving */
 typedef struct {
     void *buf; int count; MPI_Datatype dt;   /* the application's receive buffer */
+    MPI_Datatype user_dt;                    /* dt as the application gave it (dt may be compi's hold) */
     compi_typeinfo ti;
     int direct;           /* contiguous and large: lands in the user buffer */
     void *tmp;            /* else the message lands here (small or non-contiguous) */
@@ -269,7 +286,10 @@ typedef struct {
     MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
 } compi_incoming;
-int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt);
+/* hold: the receive completes after this call returns (nonblocking,
+ * persistent), so compi keeps its own reference on a derived dt it will
+ * need at completion. */
+int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt, int hold);
 /* The PMPI receive is posted on (COMPI_IN_ADDR, COMPI_IN_COUNT, COMPI_IN_TYPE)
  * and holds at most compi_incoming_room bytes. */
 #define COMPI_IN_ADDR(in) ((in)->direct ? (in)->buf : (in)->tmp ? (in)->tmp : MPI_BOTTOM)
@@ -279,7 +299,7 @@ size_t compi_incoming_room(const compi_incoming *in);
 /* After the PMPI receive completed with wire status st: decodes into the user
  * buffer, rewrites st so counts are the application's, returns an MPI error
  * code (MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error). */
-int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm);
+int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_info *ci, MPI_Comm comm);
 /* What arrived from an inter-node peer, judged by its first landed of n
  * bytes at head: the application's bytes (an escape's first 32 bytes are
  * fetched and put back over its header), a frame (*h read) or a bad one
@@ -299,6 +319,9 @@ void compi_incoming_release(compi_incoming *in);
 int compi_raise(MPI_Comm comm, int code);
 /* Copies compi's status to the application's: single-completion calls and
  * probes never modify MPI_ERROR (MPI-3.1 3.2.5), so it is kept. */
+/* The empty status (MPI 3.7.3): source MPI_ANY_SOURCE, tag MPI_ANY_TAG,
+ * error MPI_SUCCESS, count 0, not cancelled. */
+void compi_status_empty(MPI_Status *st);
 static inline void compi_status_out(MPI_Status *user, const MPI_Status *st)
 {
     if (user == MPI_STATUS_IGNORE) return;

@@ -30,139 +30,10 @@
 #define COMPI_SAMPLE_FROM (256 * 1024)
 #define COMPI_SAMPLE_BYTES (32 * 1024)
 #define COMPI_SAMPLE_MAX_RATIO 0.97
-static compi_dtclass compi_class_of_named(MPI_Datatype dt, size_t *elem)
-{
-    if (dt == MPI_DOUBLE || dt == MPI_DOUBLE_PRECISION || dt == MPI_REAL8) {
-        *elem = 8;
-        return COMPI_CLASS_DOUBLE;
-    }
-    if (dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4) {
-        *elem = 4;
-        return COMPI_CLASS_FLOAT;
-    }
-    if (dt == MPI_INT || dt == MPI_UNSIGNED || dt == MPI_INT32_T || dt == MPI_UINT32_T ||
-        dt == MPI_INTEGER || dt == MPI_INTEGER4) {
-        *elem = 4;
-        return COMPI_CLASS_INT;
-    }
-    int sz = 1;
-    PMPI_Type_size(dt, &sz);
-    *elem = (sz == 2 || sz == 4 || sz == 8) ? (size_t)sz : 1;
-    return COMPI_CLASS_BYTE;
-}
-
-/* Resolves homogeneous derived types to their base class; anything mixed is
- * "byte". Depth-limited: the class is a hint, never needed for correctness. */
-static compi_dtclass compi_class_of(MPI_Datatype dt, size_t *elem, int depth)
-{
-    int ni, na, nd, combiner;
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) goto mixed;
-    if (combiner == MPI_COMBINER_NAMED) return compi_class_of_named(dt, elem);
-    if (depth > 4 || nd > 16 || ni > 4096 || na > 4096) goto mixed;
-    {
-        int ints[ni > 0 ? ni : 1];
-        MPI_Aint addrs[na > 0 ? na : 1];
-        MPI_Datatype types[nd > 0 ? nd : 1];
-        if (PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) != MPI_SUCCESS) goto mixed;
-        compi_dtclass cls = COMPI_CLASS_COUNT;
-        size_t e = 1;
-        for (int i = 0; i < nd; i++) {
-            size_t ei;
-            compi_dtclass c = compi_class_of(types[i], &ei, depth + 1);
-            int named, a, b, comb;
-            PMPI_Type_get_envelope(types[i], &named, &a, &b, &comb);
-            if (comb != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
-            if (cls == COMPI_CLASS_COUNT) { cls = c; e = ei; }
-            else if (cls != c || e != ei) cls = COMPI_CLASS_BYTE, e = 1;
-        }
-        if (cls == COMPI_CLASS_COUNT) goto mixed;
-        *elem = e;
-        return cls;
-    }
-mixed:
-    *elem = 1;
-    return COMPI_CLASS_BYTE;
-}
-
-void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti)
-{
-    MPI_Count tsize = 0, lb, extent, tlb, textent;
-    int ni, na, nd, combiner;
-    /* Predefined types (the common case) skip the derived-type walk. Not all
-     * are contiguous: the pair types (MPI_DOUBLE_INT, ...) have holes. */
-    int named = PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-                combiner == MPI_COMBINER_NAMED;
-    PMPI_Type_size_x(dt, &tsize);
-    PMPI_Type_get_extent_x(dt, &lb, &extent);
-    PMPI_Type_get_true_extent_x(dt, &tlb, &textent);
-    ti->size = tsize * (MPI_Count)(count > 0 ? count : 0);
-    ti->type_size = tsize;
-    ti->true_lb = (MPI_Aint)tlb;
-    ti->contiguous = count <= 0 || tsize == 0 ||
-                     (tsize == textent && (count == 1 || extent == tsize));
-    ti->dtclass = named ? compi_class_of_named(dt, &ti->elem_size) : compi_class_of(dt, &ti->elem_size, 0);
-}
-
 int compi_raise(MPI_Comm comm, int code)
 {
     if (code != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, code);
     return code;
-}
-
-/* MPICH refuses a null buffer in MPI_Pack/MPI_Unpack, and MPI_BOTTOM is null
- * there: name the same bytes relative to the type's true lower bound. */
-static int compi_bottom_shift(int count, MPI_Datatype dt, void **base, MPI_Datatype *shifted)
-{
-    MPI_Aint tlb, textent, disp;
-    PMPI_Type_get_true_extent(dt, &tlb, &textent);
-    disp = -tlb;
-    int rc = PMPI_Type_create_struct(1, &count, &disp, &dt, shifted);
-    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(shifted);
-    *base = (void *)tlb;
-    return rc;
-}
-
-static int compi_pack_bytes(const void *buf, int count, MPI_Datatype dt, void *dst, size_t size)
-{
-    int pos = 0;
-    if (buf != MPI_BOTTOM || count == 0) return PMPI_Pack(buf, count, dt, dst, (int)size, &pos, MPI_COMM_SELF);
-    void *base;
-    MPI_Datatype shifted;
-    int rc = compi_bottom_shift(count, dt, &base, &shifted);
-    if (rc == MPI_SUCCESS) rc = PMPI_Pack(base, 1, shifted, dst, (int)size, &pos, MPI_COMM_SELF);
-    PMPI_Type_free(&shifted);
-    return rc;
-}
-
-/* Local unpack of a byte stream into (buf,count,dt). Whole elements go
- * through MPI_Unpack; a trailing partial element (a receive that got fewer
- * basic elements than its type holds) is placed by a self-message, which does
- * exactly what a receive would. */
-static int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int count, MPI_Datatype dt)
-{
-    MPI_Count tsize = 0;
-    PMPI_Type_size_x(dt, &tsize);
-    MPI_Count whole = tsize > 0 ? (MPI_Count)nbytes / tsize : 0;
-    if (whole > count) whole = count;
-    int pos = 0, rc = MPI_SUCCESS;
-    if (whole > 0 && buf == MPI_BOTTOM) {
-        void *base;
-        MPI_Datatype shifted;
-        rc = compi_bottom_shift((int)whole, dt, &base, &shifted);
-        if (rc == MPI_SUCCESS) rc = PMPI_Unpack(src, (int)nbytes, &pos, base, 1, shifted, compi_g.self_comm);
-        PMPI_Type_free(&shifted);
-        return rc;
-    }
-    if (whole > 0) rc = PMPI_Unpack(src, (int)nbytes, &pos, buf, (int)whole, dt, compi_g.self_comm);
-    size_t rest = nbytes - (size_t)pos;
-    if (rc == MPI_SUCCESS && rest > 0 && whole < count) {
-        MPI_Aint lb, extent;
-        MPI_Status st;
-        PMPI_Type_get_extent(dt, &lb, &extent);
-        rc = PMPI_Sendrecv((const char *)src + pos, (int)rest, MPI_BYTE, 0, 0, (char *)buf + whole * extent, 1, dt,
-                           0, 0, compi_g.self_comm, &st);
-    }
-    return rc;
 }
 
 /* ------------------------------------------------------------- sending */
@@ -338,11 +209,11 @@ void compi_outgoing_release(compi_outgoing *out)
 
 /* ------------------------------------------------------------- receiving */
 
-int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt)
+int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt, int hold)
 {
     in->buf = buf;
     in->count = count;
-    in->dt = dt;
+    in->dt = in->user_dt = dt;
     in->direct = 0;
     in->tmp = NULL;
     in->tmp_cap = 0;
@@ -350,8 +221,14 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     compi_typeinfo_get(dt, count, &in->ti);
     size_t cap = (size_t)in->ti.size;
     if (in->ti.contiguous && cap >= COMPI_DIRECT_MIN) {
-        in->direct = 1;   /* raw messages arrive as they are: zero copies */
+        /* raw messages arrive as they are: zero copies. The PMPI receive
+         * holds its own reference on dt, and completion never needs it. */
+        in->direct = 1;
         return MPI_SUCCESS;
+    }
+    if (hold) {   /* staged bytes are unpacked with dt at completion */
+        int rc = compi_type_hold(dt, &in->dt);
+        if (rc != MPI_SUCCESS) return rc;
     }
     if (in->ti.contiguous || COMPI_STAGE_NONCONTIG) {
         in->tmp_cap = COMPI_FRAME_HEADER_SIZE + cap;
@@ -360,7 +237,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     }
     MPI_Aint disp[2];
     int lens[2] = {COMPI_FRAME_HEADER_SIZE, count};
-    MPI_Datatype types[2] = {MPI_BYTE, dt};
+    MPI_Datatype types[2] = {MPI_BYTE, in->dt};
     PMPI_Get_address(in->header, &disp[0]);
     PMPI_Get_address(buf, &disp[1]);
     int rc = PMPI_Type_create_struct(2, lens, disp, types, &in->dtype);
@@ -379,6 +256,7 @@ void compi_incoming_release(compi_incoming *in)
     free(in->tmp);
     in->tmp = NULL;
     if (in->dtype != MPI_DATATYPE_NULL) PMPI_Type_free(&in->dtype);
+    compi_type_release(in->user_dt, &in->dt);
 }
 
 int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why)
@@ -391,6 +269,16 @@ int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why)
 static void compi_status_set_bytes(MPI_Status *st, size_t bytes)
 {
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)bytes);
+}
+
+void compi_status_empty(MPI_Status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(st, 0);
 }
 
 /* What a truncated receive leaves behind is up to the MPI; compi mirrors the
@@ -609,12 +497,11 @@ compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsig
     return COMPI_ARRIVAL_UNFRAMED;
 }
 
-int compi_incoming_finish(compi_incoming *in, MPI_Status *st, MPI_Comm comm)
+int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_info *ci, MPI_Comm comm)
 {
     int cancelled = 0;
     PMPI_Test_cancelled(st, &cancelled);
     if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return MPI_SUCCESS;
-    const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!compi_peer_is_remote(ci, st->MPI_SOURCE)) return compi_incoming_unframed(in, st);
     MPI_Count wire = 0;
     PMPI_Get_elements_x(st, MPI_BYTE, &wire);

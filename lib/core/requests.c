@@ -18,15 +18,17 @@ static size_t compi_req_hash(MPI_Request h)
     return (size_t)(v >> 40) % COMPI_REQ_BUCKETS;
 }
 
-compi_req *compi_req_new(compi_req_kind kind, MPI_Comm comm, compi_family fam)
+compi_req *compi_req_new(compi_req_kind kind, MPI_Comm comm, const compi_comm_info *ci, compi_family fam)
 {
     compi_req *r = calloc(1, sizeof *r);
     if (!r) compi_die("out of memory allocating a request");
     r->kind = kind;
     r->comm = comm;
+    r->ci = compi_comm_info_hold(ci);
     r->fam = fam;
     r->handle = MPI_REQUEST_NULL;
     r->inner = MPI_REQUEST_NULL;
+    r->user_dt = r->dt = MPI_DATATYPE_NULL;
     return r;
 }
 
@@ -77,6 +79,8 @@ static void compi_req_release_op(compi_req *r)
 void compi_req_destroy(compi_req *r)
 {
     compi_req_release_op(r);
+    compi_type_release(r->user_dt, &r->dt);
+    compi_comm_info_release(r->ci);
     free(r);
 }
 
@@ -88,7 +92,7 @@ int compi_req_finish_op(compi_req *r, MPI_Status *st)
         rc = r->delivered_rc;
         r->delivered = 0;
     } else if (r->in) {
-        rc = compi_incoming_finish(r->in, st, r->comm);
+        rc = compi_incoming_finish(r->in, st, r->ci, r->comm);
         if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) {
             MPI_Count n = 0;
             PMPI_Get_elements_x(st, MPI_BYTE, &n);
@@ -145,7 +149,7 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     if (buffered) {
         /* Buffered sends complete locally: compi owns the copy, sends it in
          * the background, and the application's request is already done. */
-        compi_req *bg = compi_req_new(COMPI_REQ_SEND, r->comm, r->fam);
+        compi_req *bg = compi_req_new(COMPI_REQ_SEND, r->comm, r->ci, r->fam);
         bg->inner = bg->handle = inner;
         bg->out = out;
         compi_orphan_add(bg);
@@ -167,7 +171,7 @@ int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int sou
     }
     compi_incoming *in = malloc(sizeof *in);
     if (!in) return MPI_ERR_NO_MEM;
-    int rc = compi_incoming_prepare(in, buf, count, dt);
+    int rc = compi_incoming_prepare(in, buf, count, dt, 1);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Irecv(COMPI_IN_ADDR(in), COMPI_IN_COUNT(in), COMPI_IN_TYPE(in), source, tag, r->comm, &r->inner);
     if (rc != MPI_SUCCESS) { compi_incoming_release(in); free(in); return rc; }
@@ -205,7 +209,7 @@ void compi_orphans_progress(int wait_all)
             int rc = compi_req_finish_op(r, &st);
             if (rc != MPI_SUCCESS)
                 compi_log(0, "a request freed by the application failed at completion: error %d", rc);
-            free(r);
+            compi_req_destroy(r);
             done_count++;
         } else {
             r->next = keep;
@@ -221,4 +225,31 @@ void compi_orphans_progress(int wait_all)
     }
     __atomic_sub_fetch(&compi_orphan_live, done_count, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&compi_g.lock);
+}
+
+int compi_req_get_status(compi_req *r, int *flag, MPI_Status *status)
+{
+    MPI_Status st;
+    if (r->inner == MPI_REQUEST_NULL && !r->delivered) {
+        /* an inactive persistent request: MPI's empty status */
+        *flag = 1;
+        compi_status_empty(&st);
+        if (status != MPI_STATUS_IGNORE) *status = st;
+        return MPI_SUCCESS;
+    }
+    int rc = PMPI_Request_get_status(r->inner, flag, &st);
+    if (rc != MPI_SUCCESS || !*flag) return rc;
+    if (!r->delivered && r->in) {
+        /* Decode now and remember the outcome: the request stays valid and
+         * its later completion must report the same status. */
+        r->delivered_rc = compi_incoming_finish(r->in, &st, r->ci, r->comm);
+        r->delivered_status = st;
+        r->delivered = 1;
+        compi_incoming_release(r->in);
+        free(r->in);
+        r->in = NULL;
+    }
+    if (r->delivered) st = r->delivered_status;
+    compi_status_out(status, &st);
+    return MPI_SUCCESS;
 }

@@ -17,7 +17,8 @@ typedef enum { COMPI_SMODE_STD, COMPI_SMODE_SYNC, COMPI_SMODE_READY, COMPI_SMODE
 typedef struct compi_req {
     MPI_Request handle;          /* what the application holds (the key) */
     compi_req_kind kind;
-    MPI_Comm comm;
+    MPI_Comm comm;               /* for error handlers; may be freed by the application */
+    const compi_comm_info *ci;   /* comm's info, held (NULL: compi's own traffic) */
     compi_family fam;
     MPI_Request inner;           /* the PMPI request doing the current operation */
     compi_outgoing *out;         /* current send's frame */
@@ -28,7 +29,8 @@ typedef struct compi_req {
     /* persistent parameters */
     const void *buf;
     int count;
-    MPI_Datatype dt;
+    MPI_Datatype user_dt;        /* as the application gave it */
+    MPI_Datatype dt;             /* compi's hold on it (compi_type_hold) */
     int peer, tag;
     compi_send_mode smode;
     struct compi_req *next;
@@ -37,7 +39,8 @@ typedef struct compi_req {
 extern int compi_req_live;       /* entries in the table; 0 = every wait is plain PMPI */
 extern int compi_orphan_live;
 
-compi_req *compi_req_new(compi_req_kind kind, MPI_Comm comm, compi_family fam);
+/* ci: comm's info, or NULL for compi's own traffic; the request holds it. */
+compi_req *compi_req_new(compi_req_kind kind, MPI_Comm comm, const compi_comm_info *ci, compi_family fam);
 void compi_req_insert(compi_req *r);
 compi_req *compi_req_find(MPI_Request h);
 void compi_req_remove(compi_req *r);
@@ -59,5 +62,7 @@ int compi_completed_request(MPI_Comm comm, MPI_Request *req);
 int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                     compi_send_mode mode, const compi_comm_info *ci);
 int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int source, int tag);
+/* The application's view of a request's state, for MPI_Request_get_status. */
+int compi_req_get_status(compi_req *r, int *flag, MPI_Status *st);
 
 #endif

@@ -43,13 +43,27 @@ void compi_die(const char *fmt, ...)
 
 static __thread int compi_forgetting;   /* deleting the cache, not the communicator */
 
+const compi_comm_info *compi_comm_info_hold(const compi_comm_info *ci)
+{
+    if (ci) __atomic_add_fetch(&((compi_comm_info *)ci)->refs, 1, __ATOMIC_RELAXED);
+    return ci;
+}
+
+void compi_comm_info_release(const compi_comm_info *ci)
+{
+    compi_comm_info *c = (compi_comm_info *)ci;
+    if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+    free(c->peer_node);
+    free(c->peer_world);
+    free(c);
+}
+
+/* The communicator is freed (or its hints replaced): the cache lets go of
+ * the info, which lives on while requests still hold it. */
 static int compi_comm_info_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
-    compi_comm_info *ci = attr;
     if (!compi_forgetting) compi_stash_purge(comm);
-    if (ci) free(ci->peer_node);
-    if (ci) free(ci->peer_world);
-    free(ci);
+    compi_comm_info_release(attr);
     return MPI_SUCCESS;
 }
 
@@ -206,6 +220,7 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, MPI_Info hints)
     static uint32_t next_id;
     compi_comm_info *ci = calloc(1, sizeof *ci);
     if (!ci) compi_die("out of memory");
+    ci->refs = 1;   /* the attribute's */
     ci->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
     PMPI_Comm_test_inter(comm, &ci->is_inter);
     MPI_Group peers, local = MPI_GROUP_NULL;

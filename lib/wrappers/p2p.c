@@ -38,7 +38,7 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
     if (compi_send_is_plain(ci, dest)) return compi_send_fn[mode](buf, count, dt, dest, tag, comm);
     if (mode == COMPI_SMODE_BUFFERED) {
         /* compi buffers the frame itself; see compi_post_send */
-        compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, fam);
+        compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, ci, fam);
         int rc = compi_post_send(r, buf, count, dt, dest, tag, mode, ci);
         if (rc == MPI_SUCCESS) PMPI_Request_free(&r->inner);
         compi_req_destroy(r);
@@ -98,7 +98,7 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
         const int match_first = source == MPI_ANY_SOURCE;
 #endif
         compi_incoming in;
-        rc = compi_incoming_prepare(&in, buf, count, dt);
+        rc = compi_incoming_prepare(&in, buf, count, dt, 0);
         if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
         MPI_Message msg = MPI_MESSAGE_NULL;
         if (match_first) {
@@ -130,7 +130,7 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
             return prc;            /* MPI already ran the error handler */
         }
         st.MPI_ERROR = prc;
-        rc = compi_incoming_finish(&in, &st, comm);
+        rc = compi_incoming_finish(&in, &st, ci, comm);
         compi_incoming_release(&in);
         if (prc != MPI_SUCCESS) {   /* MPI reported truncation itself */
             compi_status_out(status, &st);
@@ -158,7 +158,7 @@ static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int cou
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_send_is_plain(ci, dest)) return compi_isend_plain[mode](buf, count, dt, dest, tag, comm, request);
-    compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, fam);
+    compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, ci, fam);
     int rc = compi_post_send(r, buf, count, dt, dest, tag, mode, ci);
     if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
     r->handle = r->inner;
@@ -195,7 +195,7 @@ static int compi_nonblocking_recv(void *buf, int count, MPI_Datatype dt, int sou
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source)) return PMPI_Irecv(buf, count, dt, source, tag, comm, request);
-    compi_req *r = compi_req_new(COMPI_REQ_RECV, comm, fam);
+    compi_req *r = compi_req_new(COMPI_REQ_RECV, comm, ci, fam);
     int rc = compi_post_recv(r, buf, count, dt, source, tag);
     if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
     r->handle = r->inner;
@@ -223,11 +223,19 @@ static int compi_persistent_create(compi_req_kind kind, compi_send_mode mode, co
     if (compi_p2p_plain(ci, peer))
         return is_send ? compi_send_init_plain[mode](buf, count, dt, peer, tag, comm, request)
                        : PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, request);
-    compi_req *r = compi_req_new(kind, comm, is_send ? COMPI_FAM_PERSISTENT_SEND : COMPI_FAM_PERSISTENT_RECV);
-    int rc = is_send ? PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle)
-                     : PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, &r->handle);
-    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return rc; }
-    r->buf = buf; r->count = count; r->dt = dt; r->peer = peer; r->tag = tag; r->smode = mode;
+    /* The request keeps the communicator's info and its own reference on a
+     * derived datatype: the application may free either before it starts
+     * the request. The handle is a real persistent request on comm that is
+     * never started, so MPI keeps comm alive while it exists (Open MPI's
+     * MPI_PROC_NULL persistent requests are no-ops that do not). */
+    compi_req *r = compi_req_new(kind, comm, ci, is_send ? COMPI_FAM_PERSISTENT_SEND : COMPI_FAM_PERSISTENT_RECV);
+    r->user_dt = dt;
+    int rc = compi_type_hold(dt, &r->dt);
+    if (rc == MPI_SUCCESS)
+        rc = is_send ? PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, comm, &r->handle)
+                     : PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, 0, comm, &r->handle);
+    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
+    r->buf = buf; r->count = count; r->peer = peer; r->tag = tag; r->smode = mode;
     *request = r->handle;
     compi_req_insert(r);
     return MPI_SUCCESS;
@@ -261,7 +269,7 @@ int compi_impl_Start(MPI_Request *request)
     if (r->inner != MPI_REQUEST_NULL) return compi_raise(r->comm, MPI_ERR_REQUEST); /* already active */
     int rc;
     if (r->kind == COMPI_REQ_PERSIST_SEND)
-        rc = compi_post_send(r, r->buf, r->count, r->dt, r->peer, r->tag, r->smode, compi_comm_lookup(r->comm));
+        rc = compi_post_send(r, r->buf, r->count, r->dt, r->peer, r->tag, r->smode, r->ci);
     else
         rc = compi_post_recv(r, (void *)r->buf, r->count, r->dt, r->peer, r->tag);
     return compi_raise(r->comm, rc);

@@ -65,6 +65,9 @@ int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 
 int compi_impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    /* polling loops drive progress: requests the application freed while
+     * active complete here too, as they would inside MPI */
+    compi_orphans_progress(0);
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source)) return PMPI_Iprobe(source, tag, comm, flag, status);
     compi_stashed *s;
@@ -106,6 +109,7 @@ int compi_impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, 
 
 int compi_impl_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    compi_orphans_progress(0);
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source)) return PMPI_Improbe(source, tag, comm, flag, message, status);
     compi_stashed *s;
@@ -134,7 +138,7 @@ int compi_impl_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *messag
 {
     compi_stashed *s = compi_message_release(*message);
     if (!s) return PMPI_Imrecv(buf, count, dt, message, request);
-    compi_req *r = compi_req_new(COMPI_REQ_RECV, s->comm, COMPI_FAM_MRECV);
+    compi_req *r = compi_req_new(COMPI_REQ_RECV, s->comm, NULL, COMPI_FAM_MRECV);
     r->delivered = 1;
     r->delivered_rc = compi_stash_deliver(s, buf, count, dt, &r->delivered_status);
     int rc = compi_completed_request(r->comm, &r->inner);

@@ -11,6 +11,7 @@ program fortran_p2p
   double precision, allocatable :: a(:), b(:), g(:)
   integer, allocatable :: ia(:), ib(:)
   integer :: npass, nfail, gfail, tot(2), loc(2)
+  logical :: lflag
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -129,6 +130,25 @@ program fortran_p2p
      end if
   end do
   call group_end('MPI_Gather with MPI_IN_PLACE (every root)')
+
+  ! ---- empty statuses: MPI_REQUEST_NULL and an inactive persistent receive
+  ! (MPI_ERROR is not checked: plain Open MPI's binding leaves it unset)
+  gfail = nfail
+  req(1) = MPI_REQUEST_NULL
+  if (rank < 2) call MPI_Recv_init(ib, 4, MPI_INTEGER, peer, 90, MPI_COMM_WORLD, req(1), ierr)
+  status = 77
+  call MPI_Request_get_status(req(1), lflag, status, ierr)
+  call check(lflag, 'MPI_Request_get_status flag', 0, 1)
+  call check_status('MPI_Request_get_status empty status', status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_INTEGER, 0)
+  status = 77
+  call MPI_Test(req(1), lflag, status, ierr)
+  call check(lflag, 'MPI_Test flag', 0, 1)
+  call check_status('MPI_Test empty status', status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_INTEGER, 0)
+  status = 77
+  call MPI_Wait(req(1), status, ierr)
+  call check_status('MPI_Wait empty status', status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_INTEGER, 0)
+  if (rank < 2) call MPI_Request_free(req(1), ierr)
+  call group_end('empty statuses (MPI_REQUEST_NULL, inactive persistent)')
 
   loc(1) = npass; loc(2) = nfail
   call MPI_Allreduce(loc, tot, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
