@@ -2,9 +2,19 @@
 # The adaptive engine on an emulated 2-node cluster at 100 Mbit/s, under both
 # MPIs: with compressible data (zeros, a repeating double pattern) it must
 # turn compression on, with random data it must leave it off. Decisions are
-# read from compi's report (deterministic); speedups from compi_pingpong
-# (plain MPI vs compi in the same run) are printed, and only checked against
-# bounds far from the expected values (zeros ~100x, random ~1x).
+# read from compi's report.
+#
+# The verdict must not depend on the machine's speed or load. The engine's
+# decisions come from a network model, the ratio of a compressed sample and
+# the codec's time on it (wall clock: a rank descheduled while compressing
+# sees a slow codec), and, with online refresh, from the measured duration
+# of large sends. So the ranks get a fixed model (COMPI_HEURISTICS, a link of
+# 1 ms per byte: 1 MiB takes 17 minutes in the model) and COMPI_ADAPT_REFRESH=0:
+# compressing compressible data then pays unless a codec takes minutes on a
+# 1 MiB message, and random data (ratio < 1) never pays on any network. The
+# rep count is fixed (--reps 5 --min-reps 5), not a time budget.
+# compi_pingpong's speedups (plain MPI vs compi in the same run) are printed,
+# never checked: they are timings.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 COMPI=$ROOT/tools/compi
@@ -16,6 +26,17 @@ trap cleanup EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 result() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "PASS $2"; else failed=$((failed + 1)); echo "FAIL $2"; fi; }
 
+HEUR=$TMP/heuristics
+mkdir -p "$HEUR"
+cat >"$HEUR/network.txt" <<'EOF2'
+compi-heuristics 1 network
+# far slower than the emulated link: the verdict must not hinge on codec speed
+source tests/vcluster/test_adaptive.sh: 1 ms per byte
+link inter * *
+alpha_us 100
+beta 1 1000000
+end
+EOF2
 "$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 100mbit --slots 1 >"$TMP/up.log" 2>&1 ||
     { cat "$TMP/up.log"; echo "0 passed, 1 failed"; exit 1; }
 for mpi in openmpi mpich; do
@@ -25,13 +46,15 @@ for mpi in openmpi mpich; do
     for data in zeros double_pattern random; do
         report=$TMP/report_${mpi}_$data.json
         if [ "$mpi" = openmpi ]; then
-            env_flags=(-x COMPI_MODE=adaptive -x "COMPI_REPORT=$report")
+            env_flags=(-x COMPI_MODE=adaptive -x "COMPI_REPORT=$report" -x "COMPI_HEURISTICS=$HEUR"
+                       -x COMPI_ADAPT_REFRESH=0)
         else
-            env_flags=(-genv COMPI_MODE adaptive -genv COMPI_REPORT "$report")
+            env_flags=(-genv COMPI_MODE adaptive -genv COMPI_REPORT "$report" -genv COMPI_HEURISTICS "$HEUR"
+                       -genv COMPI_ADAPT_REFRESH 0)
         fi
         log=$TMP/run_${mpi}_$data.log
         if ! timeout 300 "$COMPI" vcluster run --name "$NAME" --mpi "$mpi" --preload "$lib" -- \
-                -np 2 "${env_flags[@]}" "$bin" --sizes 1M --data "$data" --budget 3 --min-reps 5 --quiet \
+                -np 2 "${env_flags[@]}" "$bin" --sizes 1M --data "$data" --reps 5 --min-reps 5 --quiet \
                 >"$log" 2>&1; then
             result 1 "$mpi $data: run failed"; tail -20 "$log"; continue
         fi
@@ -49,12 +72,18 @@ for rk in report["ranks"]:
     evals += sum(w["evaluated"] for w in rk["engine"]["windows"])
     comp += sum(c["messages"] for c in rk["codecs"].values())
     codecs |= set(rk["codecs"])
+models = {rk["engine"]["network"]["source"] for rk in report["ranks"]}
+observed = sum(rk["engine"]["network"]["observations"] for rk in report["ranks"])
 print(f"  {data}: {msgs} messages in play, {evals} evaluated, {comp} sent compressed, "
-      f"codecs {sorted(codecs) or '-'}, speedup vs plain MPI {speedup:.2f}x (same run, median)")
+      f"codecs {sorted(codecs) or '-'}; network model {sorted(models)}, {observed} send(s) observed; "
+      f"speedup vs plain MPI {speedup:.2f}x (same run, median; a timing, not checked)")
+ok = models == {"tests/vcluster/test_adaptive.sh: 1 ms per byte"} and observed == 0
+if not ok:
+    print("  the ranks did not decide with the fixed model alone")
 if data == "random":
-    ok = msgs > 0 and comp == 0 and speedup >= 0.8
+    ok &= msgs > 0 and comp == 0
 else:
-    ok = msgs > 0 and comp >= 0.8 * msgs and speedup >= 1.5
+    ok &= msgs > 0 and comp == msgs
 sys.exit(0 if ok else 1)
 PY
         result $rc "$mpi $data: adaptive turns compression $([ "$data" = random ] && echo off || echo on)"

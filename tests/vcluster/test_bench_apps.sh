@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# `compi bench apps` end to end on its emulated cluster, including its second
-# stage: adaptive is made to lose on purpose and the bench must say so, rerun
-# the loss in fresh rounds and confirm it.
+# `compi bench apps` end to end on its emulated cluster: the bench's mechanics,
+# with verdicts that are certain.
 #
-# The loss: a network model over 1000x too slow (10 us/B, where 1 Gbit/s is
-# ~8 ns/B) and zstd at level 19, so adaptive compresses stencil3d's halos with
-# zstd's slowest level where sending them raw is cheap. Online model refresh
-# is off so the run cannot correct the model. The margin is large (adaptive
-# measured at 0.3-0.4x of off), so 3 rounds decide it.
+# The runs are real: stencil3d in modes off, fixed (lz4) and adaptive, with
+# Open MPI on 2 emulated nodes at 1 Gbit/s, 3 interleaved rounds, each run
+# checked and its checksum compared with the others'. Only the timing is
+# injected: the test hook COMPI_BENCH_TEST_TIME (tools/cmd/bench.sh) records
+# every run's timed phase as off 1 s, fixed 3 s, adaptive 2 s. So adaptive vs
+# off is 0.5 in every round (BELOW 0.97, certainly), adaptive vs fixed 1.5
+# (above 1), and the bench must rerun off and adaptive alone (not fixed) in 3
+# fresh rounds, confirm the BELOW and count it. Measured times, whatever the
+# load on the machine, cannot change any of that; the checks on exact ratios
+# fail without the hook. (Before, a loss was provoked for real -- a network
+# model 1000x too slow and zstd -19 -- and adaptive, correcting its mistakes,
+# once came out within noise of off in the confirmation.)
+#
+# A second, short bench run (1 round, no confirmation) gives mode fixed a
+# codec that does not exist: libcompi stops those runs at MPI_Init, and the
+# bench must report the failed run, keep off's result and exit 1.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 COMPI=$ROOT/tools/compi
@@ -15,36 +25,80 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export COMPI_BENCH_APPS_NAME=cbtest COMPI_BENCH_APPS_SUBNET=${COMPI_TEST_SUBNET_BENCH:-10.213.79}
-
-mkdir -p "$TMP/slow"
-{
-    echo "compi-heuristics 1 network"
-    echo "source test_bench_apps.sh: 1 Gbit/s taken for 0.1 MB/s"
-    echo "link inter * *"
-    echo "alpha_us 10"
-    for ((s = 2; s <= 16777216; s *= 2)); do echo "beta $s 10000"; done
-    echo "end"
-} >"$TMP/slow/network.txt"
+CELL="app=stencil3d mpi=openmpi rate=1gbit"
 
 rc=0
-COMPI_HEURISTICS=$TMP/slow COMPI_LEVEL=19 COMPI_ADAPT_REFRESH=0 \
-    bash "$COMPI" bench apps --apps stencil3d --mpi openmpi --rates 1gbit --modes off,adaptive \
-    --reps 3 --confirm 3 --scale 0.1 --logs "$TMP/logs" >"$TMP/out" 2>&1 || rc=$?
+COMPI_BENCH_TEST_TIME=off=1,fixed=3,adaptive=2 \
+    bash "$COMPI" bench apps --apps stencil3d --mpi openmpi --rates 1gbit --modes off,fixed,adaptive \
+    --fixed-codec lz4 --reps 3 --confirm 3 --scale 0.1 --no-calibrate --timeout 300 --logs "$TMP/logs" \
+    >"$TMP/out" 2>&1 || rc=$?
 cat "$TMP/out"
 fail=0
-expect() {  # DESCRIPTION GREP-PATTERN
-    if grep -qE -- "$2" "$TMP/out"; then echo "PASS $1"; else echo "FAIL $1 (no line matching: $2)"; fail=1; fi
+pass() { echo "PASS $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+expect() {  # DESCRIPTION GREP-PATTERN [FILE]
+    if grep -qE -- "$2" "${3:-$TMP/out}"; then pass "$1"; else bad "$1 (no line matching: $2)"; fi
 }
-[[ $rc == 0 ]] && echo "PASS every run OK, checksums identical" || { echo "FAIL bench apps exited $rc"; fail=1; }
-expect "the first rounds find adaptive below off" \
-    '^COMPARE app=stencil3d mpi=openmpi rate=1gbit what=adaptive_vs_off .* verdict=BELOW n=3$'
-expect "the second stage reruns off and adaptive alone" \
-    'stencil3d openmpi 1gbit: a comparison of off adaptive came out BELOW; confirming in 3 fresh rounds'
-expect "the fresh rounds confirm it" \
-    '^CONFIRM app=stencil3d mpi=openmpi rate=1gbit what=adaptive_vs_off .* verdict=BELOW n=3$'
-expect "the final count says so" \
-    '^1 of 1 comparisons below their threshold beyond noise \(1 suspect\(s\) in the first rounds: 1 confirmed, 0 not rerun\)'
-n=$(awk -F'\t' '$4 == "adaptive" && $6 == "OK"' "$TMP/logs/confirm.tsv" | wc -l)
-[[ $n == 3 ]] && echo "PASS 3 confirmation runs of adaptive recorded apart" ||
-    { echo "FAIL confirm.tsv has $n OK adaptive runs, expected 3"; fail=1; }
+expect_not() {  # DESCRIPTION GREP-PATTERN
+    if grep -qE -- "$2" "$TMP/out"; then bad "$1 (a line matches: $2)"; else pass "$1"; fi
+}
+# column N of results.tsv / confirm.tsv (app mpi rate mode rep status time checksum codecs log why), space-joined
+col() { awk -F'\t' -v c="$2" '{ printf "%s%s", (NR > 1 ? " " : ""), $c }' "$TMP/logs/$1"; }
+
+[[ $rc == 0 ]] && pass "bench apps exits 0: every run OK, no checksum differs" || bad "bench apps exited $rc"
+# the runs happen, in interleaved rounds: round r starts with the r-th mode
+order=$(awk -F'\t' '{ printf "%s%s.%s", (NR > 1 ? " " : ""), $4, $5 }' "$TMP/logs/results.tsv")
+want="off.1 fixed.1 adaptive.1 fixed.2 adaptive.2 off.2 adaptive.3 off.3 fixed.3"
+[[ $order == "$want" ]] && pass "9 runs in interleaved rounds: $order" || bad "first rounds ran '$order', expected '$want'"
+[[ $(col results.tsv 6) == "OK OK OK OK OK OK OK OK OK" ]] && pass "every first-round run OK" ||
+    bad "first-round statuses: $(col results.tsv 6)"
+[[ $(col results.tsv 7) == "1 3 2 3 2 1 2 1 3" ]] && pass "the hook's times were recorded" ||
+    bad "recorded times '$(col results.tsv 7)', expected the hook's '1 3 2 3 2 1 2 1 3'"
+n=$(grep -cE '^  stencil3d .* OK [0-9.]+ s \(test hook; measured [0-9.eE+-]+ s\)' "$TMP/out" || true)
+[[ $n == 15 ]] && pass "15 progress lines show the injected and the measured time" ||
+    bad "$n progress lines with '(test hook; measured ... s)', expected 15"
+# checksums: one value over all 15 runs (raw, lz4-compressed and adaptive halos alike)
+sums=$(cat "$TMP/logs/results.tsv" "$TMP/logs/confirm.tsv" | awk -F'\t' '{ print $8 }' | sort | uniq -c)
+if [[ $(wc -l <<<"$sums") == 1 && $sums =~ ^\ *15\ [0-9a-fA-F]+$ ]]; then
+    pass "all 15 runs printed the same checksum ($(awk '{ print $2 }' <<<"$sums"))"
+else
+    bad "checksums of the 15 runs: $(tr '\n' ' ' <<<"$sums")"
+fi
+[[ $(awk -F'\t' '$4 == "fixed"' "$TMP/logs/results.tsv" | grep -c $'\tlz4 100%\t' || true) == 3 ]] &&
+    pass "the fixed runs sent their halos compressed (report: lz4 100%)" || bad "fixed runs without lz4 in their report"
+# the verdicts of the first rounds
+expect "adaptive vs off: 0.5 in every round, BELOW" \
+    "^COMPARE $CELL what=adaptive_vs_off ratio=0\.500 ci=0\.500:0\.500 threshold=0\.97 verdict=BELOW n=3$"
+expect "adaptive vs fixed: 1.5 in every round, above" \
+    "^COMPARE $CELL what=adaptive_vs_fixed ratio=1\.500 ci=1\.500:1\.500 threshold=1\.00 verdict=above n=3$"
+expect "RESULT lines carry the per-round ratio" \
+    "^RESULT $CELL mode=adaptive median_s=2\.000000 speedup=0\.500 ci=0\.500:0\.500 status=OK runs=3/3"
+# the second stage: off and adaptive alone, 3 fresh rounds, apart from the first
+expect "the BELOW is rerun with its two modes only" \
+    '^  stencil3d openmpi 1gbit: a comparison of off adaptive came out BELOW; confirming in 3 fresh rounds$'
+order=$(awk -F'\t' '{ printf "%s%s.%s", (NR > 1 ? " " : ""), $4, $5 }' "$TMP/logs/confirm.tsv")
+want="adaptive.4 off.4 off.5 adaptive.5 adaptive.6 off.6"
+[[ $order == "$want" ]] && pass "confirmation: 6 runs, interleaved, recorded apart: $order" ||
+    bad "confirmation ran '$order', expected '$want'"
+[[ $(col confirm.tsv 6) == "OK OK OK OK OK OK" ]] && pass "every confirmation run OK" ||
+    bad "confirmation statuses: $(col confirm.tsv 6)"
+expect "the fresh rounds confirm the BELOW" \
+    "^CONFIRM $CELL what=adaptive_vs_off ratio=0\.500 ci=0\.500:0\.500 threshold=0\.97 verdict=BELOW n=3$"
+expect_not "nothing else is confirmed" "^CONFIRM .*what=adaptive_vs_fixed"
+expect "the final count" \
+    '^1 of 2 comparisons below their threshold beyond noise \(1 suspect\(s\) in the first rounds: 1 confirmed, 0 not rerun\): stencil3d openmpi 1gbit adaptive vs off$'
+
+# failed runs are reported: mode fixed with a codec libcompi does not know
+rc=0
+bash "$COMPI" bench apps --apps stencil3d --mpi openmpi --rates 1gbit --modes off,fixed \
+    --fixed-codec stencil3d=nosuchcodec --reps 1 --confirm 0 --scale 0.1 --no-calibrate --timeout 300 \
+    --logs "$TMP/logs2" >"$TMP/out2" 2>&1 || rc=$?
+sed 's/^/  | /' "$TMP/out2"
+[[ $rc == 1 ]] && pass "a failed run makes bench apps exit 1" || bad "bench apps with a failing run exited $rc, expected 1"
+expect "the failed run is named, with its log" \
+    '^FAIL stencil3d openmpi 1gbit fixed rep 1: exit [0-9]+.* \(log [^ ]+/stencil3d\.openmpi\.1gbit\.fixed\.1\.log\)$' "$TMP/out2"
+expect "its RESULT line says FAIL" "^RESULT $CELL mode=fixed median_s=NA .*status=FAIL runs=0/1" "$TMP/out2"
+expect "off's run still counts" "^RESULT $CELL mode=off median_s=[0-9.]+ .*status=OK runs=1/1" "$TMP/out2"
+expect "the failed run's log has libcompi's reason" "COMPI_CODEC='nosuchcodec' is not a known codec" \
+    "$TMP/logs2/stencil3d.openmpi.1gbit.fixed.1.log"
 exit $fail

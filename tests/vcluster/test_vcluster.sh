@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Self-test of `compi vcluster`: brings up 2 emulated nodes at 100mbit, runs
 # hostcheck.c under Open MPI and MPICH (4 ranks, 2 per node) and checks
-# hostnames, MPI_COMM_TYPE_SHARED node sizes, the shaped inter-node bandwidth
-# vs the intra-node one, rank placement, environment propagation, then tears
-# down and checks nothing is left.  Needs root.  Last line: "N passed, N failed".
+# hostnames, MPI_COMM_TYPE_SHARED node sizes, the links' shaping, rank
+# placement, environment propagation, then tears down and checks nothing is
+# left.  Needs root.  Last line: "N passed, N failed".
+#
+# No check depends on the machine's speed or load: the shaping is checked in
+# tc's configuration (tbf at RATE on both ends of every link), and of the
+# measured bandwidths only the upper bound of the inter-node one, which load
+# cannot break (it only slows a transfer down; the bound fails only when the
+# link does not shape). The intra-node bandwidth and the inter-node one's
+# distance below the link rate are timings: printed, not checked.
 #
 # Uses its own cluster name/subnet (ctest, 10.213.77) so it never touches a
 # cluster someone else has up on this machine.
-#   VCT_RATE=1gbit VCT_MIN_MBPS=60 VCT_MAX_MBPS=140  test another rate
+#   VCT_RATE=1gbit VCT_MAX_MBPS=140  test another rate
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -15,9 +22,7 @@ COMPI=$ROOT/tools/compi
 NAME=${VCT_NAME:-ctest}
 SUBNET=${VCT_SUBNET:-10.213.77}
 RATE=${VCT_RATE:-100mbit}
-MIN_MBPS=${VCT_MIN_MBPS:-5}      # inter-node MB/s must fall in [MIN, MAX]:
-MAX_MBPS=${VCT_MAX_MBPS:-20}     # 100mbit = 12.5 MB/s on the wire
-INTRA_FACTOR=${VCT_INTRA_FACTOR:-4}  # intra-node must beat inter-node by this
+MAX_MBPS=${VCT_MAX_MBPS:-20}     # inter-node MB/s may not exceed this: 100mbit = 12.5 MB/s on the wire
 RUN_TIMEOUT=${VCT_TIMEOUT:-180}
 export COMPI_VCLUSTER_NAME=$NAME  # so every compi vcluster call below targets ours
 
@@ -71,15 +76,26 @@ check "status lists both nodes with their hostnames" \
     bash -c "grep -Eq '^${NAME}0 +$SUBNET.10 +${NAME}0 ' '$TMP/status.log' && grep -Eq '^${NAME}1 +$SUBNET.11 +${NAME}1 ' '$TMP/status.log'"
 check "node names resolve inside the nodes" \
     bash -c "[[ \$('$COMPI' vcluster exec ${NAME}0 -- getent hosts ${NAME}1) == '$SUBNET.11 '* ]]"
-check "links shaped with tbf on both veth ends" \
-    bash -c "ip netns exec ${NAME}0 tc qdisc show dev ceth0 | grep -q tbf && tc qdisc show dev ${NAME}0h | grep -q tbf"
+# tbf's rate in bytes/s, as tc reports it (JSON): tbf_rate NETNS|"" DEV
+tbf_rate() {
+    local -a in_ns=()
+    [[ -n $1 ]] && in_ns=(ip netns exec "$1")
+    "${in_ns[@]}" tc -j qdisc show dev "$2" | sed -n 's/.*"kind":"tbf"[^}]*"rate":\([0-9]*\).*/\1/p'  || true
+}
+want_Bps=$(awk -v r="${RATE,,}" 'BEGIN {
+    m = r ~ /gbit$/ ? 1e9 : r ~ /mbit$/ ? 1e6 : r ~ /kbit$/ ? 1e3 : 0; sub(/[a-z]+$/, "", r)
+    if (m) printf "%.0f\n", r * m / 8 }')
+for n in 0 1; do
+    got="$(tbf_rate "${NAME}$n" ceth0) $(tbf_rate "" "${NAME}${n}h")"
+    check "link of ${NAME}$n shaped by tbf at $RATE on both veth ends (tc: $got bytes/s)" \
+        test -n "$want_Bps" -a "$got" = "$want_Bps $want_Bps"
+done
 
 # ------------------------------------------------------------- hostcheck ----
 # field VALUE of HOST line for rank R: host_field FILE R field
 host_field() { sed -n "s/^HOST rank=$2 .*$3=\([^ ]*\).*/\1/p" "$1"; }
 bw() { sed -n "s/^BW kind=$2 .*mbps=\([0-9.]*\).*/\1/p" "$1"; }
-in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x >= lo && x <= hi) }'; }
-faster() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a != "" && b != "" && a >= f * b) }'; }
+at_most() { awk -v x="$1" -v hi="$2" 'BEGIN { exit !(x != "" && x + 0 > 0 && x <= hi) }'; }
 
 declare -A RESULT_INTER RESULT_INTRA
 for mpi in openmpi mpich; do
@@ -99,10 +115,10 @@ for mpi in openmpi mpich; do
     check "[$mpi] MPI_COMM_TYPE_SHARED gives 2 ranks per node (got $sizes)" test "$sizes" = "2 2 2 2 "
     inter=$(bw "$out" inter); intra=$(bw "$out" intra)
     RESULT_INTER[$mpi]=$inter; RESULT_INTRA[$mpi]=$intra
-    check "[$mpi] inter-node ${inter:-?} MB/s within [$MIN_MBPS, $MAX_MBPS] at $RATE" \
-        in_range "$inter" "$MIN_MBPS" "$MAX_MBPS"
-    check "[$mpi] intra-node ${intra:-?} MB/s >= ${INTRA_FACTOR}x inter-node" \
-        faster "$intra" "$inter" "$INTRA_FACTOR"
+    check "[$mpi] both pairs measured: inter-node ${inter:-?} MB/s, intra-node ${intra:-?} MB/s (timings, not checked)" \
+        test -n "$inter" -a -n "$intra"
+    check "[$mpi] inter-node ${inter:-?} MB/s at most $MAX_MBPS at $RATE: the link shapes it" \
+        at_most "$inter" "$MAX_MBPS"
     if [[ $rc -ne 0 || -z $inter ]]; then sed 's/^/    | /' "$out" | tail -n 20; fi
 
     # round-robin placement: ranks alternate between nodes
