@@ -19,7 +19,7 @@ C_TYPES = {
     "argc": "int *{}", "argv": "char ***{}",
     "cbuf": "const void *{}", "buf": "void *{}",
     "int": "int {}", "dtype": "MPI_Datatype {}", "comm": "MPI_Comm {}", "info": "MPI_Info {}", "comm_out": "MPI_Comm *{}",
-    "cints": "const int {}[]",
+    "cints": "const int {}[]", "op": "MPI_Op {}", "dtypes": "const MPI_Datatype {}[]",
     "status": "MPI_Status *{}", "statuses": "MPI_Status {}[]",
     "req_out": "MPI_Request *{}", "req_inout": "MPI_Request *{}", "req_in": "MPI_Request {}",
     "reqs": "MPI_Request {}[]",
@@ -117,6 +117,8 @@ def gen_fortran_one(call):
             args.append(f"PMPI_Comm_f2c(*{n})")
         elif k == "info":
             args.append(f"PMPI_Info_f2c(*{n})")
+        elif k == "op":
+            args.append(f"PMPI_Op_f2c(*{n})")
         elif k == "comm_out":
             pre.append(f"MPI_Comm c_{n} = MPI_COMM_NULL;")
             args.append(f"&c_{n}")

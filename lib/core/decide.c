@@ -50,7 +50,7 @@ static struct {
     char (*node_names)[COMPI_NET_NAME_MAX];
     compi_link_state *links;   /* node_count + 1: the last one is "any remote node" (broadcast roots) */
     int nlinks;
-    size_t coll_floor;         /* broadcast/gather/scatter blocks below this go raw */
+    size_t coll_floor[COMPI_COLL_EXTRA_MAX + 1]; /* per count of extra metadata collectives: below, MPI's own path */
     uint64_t t0_ns;
     double calibrate_s;
     pthread_key_t scratch_key;
@@ -208,13 +208,12 @@ int compi_engine_init(char *err, size_t errlen)
      * one small extra collective, kept under 5% of the block's transfer. The
      * static model is the same on every rank, so all ranks agree. */
     const compi_net_link *dflt = compi_E.links[compi_g.node_count].model;
-    size_t floor = compi_cfg.min_bytes > 0 ? compi_cfg.min_bytes : 1;
-    while (floor < ((size_t)1 << 40) && compi_net_time_us(dflt, (double)floor) < 20 * dflt->alpha_us) floor *= 2;
-    compi_E.coll_floor = floor;
+    for (int k = 1; k <= COMPI_COLL_EXTRA_MAX; k++)
+        compi_E.coll_floor[k] = compi_net_coll_floor(dflt, compi_cfg.min_bytes, k);
     compi_engine_open_guidance();
     compi_E.ready = 1;
     compi_log(1, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
-              compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor);
+              compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor[1]);
     return MPI_SUCCESS;
 }
 
@@ -230,13 +229,20 @@ void compi_engine_finalize(void)
 
 /* ------------------------------------------------------------------ deciding */
 
-int compi_coll_may_compress(const compi_comm_info *ci, size_t size)
+int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra)
 {
     if (size == 0 || size < ci->min_bytes) return 0;
     if (ci->mode == COMPI_MODE_FIXED) return 1;
+    if (extra < 1) extra = 1;
+    if (extra > COMPI_COLL_EXTRA_MAX) extra = COMPI_COLL_EXTRA_MAX;
     /* trace agrees with guided, so traced collectives are the guided ones */
     return (ci->mode == COMPI_MODE_ADAPTIVE || ci->mode == COMPI_MODE_GUIDED || ci->mode == COMPI_MODE_TRACE) &&
-           compi_E.ready && size >= compi_E.coll_floor;
+           compi_E.ready && size >= compi_E.coll_floor[extra];
+}
+
+int compi_coll_may_compress(const compi_comm_info *ci, size_t size)
+{
+    return compi_coll_worth(ci, size, 1);
 }
 
 /* The message as traces and rules name it. */

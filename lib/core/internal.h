@@ -88,6 +88,7 @@ typedef struct {
     const compi_codec *codec;
     size_t min_bytes;
     uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
+    struct compi_coll_layout *coll;   /* node-aware collectives' sub-communicators (lib/coll), lazily */
     int refs;            /* the communicator's attribute + requests still using it */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may
@@ -177,6 +178,7 @@ typedef enum {
     COMPI_FAM_RECV, COMPI_FAM_IRECV, COMPI_FAM_PERSISTENT_RECV,
     COMPI_FAM_SENDRECV, COMPI_FAM_PROBE, COMPI_FAM_MRECV,
     COMPI_FAM_BCAST, COMPI_FAM_SCATTER, COMPI_FAM_GATHER,
+    COMPI_FAM_ALLGATHER, COMPI_FAM_ALLTOALL, COMPI_FAM_ALLREDUCE, COMPI_FAM_REDUCE,
     COMPI_FAM_COUNT
 } compi_family;
 
@@ -235,6 +237,10 @@ void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint6
 /* Collectives whose receivers must know up front whether a frame comes
  * (broadcast): a size test every rank evaluates alike. */
 int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
+/* The same test for a collective whose compressed path costs `extra` small
+ * metadata collectives (1..COMPI_COLL_EXTRA_MAX) beyond the MPI's own. */
+#define COMPI_COLL_EXTRA_MAX 4
+int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
 /* After the node map; collective over MPI_COMM_WORLD. A bad heuristics file
  * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
  * error code. */

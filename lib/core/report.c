@@ -12,6 +12,7 @@ extern const char *const compi_call_names[];
 static const char *const compi_family_names[COMPI_FAM_COUNT] = {
     "send", "isend", "persistent_send", "recv", "irecv", "persistent_recv",
     "sendrecv", "probe", "mrecv", "bcast", "scatter", "gather",
+    "allgather", "alltoall", "allreduce", "reduce",
 };
 
 /* One rank's counters as a flat vector so one MPI_Gather moves them all. */

@@ -45,6 +45,14 @@ double compi_net_time_us(const compi_net_link *l, double bytes)
     return l->alpha_us + bytes * beta * 1e-3;
 }
 
+size_t compi_net_coll_floor(const compi_net_link *l, size_t floor, int extra)
+{
+    if (floor < 1) floor = 1;
+    if (extra < 1) extra = 1;
+    while (floor < ((size_t)1 << 40) && compi_net_time_us(l, (double)floor) < 20.0 * extra * l->alpha_us) floor *= 2;
+    return floor;
+}
+
 static int compi_name_eq(const char *pattern, const char *name)
 {
     return strcmp(pattern, name) == 0;

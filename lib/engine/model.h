@@ -44,6 +44,12 @@ typedef struct {
 
 /* One-way time in microseconds to move `bytes` over link l. */
 double compi_net_time_us(const compi_net_link *l, double bytes);
+/* Collectives whose compressed path costs `extra` small collectives of
+ * metadata (frame lengths) more than the MPI's own: the smallest size, a
+ * power-of-two multiple of floor (>= 1), at which those cost at most 5% of
+ * moving the size over l (extra x alpha <= 5% of T(size)). Every rank has
+ * the same static model, so every rank finds the same floor. */
+size_t compi_net_coll_floor(const compi_net_link *l, size_t floor, int extra);
 /* The link between hosts a and b of class cls: the exact pair (either order)
  * or else the class default ("*" "*"); NULL if neither exists. */
 const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class cls,

@@ -8,18 +8,9 @@
  * Blocks between ranks of the root's node are never compressed. */
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "coll/coll.h"
 #include "wrappers/impl.h"
 
-static int compi_coll_enabled(MPI_Comm comm, const compi_comm_info **ci)
-{
-    *ci = compi_comm_lookup(comm);
-    compi_mode m = (*ci)->mode;
-    /* trace mode frames them too (raw), so the trace holds the very
-     * collective messages guided mode will look up */
-    return (*ci)->framed && !(*ci)->is_inter &&
-           (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED || m == COMPI_MODE_TRACE);
-}
 
 /* Decodes frame into (buf,count,dt); frame errors go to the comm's handler. */
 static int compi_coll_decode(const unsigned char *frame, size_t len, void *buf, int count,
@@ -51,7 +42,7 @@ static char *compi_block(const void *base, MPI_Aint displ_elems, MPI_Datatype dt
 int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const compi_comm_info *ci;
-    if (!compi_coll_enabled(comm, &ci)) return PMPI_Bcast(buf, count, dt, root, comm);
+    if (!compi_coll_applies(comm, &ci)) return PMPI_Bcast(buf, count, dt, root, comm);
     compi_typeinfo ti;
     compi_typeinfo_get(dt, count, &ti);
     COMPI_STAT_ADD(messages[COMPI_FAM_BCAST], 1);
@@ -174,7 +165,7 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     const compi_comm_info *ci;
-    if (!compi_coll_enabled(comm, &ci))
+    if (!compi_coll_applies(comm, &ci))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     /* Every rank knows the block size: non-roots from their send side, the
      * root from its receive side. */
@@ -191,7 +182,7 @@ int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     const compi_comm_info *ci;
-    if (!compi_coll_enabled(comm, &ci))
+    if (!compi_coll_applies(comm, &ci))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     return compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
                                comm, ci);
@@ -259,7 +250,7 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     const compi_comm_info *ci;
-    if (!compi_coll_enabled(comm, &ci))
+    if (!compi_coll_applies(comm, &ci))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int rank;
     PMPI_Comm_rank(comm, &rank);
@@ -274,7 +265,7 @@ int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int d
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     const compi_comm_info *ci;
-    if (!compi_coll_enabled(comm, &ci))
+    if (!compi_coll_applies(comm, &ci))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return compi_scatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
                                 comm, ci);

@@ -1,0 +1,104 @@
+/* Node-aware allgather(v): gather inside the node, one frame per node
+ * between leaders, broadcast inside the node (see coll.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll.h"
+
+int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+{
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(recvtype, &lb, &ext);
+    compi_typeinfo elem;
+    compi_typeinfo_get(recvtype, 1, &elem);
+    size_t tsize = (size_t)elem.type_size;
+    const int me = l->rank, k = l->my_node;
+    const int *mine = l->members + l->first[k];
+    const int nmine = l->first[k + 1] - l->first[k];
+    int leader = l->local_rank == 0;
+    int rc = MPI_SUCCESS;
+
+    /* 1. the node's blocks land in the leader's recvbuf, where they belong */
+    int *lcounts = malloc(sizeof(int) * (size_t)nmine), *ldispls = malloc(sizeof(int) * (size_t)nmine);
+    if (!lcounts || !ldispls) { free(lcounts); free(ldispls); return MPI_ERR_NO_MEM; }
+    for (int j = 0; j < nmine; j++) {
+        lcounts[j] = recvcounts[mine[j]];
+        ldispls[j] = displs[mine[j]];
+    }
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (leader) {
+        rc = PMPI_Gatherv(in_place ? MPI_IN_PLACE : sendbuf, sendcount, sendtype, recvbuf, lcounts, ldispls,
+                          recvtype, 0, l->local);
+    } else {
+        const void *sb = in_place ? (const char *)recvbuf + (MPI_Aint)displs[me] * ext : sendbuf;
+        rc = PMPI_Gatherv(sb, in_place ? recvcounts[me] : sendcount, in_place ? recvtype : sendtype, NULL, NULL,
+                          NULL, recvtype, 0, l->local);
+    }
+    free(lcounts);
+    free(ldispls);
+    if (rc != MPI_SUCCESS) return rc;
+
+    /* 2. leaders: the node's blocks packed in rank order, one frame to all */
+    if (leader && l->nnodes > 1) {
+        size_t nbytes = 0, most = 0;
+        for (int kk = 0; kk < l->nnodes; kk++) {
+            size_t b = 0;
+            for (int j = l->first[kk]; j < l->first[kk + 1]; j++) b += (size_t)recvcounts[l->members[j]] * tsize;
+            if (kk == k) nbytes = b;
+            if (b > most) most = b;
+        }
+        unsigned char *packed = malloc(most ? most : 1);
+        if (!packed) return MPI_ERR_NO_MEM;
+        size_t off = 0;
+        for (int j = 0; j < nmine && rc == MPI_SUCCESS; j++) {
+            int r = mine[j];
+            size_t b = (size_t)recvcounts[r] * tsize;
+            rc = compi_pack_bytes((char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r], recvtype,
+                                  packed + off, b);
+            off += b;
+        }
+        unsigned char *frame = NULL, *all = NULL;
+        size_t flen = 0;
+        int *lens = NULL, *fdispls = NULL;
+        if (rc == MPI_SUCCESS) rc = compi_coll_encode(ci, -1, COMPI_FAM_ALLGATHER, packed, nbytes, &elem, &frame, &flen);
+        if (rc == MPI_SUCCESS) rc = compi_coll_allgather_frames(frame, flen, l->leaders, &all, &lens, &fdispls);
+        *wire += flen * (size_t)(l->nnodes - 1);
+        free(frame);
+        /* 3. every other node's frame, unpacked block by block */
+        for (int kk = 0; kk < l->nnodes && rc == MPI_SUCCESS; kk++) {
+            if (kk == k) continue;
+            size_t b = 0;
+            for (int j = l->first[kk]; j < l->first[kk + 1]; j++) b += (size_t)recvcounts[l->members[j]] * tsize;
+            MPI_Status st;
+            memset(&st, 0, sizeof st);
+            st.MPI_SOURCE = l->leader_of[kk];
+            rc = compi_frame_deliver(all + fdispls[kk], (size_t)lens[kk], packed, (int)b, MPI_BYTE, &st, comm);
+            off = 0;
+            for (int j = l->first[kk]; j < l->first[kk + 1] && rc == MPI_SUCCESS; j++) {
+                int r = l->members[j];
+                size_t rb = (size_t)recvcounts[r] * tsize;
+                rc = compi_unpack_bytes(packed + off, rb, (char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r],
+                                        recvtype);
+                off += rb;
+            }
+        }
+        free(all);
+        free(lens);
+        free(fdispls);
+        free(packed);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+
+    /* 4. the whole result from the leader to the node */
+    if (l->local_size > 1) {
+        MPI_Datatype whole;
+        rc = PMPI_Type_indexed(l->size, recvcounts, displs, recvtype, &whole);
+        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&whole);
+        if (rc == MPI_SUCCESS) {
+            rc = PMPI_Bcast(recvbuf, 1, whole, 0, l->local);
+            PMPI_Type_free(&whole);
+        }
+    }
+    return rc;
+}

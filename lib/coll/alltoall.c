@@ -1,0 +1,99 @@
+/* Alltoall(v) with every block for another node sent as a frame (one
+ * decision per destination) and blocks inside the node raw; lengths first,
+ * then one alltoallv of bytes (see coll.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll.h"
+
+int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm, const compi_comm_info *ci, uint64_t *wire_out)
+{
+    int n, me, rc = MPI_SUCCESS;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    if (sendbuf == MPI_IN_PLACE) {   /* the data to send is where the result goes: packed first anyway */
+        sendbuf = recvbuf;
+        sendcounts = recvcounts;
+        sdispls = rdispls;
+        sendtype = recvtype;
+    }
+    MPI_Aint lb, sext, rext;
+    PMPI_Type_get_extent(sendtype, &lb, &sext);
+    PMPI_Type_get_extent(recvtype, &lb, &rext);
+    compi_typeinfo sti;
+    compi_typeinfo_get(sendtype, 1, &sti);
+    size_t stsize = (size_t)sti.type_size;
+    int *slens = calloc((size_t)n, sizeof(int)), *sdb = calloc((size_t)n, sizeof(int));
+    int *rlens = calloc((size_t)n, sizeof(int)), *rdb = calloc((size_t)n, sizeof(int));
+    unsigned char **frames = calloc((size_t)n, sizeof *frames);
+    unsigned char *sbytes = NULL, *rbytes = NULL;
+    if (!slens || !sdb || !rlens || !rdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
+
+    /* frames for other nodes; raw lengths for my node */
+    long long stotal = 0;
+    uint64_t wire = 0;
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        const void *blk = (const char *)sendbuf + (MPI_Aint)sdispls[j] * sext;
+        size_t len = (size_t)sendcounts[j] * stsize;
+        if (len > 0 && compi_peer_is_remote(ci, j)) {
+            compi_typeinfo ti;
+            compi_typeinfo_get(sendtype, sendcounts[j], &ti);
+            compi_decision d;
+            compi_decide(&d, ci, j, -1, &ti, COMPI_FAM_ALLTOALL);
+            COMPI_STAT_ADD(messages[COMPI_FAM_ALLTOALL], 1);
+            COMPI_STAT_ADD(bytes[COMPI_FAM_ALLTOALL], len);
+            rc = compi_frame_encode(blk, sendcounts[j], sendtype, &ti, &d, &frames[j], &len);
+            wire += len;
+        }
+        if (len > 0x7fffffff) compi_die("an alltoall block exceeds 2 GiB");
+        slens[j] = (int)len;
+        sdb[j] = (int)stotal;
+        stotal += (long long)len;
+    }
+    if (stotal > 0x7fffffff) compi_die("alltoall send blocks exceed 2 GiB");
+    if (rc != MPI_SUCCESS) goto out;
+    sbytes = malloc(stotal ? (size_t)stotal : 1);
+    if (!sbytes) { rc = MPI_ERR_NO_MEM; goto out; }
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        if (frames[j]) memcpy(sbytes + sdb[j], frames[j], (size_t)slens[j]);
+        else if (slens[j])
+            rc = compi_pack_bytes((const char *)sendbuf + (MPI_Aint)sdispls[j] * sext, sendcounts[j], sendtype,
+                                  sbytes + sdb[j], (size_t)slens[j]);
+    }
+    if (rc == MPI_SUCCESS) rc = PMPI_Alltoall(slens, 1, MPI_INT, rlens, 1, MPI_INT, comm);
+    if (rc != MPI_SUCCESS) goto out;
+    long long rtotal = 0;
+    for (int i = 0; i < n; i++) {
+        rdb[i] = (int)rtotal;
+        rtotal += rlens[i];
+    }
+    if (rtotal > 0x7fffffff) compi_die("alltoall receive blocks exceed 2 GiB");
+    rbytes = malloc(rtotal ? (size_t)rtotal : 1);
+    if (!rbytes) { rc = MPI_ERR_NO_MEM; goto out; }
+    rc = PMPI_Alltoallv(sbytes, slens, sdb, MPI_BYTE, rbytes, rlens, rdb, MPI_BYTE, comm);
+    *wire_out += wire;
+    free(sbytes);   /* in place: the send data must not be needed past here */
+    sbytes = NULL;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        void *dst = (char *)recvbuf + (MPI_Aint)rdispls[i] * rext;
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        st.MPI_SOURCE = i;
+        if (compi_peer_is_remote(ci, i) && rlens[i] > 0)
+            rc = compi_frame_deliver(rbytes + rdb[i], (size_t)rlens[i], dst, recvcounts[i], recvtype, &st, comm);
+        else if (rlens[i] > 0)
+            rc = compi_bytes_deliver(rbytes + rdb[i], (size_t)rlens[i], dst, recvcounts[i], recvtype, &st);
+    }
+out:
+    if (frames)
+        for (int j = 0; j < n; j++) free(frames[j]);
+    free(frames);
+    free(sbytes);
+    free(rbytes);
+    free(slens);
+    free(sdb);
+    free(rlens);
+    free(rdb);
+    return rc;
+}

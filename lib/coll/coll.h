@@ -1,0 +1,100 @@
+/* compi's collectives over nodes: what a communicator that spans nodes runs
+ * instead of the MPI's own algorithm when compression may pay.
+ *
+ * Traffic inside a node stays on plain PMPI calls (shared memory); only the
+ * inter-node part travels as compi frames, compressed per the
+ * communicator's mode (fixed / adaptive / guided / trace) by the same
+ * decision code as point-to-point messages. Whether a collective takes this
+ * path is decided from data every rank has (sizes known to all, the static
+ * network model), so all ranks agree without talking; frame lengths travel
+ * before the frames, so each sender still picks its codec (or raw) alone.
+ *
+ *   allgather(v)  node-local gatherv to the node's leader (its lowest rank);
+ *                 leaders exchange one frame per node (allgatherv among
+ *                 leaders); node-local broadcast of the whole result
+ *   alltoall(v)   every rank pair: blocks for other nodes as frames (one
+ *                 decision per destination), blocks inside the node raw;
+ *                 an alltoall of lengths, then one alltoallv of bytes
+ *   allreduce     node-local reduce to the leader; leaders reduce-scatter
+ *                 (a framed chunk to each leader, combined in node order:
+ *                 the same result on every rank and in every run with the
+ *                 same placement), then allgather the reduced chunks
+ *                 (framed); node-local broadcast
+ *   reduce        the same, but the reduced chunks are gathered to the
+ *                 root's leader, which hands the result to the root
+ * Reductions: predefined ops on predefined datatypes only (exact ops give
+ * MPI's bit pattern; floating-point sums may differ in the last bits, as
+ * between two MPIs). User-defined ops, derived datatypes, intercommunicators,
+ * Alltoallw, Reduce_scatter(_block), Scan and Exscan pass through to the
+ * MPI (counted in the report). */
+#ifndef COMPI_COLL_H
+#define COMPI_COLL_H
+#include "core/internal.h"
+
+/* The node structure of a framed intracommunicator, built on first use
+ * (collective: every rank builds it in the same collective call). */
+typedef struct compi_coll_layout {
+    MPI_Comm local;      /* the ranks of my node, in comm rank order */
+    MPI_Comm leaders;    /* each node's lowest rank, ranked by node index; MPI_COMM_NULL on others */
+    int size, rank;      /* in comm */
+    int nnodes;
+    int my_node;         /* my node's index: nodes are numbered by their leaders' comm rank */
+    int *node_of;        /* comm rank -> node index */
+    int *leader_of;      /* node index -> comm rank of its leader */
+    int *first, *members;/* ranks of node k: members[first[k] .. first[k+1]), increasing */
+    int local_rank, local_size;
+} compi_coll_layout;
+
+/* Collectives on comm may take compi's path: a framed intracommunicator in a
+ * mode that frames (fixed, adaptive, guided, trace). Sets *ci. */
+int compi_coll_applies(MPI_Comm comm, const compi_comm_info **ci);
+
+/* The layout cached on ci, built now if needed; NULL with *rc set on failure. */
+const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc);
+/* The communicator is freed or its hints replaced: its sub-communicators go. */
+void compi_coll_forget(compi_comm_info *ci);
+/* Before MPI_Finalize: every layout still cached is released. */
+void compi_coll_finalize(void);
+
+/* ---- algorithms (the caller checked that the path applies); *wire grows
+ * by the bytes this rank put on inter-node links */
+int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
+int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm, const compi_comm_info *ci, uint64_t *wire);
+/* root < 0: allreduce. */
+int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
+/* Reductions compi runs itself: predefined op on a predefined datatype. */
+int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op);
+
+/* ---- frames of packed bytes (shared by the algorithms) */
+/* Encodes n bytes of elements of class cls / size elem as one frame for
+ * comm rank peer (-1: every other node), deciding like a p2p message. */
+int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, const void *bytes, size_t n,
+                      const compi_typeinfo *elem, unsigned char **frame, size_t *flen);
+/* Frames of every member of sub (lens[i] bytes each, frame i at
+ * all + displs[i]): lengths first, then the bytes. *all, *lens, *displs are
+ * malloc'd. */
+int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Comm sub, unsigned char **all,
+                                int **lens, int **displs);
+
+/* ---- report */
+typedef enum {
+    COMPI_COLL_ALLGATHER, COMPI_COLL_ALLGATHERV, COMPI_COLL_ALLTOALL, COMPI_COLL_ALLTOALLV, COMPI_COLL_ALLTOALLW,
+    COMPI_COLL_ALLREDUCE, COMPI_COLL_REDUCE, COMPI_COLL_REDUCE_SCATTER, COMPI_COLL_REDUCE_SCATTER_BLOCK,
+    COMPI_COLL_SCAN, COMPI_COLL_EXSCAN, COMPI_COLL_KINDS
+} compi_coll_kind;
+extern const char *const compi_coll_names[COMPI_COLL_KINDS];
+/* per kind, this rank: calls, calls on compi's node-aware path, application
+ * bytes (this rank's contribution), bytes this rank put on inter-node
+ * links in compi's path (frames), and time spent in the call */
+enum { COMPI_COLL_CALLS, COMPI_COLL_NODE_AWARE, COMPI_COLL_BYTES, COMPI_COLL_WIRE, COMPI_COLL_NS, COMPI_COLL_FIELDS };
+extern uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
+#define COMPI_COLL_ADD(kind, field, v) \
+    __atomic_fetch_add(&compi_coll_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)
+extern const char *const compi_coll_field_names[COMPI_COLL_FIELDS];
+
+#endif

@@ -1,0 +1,73 @@
+/* Frames of packed bytes for the node-aware collectives, and their report
+ * counters. */
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll.h"
+
+const char *const compi_coll_names[COMPI_COLL_KINDS] = {
+    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "allreduce", "reduce",
+    "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+};
+const char *const compi_coll_field_names[COMPI_COLL_FIELDS] = {
+    "calls", "node_aware_calls", "bytes", "inter_node_wire_bytes", "seconds",
+};
+uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
+
+int compi_coll_applies(MPI_Comm comm, const compi_comm_info **ci)
+{
+    *ci = compi_comm_lookup(comm);
+    compi_mode m = (*ci)->mode;
+    /* trace mode frames them too (raw), so the trace holds the very
+     * collective messages guided mode will look up */
+    return (*ci)->framed && !(*ci)->is_inter &&
+           (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED || m == COMPI_MODE_TRACE);
+}
+
+int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, const void *bytes, size_t n,
+                      const compi_typeinfo *elem, unsigned char **frame, size_t *flen)
+{
+    compi_typeinfo ti = *elem;
+    ti.size = (MPI_Count)n;
+    ti.contiguous = 1;
+    ti.true_lb = 0;
+    ti.type_size = 1;   /* frames travel as bytes: no element padding needed */
+    compi_decision d;
+    compi_decide(&d, ci, peer, -1, &ti, fam);
+    COMPI_STAT_ADD(messages[fam], 1);
+    COMPI_STAT_ADD(bytes[fam], n);
+    return compi_frame_encode(bytes, (int)(n < 0x7fffffff ? n : 0x7fffffff), MPI_BYTE, &ti, &d, frame, flen);
+}
+
+int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Comm sub, unsigned char **all,
+                                int **lens_out, int **displs_out)
+{
+    int n;
+    PMPI_Comm_size(sub, &n);
+    int *lens = malloc(sizeof(int) * (size_t)n), *displs = malloc(sizeof(int) * (size_t)n);
+    *all = NULL;
+    if (!lens || !displs) { free(lens); free(displs); return MPI_ERR_NO_MEM; }
+    if (mylen > 0x7fffffff) compi_die("a collective frame exceeds 2 GiB");
+    int my = (int)mylen;
+    int rc = PMPI_Allgather(&my, 1, MPI_INT, lens, 1, MPI_INT, sub);
+    long long total = 0;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        displs[i] = (int)total;
+        total += lens[i];
+    }
+    if (total > 0x7fffffff) compi_die("collective frames exceed 2 GiB");
+    if (rc == MPI_SUCCESS) {
+        *all = malloc(total ? (size_t)total : 1);
+        if (!*all) rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS) rc = PMPI_Allgatherv(mine, my, MPI_BYTE, *all, lens, displs, MPI_BYTE, sub);
+    if (rc != MPI_SUCCESS) {
+        free(*all);
+        *all = NULL;
+        free(lens);
+        free(displs);
+        return rc;
+    }
+    *lens_out = lens;
+    *displs_out = displs;
+    return MPI_SUCCESS;
+}

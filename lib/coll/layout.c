@@ -1,0 +1,127 @@
+/* The node structure of a communicator for node-aware collectives: a
+ * node-local communicator and one of node leaders, built in the first
+ * collective call that needs them (every rank takes the same path, so every
+ * rank builds them in the same call), freed with the communicator. */
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll.h"
+
+/* infos that carry a layout, so MPI_Finalize can release them all */
+typedef struct compi_coll_entry {
+    compi_comm_info *ci;
+    struct compi_coll_entry *next;
+} compi_coll_entry;
+static compi_coll_entry *compi_coll_live;
+
+static void compi_coll_layout_free(compi_coll_layout *l)
+{
+    if (!l) return;
+    if (l->local != MPI_COMM_NULL) PMPI_Comm_free(&l->local);
+    if (l->leaders != MPI_COMM_NULL) PMPI_Comm_free(&l->leaders);
+    free(l->node_of);
+    free(l->leader_of);
+    free(l->first);
+    free(l->members);
+    free(l);
+}
+
+/* Node indices from the comm's peer nodes: nodes numbered in the order of
+ * their lowest comm rank. */
+static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+{
+    compi_coll_layout *l = calloc(1, sizeof *l);
+    if (!l) { *rc = MPI_ERR_NO_MEM; return NULL; }
+    l->local = l->leaders = MPI_COMM_NULL;
+    PMPI_Comm_size(comm, &l->size);
+    PMPI_Comm_rank(comm, &l->rank);
+    int n = l->size;
+    l->node_of = malloc(sizeof(int) * (size_t)n);
+    l->leader_of = malloc(sizeof(int) * (size_t)n);
+    l->first = calloc((size_t)n + 1, sizeof(int));
+    l->members = malloc(sizeof(int) * (size_t)n);
+    if (!l->node_of || !l->leader_of || !l->first || !l->members) {
+        compi_coll_layout_free(l);
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    for (int r = 0; r < n; r++) {
+        int k = 0;
+        while (k < l->nnodes && ci->peer_node[l->leader_of[k]] != ci->peer_node[r]) k++;
+        if (k == l->nnodes) l->leader_of[l->nnodes++] = r;
+        l->node_of[r] = k;
+    }
+    for (int r = 0; r < n; r++) l->first[l->node_of[r] + 1]++;
+    for (int k = 0; k < l->nnodes; k++) l->first[k + 1] += l->first[k];
+    int *fill = calloc((size_t)l->nnodes, sizeof(int));
+    if (!fill) { compi_coll_layout_free(l); *rc = MPI_ERR_NO_MEM; return NULL; }
+    for (int r = 0; r < n; r++) {
+        int k = l->node_of[r];
+        l->members[l->first[k] + fill[k]++] = r;
+    }
+    free(fill);
+    l->my_node = l->node_of[l->rank];
+    *rc = PMPI_Comm_split(comm, l->my_node, l->rank, &l->local);
+    if (*rc == MPI_SUCCESS)
+        *rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node,
+                              &l->leaders);
+    if (*rc != MPI_SUCCESS) { compi_coll_layout_free(l); return NULL; }
+    PMPI_Comm_rank(l->local, &l->local_rank);
+    PMPI_Comm_size(l->local, &l->local_size);
+    return l;
+}
+
+const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    compi_comm_info *c = (compi_comm_info *)ci;
+    if (c->coll) return c->coll;
+    compi_coll_layout *l = compi_coll_layout_build(comm, ci, rc);
+    compi_coll_entry *e = l ? malloc(sizeof *e) : NULL;
+    if (l && !e) { compi_coll_layout_free(l); *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (!l) return NULL;
+    pthread_mutex_lock(&compi_g.lock);
+    c->coll = l;
+    e->ci = c;   /* the attribute's reference keeps c until compi_coll_forget */
+    e->next = compi_coll_live;
+    compi_coll_live = e;
+    pthread_mutex_unlock(&compi_g.lock);
+    return l;
+}
+
+/* Unlinks ci's entry; returns its layout (the caller frees it outside the lock). */
+static compi_coll_layout *compi_coll_unlink(compi_comm_info *ci, int *found)
+{
+    compi_coll_layout *l = NULL;
+    *found = 0;
+    pthread_mutex_lock(&compi_g.lock);
+    for (compi_coll_entry **p = &compi_coll_live; *p; p = &(*p)->next) {
+        if ((*p)->ci == ci) {
+            compi_coll_entry *e = *p;
+            *p = e->next;
+            free(e);
+            l = ci->coll;
+            ci->coll = NULL;
+            *found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&compi_g.lock);
+    return l;
+}
+
+void compi_coll_forget(compi_comm_info *ci)
+{
+    int found;
+    compi_coll_layout_free(compi_coll_unlink(ci, &found));
+}
+
+void compi_coll_finalize(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&compi_g.lock);
+        compi_comm_info *ci = compi_coll_live ? compi_coll_live->ci : NULL;
+        pthread_mutex_unlock(&compi_g.lock);
+        if (!ci) return;
+        compi_coll_forget(ci);
+    }
+}

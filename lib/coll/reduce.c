@@ -1,0 +1,226 @@
+/* Node-aware reductions (see coll.h): reduce inside the node, reduce-scatter
+ * of framed chunks between leaders combined in node order, then allgather
+ * (allreduce) or gather to the root's leader (reduce) of the reduced chunks,
+ * and the result handed out inside the node. */
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll.h"
+
+int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op)
+{
+    static const MPI_Op predefined[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND,
+                                        MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
+    int known = 0;
+    for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++) known |= op == predefined[i];
+    if (!known) return 0;
+    int ni, na, nd, combiner;
+    return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
+}
+
+/* chunk c of n elements split over p parts: [start, start + len) */
+static void compi_chunk(int n, int p, int c, int *start, int *len)
+{
+    long long a = (long long)n * c / p, b = (long long)n * (c + 1) / p;
+    *start = (int)a;
+    *len = (int)(b - a);
+}
+
+/* Leaders: acc holds this node's partial result of all n elements; on
+ * return its chunk my (= leader index) holds the reduction over all nodes. */
+static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_Op op, MPI_Aint ext, MPI_Comm comm,
+                                        const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+{
+    const int p = l->nnodes, my = l->my_node;
+    int rc = MPI_SUCCESS;
+    int *slens = calloc((size_t)p, sizeof(int)), *sdb = calloc((size_t)p, sizeof(int));
+    int *rlens = calloc((size_t)p, sizeof(int)), *rdb = calloc((size_t)p, sizeof(int));
+    unsigned char **frames = calloc((size_t)p, sizeof *frames);
+    unsigned char *sbytes = NULL, *rbytes = NULL, *contrib = NULL, *sum = NULL;
+    if (!slens || !sdb || !rlens || !rdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
+    long long stotal = 0;
+    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
+        int s, len;
+        compi_chunk(n, p, c, &s, &len);
+        size_t flen = 0;
+        if (c != my && len > 0) {
+            compi_typeinfo ti;
+            compi_typeinfo_get(dt, len, &ti);
+            compi_decision d;
+            compi_decide(&d, ci, l->leader_of[c], -1, &ti, COMPI_FAM_ALLREDUCE);
+            COMPI_STAT_ADD(messages[COMPI_FAM_ALLREDUCE], 1);
+            COMPI_STAT_ADD(bytes[COMPI_FAM_ALLREDUCE], ti.size);
+            rc = compi_frame_encode((char *)acc + (MPI_Aint)s * ext, len, dt, &ti, &d, &frames[c], &flen);
+            *wire += flen;
+        }
+        slens[c] = (int)flen;
+        sdb[c] = (int)stotal;
+        stotal += (long long)flen;
+    }
+    if (stotal > 0x7fffffff) compi_die("reduction chunks exceed 2 GiB");
+    if (rc != MPI_SUCCESS) goto out;
+    sbytes = malloc(stotal ? (size_t)stotal : 1);
+    if (!sbytes) { rc = MPI_ERR_NO_MEM; goto out; }
+    for (int c = 0; c < p; c++)
+        if (frames[c]) memcpy(sbytes + sdb[c], frames[c], (size_t)slens[c]);
+    rc = PMPI_Alltoall(slens, 1, MPI_INT, rlens, 1, MPI_INT, l->leaders);
+    if (rc != MPI_SUCCESS) goto out;
+    long long rtotal = 0;
+    for (int c = 0; c < p; c++) {
+        rdb[c] = (int)rtotal;
+        rtotal += rlens[c];
+    }
+    rbytes = malloc(rtotal ? (size_t)rtotal : 1);
+    if (!rbytes) { rc = MPI_ERR_NO_MEM; goto out; }
+    rc = PMPI_Alltoallv(sbytes, slens, sdb, MPI_BYTE, rbytes, rlens, rdb, MPI_BYTE, l->leaders);
+    if (rc != MPI_SUCCESS) goto out;
+    /* combine in node order: sum = c_0, then sum = c_j op sum (j = 1..p-1) */
+    int s, len;
+    compi_chunk(n, p, my, &s, &len);
+    if (len > 0) {
+        size_t span = (size_t)len * (size_t)ext;
+        contrib = malloc(span);
+        sum = malloc(span);
+        if (!contrib || !sum) { rc = MPI_ERR_NO_MEM; goto out; }
+        char *mine = (char *)acc + (MPI_Aint)s * ext;
+        for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
+            unsigned char *src = contrib;
+            if (c == my) {
+                src = (unsigned char *)mine;
+            } else {
+                MPI_Status st;
+                memset(&st, 0, sizeof st);
+                st.MPI_SOURCE = l->leader_of[c];
+                rc = compi_frame_deliver(rbytes + rdb[c], (size_t)rlens[c], contrib, len, dt, &st, comm);
+                if (rc != MPI_SUCCESS) break;
+            }
+            if (c == 0) memcpy(sum, src, span);
+            else rc = PMPI_Reduce_local(src, sum, len, dt, op);
+        }
+        if (rc == MPI_SUCCESS) memcpy(mine, sum, span);
+    }
+out:
+    if (frames)
+        for (int c = 0; c < p; c++) free(frames[c]);
+    free(frames);
+    free(sbytes);
+    free(rbytes);
+    free(contrib);
+    free(sum);
+    free(slens);
+    free(sdb);
+    free(rlens);
+    free(rdb);
+    return rc;
+}
+
+/* Leaders: the reduced chunks, each leader's own, to every leader (root_node
+ * < 0) or to the leader of root_node. */
+static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, int root_node, MPI_Comm comm,
+                                   const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+{
+    const int p = l->nnodes, my = l->my_node;
+    int s, len, rc;
+    compi_chunk(n, p, my, &s, &len);
+    unsigned char *frame = NULL, *all = NULL;
+    size_t flen = 0;
+    int *lens = NULL, *displs = NULL;
+    if (len > 0 && my != root_node) {
+        compi_typeinfo ti;
+        compi_typeinfo_get(dt, len, &ti);
+        compi_decision d;
+        compi_decide(&d, ci, root_node < 0 ? -1 : l->leader_of[root_node], -1, &ti,
+                     root_node < 0 ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE);
+        COMPI_STAT_ADD(messages[root_node < 0 ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE], 1);
+        COMPI_STAT_ADD(bytes[root_node < 0 ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE], ti.size);
+        rc = compi_frame_encode((char *)acc + (MPI_Aint)s * ext, len, dt, &ti, &d, &frame, &flen);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    if (root_node < 0) {
+        rc = compi_coll_allgather_frames(frame, flen, l->leaders, &all, &lens, &displs);
+        *wire += flen * (size_t)(p - 1);
+    } else {
+        /* the same two steps, towards one leader */
+        lens = malloc(sizeof(int) * (size_t)p);
+        displs = malloc(sizeof(int) * (size_t)p);
+        if (!lens || !displs) { free(frame); free(lens); free(displs); return MPI_ERR_NO_MEM; }
+        int my_len = (int)flen;
+        rc = PMPI_Gather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, root_node, l->leaders);
+        long long total = 0;
+        if (my == root_node)
+            for (int c = 0; c < p; c++) {
+                displs[c] = (int)total;
+                total += lens[c];
+            }
+        if (rc == MPI_SUCCESS && my == root_node && !(all = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Gatherv(frame, my_len, MPI_BYTE, all, lens, displs, MPI_BYTE, root_node, l->leaders);
+        *wire += flen;
+    }
+    free(frame);
+    for (int c = 0; c < p && rc == MPI_SUCCESS && (root_node < 0 || my == root_node); c++) {
+        if (c == my) continue;
+        int cs, clen;
+        compi_chunk(n, p, c, &cs, &clen);
+        if (clen == 0) continue;
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        st.MPI_SOURCE = l->leader_of[c];
+        rc = compi_frame_deliver(all + displs[c], (size_t)lens[c], (char *)acc + (MPI_Aint)cs * ext, clen, dt, &st,
+                                 comm);
+    }
+    free(all);
+    free(lens);
+    free(displs);
+    return rc;
+}
+
+int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+{
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    const int me = l->rank;
+    const int leader = l->local_rank == 0;
+    const int all = root < 0;
+    const int root_node = all ? -1 : l->node_of[root];
+    /* MPI_IN_PLACE: the input is in recvbuf (allreduce: everywhere; reduce: at the root) */
+    const int in_place = sendbuf == MPI_IN_PLACE;
+    const void *input = in_place ? recvbuf : sendbuf;
+    int rc = MPI_SUCCESS;
+
+    /* where a leader accumulates: recvbuf where it has one, else a buffer of compi's */
+    void *acc = NULL, *own = NULL;
+    if (leader) {
+        if (all || me == root) {
+            acc = recvbuf;
+        } else {
+            size_t span = count > 0 ? (size_t)text + (size_t)(count - 1) * (size_t)ext : 1;
+            own = malloc(span);
+            if (!own) return MPI_ERR_NO_MEM;
+            acc = (char *)own - tlb;
+        }
+    }
+    /* 1. inside the node, to the leader */
+    if (leader)
+        rc = PMPI_Reduce(acc == recvbuf && in_place ? MPI_IN_PLACE : input, acc, count, dt, op, 0, l->local);
+    else
+        rc = PMPI_Reduce(input, NULL, count, dt, op, 0, l->local);
+    /* 2-3. between leaders */
+    if (rc == MPI_SUCCESS && leader && l->nnodes > 1) {
+        rc = compi_reduce_scatter_leaders(acc, count, dt, op, ext, comm, ci, l, wire);
+        if (rc == MPI_SUCCESS) rc = compi_chunks_to_leaders(acc, count, dt, ext, root_node, comm, ci, l, wire);
+    }
+    /* 4. the result inside the node */
+    if (rc == MPI_SUCCESS && all && l->local_size > 1) {
+        rc = PMPI_Bcast(recvbuf, count, dt, 0, l->local);
+    } else if (rc == MPI_SUCCESS && !all && l->node_of[root] == l->my_node && l->leader_of[root_node] != root) {
+        /* a root that is not its node's leader gets the result from it */
+        int root_local = 0;
+        for (int j = l->first[root_node]; l->members[j] != root; j++) root_local++;
+        if (leader) rc = PMPI_Send(acc, count, dt, root_local, 0, l->local);
+        else if (me == root) rc = PMPI_Recv(recvbuf, count, dt, 0, 0, l->local, MPI_STATUS_IGNORE);
+    }
+    free(own);
+    return rc;
+}

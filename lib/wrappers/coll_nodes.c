@@ -1,0 +1,253 @@
+/* The collectives every rank takes part in: allgather(v), alltoall(v)(w),
+ * the reductions and scans. Each call either runs compi's node-aware
+ * algorithm (lib/coll/coll.h) or passes to the MPI; the choice comes from
+ * sizes every rank knows, so all ranks take the same path. Every call is
+ * counted (calls, path, bytes, inter-node wire bytes, time) for the report. */
+#include <stdlib.h>
+#include "coll/coll.h"
+#include "wrappers/impl.h"
+
+/* Extra metadata collectives of compi's path over the MPI's own (frame
+ * lengths, plus the node-local steps): the block size must be worth them. */
+#define COMPI_EXTRA_ALLGATHER 2
+#define COMPI_EXTRA_ALLTOALL 1
+#define COMPI_EXTRA_REDUCE 3
+
+static MPI_Count compi_type_bytes(MPI_Datatype dt, int count)
+{
+    MPI_Count size = 0;
+    PMPI_Type_size_x(dt, &size);
+    return size * (MPI_Count)(count > 0 ? count : 0);
+}
+
+/* ranks a collective's per-peer arrays are long (the remote group of an intercommunicator) */
+static int compi_coll_peers(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) PMPI_Comm_remote_size(comm, &n);
+    else PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+static void compi_coll_count(compi_coll_kind kind, int node_aware, MPI_Count bytes, uint64_t wire, uint64_t t0)
+{
+    COMPI_COLL_ADD(kind, COMPI_COLL_CALLS, 1);
+    COMPI_COLL_ADD(kind, COMPI_COLL_NODE_AWARE, node_aware);
+    COMPI_COLL_ADD(kind, COMPI_COLL_BYTES, bytes > 0 ? bytes : 0);
+    COMPI_COLL_ADD(kind, COMPI_COLL_WIRE, wire);
+    COMPI_COLL_ADD(kind, COMPI_COLL_NS, compi_now_ns() - t0);
+}
+
+/* compi's path for this call, or NULL: layout built (collectively) on first use */
+static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info **ci, size_t size, int extra,
+                                                int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (!compi_coll_applies(comm, ci) || !compi_coll_worth(*ci, size, extra)) return NULL;
+    return compi_coll_layout_get(comm, *ci, rc);
+}
+
+static int compi_coll_done(MPI_Comm comm, int rc)
+{
+    return rc == MPI_SUCCESS ? rc : compi_raise(comm, rc);
+}
+
+/* ------------------------------------------------------------ allgather */
+
+static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
+                                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns(), wire = 0;
+    int n = compi_coll_peers(comm), me, rc;
+    PMPI_Comm_rank(comm, &me);
+    /* the per-rank block size, known alike everywhere (the average for allgatherv) */
+    MPI_Count total = 0;
+    if (recvcounts)
+        for (int i = 0; i < n; i++) total += compi_type_bytes(recvtype, recvcounts[i]);
+    else
+        total = compi_type_bytes(recvtype, recvcount) * n;
+    MPI_Count mine = recvcounts ? (me < n ? compi_type_bytes(recvtype, recvcounts[me]) : 0)
+                                : compi_type_bytes(recvtype, recvcount);
+    const compi_comm_info *ci;
+    const compi_coll_layout *l = compi_coll_path(comm, &ci, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, &rc);
+    if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    if (!l) {
+        rc = recvcounts ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
+                        : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        compi_coll_count(kind, 0, mine, 0, t0);
+        return rc;
+    }
+    int *counts = (int *)recvcounts, *at = (int *)displs;
+    if (!recvcounts) {
+        counts = malloc(sizeof(int) * (size_t)n);
+        at = malloc(sizeof(int) * (size_t)n);
+        if (!counts || !at) { free(counts); free(at); return compi_raise(comm, MPI_ERR_NO_MEM); }
+        for (int i = 0; i < n; i++) {
+            counts[i] = recvcount;
+            at[i] = i * recvcount;
+        }
+    }
+    rc = compi_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, at, recvtype, comm, ci, l, &wire);
+    if (!recvcounts) { free(counts); free(at); }
+    compi_coll_count(kind, 1, mine, wire, t0);
+    return compi_coll_done(comm, rc);
+}
+
+int compi_impl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return compi_allgather_common(COMPI_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                                  recvtype, comm);
+}
+
+int compi_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return compi_allgather_common(COMPI_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                                  recvtype, comm);
+}
+
+/* ------------------------------------------------------------ alltoall */
+
+int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns(), wire = 0;
+    int n = compi_coll_peers(comm), rc;
+    MPI_Count block = compi_type_bytes(recvtype, recvcount);
+    const compi_comm_info *ci;
+    if (!compi_coll_applies(comm, &ci) || !compi_coll_worth(ci, (size_t)block, COMPI_EXTRA_ALLTOALL)) {
+        rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        compi_coll_count(COMPI_COLL_ALLTOALL, 0, block * n, 0, t0);
+        return rc;
+    }
+    int *scounts = malloc(sizeof(int) * (size_t)n), *sd = malloc(sizeof(int) * (size_t)n);
+    int *rcounts = malloc(sizeof(int) * (size_t)n), *rd = malloc(sizeof(int) * (size_t)n);
+    if (!scounts || !sd || !rcounts || !rd) {
+        free(scounts); free(sd); free(rcounts); free(rd);
+        return compi_raise(comm, MPI_ERR_NO_MEM);
+    }
+    for (int i = 0; i < n; i++) {
+        scounts[i] = sendcount;
+        sd[i] = i * sendcount;
+        rcounts[i] = recvcount;
+        rd[i] = i * recvcount;
+    }
+    rc = compi_coll_alltoallv(sendbuf, scounts, sd, sendtype, recvbuf, rcounts, rd, recvtype, comm, ci, &wire);
+    free(scounts); free(sd); free(rcounts); free(rd);
+    compi_coll_count(COMPI_COLL_ALLTOALL, 1, block * n, wire, t0);
+    return compi_coll_done(comm, rc);
+}
+
+int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns(), wire = 0;
+    int n = compi_coll_peers(comm), rc;
+    MPI_Count bytes = 0;
+    for (int i = 0; i < n; i++) bytes += compi_type_bytes(recvtype, recvcounts[i]);
+    /* block sizes differ per rank, so no size test every rank could share:
+     * on a framed communicator compi's path always runs (blocks under the
+     * floor simply go raw) */
+    const compi_comm_info *ci;
+    if (!compi_coll_applies(comm, &ci)) {
+        rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        compi_coll_count(COMPI_COLL_ALLTOALLV, 0, bytes, 0, t0);
+        return rc;
+    }
+    rc = compi_coll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                              ci, &wire);
+    compi_coll_count(COMPI_COLL_ALLTOALLV, 1, bytes, wire, t0);
+    return compi_coll_done(comm, rc);
+}
+
+int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns();
+    int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    compi_coll_count(COMPI_COLL_ALLTOALLW, 0, 0, 0, t0);
+    return rc;
+}
+
+/* ------------------------------------------------------------ reductions */
+
+static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                               MPI_Op op, int root, MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns(), wire = 0;
+    MPI_Count bytes = compi_type_bytes(dt, count);
+    const compi_comm_info *ci;
+    int rc;
+    const compi_coll_layout *l = compi_coll_reduction_ok(dt, op)
+                                     ? compi_coll_path(comm, &ci, (size_t)bytes, COMPI_EXTRA_REDUCE, &rc)
+                                     : (rc = MPI_SUCCESS, NULL);
+    if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    if (!l) {
+        rc = root < 0 ? PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm)
+                      : PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+        compi_coll_count(kind, 0, bytes, 0, t0);
+        return rc;
+    }
+    rc = compi_coll_reduce(sendbuf, recvbuf, count, dt, op, root, comm, ci, l, &wire);
+    compi_coll_count(kind, 1, bytes, wire, t0);
+    return compi_coll_done(comm, rc);
+}
+
+int compi_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return compi_reduce_common(COMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, -1, comm);
+}
+
+int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                      MPI_Comm comm)
+{
+    /* intercommunicator roots (MPI_ROOT, MPI_PROC_NULL) and roots out of
+     * range are the MPI's to handle and report */
+    int n = compi_coll_peers(comm);
+    if (root < 0 || root >= n) return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+    return compi_reduce_common(COMPI_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, comm);
+}
+
+/* Passed to the MPI (counted): their results are spread over the ranks in
+ * ways that leave little to gain over the reductions above, see coll.h. */
+int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns();
+    int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
+    int me, n;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &n);   /* recvcounts has one entry per local rank, intercommunicators too */
+    compi_coll_count(COMPI_COLL_REDUCE_SCATTER, 0, me < n ? compi_type_bytes(dt, recvcounts[me]) : 0, 0, t0);
+    return rc;
+}
+
+int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
+                                    MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns();
+    int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
+    compi_coll_count(COMPI_COLL_REDUCE_SCATTER_BLOCK, 0, compi_type_bytes(dt, recvcount), 0, t0);
+    return rc;
+}
+
+int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns();
+    int rc = PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
+    compi_coll_count(COMPI_COLL_SCAN, 0, compi_type_bytes(dt, count), 0, t0);
+    return rc;
+}
+
+int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    uint64_t t0 = compi_now_ns();
+    int rc = PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
+    compi_coll_count(COMPI_COLL_EXSCAN, 0, compi_type_bytes(dt, count), 0, t0);
+    return rc;
+}
