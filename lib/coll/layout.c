@@ -12,6 +12,9 @@ typedef struct compi_coll_entry {
     struct compi_coll_entry *next;
 } compi_coll_entry;
 static compi_coll_entry *compi_coll_live;
+/* its own lock: compi_coll_forget runs inside attribute callbacks, some of
+ * them called while compi_g.lock is held (compi_comm_apply_hints) */
+static pthread_mutex_t compi_coll_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void compi_coll_layout_free(compi_coll_layout *l)
 {
@@ -79,12 +82,12 @@ const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_i
     compi_coll_entry *e = l ? malloc(sizeof *e) : NULL;
     if (l && !e) { compi_coll_layout_free(l); *rc = MPI_ERR_NO_MEM; return NULL; }
     if (!l) return NULL;
-    pthread_mutex_lock(&compi_g.lock);
+    pthread_mutex_lock(&compi_coll_lock);
     c->coll = l;
     e->ci = c;   /* the attribute's reference keeps c until compi_coll_forget */
     e->next = compi_coll_live;
     compi_coll_live = e;
-    pthread_mutex_unlock(&compi_g.lock);
+    pthread_mutex_unlock(&compi_coll_lock);
     return l;
 }
 
@@ -93,7 +96,7 @@ static compi_coll_layout *compi_coll_unlink(compi_comm_info *ci, int *found)
 {
     compi_coll_layout *l = NULL;
     *found = 0;
-    pthread_mutex_lock(&compi_g.lock);
+    pthread_mutex_lock(&compi_coll_lock);
     for (compi_coll_entry **p = &compi_coll_live; *p; p = &(*p)->next) {
         if ((*p)->ci == ci) {
             compi_coll_entry *e = *p;
@@ -105,7 +108,7 @@ static compi_coll_layout *compi_coll_unlink(compi_comm_info *ci, int *found)
             break;
         }
     }
-    pthread_mutex_unlock(&compi_g.lock);
+    pthread_mutex_unlock(&compi_coll_lock);
     return l;
 }
 
@@ -118,9 +121,9 @@ void compi_coll_forget(compi_comm_info *ci)
 void compi_coll_finalize(void)
 {
     for (;;) {
-        pthread_mutex_lock(&compi_g.lock);
+        pthread_mutex_lock(&compi_coll_lock);
         compi_comm_info *ci = compi_coll_live ? compi_coll_live->ci : NULL;
-        pthread_mutex_unlock(&compi_g.lock);
+        pthread_mutex_unlock(&compi_coll_lock);
         if (!ci) return;
         compi_coll_forget(ci);
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
+#include "coll/coll.h"
 
 extern uint64_t compi_call_counts[];
 extern const int compi_call_count_n;
@@ -24,6 +25,7 @@ typedef struct {
     uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
     uint64_t evaluations, evaluate_ns;
     uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
+    uint64_t coll[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];   /* lib/coll/coll.h */
 } compi_rank_record;
 
 static void compi_record_fill(compi_rank_record *r)
@@ -49,6 +51,28 @@ static void compi_record_fill(compi_rank_record *r)
         r->codec_in[i] = compi_st.codec_in[i];
         r->codec_out[i] = compi_st.codec_out[i];
     }
+    for (int k = 0; k < COMPI_COLL_KINDS; k++)
+        for (int f = 0; f < COMPI_COLL_FIELDS; f++)
+            r->coll[k][f] = __atomic_load_n(&compi_coll_st[k][f], __ATOMIC_RELAXED);
+}
+
+/* Per collective that was called: calls, how many ran compi's node-aware
+ * path (the rest ran the MPI's own), bytes, inter-node wire bytes, time. */
+static void compi_json_collectives(FILE *f, const compi_rank_record *r)
+{
+    fprintf(f, "\"collectives\": {");
+    int first = 1;
+    for (int k = 0; k < COMPI_COLL_KINDS; k++) {
+        if (!r->coll[k][COMPI_COLL_CALLS]) continue;
+        fprintf(f, "%s\"%s\": {", first ? "" : ", ", compi_coll_names[k]);
+        for (int fi = 0; fi < COMPI_COLL_FIELDS; fi++) {
+            if (fi == COMPI_COLL_NS) fprintf(f, "%s\"%s\": %.6f", fi ? ", " : "", compi_coll_field_names[fi], r->coll[k][fi] * 1e-9);
+            else fprintf(f, "%s\"%s\": %llu", fi ? ", " : "", compi_coll_field_names[fi], (unsigned long long)r->coll[k][fi]);
+        }
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "}");
 }
 
 static void compi_record_add(compi_rank_record *sum, const compi_rank_record *r)
@@ -95,7 +119,8 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
         fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", compi_call_names[i], (unsigned long long)calls[i]);
         first = 0;
     }
-    fprintf(f, "}");
+    fprintf(f, "},\n%s", indent);
+    compi_json_collectives(f, r);
 }
 
 static void compi_summary(const compi_rank_record *t)
