@@ -154,27 +154,30 @@ static void compi_summary(const compi_rank_record *t)
                 mode == COMPI_MODE_OFF ? "" : " (no inter-node point-to-point or rooted-collective traffic on "
                                               "communicators spanning nodes)");
     } else {
-        /* raw = what was decided on minus what went compressed; the known causes, the rest is the engine's or a rule's choice */
+        /* raw = what was decided on minus what went compressed; besides the
+         * known causes, the rest is the engine's or a rule's choice */
         uint64_t raw = t->inter_decided > packed ? t->inter_decided - packed : 0;
         uint64_t why = t->raw_small + t->raw_incompressible, chosen = raw > why ? raw - why : 0;
+        char causes[256] = "";
+        if (chosen)
+            compi_cat(causes, sizeof causes, "%llu %s", (unsigned long long)chosen,
+                      mode == COMPI_MODE_TRACE ? "traced" : "judged not to pay");
+        if (t->raw_small)
+            compi_cat(causes, sizeof causes, "%s%llu below min %zu B", causes[0] ? ", " : "",
+                      (unsigned long long)t->raw_small, compi_cfg.min_bytes);
+        if (t->raw_incompressible)
+            compi_cat(causes, sizeof causes, "%s%llu incompressible", causes[0] ? ", " : "",
+                      (unsigned long long)t->raw_incompressible);
         char line[1024];
-        snprintf(line, sizeof line, "compi: %llu inter-node message(s) through compi: %llu compressed",
-                 (unsigned long long)t->inter_decided, (unsigned long long)packed);
-        if (packed) compi_cat(line, sizeof line, " (%s)", used);
-        compi_cat(line, sizeof line, ", %llu raw", (unsigned long long)raw);
-        if (raw) {
-            char causes[256] = "";
-            if (chosen)
-                compi_cat(causes, sizeof causes, "%llu %s", (unsigned long long)chosen,
-                          mode == COMPI_MODE_TRACE ? "traced" : "judged not to pay");
-            if (t->raw_small)
-                compi_cat(causes, sizeof causes, "%s%llu below min %zu B", causes[0] ? ", " : "",
-                          (unsigned long long)t->raw_small, compi_cfg.min_bytes);
-            if (t->raw_incompressible)
-                compi_cat(causes, sizeof causes, "%s%llu incompressible", causes[0] ? ", " : "",
-                          (unsigned long long)t->raw_incompressible);
-            compi_cat(line, sizeof line, " (%s)", causes);
-        }
+        snprintf(line, sizeof line, "compi: %llu inter-node message(s) through compi",
+                 (unsigned long long)t->inter_decided);
+        if (!raw)
+            compi_cat(line, sizeof line, ", all compressed (%s)", used);
+        else if (!packed)
+            compi_cat(line, sizeof line, ", none compressed (%s)", causes);
+        else
+            compi_cat(line, sizeof line, ": %llu compressed (%s), %llu raw (%s)", (unsigned long long)packed, used,
+                      (unsigned long long)raw, causes);
         fprintf(stderr, "%s\n", line);
         if (packed)
             fprintf(stderr, "compi: compressed %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "

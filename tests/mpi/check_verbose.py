@@ -30,13 +30,25 @@ def fail(msg, out=None):
 
 
 def check_counts(line, summary):
-    """The inter-node line: N through compi = C compressed + R raw, C = sum of
-    the codecs listed, R = sum of its causes."""
-    m = re.match(r"^compi: (\d+) inter-node message\(s\) through compi: (\d+) compressed(?: \(([^)]*)\))?, "
-                 r"(\d+) raw(?: \(([^)]*)\))?$", line)
-    if not m:
-        fail("inter-node line not in the expected form: %r" % line, summary)
-    total, packed, codecs, raw, causes = int(m[1]), int(m[2]), m[3] or "", int(m[4]), m[5] or ""
+    """The inter-node line, in one of its three forms:
+         N ... through compi: C compressed (codec n, ...), R raw (causes)
+         N ... through compi, all compressed (codec n, ...)
+         N ... through compi, none compressed (causes)
+    C = sum of the codecs listed, R = sum of the causes, N = C + R."""
+    pre = r"^compi: (\d+) inter-node message\(s\) through compi"
+    m = re.match(pre + r": (\d+) compressed \(([^)]+)\), (\d+) raw \(([^)]+)\)$", line)
+    if m:
+        total, packed, codecs, raw, causes = int(m[1]), int(m[2]), m[3], int(m[4]), m[5]
+    elif re.match(pre + r", all compressed \(([^)]+)\)$", line):
+        m = re.match(pre + r", all compressed \(([^)]+)\)$", line)
+        total, codecs, causes = int(m[1]), m[2], ""
+        packed, raw = total, 0
+    elif re.match(pre + r", none compressed \(([^)]+)\)$", line):
+        m = re.match(pre + r", none compressed \(([^)]+)\)$", line)
+        total, codecs, causes = int(m[1]), "", m[2]
+        packed, raw = 0, total
+    else:
+        fail("inter-node line not in an expected form: %r" % line, summary)
     used = {}
     for part in filter(None, (p.strip() for p in codecs.split(","))):
         name, n = part.rsplit(" ", 1)
