@@ -212,7 +212,11 @@ int compi_engine_init(char *err, size_t errlen)
         compi_E.coll_floor[k] = compi_net_coll_floor(dflt, compi_cfg.min_bytes, k);
     compi_engine_open_guidance();
     compi_E.ready = 1;
-    compi_log(1, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
+    /* the models are the same on every rank; a user of fixed or off mode, or
+     * of a single node where nothing is compressed, needs them only in detail */
+    int engine_decides = (compi_cfg.mode == COMPI_MODE_ADAPTIVE || compi_cfg.mode == COMPI_MODE_GUIDED) &&
+                         compi_g.node_count > 1;
+    compi_log(engine_decides ? 1 : 2, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
               compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor[1]);
     return MPI_SUCCESS;
 }
@@ -298,6 +302,7 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     size_t size = (size_t)ti->size;
     int remote = peer < 0 ? 1 : compi_peer_is_remote(ci, peer);
     if (!remote || ci->mode == COMPI_MODE_OFF) return;
+    COMPI_STAT_ADD(inter_decided, 1);
     if (size == 0 || size < ci->min_bytes) {
         COMPI_STAT_ADD(raw_small, 1);
         return;
@@ -383,7 +388,7 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
          * drop it, the same mistake count that restarts an adaptive study. */
         if (compi_rules_outcome(compi_E.rules, d->rule_index, compi_outcome_is_mistake(achieved),
                                 compi_cfg.window.restart_mistakes, compi_cfg.window.history))
-            compi_log(1, "guided rule for message %u/%d/%d (%zu bytes, %s) dropped: %u of its last %u compressions "
+            compi_log(2, "guided rule for message %u/%d/%d (%zu bytes, %s) dropped: %u of its last %u compressions "
                       "did not pay; deciding it adaptively", d->comm_id, d->peer, d->tag, size, d->codec->name,
                       compi_cfg.window.restart_mistakes, compi_cfg.window.history);
         return;

@@ -186,6 +186,8 @@ typedef struct {
     uint64_t messages[COMPI_FAM_COUNT];
     uint64_t bytes[COMPI_FAM_COUNT];          /* application bytes */
     uint64_t intra_msgs, inter_msgs;          /* sends by peer locality (same-node persistent starts not seen) */
+    uint64_t inter_decided;                   /* inter-node messages and collective blocks compi decided on
+                                                 (compressed or raw; compi_decide) */
     uint64_t raw_small, raw_incompressible;   /* why inter-node messages went raw */
     uint64_t raw_unframed, raw_escaped;       /* raw messages sent without a header; escapes (escape.c) */
     uint64_t codec_msgs[256], codec_in[256], codec_out[256];

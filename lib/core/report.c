@@ -1,5 +1,6 @@
 /* The finalize report: every rank's counters gathered to rank 0, written as
  * JSON (COMPI_REPORT) and summarised on stderr (COMPI_VERBOSE >= 1). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ enum { COMPI_CODEC_SLOTS = 32 };
 typedef struct {
     uint64_t node;
     uint64_t messages[COMPI_FAM_COUNT], bytes[COMPI_FAM_COUNT];
-    uint64_t intra_msgs, inter_msgs, raw_small, raw_incompressible, raw_unframed, raw_escaped;
+    uint64_t intra_msgs, inter_msgs, inter_decided, raw_small, raw_incompressible, raw_unframed, raw_escaped;
     uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
     uint64_t evaluations, evaluate_ns;
     uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
@@ -36,6 +37,7 @@ static void compi_record_fill(compi_rank_record *r)
     memcpy(r->bytes, compi_st.bytes, sizeof r->bytes);
     r->intra_msgs = compi_st.intra_msgs;
     r->inter_msgs = compi_st.inter_msgs;
+    r->inter_decided = compi_st.inter_decided;
     r->raw_small = compi_st.raw_small;
     r->raw_incompressible = compi_st.raw_incompressible;
     r->raw_unframed = compi_st.raw_unframed;
@@ -91,6 +93,7 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
     fprintf(f, "},\n");
     fprintf(f, "%s\"intra_node_messages\": %llu, \"inter_node_messages\": %llu,\n", indent,
             (unsigned long long)r->intra_msgs, (unsigned long long)r->inter_msgs);
+    fprintf(f, "%s\"inter_node_decided\": %llu,\n", indent, (unsigned long long)r->inter_decided);
     fprintf(f, "%s\"raw_small\": %llu, \"raw_incompressible\": %llu,\n", indent,
             (unsigned long long)r->raw_small, (unsigned long long)r->raw_incompressible);
     fprintf(f, "%s\"raw_unframed\": %llu, \"raw_escaped\": %llu,\n", indent,
@@ -123,28 +126,100 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
     compi_json_collectives(f, r);
 }
 
+/* Appends printf-style text to a fixed buffer (truncating, never overflowing). */
+static void compi_cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void compi_cat(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
+/* The finalize summary on rank 0's stderr (COMPI_VERBOSE >= 1): what compi
+ * did in this job, in the mode the job ran. Counters that are zero are left
+ * out rather than printed as "0 ..." next to things compi never saw. */
 static void compi_summary(const compi_rank_record *t)
 {
-    uint64_t in = 0, out = 0;
-    uint64_t msgs = 0;
+    uint64_t in = 0, out = 0, packed = 0;
+    char used[512] = "";
     for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
+        if (!t->codec_msgs[id]) continue;
+        const compi_codec *c = compi_codec_by_id((uint8_t)id);
+        compi_cat(used, sizeof used, "%s%s %llu", used[0] ? ", " : "", c ? c->name : "unknown",
+                  (unsigned long long)t->codec_msgs[id]);
         in += t->codec_in[id];
         out += t->codec_out[id];
-        msgs += t->codec_msgs[id];
+        packed += t->codec_msgs[id];
     }
-    fprintf(stderr,
-            "compi: %d ranks on %d node(s), mode %s, codec %s (fixed mode), min %zu B\n"
-            "compi: sends: %llu inter-node, %llu intra-node (never compressed); raw inter-node: %llu small, "
-            "%llu incompressible, %llu sent unframed (zero-copy), %llu escaped\n"
-            "compi: compressed %llu messages: %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
-            "(all ranks); %llu sample evaluations took %.3f s\n",
-            compi_g.world_size, compi_g.node_count, compi_mode_name(compi_cfg.mode),
-            compi_cfg.codec->name, compi_cfg.min_bytes, (unsigned long long)t->inter_msgs,
-            (unsigned long long)t->intra_msgs, (unsigned long long)t->raw_small,
-            (unsigned long long)t->raw_incompressible, (unsigned long long)t->raw_unframed,
-            (unsigned long long)t->raw_escaped, (unsigned long long)msgs, in / 1048576.0, out / 1048576.0,
-            out ? (double)in / (double)out : 0.0, t->compress_ns * 1e-9, t->decompress_ns * 1e-9,
-            (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);
+    compi_mode mode = compi_cfg.mode;
+    if (compi_g.node_count < 2) {
+        fprintf(stderr, "compi: %d rank%s, all on one node: compi was inactive (no communicator spans nodes, so "
+                        "every message went to MPI untouched; mode %s)\n", compi_g.world_size,
+                compi_g.world_size == 1 ? "" : "s", compi_mode_name(mode));
+        return;
+    }
+    char head[256];
+    snprintf(head, sizeof head, "compi: %d ranks on %d nodes, mode %s", compi_g.world_size, compi_g.node_count,
+             compi_mode_name(mode));
+    switch (mode) {
+    case COMPI_MODE_OFF: compi_cat(head, sizeof head, " (pass-through)"); break;
+    case COMPI_MODE_FIXED: compi_cat(head, sizeof head, ", codec %s", compi_cfg.codec->name); break;
+    case COMPI_MODE_ADAPTIVE: compi_cat(head, sizeof head, " (codec chosen per message)"); break;
+    case COMPI_MODE_TRACE: compi_cat(head, sizeof head, " (every message raw, traced for compi guide)"); break;
+    case COMPI_MODE_GUIDED: compi_cat(head, sizeof head, " (compi guide's rules, adaptive where none)"); break;
+    default: break;
+    }
+    if (mode != COMPI_MODE_OFF || t->inter_decided) compi_cat(head, sizeof head, ", min %zu B", compi_cfg.min_bytes);
+    fprintf(stderr, "%s\n", head);
+    if (!t->inter_decided) {
+        /* communicator hints can turn compi on in off mode, so only the counters say nothing happened */
+        fprintf(stderr, "compi: no message between nodes went through compi%s\n",
+                mode == COMPI_MODE_OFF ? "" : " (no inter-node point-to-point or rooted-collective traffic on "
+                                              "communicators spanning nodes)");
+    } else {
+        /* raw = what was decided on minus what went compressed; besides the
+         * known causes, the rest is the engine's or a rule's choice */
+        uint64_t raw = t->inter_decided > packed ? t->inter_decided - packed : 0;
+        uint64_t why = t->raw_small + t->raw_incompressible, chosen = raw > why ? raw - why : 0;
+        char causes[256] = "";
+        if (chosen)
+            compi_cat(causes, sizeof causes, "%llu %s", (unsigned long long)chosen,
+                      mode == COMPI_MODE_TRACE ? "traced" : "judged not to pay");
+        if (t->raw_small)
+            compi_cat(causes, sizeof causes, "%s%llu below min %zu B", causes[0] ? ", " : "",
+                      (unsigned long long)t->raw_small, compi_cfg.min_bytes);
+        if (t->raw_incompressible)
+            compi_cat(causes, sizeof causes, "%s%llu incompressible", causes[0] ? ", " : "",
+                      (unsigned long long)t->raw_incompressible);
+        char line[1024];
+        snprintf(line, sizeof line, "compi: %llu inter-node message(s) through compi",
+                 (unsigned long long)t->inter_decided);
+        if (!raw)
+            compi_cat(line, sizeof line, ", all compressed (%s)", used);
+        else if (!packed)
+            compi_cat(line, sizeof line, ", none compressed (%s)", causes);
+        else
+            compi_cat(line, sizeof line, ": %llu compressed (%s), %llu raw (%s)", (unsigned long long)packed, used,
+                      (unsigned long long)raw, causes);
+        fprintf(stderr, "%s\n", line);
+        if (packed)
+            fprintf(stderr, "compi: compressed %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
+                            "(all ranks)\n", in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0,
+                    t->compress_ns * 1e-9, t->decompress_ns * 1e-9);
+    }
+    if (t->evaluations)
+        fprintf(stderr, "compi: %llu sample evaluation(s) took %.3f s (all ranks)\n",
+                (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);
+    if (t->intra_msgs)
+        fprintf(stderr, "compi: %llu same-node send(s) on communicators spanning nodes went to MPI untouched "
+                        "(never compressed)\n", (unsigned long long)t->intra_msgs);
+    /* how raw messages travelled: detail, not what a user needs to read */
+    if (compi_cfg.verbose >= 2 && (t->raw_unframed || t->raw_escaped))
+        fprintf(stderr, "compi: raw point-to-point sends: %llu unframed (zero-copy), %llu escaped\n",
+                (unsigned long long)t->raw_unframed, (unsigned long long)t->raw_escaped);
 }
 
 void compi_report_write(void)

@@ -19,15 +19,23 @@ uint64_t compi_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* What COMPI_VERBOSE shows. Level 1 is what a user reads at any scale, so
+ * rank 0 alone speaks, once for the whole job: its lines must hold for every
+ * rank. Per-rank detail is level 2 and up (every rank prints). Level 0 is for
+ * a rank's own warnings and errors, always printed by that rank. */
 void compi_log(int level, const char *fmt, ...)
 {
     if (compi_cfg.verbose < level) return;
+    if (level == 1 && compi_g.world_rank != 0) return;
+    /* one write per line, so the lines of many ranks do not mix mid-line */
+    char line[2048];
+    int n = snprintf(line, sizeof line, "compi[%d]: ", compi_g.world_rank);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "compi[%d]: ", compi_g.world_rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
+    strcat(line, "\n");
+    fputs(line, stderr);
 }
 
 void compi_die(const char *fmt, ...)
@@ -132,13 +140,28 @@ int compi_core_init(void)
     PMPI_Add_error_code(cls, &compi_g.frame_error_code);
     PMPI_Add_error_string(compi_g.frame_error_code,
                           "compi: a received message failed frame validation (cause printed on stderr)");
+    /* rank 0 speaks for all: the configuration and node map are the same on every rank */
+    static const char *const how[COMPI_MODE_COUNT] = {
+        [COMPI_MODE_OFF] = " (pass-through, nothing compressed)",
+        [COMPI_MODE_ADAPTIVE] = " (codec chosen per message)",
+        [COMPI_MODE_TRACE] = " (messages sent raw and traced for compi guide)",
+        [COMPI_MODE_GUIDED] = " (compi guide's rules; adaptive where none)",
+    };
+    char codec[64] = "", minb[48];
+    snprintf(minb, sizeof minb, " min_bytes=%zu", compi_cfg.min_bytes);
+    if (compi_cfg.mode == COMPI_MODE_FIXED) snprintf(codec, sizeof codec, " codec=%s", compi_cfg.codec->name);
+    if (compi_g.node_count < 2)
+        compi_log(1, "mode=%s%s, %d rank%s on one node: compi is inactive (no communicator spans nodes)",
+                  compi_mode_name(compi_cfg.mode), codec, compi_g.world_size, compi_g.world_size == 1 ? "" : "s");
+    else
+        compi_log(1, "mode=%s%s%s%s, %d ranks on %d nodes", compi_mode_name(compi_cfg.mode), codec,
+                  how[compi_cfg.mode] ? how[compi_cfg.mode] : "", compi_cfg.mode == COMPI_MODE_OFF ? "" : minb,
+                  compi_g.world_size, compi_g.node_count);
     if ((rc = compi_engine_init(err, sizeof err)) != MPI_SUCCESS) {
         if (rc == COMPI_ERR_CONFIG) compi_config_fail(err);
         return rc;
     }
     compi_g.initialized = 1;
-    compi_log(1, "mode=%s codec=%s min_bytes=%zu nodes=%d", compi_mode_name(compi_cfg.mode),
-              compi_cfg.codec->name, compi_cfg.min_bytes, compi_g.node_count);
     return MPI_SUCCESS;
 }
 

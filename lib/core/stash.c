@@ -80,7 +80,7 @@ void compi_stash_purge(MPI_Comm comm)
     compi_stash_tail = last;
     __atomic_sub_fetch(&compi_stash_live, dropped, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&compi_g.lock);
-    if (dropped) compi_log(1, "%d probed message(s) dropped with their freed communicator", dropped);
+    if (dropped) compi_log(2, "%d probed message(s) dropped with their freed communicator", dropped);
 }
 
 compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status, MPI_Comm comm, int *rc)

@@ -6,7 +6,8 @@
 # script builds it, preloads libcompi.so, sets COMPI_MODE/COMPI_CODEC for the
 # ranks, and runs it intra-node and/or across two emulated nodes.
 #
-# demo.sh sources this file for bench_build / bench_env_flags / bench_vcluster_*;
+# demo.sh sources this file for bench_build / bench_env_flags / bench_vcluster_* /
+# bench_apps_round_order / bench_median;
 # main only runs when executed.
 set -euo pipefail
 # shellcheck source=tools/cmd/_common.sh

@@ -1,36 +1,43 @@
 #!/usr/bin/env bash
-# compi-help: the showcase: a stencil on 2 emulated nodes, plain vs compi, same checksum
+# compi-help: the showcase: a stencil on 2 emulated nodes, plain MPI vs compi (adaptive, fixed), same results
 #
 # Builds, brings up a private 2-node emulated cluster (2 ranks per node),
-# runs compi_stencil3d alternately without and with libcompi.so preloaded
-# (--runs times each), checks every field checksum is bitwise identical
-# (compression is lossless), prints the median times, the speedup and
-# compi's own summary. The cluster is torn down on every exit path (trap).
+# runs compi_stencil3d plain, with libcompi.so in its default mode
+# (adaptive) and with a fixed codec, in rotating order (--runs times each),
+# checks every result is bitwise identical to plain MPI's (compression is
+# lossless), and prints a table of median times and speedups with compi's
+# own report of the adaptive run. The cluster is torn down on every exit
+# path (trap).
 set -euo pipefail
 # shellcheck source=tools/cmd/bench.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench.sh"
 
 demo_usage() {
     cat <<'USAGE'
-usage: compi demo [--mpi openmpi|mpich] [--codec NAME] [--rate RATE]
+usage: compi demo [--mpi openmpi|mpich] [--codec NAME] [--no-fixed] [--rate RATE]
                   [--n N] [--nz Z] [--iters I] [--halo sendrecv|isend] [--runs R]
                   [--rebuild] [--keep-logs] [--lib PATH] [--timeout SEC]
 
   Runs compi_stencil3d (3D heat diffusion, 4 ranks, 2 per emulated node,
   slab decomposition: the slab boundary between the nodes crosses the
-  emulated network) plain and with compi (COMPI_MODE=fixed), verifies the
-  checksums match and reports the speedup of the medians.
+  emulated network) three ways: plain MPI, compi in its default mode
+  (COMPI_MODE=adaptive: the codec is chosen per message, no setting needed)
+  and compi with one fixed codec (COMPI_MODE=fixed). Checks that every run's
+  result is bitwise identical to plain MPI's, then prints a table of median
+  times and speedups over plain MPI, and compi's report for the adaptive run.
   --mpi    default: what `mpirun` is here
-  --codec  default zstd (long runs of identical doubles plus smooth floats)
+  --codec  the fixed variant's codec (default zstd: long runs of identical
+           doubles plus smooth floats)
+  --no-fixed  plain MPI vs compi adaptive only
   --rate   link rate of each emulated node (default 100mbit)
   --n, --nz  local grid N x N x Z per rank (default 128 x 128 x 16: thin
            slabs, as in strong scaling, so halos matter); --iters (default 200)
-  --runs   runs of each variant, alternating plain/compi (default 3); the
-           medians are compared, since one run on a busy machine is noisy
+  --runs   runs of each variant, in rotating order (default 3); the medians
+           are compared, since one run on a busy machine is noisy
   --timeout  seconds allowed per run (default 600): a run that hangs (e.g. in
            MPI_Finalize) is killed; its result still counts if it was printed
   --lib    preload PATH instead of build/<mpi>/lib/libcompi.so
-  Logs and compi's JSON report go to a temporary directory, printed at the
+  Logs and compi's JSON reports go to a temporary directory, printed at the
   end with --keep-logs (else removed).
 USAGE
 }
@@ -42,12 +49,21 @@ demo_fail() {
     die "$@"
 }
 
+demo_label() {  # VARIANT CODEC
+    case "$1" in
+        plain) echo "plain MPI (no compi)" ;;
+        adaptive) echo "compi adaptive (default mode)" ;;
+        fixed) echo "compi fixed, codec $2" ;;
+    esac
+}
+
 demo_main() {
-    local mpi="" codec=zstd rate=100mbit n=128 nz=16 iters=200 halo=sendrecv keep=0 lib="" runs=3 tmo=600
+    local mpi="" codec=zstd rate=100mbit n=128 nz=16 iters=200 halo=sendrecv keep=0 lib="" runs=3 tmo=600 fixed=1
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?}; shift 2 ;;
             --codec) codec=${2:?}; shift 2 ;;
+            --no-fixed) fixed=0; shift ;;
             --rate) rate=${2:?}; shift 2 ;;
             --n) n=${2:?}; shift 2 ;;
             --nz) nz=${2:?}; shift 2 ;;
@@ -90,93 +106,128 @@ demo_main() {
     local -a app=("$bin" --nx "$n" --ny "$n" --nz "$nz" --iters "$iters" --halo "$halo")
     # 4 ranks share this machine's cores, but each emulated node claims 2
     # slots, so Open MPI would busy-poll; yielding when idle keeps the ranks
-    # (and their TCP progress) from starving each other. Same for both variants.
+    # (and their TCP progress) from starving each other. Same for all variants.
     local -a launch
     mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
     [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
-    local -a envflags
-    mapfile -t envflags < <(bench_env_flags "$mpi" COMPI_MODE=fixed "COMPI_CODEC=$codec" COMPI_VERBOSE=1 \
-        "COMPI_REPORT=$logs/report.json")
+    # The adaptive run sets only what every compi run here sets (the mode
+    # it would get anyway, the summary, the report): no model, no tuning.
+    local -a env_adaptive env_fixed
+    mapfile -t env_adaptive < <(bench_env_flags "$mpi" COMPI_MODE=adaptive COMPI_VERBOSE=1 \
+        "COMPI_REPORT=$logs/report.adaptive.json")
+    mapfile -t env_fixed < <(bench_env_flags "$mpi" COMPI_MODE=fixed "COMPI_CODEC=$codec" COMPI_VERBOSE=1 \
+        "COMPI_REPORT=$logs/report.fixed.json")
+    local -a variants=(plain adaptive)
+    (( fixed )) && variants+=(fixed)
 
-    # Alternate plain/compi (compi first on even runs) so slow drift in the
-    # machine's load hits both variants alike.
-    local r v log c t
-    local -a t_plain=() t_compi=() cs=()
+    # Rotate the order (round r starts with the r-th variant) so slow drift
+    # in the machine's load hits every variant alike.
+    local r v log res t
+    local -A times=() results=() bad=()
     for ((r = 1; r <= runs; r++)); do
-        for v in $( ((r % 2)) && echo "plain compi" || echo "compi plain"); do
+        for v in $(bench_apps_round_order "$r" "${variants[@]}"); do
             log=$logs/$v.$r.log
             echo
             local -a runner=(timeout --kill-after=10 "$tmo" bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi")
             local rc=0
-            if [[ $v == plain ]]; then
-                echo "=== run $r/$runs: plain MPI ($mpi), 4 ranks on 2 emulated nodes at $rate ==="
-                "${runner[@]}" -- -np 4 "${launch[@]}" "${app[@]}" 2>&1 | tee "$log" || rc=$?
-            else
-                echo "=== run $r/$runs: with compi ($mpi, COMPI_MODE=fixed COMPI_CODEC=$codec), same cluster ==="
-                "${runner[@]}" --preload "$lib" -- -np 4 "${launch[@]}" "${envflags[@]}" "${app[@]}" 2>&1 | tee "$log" || rc=$?
-            fi
+            case $v in
+                plain)
+                    echo "=== run $r/$runs: plain MPI ($mpi), 4 ranks on 2 emulated nodes at $rate ==="
+                    "${runner[@]}" -- -np 4 "${launch[@]}" "${app[@]}" 2>&1 | tee "$log" || rc=$? ;;
+                adaptive)
+                    echo "=== run $r/$runs: compi adaptive, the default mode ($mpi, COMPI_MODE=adaptive), same cluster ==="
+                    "${runner[@]}" --preload "$lib" -- -np 4 "${launch[@]}" "${env_adaptive[@]}" "${app[@]}" 2>&1 |
+                        tee "$log" || rc=$? ;;
+                fixed)
+                    echo "=== run $r/$runs: compi fixed ($mpi, COMPI_MODE=fixed COMPI_CODEC=$codec), same cluster ==="
+                    "${runner[@]}" --preload "$lib" -- -np 4 "${launch[@]}" "${env_fixed[@]}" "${app[@]}" 2>&1 |
+                        tee "$log" || rc=$? ;;
+            esac
             if (( rc == 124 || rc == 137 )); then
                 note "$v run $r did not finish within ${tmo}s and was killed"
             elif (( rc != 0 )); then
                 demo_fail "$v run $r failed (exit $rc, log: $log)"
             fi
-            c=$(sed -n 's/^RESULT checksum=\([0-9a-f]*\).*/\1/p' "$log")
+            # the whole result: field checksum and the hash of a slice
+            res=$(sed -n 's/^RESULT \(checksum=[0-9a-f]* slice_hash=[0-9a-f]*\).*/\1/p' "$log")
             t=$(sed -n 's/^RESULT .*time_s=\([0-9.]*\).*/\1/p' "$log")
-            [[ -n $c && -n $t ]] || demo_fail "$v run $r printed no result (log: $log)"
-            cs+=("$v:$c")
-            if [[ $v == plain ]]; then t_plain+=("$t"); else t_compi+=("$t"); fi
+            [[ -n $res && -n $t ]] || demo_fail "$v run $r printed no result (log: $log)"
+            times[$v]+="$t "
+            results[$v]+="$res;"
         done
     done
 
-    local med_plain med_compi cs_plain cs_ok=1 x
-    med_plain=$(printf '%s\n' "${t_plain[@]}" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
-    med_compi=$(printf '%s\n' "${t_compi[@]}" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
-    cs_plain=${cs[0]#*:}
-    for x in "${cs[@]}"; do [[ ${x#*:} == "$cs_plain" ]] || cs_ok=0; done
+    # plain MPI's first result is the reference; every other run must match it bitwise
+    local ref=${results[plain]%%;*} x ok=1 med_plain
+    local -A med=() same=()
+    for v in "${variants[@]}"; do
+        med[$v]=$(printf '%s\n' ${times[$v]} | bench_median)
+        local k=0 total=0
+        local -a all
+        IFS=';' read -r -a all <<<"${results[$v]%;}"
+        for x in "${all[@]}"; do
+            total=$((total + 1))
+            [[ $x == "$ref" ]] && k=$((k + 1))
+        done
+        same[$v]="$k/$total"
+        (( k == total )) || { bad[$v]=1; ok=0; }
+    done
+    med_plain=${med[plain]}
+    local shown=${ref/checksum=/checksum }
+    shown=${shown/slice_hash=/slice_hash }
 
     echo
-    echo "=== summary ==="
-    if [[ -f $logs/report.json ]]; then
-        echo "compi report ($logs/report.json):"
-        python3 - "$logs/report.json" <<'PY' || head -c 2000 "$logs/report.json"
-import json, sys
-r = json.load(open(sys.argv[1]))
-t = r.get("totals", {})
-# The few numbers that explain the speedup; the full file has per-rank detail.
-print("  run: mode=%s codec=%s min_bytes=%s ranks=%s nodes=%s" % tuple(
-    r.get(k, "?") for k in ("mode", "codec", "min_bytes", "world_size", "nodes")))
-print("  messages: %s inter-node, %s intra-node (never compressed); raw: %s small, %s incompressible" % tuple(
-    t.get(k, "?") for k in ("inter_node_messages", "intra_node_messages", "raw_small", "raw_incompressible")))
-for name, c in sorted(t.get("codecs", {}).items()):
-    bi, bo = c.get("bytes_in", 0), c.get("bytes_out", 0)
-    print("  %s: %s messages, %.1f MB -> %.1f MB (ratio %s)" % (name, c.get("messages", "?"), bi / 1e6, bo / 1e6,
-                                                             c.get("ratio", "?")))
-print("  codec time, all ranks: compress %s s, decompress %s s" % (t.get("compress_seconds", "?"),
-                                                                 t.get("decompress_seconds", "?")))
-fam = {k: v for k, v in t.get("families", {}).items() if isinstance(v, dict) and v.get("messages")}
-if fam:
-    print("  by family: " + ", ".join("%s %s msgs/%.1f MB" % (k, v["messages"], v.get("bytes", 0) / 1e6)
-                                      for k, v in fam.items()))
-if t.get("calls"):
-    print("  calls: " + ", ".join("%s %s" % kv for kv in t["calls"].items()))
-PY
-    else
-        echo "compi report: none written ($logs/report.json missing)"
-    fi
-    echo "compi's own summary (COMPI_VERBOSE=1, rank 0, last compi run):"
-    local last_compi=$logs/compi.$runs.log
-    grep -E '^compi: ' "$last_compi" | sed 's/^/  /' || true
+    echo "=== summary: compi_stencil3d, 4 ranks on 2 emulated nodes at $rate ($mpi), median of $runs run(s) each ==="
+    printf '%-34s %10s %9s   %s\n' "variant" "median" "speedup" "result vs plain MPI"
+    for v in "${variants[@]}"; do
+        local verdict
+        if [[ $v == plain ]]; then
+            verdict="reference (${same[$v]} runs agree): $shown"
+        elif [[ -z ${bad[$v]:-} ]]; then
+            verdict="bitwise identical (${same[$v]} runs)"
+        else
+            verdict="DIFFERENT (only ${same[$v]} runs identical)"
+        fi
+        printf '%-34s %8.3f s %8.2fx   %s\n' "$(demo_label "$v" "$codec")" "${med[$v]}" \
+            "$(awk -v p="$med_plain" -v c="${med[$v]}" 'BEGIN { print p / c }')" "$verdict"
+    done
+    for v in "${variants[@]}"; do
+        printf '  %-9s runs (s): %s\n' "$v" "${times[$v]% }"
+    done
+    echo "speedup = median time of plain MPI / median time of the variant; same binary, same emulated cluster"
+
     echo
-    printf 'plain: median %8.3f s of %d runs (%s)\n' "$med_plain" "$runs" "${t_plain[*]}"
-    printf 'compi: median %8.3f s of %d runs (%s)\n' "$med_compi" "$runs" "${t_compi[*]}"
-    printf 'checksums: %s\n' "${cs[*]}"
-    if (( ! cs_ok )); then
-        echo "FAIL: checksums differ: compi changed the data" >&2
+    echo "compi's report for the adaptive run (COMPI_VERBOSE=1, rank 0, last run):"
+    grep -E '^compi(\[[0-9]+\])?: ' "$logs/adaptive.$runs.log" | sed 's/^/  /' || echo "  (none printed)"
+    if [[ -f $logs/report.adaptive.json ]]; then
+        python3 - "$logs/report.adaptive.json" <<'PY' || true
+import json, sys
+t = json.load(open(sys.argv[1])).get("totals", {})
+# compressed volume per codec, when the engine picked several (one codec: the summary says it all)
+codecs = t.get("codecs", {})
+if len(codecs) > 1:
+    print("  per codec:")
+    for name, c in sorted(codecs.items(), key=lambda kv: -kv[1].get("bytes_in", 0)):
+        bi, bo = c.get("bytes_in", 0), c.get("bytes_out", 0)
+        print("    %-10s %6s messages, %7.1f MB -> %6.1f MB (ratio %.2f)" % (
+            name, c.get("messages", "?"), bi / 1e6, bo / 1e6, bi / bo if bo else 0))
+PY
+        (( keep )) && echo "  JSON: $logs/report.adaptive.json (tools/compi report FILE for per-rank tables)"
+    fi
+    if grep -q "network model 'built-in default" "$logs/adaptive.$runs.log"; then
+        echo "  note: adaptive judged this $rate link with compi's built-in network model (1 Gbit/s-like), as it"
+        echo "  does until told about the network: \`compi calibrate network\` (then COMPI_HEURISTICS) or"
+        echo "  COMPI_CALIBRATE=init measures the link instead"
+    fi
+
+    if (( ! ok )); then
+        echo "FAIL: results differ from plain MPI's (${!bad[*]}): compi changed the data" >&2
         DEMO_KEEP=1
         echo "logs kept in $logs" >&2
         return 1
     fi
-    awk -v p="$med_plain" -v c="$med_compi" -v l="$rate" 'BEGIN { printf "speedup: %.2fx (median plain / median compi, 2 nodes at %s, same binary); checksums identical\n", p / c, l }'
+    echo
+    echo "all $(( runs * ${#variants[@]} )) runs gave bitwise-identical results ($shown)"
     (( keep )) && echo "logs: $logs"
     return 0
 }
