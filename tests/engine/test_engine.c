@@ -393,6 +393,36 @@ static void test_estimate(void)
     free(scratch);
 }
 
+/* The collective floor: the smallest power-of-two multiple of the start at
+ * which `extra` small collectives cost <= 5% of the transfer, against a
+ * brute-force scan of every power of two, and worked values. */
+static void test_coll_floor(void)
+{
+    compi_net_link l;
+    memset(&l, 0, sizeof l);
+    l.cls = COMPI_LINK_INTER;
+    l.alpha_us = 50;
+    l.npoints = 1;
+    l.bytes[0] = 1;
+    l.beta_ns[0] = 8;   /* 1 Gbit/s-like: T(s) = 50 + 0.008 s us */
+    CHECK(compi_net_coll_floor(&l, 0, 1) == 131072, "extra 1: %zu", compi_net_coll_floor(&l, 0, 1));
+    CHECK(compi_net_coll_floor(&l, 1, 3) == 524288, "extra 3: %zu", compi_net_coll_floor(&l, 1, 3));
+    CHECK(compi_net_coll_floor(&l, 200000, 1) == 200000, "a start above the floor stays: %zu",
+          compi_net_coll_floor(&l, 200000, 1));
+    for (int extra = 1; extra <= 4; extra++) {
+        for (size_t start = 1; start <= 4096; start *= 4) {
+            size_t want = start;
+            while (compi_net_time_us(&l, (double)want) < 20.0 * extra * l.alpha_us) want *= 2;
+            size_t got = compi_net_coll_floor(&l, start, extra);
+            CHECK(got == want, "extra %d start %zu: %zu, brute force %zu", extra, start, got, want);
+            CHECK(got == start || compi_net_time_us(&l, (double)got / 2) < 20.0 * extra * l.alpha_us,
+                  "extra %d: %zu is not the smallest", extra, got);
+        }
+        CHECK(compi_net_coll_floor(&l, 1, extra + 1) >= compi_net_coll_floor(&l, 1, extra),
+              "more metadata, lower floor at extra %d", extra);
+    }
+}
+
 int main(void)
 {
     lz4 = compi_codec_by_name("lz4");
@@ -406,6 +436,7 @@ int main(void)
     test_network_file();
     test_codec_file();
     test_estimate();
+    test_coll_floor();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", tmpdir);
