@@ -25,10 +25,10 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
     compi_typeinfo_get(sendtype, 1, &sti);
     size_t stsize = (size_t)sti.type_size;
     int *slens = calloc((size_t)n, sizeof(int)), *sdb = calloc((size_t)n, sizeof(int));
-    int *rlens = calloc((size_t)n, sizeof(int)), *rdb = calloc((size_t)n, sizeof(int));
     unsigned char **frames = calloc((size_t)n, sizeof *frames);
-    unsigned char *sbytes = NULL, *rbytes = NULL;
-    if (!slens || !sdb || !rlens || !rdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
+    unsigned char *sbytes = NULL;
+    compi_coll_blocks in = {NULL, NULL, NULL};
+    if (!slens || !sdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
 
     /* frames for other nodes; raw lengths for my node */
     long long stotal = 0;
@@ -61,17 +61,8 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
             rc = compi_pack_bytes((const char *)sendbuf + (MPI_Aint)sdispls[j] * sext, sendcounts[j], sendtype,
                                   sbytes + sdb[j], (size_t)slens[j]);
     }
-    if (rc == MPI_SUCCESS) rc = PMPI_Alltoall(slens, 1, MPI_INT, rlens, 1, MPI_INT, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_alltoall_bytes(comm, sbytes, slens, sdb, &in);
     if (rc != MPI_SUCCESS) goto out;
-    long long rtotal = 0;
-    for (int i = 0; i < n; i++) {
-        rdb[i] = (int)rtotal;
-        rtotal += rlens[i];
-    }
-    if (rtotal > 0x7fffffff) compi_die("alltoall receive blocks exceed 2 GiB");
-    rbytes = malloc(rtotal ? (size_t)rtotal : 1);
-    if (!rbytes) { rc = MPI_ERR_NO_MEM; goto out; }
-    rc = PMPI_Alltoallv(sbytes, slens, sdb, MPI_BYTE, rbytes, rlens, rdb, MPI_BYTE, comm);
     *wire_out += wire;
     free(sbytes);   /* in place: the send data must not be needed past here */
     sbytes = NULL;
@@ -80,20 +71,19 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
         MPI_Status st;
         memset(&st, 0, sizeof st);
         st.MPI_SOURCE = i;
-        if (compi_peer_is_remote(ci, i) && rlens[i] > 0)
-            rc = compi_frame_deliver(rbytes + rdb[i], (size_t)rlens[i], dst, recvcounts[i], recvtype, &st, comm);
-        else if (rlens[i] > 0)
-            rc = compi_bytes_deliver(rbytes + rdb[i], (size_t)rlens[i], dst, recvcounts[i], recvtype, &st);
+        const unsigned char *got = in.bytes + in.displs[i];
+        if (compi_peer_is_remote(ci, i) && in.lens[i] > 0)
+            rc = compi_frame_deliver(got, (size_t)in.lens[i], dst, recvcounts[i], recvtype, &st, comm);
+        else if (in.lens[i] > 0)
+            rc = compi_bytes_deliver(got, (size_t)in.lens[i], dst, recvcounts[i], recvtype, &st);
     }
 out:
     if (frames)
         for (int j = 0; j < n; j++) free(frames[j]);
     free(frames);
     free(sbytes);
-    free(rbytes);
+    compi_coll_blocks_free(&in);
     free(slens);
     free(sdb);
-    free(rlens);
-    free(rdb);
     return rc;
 }

@@ -81,6 +81,17 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
 int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Comm sub, unsigned char **all,
                                 int **lens, int **displs);
 
+/* Blocks that arrived: block i (from rank i) is lens[i] bytes at bytes + displs[i]. */
+typedef struct {
+    unsigned char *bytes;
+    int *lens, *displs;
+} compi_coll_blocks;
+/* Every rank of sub sends block j of sbytes (slens[j] bytes at sdispls[j])
+ * to rank j: an alltoall of lengths, then an alltoallv of bytes. */
+int compi_coll_alltoall_bytes(MPI_Comm sub, const unsigned char *sbytes, const int *slens, const int *sdispls,
+                              compi_coll_blocks *in);
+void compi_coll_blocks_free(compi_coll_blocks *b);
+
 /* ---- report */
 typedef enum {
     COMPI_COLL_ALLGATHER, COMPI_COLL_ALLGATHERV, COMPI_COLL_ALLTOALL, COMPI_COLL_ALLTOALLV, COMPI_COLL_ALLTOALLW,

@@ -71,3 +71,35 @@ int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Com
     *displs_out = displs;
     return MPI_SUCCESS;
 }
+
+int compi_coll_alltoall_bytes(MPI_Comm sub, const unsigned char *sbytes, const int *slens, const int *sdispls,
+                              compi_coll_blocks *in)
+{
+    int n;
+    PMPI_Comm_size(sub, &n);
+    in->bytes = NULL;
+    in->lens = malloc(sizeof(int) * (size_t)n);
+    in->displs = malloc(sizeof(int) * (size_t)n);
+    if (!in->lens || !in->displs) { compi_coll_blocks_free(in); return MPI_ERR_NO_MEM; }
+    int rc = PMPI_Alltoall(slens, 1, MPI_INT, in->lens, 1, MPI_INT, sub);
+    long long total = 0;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        in->displs[i] = (int)total;
+        total += in->lens[i];
+    }
+    if (total > 0x7fffffff) compi_die("collective blocks to receive exceed 2 GiB");
+    if (rc == MPI_SUCCESS && !(in->bytes = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Alltoallv(sbytes, slens, sdispls, MPI_BYTE, in->bytes, in->lens, in->displs, MPI_BYTE, sub);
+    if (rc != MPI_SUCCESS) compi_coll_blocks_free(in);
+    return rc;
+}
+
+void compi_coll_blocks_free(compi_coll_blocks *b)
+{
+    free(b->bytes);
+    free(b->lens);
+    free(b->displs);
+    b->bytes = NULL;
+    b->lens = b->displs = NULL;
+}

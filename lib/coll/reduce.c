@@ -33,10 +33,10 @@ static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_O
     const int p = l->nnodes, my = l->my_node;
     int rc = MPI_SUCCESS;
     int *slens = calloc((size_t)p, sizeof(int)), *sdb = calloc((size_t)p, sizeof(int));
-    int *rlens = calloc((size_t)p, sizeof(int)), *rdb = calloc((size_t)p, sizeof(int));
     unsigned char **frames = calloc((size_t)p, sizeof *frames);
-    unsigned char *sbytes = NULL, *rbytes = NULL, *contrib = NULL, *sum = NULL;
-    if (!slens || !sdb || !rlens || !rdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
+    unsigned char *sbytes = NULL, *contrib = NULL, *sum = NULL;
+    compi_coll_blocks in = {NULL, NULL, NULL};
+    if (!slens || !sdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
     long long stotal = 0;
     for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
         int s, len;
@@ -62,16 +62,7 @@ static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_O
     if (!sbytes) { rc = MPI_ERR_NO_MEM; goto out; }
     for (int c = 0; c < p; c++)
         if (frames[c]) memcpy(sbytes + sdb[c], frames[c], (size_t)slens[c]);
-    rc = PMPI_Alltoall(slens, 1, MPI_INT, rlens, 1, MPI_INT, l->leaders);
-    if (rc != MPI_SUCCESS) goto out;
-    long long rtotal = 0;
-    for (int c = 0; c < p; c++) {
-        rdb[c] = (int)rtotal;
-        rtotal += rlens[c];
-    }
-    rbytes = malloc(rtotal ? (size_t)rtotal : 1);
-    if (!rbytes) { rc = MPI_ERR_NO_MEM; goto out; }
-    rc = PMPI_Alltoallv(sbytes, slens, sdb, MPI_BYTE, rbytes, rlens, rdb, MPI_BYTE, l->leaders);
+    rc = compi_coll_alltoall_bytes(l->leaders, sbytes, slens, sdb, &in);
     if (rc != MPI_SUCCESS) goto out;
     /* combine in node order: sum = c_0, then sum = c_j op sum (j = 1..p-1) */
     int s, len;
@@ -90,7 +81,7 @@ static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_O
                 MPI_Status st;
                 memset(&st, 0, sizeof st);
                 st.MPI_SOURCE = l->leader_of[c];
-                rc = compi_frame_deliver(rbytes + rdb[c], (size_t)rlens[c], contrib, len, dt, &st, comm);
+                rc = compi_frame_deliver(in.bytes + in.displs[c], (size_t)in.lens[c], contrib, len, dt, &st, comm);
                 if (rc != MPI_SUCCESS) break;
             }
             if (c == 0) memcpy(sum, src, span);
@@ -103,13 +94,11 @@ out:
         for (int c = 0; c < p; c++) free(frames[c]);
     free(frames);
     free(sbytes);
-    free(rbytes);
+    compi_coll_blocks_free(&in);
     free(contrib);
     free(sum);
     free(slens);
     free(sdb);
-    free(rlens);
-    free(rdb);
     return rc;
 }
 
