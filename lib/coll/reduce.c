@@ -34,7 +34,8 @@ static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_O
     int rc = MPI_SUCCESS;
     int *slens = calloc((size_t)p, sizeof(int)), *sdb = calloc((size_t)p, sizeof(int));
     unsigned char **frames = calloc((size_t)p, sizeof *frames);
-    unsigned char *sbytes = NULL, *contrib = NULL, *sum = NULL;
+    unsigned char *sbytes = NULL;
+    char *contrib = NULL;
     compi_coll_blocks in = {NULL, NULL, NULL};
     if (!slens || !sdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
     long long stotal = 0;
@@ -64,30 +65,28 @@ static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_O
         if (frames[c]) memcpy(sbytes + sdb[c], frames[c], (size_t)slens[c]);
     rc = compi_coll_alltoall_bytes(l->leaders, sbytes, slens, sdb, &in);
     if (rc != MPI_SUCCESS) goto out;
-    /* combine in node order: sum = c_0, then sum = c_j op sum (j = 1..p-1) */
+    /* combine in node order: chunk my starts as this node's share and takes
+     * every other node's in increasing node order (mine = c op mine). One
+     * leader computes each chunk, always in the same order, so every rank
+     * gets the same bits in every run with the same placement. Reduce_local
+     * touches only the type's bytes: the application's buffer keeps its
+     * padding (pair types) untouched. */
     int s, len;
     compi_chunk(n, p, my, &s, &len);
     if (len > 0) {
-        size_t span = (size_t)len * (size_t)ext;
-        contrib = malloc(span);
-        sum = malloc(span);
-        if (!contrib || !sum) { rc = MPI_ERR_NO_MEM; goto out; }
+        MPI_Aint tlb, text;
+        PMPI_Type_get_true_extent(dt, &tlb, &text);
+        contrib = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text);
+        if (!contrib) { rc = MPI_ERR_NO_MEM; goto out; }
         char *mine = (char *)acc + (MPI_Aint)s * ext;
         for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
-            unsigned char *src = contrib;
-            if (c == my) {
-                src = (unsigned char *)mine;
-            } else {
-                MPI_Status st;
-                memset(&st, 0, sizeof st);
-                st.MPI_SOURCE = l->leader_of[c];
-                rc = compi_frame_deliver(in.bytes + in.displs[c], (size_t)in.lens[c], contrib, len, dt, &st, comm);
-                if (rc != MPI_SUCCESS) break;
-            }
-            if (c == 0) memcpy(sum, src, span);
-            else rc = PMPI_Reduce_local(src, sum, len, dt, op);
+            if (c == my) continue;
+            MPI_Status st;
+            memset(&st, 0, sizeof st);
+            st.MPI_SOURCE = l->leader_of[c];
+            rc = compi_frame_deliver(in.bytes + in.displs[c], (size_t)in.lens[c], contrib - tlb, len, dt, &st, comm);
+            if (rc == MPI_SUCCESS) rc = PMPI_Reduce_local(contrib - tlb, mine, len, dt, op);
         }
-        if (rc == MPI_SUCCESS) memcpy(mine, sum, span);
     }
 out:
     if (frames)
@@ -96,7 +95,6 @@ out:
     free(sbytes);
     compi_coll_blocks_free(&in);
     free(contrib);
-    free(sum);
     free(slens);
     free(sdb);
     return rc;
