@@ -92,7 +92,7 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   subnet $COMPI_BENCH_APPS_SUBNET, default 10.213.43) with libcompi
   preloaded in each mode, and compares the apps' own timed phase
   (APP ... time_s=) with mode off.
-  --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d; an app
+  --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d,transpose; an app
             whose binary cannot be built is reported "not available")
   --mpi     default both
   --rates   link rates, comma list of tc rates (default 100mbit,1gbit); the
@@ -126,7 +126,7 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   --fixed-codec  codec of mode fixed for every app (C), or per app
             (bips3d=zstd,nas_is=fpc); default per app (measured, see
             bench_apps_default_codec): bips3d lz4, stem blosc-lz4, psrg lz4,
-            nas_is blosc-lz4, stencil3d lz4
+            nas_is blosc-lz4, stencil3d lz4, transpose blosc-lz4
   --nodes, --ppn  emulated nodes and ranks per node (default 2 x 2: compi
             never compresses intra-node, so both kinds of traffic occur; 4
             ranks on this 2-core machine whatever the split). When a node's
@@ -312,7 +312,7 @@ bench_pingpong() {
 
 # ------------------------------------------------------------- bench apps ---
 
-BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d)
+BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d transpose)
 
 # Codec of mode fixed per app when --fixed-codec does not say: the single
 # codec with the best net gain (bytes saved at 100 Mbit/s minus codec time)
@@ -321,10 +321,13 @@ BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d)
 # stem blosc-lz4 (1.22x; its species fields barely compress, lz4 and snappy
 # not at all), nas_is blosc-lz4 (2.5x: the byte shuffle suits integer keys),
 # stencil3d lz4 (8x, 4x cheaper than zstd's 10.5x), psrg lz4 (5.7x in 0.02 s;
-# blosc-lz4 7.7x in twice the time: the same net gain).
+# blosc-lz4 7.7x in twice the time: the same net gain). transpose blosc-lz4
+# (a smaller sweep: 4 ranks as 2 nodes on one host, default size, fixed mode,
+# COMPI_REPORT ratios: blosc-lz4 6.3x, zstd 5.7x, dfcm 4.9x, fpc 4.8x, lz4
+# 4.1x, snappy 3.6x; blosc-lz4 also among the cheapest in MPI_Alltoall time).
 bench_apps_default_codec() {
     case "$1" in
-        nas_is|stem) echo blosc-lz4 ;;
+        nas_is|stem|transpose) echo blosc-lz4 ;;
         *) echo lz4 ;;
     esac
 }
