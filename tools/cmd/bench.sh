@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# compi-help: benchmarks: pingpong (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster)
+# compi-help: benchmarks: pingpong and coll (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster)
 #
-# compi_pingpong measures both paths in one process (PMPI_* = plain, MPI_* =
-# compi when preloaded), so the ratio it prints needs no second run. This
-# script builds it, preloads libcompi.so, sets COMPI_MODE/COMPI_CODEC for the
-# ranks, and runs it intra-node and/or across two emulated nodes.
+# compi_pingpong and compi_collbench measure both paths in one process
+# (PMPI_* = plain, MPI_* = compi when preloaded), so the ratio they print
+# needs no second run. This script builds them, preloads libcompi.so, sets
+# COMPI_MODE/COMPI_CODEC for the ranks, and runs them intra-node and/or across
+# emulated nodes.
 #
 # demo.sh sources this file for bench_build / bench_env_flags / bench_vcluster_* /
 # bench_apps_round_order / bench_median;
@@ -42,6 +43,45 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
   $COMPI_BENCH_SUBNET, default 10.213.41), brought up and torn down here.
   Output: a table per data set plus "RESULT key=value ..." lines.
 
+usage: compi bench coll [--mpi openmpi|mpich|both] [--vcluster] [--nodes N] [--ppn P]
+                        [--rate RATE] [--codec C | --mode adaptive|fixed|off] [--no-intra]
+                        [--no-calibrate] [--timeout SEC] [--logs DIR] [--rebuild] [--lib PATH]
+                        [--] [compi_collbench args...]
+
+  Runs compi_collbench (OSU-style: each wrapped collective, plain PMPI_<coll>
+  vs compi's MPI_<coll> in the same run, interleaved reps, median times, the
+  median of the paired ratios plain/compi with a distribution-free ~90 %
+  interval, every result verified against plain MPI) with N x P ranks on
+  this node, at most one per core (compi never compresses intra-node, so
+  expect ratio ~1: its pass-through cost; with more ranks than cores,
+  MPICH's busy-polling ranks time the scheduler's ticks), and with
+  --vcluster also on N emulated nodes x P ranks linked at RATE (private
+  cluster $COMPI_BENCH_COLL_NAME, default cbcoll, subnet
+  $COMPI_BENCH_COLL_SUBNET, default 10.213.45).
+  --mpi     default both
+  --nodes, --ppn  default 2 x 2 (nodes x ranks per node)
+  --rate    link rate of the emulated nodes (default 100mbit; implies --vcluster)
+  --mode    COMPI_MODE of the ranks (default adaptive, what users get);
+            --codec C means --mode fixed with COMPI_CODEC=C (fixed alone: lz4)
+  --no-calibrate  in adaptive mode the emulated cluster's network model is
+            first measured with each MPI (compi_calibrate_network, one rank
+            per node, as bench apps does) and given to the ranks as
+            COMPI_HEURISTICS; with this flag (or COMPI_HEURISTICS set) the
+            ranks use COMPI_HEURISTICS or the built-in model
+  --no-intra  only the vcluster run
+  --timeout seconds per run (default 7200); a run still going is killed
+  --logs DIR  keep the measured network models there (default: a temporary
+            directory, removed at the end)
+  compi_collbench args (see compi_collbench --help):
+    --colls allgather,alltoall,...|all  --sizes 1K:16M:4 | 64K,1M  --data double_smooth,...
+    --reps N (11)  --min-reps N (5)  --budget SEC (10)  --warmup N (1)  --max-mem BYTES (1G)
+  Output per run: a table per collective and data set plus "RESULT coll=
+  size= data= reps= plain_us= compi_us= ratio= lo= hi= ..." lines; exit
+  status 1 when any run failed (a result that differs from plain MPI is a
+  failure).
+  Other COMPI_* variables in your environment (COMPI_MIN_BYTES, COMPI_REPORT,
+  ...) are passed to the ranks too.
+
 usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
                         [--modes LIST] [--reps N] [--scale F] [--fixed-codec C|APP=C,..]
                         [--confirm N] [--nodes N --ppn P] [--timeout SEC] [--logs DIR]
@@ -52,7 +92,7 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   subnet $COMPI_BENCH_APPS_SUBNET, default 10.213.43) with libcompi
   preloaded in each mode, and compares the apps' own timed phase
   (APP ... time_s=) with mode off.
-  --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d; an app
+  --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d,transpose; an app
             whose binary cannot be built is reported "not available")
   --mpi     default both
   --rates   link rates, comma list of tc rates (default 100mbit,1gbit); the
@@ -86,7 +126,7 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   --fixed-codec  codec of mode fixed for every app (C), or per app
             (bips3d=zstd,nas_is=fpc); default per app (measured, see
             bench_apps_default_codec): bips3d lz4, stem blosc-lz4, psrg lz4,
-            nas_is blosc-lz4, stencil3d lz4
+            nas_is blosc-lz4, stencil3d lz4, transpose blosc-lz4
   --nodes, --ppn  emulated nodes and ranks per node (default 2 x 2: compi
             never compresses intra-node, so both kinds of traffic occur; 4
             ranks on this 2-core machine whatever the split). When a node's
@@ -193,7 +233,8 @@ bench_vcluster_down() {  # NAME
     bash "$COMPI_TOOL" vcluster down --name "$1" >&2 || true
 }
 
-# Intra-node launch of an MPI job with optional preload.
+# Intra-node launch of an MPI job with optional preload; with BENCH_TIMEOUT
+# set, the launcher is killed after that many seconds.
 # Usage: bench_local_run MPI NP PRELOAD(or "") ENVFLAGS... -- CMD...
 bench_local_run() {
     local mpi=$1 np=$2 preload=$3; shift 3
@@ -201,15 +242,16 @@ bench_local_run() {
     while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
     shift
     local launcher; launcher=$(launcher_for_mpi "$mpi")
-    local -a clean
+    local -a clean pre=()
     mapfile -t clean < <(bench_unset_compi_args)
+    [[ -n ${BENCH_TIMEOUT:-} ]] && pre=(timeout --kill-after=10 "$BENCH_TIMEOUT")
     if [[ $mpi == openmpi ]]; then
         [[ -n $preload ]] && flags+=(-x "LD_PRELOAD=$preload")
         env "${clean[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-            "$launcher" -np "$np" --oversubscribe "${flags[@]}" "$@"
+            "${pre[@]}" "$launcher" -np "$np" --oversubscribe "${flags[@]}" "$@"
     else
         [[ -n $preload ]] && flags+=(-genv LD_PRELOAD "$preload")
-        env "${clean[@]}" "$launcher" -n "$np" "${flags[@]}" "$@"
+        env "${clean[@]}" "${pre[@]}" "$launcher" -n "$np" "${flags[@]}" "$@"
     fi
 }
 
@@ -270,7 +312,7 @@ bench_pingpong() {
 
 # ------------------------------------------------------------- bench apps ---
 
-BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d)
+BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d transpose)
 
 # Codec of mode fixed per app when --fixed-codec does not say: the single
 # codec with the best net gain (bytes saved at 100 Mbit/s minus codec time)
@@ -279,10 +321,13 @@ BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d)
 # stem blosc-lz4 (1.22x; its species fields barely compress, lz4 and snappy
 # not at all), nas_is blosc-lz4 (2.5x: the byte shuffle suits integer keys),
 # stencil3d lz4 (8x, 4x cheaper than zstd's 10.5x), psrg lz4 (5.7x in 0.02 s;
-# blosc-lz4 7.7x in twice the time: the same net gain).
+# blosc-lz4 7.7x in twice the time: the same net gain). transpose blosc-lz4
+# (a smaller sweep: 4 ranks as 2 nodes on one host, default size, fixed mode,
+# COMPI_REPORT ratios: blosc-lz4 6.3x, zstd 5.7x, dfcm 4.9x, fpc 4.8x, lz4
+# 4.1x, snappy 3.6x; blosc-lz4 also among the cheapest in MPI_Alltoall time).
 bench_apps_default_codec() {
     case "$1" in
-        nas_is|stem) echo blosc-lz4 ;;
+        nas_is|stem|transpose) echo blosc-lz4 ;;
         *) echo lz4 ;;
     esac
 }
@@ -741,14 +786,132 @@ bench_apps_summary() {  # RESULTS.tsv "MODES" "APP=CODEC ..."
     python3 "$COMPI_ROOT/tools/cmd/bench_apps_summary.py" "$@"
 }
 
+# ------------------------------------------------------------- bench coll ---
+
+bench_coll() {
+    local mpis_csv=both vcluster=0 nodes=2 ppn=2 rate=100mbit intra=1 lib="" mode=adaptive codec=""
+    local calibrate=1 timeout=7200 logs="" keep=0
+    [[ -n ${COMPI_HEURISTICS:-} ]] && calibrate=0
+    local -a args=()
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --mpi) mpis_csv=${2:?--mpi needs a value}; shift 2 ;;
+            --vcluster) vcluster=1; shift ;;
+            --nodes) nodes=${2:?--nodes needs a number}; shift 2 ;;
+            --ppn) ppn=${2:?--ppn needs a number}; shift 2 ;;
+            --rate) rate=${2:?--rate needs a value}; vcluster=1; shift 2 ;;
+            --mode) mode=${2:?--mode needs a value}; shift 2 ;;
+            --codec) codec=${2:?--codec needs a value}; mode=fixed; shift 2 ;;
+            --no-intra) intra=0; shift ;;
+            --no-calibrate) calibrate=0; shift ;;
+            --timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
+            --logs) logs=${2:?--logs needs a directory}; keep=1; shift 2 ;;
+            --rebuild) BENCH_REBUILD=1; shift ;;
+            --lib) lib=${2:?--lib needs a path}; shift 2 ;;
+            -h|--help) bench_usage; return 0 ;;
+            --) shift; args+=("$@"); break ;;
+            *) args+=("$1"); shift ;;   # compi_collbench's own options
+        esac
+    done
+    local -a mpis
+    case "$mpis_csv" in both) mpis=(openmpi mpich) ;; *) IFS=, read -r -a mpis <<<"$mpis_csv" ;; esac
+    local mpi
+    for mpi in "${mpis[@]}"; do check_mpi_name "$mpi"; done
+    case "$mode" in
+        adaptive|off) [[ -z $codec ]] || die "--codec goes with --mode fixed" ;;
+        fixed) codec=${codec:-lz4} ;;
+        *) die "--mode adaptive|fixed|off (got '$mode')" ;;
+    esac
+    [[ $nodes =~ ^[1-9][0-9]*$ && $ppn =~ ^[1-9][0-9]*$ ]] || die "--nodes and --ppn take positive integers"
+    [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout takes a positive number of seconds"
+    [[ $rate =~ ^[0-9.]+[a-z]*$ ]] || die "--rate: bad rate '$rate' (e.g. 100mbit, 1gbit)"
+    (( intra || vcluster )) || die "--no-intra without --vcluster leaves nothing to run"
+    (( vcluster && nodes < 2 )) && note "warning: --nodes $nodes: with one node compi compresses nothing"
+    (( vcluster )) && [[ $mode == adaptive ]] || calibrate=0
+    require_cmds timeout
+    local np=$((nodes * ppn))
+
+    declare -A lib_of=()
+    for mpi in "${mpis[@]}"; do
+        local -a targets=(compi_collbench)
+        [[ -n $lib ]] || targets+=(compi)
+        (( calibrate )) && targets+=(compi_calibrate_network)
+        bench_build "$mpi" "${targets[@]}"
+        [[ -x $(bench_bin "$mpi" compi_collbench) ]] || die "compi_collbench not built at $(bench_bin "$mpi" compi_collbench)"
+        if [[ -n $lib ]]; then
+            [[ -f $lib ]] || die "--lib: no such file '$lib'"
+            lib_of[$mpi]=$(readlink -f "$lib")
+        else
+            lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
+        fi
+    done
+    if [[ -n $logs ]]; then mkdir -p "$logs"; logs=$(readlink -f "$logs"); else logs=$(mktemp -d /tmp/compi-bench-coll.XXXXXX); fi
+
+    local -a base=("COMPI_MODE=$mode")
+    [[ -n $codec ]] && base+=("COMPI_CODEC=$codec")
+    local kv
+    while IFS= read -r kv; do
+        [[ $calibrate == 1 && ${kv%%=*} == COMPI_HEURISTICS ]] && continue
+        base+=("$kv")
+    done < <(bench_passthrough_env)
+
+    local any_fail=0 rc
+    local -a envflags
+    if (( intra )); then
+        local inp=$np
+        (( inp <= $(nproc) )) || inp=$(nproc)
+        (( inp >= 2 )) || inp=2
+        for mpi in "${mpis[@]}"; do
+            echo "=== compi bench coll: $mpi, $inp ranks on this node, ${base[*]} ==="
+            mapfile -t envflags < <(bench_env_flags "$mpi" "${base[@]}")
+            rc=0
+            BENCH_TIMEOUT=$timeout bench_local_run "$mpi" "$inp" "${lib_of[$mpi]}" "${envflags[@]}" -- \
+                "$(bench_bin "$mpi" compi_collbench)" "${args[@]}" || rc=$?
+            if (( rc )); then any_fail=1; echo "=== compi bench coll: $mpi on this node FAILED (exit $rc$( ((rc == 124)) && echo ": killed after ${timeout}s")) ==="; fi
+        done
+    fi
+    if (( vcluster )); then
+        # bench_apps_calibrate's settings: cluster name, where the model goes, time limit
+        local BA_NAME=${COMPI_BENCH_COLL_NAME:-cbcoll} BA_LOGS=$logs BA_TIMEOUT=$timeout
+        local subnet=${COMPI_BENCH_COLL_SUBNET:-10.213.45}
+        # The trap tears the cluster down on any exit, also Ctrl-C or failure.
+        trap 'bench_vcluster_down '"$BA_NAME"'; [[ '"$keep"' == 1 ]] || rm -rf '"$logs" EXIT
+        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
+        local -a envkv launch
+        for mpi in "${mpis[@]}"; do
+            envkv=("${base[@]}")
+            if (( calibrate )); then
+                # adaptive decides with the network model measured on this cluster with this MPI
+                bench_apps_calibrate "$mpi" "$rate" "$nodes" && envkv+=("COMPI_HEURISTICS=$logs/heuristics.$rate.$mpi")
+            fi
+            mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
+            mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+            # as bench apps: Open MPI's idle ranks yield (4 ranks on 2 cores);
+            # MPICH's are bound when a node's ranks cover the cores once
+            [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
+            [[ $mpi == mpich && $ppn == "$(nproc)" ]] && launch+=(-bind-to core)
+            echo "=== compi bench coll: $mpi, $nodes emulated nodes x $ppn ranks at $rate, ${envkv[*]} ==="
+            rc=0
+            timeout --kill-after=10 "$timeout" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi" \
+                --preload "${lib_of[$mpi]}" -- "${launch[@]}" -np "$np" "${envflags[@]}" \
+                "$(bench_bin "$mpi" compi_collbench)" "${args[@]}" || rc=$?
+            if (( rc )); then any_fail=1; echo "=== compi bench coll: $mpi on the emulated cluster FAILED (exit $rc$( ((rc == 124)) && echo ": killed after ${timeout}s")) ==="; fi
+        done
+    elif (( keep == 0 )); then
+        rm -rf "$logs"
+    fi
+    (( any_fail == 0 ))
+}
+
 bench_main() {
     local what=${1:-}
     [[ $# -gt 0 ]] && shift
     case "$what" in
         pingpong) bench_pingpong "$@" ;;
         apps) bench_apps "$@" ;;
+        coll) bench_coll "$@" ;;
         ""|-h|--help|help) bench_usage ;;
-        *) die "bench: unknown benchmark '$what' (available: pingpong, apps)" ;;
+        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps)" ;;
     esac
 }
 
