@@ -16,10 +16,10 @@
  * NPB's partial verification against tabulated ranks is class-specific and is
  * not done.
  *
- * --p2p replaces the MPI_Alltoallv by MPI_Irecv/MPI_Isend pairs per peer. compi
- * wraps point-to-point calls and rooted collectives but not MPI_Alltoallv, so
- * the default (NPB's semantics) sends the keys raw even under compi; the
- * compression benchmark runs with --p2p.
+ * --p2p replaces the MPI_Alltoallv by MPI_Irecv/MPI_Isend pairs per peer.
+ * compi compresses both: the p2p messages, and the MPI_Alltoallv blocks for
+ * other nodes (lib/coll, node-aware alltoall); the benchmark runs with --p2p,
+ * as it did before compi wrapped MPI_Alltoallv.
  *
  * Sizes: --class S|W|A|B|C sets NPB's TOTAL_KEYS and MAX_KEY; --scale
  * multiplies TOTAL_KEYS. The default (no --class) is 2^21 keys up to 2^19,
