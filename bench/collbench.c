@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_common.h"
 #include "common/datasets.h"
 
 #define MAX_SIZES 64
@@ -115,70 +116,6 @@ static void usage(void)
 
 /* ------------------------------------------------------------ arguments */
 
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s) return -1;
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end || v == 0) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-static int parse_sizes(const char *arg, options *o)
-{
-    o->nsizes = 0;
-    char *copy = strdup(arg), *save = NULL;
-    if (strchr(copy, ':')) {
-        char *lo_s = strtok_r(copy, ":", &save), *hi_s = strtok_r(NULL, ":", &save), *f_s = strtok_r(NULL, ":", &save);
-        size_t lo, hi, f = 2;
-        int bad = !lo_s || !hi_s || parse_size(lo_s, &lo) || parse_size(hi_s, &hi) || lo > hi ||
-                  (f_s && (parse_size(f_s, &f) || f < 2)) || strtok_r(NULL, ":", &save);
-        free(copy);
-        if (bad) return -1;
-        for (size_t s = lo; s <= hi && o->nsizes < MAX_SIZES; s *= f) o->sizes[o->nsizes++] = s;
-        return 0;
-    }
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (o->nsizes == MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes])) {
-            free(copy);
-            return -1;
-        }
-        o->nsizes++;
-    }
-    free(copy);
-    return o->nsizes ? 0 : -1;
-}
-
-static int parse_data(const char *arg, options *o)
-{
-    o->ndata = 0;
-    if (strcmp(arg, "all") == 0) {
-        for (size_t i = 0; i < compi_dataset_count() && o->ndata < MAX_DATA; i++) o->data[o->ndata++] = (int)i;
-        return 0;
-    }
-    char *copy = strdup(arg), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int idx = compi_dataset_find(tok);
-        if (idx < 0 || o->ndata == MAX_DATA) {
-            if (g_rank == 0) fprintf(stderr, "compi_collbench: unknown data set '%s'\n", tok);
-            free(copy);
-            return -1;
-        }
-        o->data[o->ndata++] = idx;
-    }
-    free(copy);
-    return o->ndata ? 0 : -1;
-}
-
 static int parse_colls(const char *arg, options *o)
 {
     o->ncolls = 0;
@@ -204,7 +141,7 @@ static int parse_colls(const char *arg, options *o)
 static void parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
-    parse_sizes("1K:16M:4", o);
+    bench_parse_sizes("1K:16M:4", o->sizes, MAX_SIZES, &o->nsizes);
     parse_colls("all", o);
     o->reps = 11;
     o->min_reps = 5;
@@ -226,14 +163,14 @@ static void parse_args(int argc, char **argv, options *o)
             continue;
         }
         if (!v) bad = 1;
-        else if (!strcmp(a, "--sizes")) bad = parse_sizes(v, o);
-        else if (!strcmp(a, "--data")) bad = parse_data(v, o), have_data = !bad;
+        else if (!strcmp(a, "--sizes")) bad = bench_parse_sizes(v, o->sizes, MAX_SIZES, &o->nsizes);
+        else if (!strcmp(a, "--data")) bad = bench_parse_data(v, o->data, MAX_DATA, &o->ndata, "compi_collbench", g_rank), have_data = !bad;
         else if (!strcmp(a, "--colls")) bad = parse_colls(v, o);
         else if (!strcmp(a, "--reps")) bad = (o->reps = atoi(v)) < 1;
         else if (!strcmp(a, "--min-reps")) bad = (o->min_reps = atoi(v)) < 1;
         else if (!strcmp(a, "--warmup")) bad = (o->warmup = atoi(v)) < 0;
         else if (!strcmp(a, "--budget")) bad = !((o->budget = atof(v)) > 0);
-        else if (!strcmp(a, "--max-mem")) bad = parse_size(v, &o->max_mem);
+        else if (!strcmp(a, "--max-mem")) bad = bench_parse_size(v, &o->max_mem);
         else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
         else bad = 1;
         if (bad) {
@@ -245,7 +182,7 @@ static void parse_args(int argc, char **argv, options *o)
         }
         i++;
     }
-    if (!have_data && parse_data(defaults, o)) die("default data sets not found in the datasets registry");
+    if (!have_data && bench_parse_data(defaults, o->data, MAX_DATA, &o->ndata, "compi_collbench", g_rank)) die("default data sets not found in the datasets registry");
     if (o->min_reps > o->reps) o->min_reps = o->reps;
 }
 
@@ -595,19 +532,6 @@ static int check_plain(point *p)
 
 /* ------------------------------------------------------------ statistics */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    if (n == 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* 2 P(B <= k-1), B ~ Bin(n, 1/2) */
 static double binom_tail2(int n, int k)
 {
@@ -622,7 +546,7 @@ static double binom_tail2(int n, int k)
  * tail stays <= ALPHA; with n <= 4 the whole range, with its lower coverage. */
 static void median_ci(double *xs, int n, double *lo, double *hi, double *coverage)
 {
-    qsort(xs, (size_t)n, sizeof *xs, cmp_double);
+    bench_sort(xs, n);
     int k = 1;
     while (k + 1 <= (n + 1) / 2 && binom_tail2(n, k + 1) <= ALPHA) k++;
     *lo = xs[k - 1];
@@ -679,26 +603,14 @@ static int run_point(point *p, const options *o, double *times[2], double *ratio
         n++;
     }
     r->reps = n;
-    r->plain_us = median(times[VAR_PLAIN], n) * 1e6;
-    r->compi_us = median(times[VAR_COMPI], n) * 1e6;
-    r->ratio = median(ratios, n);
+    r->plain_us = bench_median(times[VAR_PLAIN], n) * 1e6;
+    r->compi_us = bench_median(times[VAR_COMPI], n) * 1e6;
+    r->ratio = bench_median(ratios, n);
     median_ci(ratios, n, &r->lo, &r->hi, &r->coverage);
     return 0;
 }
 
 /* ------------------------------------------------------------ main */
-
-static void describe_interposer(char *out, size_t cap)
-{
-    void *s = dlsym(RTLD_DEFAULT, "MPI_Allgather");
-    void *ps = dlsym(RTLD_DEFAULT, "PMPI_Allgather");
-    Dl_info info;
-    const char *lib = (s && dladdr(s, &info) && info.dli_fname) ? info.dli_fname : "?";
-    if (s && ps && s != ps)
-        snprintf(out, cap, "yes: MPI_Allgather from %s", lib);
-    else
-        snprintf(out, cap, "NO (MPI_Allgather is the MPI library's own; the compi column measures plain MPI too)");
-}
 
 /* Rank placement by processor name; returns the number of distinct names. */
 static int describe_placement(char *out, size_t cap)
@@ -760,7 +672,7 @@ int main(int argc, char **argv)
         MPI_Get_library_version(ver, &vlen);
         char *nl = strchr(ver, '\n');
         if (nl) *nl = 0;
-        describe_interposer(interp, sizeof interp);
+        bench_describe_interposer("MPI_Allgather", interp, sizeof interp);
         const char *mode = getenv("COMPI_MODE"), *codec = getenv("COMPI_CODEC");
         const char *rpn = getenv("COMPI_DEBUG_RANKS_PER_NODE");
         printf("# compi_collbench  %d ranks on %d node(s) by processor name: %s\n", g_size, nodes, placement);

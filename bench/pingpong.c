@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_common.h"
 #include "common/datasets.h"
 
 #define TAG_PLAIN 7301
@@ -70,75 +71,10 @@ static void usage(void)
     }
 }
 
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s) return -1;
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end || v == 0) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-static int parse_sizes(const char *arg, options *o)
-{
-    o->nsizes = 0;
-    const char *colon = strchr(arg, ':');
-    if (colon) {
-        char lo_s[64];
-        size_t n = (size_t)(colon - arg), lo, hi;
-        if (n >= sizeof lo_s) return -1;
-        memcpy(lo_s, arg, n);
-        lo_s[n] = 0;
-        if (parse_size(lo_s, &lo) || parse_size(colon + 1, &hi) || lo > hi) return -1;
-        for (size_t s = lo; s <= hi && o->nsizes < MAX_SIZES; s *= 2) o->sizes[o->nsizes++] = s;
-        return 0;
-    }
-    char *copy = strdup(arg), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (o->nsizes == MAX_SIZES || parse_size(tok, &o->sizes[o->nsizes])) {
-            free(copy);
-            return -1;
-        }
-        o->nsizes++;
-    }
-    free(copy);
-    return o->nsizes ? 0 : -1;
-}
-
-static int parse_data(const char *arg, options *o)
-{
-    o->ndata = 0;
-    if (strcmp(arg, "all") == 0) {
-        for (size_t i = 0; i < compi_dataset_count() && o->ndata < MAX_DATA; i++) o->data[o->ndata++] = (int)i;
-        return 0;
-    }
-    char *copy = strdup(arg), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int idx = compi_dataset_find(tok);
-        if (idx < 0 || o->ndata == MAX_DATA) {
-            if (g_rank == 0) fprintf(stderr, "compi_pingpong: unknown data set '%s'\n", tok);
-            free(copy);
-            return -1;
-        }
-        o->data[o->ndata++] = idx;
-    }
-    free(copy);
-    return o->ndata ? 0 : -1;
-}
-
 static void parse_args(int argc, char **argv, int nranks, options *o)
 {
     memset(o, 0, sizeof *o);
-    parse_sizes("1:4M", o);
+    bench_parse_sizes("1:4M", o->sizes, MAX_SIZES, &o->nsizes);
     o->reps = 50;
     o->min_reps = 5;
     o->budget = 2.0;
@@ -167,8 +103,8 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
             continue;
         }
         if (!v) bad = 1;
-        else if (!strcmp(a, "--sizes")) bad = parse_sizes(v, o);
-        else if (!strcmp(a, "--data")) bad = parse_data(v, o), have_data = !bad;
+        else if (!strcmp(a, "--sizes")) bad = bench_parse_sizes(v, o->sizes, MAX_SIZES, &o->nsizes);
+        else if (!strcmp(a, "--data")) bad = bench_parse_data(v, o->data, MAX_DATA, &o->ndata, "compi_pingpong", g_rank), have_data = !bad;
         else if (!strcmp(a, "--reps")) bad = (o->reps = atoi(v)) < 1;
         else if (!strcmp(a, "--min-reps")) bad = (o->min_reps = atoi(v)) < 1;
         else if (!strcmp(a, "--warmup")) bad = (o->warmup = atoi(v)) < 0;
@@ -189,7 +125,7 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
         }
         i++;
     }
-    if (!have_data && parse_data(defaults, o)) die("default data sets not found in datasets registry");
+    if (!have_data && bench_parse_data(defaults, o->data, MAX_DATA, &o->ndata, "compi_pingpong", g_rank)) die("default data sets not found in datasets registry");
     if (o->min_reps > o->reps) o->min_reps = o->reps;
     if (o->rank_a == o->rank_b || o->rank_a < 0 || o->rank_b < 0 || o->rank_a >= nranks || o->rank_b >= nranks) {
         if (g_rank == 0) fprintf(stderr, "compi_pingpong: --pair needs two distinct ranks < %d\n", nranks);
@@ -330,19 +266,6 @@ static double one_rep(const point *p, const variant *v, int mode)
     return t;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    if (n == 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* A tells B whether another rep follows; B answers when it is ready, so each
  * rep starts with both ranks idle (its own small PMPI exchange, untimed). */
 static int sync_continue(const point *p, int go)
@@ -360,18 +283,6 @@ static int sync_continue(const point *p, int go)
 
 /* Where does MPI_Send resolve? If an interposer is loaded it differs from
  * PMPI_Send; then the compi column really goes through it. */
-static void describe_interposer(char *out, size_t cap)
-{
-    void *s = dlsym(RTLD_DEFAULT, "MPI_Send");
-    void *ps = dlsym(RTLD_DEFAULT, "PMPI_Send");
-    Dl_info info;
-    const char *lib = (s && dladdr(s, &info) && info.dli_fname) ? info.dli_fname : "?";
-    if (s && ps && s != ps)
-        snprintf(out, cap, "yes: MPI_Send from %s", lib);
-    else
-        snprintf(out, cap, "NO (MPI_Send is the MPI library's own; the compi column measures plain MPI too)");
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -403,7 +314,7 @@ int main(int argc, char **argv)
             MPI_Get_library_version(ver, &vlen);
             char *nl = strchr(ver, '\n');
             if (nl) *nl = 0;
-            describe_interposer(interp, sizeof interp);
+            bench_describe_interposer("MPI_Send", interp, sizeof interp);
             int same = strcmp(name, peer_name) == 0;
             const char *mode_env = getenv("COMPI_MODE"), *codec_env = getenv("COMPI_CODEC");
             printf("# compi_pingpong  mode=%s  ranks %d (%s) <-> %d (%s): %s\n",
@@ -489,7 +400,7 @@ int main(int argc, char **argv)
                     n++;
                 }
                 if (is_a) {
-                    double tp = median(times[VAR_PLAIN], n), tc = median(times[VAR_COMPI], n);
+                    double tp = bench_median(times[VAR_PLAIN], n), tc = bench_median(times[VAR_COMPI], n);
                     double sp = tc > 0 ? tp / tc : 0;
                     double bwp = tp > 0 ? p.size / tp / 1e6 : 0, bwc = tc > 0 ? p.size / tc / 1e6 : 0;
                     if (!o.quiet)
