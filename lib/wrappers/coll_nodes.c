@@ -1,8 +1,9 @@
 /* The collectives every rank takes part in: allgather(v), alltoall(v)(w),
  * the reductions and scans. Each call either runs compi's node-aware
  * algorithm (lib/coll/coll.h) or passes to the MPI; the choice comes from
- * sizes every rank knows, so all ranks take the same path. Every call is
- * counted (calls, path, bytes, inter-node wire bytes, time) for the report. */
+ * sizes every rank knows, so all ranks take the same path. Calls on
+ * communicators that span nodes are counted in full (calls, path, bytes,
+ * inter-node wire bytes, time) for the report; elsewhere only calls. */
 #include <stdlib.h>
 #include "coll/coll.h"
 #include "wrappers/impl.h"
@@ -39,6 +40,17 @@ static void compi_coll_count(compi_coll_kind kind, int node_aware, MPI_Count byt
     COMPI_COLL_ADD(kind, COMPI_COLL_NS, compi_now_ns() - t0);
 }
 
+/* Communicators compi never runs collectives on (inside one node, an
+ * intercommunicator, mode off): the call goes to the MPI at once and is only
+ * counted, so its cost stays one attribute lookup. */
+static int compi_coll_bypass(compi_coll_kind kind, MPI_Comm comm)
+{
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    if (ci->framed && !ci->is_inter) return 0;
+    COMPI_COLL_ADD(kind, COMPI_COLL_CALLS, 1);
+    return 1;
+}
+
 /* compi's path for this call, or NULL: layout built (collectively) on first use */
 static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info **ci, size_t size, int extra,
                                                 int *rc)
@@ -59,6 +71,9 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
                                   void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
                                   MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (compi_coll_bypass(kind, comm))
+        return recvcounts ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
+                          : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
     int n = compi_coll_peers(comm), me, rc;
     PMPI_Comm_rank(comm, &me);
@@ -114,6 +129,8 @@ int compi_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (compi_coll_bypass(COMPI_COLL_ALLTOALL, comm))
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
     int n = compi_coll_peers(comm), rc;
     MPI_Count block = compi_type_bytes(recvtype, recvcount);
@@ -145,6 +162,8 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm)
 {
+    if (compi_coll_bypass(COMPI_COLL_ALLTOALLV, comm))
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
     int n = compi_coll_peers(comm), rc;
     MPI_Count bytes = 0;
@@ -168,6 +187,8 @@ int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int 
                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                          const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    if (compi_coll_bypass(COMPI_COLL_ALLTOALLW, comm))
+        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     uint64_t t0 = compi_now_ns();
     int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     compi_coll_count(COMPI_COLL_ALLTOALLW, 0, 0, 0, t0);
@@ -179,6 +200,9 @@ int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int 
 static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                                MPI_Op op, int root, MPI_Comm comm)
 {
+    if (compi_coll_bypass(kind, comm))
+        return root < 0 ? PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm)
+                        : PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
     MPI_Count bytes = compi_type_bytes(dt, count);
     const compi_comm_info *ci;
@@ -218,6 +242,8 @@ int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm)
 {
+    if (compi_coll_bypass(COMPI_COLL_REDUCE_SCATTER, comm))
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
     uint64_t t0 = compi_now_ns();
     int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
     int me, n;
@@ -230,6 +256,8 @@ int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recv
 int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm)
 {
+    if (compi_coll_bypass(COMPI_COLL_REDUCE_SCATTER_BLOCK, comm))
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
     uint64_t t0 = compi_now_ns();
     int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
     compi_coll_count(COMPI_COLL_REDUCE_SCATTER_BLOCK, 0, compi_type_bytes(dt, recvcount), 0, t0);
@@ -238,6 +266,7 @@ int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recv
 
 int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    if (compi_coll_bypass(COMPI_COLL_SCAN, comm)) return PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
     uint64_t t0 = compi_now_ns();
     int rc = PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
     compi_coll_count(COMPI_COLL_SCAN, 0, compi_type_bytes(dt, count), 0, t0);
@@ -246,6 +275,7 @@ int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    if (compi_coll_bypass(COMPI_COLL_EXSCAN, comm)) return PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
     uint64_t t0 = compi_now_ns();
     int rc = PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
     compi_coll_count(COMPI_COLL_EXSCAN, 0, compi_type_bytes(dt, count), 0, t0);
