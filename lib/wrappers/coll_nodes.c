@@ -51,6 +51,13 @@ static int compi_coll_bypass(compi_coll_kind kind, MPI_Comm comm)
     return 1;
 }
 
+/* For the collectives compi always passes to the MPI: the start time when
+ * the call is counted in full (a communicator that spans nodes), else 0. */
+static uint64_t compi_coll_pass_begin(compi_coll_kind kind, MPI_Comm comm)
+{
+    return compi_coll_bypass(kind, comm) ? 0 : compi_now_ns();
+}
+
 /* compi's path for this call, or NULL: layout built (collectively) on first use */
 static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info **ci, size_t size, int extra,
                                                 int *rc)
@@ -187,11 +194,9 @@ int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int 
                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                          const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    if (compi_coll_bypass(COMPI_COLL_ALLTOALLW, comm))
-        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    uint64_t t0 = compi_now_ns();
+    uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_ALLTOALLW, comm);
     int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    compi_coll_count(COMPI_COLL_ALLTOALLW, 0, 0, 0, t0);
+    if (t0) compi_coll_count(COMPI_COLL_ALLTOALLW, 0, 0, 0, t0);
     return rc;
 }
 
@@ -242,42 +247,37 @@ int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm)
 {
-    if (compi_coll_bypass(COMPI_COLL_REDUCE_SCATTER, comm))
-        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
-    uint64_t t0 = compi_now_ns();
+    uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_REDUCE_SCATTER, comm);
     int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
-    int me, n;
-    PMPI_Comm_rank(comm, &me);
-    PMPI_Comm_size(comm, &n);   /* recvcounts has one entry per local rank, intercommunicators too */
-    compi_coll_count(COMPI_COLL_REDUCE_SCATTER, 0, me < n ? compi_type_bytes(dt, recvcounts[me]) : 0, 0, t0);
+    if (t0) {   /* an intracommunicator: recvcounts has one entry per rank */
+        int me;
+        PMPI_Comm_rank(comm, &me);
+        compi_coll_count(COMPI_COLL_REDUCE_SCATTER, 0, compi_type_bytes(dt, recvcounts[me]), 0, t0);
+    }
     return rc;
 }
 
 int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm)
 {
-    if (compi_coll_bypass(COMPI_COLL_REDUCE_SCATTER_BLOCK, comm))
-        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
-    uint64_t t0 = compi_now_ns();
+    uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_REDUCE_SCATTER_BLOCK, comm);
     int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
-    compi_coll_count(COMPI_COLL_REDUCE_SCATTER_BLOCK, 0, compi_type_bytes(dt, recvcount), 0, t0);
+    if (t0) compi_coll_count(COMPI_COLL_REDUCE_SCATTER_BLOCK, 0, compi_type_bytes(dt, recvcount), 0, t0);
     return rc;
 }
 
 int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    if (compi_coll_bypass(COMPI_COLL_SCAN, comm)) return PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
-    uint64_t t0 = compi_now_ns();
+    uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_SCAN, comm);
     int rc = PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
-    compi_coll_count(COMPI_COLL_SCAN, 0, compi_type_bytes(dt, count), 0, t0);
+    if (t0) compi_coll_count(COMPI_COLL_SCAN, 0, compi_type_bytes(dt, count), 0, t0);
     return rc;
 }
 
 int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    if (compi_coll_bypass(COMPI_COLL_EXSCAN, comm)) return PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
-    uint64_t t0 = compi_now_ns();
+    uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_EXSCAN, comm);
     int rc = PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
-    compi_coll_count(COMPI_COLL_EXSCAN, 0, compi_type_bytes(dt, count), 0, t0);
+    if (t0) compi_coll_count(COMPI_COLL_EXSCAN, 0, compi_type_bytes(dt, count), 0, t0);
     return rc;
 }
