@@ -1,6 +1,9 @@
 /* The per-message compression decision for every mode, and the state of the
- * runtime adaptive strategy: the network and codec models, one set of
- * compression windows (one per datatype class) per destination node.
+ * runtime adaptive strategy: the network and codec models, and compression
+ * windows per destination node, per family group (point-to-point shares one
+ * group; each collective family has its own, so an alltoall's blocks and a
+ * halo exchange's messages to the same node are judged apart) and per
+ * datatype class. A group's windows are made on its first message.
  *
  *   off       nothing is framed (never called)
  *   fixed     one codec for every inter-node message >= min_bytes
@@ -32,6 +35,10 @@
 /* Only rendezvous-sized sends measure the link, not a local copy. */
 #define COMPI_OBS_MIN_BYTES (256 * 1024)
 
+/* Window groups: every point-to-point family is one group, each collective
+ * family its own. */
+#define COMPI_WIN_GROUPS (1 + COMPI_FAM_COUNT - COMPI_FAM_BCAST)
+
 typedef struct compi_link_state {
     pthread_mutex_t lock;
     const compi_net_link *model;
@@ -40,8 +47,29 @@ typedef struct compi_link_state {
     double obs[COMPI_OBS_RING];
     unsigned nobs, obs_next;
     uint64_t observations;
-    compi_window win[COMPI_CLASS_COUNT];
+    compi_window *win[COMPI_WIN_GROUPS];   /* [group][class], NULL until the group's first message */
 } compi_link_state;
+
+static int compi_win_group(compi_family fam)
+{
+    return fam < COMPI_FAM_BCAST ? 0 : 1 + (int)(fam - COMPI_FAM_BCAST);
+}
+static const char *const compi_win_group_names[COMPI_WIN_GROUPS] = {
+    "p2p", "bcast", "scatter", "gather", "allgather", "alltoall", "allreduce", "reduce",
+};
+_Static_assert(COMPI_FAM_REDUCE + 1 == COMPI_FAM_COUNT && COMPI_WIN_GROUPS == 8,
+               "a new family needs its window group name");
+
+/* The window of group g and class c on l (l->lock held); NULL when out of memory. */
+static compi_window *compi_link_window(compi_link_state *l, int g, int c)
+{
+    if (!l->win[g]) {
+        l->win[g] = malloc(sizeof(compi_window) * COMPI_CLASS_COUNT);
+        if (!l->win[g]) return NULL;
+        for (int k = 0; k < COMPI_CLASS_COUNT; k++) compi_window_init(&l->win[g][k], &compi_cfg.window);
+    }
+    return &l->win[g][c];
+}
 
 static struct {
     int ready;
@@ -163,7 +191,6 @@ static void compi_link_init(compi_link_state *l, const compi_net_link *model, co
     l->model = model;
     l->scale = 1.0;
     snprintf(l->name, sizeof l->name, "inter %s-%s", a, b);
-    for (int c = 0; c < COMPI_CLASS_COUNT; c++) compi_window_init(&l->win[c], &compi_cfg.window);
 }
 
 /* Traces are written for `compi guide`; rules it wrote are read. Missing or
@@ -278,11 +305,14 @@ static void compi_decide_adaptive(compi_decision *d, size_t size)
 {
     compi_link_state *l = compi_decision_link(d);
     if (!l || d->dtclass < 0 || d->dtclass >= COMPI_CLASS_COUNT) return;
-    compi_window *w = &l->win[d->dtclass];
-    d->link = l;
     pthread_mutex_lock(&l->lock);
-    compi_win_action a = compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
-    if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
+    compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);
+    compi_win_action a = COMPI_WIN_RAW;
+    if (w) {
+        d->link = l;
+        a = compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
+        if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
+    }
     pthread_mutex_unlock(&l->lock);
     d->evaluate = a == COMPI_WIN_EVALUATE;
 }
@@ -357,14 +387,15 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size);
     compi_estimate best;
     pthread_mutex_lock(&l->lock);
-    double need = compi_window_threshold(&l->win[d->dtclass], compi_cfg.min_speedup);
+    compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);   /* made when deciding */
+    double need = compi_window_threshold(w, compi_cfg.min_speedup);
     pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
     compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, need, compi_engine_scratch(), &best);
     COMPI_STAT_ADD(evaluate_ns, compi_now_ns() - t0);
     COMPI_STAT_ADD(evaluations, 1);
     pthread_mutex_lock(&l->lock);
-    compi_window_evaluated(&l->win[d->dtclass], &compi_cfg.window, size, best.codec, best.speedup);
+    compi_window_evaluated(w, &compi_cfg.window, size, best.codec, best.speedup);
     pthread_mutex_unlock(&l->lock);
     d->codec = best.codec;
     d->predicted = best.speedup;
@@ -394,7 +425,8 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
         return;
     }
     pthread_mutex_lock(&l->lock);
-    compi_window_outcome(&l->win[d->dtclass], &compi_cfg.window, achieved, compi_engine_now_s());
+    compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);
+    if (w) compi_window_outcome(w, &compi_cfg.window, achieved, compi_engine_now_s());
     pthread_mutex_unlock(&l->lock);
 }
 
@@ -457,9 +489,11 @@ static void compi_json_string(compi_sbuf *b, const char *s)
     compi_sbuf_printf(b, "\"");
 }
 
-static void compi_json_window(compi_sbuf *b, const compi_link_state *l, int cls, const compi_window *w, double now)
+static void compi_json_window(compi_sbuf *b, const compi_link_state *l, int group, int cls, const compi_window *w,
+                              double now)
 {
-    compi_sbuf_printf(b, "{\"class\": \"%s\", \"link\": ", compi_dtclass_name(cls));
+    compi_sbuf_printf(b, "{\"family\": \"%s\", \"class\": \"%s\", \"link\": ", compi_win_group_names[group],
+                      compi_dtclass_name(cls));
     compi_json_string(b, l->name);
     compi_sbuf_printf(b, ", \"no_bytes\": %zu, ", w->no_len);
     if (w->yes_len == SIZE_MAX) compi_sbuf_printf(b, "\"yes_bytes\": null, ");
@@ -513,12 +547,13 @@ char *compi_engine_report_json(void)
     for (int i = 0; i < compi_E.nlinks; i++) {
         compi_link_state *l = &compi_E.links[i];
         pthread_mutex_lock(&l->lock);
-        for (int c = 0; c < COMPI_CLASS_COUNT; c++) {
-            if (!l->win[c].messages) continue;
-            if (!first) compi_sbuf_printf(&b, ", ");
-            compi_json_window(&b, l, c, &l->win[c], now);
-            first = 0;
-        }
+        for (int g = 0; g < COMPI_WIN_GROUPS; g++)
+            for (int c = 0; l->win[g] && c < COMPI_CLASS_COUNT; c++) {
+                if (!l->win[g][c].messages) continue;
+                if (!first) compi_sbuf_printf(&b, ", ");
+                compi_json_window(&b, l, g, c, &l->win[g][c], now);
+                first = 0;
+            }
         pthread_mutex_unlock(&l->lock);
     }
     compi_sbuf_printf(&b, "]");

@@ -65,9 +65,9 @@ adaptive)
         '^ +all +4487 +280\.4 MiB +73\.8 MiB +3\.80 +206\.6 MiB$'
     expect_in "$tmp/a.txt" engine \
         'network model: built-in default \(100 Mbit/s, 50 us\) \(54 observations, scale 1\.02\.\.1\.08\)' \
-        '^ +0 +double +inter node0-node1 +2\.0 KiB +64\.0 KiB +fpc +1200 +6 +47 +1147 +0 +0 +1 +0 +3\.20 +2\.90$' \
-        '^ +0 +byte +inter node0-node1 +4\.0 KiB +inf +- +96 +64 +32 +0 +1 +0 +0 +1\* +0\.80 +-$' \
-        '^ +2 +double +inter node1-node0 .* zstd +800 +40 +88 +672 +2 +1 +2 +1 +2\.40 +2\.10$' \
+        '^ +0 +p2p +double +inter node0-node1 +2\.0 KiB +64\.0 KiB +fpc +1200 +6 +47 +1147 +0 +0 +1 +0 +3\.20 +2\.90$' \
+        '^ +0 +p2p +byte +inter node0-node1 +4\.0 KiB +inf +- +96 +64 +32 +0 +1 +0 +0 +1\* +0\.80 +-$' \
+        '^ +2 +alltoall +double +inter node1-node0 .* zstd +800 +40 +88 +672 +2 +1 +2 +1 +2\.40 +2\.10$' \
         '4956 messages: 146 raw, 323 evaluated, 4487 compressed; 3 mistakes, 1 restarts, 5 re-evaluations, 2 back-offs' \
         '^ +3 +40 +1030 +9 +0 +yes$' \
         '^ +1 +40 +1010 +3 +1 +no$' \

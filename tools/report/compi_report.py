@@ -292,15 +292,15 @@ def engine_summary(doc):
         rows = []
         for rank, w in wins:
             ys = w.get("yes_bytes")
-            rows.append((rank, w.get("class", "?"), w.get("link", "?"), fmt_bytes(w.get("no_bytes")),
+            rows.append((rank, w.get("family", "p2p"), w.get("class", "?"), w.get("link", "?"), fmt_bytes(w.get("no_bytes")),
                          "inf" if ys is None else fmt_bytes(ys), w.get("codec") or "-", g(w, "messages"),
                          g(w, "raw"), g(w, "evaluated"), g(w, "compressed"), g(w, "mistakes"),
                          g(w, "restarts"), g(w, "reevaluations"),
                          "%s%s" % (g(w, "backoffs"), "*" if w.get("backoff_active") else ""),
                          fmt_opt(w.get("predicted_speedup")), fmt_opt(w.get("observed_speedup"))))
-        lines.append("  windows (per rank, datatype class and link; thresholds: below no_bytes raw, "
-                     "from yes_bytes compressed without evaluating):")
-        lines.append(table(("rank", "class", "link", "no_bytes", "yes_bytes", "codec", "messages", "raw",
+        lines.append("  windows (per rank, family (p2p or one collective), datatype class and link; thresholds: "
+                     "below no_bytes raw, from yes_bytes compressed without evaluating):")
+        lines.append(table(("rank", "family", "class", "link", "no_bytes", "yes_bytes", "codec", "messages", "raw",
                             "evaluated", "compressed", "mistakes", "restarts", "reevals", "backoffs",
                             "pred x", "obs x"), rows))
         if any(w.get("backoff_active") for _, w in wins):
@@ -365,8 +365,8 @@ def plot(doc, out, max_windows):
                      colors=[colors["raw"], colors["evaluated"], colors["compressed"]], linewidth=0)
         ax.set_xlim(0, nb * b)
         ax.set_ylim(0, 1)
-        ax.set_title("rank %s  %s  %s  -> %s" % (rank, w.get("class", "?"), w.get("link", "?"),
-                                               w.get("codec") or "raw"), fontsize=9)
+        ax.set_title("rank %s  %s %s  %s  -> %s" % (rank, w.get("family", "p2p"), w.get("class", "?"),
+                                                  w.get("link", "?"), w.get("codec") or "raw"), fontsize=9)
         ax.set_ylabel("share", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.set_xlabel("message number (bins of %d)" % b, fontsize=8)

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Run tests/mpi/adapt_families under compi (adaptive, COMPI_REPORT) and check
+that every rank's adaptive windows count exactly the decisions of each family
+(decide.c keeps windows per family group: p2p, and each collective).
+
+usage: check_windows.py --report FILE --ranks N --p2p K --alltoall K --allreduce K -- launcher args...
+
+Expected per rank (every rank its own node, N nodes):
+  p2p        K sendrecv messages (the sends decide)
+  alltoall   node_aware_calls(alltoall) x (N - 1): a frame per other node
+  allreduce  node_aware_calls(allreduce) x N: a chunk per other leader, then
+             one frame of the rank's own reduced chunk for every leader
+and no window of any other family. The node-aware call counts come from the
+same report (collectives section); at least one call of each must have taken
+compi's path, or the check would prove nothing."""
+import argparse, json, os, subprocess, sys
+
+
+def fail(msg):
+    print("FAIL [check_windows] " + msg)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--report", required=True)
+    ap.add_argument("--ranks", type=int, required=True)
+    for f in ("p2p", "alltoall", "allreduce"):
+        ap.add_argument("--" + f, type=int, required=True)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    if os.path.exists(a.report):
+        os.remove(a.report)
+    print("running:", " ".join(cmd), flush=True)
+    if subprocess.call(cmd) != 0:
+        fail("program failed")
+    with open(a.report) as fh:
+        doc = json.load(fh)
+    ranks = doc.get("ranks")
+    if not isinstance(ranks, list) or len(ranks) != a.ranks:
+        fail("report has %s rank entries, expected %d" % (len(ranks) if isinstance(ranks, list) else None, a.ranks))
+    n = a.ranks
+    for r in ranks:
+        rank = r.get("rank")
+        coll = r.get("collectives") or {}
+        nac = {k: (coll.get(k) or {}).get("node_aware_calls", 0) for k in ("alltoall", "allreduce")}
+        for k, v in nac.items():
+            if not v:
+                fail("rank %s: no %s call took compi's path (collectives: %s)" % (rank, k, coll.get(k)))
+        want = {"p2p": a.p2p, "alltoall": nac["alltoall"] * (n - 1), "allreduce": nac["allreduce"] * n}
+        got = {}
+        for w in (r.get("engine") or {}).get("windows", []):
+            fam = w.get("family")
+            if fam is None:
+                fail("rank %s: a window without a family: %s" % (rank, w))
+            got[fam] = got.get(fam, 0) + w.get("messages", 0)
+        if got != want:
+            fail("rank %s: window messages per family %s, expected %s" % (rank, got, want))
+        print("rank %s: windows per family %s (as expected)" % (rank, got))
+    print("PASS [check_windows] %d ranks" % n)
+
+
+if __name__ == "__main__":
+    main()
