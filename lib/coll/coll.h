@@ -22,11 +22,15 @@
  *                 (framed); node-local broadcast
  *   reduce        the same, but the reduced chunks are gathered to the
  *                 root's leader, which hands the result to the root
+ *   reduce_scatter(_block)  node-local reduce of the whole vector; each
+ *                 leader sends every other node's leader the blocks of that
+ *                 node's members (framed), combines what it gets in node
+ *                 order, and scatters the blocks inside its node
  * Reductions: predefined ops on predefined datatypes only (exact ops give
  * MPI's bit pattern; floating-point sums may differ in the last bits, as
  * between two MPIs). User-defined ops, derived datatypes, intercommunicators,
- * Alltoallw, Reduce_scatter(_block), Scan and Exscan pass through to the
- * MPI (counted in the report). */
+ * Alltoallw, Scan and Exscan pass through to the MPI (counted in the
+ * report). */
 #ifndef COMPI_COLL_H
 #define COMPI_COLL_H
 #include "core/internal.h"
@@ -67,6 +71,11 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
 /* root < 0: allreduce. */
 int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
+/* Reduce_scatter(_block): node-local reduce of the full vector, leaders
+ * exchange each node's members' blocks (framed), then a node-local scatterv. */
+int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l,
+                              uint64_t *wire);
 /* Reductions compi runs itself: predefined op on a predefined datatype. */
 int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op);
 

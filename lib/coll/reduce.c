@@ -25,32 +25,87 @@ static void compi_chunk(int n, int p, int c, int *start, int *len)
     *len = (int)(b - a);
 }
 
-/* Leaders: acc holds this node's partial result of all n elements; on
- * return its chunk my (= leader index) holds the reduction over all nodes. */
-static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_Op op, MPI_Aint ext, MPI_Comm comm,
-                                        const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+/* Which elements of the full vector each node reduces: node c's part is
+ * segments first[c] .. first[c+1]-1, segment k being len[k] elements from
+ * element start[k]. Allreduce and reduce: one segment per node (an equal
+ * split); reduce_scatter: the blocks of the node's members, in rank order. */
+typedef struct {
+    int *first, *start, *len;
+} compi_parts;
+
+static void compi_parts_free(compi_parts *q)
+{
+    free(q->first);
+    free(q->start);
+    free(q->len);
+}
+
+static int compi_parts_total(const compi_parts *q, int c)
+{
+    long long t = 0;
+    for (int k = q->first[c]; k < q->first[c + 1]; k++) t += q->len[k];
+    return (int)t;
+}
+
+/* The elements of node c's part, packed: a pointer into acc when the part is
+ * one segment, else a copy into a new buffer (*owned, to free). Elements keep
+ * their extent; the last one is copied up to its true extent only. */
+static char *compi_part_bytes(const compi_parts *q, int c, char *acc, MPI_Aint ext, MPI_Aint tlb, MPI_Aint text,
+                              char **owned)
+{
+    *owned = NULL;
+    if (q->first[c + 1] - q->first[c] == 1) return acc + (MPI_Aint)q->start[q->first[c]] * ext;
+    int total = compi_parts_total(q, c);
+    if (total == 0) return acc;
+    char *buf = malloc((size_t)(total - 1) * (size_t)ext + (size_t)text);
+    if (!buf) return NULL;
+    char *base = buf - tlb;
+    long long at = 0;
+    for (int k = q->first[c]; k < q->first[c + 1]; k++) {
+        if (q->len[k] == 0) continue;
+        memcpy(base + at * ext + tlb, acc + (MPI_Aint)q->start[k] * ext + tlb,
+               (size_t)(q->len[k] - 1) * (size_t)ext + (size_t)text);
+        at += q->len[k];
+    }
+    *owned = buf;
+    return base;
+}
+
+/* Leaders: acc holds this node's partial result of the full vector; on
+ * return *mine holds the reduction over all nodes of this node's part (a
+ * pointer into acc, or into *mine_owned when the part is several segments). */
+static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                        const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
+                                        char **mine, char **mine_owned, uint64_t *wire)
 {
     const int p = l->nnodes, my = l->my_node;
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
     int rc = MPI_SUCCESS;
     int *slens = calloc((size_t)p, sizeof(int)), *sdb = calloc((size_t)p, sizeof(int));
     unsigned char **frames = calloc((size_t)p, sizeof *frames);
     unsigned char *sbytes = NULL;
     char *contrib = NULL;
     compi_coll_blocks in = {NULL, NULL, NULL};
+    *mine = NULL;
+    *mine_owned = NULL;
     if (!slens || !sdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
     long long stotal = 0;
     for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
-        int s, len;
-        compi_chunk(n, p, c, &s, &len);
+        int len = compi_parts_total(q, c);
         size_t flen = 0;
         if (c != my && len > 0) {
+            char *owned, *part = compi_part_bytes(q, c, acc, ext, tlb, text, &owned);
+            if (!part) { rc = MPI_ERR_NO_MEM; break; }
             compi_typeinfo ti;
             compi_typeinfo_get(dt, len, &ti);
             compi_decision d;
-            compi_decide(&d, ci, l->leader_of[c], -1, &ti, COMPI_FAM_ALLREDUCE);
-            COMPI_STAT_ADD(messages[COMPI_FAM_ALLREDUCE], 1);
-            COMPI_STAT_ADD(bytes[COMPI_FAM_ALLREDUCE], ti.size);
-            rc = compi_frame_encode((char *)acc + (MPI_Aint)s * ext, len, dt, &ti, &d, &frames[c], &flen);
+            compi_decide(&d, ci, l->leader_of[c], -1, &ti, fam);
+            COMPI_STAT_ADD(messages[fam], 1);
+            COMPI_STAT_ADD(bytes[fam], ti.size);
+            rc = compi_frame_encode(part, len, dt, &ti, &d, &frames[c], &flen);
+            free(owned);
             *wire += flen;
         }
         slens[c] = (int)flen;
@@ -65,27 +120,25 @@ static int compi_reduce_scatter_leaders(void *acc, int n, MPI_Datatype dt, MPI_O
         if (frames[c]) memcpy(sbytes + sdb[c], frames[c], (size_t)slens[c]);
     rc = compi_coll_alltoall_bytes(l->leaders, sbytes, slens, sdb, &in);
     if (rc != MPI_SUCCESS) goto out;
-    /* combine in node order: chunk my starts as this node's share and takes
+    /* combine in node order: my part starts as this node's share and takes
      * every other node's in increasing node order (mine = c op mine). One
-     * leader computes each chunk, always in the same order, so every rank
+     * leader computes each element, always in the same order, so every rank
      * gets the same bits in every run with the same placement. Reduce_local
      * touches only the type's bytes: the application's buffer keeps its
      * padding (pair types) untouched. */
-    int s, len;
-    compi_chunk(n, p, my, &s, &len);
+    int len = compi_parts_total(q, my);
+    *mine = compi_part_bytes(q, my, acc, ext, tlb, text, mine_owned);
+    if (!*mine) { rc = MPI_ERR_NO_MEM; goto out; }
     if (len > 0) {
-        MPI_Aint tlb, text;
-        PMPI_Type_get_true_extent(dt, &tlb, &text);
         contrib = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text);
         if (!contrib) { rc = MPI_ERR_NO_MEM; goto out; }
-        char *mine = (char *)acc + (MPI_Aint)s * ext;
         for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
             if (c == my) continue;
             MPI_Status st;
             memset(&st, 0, sizeof st);
             st.MPI_SOURCE = l->leader_of[c];
             rc = compi_frame_deliver(in.bytes + in.displs[c], (size_t)in.lens[c], contrib - tlb, len, dt, &st, comm);
-            if (rc == MPI_SUCCESS) rc = PMPI_Reduce_local(contrib - tlb, mine, len, dt, op);
+            if (rc == MPI_SUCCESS) rc = PMPI_Reduce_local(contrib - tlb, *mine, len, dt, op);
         }
     }
 out:
@@ -195,7 +248,19 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         rc = PMPI_Reduce(input, NULL, count, dt, op, 0, l->local);
     /* 2-3. between leaders */
     if (rc == MPI_SUCCESS && leader && l->nnodes > 1) {
-        rc = compi_reduce_scatter_leaders(acc, count, dt, op, ext, comm, ci, l, wire);
+        compi_parts q = {malloc(sizeof(int) * (size_t)(l->nnodes + 1)), malloc(sizeof(int) * (size_t)l->nnodes),
+                         malloc(sizeof(int) * (size_t)l->nnodes)};
+        char *mine, *mine_owned;
+        if (!q.first || !q.start || !q.len) {
+            rc = MPI_ERR_NO_MEM;
+        } else {
+            for (int c = 0; c <= l->nnodes; c++) q.first[c] = c;
+            for (int c = 0; c < l->nnodes; c++) compi_chunk(count, l->nnodes, c, &q.start[c], &q.len[c]);
+            rc = compi_reduce_scatter_leaders(acc, &q, dt, op, comm, ci, l,
+                                              all ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE, &mine, &mine_owned, wire);
+            free(mine_owned);   /* one segment per node: always in place in acc */
+        }
+        compi_parts_free(&q);
         if (rc == MPI_SUCCESS) rc = compi_chunks_to_leaders(acc, count, dt, ext, root_node, comm, ci, l, wire);
     }
     /* 4. the result inside the node */
@@ -209,5 +274,73 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         else if (me == root) rc = PMPI_Recv(recvbuf, count, dt, 0, 0, l->local, MPI_STATUS_IGNORE);
     }
     free(own);
+    return rc;
+}
+
+int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l,
+                              uint64_t *wire)
+{
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    const int n = l->size, me = l->rank, leader = l->local_rank == 0;
+    int *off = malloc(sizeof(int) * (size_t)n);
+    if (!off) return MPI_ERR_NO_MEM;
+    long long total = 0;
+    for (int r = 0; r < n; r++) {
+        off[r] = (int)total;
+        total += recvcounts[r];
+    }
+    /* MPI_IN_PLACE: the input vector is in recvbuf */
+    const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    char *own = NULL, *acc = NULL, *mine = NULL, *mine_owned = NULL;
+    int *lcounts = NULL, *ldispls = NULL;
+    compi_parts q = {NULL, NULL, NULL};
+    int rc = MPI_SUCCESS;
+    if (leader) {
+        own = malloc(total > 0 ? (size_t)text + (size_t)(total - 1) * (size_t)ext : 1);
+        lcounts = malloc(sizeof(int) * (size_t)l->local_size);
+        ldispls = malloc(sizeof(int) * (size_t)l->local_size);
+        q.first = malloc(sizeof(int) * (size_t)(l->nnodes + 1));
+        q.start = malloc(sizeof(int) * (size_t)n);
+        q.len = malloc(sizeof(int) * (size_t)n);
+        if (!own || !lcounts || !ldispls || !q.first || !q.start || !q.len) rc = MPI_ERR_NO_MEM;
+        acc = own - tlb;
+    }
+    if (rc != MPI_SUCCESS) goto out;   /* out of memory: fails the call, as the other paths do */
+    /* 1. the full vector, reduced inside the node, at the leader */
+    rc = PMPI_Reduce(input, leader ? acc : NULL, (int)total, dt, op, 0, l->local);
+    if (rc != MPI_SUCCESS) goto out;
+    if (leader) {
+        /* 2. node c's part is its members' blocks, in rank order */
+        for (int c = 0; c <= l->nnodes; c++) q.first[c] = l->first[c];
+        for (int j = 0; j < n; j++) {
+            q.start[j] = off[l->members[j]];
+            q.len[j] = recvcounts[l->members[j]];
+        }
+        if (l->nnodes > 1) {
+            rc = compi_reduce_scatter_leaders(acc, &q, dt, op, comm, ci, l, COMPI_FAM_REDUCE, &mine, &mine_owned,
+                                              wire);
+        } else {
+            mine = compi_part_bytes(&q, l->my_node, acc, ext, tlb, text, &mine_owned);
+            if (!mine) rc = MPI_ERR_NO_MEM;
+        }
+        int at = 0;
+        for (int j = 0; j < l->local_size; j++) {
+            lcounts[j] = recvcounts[l->members[l->first[l->my_node] + j]];
+            ldispls[j] = at;
+            at += lcounts[j];
+        }
+    }
+    /* 3. each member's block from its leader */
+    if (rc == MPI_SUCCESS) rc = PMPI_Scatterv(mine, lcounts, ldispls, dt, recvbuf, recvcounts[me], dt, 0, l->local);
+out:
+    free(mine_owned);
+    free(own);
+    free(lcounts);
+    free(ldispls);
+    compi_parts_free(&q);
+    free(off);
     return rc;
 }

@@ -242,30 +242,58 @@ int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     return compi_reduce_common(COMPI_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, comm);
 }
 
-/* Passed to the MPI (counted): their results are spread over the ranks in
- * ways that leave little to gain over the reductions above, see coll.h. */
+static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf,
+                                       const int *recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    if (compi_coll_bypass(kind, comm))
+        return recvcounts ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm)
+                          : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
+    uint64_t t0 = compi_now_ns(), wire = 0;
+    int n = compi_coll_peers(comm), me, rc;
+    PMPI_Comm_rank(comm, &me);
+    /* the whole vector is reduced: its size (known alike everywhere) decides */
+    long long total = 0;
+    for (int r = 0; r < n; r++) total += recvcounts ? recvcounts[r] : recvcount;
+    MPI_Count mine = compi_type_bytes(dt, recvcounts ? recvcounts[me] : recvcount);
+    const compi_comm_info *ci;
+    const compi_coll_layout *l = NULL;
+    rc = MPI_SUCCESS;
+    if (total <= 0x7fffffff && compi_coll_reduction_ok(dt, op))
+        l = compi_coll_path(comm, &ci, (size_t)compi_type_bytes(dt, (int)total), COMPI_EXTRA_REDUCE, &rc);
+    if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    if (!l) {
+        rc = recvcounts ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm)
+                        : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
+        compi_coll_count(kind, 0, mine, 0, t0);
+        return rc;
+    }
+    int *counts = (int *)recvcounts;
+    if (!recvcounts) {
+        counts = malloc(sizeof(int) * (size_t)n);
+        if (!counts) return compi_raise(comm, MPI_ERR_NO_MEM);
+        for (int r = 0; r < n; r++) counts[r] = recvcount;
+    }
+    rc = compi_coll_reduce_scatter(sendbuf, recvbuf, counts, dt, op, comm, ci, l, &wire);
+    if (!recvcounts) free(counts);
+    compi_coll_count(kind, 1, mine, wire, t0);
+    return compi_coll_done(comm, rc);
+}
+
 int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm)
 {
-    uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_REDUCE_SCATTER, comm);
-    int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
-    if (t0) {   /* an intracommunicator: recvcounts has one entry per rank */
-        int me;
-        PMPI_Comm_rank(comm, &me);
-        compi_coll_count(COMPI_COLL_REDUCE_SCATTER, 0, compi_type_bytes(dt, recvcounts[me]), 0, t0);
-    }
-    return rc;
+    return compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, dt, op, comm);
 }
 
 int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm)
 {
-    uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_REDUCE_SCATTER_BLOCK, comm);
-    int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
-    if (t0) compi_coll_count(COMPI_COLL_REDUCE_SCATTER_BLOCK, 0, compi_type_bytes(dt, recvcount), 0, t0);
-    return rc;
+    return compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, NULL, recvcount, dt, op,
+                                       comm);
 }
 
+/* Passed to the MPI (counted): a prefix reduction's result differs on every
+ * rank, so it has no node-level shortcut like the reductions above. */
 int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_SCAN, comm);

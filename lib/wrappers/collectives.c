@@ -39,6 +39,34 @@ static char *compi_block(const void *base, MPI_Aint displ_elems, MPI_Datatype dt
     return (char *)base + displ_elems * extent;
 }
 
+/* The compressed payload of a broadcast, once over each node's link: the
+ * root hands it to its node's leader, the leaders broadcast it among
+ * themselves, each leader broadcasts it inside its node (where every rank
+ * decodes it itself, in parallel). The MPI's own broadcast of the payload
+ * over the whole communicator may send it over a link more than once and
+ * picks its algorithm for the payload's size, not the data's. */
+static int compi_bcast_payload(unsigned char *pay, int len, int root, MPI_Comm comm, const compi_comm_info *ci)
+{
+    int rc;
+    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, &rc);
+    if (!l) return rc;
+    if (l->nnodes < 2) return PMPI_Bcast(pay, len, MPI_BYTE, root, comm);
+    const int root_node = l->node_of[root], leader = l->local_rank == 0;
+    rc = MPI_SUCCESS;
+    if (l->my_node == root_node && l->leader_of[root_node] != root) {
+        if (l->rank == root) {
+            rc = PMPI_Send(pay, len, MPI_BYTE, 0, 0, l->local);
+        } else if (leader) {
+            int root_local = 0;
+            for (int j = l->first[root_node]; l->members[j] != root; j++) root_local++;
+            rc = PMPI_Recv(pay, len, MPI_BYTE, root_local, 0, l->local, MPI_STATUS_IGNORE);
+        }
+    }
+    if (rc == MPI_SUCCESS && leader) rc = PMPI_Bcast(pay, len, MPI_BYTE, root_node, l->leaders);
+    if (rc == MPI_SUCCESS && l->local_size > 1) rc = PMPI_Bcast(pay, len, MPI_BYTE, 0, l->local);
+    return rc;
+}
+
 int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     const compi_comm_info *ci;
@@ -80,7 +108,7 @@ int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
         if (!grown) { free(frame); return compi_raise(comm, MPI_ERR_NO_MEM); }
         frame = grown;
     }
-    rc = PMPI_Bcast(frame + COMPI_FRAME_HEADER_SIZE, (int)h.payload_len, MPI_BYTE, root, comm);
+    rc = compi_bcast_payload(frame + COMPI_FRAME_HEADER_SIZE, (int)h.payload_len, root, comm, ci);
     if (rc == MPI_SUCCESS && rank != root) rc = compi_coll_decode(frame, flen, buf, count, dt, root, comm);
     free(frame);
     return rc;
