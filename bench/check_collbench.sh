@@ -10,7 +10,7 @@
 # Usage: check_collbench.sh openmpi|mpich <libcompi.so> <compi_collbench> NP RPN
 set -euo pipefail
 mpi=$1 lib=$2 bin=$3 np=$4 rpn=$5
-colls=(allgather allgatherv alltoall alltoallv allreduce reduce bcast gather scatter)
+colls=(allgather allgatherv alltoall alltoallv allreduce reduce bcast gather scatter reduce_scatter_block)
 sizes=(1000 65536)   # 1000: not a power of two (odd counts in the v variants)
 data=(double_smooth int_r50)
 env=(LD_PRELOAD="$lib" COMPI_MODE=fixed COMPI_CODEC=lz4 COMPI_MIN_BYTES=0 COMPI_DEBUG_RANKS_PER_NODE="$rpn")

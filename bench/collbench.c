@@ -56,9 +56,10 @@
 #define ALPHA 0.10 /* two-sided; the interval covers the median with >= 90 % when the reps allow */
 
 enum { C_ALLGATHER, C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_ALLREDUCE, C_REDUCE, C_BCAST, C_GATHER, C_SCATTER,
-       C_COUNT };
+       C_REDUCE_SCATTER_BLOCK, C_COUNT };
 static const char *const COLL_NAMES[C_COUNT] = {"allgather", "allgatherv", "alltoall", "alltoallv", "allreduce",
-                                                "reduce",    "bcast",      "gather",   "scatter"};
+                                                "reduce",    "bcast",      "gather",   "scatter",
+                                                "reduce_scatter_block"};
 enum { VAR_PLAIN = 0, VAR_COMPI = 1 };
 enum { ROOT = 0 };
 
@@ -200,14 +201,15 @@ typedef struct {
     int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
     int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
     int (*scatter)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*reduce_scatter_block)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 } variant;
 
 /* Plain = PMPI entry points (invisible to a PMPI tool), compi = MPI entry points. */
 static const variant VARIANTS[2] = {
     {"plain", PMPI_Allgather, PMPI_Allgatherv, PMPI_Alltoall, PMPI_Alltoallv, PMPI_Allreduce, PMPI_Reduce,
-     PMPI_Bcast, PMPI_Gather, PMPI_Scatter},
+     PMPI_Bcast, PMPI_Gather, PMPI_Scatter, PMPI_Reduce_scatter_block},
     {"compi", MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Allreduce, MPI_Reduce, MPI_Bcast,
-     MPI_Gather, MPI_Scatter},
+     MPI_Gather, MPI_Scatter, MPI_Reduce_scatter_block},
 };
 
 /* ------------------------------------------------------------ points */
@@ -231,7 +233,7 @@ typedef struct {
     double maxrel;          /* largest relative difference compi vs plain seen in this point */
 } point;
 
-static int is_reduction(int coll) { return coll == C_ALLREDUCE || coll == C_REDUCE; }
+static int is_reduction(int coll) { return coll == C_ALLREDUCE || coll == C_REDUCE || coll == C_REDUCE_SCATTER_BLOCK; }
 
 /* Elements of a nominal block in a "v" block: 3/4 for odd ranks (pairs). */
 static int vcount(int count, int odd) { return odd ? count - count / 4 : count; }
@@ -255,6 +257,7 @@ static size_t send_bytes_of(const point *p, int q)
     case C_ALLTOALL: return c * (size_t)g_size * p->es;
     case C_ALLTOALLV: return a2av_soffset(p, q, -1) * p->es;
     case C_SCATTER: return q == ROOT ? c * (size_t)g_size * p->es : 0;
+    case C_REDUCE_SCATTER_BLOCK: return c * (size_t)g_size * p->es; /* a block of the vector per rank */
     default: return c * p->es; /* allgather, reductions, bcast (root's vector), gather */
     }
 }
@@ -382,6 +385,7 @@ static void call(const point *p, const variant *v, unsigned char *rbuf)
     case C_BCAST: rc = v->bcast(rbuf, c, p->type, ROOT, w); break;
     case C_GATHER: rc = v->gather(p->sbuf, c, p->type, rbuf, c, p->type, ROOT, w); break;
     case C_SCATTER: rc = v->scatter(p->sbuf, c, p->type, rbuf, c, p->type, ROOT, w); break;
+    case C_REDUCE_SCATTER_BLOCK: rc = v->reduce_scatter_block(p->sbuf, rbuf, c, p->type, p->op, w); break;
     }
     if (rc != MPI_SUCCESS) {
         char msg[160];
@@ -495,28 +499,31 @@ static int check_plain(point *p)
     default: break;
     }
     if (!has_result(p)) return 0;
-    /* reductions: combine in rank order (exact for int sums and byte maxima) */
+    /* reductions: combine in rank order (exact for int sums and byte maxima);
+     * reduce_scatter_block: my block of the vector */
     unsigned char *want = xmalloc(c * es);
+    const size_t base = p->coll == C_REDUCE_SCATTER_BLOCK ? (size_t)me * c * es : 0;
     for (int q = 0; q < P; q++) {
         gen_send(p, q, p->scratch);
+        const unsigned char *in = p->scratch + base;
         for (size_t i = 0; i < c; i++) {
             if (p->type == MPI_INT) {
                 int32_t a, b;
-                memcpy(&b, p->scratch + i * 4, 4);
+                memcpy(&b, in + i * 4, 4);
                 if (q) memcpy(&a, want + i * 4, 4), b = (int32_t)((uint32_t)a + (uint32_t)b);
                 memcpy(want + i * 4, &b, 4);
             } else if (p->type == MPI_SIGNED_CHAR) {
-                signed char b = (signed char)p->scratch[i];
+                signed char b = (signed char)in[i];
                 if (!q || b > (signed char)want[i]) want[i] = (unsigned char)b;
             } else if (p->type == MPI_DOUBLE) {
                 double a, b;
-                memcpy(&b, p->scratch + i * 8, 8);
+                memcpy(&b, in + i * 8, 8);
                 p->sumabs[i] = (q ? p->sumabs[i] : 0) + fabs(b);
                 if (q) memcpy(&a, want + i * 8, 8), b += a;
                 memcpy(want + i * 8, &b, 8);
             } else { /* float */
                 float a, b;
-                memcpy(&b, p->scratch + i * 4, 4);
+                memcpy(&b, in + i * 4, 4);
                 p->sumabs[i] = (q ? p->sumabs[i] : 0) + fabs((double)b);
                 if (q) memcpy(&a, want + i * 4, 4), b += a;
                 memcpy(want + i * 4, &b, 4);
