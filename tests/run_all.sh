@@ -48,7 +48,7 @@ asan_stage() {
 stage asan        asan_stage
 vcluster_stage() {
   bash tests/vcluster/test_vcluster.sh && bash tests/vcluster/test_locality.sh && bash tests/vcluster/test_adaptive.sh &&
-    bash tests/vcluster/test_bench_apps.sh
+    bash tests/vcluster/test_coll.sh && bash tests/vcluster/test_bench_apps.sh
 }
 stage vcluster    vcluster_stage
 stage foreign     bash tests/foreign/mpi4py.sh --mpi both --np 1,2
