@@ -59,7 +59,23 @@ int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Com
         *all = malloc(total ? (size_t)total : 1);
         if (!*all) rc = MPI_ERR_NO_MEM;
     }
-    if (rc == MPI_SUCCESS) rc = PMPI_Allgatherv(mine, my, MPI_BYTE, *all, lens, displs, MPI_BYTE, sub);
+    /* the frames travel as an alltoallv of one send block (my frame, to
+     * every rank): measured on the emulated 100 Mbit/s link between two
+     * MPICH 4.0 ranks, an allgather(v) of 4 MiB took 706 ms, a sendrecv or
+     * an alltoallv of the same 4 MiB 384-397 ms (the allgather did not use
+     * both directions of the link at once) */
+    int *scounts = NULL, *sdispls = NULL;
+    if (rc == MPI_SUCCESS) {
+        scounts = malloc(sizeof(int) * (size_t)n);
+        sdispls = calloc((size_t)n, sizeof(int));
+        if (!scounts || !sdispls) rc = MPI_ERR_NO_MEM;
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) scounts[i] = my;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Alltoallv(mine ? mine : (const void *)lens, scounts, sdispls, MPI_BYTE, *all, lens, displs, MPI_BYTE,
+                            sub);
+    free(scounts);
+    free(sdispls);
     if (rc != MPI_SUCCESS) {
         free(*all);
         *all = NULL;
