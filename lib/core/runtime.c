@@ -1,4 +1,6 @@
 /* compi's process-wide state: configuration, node map, communicator cache. */
+#define _GNU_SOURCE   /* dladdr */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
 compi_stats compi_st;
+compi_config compi_cfg;
 static MPI_Group compi_world_group = MPI_GROUP_NULL;
 
 uint64_t compi_now_ns(void)
@@ -107,23 +110,93 @@ static int compi_build_node_map(void)
     return MPI_SUCCESS;
 }
 
-/* Every rank finds the same bad setting: rank 0 says why, and all stop
- * together. A clean exit, not MPI_Abort: MPICH's hydra tears down an
- * aborted job before forwarding all of its stderr, which lost this line in
- * 1 of 30 runs of compi_bad_heuristics. */
+/* A bad setting stops every rank together. A clean exit, not MPI_Abort:
+ * MPICH's hydra tears down an aborted job before forwarding all of its
+ * stderr, which lost the message in 1 of 30 runs of compi_bad_heuristics.
+ * Rank 0 prints err (if any); the caller made every other rank with
+ * something else to say print it already. */
 static void compi_config_fail(const char *err)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
-    if (compi_g.world_rank == 0) fprintf(stderr, "compi: configuration error: %s\n", err);
+    if (compi_g.world_rank == 0 && err && *err) fprintf(stderr, "compi: configuration error: %s\n", err);
     PMPI_Barrier(MPI_COMM_WORLD);
     PMPI_Finalize();
     exit(2);
 }
 
+/* The system configuration file belongs to the installation this library
+ * was loaded from: <prefix>/etc/compi/compi.conf next to <prefix>/lib. */
+static void compi_system_config(char *out, size_t cap)
+{
+    Dl_info di;
+    out[0] = 0;
+    if (dladdr((void *)&compi_core_init, &di) && di.dli_fname &&
+        compi_config_system_path(di.dli_fname, out, cap) != COMPI_OK)
+        out[0] = 0;
+}
+
+/* Settings that decide what goes on the wire or which collectives run must
+ * be the same on every rank; node-local configuration files (or launchers
+ * that forward the environment to some ranks only) can make them differ.
+ * Rank 0's values and error go to all; a rank that differs says so itself. */
+#define COMPI_AGREED 5
+static const int compi_agreed[COMPI_AGREED] = {COMPI_SET_MODE, COMPI_SET_CODEC, COMPI_SET_MIN_BYTES,
+                                               COMPI_SET_CALIBRATE, COMPI_SET_DEBUG_RANKS_PER_NODE};
+typedef struct {
+    char err[512];
+    char value[COMPI_AGREED][64];
+} compi_agreement;
+
+static void compi_agreed_values(const compi_config *c, compi_agreement *a)
+{
+    snprintf(a->value[0], sizeof a->value[0], "%s", compi_mode_name(c->mode));
+    snprintf(a->value[1], sizeof a->value[1], "%s", c->codec->name);
+    snprintf(a->value[2], sizeof a->value[2], "%zu", c->min_bytes);
+    snprintf(a->value[3], sizeof a->value[3], "%s", c->calibrate_init ? "init" : "off");
+    snprintf(a->value[4], sizeof a->value[4], "%d", c->ranks_per_node);
+}
+
+static void compi_config_init(void)
+{
+    static compi_agreement mine, root;
+    char sys[COMPI_CONFIG_PATH_MAX];
+    int rank, bad = 0, any_bad = 0;
+    compi_system_config(sys, sizeof sys);
+    int rc = compi_config_load(&compi_cfg, sys, mine.err, sizeof mine.err);
+    if (rc == COMPI_OK) compi_agreed_values(&compi_cfg, &mine);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    root = mine;
+    PMPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank != 0 && rc != COMPI_OK) {
+        bad = 1;
+        if (strcmp(mine.err, root.err) != 0)
+            fprintf(stderr, "compi: configuration error on rank %d: %s\n", rank, mine.err);
+    } else if (rank != 0 && !root.err[0]) {
+        for (int k = 0; k < COMPI_AGREED; k++) {
+            if (strcmp(mine.value[k], root.value[k]) == 0) continue;
+            char from[COMPI_CONFIG_PATH_MAX + 64];
+            compi_config_origin_text(&compi_cfg, (size_t)compi_agreed[k], from, sizeof from);
+            const char *key = compi_setting_at((size_t)compi_agreed[k])->key;
+            fprintf(stderr, "compi: configuration error on rank %d: %s is %s here (from %s) but %s on rank 0; "
+                    "it must be the same on every rank (configuration files that differ between nodes?)\n",
+                    rank, key, mine.value[k], from, root.value[k]);
+            bad = 1;
+            break;
+        }
+    }
+    if (rank == 0) bad = rc != COMPI_OK;
+    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!any_bad) return;
+    if (rank == 0 && rc == COMPI_OK)
+        fprintf(stderr, "compi: configuration error: the settings of other ranks are invalid or differ from "
+                "rank 0's (see their messages)\n");
+    compi_config_fail(rc != COMPI_OK ? mine.err : NULL);
+}
+
 int compi_core_init(void)
 {
     char err[512];
-    if (compi_config_load(&compi_cfg, err, sizeof err) != COMPI_OK) compi_config_fail(err);
+    compi_config_init();
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);
     int rc = compi_build_node_map();
