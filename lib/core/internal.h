@@ -16,6 +16,9 @@
 #include "engine/config.h"
 
 extern compi_config compi_cfg;
+/* Every rank passes its own outcome of a step that can fail on some ranks
+ * only; nonzero on all if any failed (runtime.c). Then call compi_config_fail. */
+int compi_config_agree(int failed, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- state */
 typedef struct {

@@ -135,67 +135,63 @@ static void compi_system_config(char *out, size_t cap)
         out[0] = 0;
 }
 
+/* Every rank calls this with its own outcome of a step that may fail on some
+ * ranks only (configuration files differ between nodes). Rank 0's message is
+ * printed by compi_config_fail; a failing rank with another message prints
+ * its own. Returns nonzero on every rank if any failed; rank 0's err then
+ * says why even if rank 0 itself was fine. */
+int compi_config_agree(int failed, char *err, size_t errlen)
+{
+    char root[1024];
+    int rank, any = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(root, sizeof root, "%s", failed ? err : "");
+    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank != 0 && failed && strncmp(err, root, sizeof root - 1) != 0)
+        fprintf(stderr, "compi: configuration error on rank %d: %s\n", rank, err);
+    PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && rank == 0 && !failed)
+        snprintf(err, errlen, "the configuration of other ranks is invalid or differs from rank 0's (see their messages)");
+    return any;
+}
+
 /* Settings that decide what goes on the wire or which collectives run must
  * be the same on every rank; node-local configuration files (or launchers
- * that forward the environment to some ranks only) can make them differ.
- * Rank 0's values and error go to all; a rank that differs says so itself. */
+ * that forward the environment to some ranks only) can make them differ. */
 #define COMPI_AGREED 5
 static const int compi_agreed[COMPI_AGREED] = {COMPI_SET_MODE, COMPI_SET_CODEC, COMPI_SET_MIN_BYTES,
                                                COMPI_SET_CALIBRATE, COMPI_SET_DEBUG_RANKS_PER_NODE};
-typedef struct {
-    char err[512];
-    char value[COMPI_AGREED][64];
-} compi_agreement;
-
-static void compi_agreed_values(const compi_config *c, compi_agreement *a)
-{
-    snprintf(a->value[0], sizeof a->value[0], "%s", compi_mode_name(c->mode));
-    snprintf(a->value[1], sizeof a->value[1], "%s", c->codec->name);
-    snprintf(a->value[2], sizeof a->value[2], "%zu", c->min_bytes);
-    snprintf(a->value[3], sizeof a->value[3], "%s", c->calibrate_init ? "init" : "off");
-    snprintf(a->value[4], sizeof a->value[4], "%d", c->ranks_per_node);
-}
 
 static void compi_config_init(void)
 {
-    static compi_agreement mine, root;
-    char sys[COMPI_CONFIG_PATH_MAX];
-    int rank, bad = 0, any_bad = 0;
+    char sys[COMPI_CONFIG_PATH_MAX], err[1024] = "", mine[COMPI_AGREED][64], root[COMPI_AGREED][64];
+    int rank;
     compi_system_config(sys, sizeof sys);
-    int rc = compi_config_load(&compi_cfg, sys, mine.err, sizeof mine.err);
-    if (rc == COMPI_OK) compi_agreed_values(&compi_cfg, &mine);
+    int failed = compi_config_load(&compi_cfg, sys, err, sizeof err) != COMPI_OK;
+    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
+    snprintf(mine[0], sizeof mine[0], "%s", compi_mode_name(compi_cfg.mode));
+    snprintf(mine[1], sizeof mine[1], "%s", compi_cfg.codec->name);
+    snprintf(mine[2], sizeof mine[2], "%zu", compi_cfg.min_bytes);
+    snprintf(mine[3], sizeof mine[3], "%s", compi_cfg.calibrate_init ? "init" : "off");
+    snprintf(mine[4], sizeof mine[4], "%d", compi_cfg.ranks_per_node);
+    memcpy(root, mine, sizeof root);
+    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    root = mine;
-    PMPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (rank != 0 && rc != COMPI_OK) {
-        bad = 1;
-        if (strcmp(mine.err, root.err) != 0)
-            fprintf(stderr, "compi: configuration error on rank %d: %s\n", rank, mine.err);
-    } else if (rank != 0 && !root.err[0]) {
-        for (int k = 0; k < COMPI_AGREED; k++) {
-            if (strcmp(mine.value[k], root.value[k]) == 0) continue;
-            char from[COMPI_CONFIG_PATH_MAX + 64];
-            compi_config_origin_text(&compi_cfg, (size_t)compi_agreed[k], from, sizeof from);
-            const char *key = compi_setting_at((size_t)compi_agreed[k])->key;
-            fprintf(stderr, "compi: configuration error on rank %d: %s is %s here (from %s) but %s on rank 0; "
-                    "it must be the same on every rank (configuration files that differ between nodes?)\n",
-                    rank, key, mine.value[k], from, root.value[k]);
-            bad = 1;
-            break;
-        }
+    for (int k = 0; k < COMPI_AGREED && !failed; k++) {
+        if (strcmp(mine[k], root[k]) == 0) continue;
+        char from[COMPI_CONFIG_PATH_MAX + 64];
+        compi_config_origin_text(&compi_cfg, (size_t)compi_agreed[k], from, sizeof from);
+        snprintf(err, sizeof err, "%s is %s here (from %.300s) but %s on rank 0; it must be the same on every rank "
+                 "(configuration files that differ between nodes?)",
+                 compi_setting_at((size_t)compi_agreed[k])->key, mine[k], from, root[k]);
+        failed = 1;
     }
-    if (rank == 0) bad = rc != COMPI_OK;
-    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (!any_bad) return;
-    if (rank == 0 && rc == COMPI_OK)
-        fprintf(stderr, "compi: configuration error: the settings of other ranks are invalid or differ from "
-                "rank 0's (see their messages)\n");
-    compi_config_fail(rc != COMPI_OK ? mine.err : NULL);
+    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
 }
 
 int compi_core_init(void)
 {
-    char err[512];
+    char err[1024];
     compi_config_init();
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);

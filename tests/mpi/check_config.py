@@ -13,20 +13,24 @@ P/etc/compi/compi.conf and a user file, and checks, per case:
               (user) and the hint communicators' codecs; compi_config must name
               the same values and the file:line each came from.
   heuristics  'heuristics = heuristics' in the system file: the site's
-              network model next to compi.conf is the one the engine loads.
+              network model next to compi.conf is the one the engine loads;
+              a malformed one names the configuration line and its own line.
   malformed   a bad value in the system file stops every rank at MPI_Init
               with exit status 2 and 'file:line: key ...'.
   differ      rank 1 reads another user file (files that differ between
-              nodes): every rank stops, rank 1 names the setting and its file.
+              nodes): a different min_bytes, a different network model, a
+              broken network model: every rank stops at MPI_Init (no hang),
+              rank 1 names the setting and its file.
 
 usage: check_config.py --mpi openmpi|mpich --lib LIBCOMPI --tool COMPI_CONFIG
-         --hints-prog COMM_HINTS --prog P2P_BASIC --heuristics DIR --dir SCRATCH
+         --hints-prog COMM_HINTS --prog P2P_BASIC --heuristics DIR --bad-heuristics DIR
+         --dir SCRATCH
          -- LAUNCHER [ARGS...]
 """
 import argparse, json, os, re, shutil, subprocess, sys
 
 ap = argparse.ArgumentParser()
-for opt in ("--mpi", "--lib", "--tool", "--hints-prog", "--prog", "--heuristics", "--dir"):
+for opt in ("--mpi", "--lib", "--tool", "--hints-prog", "--prog", "--heuristics", "--bad-heuristics", "--dir"):
     ap.add_argument(opt, required=True)
 ap.add_argument("launcher", nargs=argparse.REMAINDER)
 a = ap.parse_args()
@@ -56,8 +60,11 @@ def clean_env(extra):
 
 def mpirun(np, prog, env, launcher_env=None, wrapper=None):
     cmd = launcher + ["-np", str(np)] + env_args(env) + ([wrapper] if wrapper else []) + [prog]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
-                       env=clean_env(launcher_env or {}))
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60,
+                           env=clean_env(launcher_env or {}))
+    except subprocess.TimeoutExpired as e:   # a rank that disagrees must never hang the job
+        return 124, f"TIMEOUT after 60 s: {cmd}\n{e.stdout or ''}"
     return p.returncode, p.stdout
 
 
@@ -76,6 +83,7 @@ def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
+    return path
 
 
 def config_table(tool, env):
@@ -141,6 +149,14 @@ check(rc == 0 and "FAIL [" not in out, "heuristics: p2p_basic ran", out[-2000:])
 check(f"network model '{source}'" in out, f"heuristics: the site's network model ('{source}') was loaded "
       "from the system file's relative heuristics path", out[-3000:])
 
+P = prefix("bad-heuristics")
+shutil.copytree(a.bad_heuristics, os.path.join(P, "etc", "compi", "bad"))
+sysf = write(os.path.join(P, "etc", "compi", "compi.conf"), "heuristics = bad\ndebug_ranks_per_node = 1\n")
+rc, out = mpirun(2, a.prog, {"LD_PRELOAD": os.path.join(P, "lib", "libcompi.so")})
+want = f"heuristics (set in {sysf}:1): {P}/etc/compi/bad/network.txt:5: beta sizes must increase"
+check(rc == 2 and want in out, "heuristics: a bad site model names the configuration line and the model's line",
+      f"rc {rc}\n{out[-2000:]}")
+
 # ---------------------------------------------------------------- malformed
 P = prefix("malformed")
 sysf = os.path.join(P, "etc", "compi", "compi.conf")
@@ -163,6 +179,21 @@ rc, out = mpirun(3, a.prog, {"LD_PRELOAD": os.path.join(P, "lib", "libcompi.so")
 want = f"configuration error on rank 1: min_bytes is 65536 here (from {r1}:1) but 2048 on rank 0"
 check(rc == 2 and want in out, "differ: every rank stops, rank 1 names the setting and its file",
       f"rc {rc}\n{out[-2000:]}")
+
+# rank 1's heuristics differ from the others': a valid but different model, then a broken one
+shutil.copytree(a.heuristics, os.path.join(P, "site-model"))
+shutil.copytree(a.bad_heuristics, os.path.join(P, "broken-model"))
+write(r1, "heuristics = site-model\n")
+rc, out = mpirun(3, a.prog, {"LD_PRELOAD": os.path.join(P, "lib", "libcompi.so"),
+                             "COMPI_DEBUG_RANKS_PER_NODE": "1"}, wrapper=wrapper)
+check(rc == 2 and "the network models of the ranks differ" in out and "PASS [" not in out,
+      "differ: ranks with different network models all stop at MPI_Init", f"rc {rc}\n{out[-2000:]}")
+write(r1, "heuristics = broken-model\n")
+rc, out = mpirun(3, a.prog, {"LD_PRELOAD": os.path.join(P, "lib", "libcompi.so"),
+                             "COMPI_DEBUG_RANKS_PER_NODE": "1"}, wrapper=wrapper)
+want = f"configuration error on rank 1: heuristics (set in {r1}:1): {P}/broken-model/network.txt:5: beta sizes must increase"
+check(rc == 2 and want in out and "PASS [" not in out,
+      "differ: a broken model on one rank stops every rank, that rank says why", f"rc {rc}\n{out[-2000:]}")
 
 print(f"[check_config] {'FAIL' if failures else 'PASS'}: {failures} failure(s)")
 sys.exit(1 if failures else 0)
