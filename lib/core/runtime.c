@@ -157,10 +157,20 @@ int compi_config_agree(int failed, char *err, size_t errlen)
 
 /* Settings that decide what goes on the wire or which collectives run must
  * be the same on every rank; node-local configuration files (or launchers
- * that forward the environment to some ranks only) can make them differ. */
+ * that forward the environment to some ranks only) can make them differ.
+ * The codec need not agree: frames name their codec. Neither do the
+ * adaptive tunables, decided by each sender alone. */
 #define COMPI_AGREED 5
-static const int compi_agreed[COMPI_AGREED] = {COMPI_SET_MODE, COMPI_SET_CODEC, COMPI_SET_MIN_BYTES,
-                                               COMPI_SET_CALIBRATE, COMPI_SET_DEBUG_RANKS_PER_NODE};
+static const struct {
+    const char *what;
+    int setting;          /* whose source is named */
+} compi_agreed[COMPI_AGREED] = {
+    {"mode", COMPI_SET_MODE},
+    {"min_bytes", COMPI_SET_MIN_BYTES},
+    {"calibrate", COMPI_SET_CALIBRATE},
+    {"debug_ranks_per_node", COMPI_SET_DEBUG_RANKS_PER_NODE},
+    {"the report gathered at MPI_Finalize (report set or verbose >= 1)", COMPI_SET_REPORT},
+};
 
 static void compi_config_init(void)
 {
@@ -169,21 +179,24 @@ static void compi_config_init(void)
     compi_system_config(sys, sizeof sys);
     int failed = compi_config_load(&compi_cfg, sys, err, sizeof err) != COMPI_OK;
     if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
+    int gathers = compi_cfg.report_path[0] || compi_cfg.verbose >= 1;
     snprintf(mine[0], sizeof mine[0], "%s", compi_mode_name(compi_cfg.mode));
-    snprintf(mine[1], sizeof mine[1], "%s", compi_cfg.codec->name);
-    snprintf(mine[2], sizeof mine[2], "%zu", compi_cfg.min_bytes);
-    snprintf(mine[3], sizeof mine[3], "%s", compi_cfg.calibrate_init ? "init" : "off");
-    snprintf(mine[4], sizeof mine[4], "%d", compi_cfg.ranks_per_node);
+    snprintf(mine[1], sizeof mine[1], "%zu", compi_cfg.min_bytes);
+    snprintf(mine[2], sizeof mine[2], "%s", compi_cfg.calibrate_init ? "init" : "off");
+    snprintf(mine[3], sizeof mine[3], "%d", compi_cfg.ranks_per_node);
+    snprintf(mine[4], sizeof mine[4], "%s", gathers ? "on" : "off");
     memcpy(root, mine, sizeof root);
     PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int k = 0; k < COMPI_AGREED && !failed; k++) {
         if (strcmp(mine[k], root[k]) == 0) continue;
+        int set = compi_agreed[k].setting;
+        if (k == 4 && !compi_cfg.report_path[0]) set = COMPI_SET_VERBOSE;
         char from[COMPI_CONFIG_PATH_MAX + 64];
-        compi_config_origin_text(&compi_cfg, (size_t)compi_agreed[k], from, sizeof from);
-        snprintf(err, sizeof err, "%s is %s here (from %.300s) but %s on rank 0; it must be the same on every rank "
-                 "(configuration files that differ between nodes?)",
-                 compi_setting_at((size_t)compi_agreed[k])->key, mine[k], from, root[k]);
+        compi_config_origin_text(&compi_cfg, (size_t)set, from, sizeof from);
+        snprintf(err, sizeof err, "%s is %s here (%s%sfrom %.300s) but %s on rank 0; it must be the same on "
+                 "every rank (configuration files that differ between nodes?)", compi_agreed[k].what, mine[k],
+                 k == 4 ? compi_setting_at((size_t)set)->key : "", k == 4 ? " " : "", from, root[k]);
         failed = 1;
     }
     if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);

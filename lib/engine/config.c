@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stddef.h>
 #include <unistd.h>
+#include <limits.h>
 #include "engine/config.h"
 
 extern char **environ;
@@ -496,8 +497,11 @@ int compi_config_check_file(const char *path, int *nset, char *err, size_t errle
 
 int compi_config_system_path(const char *binary_path, char *out, size_t cap)
 {
-    char dir[COMPI_CONFIG_PATH_MAX];
-    compi_absolute(binary_path, dir, sizeof dir);
+    char dir[COMPI_CONFIG_PATH_MAX], real[PATH_MAX];
+    /* a symlink to the library (/usr/lib/libcompi.so -> /opt/compi/lib/...)
+     * belongs to the installation it points into */
+    if (realpath(binary_path, real) && strlen(real) < sizeof dir) strcpy(dir, real);
+    else compi_absolute(binary_path, dir, sizeof dir);
     /* strip the file name, then lib/ or bin/ (or libexec/compi/) */
     char *s = strrchr(dir, '/');
     if (!s) return COMPI_ERR_CONFIG;

@@ -83,6 +83,14 @@ sysf = write(os.path.join(P, "etc", "compi", "compi.conf"),
 rc, out, err = run([tool])
 check(rc == 0 and f"system file: {sysf} (read)" in out, "installed: <prefix>/libexec/compi/../../etc/compi/compi.conf",
       out + err)
+os.makedirs(os.path.join(P, "lib"))
+shutil.copy(a.lib, os.path.join(P, "lib", "libcompi-test.so"))
+os.makedirs(os.path.join(scratch, "elsewhere", "lib"))
+link = os.path.join(scratch, "elsewhere", "lib", "libcompi.so")
+os.symlink(os.path.join(P, "lib", "libcompi-test.so"), link)
+rc2, out2, err2 = run([a.tool, "--lib", link])
+check(rc2 == 0 and f"system file: {sysf} (read)" in out2,
+      "a symlink to the library: the system file of the installation it points into", out2 + err2)
 rows = table(out)
 check(rows.get("heuristics") == (os.path.join(P, "etc", "compi", "heuristics"), f"{sysf}:4"),
       "a relative path in a file is relative to the file's directory", str(rows.get("heuristics")))

@@ -18,9 +18,10 @@ P/etc/compi/compi.conf and a user file, and checks, per case:
   malformed   a bad value in the system file stops every rank at MPI_Init
               with exit status 2 and 'file:line: key ...'.
   differ      rank 1 reads another user file (files that differ between
-              nodes): a different min_bytes, a different network model, a
+              nodes): a different min_bytes, report/verbose, network model, a
               broken network model: every rank stops at MPI_Init (no hang),
-              rank 1 names the setting and its file.
+              rank 1 names the setting and its file; a different codec is
+              fine (frames name their codec) and the run passes.
 
 usage: check_config.py --mpi openmpi|mpich --lib LIBCOMPI --tool COMPI_CONFIG
          --hints-prog COMM_HINTS --prog P2P_BASIC --heuristics DIR --bad-heuristics DIR
@@ -180,6 +181,19 @@ want = f"configuration error on rank 1: min_bytes is 65536 here (from {r1}:1) bu
 check(rc == 2 and want in out, "differ: every rank stops, rank 1 names the setting and its file",
       f"rc {rc}\n{out[-2000:]}")
 
+write(r1, "verbose = 1\n")
+rc, out = mpirun(3, a.prog, {"LD_PRELOAD": os.path.join(P, "lib", "libcompi.so")}, wrapper=wrapper)
+want = (f"configuration error on rank 1: the report gathered at MPI_Finalize (report set or verbose >= 1) is on "
+        f"here (verbose from {r1}:1) but off on rank 0")
+check(rc == 2 and want in out, "differ: a report gathered by some ranks only (a hang at MPI_Finalize) stops at MPI_Init",
+      f"rc {rc}\n{out[-2000:]}")
+# the codec may differ: frames name their codec
+write(r1, "codec = zstd\n")
+rc, out = mpirun(3, a.prog, {"LD_PRELOAD": os.path.join(P, "lib", "libcompi.so"), "COMPI_MODE": "fixed",
+                             "COMPI_MIN_BYTES": "0", "COMPI_DEBUG_RANKS_PER_NODE": "1",
+                             "COMPI_TEST_EXPECT_PRELOAD": "1"}, wrapper=wrapper)
+check(rc == 0 and "FAIL [" not in out and "passed, 0 failed" in out,
+      "differ: ranks with different fixed-mode codecs run correctly (frames name their codec)", f"rc {rc}\n{out[-2000:]}")
 # rank 1's heuristics differ from the others': a valid but different model, then a broken one
 shutil.copytree(a.heuristics, os.path.join(P, "site-model"))
 shutil.copytree(a.bad_heuristics, os.path.join(P, "broken-model"))

@@ -61,7 +61,7 @@ config_main() {
     else
         mpi=${mpi:-$(config_default_mpi)}
         check_mpi_name "$mpi"
-        bench_build "$mpi" compi_config 2>/dev/null || bench_build "$mpi" compi_config
+        bench_build "$mpi" compi_config
         bin=$(bench_bin "$mpi" compi_config)
         [[ -x $bin ]] || die "compi_config not built at $bin"
     fi
