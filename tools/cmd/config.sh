@@ -70,7 +70,7 @@ config_main() {
     fi
     # the system file is the one of the library's installation
     if [[ -n $mpi ]]; then
-        lib=$( (compi_lib_for "$mpi") 2>/dev/null || true)
+        lib=$( (compi_lib_for "$mpi" "$COMPI_BUILD_DIR") 2>/dev/null || true)
     fi
     if [[ -n $lib ]]; then
         exec "$bin" --lib "$lib"
