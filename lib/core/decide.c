@@ -121,6 +121,19 @@ static void compi_engine_use_network(compi_net_model *m)
     compi_net_free(&old);
 }
 
+/* Names where the heuristics directory was set: the variable, or the
+ * configuration file and line. */
+static void compi_heuristics_error(const char *why, char *err, size_t errlen)
+{
+    char from[COMPI_CONFIG_PATH_MAX + 64];
+    if (compi_cfg.src[COMPI_SET_HEURISTICS].origin == COMPI_FROM_ENV) {
+        snprintf(err, errlen, "COMPI_HEURISTICS: %s", why);
+        return;
+    }
+    compi_config_origin_text(&compi_cfg, COMPI_SET_HEURISTICS, from, sizeof from);
+    snprintf(err, errlen, "heuristics (set in %s): %s", from, why);
+}
+
 static int compi_engine_load_models(char *err, size_t errlen)
 {
     char path[1100], why[512];
@@ -133,7 +146,7 @@ static int compi_engine_load_models(char *err, size_t errlen)
         fclose(probe);
         compi_net_model m;
         if (compi_net_load(path, &m, why, sizeof why) != COMPI_OK) {
-            snprintf(err, errlen, "COMPI_HEURISTICS: %s", why);
+            compi_heuristics_error(why, err, errlen);
             return COMPI_ERR_CONFIG;
         }
         compi_engine_use_network(&m);
@@ -142,7 +155,7 @@ static int compi_engine_load_models(char *err, size_t errlen)
     if ((probe = fopen(path, "r"))) {
         fclose(probe);
         if (compi_codec_model_load(path, &compi_E.codecs, why, sizeof why) != COMPI_OK) {
-            snprintf(err, errlen, "COMPI_HEURISTICS: %s", why);
+            compi_heuristics_error(why, err, errlen);
             return COMPI_ERR_CONFIG;
         }
     }
@@ -217,7 +230,8 @@ int compi_engine_init(char *err, size_t errlen)
 {
     compi_E.t0_ns = compi_now_ns();
     pthread_key_create(&compi_E.scratch_key, free);
-    if (compi_engine_load_models(err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
+    /* heuristics files may be node-local: all ranks stop if any cannot load its own */
+    if (compi_config_agree(compi_engine_load_models(err, errlen) != COMPI_OK, err, errlen)) return COMPI_ERR_CONFIG;
     int rc = compi_engine_node_names();
     if (rc != MPI_SUCCESS) return rc;
     if (compi_cfg.calibrate_init) compi_engine_calibrate();
@@ -237,6 +251,20 @@ int compi_engine_init(char *err, size_t errlen)
     const compi_net_link *dflt = compi_E.links[compi_g.node_count].model;
     for (int k = 1; k <= COMPI_COLL_EXTRA_MAX; k++)
         compi_E.coll_floor[k] = compi_net_coll_floor(dflt, compi_cfg.min_bytes, k);
+    /* ... which holds unless the ranks read different models (heuristics
+     * directories that differ between nodes): then they would disagree on
+     * which collectives take compi's path, and hang */
+    unsigned long long fl[2] = {compi_E.coll_floor[1], ~(unsigned long long)compi_E.coll_floor[1]}, lo[2];
+    PMPI_Allreduce(fl, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    if (lo[0] != ~lo[1]) {
+        char from[COMPI_CONFIG_PATH_MAX + 64];
+        compi_config_origin_text(&compi_cfg, COMPI_SET_HEURISTICS, from, sizeof from);
+        snprintf(err, errlen, "the network models of the ranks differ (collective floor from %llu to %llu B); this "
+                 "rank's is '%s' (heuristics from %.300s): heuristics files that differ between nodes?",
+                 lo[0], ~lo[1], compi_E.net.source, from);
+        compi_config_agree(1, err, errlen);
+        return COMPI_ERR_CONFIG;
+    }
     compi_engine_open_guidance();
     compi_E.ready = 1;
     /* the models are the same on every rank; a user of fixed or off mode, or

@@ -11,46 +11,14 @@
 #include "engine/window.h"
 
 /* ---------------------------------------------------------------- config */
-typedef enum {
-    COMPI_MODE_OFF = 0,      /* pass-through, no frames */
-    COMPI_MODE_FIXED,        /* one codec for every inter-node message >= min_bytes */
-    COMPI_MODE_ADAPTIVE,     /* the runtime adaptive strategy (lib/engine/window.h) */
-    COMPI_MODE_TRACE,        /* raw, recording a trace for `compi guide` */
-    COMPI_MODE_GUIDED,       /* decisions replayed from `compi guide` rules */
-    COMPI_MODE_COUNT
-} compi_mode;
-#define COMPI_MODE_NAMES "off, fixed, adaptive, trace, guided"
-const char *compi_mode_name(compi_mode m);
-
-typedef struct {
-    compi_mode mode;
-    const compi_codec *codec;     /* fixed mode's codec */
-    size_t min_bytes;             /* smaller messages go raw */
-    int level;                    /* codec effort (COMPI_LEVEL), 0 = default */
-    char report_path[1024];       /* COMPI_REPORT; empty = no JSON */
-    int verbose;                  /* COMPI_VERBOSE */
-    int ranks_per_node;           /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
-    double escape_wait_s;         /* COMPI_ESCAPE_WAIT: how long an escape's first bytes may be missing */
-    /* adaptive engine */
-    char heuristics_dir[1024];    /* COMPI_HEURISTICS: network.txt, codecs.txt */
-    int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
-    compi_window_params window;   /* COMPI_ADAPT_REEVAL, _MISTAKES, _BACKOFF; floor = min_bytes */
-    double min_speedup;           /* COMPI_ADAPT_MIN_SPEEDUP */
-    size_t sample_bytes;          /* COMPI_ADAPT_SAMPLE */
-    int refresh;                  /* COMPI_ADAPT_REFRESH: correct the network model online */
-    /* guided strategy */
-    char trace_dir[1024];         /* COMPI_TRACE */
-    size_t trace_max;             /* COMPI_TRACE_MAX */
-    char rules_dir[1024];         /* COMPI_RULES */
-} compi_config;
+/* compi_mode, compi_config and their parsers are MPI-free (engine/config.h),
+ * shared with `compi config`. */
+#include "engine/config.h"
 
 extern compi_config compi_cfg;
-/* Value parsers shared by the environment and MPI_Info hints. */
-int compi_parse_mode(const char *s, compi_mode *out);
-int compi_parse_size(const char *s, size_t *out);
-/* Parses the COMPI_* environment. On a bad value fills err and returns
- * COMPI_ERR_CONFIG; err names the variable and lists the valid values. */
-int compi_config_load(compi_config *cfg, char *err, size_t errlen);
+/* Every rank passes its own outcome of a step that can fail on some ranks
+ * only; nonzero on all if any failed (runtime.c). Then call compi_config_fail. */
+int compi_config_agree(int failed, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- state */
 typedef struct {

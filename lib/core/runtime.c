@@ -1,4 +1,6 @@
 /* compi's process-wide state: configuration, node map, communicator cache. */
+#define _GNU_SOURCE   /* dladdr */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
 compi_stats compi_st;
+compi_config compi_cfg;
 static MPI_Group compi_world_group = MPI_GROUP_NULL;
 
 uint64_t compi_now_ns(void)
@@ -107,23 +110,102 @@ static int compi_build_node_map(void)
     return MPI_SUCCESS;
 }
 
-/* Every rank finds the same bad setting: rank 0 says why, and all stop
- * together. A clean exit, not MPI_Abort: MPICH's hydra tears down an
- * aborted job before forwarding all of its stderr, which lost this line in
- * 1 of 30 runs of compi_bad_heuristics. */
+/* A bad setting stops every rank together. A clean exit, not MPI_Abort:
+ * MPICH's hydra tears down an aborted job before forwarding all of its
+ * stderr, which lost the message in 1 of 30 runs of compi_bad_heuristics.
+ * Rank 0 prints err (if any); the caller made every other rank with
+ * something else to say print it already. */
 static void compi_config_fail(const char *err)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
-    if (compi_g.world_rank == 0) fprintf(stderr, "compi: configuration error: %s\n", err);
+    if (compi_g.world_rank == 0 && err && *err) fprintf(stderr, "compi: configuration error: %s\n", err);
     PMPI_Barrier(MPI_COMM_WORLD);
     PMPI_Finalize();
     exit(2);
 }
 
+/* The system configuration file belongs to the installation this library
+ * was loaded from: <prefix>/etc/compi/compi.conf next to <prefix>/lib. */
+static void compi_system_config(char *out, size_t cap)
+{
+    Dl_info di;
+    out[0] = 0;
+    if (dladdr((void *)&compi_core_init, &di) && di.dli_fname &&
+        compi_config_system_path(di.dli_fname, out, cap) != COMPI_OK)
+        out[0] = 0;
+}
+
+/* Every rank calls this with its own outcome of a step that may fail on some
+ * ranks only (configuration files differ between nodes). Rank 0's message is
+ * printed by compi_config_fail; a failing rank with another message prints
+ * its own. Returns nonzero on every rank if any failed; rank 0's err then
+ * says why even if rank 0 itself was fine. */
+int compi_config_agree(int failed, char *err, size_t errlen)
+{
+    char root[1024];
+    int rank, any = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(root, sizeof root, "%s", failed ? err : "");
+    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank != 0 && failed && strncmp(err, root, sizeof root - 1) != 0)
+        fprintf(stderr, "compi: configuration error on rank %d: %s\n", rank, err);
+    PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && rank == 0 && !failed)
+        snprintf(err, errlen, "the configuration of other ranks is invalid or differs from rank 0's (see their messages)");
+    return any;
+}
+
+/* Settings that decide what goes on the wire or which collectives run must
+ * be the same on every rank; node-local configuration files (or launchers
+ * that forward the environment to some ranks only) can make them differ.
+ * The codec need not agree: frames name their codec. Neither do the
+ * adaptive tunables, decided by each sender alone. */
+#define COMPI_AGREED 5
+static const struct {
+    const char *what;
+    int setting;          /* whose source is named */
+} compi_agreed[COMPI_AGREED] = {
+    {"mode", COMPI_SET_MODE},
+    {"min_bytes", COMPI_SET_MIN_BYTES},
+    {"calibrate", COMPI_SET_CALIBRATE},
+    {"debug_ranks_per_node", COMPI_SET_DEBUG_RANKS_PER_NODE},
+    {"the report gathered at MPI_Finalize (report set or verbose >= 1)", COMPI_SET_REPORT},
+};
+
+static void compi_config_init(void)
+{
+    char sys[COMPI_CONFIG_PATH_MAX], err[1024] = "", mine[COMPI_AGREED][64], root[COMPI_AGREED][64];
+    int rank;
+    compi_system_config(sys, sizeof sys);
+    int failed = compi_config_load(&compi_cfg, sys, err, sizeof err) != COMPI_OK;
+    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
+    int gathers = compi_cfg.report_path[0] || compi_cfg.verbose >= 1;
+    snprintf(mine[0], sizeof mine[0], "%s", compi_mode_name(compi_cfg.mode));
+    snprintf(mine[1], sizeof mine[1], "%zu", compi_cfg.min_bytes);
+    snprintf(mine[2], sizeof mine[2], "%s", compi_cfg.calibrate_init ? "init" : "off");
+    snprintf(mine[3], sizeof mine[3], "%d", compi_cfg.ranks_per_node);
+    snprintf(mine[4], sizeof mine[4], "%s", gathers ? "on" : "off");
+    memcpy(root, mine, sizeof root);
+    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int k = 0; k < COMPI_AGREED && !failed; k++) {
+        if (strcmp(mine[k], root[k]) == 0) continue;
+        int set = compi_agreed[k].setting;
+        if (k == 4 && !compi_cfg.report_path[0]) set = COMPI_SET_VERBOSE;
+        char from[COMPI_CONFIG_PATH_MAX + 64];
+        compi_config_origin_text(&compi_cfg, (size_t)set, from, sizeof from);
+        snprintf(err, sizeof err, "%s is %s here (%s%sfrom %.300s) but %s on rank 0; it must be the same on "
+                 "every rank (configuration files that differ between nodes?)", compi_agreed[k].what, mine[k],
+                 k == 4 ? compi_setting_at((size_t)set)->key : "", k == 4 ? " " : "", from, root[k]);
+        failed = 1;
+    }
+    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
+}
+
 int compi_core_init(void)
 {
-    char err[512];
-    if (compi_config_load(&compi_cfg, err, sizeof err) != COMPI_OK) compi_config_fail(err);
+    char err[1024];
+    compi_config_init();
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);
     int rc = compi_build_node_map();

@@ -1,0 +1,107 @@
+/* compi's settings: defaults, configuration files, COMPI_* environment.
+ * MPI-free, so libcompi and `compi config` (tools/config) share one parser
+ * and one precedence rule and can never disagree:
+ *   default < system file < user file < environment
+ * (MPI_Info hints then override mode, codec and min_bytes per communicator,
+ * in the library). The system file is <prefix>/etc/compi/compi.conf, where
+ * the prefix is found from the path of the library (or tool) itself
+ * (compi_config_system_path); the user file is $COMPI_CONFIG if set, else
+ * ${XDG_CONFIG_HOME:-$HOME/.config}/compi/compi.conf. README: Configuration. */
+#ifndef COMPI_ENGINE_CONFIG_H
+#define COMPI_ENGINE_CONFIG_H
+
+#include <stddef.h>
+#include "compi.h"
+#include "engine/window.h"
+
+typedef enum {
+    COMPI_MODE_OFF = 0,      /* pass-through, no frames */
+    COMPI_MODE_FIXED,        /* one codec for every inter-node message >= min_bytes */
+    COMPI_MODE_ADAPTIVE,     /* the runtime adaptive strategy (lib/engine/window.h) */
+    COMPI_MODE_TRACE,        /* raw, recording a trace for `compi guide` */
+    COMPI_MODE_GUIDED,       /* decisions replayed from `compi guide` rules */
+    COMPI_MODE_COUNT
+} compi_mode;
+#define COMPI_MODE_NAMES "off, fixed, adaptive, trace, guided"
+const char *compi_mode_name(compi_mode m);
+
+/* The settings, in README order; compi_setting_at(i) describes setting i. */
+enum {
+    COMPI_SET_MODE = 0, COMPI_SET_CODEC, COMPI_SET_MIN_BYTES, COMPI_SET_HEURISTICS, COMPI_SET_CALIBRATE,
+    COMPI_SET_ADAPT_REEVAL, COMPI_SET_ADAPT_REEVAL_BYTES, COMPI_SET_ADAPT_MISTAKES, COMPI_SET_ADAPT_BACKOFF,
+    COMPI_SET_ADAPT_MIN_SPEEDUP, COMPI_SET_ADAPT_SAMPLE, COMPI_SET_ADAPT_REFRESH, COMPI_SET_TRACE,
+    COMPI_SET_TRACE_MAX, COMPI_SET_RULES, COMPI_SET_LEVEL, COMPI_SET_REPORT, COMPI_SET_VERBOSE,
+    COMPI_SET_ESCAPE_WAIT, COMPI_SET_DEBUG_RANKS_PER_NODE,
+    COMPI_SET_COUNT
+};
+
+/* Where a setting's effective value came from. */
+typedef enum {
+    COMPI_FROM_DEFAULT = 0, COMPI_FROM_SYSTEM, COMPI_FROM_USER, COMPI_FROM_ENV
+} compi_config_origin;
+
+#define COMPI_CONFIG_PATH_MAX 1024
+
+typedef struct {
+    compi_mode mode;
+    const compi_codec *codec;     /* fixed mode's codec */
+    size_t min_bytes;             /* smaller messages go raw */
+    int level;                    /* codec effort (COMPI_LEVEL), 0 = default */
+    char report_path[COMPI_CONFIG_PATH_MAX];    /* COMPI_REPORT; empty = no JSON */
+    int verbose;                  /* COMPI_VERBOSE */
+    int ranks_per_node;           /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
+    double escape_wait_s;         /* COMPI_ESCAPE_WAIT: how long an escape's first bytes may be missing */
+    /* adaptive engine */
+    char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
+    int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
+    compi_window_params window;   /* COMPI_ADAPT_REEVAL, _MISTAKES, _BACKOFF; floor = min_bytes */
+    double min_speedup;           /* COMPI_ADAPT_MIN_SPEEDUP */
+    size_t sample_bytes;          /* COMPI_ADAPT_SAMPLE */
+    int refresh;                  /* COMPI_ADAPT_REFRESH: correct the network model online */
+    /* guided strategy */
+    char trace_dir[COMPI_CONFIG_PATH_MAX];      /* COMPI_TRACE */
+    size_t trace_max;             /* COMPI_TRACE_MAX */
+    char rules_dir[COMPI_CONFIG_PATH_MAX];      /* COMPI_RULES */
+    /* provenance, for `compi config` and for messages */
+    char system_file[COMPI_CONFIG_PATH_MAX];    /* empty: no system file location known */
+    char user_file[COMPI_CONFIG_PATH_MAX];      /* empty: no $HOME, no XDG_CONFIG_HOME, no COMPI_CONFIG */
+    int system_read, user_read;   /* the file existed and was read */
+    int user_from_env;            /* user_file is $COMPI_CONFIG */
+    struct {
+        compi_config_origin origin;
+        int line;                 /* line in the file it came from */
+        char text[64];            /* the value as given (non-path settings) */
+    } src[COMPI_SET_COUNT];
+} compi_config;
+
+typedef struct {
+    const char *key;              /* in configuration files: "min_bytes" */
+    const char *env;              /* in the environment: "COMPI_MIN_BYTES" */
+    const char *dflt;             /* the default, as shown */
+    int is_path;                  /* relative in a file: relative to the file's directory */
+} compi_setting;
+
+size_t compi_setting_count(void);
+const compi_setting *compi_setting_at(size_t i);
+
+/* Value parsers shared by the files, the environment and MPI_Info hints. */
+int compi_parse_mode(const char *s, compi_mode *out);
+int compi_parse_size(const char *s, size_t *out);
+
+/* Loads defaults, then system_file (NULL or absent: skipped), then the user
+ * file, then the COMPI_* environment. On an error fills err (naming the file,
+ * line, key or variable, and the valid values) and returns COMPI_ERR_CONFIG. */
+int compi_config_load(compi_config *cfg, const char *system_file, char *err, size_t errlen);
+/* Validates one file on its own (compi config --check): every line and every
+ * value, as compi_config_load would; *nset gets the number of settings. */
+int compi_config_check_file(const char *path, int *nset, char *err, size_t errlen);
+/* <prefix>/etc/compi/compi.conf for a library or tool at binary_path: the
+ * prefix is the parent of the binary's directory (<prefix>/lib,
+ * <prefix>/bin), or of <prefix>/libexec/compi. COMPI_OK or COMPI_ERR_CONFIG. */
+int compi_config_system_path(const char *binary_path, char *out, size_t cap);
+/* Setting i's effective value as text (a path, a number, a name; "" = unset). */
+const char *compi_config_value(const compi_config *cfg, size_t i);
+/* Where setting i came from: "default", "environment (COMPI_MODE)", or "<file>:<line>". */
+void compi_config_origin_text(const compi_config *cfg, size_t i, char *out, size_t cap);
+
+#endif
