@@ -277,7 +277,9 @@ slurm_up() {
     chmod 755 "$sd" "$sd/munge-run" "$sd/spool"
     head -c 1024 /dev/urandom >"$sd/munge/munge.key"
     chmod 400 "$sd/munge/munge.key"
-    munged --socket="$sd/munge-run/munge.socket" --key-file="$sd/munge/munge.key" \
+    # 9>&-: daemons must not inherit the vcluster lock (fd 9), or every later
+    # up/down on this machine waits for it until the daemon dies (lead's fix)
+    munged 9>&- --socket="$sd/munge-run/munge.socket" --key-file="$sd/munge/munge.key" \
         --log-file="$sd/log/munged.log" --pid-file="$sd/munge-run/munged.pid" \
         --seed-file="$sd/munge/munged.seed" || { note "munged failed: $(tail -n 3 "$sd/log/munged.log" 2>/dev/null)"; return 1; }
 
@@ -328,12 +330,12 @@ CONF
     echo "CgroupPlugin=cgroup/v1" >"$sd/cgroup.conf"
     write_task_prolog "$sd/task_prolog"
 
-    SLURM_CONF=$sd/slurm.conf slurmctld -f "$sd/slurm.conf" ||
+    SLURM_CONF=$sd/slurm.conf slurmctld 9>&- -f "$sd/slurm.conf" ||
         { note "slurmctld failed: $(tail -n 5 "$sd/log/slurmctld.log" 2>/dev/null)"; return 1; }
     while read -r node ip; do
         ip netns exec "$node" nsenter --uts="$STATE_DIR/uts/$node" --ipc="$STATE_DIR/ipc/$node" -- \
             env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root SLURM_CONF="$sd/slurm.conf" \
-            slurmd -f "$sd/slurm.conf" -N "$node" ||
+            slurmd 9>&- -f "$sd/slurm.conf" -N "$node" ||
             { note "slurmd on $node failed: $(tail -n 5 "$sd/log/slurmd-$node.log" 2>/dev/null)"; return 1; }
     done <"$STATE_DIR/nodes"
     echo "SLURM_PORT=$SLURM_PORT" >>"$STATE_DIR/config"
@@ -374,21 +376,23 @@ PROLOG
 # processes in teardown too).  Only processes named in our own pid files.
 slurm_stop() {
     local sd=$STATE_DIR/slurm f pid i
+    local -a pids=()
     [[ -d $sd ]] || return 0
     for f in "$sd"/spool/slurmd-*.pid "$sd/slurmctld.pid" "$sd/munge-run/munged.pid"; do
         [[ -f $f ]] || continue
         pid=$(cat "$f" 2>/dev/null || true)
         [[ $pid =~ ^[0-9]+$ ]] || continue
         case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
-            slurmd|slurmctld|munged) kill -TERM "$pid" 2>/dev/null || true ;;
-            *) continue ;;
+            slurmd|slurmctld|munged) kill -TERM "$pid" 2>/dev/null && pids+=("$pid") ;;
         esac
-        for ((i = 0; i < 50; i++)); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
     done
+    local alive=1
+    for ((i = 0; i < 50 && alive; i++)); do   # up to 5 s for all of them
+        alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        (( alive )) && sleep 0.1
+    done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
 cmd_down() {
