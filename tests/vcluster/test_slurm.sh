@@ -63,6 +63,18 @@ mpicc.openmpi -O2 -o "$TMP/app_openmpi" "$ROOT/tests/vcluster/slurm_app.c" || bu
 mpicc.mpich -O2 -o "$TMP/app_mpich" "$ROOT/tests/vcluster/slurm_app.c" || build_ok=0
 check "slurm_app.c builds with mpicc.openmpi and mpicc.mpich" test $build_ok -eq 1
 printf '#!/bin/sh\nexec "$@"\n' >"$TMP/wrapper.sh"; chmod +x "$TMP/wrapper.sh"
+# a caller's own preload, which logs the name of every process it is loaded into
+cat >"$TMP/dummy.c" <<C
+#include <stdio.h>
+__attribute__((constructor)) static void slt_log(void)
+{
+    char comm[64] = "";
+    FILE *f = fopen("/proc/self/comm", "r"), *o;
+    if (f) { if (!fgets(comm, sizeof comm, f)) comm[0] = 0; fclose(f); }
+    if ((o = fopen("$TMP/preloaded.txt", "a"))) { fputs(comm, o); fclose(o); }
+}
+C
+cc -shared -fPIC -o "$TMP/dummy.so" "$TMP/dummy.c"
 
 # mpi_of_binary against the MPI each binary was compiled with
 # shellcheck source=tools/cmd/_common.sh
@@ -98,7 +110,7 @@ check_app() {  # check_app LABEL LOG: results right, ranks on both nodes
 check_report() {  # check_report LABEL MPI REPORT: compressed inter-node messages of that MPI
     local label=$1 mpi=$2 report=$3 summary
     if [[ ! -f $report ]]; then fail "$label: no report $report (compi was not preloaded)"; return; fi
-    summary=$(python3 - "$report" "$mpi" <<'PY'
+    if summary=$(python3 - "$report" "$mpi" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 t = r["totals"]
@@ -107,8 +119,11 @@ print(f'mpi={r["mpi"]} nodes={r["nodes"]} inter={t["inter_node_messages"]} compr
 ok = r["mpi"] == sys.argv[2] and r["nodes"] == 2 and t["inter_node_messages"] > 0 and comp > 0
 sys.exit(0 if ok else 1)
 PY
-) && pass "$label: report shows compressed inter-node traffic ($summary)" ||
+); then
+        pass "$label: report shows compressed inter-node traffic ($summary)"
+    else
         fail "$label: report ($summary)"
+    fi
 }
 
 export COMPI_MODE=fixed COMPI_MIN_BYTES=0
@@ -141,9 +156,11 @@ check "srun: the task gets LD_PRELOAD=libcompi, COMPI_* and the rest of the envi
 out=$(FOO=bar task_env --export=NONE /usr/bin/env)
 check "srun --export=NONE: the task still gets libcompi and COMPI_*, not FOO" \
     bash -c "grep -q '^LD_PRELOAD=.*$lib_ompi' <<<'$out' && grep -qx 'COMPI_MODE=fixed' <<<'$out' && ! grep -q '^FOO=' <<<'$out'"
-out=$(LD_PRELOAD=$TMP/none.so FOO=bar task_env --export=FOO /usr/bin/env 2>/dev/null || true)
+out=$(LD_PRELOAD=$TMP/dummy.so FOO=bar task_env --export=FOO /usr/bin/env || true)
 check "srun --export=FOO with a caller LD_PRELOAD: FOO, COMPI_*, libcompi then the caller's preload" \
-    bash -c "grep -q '^LD_PRELOAD=.*$lib_ompi:$TMP/none.so' <<<'$out' && grep -qx 'COMPI_MODE=fixed' <<<'$out' && grep -qx 'FOO=bar' <<<'$out'"
+    bash -c "grep -q '^LD_PRELOAD=.*$lib_ompi:$TMP/dummy.so' <<<'$out' && grep -qx 'COMPI_MODE=fixed' <<<'$out' && grep -qx 'FOO=bar' <<<'$out'"
+check "the caller's preload reached the task (env) but not srun itself ($(sort -u "$TMP/preloaded.txt" 2>/dev/null | tr '\n' ' '))" \
+    bash -c "grep -qx env '$TMP/preloaded.txt' && ! grep -qx srun '$TMP/preloaded.txt'"
 
 # ---------------------------------------------------------------- errors ----
 out=$("$COMPI" run -- srun -N1 "$TMP/wrapper.sh" "$TMP/app_openmpi" 2>&1) && rc=0 || rc=$?

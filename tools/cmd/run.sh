@@ -144,8 +144,8 @@ run_srun() {
     local lib export_user=""
     lib=$(compi_lib_for "$mpi" "$build_dir")
     if (( SL_EXPORT_SET )); then export_user=$SL_EXPORT; else export_user=${SLURM_EXPORT_ENV:-}; fi
-    local export; export=$(srun_export_value "$lib" "$export_user")
-    local -a cmd=("$launcher" "--export=$export" "${SL_OPTS[@]}" "$SL_PROG" "${SL_REST[@]}")
+    local export_value; export_value=$(srun_export_value "$lib" "$export_user")
+    local -a cmd=("$launcher" "--export=$export_value" "${SL_OPTS[@]}" "$SL_PROG" "${SL_REST[@]}")
     local -a unset_args
     mapfile -t unset_args < <(tool_var_unset_args)
     if (( dry )); then
@@ -160,16 +160,16 @@ run_job() {
     local mpi=$1 build_dir=$2 dry=$3 launcher=$4; shift 4
     SL_NAME=$(basename -- "$launcher")
     split_slurm_args "$@"
-    local export=$SL_EXPORT
+    local job_export=$SL_EXPORT
     if (( !SL_EXPORT_SET )) && [[ $SL_NAME == sbatch ]]; then
-        export=${SBATCH_EXPORT:-}
-        if [[ -z $export && -n $SL_PROG && -f $SL_PROG ]]; then   # #SBATCH --export in the script
-            export=$(sed -n 's/^#SBATCH.*--export[= ]\([^ ]*\).*/\1/p' "$SL_PROG" | tail -n 1)
+        job_export=${SBATCH_EXPORT:-}
+        if [[ -z $job_export && -n $SL_PROG && -f $SL_PROG ]]; then   # #SBATCH --export in the script
+            job_export=$(sed -n 's/^#SBATCH.*--export[= ]\([^ ]*\).*/\1/p' "$SL_PROG" | tail -n 1)
         fi
     fi
-    case "$export" in
+    case "$job_export" in
         ""|ALL|ALL,*) ;;
-        *) die "$SL_NAME --export=$export: the job must inherit your environment (PATH and COMPI_*) for compi to reach its tasks; use --export=ALL[,...]" ;;
+        *) die "$SL_NAME --export=$job_export: the job must inherit your environment (PATH and COMPI_*) for compi to reach its tasks; use --export=ALL[,...]" ;;
     esac
     if [[ $SL_NAME == sbatch && -n $SL_PROG && -f $SL_PROG ]] &&
         ! grep -Eq '(^|[^A-Za-z0-9_.-])(srun|mpirun|mpiexec|orterun)([^A-Za-z0-9_-]|$)' "$SL_PROG"; then
