@@ -170,6 +170,11 @@ out=$("$COMPI" run -- sbatch --export=NONE "$TMP/wrapper.sh" 2>&1) && rc=0 || rc
 check "sbatch --export=NONE: clear error naming the option (rc=$rc)" \
     bash -c "[[ $rc -ne 0 ]] && grep -q 'sbatch --export=NONE' <<<\"\$1\"" _ "$out"
 
+printf '#!/bin/bash\n#SBATCH -N2\nsrun --mpi=pmix -n 4 %s %s\n' "$TMP/wrapper.sh" "$TMP/app_openmpi" >"$TMP/badjob.sh"
+out=$("$COMPI" run -- sbatch "$TMP/badjob.sh" 2>&1) && rc=0 || rc=$?
+check "sbatch of a job whose srun runs a script: refused at submission, naming line 3 (rc=$rc)" \
+    bash -c "[[ $rc -ne 0 ]] && grep -q \"badjob.sh line 3: can't tell which MPI '$TMP/wrapper.sh'\" <<<\"\$1\"" _ "$out"
+
 # ---------------------------------------------------------------- sbatch ----
 cat >"$TMP/job.sh" <<JOB
 #!/bin/bash
@@ -180,6 +185,9 @@ COMPI_REPORT=$TMP/job_openmpi.json srun --mpi=pmix $TMP/app_openmpi > $TMP/job_o
 echo "RC openmpi=\$?"
 COMPI_REPORT=$TMP/job_mpich.json mpiexec.mpich -n 4 $TMP/app_mpich > $TMP/job_mpich.log 2>&1
 echo "RC mpich=\$?"
+W=$TMP/wrapper.sh
+srun -n 1 \$W /bin/true 2>&1
+echo "RC script=\$?"
 JOB
 if jobid=$("$COMPI" run -- sbatch --parsable "$TMP/job.sh" 2>"$TMP/sbatch.err"); then
     pass "compi run -- sbatch submits (job $jobid)"
@@ -197,6 +205,8 @@ check "the batch shell ran on ${NAME}0 without libcompi preloaded" \
     bash -c "grep -q '^BATCH host=${NAME}0 ' '$TMP/job.out' && ! grep '^BATCH' '$TMP/job.out' | grep -q libcompi"
 check "in the job: srun (Open MPI) and mpiexec.mpich exit 0" \
     bash -c "grep -qx 'RC openmpi=0' '$TMP/job.out' && grep -qx 'RC mpich=0' '$TMP/job.out'"
+check "in the job: srun of a script fails with the error asking for --mpi" \
+    bash -c "grep -q \"can't tell which MPI '$TMP/wrapper.sh'\" '$TMP/job.out' && grep -qx 'RC script=1' '$TMP/job.out'"
 for mpi in openmpi mpich; do
     check_app "sbatch job, $mpi" "$TMP/job_$mpi.log"
     check_report "sbatch job, $mpi" "$mpi" "$TMP/job_$mpi.json"

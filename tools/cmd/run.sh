@@ -155,6 +155,28 @@ run_srun() {
     exec env "${unset_args[@]}" -u LD_PRELOAD -u SLURM_EXPORT_ENV "${cmd[@]}"
 }
 
+# Submit-time check of a job script's plain `srun ... PROGRAM` lines: a
+# PROGRAM that exists now and whose MPI cannot be told would fail inside the
+# job (its srun line, see jobshims); say so before submitting.  Programs
+# given through variables, or not there yet, are left to run time.
+check_job_srun_lines() {
+    local script=$1 line n=0 prog path
+    local -a words
+    while IFS= read -r line || [[ -n $line ]]; do
+        n=$((n + 1))
+        [[ $line =~ ^[[:space:]]*([A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*[[:space:]]+)*srun[[:space:]]+(.*)$ ]] || continue
+        read -r -a words <<<"${BASH_REMATCH[2]}"
+        SL_NAME="$script line $n: srun"
+        split_slurm_args "${words[@]}"
+        prog=$SL_PROG
+        [[ -n $prog && $prog != *'$'* && $prog != [\<\>\|\&\;]* ]] || continue
+        path=$(command -v -- "$prog" 2>/dev/null || true)
+        [[ -n $path && -f $path ]] || continue
+        [[ -n $(mpi_of_binary "$path") ]] ||
+            die "$script line $n: can't tell which MPI '$prog' is built with (no libmpi of Open MPI or MPICH among its libraries); pass --mpi openmpi|mpich to compi run"
+    done <"$script"
+}
+
 # sbatch / salloc: the job runs with jobshims first in PATH (see the shims).
 run_job() {
     local mpi=$1 build_dir=$2 dry=$3 launcher=$4; shift 4
@@ -176,6 +198,7 @@ run_job() {
         note "$SL_PROG has no srun/mpirun/mpiexec line: nothing in this job will be preloaded"
     fi
     [[ -z $mpi ]] || check_mpi_name "$mpi"
+    [[ -n $mpi || $SL_NAME != sbatch || -z $SL_PROG || ! -f $SL_PROG ]] || (check_job_srun_lines "$SL_PROG") || exit 1   # subshell: it re-splits SL_*
     local shims=$COMPI_ROOT/tools/cmd/jobshims
     [[ -x $shims/srun ]] || die "the launcher shims are missing ($shims/srun)"
     local tool; tool=$(readlink -f "$COMPI_ROOT/tools/compi")
