@@ -14,14 +14,14 @@
 # `down` leaves no Slurm daemon behind.  Needs root.  Last line: "N passed,
 # N failed".  No check depends on timing.
 #
-# Own cluster name/subnet (SLT_NAME, SLT_SUBNET; default slurt / 10.213.78)
+# Own cluster name/subnet (SLT_NAME, SLT_SUBNET; default slurt / 10.213.86)
 # so it never touches a cluster someone else has up on this machine.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 COMPI=$ROOT/tools/compi
 NAME=${SLT_NAME:-slurt}
-SUBNET=${SLT_SUBNET:-10.213.78}
+SUBNET=${SLT_SUBNET:-10.213.86}
 RUN_TIMEOUT=${SLT_TIMEOUT:-120}
 export COMPI_VCLUSTER_NAME=$NAME
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

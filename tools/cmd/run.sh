@@ -179,7 +179,7 @@ check_job_srun_lines() {
 
 # sbatch / salloc: the job runs with jobshims first in PATH (see the shims).
 run_job() {
-    local mpi=$1 build_dir=$2 dry=$3 launcher=$4; shift 4
+    local mpi=$1 build_dir=$2 dry=$3 launcher=$4 build_dir_given=$5; shift 5
     SL_NAME=$(basename -- "$launcher")
     split_slurm_args "$@"
     local job_export=$SL_EXPORT
@@ -199,12 +199,12 @@ run_job() {
     fi
     [[ -z $mpi ]] || check_mpi_name "$mpi"
     [[ -n $mpi || $SL_NAME != sbatch || -z $SL_PROG || ! -f $SL_PROG ]] || (check_job_srun_lines "$SL_PROG") || exit 1   # subshell: it re-splits SL_*
-    local shims=$COMPI_ROOT/tools/cmd/jobshims
+    local shims
+    shims=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/jobshims
     [[ -x $shims/srun ]] || die "the launcher shims are missing ($shims/srun)"
-    local tool; tool=$(readlink -f "$COMPI_ROOT/tools/compi")
-    build_dir=$(readlink -f "$build_dir")
-    local -a envs=("PATH=$shims:$PATH" "COMPI_RUN_TOOL=$tool" "COMPI_BUILD_DIR=$build_dir")
+    local -a envs=("PATH=$shims:$PATH")
     [[ -n $mpi ]] && envs+=("COMPI_RUN_MPI=$mpi")
+    (( build_dir_given )) && envs+=("COMPI_BUILD_DIR=$(readlink -f "$build_dir")")
     local -a cmd=("$launcher" "${SL_OPTS[@]}")
     (( SL_EXPORT_SET )) && cmd+=("--export=$SL_EXPORT")
     [[ -n $SL_PROG ]] && cmd+=("$SL_PROG" "${SL_REST[@]}")
@@ -215,11 +215,11 @@ run_job() {
 }
 
 main() {
-    local mpi="" build_dir=${COMPI_BUILD_DIR:-$COMPI_ROOT/build} dry=0
+    local mpi="" build_dir=${COMPI_BUILD_DIR:-$COMPI_ROOT/build} dry=0 build_dir_given=0
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
-            --build-dir) build_dir=${2:?--build-dir needs a value}; shift 2 ;;
+            --build-dir) build_dir=${2:?--build-dir needs a value}; build_dir_given=1; shift 2 ;;
             --dry-run) dry=1; shift ;;
             -h|--help) usage; return 0 ;;
             --) shift; break ;;
@@ -233,7 +233,7 @@ main() {
     command -v "$launcher" >/dev/null 2>&1 || die "launcher '$launcher' not found in PATH"
     case "$(basename -- "$launcher")" in
         srun) run_srun "$mpi" "$build_dir" "$dry" "$launcher" "$@"; return ;;
-        sbatch|salloc) run_job "$mpi" "$build_dir" "$dry" "$launcher" "$@"; return ;;
+        sbatch|salloc) run_job "$mpi" "$build_dir" "$dry" "$launcher" "$build_dir_given" "$@"; return ;;
     esac
     local detected
     detected=$(mpi_of_launcher "$launcher")
