@@ -5,6 +5,7 @@
 #   - compi run -- srun --mpi=pmi2  (MPICH, PMI-1 wire)   4 ranks on 2 nodes
 #   - compi run -- sbatch job.sh, the job running srun --mpi=pmix (Open MPI)
 #     and mpiexec.mpich (hydra inside the allocation, launching through srun)
+#   - compi run -- salloc ... mpiexec.mpich (hydra in the root namespace)
 # with COMPI_MODE=fixed COMPI_MIN_BYTES=0: every run must give the right
 # results (tests/vcluster/slurm_app.c checks every element against the
 # sender's formula), its ranks must be on both nodes (MPI_Get_processor_name)
@@ -83,6 +84,7 @@ check "mpi_of_binary: openmpi / mpich / '' for the two builds and a script" \
     test "$(mpi_of_binary "$TMP/app_openmpi")/$(mpi_of_binary "$TMP/app_mpich")/$(mpi_of_binary "$TMP/wrapper.sh")" = "openmpi/mpich/"
 
 # ------------------------------------------------------------------- up ----
+etc_before=$(find /etc/slurm /etc/munge -printf '%p %s %T@\n' 2>&1 | sort || true)
 t0=$SECONDS
 if "$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 100mbit --slots 2 --slurm >"$TMP/up.log" 2>&1; then
     pass "vcluster up --slurm ($((SECONDS - t0)) s)"
@@ -96,7 +98,7 @@ check "sinfo: ${NAME}0 and ${NAME}1 idle in partition compi" \
     test "$(sinfo -h -N -p compi -t idle -o %N | sort | tr '\n' ' ')" = "${NAME}0 ${NAME}1 "
 check "each slurmd runs in its node's hostname (srun -N2 hostname)" \
     test "$(timeout 60 srun -N2 -n2 hostname | sort | tr '\n' ' ')" = "${NAME}0 ${NAME}1 "
-check "nothing written to /etc/slurm" test ! -e /etc/slurm/slurm.conf
+check "nothing written to /etc/slurm or /etc/munge" test "$(find /etc/slurm /etc/munge -printf '%p %s %T@\n' 2>&1 | sort || true)" = "$etc_before"
 
 # ------------------------------------------------------------- the runs ----
 # run_app LABEL MPI REPORT CMD...: runs CMD (compi run ...) and checks the
@@ -211,6 +213,19 @@ for mpi in openmpi mpich; do
     check_app "sbatch job, $mpi" "$TMP/job_$mpi.log"
     check_report "sbatch job, $mpi" "$mpi" "$TMP/job_$mpi.json"
 done
+
+# ---------------------------------------------------------------- salloc ----
+# MPICH inside an allocation from the root namespace: mpiexec.mpich launches
+# its proxies through srun (vcluster usage: -iface and the finalize fix)
+log=$TMP/salloc_mpich.log
+if COMPI_REPORT=$TMP/salloc_mpich.json LD_PRELOAD=$STATE/ucx-force-close.so timeout "$RUN_TIMEOUT" \
+        "$COMPI" run -- salloc -N2 -n4 mpiexec.mpich -iface "${NAME}br0" "$TMP/app_mpich" >"$log" 2>&1; then
+    pass "compi run -- salloc -N2 -n4 mpiexec.mpich exits 0"
+else
+    fail "compi run -- salloc -N2 -n4 mpiexec.mpich exits 0"; tail -20 "$log"
+fi
+check_app "salloc mpich" "$log"
+check_report "salloc mpich" mpich "$TMP/salloc_mpich.json"
 
 # ------------------------------------------------------------------ down ----
 pids=$(cat "$STATE"/slurm/slurmctld.pid "$STATE"/slurm/munge-run/munged.pid "$STATE"/slurm/spool/slurmd-*.pid 2>/dev/null | tr '\n' ' ')

@@ -211,7 +211,7 @@ run_job() {
     if (( dry )); then
         printf '%q ' env "${envs[@]}" "${cmd[@]}"; echo; return 0
     fi
-    exec env -u LD_PRELOAD "${envs[@]}" "${cmd[@]}"
+    exec env "${envs[@]}" "${cmd[@]}"
 }
 
 main() {

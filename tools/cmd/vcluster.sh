@@ -98,7 +98,9 @@ state, logs, spool) under <state>/slurm, nothing in /etc/slurm.  Use it with
 Its TaskProlog gives every task what the emulated links need: MPICH/UCX
 UCX_TLS=sm,self,tcp, UCX_NET_DEVICES=ceth0 and the finalize-hang fix
 preloaded (as `vcluster run` does), and Open MPI's btl/oob limited to the
-node's subnet.
+node's subnet.  The ranks of an mpiexec.mpich run from this namespace (under
+salloc) get mpiexec's environment instead: give it -iface <bridge> and
+LD_PRELOAD=<state>/ucx-force-close.so (else it may hang in MPI_Finalize).
 USAGE
 }
 
