@@ -245,6 +245,8 @@ teardown() {
 #     (/tmp/spmix_appdir_<uid>_<step>) then exists twice and the second
 #     node's step fails ("File exists").  TmpFS=<state>/slurm/tmp/%n gives
 #     each node its own (the pmix plugin expands %n in TmpFS).
+#   * Each node has CPUs=<slots> with SlurmdParameters=config_overrides, so
+#     --slots above the core count (as with the hostfiles) does not drain it.
 #   * SlurmctldHost is this machine's short hostname (slurmctld checks it)
 #     with the bridge address, so the nodes reach it over the bridge.  Its
 #     port is the first free one from 6817 on (several clusters can be up).
@@ -317,6 +319,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/builtin
 ReturnToService=2
+SlurmdParameters=config_overrides
 SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
