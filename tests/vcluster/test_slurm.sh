@@ -158,6 +158,9 @@ check "srun: the task gets LD_PRELOAD=libcompi, COMPI_* and the rest of the envi
 out=$(FOO=bar task_env --export=NONE /usr/bin/env)
 check "srun --export=NONE: the task still gets libcompi and COMPI_*, not FOO" \
     bash -c "grep -q '^LD_PRELOAD=.*$lib_ompi' <<<'$out' && grep -qx 'COMPI_MODE=fixed' <<<'$out' && ! grep -q '^FOO=' <<<'$out'"
+out=$(SLURM_EXPORT_ENV=BAR=1 FOO=bar task_env /usr/bin/env)
+check "SLURM_EXPORT_ENV=BAR=1 (as sbatch --export leaves it in a job): BAR, COMPI_* and libcompi, not FOO" \
+    bash -c "grep -q '^LD_PRELOAD=.*$lib_ompi' <<<'$out' && grep -qx 'COMPI_MODE=fixed' <<<'$out' && grep -qx 'BAR=1' <<<'$out' && ! grep -q '^FOO=' <<<'$out'"
 out=$(LD_PRELOAD=$TMP/dummy.so FOO=bar task_env --export=FOO /usr/bin/env || true)
 check "srun --export=FOO with a caller LD_PRELOAD: FOO, COMPI_*, libcompi then the caller's preload" \
     bash -c "grep -q '^LD_PRELOAD=.*$lib_ompi:$TMP/dummy.so' <<<'$out' && grep -qx 'COMPI_MODE=fixed' <<<'$out' && grep -qx 'FOO=bar' <<<'$out'"
