@@ -84,7 +84,8 @@ split_slurm_args() {
                  fi
                  continue ;;
             -?) SL_OPTS+=("$a"); shift
-                if [[ $SLURM_SHORT_WITH_VALUE == *"${a#-}"* ]]; then
+                # sbatch's -W is --wait (no value), srun's --wait=SECONDS
+                if [[ $SLURM_SHORT_WITH_VALUE == *"${a#-}"* && "$SL_NAME:$a" != sbatch:-W ]]; then
                     [[ $# -ge 1 ]] || die "$SL_NAME: $a needs a value"
                     SL_OPTS+=("$1"); shift
                 fi
