@@ -8,7 +8,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-all_stages="codecs engine fuzz mpi-openmpi mpi-mpich asan vcluster foreign"
+all_stages="codecs engine fuzz mpi-openmpi mpi-mpich asan vcluster slurm foreign"
 stages=${COMPI_TEST_STAGES:-$all_stages}
 jobs=$(nproc)
 passed=0 failed=0 failed_names=()
@@ -51,6 +51,8 @@ vcluster_stage() {
     bash tests/vcluster/test_coll.sh && bash tests/vcluster/test_bench_apps.sh
 }
 stage vcluster    vcluster_stage
+# a real Slurm on the emulated cluster: compi run -- srun / sbatch, both MPIs
+stage slurm       bash tests/vcluster/test_slurm.sh
 stage foreign     bash tests/foreign/mpi4py.sh --mpi both --np 1,2
 
 if [ "$failed" -gt 0 ]; then echo "failed stages: ${failed_names[*]}"; fi

@@ -36,6 +36,28 @@ mpi_of_launcher() {
     esac
 }
 
+# Which MPI is an application binary built against?  Looks at the shared
+# libraries it needs, directly or through others (ldd): Open MPI's libmpi.so.40
+# (or another major, libopen-rte/-pal, the Fortran libmpi_mpifh/_usempi*),
+# MPICH's libmpich*.so.12 (or libmpi.so.12, MPICH's ABI name).  Prints
+# openmpi|mpich|"" ("" for a script, a static binary, or one needing both).
+mpi_of_binary() {
+    local file=$1 libs ompi=0 mpich=0
+    [[ -f $file ]] || { echo ""; return 0; }
+    libs=$(ldd "$file" 2>/dev/null | awk '{print $1}') || { echo ""; return 0; }
+    local l
+    for l in $libs; do
+        case "$(basename -- "$l")" in
+            libmpich*.so*|libmpi.so.12|libmpi.so.12.*) mpich=1 ;;
+            libmpi.so.*|libmpi_mpifh.so*|libmpi_usempi*.so*|libopen-rte.so*|libopen-pal.so*) ompi=1 ;;
+        esac
+    done
+    if (( ompi && !mpich )); then echo openmpi
+    elif (( mpich && !ompi )); then echo mpich
+    else echo ""
+    fi
+}
+
 # Is this word an MPI launcher (so `compi ... -- mpirun -np 2 ./a` works)?
 is_launcher_word() {
     case "$(basename -- "$1")" in
@@ -82,7 +104,7 @@ compi_lib_for() {
 # these must not leak into rank environments.
 is_tool_var() {
     case "$1" in
-        COMPI_ROOT|COMPI_VCLUSTER_*|COMPI_CACHE|COMPI_BUILD_DIR|COMPI_BENCH_*) return 0 ;;
+        COMPI_ROOT|COMPI_VCLUSTER_*|COMPI_CACHE|COMPI_BUILD_DIR|COMPI_BENCH_*|COMPI_RUN_*) return 0 ;;
     esac
     return 1
 }

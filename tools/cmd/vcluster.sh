@@ -57,7 +57,7 @@ HOSTS_MARKER="# written by compi vcluster"
 
 usage() {
     cat <<'USAGE'
-usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--subnet A.B.C]
+usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--subnet A.B.C] [--slurm]
        compi vcluster down   [--name P]
        compi vcluster status [--name P]
        compi vcluster run    [--mpi openmpi|mpich] [--preload LIB] [--compi]
@@ -71,6 +71,7 @@ usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--sub
           (any tc rate: 100mbit, 1gbit, 500mbit, 20mbps...).  S = slots per
           node (default: number of cores).  Running it again re-creates the
           cluster.
+          --slurm also starts a Slurm cluster on it (see "Slurm" below).
   down    removes namespaces, bridge, veths, UTS mounts, processes left on the
           nodes, and the state dir; fine to call when nothing is up.
   status  nodes, hostnames, addresses, rate.
@@ -85,6 +86,21 @@ usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--sub
                          tools/build.sh) and pass COMPI_* variables through.
           The MPI is taken from --mpi, else from a launcher named after --,
           else from what plain `mpirun` is on this machine.
+
+Slurm (--slurm; packages slurmctld slurmd slurm-client munge, installed by
+tools/install-deps.sh): a munged (own key and socket) and slurmctld in the
+root namespace, one slurmd per node inside the node's namespaces (its own
+hostname and address), partition "compi" with all nodes; everything (config,
+state, logs, spool) under <state>/slurm, nothing in /etc/slurm.  Use it with
+    export SLURM_CONF=<state>/slurm/slurm.conf    (printed by up and status)
+    srun --mpi=pmix -N2 -n4 ./app_openmpi ; srun --mpi=pmi2 -N2 -n4 ./app_mpich
+    compi run -- srun ... ; compi run -- sbatch job.sh
+Its TaskProlog gives every task what the emulated links need: MPICH/UCX
+UCX_TLS=sm,self,tcp, UCX_NET_DEVICES=ceth0 and the finalize-hang fix
+preloaded (as `vcluster run` does), and Open MPI's btl/oob limited to the
+node's subnet.  The ranks of an mpiexec.mpich run from this namespace (under
+salloc) get mpiexec's environment instead: give it -iface <bridge> and
+LD_PRELOAD=<state>/ucx-force-close.so (else it may hang in MPI_Finalize).
 USAGE
 }
 
@@ -174,6 +190,7 @@ shape_dev() {
 
 teardown() {
     local ns pid link f
+    slurm_stop
     # nodes: anything still running in them (stray ranks/daemons) is ours
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${NAME}[0-9]+$" || true); do
         for pid in $(ip netns pids "$ns" 2>/dev/null || true); do
@@ -210,6 +227,179 @@ teardown() {
     rm -rf "$STATE_DIR"
 }
 
+# ----------------------------------------------------------------- slurm ----
+#
+# A real Slurm (Debian's slurmctld/slurmd 22.05 + munge) on the emulated
+# nodes.  What it took (each point measured on Debian 12):
+#   * munged runs with its own key and socket under <state>/slurm (the
+#     socket's directory must be 755, the key's 700, or munged refuses);
+#     slurm.conf points every daemon and client at it (AuthInfo=socket=).
+#   * slurmd runs inside the node's namespaces via `ip netns exec` (so its
+#     tasks see the node's /sys/class/net and /etc/netns/<node>/hosts, as the
+#     launch agent's do).  That mount namespace has a fresh /sys without the
+#     cgroup mounts, and slurmd 22.05 refuses to start when its cgroup plugin
+#     autodetects nothing ("Unable to initialize cgroup plugin"); an explicit
+#     CgroupPlugin=cgroup/v1 in cgroup.conf initialises without a mount, and
+#     nothing uses it (proctrack/linuxproc, task/none).
+#   * /tmp is shared by all nodes: the pmix plugin's per-step directory
+#     (/tmp/spmix_appdir_<uid>_<step>) then exists twice and the second
+#     node's step fails ("File exists").  TmpFS=<state>/slurm/tmp/%n gives
+#     each node its own (the pmix plugin expands %n in TmpFS).
+#   * Each node has CPUs=<slots> with SlurmdParameters=config_overrides, so
+#     --slots above the core count (as with the hostfiles) does not drain it.
+#   * SlurmctldHost is this machine's short hostname (slurmctld checks it)
+#     with the bridge address, so the nodes reach it over the bridge.  Its
+#     port is the first free one from 6817 on (several clusters can be up).
+#   * The TaskProlog runs for the batch step too: the batch shell gets the
+#     same settings, because what mpiexec.mpich starts inside a job (hydra's
+#     proxies are srun tasks, but the ranks get mpiexec's own environment and
+#     its -genv values) only sees them from there.
+
+require_slurm() {
+    local c missing=()
+    for c in slurmctld slurmd munged srun sbatch sinfo scontrol; do
+        command -v "$c" >/dev/null 2>&1 || missing+=("$c")
+    done
+    (( ${#missing[@]} == 0 )) ||
+        die "vcluster up --slurm: ${missing[*]} not found; install Debian's slurmctld slurmd slurm-client munge (bash tools/install-deps.sh does)"
+}
+
+# First TCP port from $1 on that nothing listens on in the root namespace.
+free_port() {
+    local p=$1
+    while [[ -n $(ss -Hltn "sport = :$p" 2>/dev/null) ]]; do
+        p=$((p + 1))
+        (( p < $1 + 200 )) || die "no free TCP port in $1..$((p - 1)) for slurmctld"
+    done
+    echo "$p"
+}
+
+slurm_up() {
+    local slots=$1 sd=$STATE_DIR/slurm node ip
+    mkdir -p "$sd/munge" "$sd/munge-run" "$sd/state" "$sd/log" "$sd/spool" "$sd/tmp"
+    chmod 700 "$sd/munge"
+    chmod 755 "$sd" "$sd/munge-run" "$sd/spool"
+    head -c 1024 /dev/urandom >"$sd/munge/munge.key"
+    chmod 400 "$sd/munge/munge.key"
+    # 9>&-: daemons must not inherit the vcluster lock (fd 9), or every later
+    # up/down on this machine waits for it until the daemon dies (lead's fix)
+    munged 9>&- --socket="$sd/munge-run/munge.socket" --key-file="$sd/munge/munge.key" \
+        --log-file="$sd/log/munged.log" --pid-file="$sd/munge-run/munged.pid" \
+        --seed-file="$sd/munge/munged.seed" || { note "munged failed: $(tail -n 3 "$sd/log/munged.log" 2>/dev/null)"; return 1; }
+
+    SLURM_PORT=$(free_port 6817)
+    local host; host=$(hostname -s)
+    cat >"$sd/slurm.conf" <<CONF
+# written by compi vcluster up --slurm for the emulated cluster '$NAME';
+# removed by compi vcluster down.  Use with SLURM_CONF=$sd/slurm.conf
+ClusterName=$NAME
+SlurmctldHost=$host($SUBNET.1)
+SlurmctldPort=$SLURM_PORT
+SlurmdPort=6818
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$sd/munge-run/munge.socket
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$sd/state
+SlurmdSpoolDir=$sd/spool/%n
+TmpFS=$sd/tmp/%n
+SlurmctldPidFile=$sd/slurmctld.pid
+SlurmdPidFile=$sd/spool/slurmd-%n.pid
+SlurmctldLogFile=$sd/log/slurmctld.log
+SlurmdLogFile=$sd/log/slurmd-%n.log
+TaskProlog=$sd/task_prolog
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SwitchType=switch/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/builtin
+ReturnToService=2
+SlurmdParameters=config_overrides
+SlurmctldTimeout=30
+SlurmdTimeout=30
+InactiveLimit=0
+KillWait=5
+MinJobAge=30
+CONF
+    while read -r node ip; do
+        echo "NodeName=$node NodeAddr=$ip NodeHostname=$node CPUs=$slots State=UNKNOWN" >>"$sd/slurm.conf"
+        mkdir -p "$sd/spool/$node" "$sd/tmp/$node"
+        chmod 1777 "$sd/tmp/$node"
+    done <"$STATE_DIR/nodes"
+    echo "PartitionName=compi Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$sd/slurm.conf"
+    echo "CgroupPlugin=cgroup/v1" >"$sd/cgroup.conf"
+    write_task_prolog "$sd/task_prolog"
+
+    SLURM_CONF=$sd/slurm.conf slurmctld 9>&- -f "$sd/slurm.conf" ||
+        { note "slurmctld failed: $(tail -n 5 "$sd/log/slurmctld.log" 2>/dev/null)"; return 1; }
+    while read -r node ip; do
+        ip netns exec "$node" nsenter --uts="$STATE_DIR/uts/$node" --ipc="$STATE_DIR/ipc/$node" -- \
+            env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root SLURM_CONF="$sd/slurm.conf" \
+            slurmd 9>&- -f "$sd/slurm.conf" -N "$node" ||
+            { note "slurmd on $node failed: $(tail -n 5 "$sd/log/slurmd-$node.log" 2>/dev/null)"; return 1; }
+    done <"$STATE_DIR/nodes"
+    echo "SLURM_PORT=$SLURM_PORT" >>"$STATE_DIR/config"
+
+    # ready when every node is idle (slurmd registered)
+    local tries idle
+    for ((tries = 0; tries < 100; tries++)); do
+        idle=$(SLURM_CONF=$sd/slurm.conf sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)
+        (( idle == $(wc -l <"$STATE_DIR/nodes") )) && return 0
+        sleep 0.3
+    done
+    note "Slurm nodes not idle after 30 s: $(SLURM_CONF=$sd/slurm.conf sinfo -N -h 2>&1 | tr '\n' ';')"
+    return 1
+}
+
+# The emulated links' per-task settings (see the usage text).  Slurm runs
+# it with the task's environment; lines "export NAME=VALUE" set the task's.
+write_task_prolog() {
+    cat >"$1" <<PROLOG
+#!/bin/sh
+# TaskProlog of the compi emulated cluster '$NAME' (generated by compi vcluster up --slurm).
+echo "export UCX_TLS=sm,self,tcp"
+echo "export UCX_NET_DEVICES=$NS_DEV"
+echo "export OMPI_MCA_btl_tcp_if_include=$SUBNET.0/24"
+echo "export OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24"
+fix=$STATE_DIR/ucx-force-close.so
+if [ -f "\$fix" ]; then
+    case ":\${LD_PRELOAD:-}:" in
+        *":\$fix:"*) ;;
+        *) echo "export LD_PRELOAD=\$fix\${LD_PRELOAD:+:\$LD_PRELOAD}" ;;
+    esac
+fi
+PROLOG
+    chmod 755 "$1"
+}
+
+# Stops the Slurm daemons of this cluster (slurmd ones die with their node's
+# processes in teardown too).  Only processes named in our own pid files.
+slurm_stop() {
+    local sd=$STATE_DIR/slurm f pid i
+    local -a pids=()
+    [[ -d $sd ]] || return 0
+    for f in "$sd"/spool/slurmd-*.pid "$sd/slurmctld.pid" "$sd/munge-run/munged.pid"; do
+        [[ -f $f ]] || continue
+        pid=$(cat "$f" 2>/dev/null || true)
+        [[ $pid =~ ^[0-9]+$ ]] || continue
+        case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
+            slurmd|slurmctld|munged) kill -TERM "$pid" 2>/dev/null && pids+=("$pid") ;;
+        esac
+    done
+    local alive=1
+    for ((i = 0; i < 50 && alive; i++)); do   # up to 5 s for all of them
+        alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        (( alive )) && sleep 0.1
+    done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+}
+
 cmd_down() {
     require_root
     load_names
@@ -221,7 +411,7 @@ cmd_down() {
 # -------------------------------------------------------------------- up ----
 
 cmd_up() {
-    local nodes="" rate="" slots
+    local nodes="" rate="" slots with_slurm=0
     slots=$(nproc)
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -230,6 +420,7 @@ cmd_up() {
             --slots) slots=${2:?}; shift 2 ;;
             --name) OPT_NAME=${2:?}; shift 2 ;;
             --subnet) OPT_SUBNET=${2:?}; shift 2 ;;
+            --slurm) with_slurm=1; shift ;;
             -h|--help) usage; return 0 ;;
             *) die "vcluster up: unknown option '$1'" ;;
         esac
@@ -239,6 +430,7 @@ cmd_up() {
     rate_to_bps "$rate" >/dev/null || die "vcluster up: can't parse rate '$rate' (use a tc rate like 100mbit, 1gbit, 50mbps)"
     [[ $slots =~ ^[0-9]+$ && $slots -ge 1 ]] || die "vcluster up: --slots must be a positive integer"
     require_root
+    (( with_slurm )) && require_slurm
     load_names
     take_lock
 
@@ -284,7 +476,14 @@ cmd_up() {
     write_state_files "$nodes" "$rate" "$slots"
     build_ucx_shim
     wait_for_links "$nodes"
+    if (( with_slurm )); then
+        slurm_up "$slots" || { teardown; die "vcluster up: Slurm did not come up (logs were in $STATE_DIR/slurm/log; removed with the cluster)"; }
+    fi
     echo "vcluster '$NAME' up: $nodes nodes x $slots slots, $rate, state in $STATE_DIR ($((SECONDS - t0))s)"
+    if (( with_slurm )); then
+        echo "slurm: partition compi, nodes $(awk '{printf "%s ", $1}' "$STATE_DIR/nodes")(slurmctld port $SLURM_PORT); use it with:"
+        echo "    export SLURM_CONF=$STATE_DIR/slurm/slurm.conf"
+    fi
 }
 
 # veth carrier/DAD is asynchronous; make sure every node reaches the bridge
@@ -418,6 +617,10 @@ cmd_status() {
     done <"$STATE_DIR/nodes"
     echo "hostfiles: $STATE_DIR/hostfile.openmpi $STATE_DIR/hostfile.mpich"
     echo "agent:     $STATE_DIR/agent"
+    if [[ -n ${SLURM_PORT:-} ]]; then
+        echo "slurm:     slurmctld port $SLURM_PORT; export SLURM_CONF=$STATE_DIR/slurm/slurm.conf"
+        SLURM_CONF=$STATE_DIR/slurm/slurm.conf sinfo -N 2>&1 | sed 's/^/           /' || true
+    fi
 }
 
 # ------------------------------------------------------------------ exec ----
