@@ -16,15 +16,9 @@
 # compi_pingpong's speedups (plain MPI vs compi in the same run) are printed,
 # never checked: they are timings.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-COMPI=$ROOT/tools/compi
-NAME=cadapt SUBNET=${COMPI_TEST_SUBNET_ADAPT:-10.213.78}
-TMP=$(mktemp -d)
-passed=0 failed=0
-cleanup() { "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-result() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "PASS $2"; else failed=$((failed + 1)); echo "FAIL $2"; fi; }
+source "$(dirname "$0")/lib.sh"
+vct_begin cadapt
+SUBNET=${COMPI_TEST_SUBNET_ADAPT:-10.213.78}
 
 HEUR=$TMP/heuristics
 mkdir -p "$HEUR"
@@ -38,7 +32,7 @@ beta 1 1000000
 end
 EOF2
 "$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 100mbit --slots 1 >"$TMP/up.log" 2>&1 ||
-    { cat "$TMP/up.log"; echo "0 passed, 1 failed"; exit 1; }
+    { cat "$TMP/up.log"; fail "vcluster up"; finish; }
 for mpi in openmpi mpich; do
     lib=$ROOT/build/$mpi/lib/libcompi.so
     bin=$ROOT/build/$mpi/bin/compi_pingpong
@@ -89,5 +83,4 @@ PY
         result $rc "$mpi $data: adaptive turns compression $([ "$data" = random ] && echo off || echo on)"
     done
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -8,19 +8,13 @@
 # the report must show that compi's node-aware path ran for every kind of
 # collective that has one. Nothing here is a timing.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-COMPI=$ROOT/tools/compi
-NAME=ccoll SUBNET=${COMPI_TEST_SUBNET_COLL:-10.213.83}
-TMP=$(mktemp -d)
-passed=0 failed=0
-cleanup() { "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-result() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "PASS $2"; else failed=$((failed + 1)); echo "FAIL $2"; fi; }
+source "$(dirname "$0")/lib.sh"
+vct_begin ccoll
+SUBNET=${COMPI_TEST_SUBNET_COLL:-10.213.83}
 
 # 1 Gbit/s: the test is about semantics; a slower link only makes it longer
 "$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 1gbit --slots 2 >"$TMP/up.log" 2>&1 ||
-    { cat "$TMP/up.log"; echo "0 passed, 1 failed"; exit 1; }
+    { cat "$TMP/up.log"; fail "vcluster up"; finish; }
 for mpi in openmpi mpich; do
     lib=$ROOT/build/$mpi/lib/libcompi.so
     bin=$ROOT/build/$mpi/tests/mpi/coll_all
@@ -59,5 +53,4 @@ sys.exit(1 if missing else 0)
 PY
     result "$rc" "$mpi: the report shows compi's node-aware path for every collective that has one"
 done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -3,20 +3,15 @@
 # rank sends to every other; compi's report must show exactly the inter-node
 # sends compressed (2 per rank) and the intra-node ones never (1 per rank).
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-COMPI=$ROOT/tools/compi
-NAME=cloc SUBNET=${COMPI_TEST_SUBNET:-10.213.77}
-TMP=$(mktemp -d)
-passed=0 failed=0
-cleanup() { "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/lib.sh"
+vct_begin cloc
+SUBNET=${COMPI_TEST_SUBNET:-10.213.77}
 
 "$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 1gbit --slots 2 >"$TMP/up.log" 2>&1 ||
-    { cat "$TMP/up.log"; echo "0 passed, 1 failed"; exit 1; }
+    { cat "$TMP/up.log"; fail "vcluster up"; finish; }
 for mpi in openmpi mpich; do
     lib=$ROOT/build/$mpi/lib/libcompi.so
-    [ -f "$lib" ] || { echo "FAIL $mpi: $lib missing (run tools/build.sh)"; failed=$((failed + 1)); continue; }
+    [ -f "$lib" ] || { fail "$mpi: $lib missing (run tools/build.sh)"; continue; }
     mpicc."$mpi" -O2 -o "$TMP/loc_$mpi" "$ROOT/tests/vcluster/locality.c"
     report=$TMP/report_$mpi.json
     if [ "$mpi" = openmpi ]; then
@@ -26,7 +21,7 @@ for mpi in openmpi mpich; do
     fi
     if ! timeout 300 "$COMPI" vcluster run --name "$NAME" --mpi "$mpi" --preload "$lib" -- \
             -np 4 "${env_flags[@]}" "$TMP/loc_$mpi" >"$TMP/run_$mpi.log" 2>&1; then
-        echo "FAIL $mpi: run failed"; tail -20 "$TMP/run_$mpi.log"; failed=$((failed + 1)); continue
+        fail "$mpi: run failed"; tail -20 "$TMP/run_$mpi.log"; continue
     fi
     if python3 - "$report" <<'PY'
 import json, sys
@@ -41,8 +36,7 @@ for rk in r["ranks"]:
     ok &= lz4.get("messages", 0) == 2 and lz4.get("ratio", 0) > 3
 sys.exit(0 if ok else 1)
 PY
-    then echo "PASS $mpi: inter-node compressed, intra-node raw"; passed=$((passed + 1))
-    else echo "FAIL $mpi: report does not match"; failed=$((failed + 1)); fi
+    then pass "$mpi: inter-node compressed, intra-node raw"
+    else fail "$mpi: report does not match"; fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

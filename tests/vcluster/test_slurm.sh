@@ -19,36 +19,15 @@
 # so it never touches a cluster someone else has up on this machine.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-COMPI=$ROOT/tools/compi
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 NAME=${SLT_NAME:-slurt}
 SUBNET=${SLT_SUBNET:-10.213.86}
 RUN_TIMEOUT=${SLT_TIMEOUT:-120}
 export COMPI_VCLUSTER_NAME=$NAME
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-PASS=0
-FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS: $* [${SECONDS}s]"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $* [${SECONDS}s]"; }
-check() {  # check "description" command...
-    local what=$1; shift
-    if "$@"; then pass "$what"; else fail "$what"; fi
-}
 
 # binaries and reports must be visible from every node: /tmp is shared by them
-TMP=$(mktemp -d /tmp/compi-slt.XXXXXX)
+vct_begin "$NAME" /tmp/compi-slt.XXXXXX
 chmod 755 "$TMP"
-cleanup() {
-    "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1 || true
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-finish() {
-    echo "$PASS passed, $FAIL failed"
-    exit $((FAIL > 0 ? 1 : 0))
-}
 
 if [[ $(id -u) -ne 0 ]]; then
     fail "must run as root (network namespaces, Slurm daemons)"

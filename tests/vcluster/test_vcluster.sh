@@ -17,8 +17,7 @@
 #   VCT_RATE=1gbit VCT_MAX_MBPS=140  test another rate
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-COMPI=$ROOT/tools/compi
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 NAME=${VCT_NAME:-ctest}
 SUBNET=${VCT_SUBNET:-10.213.77}
 RATE=${VCT_RATE:-100mbit}
@@ -26,26 +25,7 @@ MAX_MBPS=${VCT_MAX_MBPS:-20}     # inter-node MB/s may not exceed this: 100mbit 
 RUN_TIMEOUT=${VCT_TIMEOUT:-180}
 export COMPI_VCLUSTER_NAME=$NAME  # so every compi vcluster call below targets ours
 
-PASS=0
-FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() {  # check "description" command...
-    local what=$1; shift
-    if "$@"; then pass "$what"; else fail "$what"; fi
-}
-
-TMP=$(mktemp -d /tmp/compi-vct.XXXXXX)
-cleanup() {
-    "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1 || true
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-finish() {
-    echo "$PASS passed, $FAIL failed"
-    exit $((FAIL > 0 ? 1 : 0))
-}
+vct_begin "$NAME" /tmp/compi-vct.XXXXXX
 
 if [[ $(id -u) -ne 0 ]]; then
     fail "must run as root (network namespaces)"
