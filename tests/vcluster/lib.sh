@@ -1,6 +1,7 @@
 # Shared by the emulated-cluster tests (source it after `set -euo pipefail`):
 #   vct_begin NAME [TMPDIR_TEMPLATE]   ROOT, COMPI, NAME, TMP; on exit the
 #                                      cluster NAME goes down and TMP goes
+#   vct_up SUBNET NODES RATE SLOTS     the cluster NAME up (or fail and finish)
 #   pass WHAT / fail WHAT / result RC WHAT / check WHAT CMD...
 #   finish                             "N passed, N failed", exit 1 on a failure
 # Every check is counted; a script's last line is the summary.
@@ -33,4 +34,9 @@ check() {  # check "description" command...
 finish() {
     echo "$PASS passed, $FAIL failed"
     exit $((FAIL > 0 ? 1 : 0))
+}
+
+vct_up() {  # vct_up SUBNET NODES RATE SLOTS: cluster NAME up, or the test ends failed
+    "$COMPI" vcluster up --name "$NAME" --subnet "$1" --nodes "$2" --rate "$3" --slots "$4" >"$TMP/up.log" 2>&1 ||
+        { cat "$TMP/up.log"; fail "vcluster up"; finish; }
 }

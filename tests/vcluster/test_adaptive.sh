@@ -31,8 +31,7 @@ alpha_us 100
 beta 1 1000000
 end
 EOF2
-"$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 100mbit --slots 1 >"$TMP/up.log" 2>&1 ||
-    { cat "$TMP/up.log"; fail "vcluster up"; finish; }
+vct_up "$SUBNET" 2 100mbit 1
 for mpi in openmpi mpich; do
     lib=$ROOT/build/$mpi/lib/libcompi.so
     bin=$ROOT/build/$mpi/bin/compi_pingpong

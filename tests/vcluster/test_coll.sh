@@ -13,8 +13,7 @@ vct_begin ccoll
 SUBNET=${COMPI_TEST_SUBNET_COLL:-10.213.83}
 
 # 1 Gbit/s: the test is about semantics; a slower link only makes it longer
-"$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 1gbit --slots 2 >"$TMP/up.log" 2>&1 ||
-    { cat "$TMP/up.log"; fail "vcluster up"; finish; }
+vct_up "$SUBNET" 2 1gbit 2
 for mpi in openmpi mpich; do
     lib=$ROOT/build/$mpi/lib/libcompi.so
     bin=$ROOT/build/$mpi/tests/mpi/coll_all

@@ -7,8 +7,7 @@ source "$(dirname "$0")/lib.sh"
 vct_begin cloc
 SUBNET=${COMPI_TEST_SUBNET:-10.213.77}
 
-"$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 2 --rate 1gbit --slots 2 >"$TMP/up.log" 2>&1 ||
-    { cat "$TMP/up.log"; fail "vcluster up"; finish; }
+vct_up "$SUBNET" 2 1gbit 2
 for mpi in openmpi mpich; do
     lib=$ROOT/build/$mpi/lib/libcompi.so
     [ -f "$lib" ] || { fail "$mpi: $lib missing (run tools/build.sh)"; continue; }
