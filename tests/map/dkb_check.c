@@ -1,14 +1,16 @@
-/* Compares the DKB's prediction for one collective call with what Open MPI's
+/* Compares the DKB's prediction for collective calls with what Open MPI's
  * pml monitoring recorded (MPI-free; dkb_validate.sh runs dkb_probe under
  * mpirun first).
  *
- *   dkb_check --prof PREFIX --coll C --size N --count K --type-size T
- *             [--root R] [--alg A [--segsize S]]
+ *   dkb_check --prof PREFIX --size N [--pin COLL=ALG[/SEGSIZE]]... CALL...
+ * CALL as dkb_probe's (COLL:COUNT:TYPE_SIZE:ROOT), the same list in the
+ * same order; --pin mirrors --mca coll_tuned_<COLL>_algorithm ALG
+ * (coll_tuned_<COLL>_algorithm_segmentsize SEGSIZE); unpinned collectives
+ * take the DKB's fixed decision. The predictions of all calls are summed.
  * Reads PREFIX.<rank>.prof for every rank: the "I" (internal: sent inside
  * collectives) and "E" (external) lines, summed per (src, dst): the probe
  * makes no point-to-point call of its own, and Open MPI's persistent
- * requests (alltoall linear) are reported as external. Without --alg the
- * DKB's fixed decision picks the algorithm. Exit 0 when messages and bytes
+ * requests (alltoall linear) are reported as external. Exit 0 when messages and bytes
  * agree for every rank pair, 1 when they differ (each difference printed),
  * 2 on bad input. */
 #include <errno.h>
@@ -43,43 +45,78 @@ static long num(const char *opt, const char *v)
     return x;
 }
 
+typedef struct {
+    int alg;
+    long segsize;
+} pin_t;
+
 int main(int argc, char **argv)
 {
-    const char *prof = NULL, *coll = NULL;
-    long size = -1, count = -1, ts = -1, root = 0, alg = 0, segsize = 0;
+    const char *prof = NULL;
+    long size = -1;
+    pin_t pins[COMPI_MAP_NCOLLS] = {{0, 0}};
+    const char *calls[4096];
+    int ncalls = 0;
     for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc) die("option %s needs a value", argv[i]);
-        const char *o = argv[i], *v = argv[++i];
-        if (!strcmp(o, "--prof")) prof = v;
-        else if (!strcmp(o, "--coll")) coll = v;
-        else if (!strcmp(o, "--size")) size = num(o, v);
-        else if (!strcmp(o, "--count")) count = num(o, v);
-        else if (!strcmp(o, "--type-size")) ts = num(o, v);
-        else if (!strcmp(o, "--root")) root = num(o, v);
-        else if (!strcmp(o, "--alg")) alg = num(o, v);
-        else if (!strcmp(o, "--segsize")) segsize = num(o, v);
-        else die("unknown option %s", o);
+        const char *o = argv[i];
+        if (!strcmp(o, "--prof") || !strcmp(o, "--size") || !strcmp(o, "--pin")) {
+            if (i + 1 >= argc) die("option %s needs a value", o);
+            const char *v = argv[++i];
+            if (!strcmp(o, "--prof")) prof = v;
+            else if (!strcmp(o, "--size")) size = num(o, v);
+            else {
+                char name[64];
+                long alg, seg = 0;
+                int k = sscanf(v, "%63[a-z_]=%ld/%ld", name, &alg, &seg);
+                int c = k >= 2 ? compi_map_coll_parse(name) : -1;
+                if (c < 0) die("bad --pin (COLL=ALG[/SEGSIZE]): '%s'", v);
+                pins[c].alg = (int)alg;
+                pins[c].segsize = seg;
+            }
+        } else if (o[0] == '-') {
+            die("unknown option %s", o);
+        } else if (ncalls < 4096) {
+            calls[ncalls++] = o;
+        } else {
+            die("%s", "too many calls");
+        }
     }
-    if (!prof || !coll || size < 1 || count < 0 || ts < 1) die("%s", "need --prof --coll --size --count --type-size");
-    int c = compi_map_coll_parse(coll);
-    if (c < 0) die("unknown collective '%s'", coll);
+    if (!prof || size < 1 || ncalls == 0) die("%s", "usage: dkb_check --prof PREFIX --size N [--pin COLL=ALG[/SEG]]... CALL...");
 
     int64_t *counts = calloc(size, sizeof *counts);
     cell *seen = calloc((size_t)size * size, sizeof *seen), *want = calloc((size_t)size * size, sizeof *want);
     if (!counts || !seen || !want) die("%s", "out of memory");
-    for (long i = 0; i < size; i++) counts[i] = probe_rs_count((int)i, count);
-    compi_map_call call = {.coll = c, .size = (int)size, .root = (int)root, .count = count, .counts = counts,
-                           .type_size = (size_t)ts, .commutative = 1};
-    compi_map_alg a;
-    int rc = alg ? compi_map_ompi41_pinned(c, (int)alg, &a) : compi_map_ompi41_decide(&call, &a);
-    if (rc) die("DKB: %s", compi_map_strerror(rc));
-    a.segsize = (uint32_t)segsize;
-    compi_map_msgs m = {0};
-    if ((rc = compi_map_ompi41_messages(&call, &a, &m))) die("DKB: %s", compi_map_strerror(rc));
-    for (size_t i = 0; i < m.n; i++) {
-        cell *w = &want[(size_t)m.v[i].src * size + m.v[i].dst];
-        w->msgs++;
-        w->bytes += m.v[i].bytes;
+    uint64_t tm = 0, tb = 0;
+    char algs[8192] = "";
+    for (int k = 0; k < ncalls; k++) {
+        char name[64];
+        long count, ts, root;
+        if (sscanf(calls[k], "%63[a-z_]:%ld:%ld:%ld", name, &count, &ts, &root) != 4)
+            die("bad call (COLL:COUNT:TYPE_SIZE:ROOT): '%s'", calls[k]);
+        int c = compi_map_coll_parse(name);
+        if (c < 0) die("unknown collective in '%s'", calls[k]);
+        for (long i = 0; i < size; i++) counts[i] = probe_rs_count((int)i, count);
+        compi_map_call call = {.coll = c, .size = (int)size, .root = (int)root, .count = count, .counts = counts,
+                               .type_size = (size_t)ts, .commutative = 1};
+        compi_map_alg a;
+        int rc = pins[c].alg ? compi_map_ompi41_pinned(c, pins[c].alg, &a) : compi_map_ompi41_decide(&call, &a);
+        if (rc) die("DKB: %s", compi_map_strerror(rc));
+        if (pins[c].alg) a.segsize = (uint32_t)pins[c].segsize;
+        compi_map_msgs m = {0};
+        if ((rc = compi_map_ompi41_messages(&call, &a, &m))) {
+            fprintf(stderr, "dkb_check: %s: DKB: %s\n", calls[k], compi_map_strerror(rc));
+            exit(2);
+        }
+        for (size_t i = 0; i < m.n; i++) {
+            cell *w = &want[(size_t)m.v[i].src * size + m.v[i].dst];
+            w->msgs++;
+            w->bytes += m.v[i].bytes;
+            tm++;
+            tb += m.v[i].bytes;
+        }
+        compi_map_msgs_free(&m);
+        size_t l = strlen(algs);
+        snprintf(algs + l, sizeof algs - l, "%s%s=%d%s", k ? " " : "", calls[k], a.alg, pins[c].alg ? "p" : "f");
     }
 
     for (long r = 0; r < size; r++) {
@@ -107,12 +144,9 @@ int main(int argc, char **argv)
     }
 
     int bad = 0;
-    uint64_t tm = 0, tb = 0;
     for (long s = 0; s < size; s++)
         for (long d = 0; d < size; d++) {
             cell *x = &seen[s * size + d], *w = &want[s * size + d];
-            tm += w->msgs;
-            tb += w->bytes;
             if (x->msgs != w->msgs || x->bytes != w->bytes) {
                 if (bad < 20)
                     printf("  %ld->%ld: monitoring %" PRIu64 " msgs %" PRIu64 " bytes, DKB %" PRIu64 " msgs %" PRIu64
@@ -120,10 +154,8 @@ int main(int argc, char **argv)
                 bad++;
             }
         }
-    printf("%s %s size=%ld count=%ld ts=%ld root=%ld alg=%d(%s)%s segsize=%ld: %" PRIu64 " msgs %" PRIu64
-           " bytes predicted, %d pairs differ\n", bad ? "MISMATCH" : "match", coll, size, count, ts, root, a.alg,
-           compi_map_ompi41_alg_name(c, a.alg), alg ? " pinned" : " fixed", segsize, tm, tb, bad);
-    compi_map_msgs_free(&m);
+    printf("%s size=%ld [%s]: %" PRIu64 " msgs %" PRIu64 " bytes predicted, %d pairs differ\n",
+           bad ? "MISMATCH" : "match", size, algs, tm, tb, bad);
     free(counts);
     free(seen);
     free(want);
