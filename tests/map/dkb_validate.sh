@@ -17,10 +17,12 @@
 #        several sizes; segment sizes for the segmented ones) and one run
 #        pinning the composite algorithms (reduce + bcast, gather + bcast,
 #        reduce + scatterv). 32 mpiruns.
-# sweep  every algorithm of every collective alone, segment sizes 0, 1000 and
-#        4096 where it segments, counts 1, 7, 1000 and 65537 elements, roots 0,
-#        n/2 and n-1; then the fixed decision at 2^k-1 and 2^k bytes (k up to
-#        21), one run per collective; sizes 2..16. About 1200 mpiruns.
+# sweep  every algorithm of every collective, segment sizes 0, 1000 and 4096
+#        where it segments, counts 1, 7, 1000 and 65537 elements, roots 0, n/2
+#        and n-1 (run i pins the i-th variant of each collective; composites
+#        in a run of their own); then the fixed decision at 2^k-1 and 2^k
+#        bytes (k up to 21, 17 for per-block collectives) in one run; sizes
+#        2..16. About 350 mpiruns.
 # Prints one line per case and "dkb_validate: N cases, N matched, N mismatched,
 # N failed"; exits 1 if any case did not match.
 set -euo pipefail
@@ -129,27 +131,48 @@ quick() {
 }
 
 sweep() {
-  local n=$1 coll a seg segs k call_list
+  local n=$1 coll a seg segs k i more call_list pins
+  # variants per collective: "alg/seg" for every algorithm (x segment sizes)
+  declare -A VAR=()
   for coll in $COLLS; do
-    for a in ${ALGS[$coll]} ${COMPOSITE[$coll]:-}; do
+    VAR[$coll]=""
+    for a in ${ALGS[$coll]}; do
       two_only "$coll" "$a" && [ "$n" != 2 ] && continue
       segs=0
       segmented "$coll" "$a" && segs="0 1000 4096"
-      for seg in $segs; do
-        mapfile -t call_list < <(calls "$coll" "$n" "1 7 1000 65537" "0 $((n / 2)) $((n - 1))")
-        run_case "$n" "$coll=$a/$seg" "${call_list[@]}"
-      done
+      for seg in $segs; do VAR[$coll]+=" $a/$seg"; done
     done
   done
+  # run i pins the i-th variant of every collective that has one
+  for ((i = 0; ; i++)); do
+    pins="" call_list=() more=0
+    for coll in $COLLS; do
+      set -- ${VAR[$coll]}
+      [ "$i" -lt $# ] || continue
+      more=1
+      shift "$i"
+      pins+=" $coll=$1"
+      mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "1 7 1000 65537" "0 $((n / 2)) $((n - 1))")
+    done
+    [ "$more" = 1 ] || break
+    run_case "$n" "$pins" "${call_list[@]}"
+  done
+  pins="" call_list=()
+  for coll in "${!COMPOSITE[@]}"; do
+    pins+=" $coll=${COMPOSITE[$coll]}/0"
+    mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "1 7 1000 65537" "0")
+  done
+  run_case "$n" "$pins" "${call_list[@]}"
+  # the fixed decision at 2^k - 1 and 2^k bytes
+  call_list=()
   for coll in $COLLS; do
-    call_list=()
     for k in $(seq 0 21); do
       case "$coll" in alltoall|allgather|gather|scatter|reduce_scatter) [ "$k" -gt 17 ] && continue ;; esac
       mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "$(( (1 << k) - 1 > 0 ? (1 << k) - 1 : 1 )) $((1 << k))" "0 $((n - 1))" 1)
       [ "$coll" = barrier ] && break
     done
-    run_case "$n" "" "${call_list[@]}"
   done
+  run_case "$n" "" "${call_list[@]}"
 }
 
 t0=$SECONDS
