@@ -19,8 +19,9 @@
  * - composite algorithms call the communicator's own reduce/bcast/gather,
  *   i.e. the fixed decision (a pinned algorithm of one collective does not
  *   pin another);
- * - Reduce_scatter "non-overlapping" scatters with coll/basic's linear
- *   scatterv (coll/tuned has none), which skips empty blocks. */
+ * - coll/tuned has no Gatherv and Scatterv: the communicator runs
+ *   coll/basic's linear ones (empty blocks skipped), also inside
+ *   Reduce_scatter "non-overlapping" and Allgatherv "default". */
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
@@ -56,7 +57,7 @@ static int emit(compi_map_msgs *o, int src, int dst, uint64_t bytes)
 
 static const char *const coll_names[COMPI_MAP_NCOLLS] = {
     "bcast", "reduce", "allreduce", "alltoall", "allgather", "gather", "scatter",
-    "reduce_scatter", "barrier", "alltoallv", "allgatherv", "reduce_scatter_block",
+    "reduce_scatter", "barrier", "alltoallv", "allgatherv", "gatherv", "scatterv", "reduce_scatter_block",
 };
 
 const char *compi_map_coll_name(compi_map_coll c)
@@ -1266,6 +1267,111 @@ static int barrier_tree(const compi_map_call *c, const compi_map_alg *a, compi_m
 }
 
 /* ------------------------------------------------------------------ */
+/* v variants */
+
+/* coll/basic's linear Gatherv / Scatterv: one message per non-empty block */
+static int gatherv_linear(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    for (int i = 0; i < c->size; i++)
+        if (i != c->root && c->counts[i] > 0) EMIT(o, i, c->root, c->counts[i] * c->type_size);
+    return 0;
+}
+static int scatterv_linear(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    for (int i = 0; i < c->size; i++)
+        if (i != c->root && c->counts[i] > 0) EMIT(o, c->root, i, c->counts[i] * c->type_size);
+    return 0;
+}
+
+/* basic_linear and pairwise: every ordered pair, empty blocks included */
+static int alltoallv_linear(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    int n = c->size;
+    for (int s = 0; s < n; s++)
+        for (int d = 0; d < n; d++)
+            if (s != d) EMIT(o, s, d, c->counts[(size_t)s * n + d] * c->type_size);
+    return 0;
+}
+
+/* Gatherv to 0, then a bcast of one element of an indexed type holding all
+ * blocks (so the fixed rules see the whole vector as one element) */
+static int allgatherv_default(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    compi_map_call s = *c;
+    s.root = 0;
+    int ret = gatherv_linear(&s, a, o);
+    if (ret) return ret;
+    uint64_t total = 0;
+    for (int i = 0; i < c->size; i++) total += c->counts[i] * c->type_size;
+    if (total == 0) return 0;
+    s.coll = COMPI_MAP_BCAST;
+    s.count = 1;
+    s.type_size = total;
+    s.counts = NULL;
+    return decide_and_run(&s, o);
+}
+
+static int allgatherv_bruck(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    int n = c->size;
+    for (int r = 0; r < n; r++)
+        for (int d = 1; d < n; d <<= 1) {
+            int blocks = d <= (n >> 1) ? d : n - d;
+            int64_t e = 0;
+            for (int i = 0; i < blocks; i++) e += c->counts[(r + i) % n];
+            EMIT(o, r, (r - d + n) % n, e * c->type_size);
+        }
+    return 0;
+}
+
+static int allgatherv_ring(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    int n = c->size;
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < n - 1; i++) EMIT(o, r, (r + 1) % n, c->counts[(r - i + n) % n] * c->type_size);
+    return 0;
+}
+
+static int allgatherv_neighborexchange(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    int n = c->size;
+    if (n % 2) return allgatherv_ring(c, a, o);
+    for (int r = 0; r < n; r++) {
+        int nb[2], rdf[2], off[2], sdf;
+        if (r % 2 == 0) {
+            nb[0] = (r + 1) % n;
+            nb[1] = (r - 1 + n) % n;
+            rdf[0] = rdf[1] = r;
+            off[0] = 2;
+            off[1] = -2;
+        } else {
+            nb[0] = (r - 1 + n) % n;
+            nb[1] = (r + 1) % n;
+            rdf[0] = rdf[1] = nb[0];
+            off[0] = -2;
+            off[1] = 2;
+        }
+        EMIT(o, r, nb[0], c->counts[r] * c->type_size);
+        sdf = r % 2 == 0 ? r : rdf[0];
+        for (int i = 1; i < n / 2; i++) {
+            int p = i % 2;
+            rdf[p] = (rdf[p] + off[p] + n) % n;
+            EMIT(o, r, nb[p], (c->counts[sdf] + c->counts[sdf + 1]) * c->type_size);
+            sdf = rdf[p];
+        }
+    }
+    return 0;
+}
+
+static int allgatherv_two_proc(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
+{
+    if (c->size != 2) return COMPI_MAP_EUNSUPP;
+    EMIT(o, 0, 1, c->counts[0] * c->type_size);
+    EMIT(o, 1, 0, c->counts[1] * c->type_size);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* The algorithm table: one row per (collective, algorithm id) of
  * coll_tuned_<coll>_algorithm, named as Open MPI names them. */
 
@@ -1327,14 +1433,17 @@ static const alg_row algs[] = {
     {COMPI_MAP_BARRIER, 4, "bruck", barrier_bruck},
     {COMPI_MAP_BARRIER, 5, "two_proc", barrier_two_proc},
     {COMPI_MAP_BARRIER, 6, "tree", barrier_tree},
+    {COMPI_MAP_ALLTOALLV, 1, "basic_linear", alltoallv_linear},
+    {COMPI_MAP_ALLTOALLV, 2, "pairwise", alltoallv_linear},
+    {COMPI_MAP_ALLGATHERV, 1, "default", allgatherv_default},
+    {COMPI_MAP_ALLGATHERV, 2, "bruck", allgatherv_bruck},
+    {COMPI_MAP_ALLGATHERV, 3, "ring", allgatherv_ring},
+    {COMPI_MAP_ALLGATHERV, 4, "neighbor", allgatherv_neighborexchange},
+    {COMPI_MAP_ALLGATHERV, 5, "two_proc", allgatherv_two_proc},
+    /* coll/tuned has none: coll/basic's linear algorithm, no decision */
+    {COMPI_MAP_GATHERV, 1, "basic_linear", gatherv_linear},
+    {COMPI_MAP_SCATTERV, 1, "basic_linear", scatterv_linear},
     /* known ids whose decomposition is not written yet */
-    {COMPI_MAP_ALLTOALLV, 1, "basic_linear", NULL},
-    {COMPI_MAP_ALLTOALLV, 2, "pairwise", NULL},
-    {COMPI_MAP_ALLGATHERV, 1, "default", NULL},
-    {COMPI_MAP_ALLGATHERV, 2, "bruck", NULL},
-    {COMPI_MAP_ALLGATHERV, 3, "ring", NULL},
-    {COMPI_MAP_ALLGATHERV, 4, "neighbor", NULL},
-    {COMPI_MAP_ALLGATHERV, 5, "two_proc", NULL},
     {COMPI_MAP_REDUCE_SCATTER_BLOCK, 1, "basic_linear", NULL},
     {COMPI_MAP_REDUCE_SCATTER_BLOCK, 2, "recursive_doubling", NULL},
     {COMPI_MAP_REDUCE_SCATTER_BLOCK, 3, "recursive_halving", NULL},
@@ -1824,6 +1933,7 @@ static int check_call(const compi_map_call *c)
     if ((unsigned)c->coll >= COMPI_MAP_NCOLLS || c->size < 1 || c->type_size < 1) return COMPI_MAP_EARG;
     switch (c->coll) {
     case COMPI_MAP_BCAST: case COMPI_MAP_REDUCE: case COMPI_MAP_GATHER: case COMPI_MAP_SCATTER:
+    case COMPI_MAP_GATHERV: case COMPI_MAP_SCATTERV:
         if (c->root < 0 || c->root >= c->size) return COMPI_MAP_EARG;
         break;
     default:
@@ -1832,13 +1942,16 @@ static int check_call(const compi_map_call *c)
     switch (c->coll) {
     case COMPI_MAP_BARRIER:
         return 0;
-    case COMPI_MAP_REDUCE_SCATTER:
+    case COMPI_MAP_REDUCE_SCATTER: case COMPI_MAP_ALLGATHERV: case COMPI_MAP_GATHERV: case COMPI_MAP_SCATTERV:
+    case COMPI_MAP_ALLTOALLV: {
+        size_t n = c->coll == COMPI_MAP_ALLTOALLV ? (size_t)c->size * c->size : (size_t)c->size;
         if (!c->counts) return COMPI_MAP_EARG;
-        for (int i = 0; i < c->size; i++)
-            if (c->counts[i] < 0) return COMPI_MAP_EARG;
+        for (size_t i = 0; i < n; i++)
+            if (c->counts[i] < 0 || c->counts[i] > INT_MAX) return COMPI_MAP_EARG;
         return 0;
-    case COMPI_MAP_ALLTOALLV: case COMPI_MAP_ALLGATHERV: case COMPI_MAP_REDUCE_SCATTER_BLOCK:
-        return 0;
+    }
+    case COMPI_MAP_REDUCE_SCATTER_BLOCK:
+        return c->count >= 0 && c->count <= INT_MAX ? 0 : COMPI_MAP_EARG;
     default:
         /* count 0 returns before the collective runs in most MPI_ bindings;
          * the DKB does not model the ones that would still talk */
@@ -1861,7 +1974,8 @@ int compi_map_ompi41_decide(const compi_map_call *c, compi_map_alg *a)
     int rc = check_call(c);
     if (rc) return rc;
     memset(a, 0, sizeof *a);
-    a->alg = decide_alg(c->coll, c->size, decision_bytes(c), c->commutative);
+    if (c->coll == COMPI_MAP_GATHERV || c->coll == COMPI_MAP_SCATTERV) a->alg = 1;
+    else a->alg = decide_alg(c->coll, c->size, decision_bytes(c), c->commutative);
     a->radix = 4; /* coll_tuned_bcast_algorithm_knomial_radix is used on both paths */
     return a->alg > 0 ? 0 : COMPI_MAP_EALG;
 }

@@ -31,9 +31,11 @@ typedef enum {
     COMPI_MAP_SCATTER,
     COMPI_MAP_REDUCE_SCATTER,
     COMPI_MAP_BARRIER,
-    /* decided by the tables but not decomposed yet */
     COMPI_MAP_ALLTOALLV,
     COMPI_MAP_ALLGATHERV,
+    COMPI_MAP_GATHERV,
+    COMPI_MAP_SCATTERV,
+    /* decided by the tables but not decomposed yet */
     COMPI_MAP_REDUCE_SCATTER_BLOCK,
     COMPI_MAP_NCOLLS
 } compi_map_coll;
@@ -51,7 +53,8 @@ typedef struct {
     int root;                /* bcast, reduce, gather, scatter */
     int64_t count;           /* elements: bcast/reduce/allreduce the vector; alltoall/allgather/
                                 gather/scatter one block (per peer); barrier ignores it */
-    const int64_t *counts;   /* reduce_scatter: size entries (elements of each rank's block) */
+    const int64_t *counts;   /* reduce_scatter, allgatherv, gatherv, scatterv: size entries (elements
+                                of each rank's block); alltoallv: size x size, row = sender */
     size_t type_size;        /* bytes per element, >= 1 */
     int commutative;         /* reductions: 1 for MPI's predefined ops */
 } compi_map_call;

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     }
     if (!prof || size < 1 || ncalls == 0) die("%s", "usage: dkb_check --prof PREFIX --size N [--pin COLL=ALG[/SEG]]... CALL...");
 
-    int64_t *counts = calloc(size, sizeof *counts);
+    int64_t *counts = calloc((size_t)size * size, sizeof *counts);
     cell *seen = calloc((size_t)size * size, sizeof *seen), *want = calloc((size_t)size * size, sizeof *want);
     if (!counts || !seen || !want) die("%s", "out of memory");
     uint64_t tm = 0, tb = 0;
@@ -95,7 +95,10 @@ int main(int argc, char **argv)
             die("bad call (COLL:COUNT:TYPE_SIZE:ROOT): '%s'", calls[k]);
         int c = compi_map_coll_parse(name);
         if (c < 0) die("unknown collective in '%s'", calls[k]);
-        for (long i = 0; i < size; i++) counts[i] = probe_rs_count((int)i, count);
+        if (c == COMPI_MAP_ALLTOALLV)
+            for (long i = 0; i < size * size; i++) counts[i] = probe_a2av_count((int)(i / size), (int)(i % size), count);
+        else
+            for (long i = 0; i < size; i++) counts[i] = probe_rs_count((int)i, count);
         compi_map_call call = {.coll = c, .size = (int)size, .root = (int)root, .count = count, .counts = counts,
                                .type_size = (size_t)ts, .commutative = 1};
         compi_map_alg a;

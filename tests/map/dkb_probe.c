@@ -4,8 +4,8 @@
  *
  *   dkb_probe CALL...     CALL = COLL:COUNT:TYPE_SIZE:ROOT
  * COLL as in compi_map_coll_name; COUNT elements (per block for alltoall,
- * allgather, gather, scatter; reduce_scatter's blocks come from
- * probe_rs_count); TYPE_SIZE 1, 4 or 8 (uint8, int32, double); reductions
+ * allgather, gather, scatter; the v variants' and reduce_scatter's blocks
+ * come from probe_counts.h); TYPE_SIZE 1, 4 or 8 (uint8, int32, double); reductions
  * use MPI_SUM. The calls run in order; nothing else talks between MPI_Init
  * and MPI_Finalize. */
 #include <mpi.h>
@@ -29,13 +29,26 @@ static void run(const char *spec, int size)
     MPI_Datatype dt = ts == 1 ? MPI_UINT8_T : ts == 4 ? MPI_INT32_T : ts == 8 ? MPI_DOUBLE : MPI_DATATYPE_NULL;
     if (dt == MPI_DATATYPE_NULL) die("TYPE_SIZE must be 1, 4 or 8: ", spec);
     if (count < 0 || count > 100000000 || root < 0 || root >= size) die("COUNT or ROOT out of range: ", spec);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     size_t total = (size_t)count * ts * size + 64;
-    int *rs = malloc(size * sizeof *rs);
-    if (!rs) die("out of memory", "");
+    int *rs = malloc(size * sizeof *rs), *displs = malloc(size * sizeof *displs);
+    int *sc = malloc(size * sizeof *sc), *sd = malloc(size * sizeof *sd);
+    int *rc_ = malloc(size * sizeof *rc_), *rd = malloc(size * sizeof *rd);
+    if (!rs || !displs || !sc || !sd || !rc_ || !rd) die("out of memory", "");
+    size_t vtot = 0, stot = 0, rtot = 0;
     for (int i = 0; i < size; i++) {
         rs[i] = (int)probe_rs_count(i, count);
-        if (strcmp(coll, "reduce_scatter") == 0) total += (size_t)rs[i] * ts;
+        displs[i] = (int)vtot;
+        vtot += rs[i];
+        sc[i] = (int)probe_a2av_count(rank, i, count);
+        sd[i] = (int)stot;
+        stot += sc[i];
+        rc_[i] = (int)probe_a2av_count(i, rank, count);
+        rd[i] = (int)rtot;
+        rtot += rc_[i];
     }
+    total += (vtot + stot + rtot) * ts;
     char *a = calloc(total, 1), *b = calloc(total, 1);
     if (!a || !b) die("out of memory", "");
     int rc, n = (int)count;
@@ -48,6 +61,10 @@ static void run(const char *spec, int size)
     else if (strcmp(coll, "scatter") == 0) rc = MPI_Scatter(a, n, dt, b, n, dt, root, MPI_COMM_WORLD);
     else if (strcmp(coll, "barrier") == 0) rc = MPI_Barrier(MPI_COMM_WORLD);
     else if (strcmp(coll, "reduce_scatter") == 0) rc = MPI_Reduce_scatter(a, b, rs, dt, MPI_SUM, MPI_COMM_WORLD);
+    else if (strcmp(coll, "alltoallv") == 0) rc = MPI_Alltoallv(a, sc, sd, dt, b, rc_, rd, dt, MPI_COMM_WORLD);
+    else if (strcmp(coll, "allgatherv") == 0) rc = MPI_Allgatherv(a, rs[rank], dt, b, rs, displs, dt, MPI_COMM_WORLD);
+    else if (strcmp(coll, "gatherv") == 0) rc = MPI_Gatherv(a, rs[rank], dt, b, rs, displs, dt, root, MPI_COMM_WORLD);
+    else if (strcmp(coll, "scatterv") == 0) rc = MPI_Scatterv(a, rs, displs, dt, b, rs[rank], dt, root, MPI_COMM_WORLD);
     else {
         die("unknown collective: ", spec);
         rc = MPI_ERR_ARG;
@@ -56,6 +73,11 @@ static void run(const char *spec, int size)
     free(a);
     free(b);
     free(rs);
+    free(displs);
+    free(sc);
+    free(sd);
+    free(rc_);
+    free(rd);
 }
 
 int main(int argc, char **argv)

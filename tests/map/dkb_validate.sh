@@ -16,7 +16,8 @@
 #        collective (rotating with the size, so every algorithm is pinned at
 #        several sizes; segment sizes for the segmented ones) and one run
 #        pinning the composite algorithms (reduce + bcast, gather + bcast,
-#        reduce + scatterv). 32 mpiruns.
+#        reduce + scatterv, gatherv + bcast). Gatherv and Scatterv (coll/basic,
+#        no algorithm to pin) ride along in every run. 32 mpiruns.
 # sweep  every algorithm of every collective, segment sizes 0, 1000 and 4096
 #        where it segments, counts 1, 7, 1000 and 65537 elements, roots 0, n/2
 #        and n-1 (run i pins the i-th variant of each collective; composites
@@ -85,12 +86,14 @@ run_case() {
 # communicator's other collectives, which must not be pinned in the same run)
 declare -A ALGS=([bcast]="1 2 3 4 5 6 7 8 9" [reduce]="1 2 3 4 5 6 7" [allreduce]="1 3 4 5 6"
                  [alltoall]="1 2 3 4 5" [allgather]="2 3 4 5 6" [gather]="1 2 3" [scatter]="1 2 3"
-                 [reduce_scatter]="2 3 4" [barrier]="1 2 3 4 5 6")
-declare -A COMPOSITE=([allreduce]=2 [allgather]=1 [reduce_scatter]=1)
+                 [reduce_scatter]="2 3 4" [barrier]="1 2 3 4 5 6" [alltoallv]="1 2" [allgatherv]="2 3 4 5")
+declare -A COMPOSITE=([allreduce]=2 [allgather]=1 [reduce_scatter]=1 [allgatherv]=1)
 declare -A SEGMENTED=([bcast]="2 3 4 5 6 7" [reduce]="2 3 4 5 6" [allreduce]="5" [gather]="3")
-COLLS="bcast reduce allreduce alltoall allgather gather scatter reduce_scatter barrier"
-rooted() { case "$1" in bcast|reduce|gather|scatter) return 0 ;; esac; return 1; }
-two_only() { case "$1:$2" in alltoall:5|allgather:6|barrier:5) return 0 ;; esac; return 1; }
+COLLS="bcast reduce allreduce alltoall allgather gather scatter reduce_scatter barrier alltoallv allgatherv"
+# gatherv and scatterv have no tuned algorithm (coll/basic runs them): only unpinned
+UNPINNED="gatherv scatterv"
+rooted() { case "$1" in bcast|reduce|gather|scatter|gatherv|scatterv) return 0 ;; esac; return 1; }
+two_only() { case "$1:$2" in alltoall:5|allgather:6|barrier:5|allgatherv:5) return 0 ;; esac; return 1; }
 segmented() { case " ${SEGMENTED[$1]:-} " in *" $2 "*) return 0 ;; esac; return 1; }
 
 # calls COLL N "COUNTS" "ROOTS" [TS]
@@ -104,7 +107,7 @@ calls() {
 quick() {
   local n=$1 coll j algs a pick pins call_list seg
   call_list=()
-  for coll in $COLLS; do
+  for coll in $COLLS $UNPINNED; do
     # bytes 1, 100, 4000, 160000 (uint8 and int32)
     mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "1 100" "0 $((n - 1))" 1; calls "$coll" "$n" "1000 40000" "0 $((n - 1))" 4)
   done
@@ -118,6 +121,9 @@ quick() {
       seg=0
       segmented "$coll" "$pick" && seg=$(( j == 0 ? 1024 : 1000 ))
       pins+=" $coll=$pick/$seg"
+      mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "7 1000" "0 $((n - 1))")
+    done
+    for coll in $UNPINNED; do
       mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "7 1000" "0 $((n - 1))")
     done
     run_case "$n" "$pins" "${call_list[@]}"
@@ -165,9 +171,9 @@ sweep() {
   run_case "$n" "$pins" "${call_list[@]}"
   # the fixed decision at 2^k - 1 and 2^k bytes
   call_list=()
-  for coll in $COLLS; do
+  for coll in $COLLS $UNPINNED; do
     for k in $(seq 0 21); do
-      case "$coll" in alltoall|allgather|gather|scatter|reduce_scatter) [ "$k" -gt 17 ] && continue ;; esac
+      case "$coll" in bcast|reduce|allreduce) ;; *) [ "$k" -gt 17 ] && continue ;; esac
       mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "$(( (1 << k) - 1 > 0 ? (1 << k) - 1 : 1 )) $((1 << k))" "0 $((n - 1))" 1)
       [ "$coll" = barrier ] && break
     done

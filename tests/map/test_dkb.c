@@ -15,6 +15,9 @@
  *     each rank exactly once, the ring reduce-scatter forwards every block
  *     but one's own, ring Allreduce sends 2 (n-1) vectors' worth, a segmented
  *     algorithm sends ceil(bytes / segment) messages per tree edge;
+ *   - the v variants: Alltoallv sends each pair its block (empty ones too),
+ *     Allgatherv delivers every other rank's block to each rank exactly
+ *     once, Gatherv/Scatterv move each non-empty block once;
  *   - the fixed decision picks an algorithm the table knows, for every size.
  * Also the error paths: bad call parameters, unknown algorithms, two_proc on
  * more than two ranks. */
@@ -61,7 +64,7 @@ static void check_one(const compi_map_call *c, const compi_map_alg *a)
     int rc = compi_map_ompi41_messages(c, a, &m);
     int n = c->size;
     int two_only = (c->coll == COMPI_MAP_ALLTOALL && a->alg == 5) || (c->coll == COMPI_MAP_ALLGATHER && a->alg == 6) ||
-                   (c->coll == COMPI_MAP_BARRIER && a->alg == 5);
+                   (c->coll == COMPI_MAP_BARRIER && a->alg == 5) || (c->coll == COMPI_MAP_ALLGATHERV && a->alg == 5);
     if (two_only && n > 2) {
         CHECK(rc == COMPI_MAP_EUNSUPP, "%s: two_proc on %d ranks must be refused, got %d", desc(c, a), n, rc);
         compi_map_msgs_free(&m);
@@ -99,11 +102,27 @@ static void check_one(const compi_map_call *c, const compi_map_alg *a)
     case COMPI_MAP_GATHER:
         for (int i = 0; i < n; i++) CHECK(reach[i * n + r], "%s: rank %d's data never reaches the root", desc(c, a), i);
         break;
+    case COMPI_MAP_GATHERV:
+    case COMPI_MAP_SCATTERV:
+        for (int i = 0; i < n; i++) {
+            uint64_t want = i == r ? 0 : c->counts[i] * ts;
+            uint64_t got = c->coll == COMPI_MAP_GATHERV ? pair[(size_t)i * n + r] : pair[(size_t)r * n + i];
+            CHECK(got == want, "%s: rank %d's block moves %llu bytes, not %llu", desc(c, a), i,
+                  (unsigned long long)got, (unsigned long long)want);
+        }
+        break;
+    case COMPI_MAP_ALLTOALLV:
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                CHECK(pair[(size_t)i * n + j] == (i == j ? 0 : c->counts[(size_t)i * n + j] * ts),
+                      "%s: %d->%d carries %llu bytes", desc(c, a), i, j, (unsigned long long)pair[(size_t)i * n + j]);
+        break;
     default:
         /* (Reduce_scatter: only ranks with a non-empty block need anything) */
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
-                if (c->coll != COMPI_MAP_REDUCE_SCATTER || c->counts[j] > 0)
+                if ((c->coll != COMPI_MAP_REDUCE_SCATTER || c->counts[j] > 0) &&
+                    (c->coll != COMPI_MAP_ALLGATHERV || c->counts[i] > 0))
                     CHECK(reach[i * n + j], "%s: %d's data never reaches %d", desc(c, a), i, j);
     }
     /* exact totals */
@@ -156,6 +175,13 @@ static void check_one(const compi_map_call *c, const compi_map_alg *a)
             CHECK(in[i] == (uint64_t)(n - 1) * K, "%s: rank %d receives %llu bytes, not n-1 blocks", desc(c, a), i,
                   (unsigned long long)in[i]);
     }
+    if (c->coll == COMPI_MAP_ALLGATHERV && a->alg >= 2) {
+        uint64_t T = 0;
+        for (int i = 0; i < n; i++) T += c->counts[i] * ts;
+        for (int i = 0; i < n; i++)
+            CHECK(in[i] == T - c->counts[i] * ts, "%s: rank %d receives %llu bytes, not the other blocks", desc(c, a), i,
+                  (unsigned long long)in[i]);
+    }
     if (c->coll == COMPI_MAP_ALLREDUCE && (a->alg == 4 || a->alg == 5) && c->count >= n) {
         CHECK(total == 2 * (uint64_t)(n - 1) * K, "%s: ring sends %llu bytes, not 2(n-1) vectors", desc(c, a),
               (unsigned long long)total);
@@ -192,10 +218,12 @@ int main(void)
 {
     static const compi_map_coll colls[] = {COMPI_MAP_BCAST, COMPI_MAP_REDUCE, COMPI_MAP_ALLREDUCE,
                                            COMPI_MAP_ALLTOALL, COMPI_MAP_ALLGATHER, COMPI_MAP_GATHER,
-                                           COMPI_MAP_SCATTER, COMPI_MAP_REDUCE_SCATTER, COMPI_MAP_BARRIER};
+                                           COMPI_MAP_SCATTER, COMPI_MAP_REDUCE_SCATTER, COMPI_MAP_BARRIER,
+                                           COMPI_MAP_ALLTOALLV, COMPI_MAP_ALLGATHERV, COMPI_MAP_GATHERV,
+                                           COMPI_MAP_SCATTERV};
     static const int64_t counts[] = {1, 7, 1000, 65539};
     static const size_t tss[] = {4, 1};
-    int64_t rsc[64];
+    static int64_t rsc[64 * 64];
     int cases = 0;
     for (unsigned ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
         compi_map_coll coll = colls[ci];
@@ -205,7 +233,10 @@ int main(void)
             for (unsigned k = 0; k < sizeof counts / sizeof counts[0]; k++)
                 for (unsigned t = 0; t < 2; t++) {
                     if (t == 1 && k != 2) continue;
-                    for (int i = 0; i < n; i++) rsc[i] = i % 4 == 3 ? 0 : counts[k] + i;
+                    if (coll == COMPI_MAP_ALLTOALLV)
+                        for (int i = 0; i < n * n; i++) rsc[i] = (i % 7 == 3) ? 0 : counts[k] + i % 5;
+                    else
+                        for (int i = 0; i < n; i++) rsc[i] = i % 4 == 3 ? 0 : counts[k] + i;
                     int roots[3] = {0, n - 1, n / 2};
                     for (int ri = 0; ri < 3; ri++) {
                         if (ri > 0 && roots[ri] == roots[ri - 1]) continue;
@@ -250,10 +281,15 @@ int main(void)
     bad.type_size = 4;
     CHECK(compi_map_ompi41_pinned(COMPI_MAP_BCAST, 10, &a) == COMPI_MAP_EALG, "bcast algorithm 10 accepted");
     CHECK(compi_map_ompi41_pinned(COMPI_MAP_BCAST, 0, &a) == COMPI_MAP_EALG, "bcast algorithm 0 accepted");
+    CHECK(compi_map_ompi41_pinned(COMPI_MAP_REDUCE_SCATTER_BLOCK, 1, &a) == 0 &&
+              compi_map_ompi41_messages(
+                  &(compi_map_call){.coll = COMPI_MAP_REDUCE_SCATTER_BLOCK, .size = 4, .count = 1, .type_size = 1}, &a,
+                  &m) == COMPI_MAP_ENOTYET,
+          "reduce_scatter_block must report not yet decomposed");
     CHECK(compi_map_ompi41_pinned(COMPI_MAP_ALLTOALLV, 1, &a) == 0 &&
-              compi_map_ompi41_messages(&(compi_map_call){.coll = COMPI_MAP_ALLTOALLV, .size = 4, .count = 1, .type_size = 1},
-                                        &a, &m) == COMPI_MAP_ENOTYET,
-          "alltoallv must report not yet decomposed");
+              compi_map_ompi41_messages(&(compi_map_call){.coll = COMPI_MAP_ALLTOALLV, .size = 4, .type_size = 1}, &a,
+                                        &m) == COMPI_MAP_EARG,
+          "alltoallv without counts accepted");
     CHECK(compi_map_coll_parse("reduce_scatter") == COMPI_MAP_REDUCE_SCATTER && compi_map_coll_parse("bcastx") == -1,
           "collective names");
     CHECK(strcmp(compi_map_ompi41_alg_name(COMPI_MAP_BCAST, 6), "binomial") == 0, "algorithm names");
