@@ -53,6 +53,11 @@ static int emit(compi_map_msgs *o, int src, int dst, uint64_t bytes)
     return 0;
 }
 
+int compi_map_msgs_add(compi_map_msgs *m, int src, int dst, uint64_t bytes)
+{
+    return emit(m, src, dst, bytes);
+}
+
 #define EMIT(o, s, d, b) do { int rc_ = emit((o), (s), (d), (uint64_t)(b)); if (rc_) return rc_; } while (0)
 
 static const char *const coll_names[COMPI_MAP_NCOLLS] = {

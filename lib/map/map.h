@@ -11,7 +11,8 @@
  * its decomposition function; a decision table reproduces the MPI's own
  * choice when no algorithm is pinned. Today: Open MPI 4.1 coll/tuned
  * (dkb_openmpi.c), checked message by message against Open MPI's
- * monitoring component (tests/map).
+ * monitoring component (tests/map); MPICH 4.0's pinned MPIR algorithms
+ * (dkb_mpich.c), checked against a count of UCX sends.
  *
  * Ranks are ranks of the collective's communicator. Pure functions: no MPI,
  * no I/O, no global state. */
@@ -78,6 +79,8 @@ typedef struct {
     size_t n, cap;
 } compi_map_msgs;
 void compi_map_msgs_free(compi_map_msgs *m);
+/* Appends one message; 0 or COMPI_MAP_ENOMEM. */
+int compi_map_msgs_add(compi_map_msgs *m, int src, int dst, uint64_t bytes);
 
 /* Errors (negative) and their text. */
 enum {
@@ -110,5 +113,13 @@ const char *compi_map_ompi41_alg_name(compi_map_coll coll, int alg);
  * (reduce + bcast, gather + bcast) use the fixed decision for their parts.
  * Returns 0 or a COMPI_MAP_E* code. */
 int compi_map_ompi41_messages(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *out);
+
+/* ---- MPICH 4.0 (ch4:ucx, checked with 4.0.2): pinned MPIR algorithms ----
+ * Algorithm ids 1..n per collective in the table's order; names are the
+ * values of MPIR_CVAR_<COLL>_INTRA_ALGORITHM. No default selection yet. */
+int compi_map_mpich40_nalgs(compi_map_coll coll);
+const char *compi_map_mpich40_alg_name(compi_map_coll coll, int alg);
+int compi_map_mpich40_alg_parse(compi_map_coll coll, const char *name);  /* -1: unknown */
+int compi_map_mpich40_messages(const compi_map_call *c, int alg, compi_map_msgs *out);
 
 #endif

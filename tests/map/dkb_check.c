@@ -2,11 +2,14 @@
  * pml monitoring recorded (MPI-free; dkb_validate.sh runs dkb_probe under
  * mpirun first).
  *
- *   dkb_check --prof PREFIX --size N [--pin COLL=ALG[/SEGSIZE]]... CALL...
+ *   dkb_check --prof PREFIX --size N [--mpi openmpi|mpich] [--pin COLL=ALG[/SEGSIZE]]... CALL...
  * CALL as dkb_probe's (COLL:COUNT:TYPE_SIZE:ROOT), the same list in the
  * same order; --pin mirrors --mca coll_tuned_<COLL>_algorithm ALG
  * (coll_tuned_<COLL>_algorithm_segmentsize SEGSIZE); unpinned collectives
- * take the DKB's fixed decision. The predictions of all calls are summed.
+ * take the DKB's fixed decision. --mpi mpich: ALG is the value of
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM, every call's collective must be pinned
+ * (the DKB has no MPICH default selection yet), and PREFIX.<rank>.prof
+ * come from ucx_count_shim. The predictions of all calls are summed.
  * Reads PREFIX.<rank>.prof for every rank: the "I" (internal: sent inside
  * collectives) and "E" (external) lines, summed per (src, dst): the probe
  * makes no point-to-point call of its own, and Open MPI's persistent
@@ -54,22 +57,33 @@ int main(int argc, char **argv)
 {
     const char *prof = NULL;
     long size = -1;
+    int mpich = 0;
     pin_t pins[COMPI_MAP_NCOLLS] = {{0, 0}};
     const char *calls[4096];
     int ncalls = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
-        if (!strcmp(o, "--prof") || !strcmp(o, "--size") || !strcmp(o, "--pin")) {
+        if (!strcmp(o, "--prof") || !strcmp(o, "--size") || !strcmp(o, "--pin") || !strcmp(o, "--mpi")) {
             if (i + 1 >= argc) die("option %s needs a value", o);
             const char *v = argv[++i];
             if (!strcmp(o, "--prof")) prof = v;
             else if (!strcmp(o, "--size")) size = num(o, v);
-            else {
-                char name[64];
-                long alg, seg = 0;
-                int k = sscanf(v, "%63[a-z_]=%ld/%ld", name, &alg, &seg);
+            else if (!strcmp(o, "--mpi")) {
+                if (strcmp(v, "openmpi") && strcmp(v, "mpich")) die("--mpi: '%s' is neither openmpi nor mpich", v);
+                mpich = !strcmp(v, "mpich");
+            } else {
+                char name[64], aname[128];
+                long alg = 0, seg = 0;
+                int k = sscanf(v, "%63[a-z_]=%127[a-z_0-9]/%ld", name, aname, &seg);
                 int c = k >= 2 ? compi_map_coll_parse(name) : -1;
                 if (c < 0) die("bad --pin (COLL=ALG[/SEGSIZE]): '%s'", v);
+                if (mpich) alg = compi_map_mpich40_alg_parse(c, aname);
+                else {
+                    char *end;
+                    alg = strtol(aname, &end, 10);
+                    if (*end) alg = -1;
+                }
+                if (alg < 1) die("--pin: unknown algorithm in '%s' (--mpi before --pin for MPICH names)", v);
                 pins[c].alg = (int)alg;
                 pins[c].segsize = seg;
             }
@@ -102,11 +116,18 @@ int main(int argc, char **argv)
         compi_map_call call = {.coll = c, .size = (int)size, .root = (int)root, .count = count, .counts = counts,
                                .type_size = (size_t)ts, .commutative = 1};
         compi_map_alg a;
-        int rc = pins[c].alg ? compi_map_ompi41_pinned(c, pins[c].alg, &a) : compi_map_ompi41_decide(&call, &a);
-        if (rc) die("DKB: %s", compi_map_strerror(rc));
-        if (pins[c].alg) a.segsize = (uint32_t)pins[c].segsize;
+        int rc;
+        if (mpich) {
+            if (!pins[c].alg) die("%s: the DKB has no MPICH default selection: pin the collective", calls[k]);
+            a.alg = pins[c].alg;
+        } else {
+            rc = pins[c].alg ? compi_map_ompi41_pinned(c, pins[c].alg, &a) : compi_map_ompi41_decide(&call, &a);
+            if (rc) die("DKB: %s", compi_map_strerror(rc));
+            if (pins[c].alg) a.segsize = (uint32_t)pins[c].segsize;
+        }
         compi_map_msgs m = {0};
-        if ((rc = compi_map_ompi41_messages(&call, &a, &m))) {
+        rc = mpich ? compi_map_mpich40_messages(&call, a.alg, &m) : compi_map_ompi41_messages(&call, &a, &m);
+        if (rc) {
             fprintf(stderr, "dkb_check: %s: DKB: %s\n", calls[k], compi_map_strerror(rc));
             exit(2);
         }

@@ -9,6 +9,7 @@
 # for what is not pinned).
 #
 #   dkb_validate.sh --probe PATH --check PATH [--set quick|sweep] [--sizes "2 3 ..."]
+#   dkb_validate.sh --mpi mpich --shim PATH --probe PATH --check PATH [--sizes ...]
 #
 # quick  (the ctest): sizes 2 3 4 5 7 8 12 16; per size one run with nothing
 #        pinned (every collective at 1, 100, 4000 and 160000 bytes, roots 0
@@ -24,6 +25,13 @@
 #        in a run of their own); then the fixed decision at 2^k-1 and 2^k
 #        bytes (k up to 21, 17 for per-block collectives) in one run; sizes
 #        2..16. About 350 mpiruns.
+# mpich  (--mpi mpich; MPICH 4.0 has no MPI_T pvars and no monitoring): the
+#        oracle is ucx_count_shim (LD_PRELOAD), which counts what each rank
+#        hands to UCX's tagged sends, with MPIR_CVAR_NOLOCAL=1 so that no
+#        message takes shared memory; run i pins the i-th MPIR algorithm of
+#        every collective (MPIR_CVAR_<COLL>_INTRA_ALGORITHM), calls at 16 and
+#        20 elements, 1003 int32s (pieces that do not divide evenly) and
+#        roots 0 and n-1. Sizes 2 3 4 5 7 8 12 16 (3 mpiexecs each).
 # Prints one line per case and "dkb_validate: N cases, N matched, N mismatched,
 # N failed"; exits 1 if any case did not match.
 set -euo pipefail
@@ -34,13 +42,15 @@ usage() {
 }
 die() { echo "dkb_validate: $*" >&2; exit 2; }
 
-probe="" check="" set=quick sizes=""
+probe="" check="" set=quick sizes="" mpi=openmpi shim="" mpirun="" mpiexec=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --probe) probe=${2:?}; shift 2 ;;
     --check) check=${2:?}; shift 2 ;;
     --set) set=${2:?}; shift 2 ;;
     --sizes) sizes=${2:?}; shift 2 ;;
+    --mpi) mpi=${2:?}; shift 2 ;;
+    --shim) shim=${2:?}; shift 2 ;;
     -h|--help) usage 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -48,7 +58,12 @@ done
 [ -x "$probe" ] || die "--probe: '$probe' is not an executable"
 [ -x "$check" ] || die "--check: '$check' is not an executable"
 case "$set" in quick|sweep) ;; *) die "--set: '$set' is neither quick nor sweep" ;; esac
-mpirun=$(command -v mpirun.openmpi || command -v mpirun) || die "no mpirun.openmpi in PATH"
+case "$mpi" in
+  openmpi) mpirun=$(command -v mpirun.openmpi || command -v mpirun) || die "no mpirun.openmpi in PATH" ;;
+  mpich) mpiexec=$(command -v mpiexec.mpich) || die "no mpiexec.mpich in PATH"
+         [ -f "$shim" ] || die "--shim: '$shim' is not a file (ucx_count_shim.so)" ;;
+  *) die "--mpi: '$mpi' is neither openmpi nor mpich" ;;
+esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d /tmp/compi-dkb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -68,7 +83,17 @@ run_case() {
   done
   ncases=$((ncases + 1))
   rm -f "$work"/m.*
-  if ! "$mpirun" --oversubscribe --bind-to none -np "$n" "${mca[@]}" "$probe" "$@" >"$work/out" 2>&1; then
+  local launch=("$mpirun" --oversubscribe --bind-to none -np "$n" "${mca[@]}")
+  if [ "$mpi" = mpich ]; then
+    launch=("$mpiexec" -np "$n" -genv MPIR_CVAR_NOLOCAL 1 -genv LD_PRELOAD "$shim" -genv COMPI_SHIM_PROF "$work/m")
+    chk=(--mpi mpich)
+    for p in $pins; do
+      coll=${p%%=*} alg=${p#*=}
+      launch+=(-genv "MPIR_CVAR_${coll^^}_INTRA_ALGORITHM" "$alg")
+      chk+=(--pin "$coll=$alg")
+    done
+  fi
+  if ! "${launch[@]}" "$probe" "$@" >"$work/out" 2>&1; then
     nfail=$((nfail + 1))
     echo "FAILED mpirun size=$n pins=[$pins] $*"
     sed 's/^/  /' "$work/out" | head -5
@@ -181,8 +206,34 @@ sweep() {
   run_case "$n" "" "${call_list[@]}"
 }
 
+# MPICH: MPIR algorithms per collective (MPIR_CVAR_<COLL>_INTRA_ALGORITHM)
+declare -A MALGS=([bcast]="binomial scatter_recursive_doubling_allgather scatter_ring_allgather"
+                  [reduce]="binomial reduce_scatter_gather" [allreduce]="recursive_doubling reduce_scatter_allgather"
+                  [alltoall]="brucks pairwise scattered" [allgather]="brucks ring recursive_doubling"
+                  [gather]="binomial" [scatter]="binomial" [barrier]="dissemination")
+mpich_size() {
+  local n=$1 i coll pins call_list more
+  for ((i = 0; ; i++)); do
+    pins="" call_list=() more=0
+    for coll in bcast reduce allreduce alltoall allgather gather scatter barrier; do
+      set -- ${MALGS[$coll]}
+      # recursive doubling allgather: power-of-two sizes only (else MPICH falls back)
+      [ "$coll" = allgather ] && [ $((n & (n - 1))) != 0 ] && set -- brucks ring
+      [ "$i" -lt $# ] || continue
+      more=1
+      shift "$i"
+      pins+=" $coll=$1"
+      mapfile -t -O "${#call_list[@]}" call_list < <(calls "$coll" "$n" "20 1003" "0 $((n - 1))"; calls "$coll" "$n" "16" "0" 1)
+    done
+    [ "$more" = 1 ] || break
+    run_case "$n" "$pins" "${call_list[@]}"
+  done
+}
+
 t0=$SECONDS
-if [ "$set" = quick ]; then
+if [ "$mpi" = mpich ]; then
+  for n in ${sizes:-2 3 4 5 7 8 12 16}; do mpich_size "$n"; done
+elif [ "$set" = quick ]; then
   for n in ${sizes:-2 3 4 5 7 8 12 16}; do quick "$n"; done
 else
   for n in ${sizes:-$(seq 2 16)}; do sweep "$n"; done
