@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     cell *seen = calloc((size_t)size * size, sizeof *seen), *want = calloc((size_t)size * size, sizeof *want);
     if (!counts || !seen || !want) die("%s", "out of memory");
     uint64_t tm = 0, tb = 0;
-    char algs[8192] = "";
+    static char algs[1 << 18];
     for (int k = 0; k < ncalls; k++) {
         char name[64];
         long count, ts, root;
