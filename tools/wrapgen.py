@@ -74,12 +74,25 @@ def parse(path):
 
 
 def gen_c(calls):
+    """C entry points. compi_bypass (lib/core/interpose.c) is set when another
+    PMPI tool shadows some of compi's symbols: then every call goes straight
+    to the MPI, so no message is ever compressed on one side only."""
     out = []
     for i, c in enumerate(calls):
-        out.append(f"{c.c_proto()}\n{{\n"
+        # MPI_Init/Init_thread decide (agree over WORLD) in compi_impl_Init*
+        bypass = "" if c.name in ("Init", "Init_thread") else (
+            f"    if (__builtin_expect(compi_bypass, 0)) return compi_bypass_call(), PMPI_{c.name}({c.arg_names()});\n")
+        out.append(f"{c.c_proto()}\n{{\n" + bypass +
                    f"    __atomic_fetch_add(&compi_call_counts[{i}], 1, __ATOMIC_RELAXED);\n"
                    f"    return compi_impl_{c.name}({c.arg_names()});\n}}\n")
     return "\n".join(out)
+
+
+def fortran_symbols(call, flavor):
+    low = call.name.lower()
+    if flavor == "f77":
+        return [f"mpi_{low}_", f"mpi_{low}__", f"mpi_{low}", f"MPI_{call.name.upper()}", f"mpi_{low}_f08_"]
+    return [f"mpi_{low}_f08_"]
 
 
 def length_expr(call, p):
@@ -225,12 +238,7 @@ def gen_fortran_one(call, flavor="f77"):
     lines += ["    " + s for s in cleanup]
     lines.append("    if (ierr) *ierr = (MPI_Fint)rc;")
     lines.append("}")
-    low = call.name.lower()
-    if flavor == "f77":
-        syms = (f"mpi_{low}_", f"mpi_{low}__", f"mpi_{low}", f"MPI_{call.name.upper()}", f"mpi_{low}_f08_")
-    else:
-        syms = (f"mpi_{low}_f08_",)
-    for sym in syms:
+    for sym in fortran_symbols(call, flavor):
         lines.append(f"void {sym}({sig});")
         lines.append(f"void {sym}({sig}) {{ {fn}({names}); }}")
     return "\n".join(lines) + "\n"
@@ -321,11 +329,18 @@ def main():
     calls = parse(a.table)
     names = ", ".join(f'"MPI_{c.name}"' for c in calls)
     text = PRELUDE_C.format(n=len(calls), names=names) + gen_c(calls)
+    syms = [f"MPI_{c.name}" for c in calls]
     if a.mpi == "openmpi":
-        text += PRELUDE_F + "\n".join(gen_fortran_one(c) for c in calls if "nofortran" not in c.flags)
+        fcalls = [c for c in calls if "nofortran" not in c.flags]
+        text += PRELUDE_F + "\n".join(gen_fortran_one(c) for c in fcalls)
+        syms += [s for c in fcalls for s in fortran_symbols(c, "f77")]
     else:
-        text += PRELUDE_F08_MPICH + "\n".join(gen_fortran_one(c, "mpich08") for c in calls
-                                               if "nofortran" not in c.flags and not has_buffer(c))
+        fcalls = [c for c in calls if "nofortran" not in c.flags and not has_buffer(c)]
+        text += PRELUDE_F08_MPICH + "\n".join(gen_fortran_one(c, "mpich08") for c in fcalls)
+        syms += [s for c in fcalls for s in fortran_symbols(c, "mpich08")]
+    # every symbol compi defines, for the interposition check at load time
+    text += ("\nconst char *const compi_symbols[] = {\n" +
+             "".join(f'    "{s}",\n' for s in syms) + "    NULL\n};\n")
     with open(a.out, "w") as f:
         f.write(text)
     return 0
