@@ -33,8 +33,9 @@ static int compi_ip_told;
 
 static const char *compi_base(const char *path)
 {
-    const char *s = path ? strrchr(path, '/') : NULL;
-    return s ? s + 1 : (path ? path : "?");
+    if (!path || !*path) return "the program itself";   /* dladdr names the executable "" */
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
 }
 
 /* Appends "name" under the library's heading in buf ("lib: a b; lib2: c"). */
@@ -118,9 +119,9 @@ static void compi_ip_tell(void)
     if (compi_bypass) {
         if (compi_ip_front[0])
             fprintf(stderr, "compi[0]: another PMPI tool comes before compi in symbol lookup order and "
-                            "shadows compi's %s; compi is OFF (pass-through on every rank, nothing compressed) "
-                            "so that no message is compressed on one side only. Load compi first "
-                            "(LD_PRELOAD=libcompi.so:<tool>) to compress.\n", compi_ip_front);
+                            "shadows these calls of compi's (%s); compi is OFF (pass-through on every rank, "
+                            "nothing compressed) so that no message is compressed on one side only. To compress, "
+                            "load compi first (LD_PRELOAD=libcompi.so:<tool>).\n", compi_ip_front);
         else
             fprintf(stderr, "compi[0]: another rank found a PMPI tool in front of compi; compi is OFF "
                             "(pass-through on every rank, nothing compressed)\n");

@@ -47,9 +47,12 @@ out += tool_text
 tool = re.findall(r"pmpi_tool\[(-?\d+)\]: report \(([^)]*)\): MPI_Send (\d+) calls.*MPI_Comm_split (\d+) calls", out)
 if len(tool) != a.ranks:
     fail("expected %d pmpi_tool report lines, got %d" % (a.ranks, len(tool)), out)
-off = re.findall(r"compi\[0\]: another PMPI tool comes before compi.*shadows compi's (.*?); compi is OFF", out)
+off = re.findall(r"compi\[0\]: another PMPI tool comes before compi.*shadows these calls of compi's \((.*?)\); compi is OFF", out)
 behind = re.findall(r"compi\[0\]: a PMPI tool comes after compi in symbol lookup order \((.*?)\); compi works", out)
 rep = os.path.exists(a.report)
+for line in out.splitlines():
+    if line.startswith("compi[0]: ") and "PMPI tool" in line:
+        print("compi said: " + line)
 if a.order == "tool-first":
     if len(off) != 1:
         fail("expected compi's pass-through message exactly once, got %d" % len(off), out)
