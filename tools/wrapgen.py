@@ -231,7 +231,11 @@ def gen_fortran_one(call, flavor="f77"):
     lines = [f"static void {fn}({sig})", "{"]
     lines += ["    " + s for s in pre]
     lines.append(f"    int rc = MPI_{call.name}({', '.join(args)});")
-    lines.append("    if (rc == MPI_SUCCESS) {")
+    # Open MPI's binding converts outputs on success only; MPICH's f08 binding
+    # hands its arrays to C, so MPI_ERR_IN_STATUS leaves statuses and the
+    # completed requests' MPI_REQUEST_NULL visible to the caller
+    ok = "rc == MPI_SUCCESS" if flavor == "f77" else "rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS"
+    lines.append(f"    if ({ok}) {{")
     lines += ["        " + s for s in post]
     lines.append("    }")
     lines += ["    " + s for s in always]
