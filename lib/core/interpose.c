@@ -111,8 +111,7 @@ __attribute__((constructor)) static void compi_interpose_check(void)
 
 static void compi_ip_tell(void)
 {
-    if (compi_ip_told) return;
-    compi_ip_told = 1;
+    if (__atomic_exchange_n(&compi_ip_told, 1, __ATOMIC_RELAXED)) return;
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank != 0) return;

@@ -416,9 +416,10 @@ contains
     integer, intent(out) :: x(m)
     integer :: k
     integer(kind=8) :: h
-    h = int(s, 8) * 2654435761_8 + 12345_8
+    ! minstd (Park-Miller): h stays below 2**31, h * 48271 below 2**47 (no overflow)
+    h = mod(int(s, 8) * 2654435761_8 + 12345_8, 2147483646_8) + 1_8
     do k = 1, m
-       h = mod(h * 6364136223_8 + 1442695_8, 2147483647_8)
+       h = mod(h * 48271_8, 2147483647_8)
        x(k) = int(h - 1073741823_8)
     end do
   end subroutine fill_random
