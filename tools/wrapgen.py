@@ -7,8 +7,11 @@ One table row gives, for MPI call X:
     never see Fortran calls) the Fortran entry points mpi_x_, mpi_x__, mpi_x
     and MPI_X (upper case), converting handles, sentinels (MPI_BOTTOM,
     MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE), LOGICALs and 1-based indices.
-Under MPICH the Fortran bindings call the C MPI_ functions, so the C
-entry points already cover them and no Fortran symbols are emitted.
+  * for Open MPI's "use mpi_f08" the entry point mpi_x_f08_ (same conversions);
+  * for MPICH 4.0, whose mpif.h / "use mpi" bindings and whose f08 calls with a
+    choice buffer (mpi_x_f08ts_) call the C MPI_ functions (caught by the C
+    entry points), only the f08 calls without a buffer, which call PMPI_
+    directly: mpi_x_f08_ (e.g. mpi_wait_f08_, mpi_mprobe_f08_, mpi_init_f08_).
 """
 import argparse
 import re
@@ -71,12 +74,25 @@ def parse(path):
 
 
 def gen_c(calls):
+    """C entry points. compi_bypass (lib/core/interpose.c) is set when another
+    PMPI tool shadows some of compi's symbols: then every call goes straight
+    to the MPI, so no message is ever compressed on one side only."""
     out = []
     for i, c in enumerate(calls):
-        out.append(f"{c.c_proto()}\n{{\n"
+        # MPI_Init/Init_thread decide (agree over WORLD) in compi_impl_Init*
+        bypass = "" if c.name in ("Init", "Init_thread") else (
+            f"    if (__builtin_expect(compi_bypass, 0)) return compi_bypass_call(), PMPI_{c.name}({c.arg_names()});\n")
+        out.append(f"{c.c_proto()}\n{{\n" + bypass +
                    f"    __atomic_fetch_add(&compi_call_counts[{i}], 1, __ATOMIC_RELAXED);\n"
                    f"    return compi_impl_{c.name}({c.arg_names()});\n}}\n")
     return "\n".join(out)
+
+
+def fortran_symbols(call, flavor):
+    low = call.name.lower()
+    if flavor == "f77":
+        return [f"mpi_{low}_", f"mpi_{low}__", f"mpi_{low}", f"MPI_{call.name.upper()}", f"mpi_{low}_f08_"]
+    return [f"mpi_{low}_f08_"]
 
 
 def length_expr(call, p):
@@ -97,8 +113,28 @@ def count_after(call, p):
     return f"(c_{ref.name} == MPI_UNDEFINED ? 0 : c_{ref.name})"
 
 
-def gen_fortran_one(call):
-    fparams, pre, args, post, cleanup = [], [], [], [], []
+def has_buffer(call):
+    return any(p.kind in ("cbuf", "buf") for p in call.params)
+
+
+def gen_fortran_one(call, flavor="f77"):
+    """The Fortran entry points of one row.
+
+    flavor "f77": mpif.h / "use mpi" (Open MPI), symbols mpi_x_ mpi_x__ mpi_x MPI_X,
+    plus the "use mpi_f08" symbol mpi_x_f08_ as an alias: Open MPI 4.1's f08
+    handles are derived types holding the Fortran integer handle (passed by
+    reference like an INTEGER), its TYPE(MPI_Status) has the mpif.h layout,
+    choice buffers are plain addresses (ignore-TKR, no descriptors; Debian's
+    build exports no _f08ts_ names), the sentinels are the same common blocks,
+    and ierror is OPTIONAL (NULL when absent: every variant checks it).
+    flavor "mpich08": MPICH 4.0's "use mpi_f08" entry points that call PMPI_
+    directly (those without a choice buffer: the _f08ts_ ones go through
+    MPIR_*_cdesc to the C MPI_ functions, which compi's C entry points catch);
+    TYPE(MPI_Status) has the C layout, STATUS(ES)_IGNORE are MPICH's f08 objects."""
+    st_ign = "compi_f_status_ignored" if flavor == "f77" else "compi_f08_status_ignored"
+    sts_ign = "compi_f_statuses_ignored" if flavor == "f77" else "compi_f08_statuses_ignored"
+    base = "1" if flavor == "f77" else "COMPI_F08_INDEX_BASE"
+    fparams, pre, args, post, cleanup, always = [], [], [], [], [], []
     for p in call.params:
         k, n = p.kind, p.name
         if k in ("argc", "argv"):
@@ -128,13 +164,16 @@ def gen_fortran_one(call):
         elif k == "status":
             # c_status starts as the caller's status: fields the MPI leaves
             # alone (MPI_ERROR in single completions) stay as they were, as in C
-            pre.append(f"MPI_Status c_{n}, *p_{n} = compi_f_status_ignored({n}) ? MPI_STATUS_IGNORE : &c_{n};")
+            pre.append(f"MPI_Status c_{n}, *p_{n} = {st_ign}({n}) ? MPI_STATUS_IGNORE : &c_{n};")
             pre.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_f2c({n}, &c_{n});")
             args.append(f"p_{n}")
-            post.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_c2f(&c_{n}, {n});")
+            # also on error: the MPIs' own bindings hand the caller's status
+            # to C directly, so e.g. a truncated receive (MPI_ERR_TRUNCATE)
+            # still reports its source and tag
+            always.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_c2f(&c_{n}, {n});")
         elif k == "statuses":
             ln = length_expr(call, p)
-            pre.append(f"MPI_Status *c_{n} = compi_f_statuses_ignored({n}) ? MPI_STATUSES_IGNORE : "
+            pre.append(f"MPI_Status *c_{n} = {sts_ign}({n}) ? MPI_STATUSES_IGNORE : "
                        f"malloc(sizeof(MPI_Status) * (size_t)({ln} > 0 ? {ln} : 1));")
             args.append(f"c_{n}")
             post.append(f"if (c_{n} != MPI_STATUSES_IGNORE) {{ for (int i = 0; i < {count_after(call, p)}; i++) "
@@ -168,12 +207,12 @@ def gen_fortran_one(call):
         elif k == "index":
             pre.append(f"int c_{n} = MPI_UNDEFINED;")
             args.append(f"&c_{n}")
-            post.append(f"*{n} = c_{n} == MPI_UNDEFINED ? MPI_UNDEFINED : c_{n} + 1;")
+            post.append(f"*{n} = c_{n} == MPI_UNDEFINED ? MPI_UNDEFINED : c_{n} + {base};")
         elif k == "indices":
             ln = length_expr(call, p)
             pre.append(f"int *c_{n} = malloc(sizeof(int) * (size_t)({ln} > 0 ? {ln} : 1));")
             args.append(f"c_{n}")
-            post.append(f"for (int i = 0; i < {count_after(call, p)}; i++) {n}[i] = c_{n}[i] + 1;")
+            post.append(f"for (int i = 0; i < {count_after(call, p)}; i++) {n}[i] = c_{n}[i] + {base};")
             cleanup.append(f"free(c_{n});")
         elif k == "msg_out":
             pre.append(f"MPI_Message c_{n} = MPI_MESSAGE_NULL;")
@@ -188,19 +227,24 @@ def gen_fortran_one(call):
     fparams.append("MPI_Fint *ierr")
     sig = ", ".join(fparams)
     names = ", ".join(re.split(r"[ *]+", fp)[-1] for fp in fparams)
-    lines = [f"static void compi_f_{call.name}({sig})", "{"]
+    fn = f"compi_f_{call.name}" if flavor == "f77" else f"compi_f08_{call.name}"
+    lines = [f"static void {fn}({sig})", "{"]
     lines += ["    " + s for s in pre]
     lines.append(f"    int rc = MPI_{call.name}({', '.join(args)});")
-    lines.append("    if (rc == MPI_SUCCESS) {")
+    # Open MPI's binding converts outputs on success only; MPICH's f08 binding
+    # hands its arrays to C, so MPI_ERR_IN_STATUS leaves statuses and the
+    # completed requests' MPI_REQUEST_NULL visible to the caller
+    ok = "rc == MPI_SUCCESS" if flavor == "f77" else "rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS"
+    lines.append(f"    if ({ok}) {{")
     lines += ["        " + s for s in post]
     lines.append("    }")
+    lines += ["    " + s for s in always]
     lines += ["    " + s for s in cleanup]
-    lines.append("    *ierr = (MPI_Fint)rc;")
+    lines.append("    if (ierr) *ierr = (MPI_Fint)rc;")
     lines.append("}")
-    low = call.name.lower()
-    for sym in (f"mpi_{low}_", f"mpi_{low}__", f"mpi_{low}", f"MPI_{call.name.upper()}"):
+    for sym in fortran_symbols(call, flavor):
         lines.append(f"void {sym}({sig});")
-        lines.append(f"void {sym}({sig}) {{ compi_f_{call.name}({names}); }}")
+        lines.append(f"void {sym}({sig}) {{ {fn}({names}); }}")
     return "\n".join(lines) + "\n"
 
 
@@ -246,6 +290,40 @@ static int compi_f_statuses_ignored(MPI_Fint *s)
 """
 
 
+PRELUDE_F08_MPICH = """
+/* ---- "use mpi_f08" entry points (MPICH 4.0) --------------------------- */
+/* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1: gcc would warn that the
+ * ignored-statuses branch passes a 0-byte region */
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+/* MPICH 4.0's f08 binding returns Waitany/Testany/Waitsome/Testsome indices
+ * as C gives them (0-based; converted since MPICH 4.1, commit 6dc8b9884b
+ * "f08: convert INDEX on input/output"). compi keeps the MPI's convention:
+ * a program must see the same values with and without compi. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define COMPI_F08_INDEX_BASE 0
+#else
+#define COMPI_F08_INDEX_BASE 1
+#endif
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "compi assumes default-kind Fortran INTEGER == C int");
+#define COMPI_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
+#define COMPI_F_TRUE 1   /* gfortran's .TRUE. */
+/* The f08 module's MPI_STATUS(ES)_IGNORE are the objects mpi.h declares
+ * (MPIR_F08_MPI_STATUS(ES)_IGNORE_OBJ, defined by libmpichfort and libmpich;
+ * MPI_F08_STATUS(ES)_IGNORE point at the one in use): both are compared. */
+static int compi_f08_status_ignored(MPI_Fint *s)
+{
+    return s && ((void *)s == (void *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ ||
+                 (void *)s == (void *)MPI_F08_STATUS_IGNORE);
+}
+static int compi_f08_statuses_ignored(MPI_Fint *s)
+{
+    return s && ((void *)s == (void *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ ||
+                 (void *)s == (void *)MPI_F08_STATUSES_IGNORE);
+}
+
+"""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--table", required=True)
@@ -255,8 +333,18 @@ def main():
     calls = parse(a.table)
     names = ", ".join(f'"MPI_{c.name}"' for c in calls)
     text = PRELUDE_C.format(n=len(calls), names=names) + gen_c(calls)
+    syms = [f"MPI_{c.name}" for c in calls]
     if a.mpi == "openmpi":
-        text += PRELUDE_F + "\n".join(gen_fortran_one(c) for c in calls if "nofortran" not in c.flags)
+        fcalls = [c for c in calls if "nofortran" not in c.flags]
+        text += PRELUDE_F + "\n".join(gen_fortran_one(c) for c in fcalls)
+        syms += [s for c in fcalls for s in fortran_symbols(c, "f77")]
+    else:
+        fcalls = [c for c in calls if "nofortran" not in c.flags and not has_buffer(c)]
+        text += PRELUDE_F08_MPICH + "\n".join(gen_fortran_one(c, "mpich08") for c in fcalls)
+        syms += [s for c in fcalls for s in fortran_symbols(c, "mpich08")]
+    # every symbol compi defines, for the interposition check at load time
+    text += ("\nconst char *const compi_symbols[] = {\n" +
+             "".join(f'    "{s}",\n' for s in syms) + "    NULL\n};\n")
     with open(a.out, "w") as f:
         f.write(text)
     return 0

@@ -175,14 +175,28 @@ static compi_stashed *compi_claimed_find(int by_fint, MPI_Fint f, MPI_Message m)
     return s;
 }
 
+/* Where MPI_Message is an int (MPICH), the MPI's own Fortran layer converts
+ * by a cast (MPI_Message_c2f/f2c are macros), so compi's Fortran-facing
+ * value must be the C handle itself: its f08 entry points and the _f08ts_
+ * calls that MPICH sends to the C MPI_Mrecv then agree on one value. */
 MPI_Fint compi_message_c2f(MPI_Message m)
 {
+    if (sizeof(MPI_Message) == sizeof(MPI_Fint)) {
+        MPI_Fint f;
+        memcpy(&f, &m, sizeof f);
+        return f;
+    }
     compi_stashed *s = compi_claimed_find(0, 0, m);
     return s ? s->fint : PMPI_Message_c2f(m);
 }
 
 MPI_Message compi_message_f2c(MPI_Fint f)
 {
+    if (sizeof(MPI_Message) == sizeof(MPI_Fint)) {
+        MPI_Message m;
+        memcpy(&m, &f, sizeof m);
+        return m;
+    }
     compi_stashed *s = f >= COMPI_FMSG_BASE ? compi_claimed_find(1, f, MPI_MESSAGE_NULL) : NULL;
     return s ? s->handle : PMPI_Message_f2c(f);
 }

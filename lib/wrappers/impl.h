@@ -84,4 +84,13 @@ int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recv
                                     MPI_Comm comm);
 int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+
+/* Living with other PMPI tools (lib/core/interpose.c). compi_bypass is set at
+ * load time when another library's definitions come before compi's for some of
+ * the symbols compi defines (compi_symbols, generated): then every compi entry
+ * point goes straight to PMPI_ on every rank. */
+extern int compi_bypass;
+extern const char *const compi_symbols[];
+void compi_bypass_call(void);
+void compi_interpose_init(void);   /* after PMPI_Init: agree over WORLD, tell */
 #endif

@@ -6,14 +6,16 @@
 int compi_impl_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) rc = compi_core_init();
+    if (rc == MPI_SUCCESS) compi_interpose_init();
+    if (rc == MPI_SUCCESS && !compi_bypass) rc = compi_core_init();
     return rc;
 }
 
 int compi_impl_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) rc = compi_core_init();
+    if (rc == MPI_SUCCESS) compi_interpose_init();
+    if (rc == MPI_SUCCESS && !compi_bypass) rc = compi_core_init();
     return rc;
 }
 
