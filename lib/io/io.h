@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <mpi.h>   /* types only in the MPI-free parts (everything builds with mpicc) */
 #include "compi.h"
 
 #define COMPI_IO_ERR_ARG (-20)         /* bad size, NULL pointer, NaN or infinite weight */
@@ -55,6 +56,51 @@ int compi_assign_solve(size_t rows, size_t cols, const double *w, compi_assign_s
 int compi_assign_solve_masked(size_t rows, size_t cols, const double *w,
                               const unsigned char *allowed, compi_assign_sense sense,
                               int *row_col, int *col_row, double *total);
+
+/* ------------------------------------------------------------------ segs.c
+ * A list of byte segments (file offsets or memory displacements), in access
+ * order. compi_io_segs_add appends and merges with the last segment when it
+ * continues it exactly (off == last.off + last.len); zero lengths are dropped. */
+typedef struct { int64_t off, len; } compi_io_seg;
+typedef struct { compi_io_seg *v; size_t n, cap; int64_t bytes; } compi_io_segs;
+
+void compi_io_segs_init(compi_io_segs *s);
+void compi_io_segs_free(compi_io_segs *s);
+int compi_io_segs_add(compi_io_segs *s, int64_t off, int64_t len);
+/* Appends every segment of src shifted by delta (merging across the seam). */
+int compi_io_segs_append(compi_io_segs *s, const compi_io_segs *src, int64_t delta);
+
+/* --------------------------------------------------------------- flatten.c
+ * Flattening uses PMPI_Type_get_envelope / get_contents recursively:
+ * named, dup, contiguous, vector, hvector, indexed, hindexed,
+ * indexed_block, hindexed_block, struct, subarray (C and Fortran order) and
+ * resized types are walked natively; darray, named types with holes
+ * (MPI_DOUBLE_INT...) and any other combiner are read back from MPI_Pack of a
+ * self-describing buffer (each byte holds its own offset, one pass per
+ * offset byte), only when the type's true extent is at most
+ * COMPI_IO_PACK_PROBE_MAX bytes (else COMPI_IO_ERR_UNSUPPORTED).
+ * All calls are local (no communication). */
+#define COMPI_IO_PACK_PROBE_MAX ((int64_t)64 << 20)
+
+/* The type map of one instance of type, in type-map order, as byte
+ * segments relative to the buffer address (may be negative), merged. */
+int compi_io_flatten_type(MPI_Datatype type, compi_io_segs *out);
+
+/* The memory side of an access: count instances of type tiled by its extent. */
+int compi_io_flatten_memory(MPI_Datatype type, int count, compi_io_segs *out);
+
+/* The file side: the file segments that the data bytes [pos, pos + nbytes)
+ * of a view (disp, etype, filetype; the filetype tiles the file from disp
+ * every extent bytes) land on, in access order, merged. For an explicit
+ * offset in etypes, pos = offset * size(etype). Errors: COMPI_IO_ERR_ARG
+ * (negative pos/nbytes, filetype of size 0 with nbytes > 0), those above. */
+int compi_io_flatten_view(MPI_Offset disp, MPI_Datatype filetype, int64_t pos, int64_t nbytes,
+                          compi_io_segs *out);
+
+/* The same from a filetype already flattened (ft: one instance, relative to
+ * the tile start; ft_extent: its extent). MPI-free. */
+int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_extent, int64_t pos,
+                           int64_t nbytes, compi_io_segs *out);
 
 /* The same with flags: COMPI_ASSIGN_NO_INIT skips column reduction and
  * augmenting row reduction (every row starts free at zero prices), so the
