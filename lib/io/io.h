@@ -102,6 +102,59 @@ int compi_io_flatten_view(MPI_Offset disp, MPI_Datatype filetype, int64_t pos, i
 int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_extent, int64_t pos,
                            int64_t nbytes, compi_io_segs *out);
 
+/* --------------------------------------------------------------- domains.c
+ * Two-phase planning, MPI-free: every process's file segments in, file
+ * domains, the processes x domains matrices and aggregator placements out.
+ * File domains: the global access range [start, end) cut into n equal parts
+ * (ceil), boundaries moved up to multiples of stripe (absolute file offsets)
+ * when stripe > 0, as ROMIO does; trailing domains may be empty. */
+typedef struct {
+    int n;
+    int64_t start, end;
+    int64_t *begin, *stop;   /* domain k is [begin[k], stop[k]) */
+} compi_io_domains;
+
+int compi_io_domains_make(int64_t start, int64_t end, int n, int64_t stripe, compi_io_domains *d);
+void compi_io_domains_free(compi_io_domains *d);
+/* The global access range of nprocs segment lists (start == end when empty). */
+void compi_io_access_range(int nprocs, const compi_io_segs *segs, int64_t *start, int64_t *end);
+
+/* The processes x domains matrices (row-major, nprocs x d->n): bytes[p][k]
+ * = bytes of process p inside domain k; blocks[p][k] = contiguous pieces of
+ * p's access inside k (the thesis's weight; a segment crossing a boundary
+ * counts in both). Either out may be NULL. */
+int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io_segs *segs,
+                           double *bytes, double *blocks);
+
+/* `default` placement (ROMIO-like, cb_config_list "*:1"): one aggregator
+ * per node, its lowest rank, nodes in order of their lowest rank; cb_nodes
+ * > 0 keeps the first cb_nodes of them. node_of[p] (NULL: every process its
+ * own node). Writes the aggregators into agg (room for nprocs) in domain
+ * order and returns how many (the number of domains), or an error. */
+int compi_io_place_default(int nprocs, const int *node_of, int cb_nodes, int *agg);
+
+/* `la` placement: each of ndomains domains to a distinct process maximising
+ * the sum of w[p][k] (bytes or blocks matrix), via compi_assign_solve.
+ * candidate[p] != 0 allows p (NULL: all); one_per_node with node_of: at most
+ * one aggregator per node (solved exactly on nodes x domains with each
+ * node's best candidate per domain). agg[k] = process of domain k.
+ * COMPI_IO_ERR_INFEASIBLE when fewer candidates (nodes) than domains. */
+int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned char *candidate,
+                      const int *node_of, int one_per_node, int *agg);
+
+/* What a placement costs in the redistribution phase, from the bytes
+ * matrix: bytes already at their aggregator (local), bytes sent to another
+ * process (moved), of which to another node (internode, node_of NULL: every
+ * process its own node), and the (process, domain) messages that carry them
+ * (one per pair with data, cb_buffer_size cycles not counted). */
+typedef struct {
+    int64_t total, local, moved, internode;
+    int64_t messages, internode_messages;
+} compi_io_volume;
+
+int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int *agg, const int *node_of,
+                       compi_io_volume *v);
+
 /* The same with flags: COMPI_ASSIGN_NO_INIT skips column reduction and
  * augmenting row reduction (every row starts free at zero prices), so the
  * shortest augmenting paths do all the work: for tests and comparisons. */
