@@ -79,15 +79,11 @@ int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io
         for (size_t s = 0; s < segs[p].n; s++) {
             int64_t a = segs[p].v[s].off, b = a + segs[p].v[s].len;
             if (a < d->start || b > d->end) return COMPI_IO_ERR_ARG;   /* outside the range */
-            int last = -1;
-            while (a < b) {
+            while (a < b) {   /* one piece per domain the segment touches */
                 int k = domain_of(d, a);
                 int64_t e = b < d->stop[k] ? b : d->stop[k];
                 if (bytes) bytes[(size_t)p * d->n + k] += (double)(e - a);
-                /* a merged list never has two touching segments, but keep a
-                 * piece that continues the previous one in the same block */
-                if (blocks && k != last) blocks[(size_t)p * d->n + k] += 1;
-                last = k;
+                if (blocks) blocks[(size_t)p * d->n + k] += 1;
                 a = e;
             }
         }
