@@ -7,12 +7,15 @@
  * time (no MPI call is made). One line per (np, ranks per node, layout):
  * bytes moved between processes and between nodes, default vs la (bytes
  * weighting, blocks weighting, and at most one aggregator per node).
+ * Exits 1 if la ever moves more bytes than default.
  * usage: compi_io_placement [--scale F] [--load N] [--np LIST] [--rpn LIST] */
 #define main compi_bips3d_main
 #include "../../apps/bips3d.c"
 #undef main
 
 #include "io/io.h"
+
+static int violations;
 
 static void run(const char *layout, const int *owner, int nnodes_mesh, int load, int np, int rpn)
 {
@@ -37,6 +40,13 @@ static void run(const char *layout, const int *owner, int nnodes_mesh, int load,
     compi_io_volume_of(np, nd, bytes, la, node_of, &vk);
     compi_io_place_la(np, nd, bytes, NULL, node_of, 1, la);
     compi_io_volume_of(np, nd, bytes, la, node_of, &v1);
+    /* issue 12's property: la never moves more than default (both la
+     * variants can take default's placement, so it is a hard bound) */
+    if (vb.moved > vd.moved || v1.moved > vd.moved) {
+        printf("VIOLATION: la moves more than default (%lld / %lld > %lld)\n", (long long)vb.moved,
+               (long long)v1.moved, (long long)vd.moved);
+        violations++;
+    }
     double mb = 1.0 / (1 << 20);
     printf("%-7s %3d %3d %4d %9.2f | %8.2f %8.2f | %8.2f %8.2f %5.1f%% | %8.2f %8.2f | %8.2f %8.2f\n", layout, np, rpn,
            nd, vd.total * mb, vd.moved * mb, vd.internode * mb, vb.moved * mb, vb.internode * mb,
@@ -88,5 +98,5 @@ int main(int argc, char **argv)
     }
     free(part);
     free_mesh(&m);
-    return 0;
+    return violations ? 1 : 0;
 }
