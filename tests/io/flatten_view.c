@@ -216,7 +216,7 @@ static int valid_memtype(MPI_Datatype t)
     compi_io_segs sg;
     compi_io_segs_init(&sg);
     if (compi_io_flatten_type(t, &sg) != COMPI_OK) return 0;
-    qsort(sg.v, sg.n, sizeof *sg.v, cmp_seg);
+    if (sg.n > 1) qsort(sg.v, sg.n, sizeof *sg.v, cmp_seg);
     int ok = 1;
     for (size_t k = 1; k < sg.n && ok; k++)
         if (sg.v[k].off < sg.v[k - 1].off + sg.v[k - 1].len) ok = 0;
@@ -356,7 +356,8 @@ int main(int argc, char **argv)
         MPI_Offset offset = ftsize ? rr(0, 2 * ftsize) : 0;
         /* the buffer spans every byte the memory type touches */
         MPI_Aint lo = mi.tlb, hi = mi.tlb + mi.text;
-        if (count > 0) {
+        if (msize == 0) lo = hi = 0;   /* an empty type's true bounds are sentinels (Open MPI: LONG_MAX) */
+        else if (count > 0) {
             MPI_Aint last = (MPI_Aint)(count - 1) * mi.ext;
             if (mi.tlb + last < lo) lo = mi.tlb + last;
             if (mi.tlb + last + mi.text > hi) hi = mi.tlb + last + mi.text;
