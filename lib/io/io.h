@@ -1,0 +1,165 @@
+/* compi collective I/O: the foundations of LA-Two-Phase (issue 12).
+ *
+ * Two-phase collective I/O cuts the accessed file range into equal file
+ * domains, one per aggregator; each aggregator gathers the bytes of its
+ * domain from the processes that hold them (redistribution) and writes one
+ * contiguous range. ROMIO and OMPIO hand domain i to aggregator i of a fixed
+ * list whatever data each process holds; LA-Two-Phase instead assigns each
+ * domain to the process holding most of it, by solving a linear assignment
+ * problem on the processes x domains matrix (thesis, ch. 3).
+ *
+ * This room so far offers the pieces, not yet wired into MPI_File_*:
+ *   assign.c   a Jonker-Volgenant linear assignment solver (MPI-free)
+ *   flatten.c  the (file offset, length) segments an access touches, from a
+ *              file view and a memory datatype (needs MPI: envelope/contents)
+ *   domains.c  file domains, the processes x domains matrices, the `default`
+ *              and `la` aggregator placements, the redistribution volume each
+ *              implies (MPI-free)
+ * Errors are negative values: compi_status codes plus the COMPI_IO_ERR_* below. */
+#ifndef COMPI_IO_H
+#define COMPI_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>   /* types only in the MPI-free parts (everything builds with mpicc) */
+#include "compi.h"
+
+#define COMPI_IO_ERR_ARG (-20)         /* bad size, NULL pointer, NaN or infinite weight */
+#define COMPI_IO_ERR_INFEASIBLE (-21)  /* no assignment covers every domain (too few candidates) */
+#define COMPI_IO_ERR_UNSUPPORTED (-22) /* datatype or view compi does not flatten */
+#define COMPI_IO_ERR_MPI (-23)         /* an MPI call failed */
+
+/* Text of a compi_status or COMPI_IO_ERR_* code. */
+const char *compi_io_error_string(int rc);
+
+/* ---------------------------------------------------------------- assign.c
+ * Rectangular linear assignment: rows x cols weights w (row-major). Every
+ * row of the smaller side is assigned to a distinct element of the larger
+ * side so that the sum of the chosen weights is minimal (COMPI_ASSIGN_MIN) or
+ * maximal (COMPI_ASSIGN_MAX). Weights are doubles: byte counts are exact up
+ * to 2^53; |w| must stay below 2^53 / (rows + cols) for exact totals.
+ * Jonker-Volgenant (1987): column reduction, two rounds of augmenting row
+ * reduction, then shortest augmenting paths (Dijkstra on reduced costs) for
+ * the rows still free; rectangular problems are transposed so rows <= cols
+ * and padded with zero-weight rows to a square.
+ * Out: row_col[rows] (column of each row, -1 if unassigned: only when
+ * rows > cols), col_row[cols] (row of each column, -1 if unassigned), *total
+ * (sum of the chosen weights). Any out pointer may be NULL. rows or cols 0 is
+ * a valid empty problem. Errors: COMPI_IO_ERR_ARG, COMPI_ERR_NOMEM. */
+typedef enum { COMPI_ASSIGN_MIN = 0, COMPI_ASSIGN_MAX = 1 } compi_assign_sense;
+int compi_assign_solve(size_t rows, size_t cols, const double *w, compi_assign_sense sense,
+                       int *row_col, int *col_row, double *total);
+
+/* The same with forbidden pairs: allowed[r*cols+c] == 0 excludes (r, c).
+ * allowed NULL allows every pair. COMPI_IO_ERR_INFEASIBLE when no assignment
+ * of every row of the smaller side uses allowed pairs only. */
+int compi_assign_solve_masked(size_t rows, size_t cols, const double *w,
+                              const unsigned char *allowed, compi_assign_sense sense,
+                              int *row_col, int *col_row, double *total);
+
+/* ------------------------------------------------------------------ segs.c
+ * A list of byte segments (file offsets or memory displacements), in access
+ * order. compi_io_segs_add appends and merges with the last segment when it
+ * continues it exactly (off == last.off + last.len); zero lengths are dropped. */
+typedef struct { int64_t off, len; } compi_io_seg;
+typedef struct { compi_io_seg *v; size_t n, cap; int64_t bytes; } compi_io_segs;
+
+void compi_io_segs_init(compi_io_segs *s);
+void compi_io_segs_free(compi_io_segs *s);
+int compi_io_segs_add(compi_io_segs *s, int64_t off, int64_t len);
+/* Appends every segment of src shifted by delta (merging across the seam). */
+int compi_io_segs_append(compi_io_segs *s, const compi_io_segs *src, int64_t delta);
+
+/* --------------------------------------------------------------- flatten.c
+ * Flattening uses PMPI_Type_get_envelope / get_contents recursively:
+ * named, dup, contiguous, vector, hvector, indexed, hindexed,
+ * indexed_block, hindexed_block, struct, subarray (C and Fortran order) and
+ * resized types are walked natively; darray, named types with holes
+ * (MPI_DOUBLE_INT...) and any other combiner are read back from MPI_Pack of a
+ * self-describing buffer (each byte holds its own offset, one pass per
+ * offset byte), only when the type's true extent is at most
+ * COMPI_IO_PACK_PROBE_MAX bytes (else COMPI_IO_ERR_UNSUPPORTED).
+ * All calls are local (no communication). */
+#define COMPI_IO_PACK_PROBE_MAX ((int64_t)64 << 20)
+
+/* The type map of one instance of type, in type-map order, as byte
+ * segments relative to the buffer address (may be negative), merged. */
+int compi_io_flatten_type(MPI_Datatype type, compi_io_segs *out);
+
+/* The memory side of an access: count instances of type tiled by its extent. */
+int compi_io_flatten_memory(MPI_Datatype type, int count, compi_io_segs *out);
+
+/* The file side: the file segments that the data bytes [pos, pos + nbytes)
+ * of a view (disp, etype, filetype; the filetype tiles the file from disp
+ * every extent bytes) land on, in access order, merged. For an explicit
+ * offset in etypes, pos = offset * size(etype). Errors: COMPI_IO_ERR_ARG
+ * (negative pos/nbytes, filetype of size 0 with nbytes > 0), those above. */
+int compi_io_flatten_view(MPI_Offset disp, MPI_Datatype filetype, int64_t pos, int64_t nbytes,
+                          compi_io_segs *out);
+
+/* The same from a filetype already flattened (ft: one instance, relative to
+ * the tile start; ft_extent: its extent). MPI-free. */
+int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_extent, int64_t pos,
+                           int64_t nbytes, compi_io_segs *out);
+
+/* --------------------------------------------------------------- domains.c
+ * Two-phase planning, MPI-free: every process's file segments in, file
+ * domains, the processes x domains matrices and aggregator placements out.
+ * File domains: the global access range [start, end) cut into n equal parts
+ * (ceil), boundaries moved up to multiples of stripe (absolute file offsets)
+ * when stripe > 0, as ROMIO does; trailing domains may be empty. */
+typedef struct {
+    int n;
+    int64_t start, end;
+    int64_t *begin, *stop;   /* domain k is [begin[k], stop[k]) */
+} compi_io_domains;
+
+int compi_io_domains_make(int64_t start, int64_t end, int n, int64_t stripe, compi_io_domains *d);
+void compi_io_domains_free(compi_io_domains *d);
+/* The global access range of nprocs segment lists (start == end when empty). */
+void compi_io_access_range(int nprocs, const compi_io_segs *segs, int64_t *start, int64_t *end);
+
+/* The processes x domains matrices (row-major, nprocs x d->n): bytes[p][k]
+ * = bytes of process p inside domain k; blocks[p][k] = contiguous pieces of
+ * p's access inside k (the thesis's weight; a segment crossing a boundary
+ * counts in both). Either out may be NULL. */
+int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io_segs *segs,
+                           double *bytes, double *blocks);
+
+/* `default` placement (ROMIO-like, cb_config_list "*:1"): one aggregator
+ * per node, its lowest rank, nodes in order of their lowest rank; cb_nodes
+ * > 0 keeps the first cb_nodes of them. node_of[p] (NULL: every process its
+ * own node). Writes the aggregators into agg (room for nprocs) in domain
+ * order and returns how many (the number of domains), or an error. */
+int compi_io_place_default(int nprocs, const int *node_of, int cb_nodes, int *agg);
+
+/* `la` placement: each of ndomains domains to a distinct process maximising
+ * the sum of w[p][k] (bytes or blocks matrix), via compi_assign_solve.
+ * candidate[p] != 0 allows p (NULL: all); one_per_node with node_of: at most
+ * one aggregator per node (solved exactly on nodes x domains with each
+ * node's best candidate per domain). agg[k] = process of domain k.
+ * COMPI_IO_ERR_INFEASIBLE when fewer candidates (nodes) than domains. */
+int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned char *candidate,
+                      const int *node_of, int one_per_node, int *agg);
+
+/* What a placement costs in the redistribution phase, from the bytes
+ * matrix: bytes already at their aggregator (local), bytes sent to another
+ * process (moved), of which to another node (internode, node_of NULL: every
+ * process its own node), and the (process, domain) messages that carry them
+ * (one per pair with data, cb_buffer_size cycles not counted). */
+typedef struct {
+    int64_t total, local, moved, internode;
+    int64_t messages, internode_messages;
+} compi_io_volume;
+
+int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int *agg, const int *node_of,
+                       compi_io_volume *v);
+
+/* The same with flags: COMPI_ASSIGN_NO_INIT skips column reduction and
+ * augmenting row reduction (every row starts free at zero prices), so the
+ * shortest augmenting paths do all the work: for tests and comparisons. */
+#define COMPI_ASSIGN_NO_INIT 1u
+int compi_assign_solve_ex(size_t rows, size_t cols, const double *w, const unsigned char *allowed,
+                          compi_assign_sense sense, unsigned flags, int *row_col, int *col_row, double *total);
+
+#endif
