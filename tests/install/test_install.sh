@@ -9,6 +9,7 @@
 #   run        P/bin/compi run -- mpirun.openmpi / mpiexec.mpich: preloads
 #              P/lib/libcompi-<mpi>.so, the report shows compressed messages
 #              (every rank its own node, COMPI_MODE=fixed, COMPI_MIN_BYTES=0)
+#   tools      compi report, a trace run + compi guide, compi calibrate codecs
 #   binary     a launcher wrapper that names no MPI: the MPI comes from the
 #              application binary (both MPIs, real runs); clear errors when
 #              nothing tells, and for an application of the other MPI
@@ -115,6 +116,26 @@ for mpi in openmpi mpich; do
     unset -n launch
 done
 
+# --- tools: the MPI-free programs and scripts in P/libexec/compi -----------------
+if "$P/bin/compi" report "$TMP/run_openmpi.json" >"$TMP/report.log" 2>&1 && grep -q '^per codec' "$TMP/report.log"; then
+    pass "tools: P/bin/compi report summarises the run's report"
+else
+    fail "tools: compi report:"; tail -5 "$TMP/report.log"
+fi
+if COMPI_MODE=trace COMPI_TRACE=$TMP/trace timeout 120 "$P/bin/compi" run -- "${launch_openmpi[@]}" "$TMP/app_openmpi" \
+        >"$TMP/guide.log" 2>&1 && "$P/bin/compi" guide "$TMP/trace" >>"$TMP/guide.log" 2>&1 &&
+        [[ -s $TMP/trace/rules.0.txt && -s $TMP/trace/rules.1.txt ]]; then
+    pass "tools: a COMPI_MODE=trace run, then P/bin/compi guide writes rules.0.txt and rules.1.txt"
+else
+    fail "tools: trace + compi guide:"; tail -8 "$TMP/guide.log"
+fi
+if "$P/bin/compi" calibrate codecs --quick --quiet -o "$TMP/codecs.txt" >"$TMP/calib.log" 2>&1 &&
+        head -1 "$TMP/codecs.txt" | grep -q '^compi-heuristics 1 codecs'; then
+    pass "tools: P/bin/compi calibrate codecs --quick writes a codecs.txt"
+else
+    fail "tools: compi calibrate codecs:"; tail -5 "$TMP/calib.log"
+fi
+
 # --- binary: the MPI from the application when the launcher does not say ----------
 mkdir -p "$TMP/bin"
 for mpi in openmpi mpich; do
@@ -147,6 +168,10 @@ expect_error "binary: application of the other MPI than the launcher" "is linked
     "$P/bin/compi" run --dry-run -- mpirun.openmpi -np 2 "$TMP/app_mpich"
 expect_error "binary: application of the other MPI than --mpi" "is linked against openmpi" \
     "$P/bin/compi" run --mpi mpich --dry-run -- "$wrapper" "$TMP/app_openmpi"
+# a prefix with the Open MPI build only: no silent fallback for MPICH
+cmake --install "$ROOT/build/openmpi" --prefix "$TMP/p1" >/dev/null
+expect_error "binary: an installation without the application's MPI" "has no mpich build" \
+    "$TMP/p1/bin/compi" run --dry-run -- mpiexec.mpich -n 2 "$TMP/app_mpich"
 
 # --- pkgconfig: compi linked into the application, no LD_PRELOAD ------------------
 for mpi in openmpi mpich; do
