@@ -7,13 +7,15 @@
 # tools/build.sh --prefix P): these scripts in P/libexec/compi next to the
 # generated _layout.sh, which gives the other directories relative to it;
 # libraries P/lib/libcompi-<mpi>.so, tools in P/libexec/compi[/<mpi>].
-# Neither set of variables is exported (COMPI_* names reach ranks).
+# Neither set of variables is exported (COMPI_* names reach ranks).  They
+# are for the subcommands that source this file (SC2034: used there).
+# shellcheck disable=SC2034
 COMPI_CMD_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [[ -f $COMPI_CMD_DIR/_layout.sh ]]; then
     COMPI_INSTALLED=1
     # shellcheck source=/dev/null
     source "$COMPI_CMD_DIR/_layout.sh"
-    compi_layout_dir() { [[ $1 == /* ]] && echo "$1" || readlink -m "$COMPI_CMD_DIR/$1"; }
+    compi_layout_dir() { if [[ $1 == /* ]]; then echo "$1"; else readlink -m "$COMPI_CMD_DIR/$1"; fi; }
     COMPI_PREFIX=$(compi_layout_dir "$COMPI_LAYOUT_PREFIX")
     COMPI_LIBDIR=$(compi_layout_dir "$COMPI_LAYOUT_LIBDIR")
     COMPI_DATADIR=$(compi_layout_dir "$COMPI_LAYOUT_DATADIR")
@@ -159,7 +161,7 @@ mpi_of_binary() {
     local magic
     magic=$(head -c 4 -- "$path" 2>/dev/null | od -An -tx1 | tr -d ' \n')
     [[ $magic == 7f454c46 ]] || { echo ""; return 0; }
-    local deps="" line name lpath m found="" why=""
+    local deps="" name lpath m found="" why=""
     # "soname path" lines: the direct NEEDED entries first (paths from ldd)
     local ldd_out
     ldd_out=$(ldd -- "$path" 2>/dev/null || true)
