@@ -96,7 +96,7 @@ check_mpi_name() {
 # The libcompi to preload for an MPI.  Built by tools/build.sh into
 # <build-dir>/<mpi>/lib/libcompi.so; installed as P/lib/libcompi-<mpi>.so.
 # BUILD_DIR (or $COMPI_BUILD_DIR) picks a build tree; without one an
-# installed compi uses its own library, the repository build/.  A library
+# installed compi uses its own library, a repository checkout build/.  A library
 # built against the other MPI would load but crash, so never fall back to it.
 compi_lib_for() {
     local mpi=$1 build_dir=${2:-${COMPI_BUILD_DIR:-}} lib
