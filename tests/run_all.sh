@@ -8,7 +8,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-all_stages="codecs engine fuzz mpi-openmpi mpi-mpich asan vcluster slurm foreign"
+all_stages="codecs engine fuzz mpi-openmpi mpi-mpich install asan vcluster slurm foreign"
 stages=${COMPI_TEST_STAGES:-$all_stages}
 jobs=$(nproc)
 passed=0 failed=0 failed_names=()
@@ -40,6 +40,8 @@ stage engine      ctest_in build/openmpi -L "engine|tools|calibrate" -LE mpi
 stage fuzz        bash tests/fuzz/run_fuzzers.sh "${COMPI_FUZZ_SECONDS:-10}"
 stage mpi-openmpi ctest_in build/openmpi -L mpi
 stage mpi-mpich   ctest_in build/mpich -L mpi
+# both builds installed into a temporary prefix and used only from there
+stage install     bash tests/install/test_install.sh
 asan_stage() {
   tools/build.sh --mpi openmpi --sanitize &&
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

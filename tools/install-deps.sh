@@ -13,6 +13,9 @@ pkgs=(build-essential cmake pkg-config python3 gfortran
       clang libclang-rt-14-dev iproute2 util-linux procps python3-venv python3-dev python3-numpy
       python3-matplotlib python3-scipy libmetis-dev libscotch-dev
       slurmctld slurmd slurm-client munge)
+# a `module` command for the modulefile test (tests/install): environment-modules,
+# unless Lmod is there (the two packages conflict: installing one removes the other)
+dpkg-query -W -f='${Status}' lmod 2>/dev/null | grep -q "install ok installed" || pkgs+=(environment-modules)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

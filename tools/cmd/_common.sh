@@ -2,7 +2,33 @@
 # Helpers shared by the compi subcommands (sourced, not run; the leading
 # underscore keeps it out of `compi help`).
 
-COMPI_ROOT=${COMPI_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# Where compi's parts are.  In the repository: tools/cmd (these scripts),
+# build trees under $COMPI_ROOT/build.  Installed (cmake --install,
+# tools/build.sh --prefix P): these scripts in P/libexec/compi next to the
+# generated _layout.sh, which gives the other directories relative to it;
+# libraries P/lib/libcompi-<mpi>.so, tools in P/libexec/compi[/<mpi>].
+# Neither set of variables is exported (COMPI_* names reach ranks).  They
+# are for the subcommands that source this file (SC2034: used there).
+# shellcheck disable=SC2034
+COMPI_CMD_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ -f $COMPI_CMD_DIR/_layout.sh ]]; then
+    COMPI_INSTALLED=1
+    # shellcheck source=/dev/null
+    source "$COMPI_CMD_DIR/_layout.sh"
+    compi_layout_dir() { if [[ $1 == /* ]]; then echo "$1"; else readlink -m "$COMPI_CMD_DIR/$1"; fi; }
+    COMPI_PREFIX=$(compi_layout_dir "$COMPI_LAYOUT_PREFIX")
+    COMPI_LIBDIR=$(compi_layout_dir "$COMPI_LAYOUT_LIBDIR")
+    COMPI_DATADIR=$(compi_layout_dir "$COMPI_LAYOUT_DATADIR")
+    COMPI_SYSCONFDIR=$(compi_layout_dir "$COMPI_LAYOUT_SYSCONFDIR")
+    COMPI_TOOL=$(compi_layout_dir "$COMPI_LAYOUT_BINDIR")/compi
+    COMPI_LIBEXEC=$COMPI_CMD_DIR
+    COMPI_REPORT_SCRIPT=$COMPI_LIBEXEC/compi_report.py
+else
+    COMPI_INSTALLED=0
+    COMPI_ROOT=${COMPI_ROOT:-$(cd "$COMPI_CMD_DIR/../.." && pwd)}
+    COMPI_TOOL=$COMPI_ROOT/tools/compi
+    COMPI_REPORT_SCRIPT=$COMPI_ROOT/tools/report/compi_report.py
+fi
 
 die() { echo "compi: error: $*" >&2; exit 1; }
 note() { echo "compi: $*" >&2; }
@@ -36,28 +62,6 @@ mpi_of_launcher() {
     esac
 }
 
-# Which MPI is an application binary built against?  Looks at the shared
-# libraries it needs, directly or through others (ldd): Open MPI's libmpi.so.40
-# (or another major, libopen-rte/-pal, the Fortran libmpi_mpifh/_usempi*),
-# MPICH's libmpich*.so.12 (or libmpi.so.12, MPICH's ABI name).  Prints
-# openmpi|mpich|"" ("" for a script, a static binary, or one needing both).
-mpi_of_binary() {
-    local file=$1 libs ompi=0 mpich=0
-    [[ -f $file ]] || { echo ""; return 0; }
-    libs=$(ldd "$file" 2>/dev/null | awk '{print $1}') || { echo ""; return 0; }
-    local l
-    for l in $libs; do
-        case "$(basename -- "$l")" in
-            libmpich*.so*|libmpi.so.12|libmpi.so.12.*) mpich=1 ;;
-            libmpi.so.*|libmpi_mpifh.so*|libmpi_usempi*.so*|libopen-rte.so*|libopen-pal.so*) ompi=1 ;;
-        esac
-    done
-    if (( ompi && !mpich )); then echo openmpi
-    elif (( mpich && !ompi )); then echo mpich
-    else echo ""
-    fi
-}
-
 # Is this word an MPI launcher (so `compi ... -- mpirun -np 2 ./a` works)?
 is_launcher_word() {
     case "$(basename -- "$1")" in
@@ -89,14 +93,104 @@ check_mpi_name() {
     esac
 }
 
-# libcompi.so is built once per MPI by tools/build.sh into
-# <build-dir>/<mpi>/lib/libcompi.so; a library built against the other MPI
-# would load but crash, so never fall back to it.
+# The libcompi to preload for an MPI.  Built by tools/build.sh into
+# <build-dir>/<mpi>/lib/libcompi.so; installed as P/lib/libcompi-<mpi>.so.
+# BUILD_DIR (or $COMPI_BUILD_DIR) picks a build tree; without one an
+# installed compi uses its own library, a repository checkout build/.  A library
+# built against the other MPI would load but crash, so never fall back to it.
 compi_lib_for() {
-    local mpi=$1 build_dir=${2:-$COMPI_ROOT/build}
-    local lib=$build_dir/$mpi/lib/libcompi.so
-    [[ -f $lib ]] || die "libcompi for $mpi not found at $lib; run tools/build.sh (it builds build/<mpi>/lib/libcompi.so for each MPI)"
+    local mpi=$1 build_dir=${2:-${COMPI_BUILD_DIR:-}} lib
+    if [[ -z $build_dir && $COMPI_INSTALLED == 1 ]]; then
+        lib=$COMPI_LIBDIR/libcompi-$mpi.so
+        [[ -f $lib ]] || die "libcompi for $mpi not found at $lib: this installation ($COMPI_PREFIX) has no $mpi build; install one with tools/build.sh --mpi $mpi --prefix $COMPI_PREFIX"
+    else
+        build_dir=${build_dir:-$COMPI_ROOT/build}
+        lib=$build_dir/$mpi/lib/libcompi.so
+        [[ -f $lib ]] || die "libcompi for $mpi not found at $lib; run tools/build.sh (it builds build/<mpi>/lib/libcompi.so for each MPI)"
+    fi
     readlink -f "$lib"
+}
+
+# Path of one of compi's programs (compi_pingpong, compi_guide, the apps...)
+# for an MPI: <build-dir>/<mpi>/bin/NAME in a build tree; installed,
+# P/libexec/compi/<mpi>/NAME for MPI programs, P/libexec/compi/NAME for
+# MPI-free tools.  Printed even when missing (callers say what is missing).
+compi_bin_for() {
+    local mpi=$1 name=$2 build_dir=${3:-${COMPI_BUILD_DIR:-}}
+    if [[ -z $build_dir && $COMPI_INSTALLED == 1 ]]; then
+        if [[ ! -e $COMPI_LIBEXEC/$mpi/$name && -e $COMPI_LIBEXEC/$name ]]; then
+            echo "$COMPI_LIBEXEC/$name"
+        else
+            echo "$COMPI_LIBEXEC/$mpi/$name"
+        fi
+    else
+        echo "${build_dir:-$COMPI_ROOT/build}/$mpi/bin/$name"
+    fi
+}
+
+# MPI a shared library belongs to, from its soname (and, for the one name
+# both MPIs have used, libmpi.so.12, from the symbols of the file PATH).
+# Prints openmpi|mpich|"".
+mpi_of_soname() {  # SONAME [PATH]
+    case "$1" in
+        libcompi-openmpi.so*|libmpi.so.[0-9]|libmpi.so.[0-9].*|libmpi.so.[2-9][0-9]*|libmpi_mpifh.so*|libmpi_usempi*.so*|\
+        libmpi_cxx.so*|libopen-rte.so*|libopen-pal.so*|liboshmem.so*) echo openmpi ;;
+        libcompi-mpich.so*|libmpich*.so*|libmpifort.so*|libmpicxx.so*) echo mpich ;;
+        libmpi.so*)
+            if [[ -n ${2:-} && -f $2 ]] && command -v readelf >/dev/null 2>&1; then
+                local syms
+                syms=$(readelf --dyn-syms -W "$2" 2>/dev/null | awk '$5 == "GLOBAL" && $7 != "UND" { print $8 }')
+                if grep -q '^ompi_' <<<"$syms"; then echo openmpi; return 0; fi
+                if grep -q '^MPIR_' <<<"$syms"; then echo mpich; return 0; fi
+            fi
+            echo "" ;;
+        *) echo "" ;;
+    esac
+}
+
+# Which MPI is the program FILE (a path, or a command name looked up in
+# PATH) linked against?  Looks at the libraries it needs itself (readelf -d),
+# then, if none is an MPI's, at every library the loader would map for it
+# (ldd: e.g. a solver library that links MPI).  Prints openmpi|mpich, or ""
+# when it can't tell (not found, a script, static, or no MPI library);
+# dies when it links both MPIs.
+mpi_of_binary() {
+    local file=$1 path
+    if [[ $file == */* ]]; then path=$file; else path=$(command -v -- "$file" 2>/dev/null || true); fi
+    [[ -n $path && -f $path && -r $path ]] || { echo ""; return 0; }
+    local magic
+    magic=$(head -c 4 -- "$path" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+    [[ $magic == 7f454c46 ]] || { echo ""; return 0; }
+    local deps="" name lpath m found="" why=""
+    # "soname path" lines: the direct NEEDED entries first (paths from ldd)
+    local ldd_out
+    ldd_out=$(ldd -- "$path" 2>/dev/null || true)
+    if command -v readelf >/dev/null 2>&1; then
+        while IFS= read -r name; do
+            lpath=$(awk -v n="$name" '$1 == n && $2 == "=>" { print $3; exit }' <<<"$ldd_out")
+            deps+="$name ${lpath:-}"$'\n'
+        done < <(readelf -d -W -- "$path" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p')
+    fi
+    local pass
+    for pass in direct all; do
+        if [[ $pass == all ]]; then
+            deps=$(awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' <<<"$ldd_out")
+        fi
+        found="" why=""
+        while read -r name lpath; do
+            [[ -n $name ]] || continue
+            m=$(mpi_of_soname "$name" "$lpath")
+            [[ -n $m ]] || continue
+            case " $found " in *" $m "*) ;; *) found+=" $m"; why+=" $name ($m)" ;; esac
+        done <<<"$deps"
+        found=${found# }
+        case "$found" in
+            openmpi|mpich) echo "$found"; return 0 ;;
+            "") ;;
+            *) die "'$file' links both Open MPI and MPICH libraries:$why" ;;
+        esac
+    done
+    echo ""
 }
 
 # The command-line tools' own COMPI_* variables: never meant for ranks.

@@ -14,9 +14,14 @@ set -euo pipefail
 # shellcheck source=tools/cmd/_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
 
-COMPI_TOOL=$COMPI_ROOT/tools/compi
 # Build trees live in $COMPI_BUILD_DIR/<mpi> (default build/, as tools/build.sh makes them).
-COMPI_BUILD_DIR=${COMPI_BUILD_DIR:-$COMPI_ROOT/build}
+# An installed compi runs its installed programs (nothing to build) unless
+# COMPI_BUILD_DIR names a build tree.
+if [[ $COMPI_INSTALLED == 1 ]]; then
+    COMPI_BUILD_DIR=${COMPI_BUILD_DIR:-}
+else
+    COMPI_BUILD_DIR=${COMPI_BUILD_DIR:-$COMPI_ROOT/build}
+fi
 
 bench_usage() {
     cat <<'USAGE'
@@ -157,8 +162,11 @@ USAGE
 # else by plain cmake.
 bench_build() {
     local mpi=$1; shift
+    [[ -n $COMPI_BUILD_DIR ]] || return 0   # installed: the programs are in P/libexec/compi
     local bd=$COMPI_BUILD_DIR/$mpi
-    if [[ ! -f $bd/CMakeCache.txt || ${BENCH_REBUILD:-0} == 1 ]]; then
+    if [[ $COMPI_INSTALLED == 1 ]]; then
+        [[ -f $bd/CMakeCache.txt ]] || die "no build tree at $bd (COMPI_BUILD_DIR); an installed compi builds nothing"
+    elif [[ ! -f $bd/CMakeCache.txt || ${BENCH_REBUILD:-0} == 1 ]]; then
         if [[ -f $COMPI_ROOT/tools/build.sh && $COMPI_BUILD_DIR -ef $COMPI_ROOT/build ]]; then
             note "building with tools/build.sh"
             bash "$COMPI_ROOT/tools/build.sh" --mpi "$mpi" >&2
@@ -182,7 +190,7 @@ bench_build() {
         die "build failed in $bd (targets: $*)"
 }
 
-bench_bin() { echo "$COMPI_BUILD_DIR/$1/bin/$2"; }
+bench_bin() { compi_bin_for "$1" "$2" "$COMPI_BUILD_DIR"; }
 
 # Launcher flags that put the COMPI_* settings into the ranks' environment.
 # Needed explicitly: on the emulated cluster ranks start with a clean
@@ -773,7 +781,7 @@ bench_apps_confirm() {  # MPI RATE LIB
                 bench_apps_run_one "$mpi" "$rate" "$app" "$mode" "$rep" "$lib" || true
             done
         done
-    done < <(python3 "$COMPI_ROOT/tools/cmd/bench_apps_summary.py" --flagged "$first")
+    done < <(python3 "$COMPI_CMD_DIR/bench_apps_summary.py" --flagged "$first")
 }
 
 bench_apps_fixed_list() {
@@ -783,7 +791,7 @@ bench_apps_fixed_list() {
 
 # The table, per-round comparisons and RESULT lines from results.tsv (one line per run).
 bench_apps_summary() {  # RESULTS.tsv "MODES" "APP=CODEC ..."
-    python3 "$COMPI_ROOT/tools/cmd/bench_apps_summary.py" "$@"
+    python3 "$COMPI_CMD_DIR/bench_apps_summary.py" "$@"
 }
 
 # ------------------------------------------------------------- bench coll ---

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compi-help: the showcase: a stencil on 2 emulated nodes, plain MPI vs compi (adaptive, fixed), same results
 #
-# Builds, brings up a private 2-node emulated cluster (2 ranks per node),
+# Builds (from the repository; an installed compi runs its installed
+# compi_stencil3d), brings up a private 2-node emulated cluster (2 ranks per node),
 # runs compi_stencil3d plain, with libcompi.so in its default mode
 # (adaptive) and with a fixed codec, in rotating order (--runs times each),
 # checks every result is bitwise identical to plain MPI's (compression is
@@ -36,9 +37,12 @@ usage: compi demo [--mpi openmpi|mpich] [--codec NAME] [--no-fixed] [--rate RATE
            are compared, since one run on a busy machine is noisy
   --timeout  seconds allowed per run (default 600): a run that hangs (e.g. in
            MPI_Finalize) is killed; its result still counts if it was printed
-  --lib    preload PATH instead of build/<mpi>/lib/libcompi.so
+  --lib    preload PATH instead of build/<mpi>/lib/libcompi.so (installed
+           compi: P/lib/libcompi-<mpi>.so)
   Logs and compi's JSON reports go to a temporary directory, printed at the
-  end with --keep-logs (else removed).
+  end with --keep-logs (else removed). The emulated cluster is private:
+  name $COMPI_BENCH_DEMO_NAME (default cdemo), subnet $COMPI_BENCH_DEMO_SUBNET
+  (default 10.213.42).
 USAGE
 }
 
@@ -81,7 +85,7 @@ demo_main() {
     mpi=${mpi:-$(default_mpi)}
     check_mpi_name "$mpi"
     [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs takes a positive integer"
-    require_cmds cmake python3
+    if [[ -n $COMPI_BUILD_DIR ]]; then require_cmds cmake python3; else require_cmds python3; fi
 
     local bin
     if [[ -n $lib ]]; then
@@ -95,7 +99,7 @@ demo_main() {
     bin=$(bench_bin "$mpi" compi_stencil3d)
     [[ -x $bin ]] || die "compi_stencil3d not built at $bin"
 
-    local name=cdemo subnet=${COMPI_BENCH_DEMO_SUBNET:-10.213.42}
+    local name=${COMPI_BENCH_DEMO_NAME:-cdemo} subnet=${COMPI_BENCH_DEMO_SUBNET:-10.213.42}
     local logs; logs=$(mktemp -d /tmp/compi-demo.XXXXXX)
     # One trap for every exit: failure, Ctrl-C or success. Globals, because
     # the trap runs after this function's locals are gone.

@@ -58,7 +58,7 @@ report_main() {
     done
     local py
     py=$(report_python "$plot")
-    exec "$py" "$COMPI_ROOT/tools/report/compi_report.py" "$@"
+    exec "$py" "$COMPI_REPORT_SCRIPT" "$@"
 }
 
 report_main "$@"

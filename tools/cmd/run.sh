@@ -6,10 +6,13 @@
 # The launcher (mpirun, mpirun.openmpi, mpiexec.mpich, ...) is run as given,
 # with flags added right after it so that only the RANKS get
 #   LD_PRELOAD=<build-dir>/<mpi>/lib/libcompi.so   (Open MPI: -x, MPICH: -genv)
+#   (installed compi: P/lib/libcompi-<mpi>.so)
 # and every COMPI_* variable of the caller's environment.  mpirun itself is
 # not preloaded (LD_PRELOAD in its own environment would interpose on the
-# launcher and every daemon).  The library must match the launcher's MPI:
-# a libcompi built against the other MPI would resolve the wrong symbols.
+# launcher and every daemon).  The library must match the application's MPI
+# (and so the launcher's): a libcompi built against the other MPI would
+# resolve the wrong symbols.  The MPI comes from --mpi, else the launcher,
+# else the application binary's libraries (mpi_of_binary in _common.sh).
 #
 # Slurm: `srun` gets --export=ALL,LD_PRELOAD=<lib> (merged with the user's
 # own --export or SLURM_EXPORT_ENV), srun itself runs without LD_PRELOAD; the
@@ -30,13 +33,19 @@ usage: compi run [--mpi openmpi|mpich] [--build-dir DIR] [--dry-run] -- LAUNCHER
     compi run -- srun --mpi=pmix -N2 -n8 ./app
     compi run -- sbatch -N2 job.sh       (each srun/mpirun/mpiexec in job.sh)
 
-  --mpi        which MPI the launcher belongs to (default: detected from the
-               launcher: mpirun.openmpi/orterun -> openmpi, mpiexec.mpich/
-               hydra -> mpich, plain mpirun/mpiexec through its alternatives
-               symlink, else its --version output; srun: from the libmpi the
-               program needs; sbatch/salloc: per launcher line in the job)
+  --mpi        which MPI the launcher and application belong to (default:
+               detected from the launcher: mpirun.openmpi/orterun -> openmpi,
+               mpiexec.mpich/hydra -> mpich, plain mpirun/mpiexec through its
+               alternatives symlink, else its --version output; when the
+               launcher does not say (a wrapper script), from the libraries
+               the application binary links (readelf/ldd: libmpi.so.40 ->
+               openmpi, libmpich.so.12 -> mpich). An application linked
+               against the other MPI than the launcher's is an error.
+               srun: from the libmpi the program needs; sbatch/salloc: per
+               launcher line in the job)
   --build-dir  where tools/build.sh put the libraries (default <repo>/build;
-               the library is <build-dir>/<mpi>/lib/libcompi.so)
+               the library is <build-dir>/<mpi>/lib/libcompi.so). An
+               installed compi preloads P/lib/libcompi-<mpi>.so instead.
   --dry-run    print the command instead of running it
 
   COMPI_* variables set in your environment are passed to the ranks
@@ -215,8 +224,22 @@ run_job() {
     exec env "${envs[@]}" "${cmd[@]}"
 }
 
+# The application among the launcher arguments: the first one that is a
+# program (a path, or a name in PATH) linked against an MPI.  Prints
+# "PATH MPI", or nothing.  Option values (-np 4, a hostfile) are no programs;
+# a tool in front of the application (valgrind, env) links no MPI.
+run_app_binary() {
+    local a m
+    for a in "$@"; do
+        [[ -n $a && $a != -* && $a != *=* && $a != *" "* ]] || continue
+        m=$(mpi_of_binary "$a")
+        if [[ -n $m ]]; then echo "$a $m"; return 0; fi
+    done
+    return 0
+}
+
 main() {
-    local mpi="" build_dir=${COMPI_BUILD_DIR:-$COMPI_ROOT/build} dry=0 build_dir_given=0
+    local mpi="" build_dir=${COMPI_BUILD_DIR:-} dry=0 build_dir_given=0
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
@@ -236,15 +259,23 @@ main() {
         srun) run_srun "$mpi" "$build_dir" "$dry" "$launcher" "$@"; return ;;
         sbatch|salloc) run_job "$mpi" "$build_dir" "$dry" "$launcher" "$build_dir_given" "$@"; return ;;
     esac
-    local detected
+    [[ -z $mpi ]] || check_mpi_name "$mpi"
+    local detected app_mpi app
     detected=$(mpi_of_launcher "$launcher")
+    app=$(run_app_binary "$@")
+    app_mpi=${app#* }
+    app=${app%% *}
     if [[ -z $mpi ]]; then
-        [[ -n $detected ]] || die "can't tell which MPI '$launcher' belongs to; pass --mpi openmpi|mpich"
-        mpi=$detected
+        mpi=${detected:-$app_mpi}
+        [[ -n $mpi ]] || die "can't tell which MPI '$launcher' belongs to (not a known launcher; its --version names no MPI), nor which MPI the application links (no argument after '$launcher' is a program linked against Open MPI or MPICH); pass --mpi openmpi|mpich"
     fi
-    check_mpi_name "$mpi"
     if [[ -n $detected && $detected != "$mpi" ]]; then
         die "--mpi $mpi, but '$launcher' is the $detected launcher"
+    fi
+    if [[ -n $app_mpi && $app_mpi != "$mpi" ]]; then
+        local by="--mpi $mpi"
+        [[ -n $detected ]] && by="the launcher '$launcher' is $detected's"
+        die "'$app' is linked against $app_mpi, but $by: the application, the launcher and compi's library must belong to one MPI"
     fi
 
     local lib

@@ -83,7 +83,8 @@ usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--sub
           VALUE (hydra also forwards mpiexec's whole environment by default).
           --preload LIB  sets LD_PRELOAD=LIB for the ranks only (not mpirun).
           --compi        preload <build-dir>/<mpi>/lib/libcompi.so (built by
-                         tools/build.sh) and pass COMPI_* variables through.
+                         tools/build.sh; installed: P/lib/libcompi-<mpi>.so)
+                         and pass COMPI_* variables through.
           The MPI is taken from --mpi, else from a launcher named after --,
           else from what plain `mpirun` is on this machine.
 
@@ -541,7 +542,7 @@ CFG
 # hang in MPI_Finalize about half the time.  Built per `up` (needs a C
 # compiler and UCX headers, both there when MPICH's dev package is).
 build_ucx_shim() {
-    local src=$COMPI_ROOT/tools/cmd/vcluster_ucx_close.c out=$STATE_DIR/ucx-force-close.so
+    local src=$COMPI_CMD_DIR/vcluster_ucx_close.c out=$STATE_DIR/ucx-force-close.so
     if [[ -f /usr/include/ucp/api/ucp.h ]] && command -v cc >/dev/null &&
         cc -shared -fPIC -O2 -o "$out" "$src" -lucp 2>"$STATE_DIR/ucx-shim.log"; then
         return 0
@@ -673,7 +674,7 @@ cmd_run() {
 
     if (( use_compi )); then
         [[ -z $preload ]] || die "--compi and --preload are exclusive"
-        preload=$(compi_lib_for "$mpi" "${build_dir:-$COMPI_ROOT/build}")
+        preload=$(compi_lib_for "$mpi" "$build_dir")
     fi
     if [[ -n $preload ]]; then
         [[ -f $preload ]] || die "--preload: no such file '$preload'"
