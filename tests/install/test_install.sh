@@ -231,6 +231,26 @@ else
     fail "module: $out"
 fi
 
+# --- site configuration -----------------------------------------------------------------
+# the prefix's system file is the one `compi config` (and every rank's
+# libcompi-<mpi>) reads; a site heuristics directory given relative to it
+mkdir -p "$P/etc/compi/heuristics"
+cp "$ROOT/tests/mpi/slow_network/network.txt" "$P/etc/compi/heuristics/"
+printf 'mode = fixed\ncodec = zstd\nheuristics = heuristics\n' >"$P/etc/compi/compi.conf"
+for mpi in openmpi mpich; do
+    if out=$(env -u COMPI_MODE -u COMPI_CODEC -u COMPI_HEURISTICS -u COMPI_CONFIG HOME="$TMP" \
+                "$P/bin/compi" config --mpi "$mpi" 2>&1) &&
+            grep -qE "^mode +fixed +$P/etc/compi/compi.conf:1" <<<"$out" &&
+            grep -qE "^codec +zstd +$P/etc/compi/compi.conf:2" <<<"$out" &&
+            grep -qE "^heuristics +$P/etc/compi/heuristics +$P/etc/compi/compi.conf:3" <<<"$out" &&
+            grep -q "library: *$P/lib/libcompi-$mpi.so" <<<"$out"; then
+        pass "config $mpi: P/bin/compi config reads P/etc/compi/compi.conf (values, file:line, relative heuristics)"
+    else
+        fail "config $mpi: $out"
+    fi
+done
+rm -rf "$P/etc/compi"
+
 # --- demo ----------------------------------------------------------------------------
 if out=$("$P/bin/compi" demo --help 2>&1) && grep -q '^usage: compi demo' <<<"$out"; then
     pass "P/bin/compi demo --help"
