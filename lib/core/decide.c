@@ -395,10 +395,23 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     }
 }
 
+_Static_assert(COMPI_CHUNK_OFF == COMPI_ESTIMATE_NO_CHUNKS, "one value says: never pipeline");
+
 static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int dtclass, size_t elem)
 {
-    compi_estimate_ctx x = {l->model, l->scale, &compi_E.codecs, dtclass, elem, compi_cfg.level};
+    compi_estimate_ctx x = {l->model, l->scale, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk};
     return x;
+}
+
+size_t compi_decision_chunk(const compi_decision *d, size_t size)
+{
+    if (!d->codec || compi_cfg.chunk == COMPI_CHUNK_OFF) return 0;
+    compi_link_state *l = d->link ? d->link : compi_decision_link(d);
+    if (!l) return compi_cfg.chunk && size >= 2 * compi_cfg.chunk ? compi_cfg.chunk : 0;
+    pthread_mutex_lock(&l->lock);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1);
+    pthread_mutex_unlock(&l->lock);
+    return compi_estimate_chunk(&x, size);
 }
 
 void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti)

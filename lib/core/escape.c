@@ -16,14 +16,18 @@
 #include <string.h>
 #include "core/requests.h"
 
-static unsigned compi_escape_seq;
+static unsigned compi_side_seq;
+
+int compi_side_tag(void)
+{
+    return (int)(__atomic_fetch_add(&compi_side_seq, 1, __ATOMIC_RELAXED) % ((unsigned)compi_g.aside_tag_ub + 1u));
+}
 
 int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes, size_t size, int dtclass)
 {
     compi_orphans_progress(0);   /* earlier asides: done long ago, free them */
     int world = ci->peer_world[dest];
-    int tag = (int)(__atomic_fetch_add(&compi_escape_seq, 1, __ATOMIC_RELAXED) %
-                    ((unsigned)compi_g.aside_tag_ub + 1u));
+    int tag = compi_side_tag();
     compi_outgoing *aside = calloc(1, sizeof *aside);
     if (!aside || !(aside->tmp = malloc(COMPI_FRAME_HEADER_SIZE))) { free(aside); return MPI_ERR_NO_MEM; }
     memcpy(aside->tmp, bytes, COMPI_FRAME_HEADER_SIZE);
@@ -37,7 +41,7 @@ int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes,
     }
     r->out = aside;
     compi_orphan_add(r);   /* compi completes and frees it */
-    compi_frame_header h = {COMPI_CODEC_ESCAPE, (uint8_t)dtclass, size, (uint64_t)tag};
+    compi_frame_header h = {COMPI_CODEC_ESCAPE, (uint8_t)dtclass, size, (uint64_t)tag, 0};
     compi_frame_write_header(bytes, &h);
     COMPI_STAT_ADD(raw_escaped, 1);
     return MPI_SUCCESS;

@@ -85,39 +85,12 @@ static inline int compi_p2p_plain(const compi_comm_info *ci, int peer)
 }
 
 /* ---------------------------------------------------------------- frame */
-#define COMPI_FRAME_MAGIC 0x49504d43u /* "CMPI" little endian */
-#define COMPI_FRAME_VERSION 1
-#define COMPI_FRAME_HEADER_SIZE 32
-#define COMPI_CODEC_RAW 0
-/* A raw message that starts with the frame magic, sent without its first
- * 32 bytes (they travel aside; see lib/core/escape.c). Never a codec id. */
-#define COMPI_CODEC_ESCAPE 255
+/* The wire format (MPI-free, fuzzed): lib/frame/frame.h. */
+#include "frame/frame.h"
 /* Contiguous receives of at least this many bytes land straight in the
  * application's buffer (smaller ones are staged). A frame is therefore
  * never longer than the data it stands for. */
 #define COMPI_DIRECT_MIN 16384
-
-typedef struct {
-    uint8_t codec;          /* 0 = raw */
-    uint8_t dtclass;
-    uint64_t original_len;  /* bytes of packed application data */
-    uint64_t payload_len;   /* bytes of codec output after the header; the wire may
-                               carry up to one element of zero padding after it
-                               (some MPIs refuse partial elements in typed receives) */
-} compi_frame_header;
-
-void compi_frame_write_header(void *dst, const compi_frame_header *h);
-/* The one test that tells frames from unframed raw messages on framed
- * communicators, from a message's length and its first avail bytes: raw
- * data that passes it is escaped by the sender (escape.c). */
-static inline int compi_bytes_look_framed(const void *p, size_t avail, size_t len)
-{
-    const unsigned char *b = p;
-    return len >= COMPI_FRAME_HEADER_SIZE && avail >= 4 && b[0] == 'C' && b[1] == 'M' && b[2] == 'P' && b[3] == 'I';
-}
-/* Validates magic, version, checksum, codec id; fills why on failure. */
-int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
-                            char *why, size_t whylen);
 
 /* ---------------------------------------------------------------- datatypes */
 typedef struct {
@@ -162,6 +135,13 @@ typedef struct {
     uint64_t frames_decoded, frames_decoded_compressed;
     uint64_t compress_ns, decompress_ns;
     uint64_t evaluations, evaluate_ns;        /* adaptive: sample evaluations and their cost */
+    /* pipelined messages (pipeline.c), by codec id: sent, chunks, chunks
+     * that went raw, codec time and the part of it that ran while earlier
+     * (sender) or later (receiver) chunks were on the wire */
+    uint64_t pipe_msgs[256], pipe_chunks[256], pipe_raw_chunks[256];
+    uint64_t pipe_compress_ns[256], pipe_compress_hidden_ns[256];
+    uint64_t pipe_decompress_ns[256], pipe_decompress_hidden_ns[256];
+    uint64_t pipe_recv_msgs, pipe_wait_ns;    /* received; time waiting for chunks */
 } compi_stats;
 extern compi_stats compi_st;
 /* relaxed atomics: counters may be bumped from many threads */
@@ -199,6 +179,10 @@ static inline int compi_decision_needs_data(const compi_decision *d)
 }
 /* In compi_frame_encode: the contiguous bytes are at hand. */
 void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti);
+/* The chunk size the message is pipelined in (lib/core/pipeline.c), 0 to
+ * send it whole: by the link model unless COMPI_CHUNK fixes it. Only for a
+ * decision that compresses (d->codec set). */
+size_t compi_decision_chunk(const compi_decision *d, size_t size);
 /* After the codec ran: out_len < 0 when the message went raw after all
  * (the sample check found it incompressible, or the codec failed). */
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
@@ -223,19 +207,40 @@ char *compi_engine_report_json(void);
 /* What goes on the wire for one message on a framed communicator (see
  * message.c): the application's own buffer when the message goes raw and
  * unframed, else bytes compi holds (a frame, a packed copy, an escape). */
+struct compi_pipe;
 typedef struct {
     void *tmp;                    /* compi's allocation, freed at release */
     const void *addr;             /* what PMPI sends: (addr, count, dt) */
     int count;
     MPI_Datatype dt;
     size_t wire_len;              /* bytes on the wire */
+    struct compi_pipe *pipe;      /* pipelined: addr is its header, the chunks follow (pipeline.c) */
 } compi_outgoing;
 /* keep_ref: the application's buffer may be sent from (not for buffered
  * sends, whose buffer is free again at once). */
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
                          const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d,
                          int keep_ref);
+/* Releasing a pipelined message whose chunks are still on their way hands
+ * them to compi, which completes them in the background. */
 void compi_outgoing_release(compi_outgoing *out);
+/* Pipelined messages (lib/core/pipeline.c). After the caller posted out's
+ * header-only frame with the application's send mode, this compresses and
+ * posts the chunks (nothing to do unless out->pipe), and reports the
+ * outcome to d. */
+int compi_outgoing_stream(compi_outgoing *out, compi_decision *d);
+/* out's header frame for a message of size packed bytes at src (packed:
+ * compi's copy, freed once streamed) in chunks of chunk bytes. */
+int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_t size, size_t chunk,
+                       const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci,
+                       int dest);
+/* 1 when every chunk send completed (wait: block until they have). */
+int compi_pipe_done(struct compi_pipe *p, int wait);
+/* The header's send was cancelled: so are the chunks. */
+void compi_pipe_cancel(struct compi_pipe *p);
+void compi_pipe_free(struct compi_pipe *p);
+/* A fresh tag on compi's side communicator (escapes, pipelined chunks). */
+int compi_side_tag(void);
 /* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying
  * codec unless NULL (raw if it does not shrink the data). A compressed
  * frame is never longer than the data. */
@@ -292,6 +297,15 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
 /* Places an unframed message held in memory into (buf,count,dt). */
 int compi_bytes_deliver(const void *bytes, size_t n, void *buf, int count, MPI_Datatype dt, MPI_Status *st);
 void compi_incoming_release(compi_incoming *in);
+/* Receives and decodes the chunks of the pipelined message whose header h
+ * came from source (a rank of ci) into (buf,count,dt); sets st's count;
+ * MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error (naming the chunk). */
+int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
+                       MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm);
+/* What a truncated receive leaves in the buffer and reports, as the MPI
+ * underneath does (message.c). */
+int compi_trunc_writes_prefix(void);
+size_t compi_truncated_count(uint64_t original);
 int compi_raise(MPI_Comm comm, int code);
 /* Copies compi's status to the application's: single-completion calls and
  * probes never modify MPI_ERROR (MPI-3.1 3.2.5), so it is kept. */

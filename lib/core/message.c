@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "core/requests.h"
 
 /* Non-contiguous receives: under MPICH (ch4/UCX) bytes do not land in
  * non-contiguous typed layouts (measured: 15032 B into {32 B, struct x K}
@@ -40,42 +40,29 @@ int compi_raise(MPI_Comm comm, int code)
 
 /* fill_raw = 0: a contiguous message that ends up raw is not copied into
  * the frame (the caller sends it from the application's buffer). *codec_out:
- * the frame's codec id (COMPI_CODEC_RAW when it went raw). */
+ * the frame's codec id (COMPI_CODEC_RAW when it went raw). pipe: where a
+ * message the decision pipelines gets its header frame (pipeline.c; then
+ * *codec_out is COMPI_CODEC_CHUNKED and nothing else is returned); NULL
+ * encodes every message whole. */
 static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
                         compi_decision *d, unsigned char **frame_out, size_t *frame_len, int fill_raw,
-                        uint8_t *codec_out)
+                        uint8_t *codec_out, compi_outgoing *pipe, const compi_comm_info *ci, int dest)
 {
     size_t size = (size_t)ti->size;
-    compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size};
+    compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size, 0};
     int use_data = compi_decision_needs_data(d) && size > 0;
     /* Compressed payloads are padded to whole elements: a receiver that
      * lets the frame land in its typed buffer (MPICH) rejects partial ones. */
     size_t pad_unit = ti->type_size > 1 ? (size_t)ti->type_size : 1;
-    size_t cap = size;
-    if (use_data) {
-        /* room for whichever codec the decision ends with */
-        for (size_t i = 0; i < compi_codec_count(); i++) {
-            size_t b = compi_codec_at(i)->bound(size);
-            if (b > cap) cap = b;
-        }
-        cap += pad_unit;
-    }
-    unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
     void *packed = NULL;
-    if (!frame) return MPI_ERR_NO_MEM;
-    unsigned char *payload = frame + COMPI_FRAME_HEADER_SIZE;
     const char *src = (const char *)buf + ti->true_lb;
-    size_t wire_payload = size;
-    if (!ti->contiguous) {
-        /* Without a codec, pack straight into the frame; with one, pack aside. */
-        packed = use_data ? malloc(size) : (void *)payload;
-        if (!packed) { free(frame); return MPI_ERR_NO_MEM; }
+    if (use_data && !ti->contiguous) {
+        /* A codec reads the bytes packed aside (without one, they are packed
+         * straight into the frame below). */
+        packed = malloc(size);
+        if (!packed) return MPI_ERR_NO_MEM;
         int rc = compi_pack_bytes(buf, count, dt, packed, size);
-        if (rc != MPI_SUCCESS) {
-            if (packed != (void *)payload) free(packed);
-            free(frame);
-            return rc;
-        }
+        if (rc != MPI_SUCCESS) { free(packed); return rc; }
         src = packed;
     }
     if (use_data && (d->evaluate || d->trace)) compi_decision_evaluate(d, src, size, ti);
@@ -85,14 +72,43 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         /* Incompressible data (random, already compressed) would cost a whole
          * compression for nothing: try a slice from the middle first. */
         size_t off = (size / 2 - COMPI_SAMPLE_BYTES / 2) & ~(size_t)7;
+        size_t scap = codec->bound(COMPI_SAMPLE_BYTES);
+        void *sample = malloc(scap);
+        if (!sample) { free(packed); return MPI_ERR_NO_MEM; }
         uint64_t t0 = compi_now_ns();
-        long long slen = codec->compress(src + off, COMPI_SAMPLE_BYTES, payload, cap, &params);
+        long long slen = codec->compress(src + off, COMPI_SAMPLE_BYTES, sample, scap, &params);
         COMPI_STAT_ADD(compress_ns, compi_now_ns() - t0);
+        free(sample);
         if (slen < 0 || (double)slen > COMPI_SAMPLE_MAX_RATIO * COMPI_SAMPLE_BYTES) {
             COMPI_STAT_ADD(raw_incompressible, 1);
             compi_decision_outcome(d, size, -1, 0);
             codec = NULL;
         }
+    }
+    size_t chunk = codec && pipe ? compi_decision_chunk(d, size) : 0;
+    if (chunk) {
+        int rc = compi_pipe_prepare(pipe, src, packed, size, chunk, codec, &params, ci, dest);
+        if (rc != MPI_SUCCESS) { free(packed); return rc; }
+        *codec_out = COMPI_CODEC_CHUNKED;
+        return MPI_SUCCESS;
+    }
+    size_t cap = size;
+    if (codec) {
+        /* room for whichever codec the decision ends with */
+        for (size_t i = 0; i < compi_codec_count(); i++) {
+            size_t b = compi_codec_at(i)->bound(size);
+            if (b > cap) cap = b;
+        }
+        cap += pad_unit;
+    }
+    unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
+    if (!frame) { free(packed); return MPI_ERR_NO_MEM; }
+    unsigned char *payload = frame + COMPI_FRAME_HEADER_SIZE;
+    size_t wire_payload = size;
+    if (!ti->contiguous && !packed) {
+        int rc = compi_pack_bytes(buf, count, dt, payload, size);
+        if (rc != MPI_SUCCESS) { free(frame); return rc; }
+        src = (const char *)payload;
     }
     if (codec) {
         uint64_t t0 = compi_now_ns();
@@ -120,7 +136,7 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
     }
     if (h.codec == COMPI_CODEC_RAW && size && src != (const char *)payload && (fill_raw || packed))
         memcpy(payload, src, size);
-    if (packed != (void *)payload) free(packed);
+    free(packed);
     compi_frame_write_header(frame, &h);
     *codec_out = h.codec;
     *frame_out = frame;
@@ -132,7 +148,7 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
                        compi_decision *d, unsigned char **frame, size_t *frame_len)
 {
     uint8_t codec;
-    return compi_encode(buf, count, dt, ti, d, frame, frame_len, 1, &codec);
+    return compi_encode(buf, count, dt, ti, d, frame, frame_len, 1, &codec, NULL, NULL, -1);
 }
 
 static void compi_outgoing_user(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt, size_t size)
@@ -176,8 +192,8 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     unsigned char *frame;
     size_t flen;
     uint8_t codec;
-    int rc = compi_encode(buf, count, dt, &ti, d, &frame, &flen, !in_place, &codec);
-    if (rc != MPI_SUCCESS) return rc;
+    int rc = compi_encode(buf, count, dt, &ti, d, &frame, &flen, !in_place, &codec, out, ci, dest);
+    if (rc != MPI_SUCCESS || codec == COMPI_CODEC_CHUNKED) return rc;
     if (codec != COMPI_CODEC_RAW) {
         compi_outgoing_bytes(out, frame, 0, flen);
         return MPI_SUCCESS;
@@ -205,6 +221,18 @@ void compi_outgoing_release(compi_outgoing *out)
 {
     free(out->tmp);
     out->tmp = NULL;
+    if (!out->pipe) return;
+    if (compi_pipe_done(out->pipe, 0)) {
+        compi_pipe_free(out->pipe);
+    } else {
+        /* chunks still travelling: compi completes them (requests.c) */
+        compi_req *r = compi_req_new(COMPI_REQ_SEND, compi_g.aside_comm, NULL, COMPI_FAM_SEND);
+        r->out = calloc(1, sizeof *r->out);
+        if (!r->out) compi_die("out of memory keeping a pipelined message's chunks");
+        r->out->pipe = out->pipe;
+        compi_orphan_add(r);
+    }
+    out->pipe = NULL;
 }
 
 /* ------------------------------------------------------------- receiving */
@@ -290,7 +318,11 @@ void compi_status_empty(MPI_Status *st)
 #else
 #define COMPI_TRUNC_WRITES_PREFIX 1
 #endif
-static size_t compi_truncated_count(uint64_t original)
+int compi_trunc_writes_prefix(void)
+{
+    return COMPI_TRUNC_WRITES_PREFIX;
+}
+size_t compi_truncated_count(uint64_t original)
 {
     return COMPI_TRUNC_WRITES_PREFIX ? (size_t)original : 0;
 }
@@ -337,6 +369,7 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
 static int compi_frame_length_ok(const compi_frame_header *h, uint64_t arrived)
 {
     if (h->codec == COMPI_CODEC_RAW) return arrived == h->payload_len;
+    if (h->codec == COMPI_CODEC_CHUNKED) return arrived == 0;
     return arrived >= h->payload_len && arrived <= h->original_len;
 }
 
@@ -376,8 +409,9 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
     COMPI_STAT_ADD(frames_decoded, 1);
     if (compi_frame_read_header(frame, frame_len, &h, why, sizeof why) != COMPI_OK)
         return compi_frame_fail(comm, st, why);
-    if (h.codec == COMPI_CODEC_ESCAPE)   /* escapes are resolved where they arrive */
-        return compi_frame_fail(comm, st, "escape header where a whole frame was expected");
+    if (h.codec == COMPI_CODEC_ESCAPE || h.codec == COMPI_CODEC_CHUNKED)   /* resolved where they arrive */
+        return compi_frame_fail(comm, st, h.codec == COMPI_CODEC_ESCAPE ? "escape header where a whole frame was expected"
+                                                                        : "pipelined header where a whole frame was expected");
     if (!compi_frame_length_ok(&h, (uint64_t)frame_len - COMPI_FRAME_HEADER_SIZE)) {
         snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
                  (unsigned long long)h.payload_len, frame_len - COMPI_FRAME_HEADER_SIZE);
@@ -536,9 +570,11 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
     if (kind == COMPI_ARRIVAL_BAD) return compi_frame_fail(comm, st, why);
     if (!compi_frame_length_ok(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE)) {
         snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
-                 (unsigned long long)h.payload_len, n - COMPI_FRAME_HEADER_SIZE);
+                 (unsigned long long)(h.codec == COMPI_CODEC_CHUNKED ? 0 : h.payload_len), n - COMPI_FRAME_HEADER_SIZE);
         return compi_frame_fail(comm, st, why);
     }
+    if (h.codec == COMPI_CODEC_CHUNKED)
+        return compi_pipe_receive(ci, st->MPI_SOURCE, &h, in->buf, in->count, in->dt, &in->ti, st, comm);
     if (in->tmp) return compi_payload_deliver(&h, (const unsigned char *)in->tmp + COMPI_FRAME_HEADER_SIZE, in->buf, in->count, in->dt, st, comm);
     return compi_incoming_inplace_frame(in, &h, st, comm);
 }

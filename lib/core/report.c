@@ -26,6 +26,10 @@ typedef struct {
     uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
     uint64_t evaluations, evaluate_ns;
     uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
+    uint64_t pipe_msgs[COMPI_CODEC_SLOTS], pipe_chunks[COMPI_CODEC_SLOTS], pipe_raw_chunks[COMPI_CODEC_SLOTS];
+    uint64_t pipe_c_ns[COMPI_CODEC_SLOTS], pipe_c_hidden_ns[COMPI_CODEC_SLOTS];
+    uint64_t pipe_d_ns[COMPI_CODEC_SLOTS], pipe_d_hidden_ns[COMPI_CODEC_SLOTS];
+    uint64_t pipe_recv_msgs, pipe_wait_ns;
     uint64_t coll[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];   /* lib/coll/coll.h */
 } compi_rank_record;
 
@@ -52,7 +56,16 @@ static void compi_record_fill(compi_rank_record *r)
         r->codec_msgs[i] = compi_st.codec_msgs[i];
         r->codec_in[i] = compi_st.codec_in[i];
         r->codec_out[i] = compi_st.codec_out[i];
+        r->pipe_msgs[i] = compi_st.pipe_msgs[i];
+        r->pipe_chunks[i] = compi_st.pipe_chunks[i];
+        r->pipe_raw_chunks[i] = compi_st.pipe_raw_chunks[i];
+        r->pipe_c_ns[i] = compi_st.pipe_compress_ns[i];
+        r->pipe_c_hidden_ns[i] = compi_st.pipe_compress_hidden_ns[i];
+        r->pipe_d_ns[i] = compi_st.pipe_decompress_ns[i];
+        r->pipe_d_hidden_ns[i] = compi_st.pipe_decompress_hidden_ns[i];
     }
+    r->pipe_recv_msgs = compi_st.pipe_recv_msgs;
+    r->pipe_wait_ns = compi_st.pipe_wait_ns;
     for (int k = 0; k < COMPI_COLL_KINDS; k++)
         for (int f = 0; f < COMPI_COLL_FIELDS; f++)
             r->coll[k][f] = __atomic_load_n(&compi_coll_st[k][f], __ATOMIC_RELAXED);
@@ -75,6 +88,30 @@ static void compi_json_collectives(FILE *f, const compi_rank_record *r)
         first = 0;
     }
     fprintf(f, "}");
+}
+
+/* Pipelined messages per codec: chunks, and how much codec time ran while
+ * other chunks were on the wire (sender: every compression but the first;
+ * receiver: every decompression but the last). */
+static void compi_json_pipelined(FILE *f, const compi_rank_record *r, const char *indent)
+{
+    fprintf(f, "%s\"pipelined\": {\"received\": %llu, \"wait_seconds\": %.6f, \"codecs\": {", indent,
+            (unsigned long long)r->pipe_recv_msgs, r->pipe_wait_ns * 1e-9);
+    int first = 1;
+    for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
+        if (!r->pipe_msgs[id] && !r->pipe_d_ns[id]) continue;
+        const compi_codec *c = compi_codec_by_id((uint8_t)id);
+        uint64_t all = r->pipe_c_ns[id] + r->pipe_d_ns[id], hidden = r->pipe_c_hidden_ns[id] + r->pipe_d_hidden_ns[id];
+        fprintf(f, "%s\"%s\": {\"messages\": %llu, \"chunks\": %llu, \"raw_chunks\": %llu, "
+                   "\"compress_seconds\": %.6f, \"compress_hidden_seconds\": %.6f, "
+                   "\"decompress_seconds\": %.6f, \"decompress_hidden_seconds\": %.6f, \"overlap\": %.3f}",
+                first ? "" : ", ", c ? c->name : "raw", (unsigned long long)r->pipe_msgs[id],
+                (unsigned long long)r->pipe_chunks[id], (unsigned long long)r->pipe_raw_chunks[id],
+                r->pipe_c_ns[id] * 1e-9, r->pipe_c_hidden_ns[id] * 1e-9, r->pipe_d_ns[id] * 1e-9,
+                r->pipe_d_hidden_ns[id] * 1e-9, all ? (double)hidden / (double)all : 0.0);
+        first = 0;
+    }
+    fprintf(f, "}},\n");
 }
 
 static void compi_record_add(compi_rank_record *sum, const compi_rank_record *r)
@@ -115,7 +152,9 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
                 r->codec_out[id] ? (double)r->codec_in[id] / (double)r->codec_out[id] : 0.0);
         first = 0;
     }
-    fprintf(f, "},\n%s\"calls\": {", indent);
+    fprintf(f, "},\n");
+    compi_json_pipelined(f, r, indent);
+    fprintf(f, "%s\"calls\": {", indent);
     first = 1;
     for (int i = 0; i < compi_call_count_n; i++) {
         if (!calls[i]) continue;
@@ -210,6 +249,17 @@ static void compi_summary(const compi_rank_record *t)
                             "(all ranks)\n", in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0,
                     t->compress_ns * 1e-9, t->decompress_ns * 1e-9);
     }
+    uint64_t pm = 0, pc = 0, pall = 0, phid = 0;
+    for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
+        pm += t->pipe_msgs[id];
+        pc += t->pipe_chunks[id];
+        pall += t->pipe_c_ns[id] + t->pipe_d_ns[id];
+        phid += t->pipe_c_hidden_ns[id] + t->pipe_d_hidden_ns[id];
+    }
+    if (pm)
+        fprintf(stderr, "compi: %llu of them pipelined in %llu chunks; %.0f%% of their codec time ran while other "
+                        "chunks were on the wire\n", (unsigned long long)pm, (unsigned long long)pc,
+                pall ? 100.0 * (double)phid / (double)pall : 0.0);
     if (t->evaluations)
         fprintf(stderr, "compi: %llu sample evaluation(s) took %.3f s (all ranks)\n",
                 (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);

@@ -87,6 +87,12 @@ void compi_req_destroy(compi_req *r)
 int compi_req_finish_op(compi_req *r, MPI_Status *st)
 {
     int rc = MPI_SUCCESS;
+    if (r->out && r->out->pipe) {
+        /* a pipelined send whose header was cancelled takes its chunks along */
+        int cancelled = 0;
+        PMPI_Test_cancelled(st, &cancelled);
+        if (cancelled) compi_pipe_cancel(r->out->pipe);
+    }
     if (r->delivered) {
         *st = r->delivered_status;
         rc = r->delivered_rc;
@@ -146,6 +152,9 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     MPI_Request inner;
     rc = compi_isend_fn[mode](out->addr, out->count, out->dt, dest, tag, r->comm, &inner);
     if (rc != MPI_SUCCESS) { compi_outgoing_release(out); free(out); return rc; }
+    /* a pipelined message's chunks follow its header (pipeline.c) */
+    rc = compi_outgoing_stream(out, &d);
+    if (rc != MPI_SUCCESS) { PMPI_Request_free(&inner); compi_outgoing_release(out); free(out); return rc; }
     if (buffered) {
         /* Buffered sends complete locally: compi owns the copy, sends it in
          * the background, and the application's request is already done. */
@@ -203,6 +212,11 @@ void compi_orphans_progress(int wait_all)
         list = r->next;
         MPI_Status st;
         int done = 0;
+        if (r->out && r->out->pipe && r->inner == MPI_REQUEST_NULL && !compi_pipe_done(r->out->pipe, wait_all)) {
+            r->next = keep;   /* a pipelined message's chunks, still travelling */
+            keep = r;
+            continue;
+        }
         int prc = wait_all ? (done = 1, PMPI_Wait(&r->inner, &st)) : PMPI_Test(&r->inner, &done, &st);
         st.MPI_ERROR = prc;
         if (done) {

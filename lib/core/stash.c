@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,9 +96,31 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
     compi_frame_header h;
     char why[200];
-    compi_arrival kind = compi_arrival_resolve(compi_comm_lookup(comm), st.MPI_SOURCE, frame, (size_t)wire,
-                                               (size_t)wire, 0, &h, rc, why, sizeof why);
+    const compi_comm_info *ci = compi_comm_lookup(comm);
+    compi_arrival kind = compi_arrival_resolve(ci, st.MPI_SOURCE, frame, (size_t)wire, (size_t)wire, 0, &h, rc, why,
+                                               sizeof why);
     if (*rc == MPI_SUCCESS && kind == COMPI_ARRIVAL_BAD) *rc = compi_frame_fail(comm, &st, why);
+    if (*rc == MPI_SUCCESS && kind == COMPI_ARRIVAL_FRAME && h.codec == COMPI_CODEC_CHUNKED) {
+        /* A pipelined message: its chunks are taken now, so that what is
+         * stashed is whole and nothing stays on compi's side communicator. */
+        unsigned char *whole = NULL;
+        if (wire != COMPI_FRAME_HEADER_SIZE) {
+            snprintf(why, sizeof why, "pipelined header followed by %lld bytes", (long long)wire - COMPI_FRAME_HEADER_SIZE);
+            *rc = compi_frame_fail(comm, &st, why);
+        } else if (h.original_len > (uint64_t)INT_MAX || !(whole = malloc((size_t)h.original_len))) {
+            *rc = MPI_ERR_NO_MEM;
+        } else {
+            compi_typeinfo ti;
+            compi_typeinfo_get(MPI_BYTE, (int)h.original_len, &ti);
+            MPI_Status cst = st;
+            *rc = compi_pipe_receive(ci, st.MPI_SOURCE, &h, whole, (int)h.original_len, MPI_BYTE, &ti, &cst, comm);
+        }
+        free(frame);
+        frame = whole;
+        if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
+        wire = (MPI_Count)h.original_len;
+        kind = COMPI_ARRIVAL_UNFRAMED;
+    }
     if (*rc != MPI_SUCCESS) {
         free(s);
         free(frame);

@@ -197,6 +197,15 @@ static int set_escape_wait(compi_config *c, const char *v, char *why, size_t why
     return compi_parse_double(v, 0.001, 86400, &c->escape_wait_s) == COMPI_OK
                ? COMPI_OK : COMPI_BAD("is not valid; expected seconds from 0.001 to 86400 (default 60)");
 }
+static int set_chunk(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    size_t n;
+    if (strcmp(v, "auto") == 0) c->chunk = 0;
+    else if (strcmp(v, "off") == 0) c->chunk = COMPI_CHUNK_OFF;
+    else if (compi_parse_size(v, &n) == COMPI_OK && n >= 4096 && n <= (64u << 20) && (n & (n - 1)) == 0) c->chunk = n;
+    else return COMPI_BAD("is not valid; expected auto (from the link model), off, or a power of two from 4K to 64M");
+    return COMPI_OK;
+}
 static int set_ranks_per_node(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_int(v, 0, 1 << 30, &c->ranks_per_node) == COMPI_OK
@@ -230,6 +239,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_REPORT] = {{"report", "COMPI_REPORT", "", 1}, PATH_AT(report_path)},
     [COMPI_SET_VERBOSE] = {{"verbose", "COMPI_VERBOSE", "0", 0}, set_verbose, 0},
     [COMPI_SET_ESCAPE_WAIT] = {{"escape_wait", "COMPI_ESCAPE_WAIT", "60", 0}, set_escape_wait, 0},
+    [COMPI_SET_CHUNK] = {{"chunk", "COMPI_CHUNK", "auto", 0}, set_chunk, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
                                         set_ranks_per_node, 0},
 };

@@ -31,7 +31,7 @@ enum {
     COMPI_SET_ADAPT_REEVAL, COMPI_SET_ADAPT_REEVAL_BYTES, COMPI_SET_ADAPT_MISTAKES, COMPI_SET_ADAPT_BACKOFF,
     COMPI_SET_ADAPT_MIN_SPEEDUP, COMPI_SET_ADAPT_SAMPLE, COMPI_SET_ADAPT_REFRESH, COMPI_SET_TRACE,
     COMPI_SET_TRACE_MAX, COMPI_SET_RULES, COMPI_SET_LEVEL, COMPI_SET_REPORT, COMPI_SET_VERBOSE,
-    COMPI_SET_ESCAPE_WAIT, COMPI_SET_DEBUG_RANKS_PER_NODE,
+    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_DEBUG_RANKS_PER_NODE,
     COMPI_SET_COUNT
 };
 
@@ -42,6 +42,8 @@ typedef enum {
 
 #define COMPI_CONFIG_PATH_MAX 1024
 
+#define COMPI_CHUNK_OFF ((size_t)-1)
+
 typedef struct {
     compi_mode mode;
     const compi_codec *codec;     /* fixed mode's codec */
@@ -50,7 +52,10 @@ typedef struct {
     char report_path[COMPI_CONFIG_PATH_MAX];    /* COMPI_REPORT; empty = no JSON */
     int verbose;                  /* COMPI_VERBOSE */
     int ranks_per_node;           /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
-    double escape_wait_s;         /* COMPI_ESCAPE_WAIT: how long an escape's first bytes may be missing */
+    double escape_wait_s;         /* COMPI_ESCAPE_WAIT: how long a message's side parts (an escape's
+                                     first bytes, a pipelined message's next chunk) may be missing */
+    size_t chunk;                 /* COMPI_CHUNK: pipelined chunk size; 0 = from the link model,
+                                     COMPI_CHUNK_OFF = never pipeline */
     /* adaptive engine */
     char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */

@@ -16,13 +16,40 @@ double compi_estimate_net_us(const compi_estimate_ctx *x, double bytes)
     return compi_net_time_us(x->link, bytes) * x->net_scale;
 }
 
+size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size)
+{
+    if (x->chunk_cfg == COMPI_ESTIMATE_NO_CHUNKS || !x->link) return 0;
+    if (x->chunk_cfg) return size >= 2 * x->chunk_cfg ? x->chunk_cfg : 0;
+    if (size < COMPI_CHUNK_MIN_COUNT * (size_t)COMPI_CHUNK_AUTO_MIN) return 0;
+    const double mib = 1024.0 * 1024.0;
+    double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
+    double t = compi_estimate_net_us(x, mib) - alpha * x->net_scale;
+    double per_us = t > 0 ? mib / t : mib;          /* bandwidth, bytes per microsecond */
+    double want = 16.0 * alpha * x->net_scale * per_us;
+    size_t chunk = COMPI_CHUNK_AUTO_MIN;
+    while ((double)chunk < want && chunk < COMPI_CHUNK_AUTO_MAX) chunk <<= 1;
+    while (chunk > COMPI_CHUNK_AUTO_MIN && size / chunk < COMPI_CHUNK_MIN_COUNT) chunk >>= 1;
+    return chunk;
+}
+
 double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c, size_t size, double ratio,
                               double compress_us)
 {
     if (ratio <= 0) return 0;
     double raw = compi_estimate_net_us(x, (double)size + COMPI_ESTIMATE_HEADER);
     double d_us = compress_us * compi_codec_model_d_over_c(x->codecs, c, x->dtclass, ratio);
-    double comp = compi_estimate_net_us(x, (double)size / ratio + COMPI_ESTIMATE_HEADER) + compress_us + d_us;
+    size_t chunk = compi_estimate_chunk(x, size);
+    if (!chunk) {
+        double comp = compi_estimate_net_us(x, (double)size / ratio + COMPI_ESTIMATE_HEADER) + compress_us + d_us;
+        return raw / comp;
+    }
+    double n = (double)((size + chunk - 1) / chunk);
+    double c1 = compress_us / n, d1 = d_us / n;
+    double w1 = compi_estimate_net_us(x, (double)size / ratio + n * COMPI_ESTIMATE_HEADER) / n;
+    double slowest = c1 > w1 ? c1 : w1;
+    if (d1 > slowest) slowest = d1;
+    /* the header-only message travels first, during the first compression */
+    double comp = c1 + w1 + d1 + (n - 1) * slowest;
     return raw / comp;
 }
 

@@ -3,6 +3,14 @@
  *
  *   speedup = T_net(S) / (T_net(S/r) + T_c + T_d),  T_d = T_c * d_over_c
  *
+ * for a message sent whole; a pipelined one (compi_estimate_chunk: n chunks,
+ * lib/core/pipeline.c) overlaps the three stages, chunk by chunk:
+ *
+ *   T = c + w + d + (n - 1) * max(c, w, d),  c = T_c/n, d = T_d/n,
+ *   w = T_net(S/r + n*32)/n
+ *
+ * so its bound is min(r, T_net(S)/T_c, T_net(S)/T_d) as n grows.
+ *
  * r and T_c are measured by compressing a sample of the message (strided
  * slices, so a 1 MiB message costs a 64 KiB compression per candidate). */
 #ifndef COMPI_ENGINE_ESTIMATE_H
@@ -22,7 +30,13 @@ typedef struct {
     int dtclass;
     size_t elem_size;
     int level;
+    size_t chunk_cfg;                /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
 } compi_estimate_ctx;
+#define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
+/* Pipelining starts at this many chunks of at least COMPI_CHUNK_AUTO_MIN. */
+#define COMPI_CHUNK_AUTO_MIN (64 * 1024)
+#define COMPI_CHUNK_AUTO_MAX (1024 * 1024)
+#define COMPI_CHUNK_MIN_COUNT 4
 
 typedef struct {
     const compi_codec *codec;        /* NULL: raw is best */
@@ -32,6 +46,13 @@ typedef struct {
 } compi_estimate;
 
 double compi_estimate_net_us(const compi_estimate_ctx *x, double bytes);
+/* The chunk size a message of size bytes is pipelined in over x's link, or
+ * 0 when it goes whole. With chunk_cfg 0 (auto): the smallest power of two
+ * from 64 KiB that is at least 16 x latency x bandwidth (a chunk's latency
+ * then costs <= 1/16 of its wire time), at most 1 MiB, and small enough for
+ * 4 chunks; messages below 4 x 64 KiB go whole. A fixed chunk_cfg pipelines
+ * messages of at least two chunks. */
+size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size);
 /* The formula above for a message of size bytes. */
 double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c, size_t size, double ratio,
                               double compress_us);

@@ -1,11 +1,11 @@
 /* The wire frame header. Little-endian fixed layout, 32 bytes:
- *   0 magic "CMPI" | 4 version | 5 codec id (0 raw) | 6 dtclass | 7 flags (0)
+ *   0 magic "CMPI" | 4 version | 5 codec id (0 raw) | 6 dtclass | 7 flags
  *   8 original_len u64 | 16 payload_len u64 | 24 check u32 | 28 reserved (0)
  * The check is FNV-1a over bytes 0..23, so a damaged header is named as such
  * instead of being decoded as garbage lengths. */
 #include <stdio.h>
 #include <string.h>
-#include "core/internal.h"
+#include "frame/frame.h"
 
 static void compi_put_u32(unsigned char *p, uint32_t v)
 {
@@ -41,7 +41,7 @@ void compi_frame_write_header(void *dst, const compi_frame_header *h)
     p[4] = COMPI_FRAME_VERSION;
     p[5] = h->codec;
     p[6] = h->dtclass;
-    p[7] = 0;
+    p[7] = h->flags;
     compi_put_u64(p + 8, h->original_len);
     compi_put_u64(p + 16, h->payload_len);
     compi_put_u32(p + 24, compi_header_check(p));
@@ -75,7 +75,9 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
     h->dtclass = p[6];
     h->original_len = compi_get_u64(p + 8);
     h->payload_len = compi_get_u64(p + 16);
-    if (h->codec != COMPI_CODEC_RAW && h->codec != COMPI_CODEC_ESCAPE && !compi_codec_by_id(h->codec)) {
+    h->flags = p[7];
+    if (h->codec != COMPI_CODEC_RAW && h->codec != COMPI_CODEC_ESCAPE && h->codec != COMPI_CODEC_CHUNKED &&
+        !compi_codec_by_id(h->codec)) {
         snprintf(why, whylen, "frame names unknown codec id %u", h->codec);
         return COMPI_ERR_CORRUPT;
     }
@@ -89,8 +91,94 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
                  (unsigned long long)h->original_len, COMPI_FRAME_HEADER_SIZE);
         return COMPI_ERR_CORRUPT;
     }
+    if (h->codec == COMPI_CODEC_CHUNKED) {
+        if (h->flags < COMPI_CHUNK_LOG2_MIN || h->flags > COMPI_CHUNK_LOG2_MAX) {
+            snprintf(why, whylen, "pipelined message header names chunks of 2^%u bytes (2^%d..2^%d expected)",
+                     h->flags, COMPI_CHUNK_LOG2_MIN, COMPI_CHUNK_LOG2_MAX);
+            return COMPI_ERR_CORRUPT;
+        }
+        if (compi_chunk_count(h->original_len, h->flags) < 2) {
+            snprintf(why, whylen, "pipelined message of %llu bytes in chunks of %llu (at least two chunks expected)",
+                     (unsigned long long)h->original_len, 1ull << h->flags);
+            return COMPI_ERR_CORRUPT;
+        }
+        if (h->payload_len > 0x7fffffffu) {
+            snprintf(why, whylen, "pipelined message header names side tag %llu (not an MPI tag)",
+                     (unsigned long long)h->payload_len);
+            return COMPI_ERR_CORRUPT;
+        }
+    } else if (h->flags) {
+        snprintf(why, whylen, "frame header flags 0x%02x on a frame that has none", h->flags);
+        return COMPI_ERR_CORRUPT;
+    }
     if (h->dtclass >= COMPI_CLASS_COUNT) {
         snprintf(why, whylen, "frame names unknown datatype class %u", h->dtclass);
+        return COMPI_ERR_CORRUPT;
+    }
+    return COMPI_OK;
+}
+
+/* ---------------------------------------------------------------- chunks */
+
+size_t compi_chunk_capacity(size_t len)
+{
+    size_t cap = len;
+    for (size_t i = 0; i < compi_codec_count(); i++) {
+        size_t b = compi_codec_at(i)->bound(len);
+        if (b > cap) cap = b;
+    }
+    return COMPI_FRAME_HEADER_SIZE + cap;
+}
+
+long long compi_chunk_encode(const void *src, size_t len, const compi_codec *codec, const compi_codec_params *p,
+                             unsigned char *out, size_t cap, int *compressed)
+{
+    compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)p->dtclass, len, len, 0};
+    if (cap < COMPI_FRAME_HEADER_SIZE + len) return COMPI_ERR_DST_TOO_SMALL;
+    unsigned char *payload = out + COMPI_FRAME_HEADER_SIZE;
+    *compressed = 0;
+    if (codec && len) {
+        long long n = codec->compress(src, len, payload, cap - COMPI_FRAME_HEADER_SIZE, p);
+        if (n >= 0 && (size_t)n < len) {
+            h.codec = codec->id;
+            h.payload_len = (uint64_t)n;
+            *compressed = 1;
+        }
+    }
+    if (!*compressed && len) memcpy(payload, src, len);
+    compi_frame_write_header(out, &h);
+    return (long long)(COMPI_FRAME_HEADER_SIZE + h.payload_len);
+}
+
+int compi_chunk_decode(const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
+                       char *why, size_t whylen)
+{
+    compi_frame_header h;
+    if (compi_frame_read_header(msg, got, &h, why, whylen) != COMPI_OK) return COMPI_ERR_CORRUPT;
+    if (h.codec == COMPI_CODEC_ESCAPE || h.codec == COMPI_CODEC_CHUNKED) {
+        snprintf(why, whylen, "chunk carries a %s header", h.codec == COMPI_CODEC_ESCAPE ? "escape" : "pipelined");
+        return COMPI_ERR_CORRUPT;
+    }
+    if (h.original_len != len) {
+        snprintf(why, whylen, "chunk declares %llu bytes, %zu expected", (unsigned long long)h.original_len, len);
+        return COMPI_ERR_CORRUPT;
+    }
+    size_t plen = got - COMPI_FRAME_HEADER_SIZE;
+    if (h.payload_len != plen || (h.codec != COMPI_CODEC_RAW && plen >= len)) {
+        snprintf(why, whylen, "chunk declares %llu payload bytes, %zu arrived", (unsigned long long)h.payload_len, plen);
+        return COMPI_ERR_CORRUPT;
+    }
+    const unsigned char *payload = msg + COMPI_FRAME_HEADER_SIZE;
+    if (h.codec == COMPI_CODEC_RAW) {
+        if (len) memcpy(dst, payload, len);
+        return COMPI_OK;
+    }
+    const compi_codec *codec = compi_codec_by_id(h.codec);
+    compi_codec_params params = {(compi_dtclass)h.dtclass, 0, 0};
+    long long n = codec->decompress(payload, plen, dst, len, &params);
+    if (n < 0 || (size_t)n != len) {
+        snprintf(why, whylen, "%s chunk of %zu bytes did not decode to %zu bytes: %s", codec->name, plen, len,
+                 n < 0 ? compi_error_string((int)n) : "length mismatch");
         return COMPI_ERR_CORRUPT;
     }
     return COMPI_OK;

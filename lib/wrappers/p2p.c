@@ -48,6 +48,20 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
     compi_decision d;
     int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, tag, fam, &d, 1);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    if (out.pipe) {
+        /* Pipelined: the header goes first with the application's mode,
+         * then the chunks. The send returns once they are all posted (compi
+         * completes them), as a buffering MPI would: waiting for them would
+         * deadlock the safe Irecv-Send-Wait exchange, whose receivers take
+         * the chunks only in their Wait. */
+        MPI_Request hreq;
+        rc = compi_isend_plain[mode](out.addr, out.count, out.dt, dest, tag, comm, &hreq);
+        if (rc != MPI_SUCCESS) { compi_outgoing_release(&out); return rc; }   /* MPI raised it */
+        int src = compi_outgoing_stream(&out, &d);
+        rc = PMPI_Wait(&hreq, MPI_STATUS_IGNORE);
+        compi_outgoing_release(&out);
+        return rc != MPI_SUCCESS ? rc : compi_raise(comm, src);
+    }
     uint64_t t0 = compi_now_ns();
     rc = compi_send_fn[mode](out.addr, out.count, out.dt, dest, tag, comm);
     /* a blocking send's duration measures the link: the model is corrected online */

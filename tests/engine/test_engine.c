@@ -348,10 +348,41 @@ static void test_estimate(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     compi_net_link slow = flat_link(100, 80); /* ~100 Mbit/s */
-    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0};
+    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS};
     double s = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
     double want = (100 + (MiB + 32) * 0.08) / (100 + (MiB / 4.0 + 32) * 0.08 + 1000 + 500);
     CHECK(fabs(s - want) < 1e-9, "formula: %f vs %f", s, want);
+    /* pipelined in 4 chunks of 256 KiB: c + w + d + 3 max(c, w, d) */
+    x.chunk_cfg = 256 * KiB;
+    double c1 = 1000 / 4.0, d1 = 500 / 4.0, w1 = (100 + (MiB / 4.0 + 4 * 32) * 0.08) / 4;
+    double slow1 = c1 > w1 ? c1 : w1;
+    double want_p = (100 + (MiB + 32) * 0.08) / (c1 + w1 + d1 + 3 * (slow1 > d1 ? slow1 : d1));
+    double sp = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
+    CHECK(fabs(sp - want_p) < 1e-9, "pipelined formula: %f vs %f", sp, want_p);
+    CHECK(sp > s, "pipelining pays more than sending whole (%f vs %f)", sp, s);
+    /* many chunks approach the bound min(r, T_net/T_c, T_net/T_d) */
+    x.chunk_cfg = 64 * KiB;
+    double raw64 = 100 + (64.0 * MiB + 32) * 0.08, tc64 = 64 * 1000.0;
+    double bound = raw64 / (tc64 > raw64 / 4 ? tc64 : raw64 / 4);
+    sp = compi_estimate_speedup(&x, lz4, 64 * MiB, 4.0, tc64);
+    CHECK(sp <= bound * 1.0001 && sp > 0.99 * bound, "64 MiB in 64 KiB chunks: %f, bound %f", sp, bound);
+    /* chunk sizes: a fixed one needs two chunks; auto follows latency x bandwidth */
+    x.chunk_cfg = 4 * KiB;
+    CHECK(compi_estimate_chunk(&x, 8 * KiB) == 4 * KiB && compi_estimate_chunk(&x, 4 * KiB) == 0, "fixed chunk");
+    x.chunk_cfg = COMPI_ESTIMATE_NO_CHUNKS;
+    CHECK(compi_estimate_chunk(&x, 64 * MiB) == 0, "pipelining off");
+    x.chunk_cfg = 0;
+    CHECK(compi_estimate_chunk(&x, MiB) == 64 * KiB, "100 Mbit/s, 100 us: 64 KiB chunks (%zu)", compi_estimate_chunk(&x, MiB));
+    CHECK(compi_estimate_chunk(&x, 255 * KiB) == 0, "below 4 x 64 KiB: whole");
+    compi_net_link gbit = flat_link(50, 8);   /* 1 Gbit/s: 16 x 50 us x 125 B/us = 100 kB */
+    x.link = &gbit;
+    CHECK(compi_estimate_chunk(&x, 8 * MiB) == 128 * KiB, "1 Gbit/s, 50 us: 128 KiB (%zu)", compi_estimate_chunk(&x, 8 * MiB));
+    CHECK(compi_estimate_chunk(&x, 256 * KiB) == 64 * KiB, "at least 4 chunks (%zu)", compi_estimate_chunk(&x, 256 * KiB));
+    compi_net_link lazy = flat_link(5000, 8);
+    x.link = &lazy;
+    CHECK(compi_estimate_chunk(&x, 64 * MiB) == MiB, "high latency: at most 1 MiB (%zu)", compi_estimate_chunk(&x, 64 * MiB));
+    x.link = &slow;
+    x.chunk_cfg = COMPI_ESTIMATE_NO_CHUNKS;
     x.net_scale = 2.0;
     CHECK(compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000) > s, "a slower network makes compression pay more");
     x.net_scale = 1.0;

@@ -1,0 +1,313 @@
+/* Pipelined transfers: a large compressed message goes in chunks, so the
+ * codec of one chunk overlaps the wire time of the others.
+ *
+ * Sent whole, a compressed message costs compress + wire + decompress;
+ * pipelined, about the largest of the three (lib/engine/estimate.h has the
+ * model the decisions use). On the wire (lib/frame/frame.h):
+ *   - the application's message is a header-only frame, codec
+ *     COMPI_CODEC_CHUNKED, sent with the application's (comm, tag) and send
+ *     mode, so matching, wildcards, probes, ordering and synchronous-mode
+ *     completion are those of the application's message;
+ *   - the chunks follow on compi's side communicator (compi_g.aside_comm)
+ *     from the sender's world rank, with a tag named in the header (no
+ *     application receive can take them), in order, each a frame of its
+ *     own: compressed if that made it smaller, else raw.
+ * The sender posts the header first, then compresses chunk k+1 while chunks
+ * up to k travel (nonblocking sends, progress between chunks). The
+ * receiver, once the header matched, keeps COMPI_PIPE_SLOTS chunk receives
+ * posted and decodes chunk k straight into the application's buffer while
+ * the next ones arrive: it needs the buffer plus those slots (a
+ * non-contiguous receive stages the whole message, as it does unpipelined).
+ * A chunk that fails validation fails the receive naming the chunk; one
+ * that does not arrive within COMPI_ESCAPE_WAIT seconds of the previous one
+ * too. The chunks that are still due are drained either way. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/requests.h"
+
+#define COMPI_PIPE_SLOTS 4
+
+/* an outgoing pipelined message: its chunk sends */
+struct compi_pipe {
+    const char *src;            /* the packed bytes while streaming */
+    void *packed;               /* compi's packed copy (non-contiguous data), or NULL */
+    size_t size, chunk, n;
+    const compi_codec *codec;
+    compi_codec_params params;
+    int world_dest, tag;
+    MPI_Request *reqs;          /* n chunk sends */
+    unsigned char **bufs;       /* their messages */
+    size_t posted;              /* chunks handed to MPI (or dropped by a test) */
+    size_t done;                /* leading completed sends (all when == n) */
+};
+
+static unsigned compi_pipe_damage = (unsigned)-1;   /* COMPI_DEBUG_DAMAGE_CHUNK (tests) */
+static int compi_pipe_damage_read;
+
+/* Tests inject faults with COMPI_DEBUG_DAMAGE_CHUNK=k (damage the header of
+ * every message's chunk k) or =drop:k (never send chunk k). */
+static int compi_pipe_fault(size_t k, int *drop)
+{
+    static int dropping;
+    if (!__atomic_load_n(&compi_pipe_damage_read, __ATOMIC_ACQUIRE)) {
+        const char *v = getenv("COMPI_DEBUG_DAMAGE_CHUNK");
+        if (v && strncmp(v, "drop:", 5) == 0) { dropping = 1; v += 5; }
+        if (v && *v) compi_pipe_damage = (unsigned)strtoul(v, NULL, 10);
+        __atomic_store_n(&compi_pipe_damage_read, 1, __ATOMIC_RELEASE);
+    }
+    *drop = dropping;
+    return k == compi_pipe_damage;
+}
+
+int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_t size, size_t chunk,
+                       const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci,
+                       int dest)
+{
+    struct compi_pipe *p = calloc(1, sizeof *p);
+    unsigned char *hdr = malloc(COMPI_FRAME_HEADER_SIZE);
+    unsigned log2 = 0;
+    while (((size_t)1 << log2) < chunk) log2++;
+    if (!p || !hdr || ((size_t)1 << log2) != chunk || log2 < COMPI_CHUNK_LOG2_MIN || log2 > COMPI_CHUNK_LOG2_MAX) {
+        free(p);
+        free(hdr);
+        return p && hdr ? MPI_ERR_INTERN : MPI_ERR_NO_MEM;
+    }
+    p->src = src;
+    p->packed = packed;
+    p->size = size;
+    p->chunk = chunk;
+    p->n = compi_chunk_count(size, log2);
+    p->codec = codec;
+    p->params = *params;
+    p->world_dest = ci->peer_world[dest];
+    p->tag = compi_side_tag();
+    p->reqs = malloc(sizeof *p->reqs * p->n);
+    p->bufs = calloc(p->n, sizeof *p->bufs);
+    if (!p->reqs || !p->bufs) {
+        free(p->reqs);
+        free(p->bufs);
+        free(p);
+        free(hdr);
+        return MPI_ERR_NO_MEM;
+    }
+    for (size_t k = 0; k < p->n; k++) p->reqs[k] = MPI_REQUEST_NULL;
+    compi_frame_header h = {COMPI_CODEC_CHUNKED, (uint8_t)params->dtclass, size, (uint64_t)p->tag, (uint8_t)log2};
+    compi_frame_write_header(hdr, &h);
+    out->tmp = hdr;
+    out->addr = hdr;
+    out->count = COMPI_FRAME_HEADER_SIZE;
+    out->dt = MPI_BYTE;
+    out->wire_len = COMPI_FRAME_HEADER_SIZE;
+    out->pipe = p;
+    return MPI_SUCCESS;
+}
+
+/* Frees the sends that completed in order; returns 1 when all have. */
+static int compi_pipe_reap(struct compi_pipe *p, int wait)
+{
+    while (p->done < p->posted) {
+        int flag = 1;
+        if (p->reqs[p->done] != MPI_REQUEST_NULL) {
+            int rc = wait ? PMPI_Wait(&p->reqs[p->done], MPI_STATUS_IGNORE)
+                          : PMPI_Test(&p->reqs[p->done], &flag, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) compi_log(0, "a pipelined chunk send failed (error %d)", rc);
+        }
+        if (!flag) return 0;
+        free(p->bufs[p->done]);
+        p->bufs[p->done] = NULL;
+        p->done++;
+    }
+    return p->done == p->n;
+}
+
+int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
+{
+    struct compi_pipe *p = out->pipe;
+    if (!p) return MPI_SUCCESS;
+    size_t cap = compi_chunk_capacity(p->chunk), wire = 0, raw_chunks = 0;
+    uint64_t ns = 0, hidden = 0;
+    int rc = MPI_SUCCESS, drop;
+    for (size_t k = 0; k < p->n && rc == MPI_SUCCESS; k++) {
+        size_t off = k * p->chunk, len = p->size - off < p->chunk ? p->size - off : p->chunk;
+        unsigned char *m = malloc(cap);
+        if (!m) { rc = MPI_ERR_NO_MEM; break; }
+        int compressed;
+        uint64_t t0 = compi_now_ns();
+        long long mlen = compi_chunk_encode(p->src + off, len, p->codec, &p->params, m, cap, &compressed);
+        uint64_t t = compi_now_ns() - t0;
+        if (mlen < 0) { free(m); rc = MPI_ERR_INTERN; break; }
+        ns += t;
+        if (k) hidden += t;   /* ran while the chunks before it travelled */
+        if (!compressed) raw_chunks++;
+        wire += (size_t)mlen;
+        p->bufs[k] = m;
+        if (compi_pipe_fault(k, &drop)) {
+            if (drop) { p->posted++; continue; }
+            m[8] ^= 0x5a;   /* the chunk's declared length: its header check fails */
+        }
+        rc = PMPI_Isend(m, (int)mlen, MPI_BYTE, p->world_dest, p->tag, compi_g.aside_comm, &p->reqs[k]);
+        if (rc == MPI_SUCCESS) p->posted++;
+        compi_pipe_reap(p, 0);   /* progress for what is on the wire */
+    }
+    if (p->packed) { free(p->packed); p->packed = NULL; }
+    p->src = NULL;
+    uint8_t id = p->codec ? p->codec->id : 0;
+    COMPI_STAT_ADD(compress_ns, ns);
+    COMPI_STAT_ADD(codec_msgs[id], 1);
+    COMPI_STAT_ADD(codec_in[id], p->size);
+    COMPI_STAT_ADD(codec_out[id], wire);
+    COMPI_STAT_ADD(pipe_msgs[id], 1);
+    COMPI_STAT_ADD(pipe_chunks[id], p->n);
+    COMPI_STAT_ADD(pipe_raw_chunks[id], raw_chunks);
+    COMPI_STAT_ADD(pipe_compress_ns[id], ns);
+    COMPI_STAT_ADD(pipe_compress_hidden_ns[id], hidden);
+    /* chunks sent raw still travelled in the pipeline: the whole message is the outcome */
+    compi_decision_outcome(d, p->size, wire < p->size ? (long long)wire : -1, ns);
+    if (rc != MPI_SUCCESS) {
+        p->n = p->posted;   /* what was never posted is not waited for */
+        /* the receiver will miss chunks and fail the receive naming them */
+        compi_log(0, "pipelined send of %zu bytes to world rank %d failed after posting some chunks (error %d)",
+                  p->size, p->world_dest, rc);
+    }
+    return rc;
+}
+
+int compi_pipe_done(struct compi_pipe *p, int wait)
+{
+    return compi_pipe_reap(p, wait);
+}
+
+void compi_pipe_cancel(struct compi_pipe *p)
+{
+    for (size_t k = p->done; k < p->n; k++)
+        if (p->reqs[k] != MPI_REQUEST_NULL) PMPI_Cancel(&p->reqs[k]);
+    compi_pipe_reap(p, 1);
+}
+
+void compi_pipe_free(struct compi_pipe *p)
+{
+    if (!p) return;
+    for (size_t k = 0; k < p->n; k++) free(p->bufs[k]);
+    free(p->bufs);
+    free(p->reqs);
+    free(p->packed);
+    free(p);
+}
+
+/* ------------------------------------------------------------- receiving */
+
+/* Waits for one chunk receive; 0 when nothing arrived within the side wait. */
+static int compi_pipe_wait_chunk(MPI_Request *req, MPI_Status *st, int *rc)
+{
+    uint64_t deadline = compi_now_ns() + (uint64_t)(compi_cfg.escape_wait_s * 1e9);
+    for (unsigned spins = 0;; spins++) {
+        int flag = 0;
+        *rc = PMPI_Test(req, &flag, st);
+        if (*rc != MPI_SUCCESS || flag) return 1;
+        if ((spins & 63) == 63) {
+            if (compi_now_ns() > deadline) return 0;
+            sched_yield();
+        }
+    }
+}
+
+int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
+                       MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm)
+{
+    size_t total = (size_t)h->original_len, chunk = (size_t)1 << h->flags;
+    size_t n = compi_chunk_count(h->original_len, h->flags), cap = (size_t)ti->size;
+    int world = ci->peer_world[source], tag = (int)h->payload_len;
+    int truncated = total > cap;
+    /* bytes of the message the application's buffer gets (compi_truncated_count's rule) */
+    size_t keep = !truncated ? total : compi_trunc_writes_prefix() ? cap : 0;
+    unsigned char *dst = ti->contiguous ? (unsigned char *)buf + ti->true_lb : NULL;
+    unsigned char *linear = NULL, *scratch = NULL;
+    size_t nslots = n < COMPI_PIPE_SLOTS ? n : COMPI_PIPE_SLOTS, room = COMPI_FRAME_HEADER_SIZE + chunk;
+    unsigned char *slot[COMPI_PIPE_SLOTS] = {0};
+    MPI_Request req[COMPI_PIPE_SLOTS];
+    int rc = MPI_SUCCESS, bad = 0, lost = 0;
+    char why[256] = "";
+    uint64_t decode_ns = 0, hidden_ns = 0, wait_ns = 0;
+    uint8_t codec_id = 0;
+    if (h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
+        snprintf(why, sizeof why, "pipelined message names side tag %llu (MPI_TAG_UB is %d)",
+                 (unsigned long long)h->payload_len, compi_g.aside_tag_ub);
+        return compi_frame_fail(comm, st, why);
+    }
+    if (!dst && keep) linear = malloc(keep);
+    if (keep < total) scratch = malloc(chunk);
+    for (size_t s = 0; s < nslots; s++) {
+        req[s] = MPI_REQUEST_NULL;
+        slot[s] = malloc(room);
+    }
+    int nomem = (!dst && keep && !linear) || (keep < total && !scratch);
+    for (size_t s = 0; s < nslots; s++) nomem |= !slot[s];
+    if (nomem) {
+        /* the chunks stay unreceived: nothing sensible remains but to say so */
+        for (size_t s = 0; s < nslots; s++) free(slot[s]);
+        free(linear);
+        free(scratch);
+        return MPI_ERR_NO_MEM;
+    }
+    unsigned char *out = dst ? dst : linear;
+    for (size_t s = 0; s < nslots && rc == MPI_SUCCESS; s++)
+        rc = PMPI_Irecv(slot[s], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[s]);
+    for (size_t k = 0; k < n && rc == MPI_SUCCESS; k++) {
+        size_t s = k % nslots;
+        MPI_Status cst;
+        uint64_t t0 = compi_now_ns();
+        if (!compi_pipe_wait_chunk(&req[s], &cst, &rc)) {
+            snprintf(why, sizeof why, "chunk %zu of %zu (side tag %d) did not arrive within COMPI_ESCAPE_WAIT=%g s "
+                     "of the one before (lost, or a sender without compi)", k, n, tag, compi_cfg.escape_wait_s);
+            lost = 1;
+            break;
+        }
+        wait_ns += compi_now_ns() - t0;
+        if (rc != MPI_SUCCESS) break;
+        int got = 0;
+        PMPI_Get_count(&cst, MPI_BYTE, &got);
+        size_t off = k * chunk, len = total - off < chunk ? total - off : chunk;
+        if (!bad) {
+            /* the part of the message this chunk holds that the buffer keeps */
+            unsigned char *to = off + len <= keep ? out + off : scratch;
+            t0 = compi_now_ns();
+            char cwhy[200];
+            if (compi_chunk_decode(slot[s], (size_t)got, len, to, cwhy, sizeof cwhy) != COMPI_OK) {
+                snprintf(why, sizeof why, "chunk %zu of %zu: %s", k, n, cwhy);
+                bad = 1;
+            } else if (to == scratch && off < keep) {
+                memcpy(out + off, scratch, keep - off);
+            }
+            uint64_t t = compi_now_ns() - t0;
+            decode_ns += t;
+            if (k + 1 < n) hidden_ns += t;   /* the next chunks were on their way meanwhile */
+            if ((size_t)got >= COMPI_FRAME_HEADER_SIZE && slot[s][5] != COMPI_CODEC_RAW) codec_id = slot[s][5];
+        }
+        if (k + nslots < n) rc = PMPI_Irecv(slot[s], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[s]);
+    }
+    if (lost || rc != MPI_SUCCESS) {
+        /* do not leave receives posted on compi's side communicator */
+        for (size_t s = 0; s < nslots; s++) {
+            if (req[s] == MPI_REQUEST_NULL) continue;
+            PMPI_Cancel(&req[s]);
+            PMPI_Wait(&req[s], MPI_STATUS_IGNORE);
+        }
+    }
+    for (size_t s = 0; s < nslots; s++) free(slot[s]);
+    free(scratch);
+    if (rc == MPI_SUCCESS && !bad && !lost && linear)
+        rc = compi_unpack_bytes(linear, keep, buf, count, dt);
+    free(linear);
+    COMPI_STAT_ADD(decompress_ns, decode_ns);
+    COMPI_STAT_ADD(frames_decoded_compressed, 1);
+    COMPI_STAT_ADD(pipe_recv_msgs, 1);
+    COMPI_STAT_ADD(pipe_wait_ns, wait_ns);
+    COMPI_STAT_ADD(pipe_decompress_ns[codec_id], decode_ns);
+    COMPI_STAT_ADD(pipe_decompress_hidden_ns[codec_id], hidden_ns);
+    if (rc != MPI_SUCCESS) return rc;
+    if (bad || lost) return compi_frame_fail(comm, st, why);
+    PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(truncated ? compi_truncated_count(total) : total));
+    return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}

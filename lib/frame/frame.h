@@ -1,0 +1,82 @@
+/* compi's wire format: what a compressed (or specially sent) message looks
+ * like between two ranks on different nodes. MPI-free, so the fuzzers and
+ * the unit tests exercise exactly the code the library runs.
+ *
+ * A frame is a 32-byte header (compi_frame_write_header) and a payload:
+ *   codec 0 (raw)        the application's bytes
+ *   codec id of a codec  that codec's output for them
+ *   COMPI_CODEC_ESCAPE   a raw message whose first 32 bytes went aside
+ *                        (lib/core/escape.c); header only on the wire
+ *   COMPI_CODEC_CHUNKED  a pipelined message (lib/core/pipeline.c): header
+ *                        only; the bytes follow as chunk messages, each a
+ *                        frame of its own (raw or compressed), so the codec
+ *                        of one chunk overlaps the wire time of the next. */
+#ifndef COMPI_FRAME_H
+#define COMPI_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "compi.h"
+
+#define COMPI_FRAME_MAGIC 0x49504d43u /* "CMPI" little endian */
+#define COMPI_FRAME_VERSION 1
+#define COMPI_FRAME_HEADER_SIZE 32
+#define COMPI_CODEC_RAW 0
+/* A raw message that starts with the frame magic, sent without its first
+ * 32 bytes (they travel aside; see lib/core/escape.c). Never a codec id. */
+#define COMPI_CODEC_ESCAPE 255
+/* A pipelined message's header: original_len = the message's bytes,
+ * payload_len = the tag its chunks carry on compi's side communicator,
+ * flags = log2 of the chunk size (every chunk but the last is that long).
+ * Never a codec id. */
+#define COMPI_CODEC_CHUNKED 254
+#define COMPI_CHUNK_LOG2_MIN 12      /* 4 KiB */
+#define COMPI_CHUNK_LOG2_MAX 26      /* 64 MiB */
+
+typedef struct {
+    uint8_t codec;          /* 0 = raw */
+    uint8_t dtclass;
+    uint64_t original_len;  /* bytes of packed application data */
+    uint64_t payload_len;   /* bytes of codec output after the header; the wire may
+                               carry up to one element of zero padding after it
+                               (some MPIs refuse partial elements in typed receives) */
+    uint8_t flags;          /* 0, or COMPI_CODEC_CHUNKED's log2 chunk size */
+} compi_frame_header;
+
+void compi_frame_write_header(void *dst, const compi_frame_header *h);
+/* The one test that tells frames from unframed raw messages on framed
+ * communicators, from a message's length and its first avail bytes: raw
+ * data that passes it is escaped by the sender (escape.c). */
+static inline int compi_bytes_look_framed(const void *p, size_t avail, size_t len)
+{
+    const unsigned char *b = p;
+    return len >= COMPI_FRAME_HEADER_SIZE && avail >= 4 && b[0] == 'C' && b[1] == 'M' && b[2] == 'P' && b[3] == 'I';
+}
+/* Validates magic, version, checksum, codec id and the fields' consistency;
+ * fills why on failure (COMPI_ERR_CORRUPT). */
+int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
+                            char *why, size_t whylen);
+
+/* ---------------------------------------------------------------- chunks */
+/* Chunks of a pipelined message: chunk k holds bytes [k*chunk, k*chunk+len)
+ * of the message. */
+static inline size_t compi_chunk_count(uint64_t total, unsigned log2)
+{
+    return (size_t)((total + ((uint64_t)1 << log2) - 1) >> log2);
+}
+/* Room compi_chunk_encode needs for a chunk of len bytes. */
+size_t compi_chunk_capacity(size_t len);
+/* Encodes len bytes at src as one chunk message at out (cap bytes, at least
+ * compi_chunk_capacity(len)): the codec's output if it is smaller than the
+ * data, else the data raw (codec NULL: raw). Returns the message's length,
+ * or a negative compi error; *compressed tells which it became. */
+long long compi_chunk_encode(const void *src, size_t len, const compi_codec *codec, const compi_codec_params *p,
+                             unsigned char *out, size_t cap, int *compressed);
+/* Checks one chunk message as it arrived (got bytes at msg) against the
+ * length it must stand for and decodes it into dst (len bytes). COMPI_OK,
+ * or COMPI_ERR_CORRUPT with why naming what is wrong; dst may then hold
+ * garbage. */
+int compi_chunk_decode(const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
+                       char *why, size_t whylen);
+
+#endif
