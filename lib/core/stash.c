@@ -105,7 +105,8 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
          * stashed is whole and nothing stays on compi's side communicator. */
         unsigned char *whole = NULL;
         if (wire != COMPI_FRAME_HEADER_SIZE) {
-            snprintf(why, sizeof why, "pipelined header followed by %lld bytes", (long long)wire - COMPI_FRAME_HEADER_SIZE);
+            snprintf(why, sizeof why, "frame declares 0 payload bytes but %lld arrived (a pipelined header travels alone)",
+                     (long long)wire - COMPI_FRAME_HEADER_SIZE);
             *rc = compi_frame_fail(comm, &st, why);
         } else if (h.original_len > (uint64_t)INT_MAX || !(whole = malloc((size_t)h.original_len))) {
             *rc = MPI_ERR_NO_MEM;

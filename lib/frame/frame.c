@@ -48,8 +48,10 @@ void compi_frame_write_header(void *dst, const compi_frame_header *h)
     compi_put_u32(p + 28, 0);
 }
 
-int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
-                            char *why, size_t whylen)
+/* chunk: a pipelined message's chunk frame, whose flags byte is its index
+ * (mod 256) */
+static int compi_header_parse(const void *src, size_t avail, compi_frame_header *h, char *why, size_t whylen,
+                              int chunk)
 {
     const unsigned char *p = src;
     if (avail < COMPI_FRAME_HEADER_SIZE) {
@@ -107,7 +109,7 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
                      (unsigned long long)h->payload_len);
             return COMPI_ERR_CORRUPT;
         }
-    } else if (h->flags) {
+    } else if (h->flags && !chunk) {
         snprintf(why, whylen, "frame header flags 0x%02x on a frame that has none", h->flags);
         return COMPI_ERR_CORRUPT;
     }
@@ -116,6 +118,12 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
         return COMPI_ERR_CORRUPT;
     }
     return COMPI_OK;
+}
+
+int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
+                            char *why, size_t whylen)
+{
+    return compi_header_parse(src, avail, h, why, whylen, 0);
 }
 
 /* ---------------------------------------------------------------- chunks */
@@ -130,10 +138,10 @@ size_t compi_chunk_capacity(size_t len)
     return COMPI_FRAME_HEADER_SIZE + cap;
 }
 
-long long compi_chunk_encode(const void *src, size_t len, const compi_codec *codec, const compi_codec_params *p,
-                             unsigned char *out, size_t cap, int *compressed)
+long long compi_chunk_encode(size_t index, const void *src, size_t len, const compi_codec *codec,
+                             const compi_codec_params *p, unsigned char *out, size_t cap, int *compressed)
 {
-    compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)p->dtclass, len, len, 0};
+    compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)p->dtclass, len, len, (uint8_t)index};
     if (cap < COMPI_FRAME_HEADER_SIZE + len) return COMPI_ERR_DST_TOO_SMALL;
     unsigned char *payload = out + COMPI_FRAME_HEADER_SIZE;
     *compressed = 0;
@@ -150,13 +158,18 @@ long long compi_chunk_encode(const void *src, size_t len, const compi_codec *cod
     return (long long)(COMPI_FRAME_HEADER_SIZE + h.payload_len);
 }
 
-int compi_chunk_decode(const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
+int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
                        char *why, size_t whylen)
 {
     compi_frame_header h;
-    if (compi_frame_read_header(msg, got, &h, why, whylen) != COMPI_OK) return COMPI_ERR_CORRUPT;
+    if (compi_header_parse(msg, got, &h, why, whylen, 1) != COMPI_OK) return COMPI_ERR_CORRUPT;
     if (h.codec == COMPI_CODEC_ESCAPE || h.codec == COMPI_CODEC_CHUNKED) {
         snprintf(why, whylen, "chunk carries a %s header", h.codec == COMPI_CODEC_ESCAPE ? "escape" : "pipelined");
+        return COMPI_ERR_CORRUPT;
+    }
+    if (h.flags != (uint8_t)index) {
+        snprintf(why, whylen, "chunk numbered %u (mod 256) arrived where %u was due: a chunk is missing", h.flags,
+                 (unsigned)(uint8_t)index);
         return COMPI_ERR_CORRUPT;
     }
     if (h.original_len != len) {

@@ -9,8 +9,9 @@
  *                        (lib/core/escape.c); header only on the wire
  *   COMPI_CODEC_CHUNKED  a pipelined message (lib/core/pipeline.c): header
  *                        only; the bytes follow as chunk messages, each a
- *                        frame of its own (raw or compressed), so the codec
- *                        of one chunk overlaps the wire time of the next. */
+ *                        frame of its own (raw or compressed; flags = its
+ *                        number mod 256), so the codec of one chunk
+ *                        overlaps the wire time of the next. */
 #ifndef COMPI_FRAME_H
 #define COMPI_FRAME_H
 
@@ -40,7 +41,7 @@ typedef struct {
     uint64_t payload_len;   /* bytes of codec output after the header; the wire may
                                carry up to one element of zero padding after it
                                (some MPIs refuse partial elements in typed receives) */
-    uint8_t flags;          /* 0, or COMPI_CODEC_CHUNKED's log2 chunk size */
+    uint8_t flags;          /* 0; COMPI_CODEC_CHUNKED: log2 chunk size; a chunk: its number mod 256 */
 } compi_frame_header;
 
 void compi_frame_write_header(void *dst, const compi_frame_header *h);
@@ -66,17 +67,18 @@ static inline size_t compi_chunk_count(uint64_t total, unsigned log2)
 }
 /* Room compi_chunk_encode needs for a chunk of len bytes. */
 size_t compi_chunk_capacity(size_t len);
-/* Encodes len bytes at src as one chunk message at out (cap bytes, at least
- * compi_chunk_capacity(len)): the codec's output if it is smaller than the
- * data, else the data raw (codec NULL: raw). Returns the message's length,
- * or a negative compi error; *compressed tells which it became. */
-long long compi_chunk_encode(const void *src, size_t len, const compi_codec *codec, const compi_codec_params *p,
-                             unsigned char *out, size_t cap, int *compressed);
+/* Encodes len bytes at src as chunk number index of a message, at out (cap
+ * bytes, at least compi_chunk_capacity(len)): the codec's output if it is
+ * smaller than the data, else the data raw (codec NULL: raw); the header's
+ * flags byte numbers the chunk (mod 256). Returns the message's length, or a
+ * negative compi error; *compressed tells which it became. */
+long long compi_chunk_encode(size_t index, const void *src, size_t len, const compi_codec *codec,
+                             const compi_codec_params *p, unsigned char *out, size_t cap, int *compressed);
 /* Checks one chunk message as it arrived (got bytes at msg) against the
- * length it must stand for and decodes it into dst (len bytes). COMPI_OK,
- * or COMPI_ERR_CORRUPT with why naming what is wrong; dst may then hold
- * garbage. */
-int compi_chunk_decode(const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
+ * number and length it must have and decodes it into dst (len bytes).
+ * COMPI_OK, or COMPI_ERR_CORRUPT with why naming what is wrong; dst may
+ * then hold garbage. */
+int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
                        char *why, size_t whylen);
 
 #endif

@@ -17,8 +17,6 @@
  *
  * The header is written here from the documented wire layout
  * (lib/frame/frame.c), independently of compi's own writer. */
-#include <fcntl.h>
-#include <unistd.h>
 #include "mpitest.h"
 
 static void put_le(unsigned char *p, uint64_t v, int n)
@@ -27,13 +25,14 @@ static void put_le(unsigned char *p, uint64_t v, int n)
 }
 
 /* magic | version | codec | dtclass | flags | original u64 | payload u64 | FNV-1a of 0..23 | 0 */
-static void write_header(unsigned char *p, int version, int codec, uint64_t original, uint64_t payload)
+static void write_header_flags(unsigned char *p, int version, int codec, uint64_t original, uint64_t payload,
+                               int flags)
 {
     memcpy(p, "CMPI", 4);
     p[4] = (unsigned char)version;
     p[5] = (unsigned char)codec;
     p[6] = 3;   /* class "byte" */
-    p[7] = 0;
+    p[7] = (unsigned char)flags;
     put_le(p + 8, original, 8);
     put_le(p + 16, payload, 8);
     uint32_t h = 2166136261u;
@@ -41,8 +40,12 @@ static void write_header(unsigned char *p, int version, int codec, uint64_t orig
     put_le(p + 24, h, 4);
     put_le(p + 28, 0, 4);
 }
+static void write_header(unsigned char *p, int version, int codec, uint64_t original, uint64_t payload)
+{
+    write_header_flags(p, version, codec, original, payload, 0);
+}
 
-enum { CODEC_RAW = 0, CODEC_LZ4 = 7, CODEC_ESCAPE = 255, VERSION = 1 };
+enum { CODEC_RAW = 0, CODEC_LZ4 = 7, CODEC_CHUNKED = 254, CODEC_ESCAPE = 255, VERSION = 1 };
 
 typedef struct {
     const char *name;
@@ -59,6 +62,12 @@ static const damage damages[] = {
     {"escape length", "escaped message of"},
     {"escape never sent", "did not arrive within"},
     {"escape tag out of range", "MPI_TAG_UB is"},
+    /* pipelined messages (lib/core/pipeline.c): a header alone, its chunks on compi's side communicator */
+    {"pipelined chunk size", "pipelined message header names chunks of 2^0 bytes"},
+    {"pipelined header with data", "payload bytes but"},
+    {"pipelined single chunk", "at least two chunks expected"},
+    {"pipelined chunks never sent", "chunk 0 of 256 (side tag 4343) did not arrive within"},
+    {"flags on a plain frame", "frame header flags 0x07"},
 };
 #define ND (int)(sizeof damages / sizeof damages[0])
 
@@ -74,40 +83,22 @@ static void forge(unsigned char *m, size_t n, int k)
     case 5: write_header(m, VERSION, CODEC_LZ4, n, n); break;
     case 6: write_header(m, VERSION, CODEC_ESCAPE, n + 8, 0); break;
     case 7: write_header(m, VERSION, CODEC_ESCAPE, n, 4242); break;   /* no side message: COMPI_ESCAPE_WAIT */
-    default: write_header(m, VERSION, CODEC_ESCAPE, n, 1ull << 40); break;
+    case 8: write_header(m, VERSION, CODEC_ESCAPE, n, 1ull << 40); break;
+    case 9: write_header_flags(m, VERSION, CODEC_CHUNKED, 1 << 20, 4343, 0); break;
+    case 10: write_header_flags(m, VERSION, CODEC_CHUNKED, 1 << 20, 4343, 12); break;
+    case 11: write_header_flags(m, VERSION, CODEC_CHUNKED, 4096, 4343, 12); break;
+    case 12: write_header_flags(m, VERSION, CODEC_CHUNKED, 1 << 20, 4343, 12); break;   /* sent alone: no chunks */
+    default: write_header_flags(m, VERSION, CODEC_LZ4, n, n / 2, 7); break;
     }
+}
+/* bytes of forgery k on the wire: a pipelined header travels alone */
+static size_t forged_len(size_t n, int k)
+{
+    return k == 12 ? 32 : n;
 }
 
 enum { RK_RECV, RK_IRECV, RK_PROBE, RK_MPROBE, RK_STRIDED, RK_COUNT };
 static const char *rk_name[RK_COUNT] = {"Recv", "Irecv+Wait", "Probe+Recv", "Mprobe+Mrecv", "strided Recv"};
-
-/* stderr goes to a file while compi may complain; the text comes back in out */
-static int capture_begin(char *path, size_t len)
-{
-    snprintf(path, len, "/tmp/compi_frame_corrupt.%d.XXXXXX", (int)getpid());
-    int fd = mkstemp(path);
-    if (fd < 0) return -1;
-    fflush(stderr);
-    int saved = dup(2);
-    dup2(fd, 2);
-    close(fd);
-    return saved;
-}
-
-static void capture_end(int saved, const char *path, char *out, size_t len)
-{
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    out[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (f) {
-        size_t r = fread(out, 1, len - 1, f);
-        out[r] = 0;
-        fclose(f);
-    }
-    unlink(path);
-}
 
 /* One receive of an n-byte message in the given kind into buf (2n bytes);
  * returns the first error code met. */
@@ -157,21 +148,21 @@ int main(int argc, char **argv)
                 int tag = 100 + k * RK_COUNT + kind;
                 if (mt_rank == 0) {
                     forge(m, n, k);
-                    MPI_CALL(PMPI_Send(m, (int)n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+                    MPI_CALL(PMPI_Send(m, (int)forged_len(n, k), MPI_BYTE, 1, tag, MPI_COMM_WORLD));
                 } else if (mt_rank == 1) {
                     forge(want, n, k);
                     memset(buf, 0xA5, 2 * n);
                     char path[128], text[8192];
-                    int saved = capture_begin(path, sizeof path), got;
+                    int saved = mt_capture_begin(path, sizeof path), got;
                     int rc = receive(kind, buf, n, tag, strided, &got);
-                    if (saved >= 0) capture_end(saved, path, text, sizeof text);
+                    if (saved >= 0) mt_capture_end(saved, path, text, sizeof text);
                     else text[0] = 0;
                     if (!compi) {
                         CHECK(rc == MPI_SUCCESS, "plain MPI delivers the bytes", "%s %s: %s", damages[k].name,
                               rk_name[kind], mt_errstr(rc));
-                        CHECK_INT("received count", (long long)n, got);
+                        CHECK_INT("received count", (long long)forged_len(n, k), got);
                         int same = 1;
-                        for (size_t i = 0; i < n; i++)
+                        for (size_t i = 0; i < forged_len(n, k); i++)
                             if (buf[kind == RK_STRIDED ? 2 * i : i] != want[i]) { same = 0; break; }
                         CHECK(same, "bytes unchanged", "%s %s", damages[k].name, rk_name[kind]);
                         continue;

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 static int mt_rank = 0, mt_size = 1;
 static long mt_pass = 0, mt_fail = 0;   /* totals of finished groups (local) */
@@ -382,6 +384,34 @@ static void *mt_malloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) { printf("FAIL [%s] rank %d: malloc(%zu) failed\n", mt_prog, mt_rank, n); MPI_Abort(MPI_COMM_WORLD, 5); }
     return p;
+}
+
+/* stderr goes to a file while compi may complain; the text comes back in out */
+static int mt_capture_begin(char *path, size_t len)
+{
+    snprintf(path, len, "/tmp/compi_mpitest.%d.XXXXXX", (int)getpid());
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+static void mt_capture_end(int saved, const char *path, char *out, size_t len)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t r = fread(out, 1, len - 1, f);
+        out[r] = 0;
+        fclose(f);
+    }
+    unlink(path);
 }
 
 #endif
