@@ -44,5 +44,19 @@ for codec in $("$BUILD/fuzz_tool" list); do
     fi
   done
 done
+# chunks of pipelined messages (lib/frame/frame.c): one binary, every codec
+chunk_corpus="$BUILD/corpus/chunk"
+mkdir -p "$chunk_corpus"
+log="$BUILD/logs/chunk.log"
+total=$((total + 1))
+if "$BUILD/fuzz_chunk" -max_total_time="$((2 * SECONDS_PER_TARGET))" -timeout=30 -max_len=16384 -print_final_stats=1 \
+     -artifact_prefix="$BUILD/artifacts/chunk-" "$chunk_corpus" "$BUILD/corpus/roundtrip-lz4" >"$log" 2>&1; then
+  runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  printf 'ok    %-10s %-11s %s runs\n' chunk all "$runs"
+else
+  failed=$((failed + 1))
+  printf 'FAIL  %-10s %-11s see %s\n' chunk all "$log"
+  grep -m5 -E 'ERROR|SUMMARY|runtime error|returned|failed|decoded' "$log" || tail -20 "$log"
+fi
 echo "$((total - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
