@@ -35,6 +35,7 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
   (default 100mbit), where compression pays.
   --mpi       MPI to build/run with (default: what `mpirun` is here)
   --codec     COMPI_CODEC for the ranks (default lz4); COMPI_MODE=fixed.
+              --codec adaptive runs COMPI_MODE=adaptive instead.
               Other COMPI_* variables in your environment (COMPI_MIN_BYTES,
               COMPI_VERBOSE, COMPI_REPORT, ...) are passed through too.
   --no-intra  only the vcluster run
@@ -44,6 +45,9 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
   compi_pingpong args (see compi_pingpong --help):
     --sizes 1:64M | 8M[,..]   --data random,zeros,...|all   --reps N
     --budget SEC  --mode pingpong|stream  --window W  --pair A,B  --quiet
+    --no-bound  (else sizes >= 64 KiB print the codec bound: the speedup no
+                transfer can beat with the table's best codec, its codec time
+                overlapped with the wire or not ("whole"), and the % reached)
   The emulated cluster is a private one (name cbench, subnet
   $COMPI_BENCH_SUBNET, default 10.213.41), brought up and torn down here.
   Output: a table per data set plus "RESULT key=value ..." lines.
@@ -296,7 +300,9 @@ bench_pingpong() {
         lib=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
     fi
 
+    # --codec adaptive: the runtime adaptive strategy instead of one codec
     local -a envkv=("COMPI_MODE=fixed" "COMPI_CODEC=$codec")
+    [[ $codec == adaptive ]] && envkv=("COMPI_MODE=adaptive" "COMPI_CODEC=lz4")
     mapfile -t -O 2 envkv < <(bench_passthrough_env)
     local -a envflags
     mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
