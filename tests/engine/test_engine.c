@@ -372,15 +372,16 @@ static void test_estimate(void)
     x.chunk_cfg = COMPI_ESTIMATE_NO_CHUNKS;
     CHECK(compi_estimate_chunk(&x, 64 * MiB) == 0, "pipelining off");
     x.chunk_cfg = 0;
-    CHECK(compi_estimate_chunk(&x, MiB) == 64 * KiB, "100 Mbit/s, 100 us: 64 KiB chunks (%zu)", compi_estimate_chunk(&x, MiB));
-    CHECK(compi_estimate_chunk(&x, 255 * KiB) == 0, "below 4 x 64 KiB: whole");
-    compi_net_link gbit = flat_link(50, 8);   /* 1 Gbit/s: 16 x 50 us x 125 B/us = 100 kB */
+    CHECK(compi_estimate_chunk(&x, 8 * MiB) == 256 * KiB, "100 Mbit/s, 100 us: 256 KiB chunks (%zu)",
+          compi_estimate_chunk(&x, 8 * MiB));
+    CHECK(compi_estimate_chunk(&x, MiB - 1) == 0, "below 4 x 256 KiB: whole");
+    compi_net_link gbit = flat_link(400, 8);   /* 1 Gbit/s: 16 x 400 us x 125 B/us = 800 kB */
     x.link = &gbit;
-    CHECK(compi_estimate_chunk(&x, 8 * MiB) == 128 * KiB, "1 Gbit/s, 50 us: 128 KiB (%zu)", compi_estimate_chunk(&x, 8 * MiB));
-    CHECK(compi_estimate_chunk(&x, 256 * KiB) == 64 * KiB, "at least 4 chunks (%zu)", compi_estimate_chunk(&x, 256 * KiB));
-    compi_net_link lazy = flat_link(5000, 8);
+    CHECK(compi_estimate_chunk(&x, 64 * MiB) == MiB, "1 Gbit/s, 400 us: 1 MiB (%zu)", compi_estimate_chunk(&x, 64 * MiB));
+    CHECK(compi_estimate_chunk(&x, 2 * MiB) == 512 * KiB, "at least 4 chunks (%zu)", compi_estimate_chunk(&x, 2 * MiB));
+    compi_net_link lazy = flat_link(50000, 8);
     x.link = &lazy;
-    CHECK(compi_estimate_chunk(&x, 64 * MiB) == MiB, "high latency: at most 1 MiB (%zu)", compi_estimate_chunk(&x, 64 * MiB));
+    CHECK(compi_estimate_chunk(&x, 64 * MiB) == 4 * MiB, "high latency: at most 4 MiB (%zu)", compi_estimate_chunk(&x, 64 * MiB));
     x.link = &slow;
     x.chunk_cfg = COMPI_ESTIMATE_NO_CHUNKS;
     x.net_scale = 2.0;
