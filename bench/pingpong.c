@@ -105,6 +105,7 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
             exit(0);
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
+            continue;
         } else if (!strcmp(a, "--no-bound")) {
             o->bound = 0;
             continue;
