@@ -225,6 +225,21 @@ def summary(doc, path, all_ranks=False):
         lines.append(table(("codec", "messages", "bytes in", "bytes out", "ratio", "saved"), rows))
     else:
         lines.append("per codec: no message was compressed")
+    pipe = t.get("pipelined", {})
+    pc = pipe.get("codecs", {}) if isinstance(pipe, dict) else {}
+    if pc:
+        rows = []
+        for name, c in sorted(pc.items(), key=lambda kv: -g(kv[1], "chunks")):
+            m, ch = g(c, "messages"), g(c, "chunks")
+            rows.append((name, m, ch, "%.1f" % (ch / m) if m else "-", g(c, "raw_chunks"),
+                         "%.3f" % g(c, "compress_seconds"), "%.3f" % g(c, "decompress_seconds"),
+                         "%.0f%%" % (100 * g(c, "overlap"))))
+        lines.append("")
+        lines.append("pipelined messages (all ranks; received %s, %.3f s waiting for chunks; overlap: codec time that "
+                     "ran while other chunks of the message were on the wire):" % (g(pipe, "received"),
+                                                                                  g(pipe, "wait_seconds")))
+        lines.append(table(("codec", "messages", "chunks", "per message", "raw chunks", "compress s", "decompress s",
+                            "overlap"), rows))
     lines.append("")
     if ranks and (all_ranks or len(ranks) <= 16):
         rows = []
