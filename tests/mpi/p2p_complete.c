@@ -284,6 +284,51 @@ int main(int argc, char **argv)
     }
     mt_group_end();
 
+    /* ---- Cancel of a send that is never received: cancelled (then the
+     * message must never arrive, and nothing of it may linger: a pipelined
+     * message's chunks are cancelled with it, or MPI_Finalize would wait for
+     * them) or not (MPIs may refuse to cancel sends: then it is received) */
+    mt_group_begin("MPI_Cancel of a large send");
+    if (mt_rank < 2) {
+        /* The receive is posted only after the cancel: a cancelled send
+         * never matches it (the receiver then cancels it), one the MPI
+         * refused to cancel (Open MPI cannot cancel sends) is received. */
+        int n = 300000, cancelled = 0;
+        double *a = mt_malloc(n * sizeof(double));
+        if (mt_rank == 0) {
+            MPI_Request r;
+            mt_fill(a, n, 'd', PAT_SMOOTH, 70);
+            MPI_CALL(MPI_Isend(a, n, MPI_DOUBLE, 1, 70, MPI_COMM_WORLD, &r));
+            MPI_CALL(MPI_Cancel(&r));
+            MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            MPI_CALL(MPI_Wait(&r, &st));
+            MPI_CALL(MPI_Test_cancelled(&st, &cancelled));
+            MPI_CALL(MPI_Send(&cancelled, 1, MPI_INT, 1, 71, MPI_COMM_WORLD));
+        } else {
+            MPI_Request r;
+            MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            memset(a, MT_SENTINEL, n * sizeof(double));
+            MPI_CALL(MPI_Irecv(a, n, MPI_DOUBLE, 0, 70, MPI_COMM_WORLD, &r));
+            MPI_CALL(MPI_Recv(&cancelled, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, &st));
+            if (cancelled) {
+                int rc = 0;
+                MPI_CALL(MPI_Cancel(&r));
+                MPI_CALL(MPI_Wait(&r, &st));
+                MPI_CALL(MPI_Test_cancelled(&st, &rc));
+                CHECK_INT("a cancelled send never matches a receive", 1, rc);
+                CHECK_SENTINEL("receive of a cancelled send untouched", a, 0, n * sizeof(double));
+            } else {
+                MPI_CALL(MPI_Wait(&r, &st));
+                CHECK_STATUS("send that was not cancelled", &st, 0, 70, MPI_DOUBLE, n);
+                CHECK_PATTERN("send that was not cancelled", a, n, 'd', PAT_SMOOTH, 70);
+            }
+        }
+        free(a);
+    } else {
+        MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    mt_group_end();
+
     /* ---- Sendrecv / Sendrecv_replace */
     mt_group_begin("MPI_Sendrecv and MPI_Sendrecv_replace");
     if (mt_rank < 2) {
