@@ -55,9 +55,9 @@ static int compi_win_group(compi_family fam)
     return fam < COMPI_FAM_BCAST ? 0 : 1 + (int)(fam - COMPI_FAM_BCAST);
 }
 static const char *const compi_win_group_names[COMPI_WIN_GROUPS] = {
-    "p2p", "bcast", "scatter", "gather", "allgather", "alltoall", "allreduce", "reduce",
+    "p2p", "bcast", "scatter", "gather", "allgather", "alltoall", "allreduce", "reduce", "io",
 };
-_Static_assert(COMPI_FAM_REDUCE + 1 == COMPI_FAM_COUNT && COMPI_WIN_GROUPS == 8,
+_Static_assert(COMPI_FAM_IO + 1 == COMPI_FAM_COUNT && COMPI_WIN_GROUPS == 9,
                "a new family needs its window group name");
 
 /* The window of group g and class c on l (l->lock held); NULL when out of memory. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "coll/coll.h"
+#include "io/twophase.h"
 
 extern uint64_t compi_call_counts[];
 extern const int compi_call_count_n;
@@ -14,7 +15,7 @@ extern const char *const compi_call_names[];
 static const char *const compi_family_names[COMPI_FAM_COUNT] = {
     "send", "isend", "persistent_send", "recv", "irecv", "persistent_recv",
     "sendrecv", "probe", "mrecv", "bcast", "scatter", "gather",
-    "allgather", "alltoall", "allreduce", "reduce",
+    "allgather", "alltoall", "allreduce", "reduce", "io",
 };
 
 /* One rank's counters as a flat vector so one MPI_Gather moves them all. */
@@ -310,6 +311,21 @@ void compi_report_write(void)
     }
     PMPI_Gatherv(engine, elen, MPI_CHAR, engines, elens, edispl, MPI_CHAR, 0, MPI_COMM_WORLD);
     free(engine);
+    /* collective I/O: each file's line is kept by the file's first rank */
+    char *io = compi_io_report_json(), *ios = NULL;
+    if (!io) compi_die("out of memory writing the report");
+    int iolen = (int)strlen(io) + 1;
+    PMPI_Gather(&iolen, 1, MPI_INT, elens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int *iodispl = NULL;
+    if (rank == 0) {
+        long long tl = 0;
+        iodispl = calloc((size_t)n, sizeof(int));
+        if (!iodispl) compi_die("out of memory writing the report");
+        for (int r = 0; r < n; r++) { iodispl[r] = (int)tl; tl += elens[r]; }
+        if (tl > 0x7fffffff || !(ios = malloc((size_t)tl))) compi_die("collective I/O report too large");
+    }
+    PMPI_Gatherv(io, iolen, MPI_CHAR, ios, elens, iodispl, MPI_CHAR, 0, MPI_COMM_WORLD);
+    free(io);
     if (rank != 0) return;
     compi_rank_record total;
     memset(&total, 0, sizeof total);
@@ -338,7 +354,17 @@ void compi_report_write(void)
                 compi_json_record(f, &all[r], calls + (size_t)r * compi_call_count_n, "     ");
                 fprintf(f, ",\n     \"engine\": %s}%s\n", engines + edispl[r], r + 1 < n ? "," : "");
             }
-            fprintf(f, "  ],\n  \"totals\": {\n");
+            /* one object per file closed through compi, from every file's first rank */
+            fprintf(f, "  ],\n  \"io_files\": [");
+            int iofirst = 1;
+            for (int r = 0; r < n; r++) {
+                const char *l = ios + iodispl[r];
+                size_t ll = strlen(l);
+                if (ll <= 2) continue;   /* "[]" */
+                fprintf(f, "%s%.*s", iofirst ? "" : ", ", (int)(ll - 2), l + 1);
+                iofirst = 0;
+            }
+            fprintf(f, "],\n  \"totals\": {\n");
             compi_json_record(f, &total, call_total, "    ");
             fprintf(f, "\n  }\n}\n");
             fclose(f);
@@ -349,6 +375,8 @@ void compi_report_write(void)
     free(all);
     free(calls);
     free(engines);
+    free(ios);
+    free(iodispl);
     free(elens);
     free(edispl);
 }

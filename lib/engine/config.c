@@ -131,6 +131,25 @@ static int set_calibrate(compi_config *c, const char *v, char *why, size_t whyle
     else return COMPI_BAD("is not valid; valid values: off, init");
     return COMPI_OK;
 }
+const char *compi_io_policy_name(int p)
+{
+    static const char *const names[COMPI_IO_POLICY_COUNT] = {"mpi", "default", "la"};
+    return p >= 0 && p < COMPI_IO_POLICY_COUNT ? names[p] : "?";
+}
+int compi_parse_io_policy(const char *s, int *out)
+{
+    for (int p = 0; p < COMPI_IO_POLICY_COUNT; p++)
+        if (strcmp(s, compi_io_policy_name(p)) == 0) {
+            *out = p;
+            return COMPI_OK;
+        }
+    return COMPI_ERR_CONFIG;
+}
+static int set_io_aggregators(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    return compi_parse_io_policy(v, &c->io_aggregators) == COMPI_OK
+               ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_IO_POLICY_NAMES);
+}
 static int set_reeval(compi_config *c, const char *v, char *why, size_t whylen)
 {
     int n;
@@ -240,6 +259,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_VERBOSE] = {{"verbose", "COMPI_VERBOSE", "0", 0}, set_verbose, 0},
     [COMPI_SET_ESCAPE_WAIT] = {{"escape_wait", "COMPI_ESCAPE_WAIT", "60", 0}, set_escape_wait, 0},
     [COMPI_SET_CHUNK] = {{"chunk", "COMPI_CHUNK", "auto", 0}, set_chunk, 0},
+    [COMPI_SET_IO_AGGREGATORS] = {{"io_aggregators", "COMPI_IO_AGGREGATORS", "mpi", 0}, set_io_aggregators, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
                                         set_ranks_per_node, 0},
 };

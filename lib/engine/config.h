@@ -31,7 +31,7 @@ enum {
     COMPI_SET_ADAPT_REEVAL, COMPI_SET_ADAPT_REEVAL_BYTES, COMPI_SET_ADAPT_MISTAKES, COMPI_SET_ADAPT_BACKOFF,
     COMPI_SET_ADAPT_MIN_SPEEDUP, COMPI_SET_ADAPT_SAMPLE, COMPI_SET_ADAPT_REFRESH, COMPI_SET_TRACE,
     COMPI_SET_TRACE_MAX, COMPI_SET_RULES, COMPI_SET_LEVEL, COMPI_SET_REPORT, COMPI_SET_VERBOSE,
-    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_DEBUG_RANKS_PER_NODE,
+    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_IO_AGGREGATORS, COMPI_SET_DEBUG_RANKS_PER_NODE,
     COMPI_SET_COUNT
 };
 
@@ -56,6 +56,7 @@ typedef struct {
                                      first bytes, a pipelined message's next chunk) may be missing */
     size_t chunk;                 /* COMPI_CHUNK: pipelined chunk size; 0 = from the link model,
                                      COMPI_CHUNK_OFF = never pipeline */
+    int io_aggregators;           /* COMPI_IO_AGGREGATORS: a compi_io_policy (0 mpi, 1 default, 2 la) */
     /* adaptive engine */
     char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
@@ -88,6 +89,13 @@ typedef struct {
 
 size_t compi_setting_count(void);
 const compi_setting *compi_setting_at(size_t i);
+
+/* Collective I/O aggregator placement (lib/io/twophase.h): the MPI's own
+ * MPI-IO, compi's two-phase with ROMIO-like placement, or linear assignment. */
+typedef enum { COMPI_IO_MPI = 0, COMPI_IO_DEFAULT, COMPI_IO_LA, COMPI_IO_POLICY_COUNT } compi_io_policy;
+#define COMPI_IO_POLICY_NAMES "mpi, default, la"
+const char *compi_io_policy_name(int p);
+int compi_parse_io_policy(const char *s, int *out);
 
 /* Value parsers shared by the files, the environment and MPI_Info hints. */
 int compi_parse_mode(const char *s, compi_mode *out);

@@ -85,6 +85,50 @@ int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recv
 int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
+/* MPI-IO (lib/wrappers/fileio.c) */
+int compi_impl_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
+int compi_impl_File_close(MPI_File *fh);
+int compi_impl_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
+int compi_impl_File_set_info(MPI_File fh, MPI_Info info);
+int compi_impl_File_get_info(MPI_File fh, MPI_Info *info_used);
+int compi_impl_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+int compi_impl_File_get_position(MPI_File fh, MPI_Offset *offset);
+int compi_impl_File_sync(MPI_File fh);
+int compi_impl_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+int compi_impl_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+int compi_impl_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+int compi_impl_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+int compi_impl_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
+int compi_impl_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+int compi_impl_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
+int compi_impl_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+int compi_impl_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+int compi_impl_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
+int compi_impl_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+int compi_impl_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+
 /* Living with other PMPI tools (lib/core/interpose.c). compi_bypass is set at
  * load time when another library's definitions come before compi's for some of
  * the symbols compi defines (compi_symbols, generated): then every compi entry
