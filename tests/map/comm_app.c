@@ -11,23 +11,34 @@
  * does not count persistent point-to-point sends, so the validation checks
  * them as the difference of two traces). --comms-only: only the
  * communicator creations (their own traffic, which compi does not trace,
- * is subtracted from the oracle's counts). Prints nothing; exits 0. */
+ * is subtracted from the oracle's counts). --where: each rank prints
+ * "WHERE rank=<r> host=<MPI_Get_processor_name>" (placement tests).
+ * Otherwise prints nothing; exits 0. */
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
 {
-    int core = 0, persistent = 0, comms_only = 0;
+    int core = 0, persistent = 0, comms_only = 0, where = 0;
     for (int i = 1; i < argc; i++) {
         core |= strcmp(argv[i], "--core") == 0;
         persistent |= strcmp(argv[i], "--persistent") == 0;
         comms_only |= strcmp(argv[i], "--comms-only") == 0;
+        where |= strcmp(argv[i], "--where") == 0;
     }
     MPI_Init(&argc, &argv);
     int me, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (where) {
+        char host[MPI_MAX_PROCESSOR_NAME];
+        int len;
+        MPI_Get_processor_name(host, &len);
+        printf("WHERE rank=%d host=%s\n", me, host);
+        fflush(stdout);
+    }
     enum { BIG = 1 << 16 };
     double *a = calloc(BIG, sizeof(double)), *b = calloc(BIG, sizeof(double));
     int *ia = calloc(BIG, sizeof(int)), *ib = calloc(BIG, sizeof(int));
@@ -51,10 +62,11 @@ int main(int argc, char **argv)
         MPI_Sendrecv(a, 100 * (me + 1) + it, MPI_DOUBLE, right, 1, b, BIG, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
     MPI_Request rq[4];
+    MPI_Status sts[4];
     int skip = (me + 3) % n, from = (me + n - 3) % n;
     MPI_Irecv(ib, BIG, MPI_INT, from, 2, MPI_COMM_WORLD, &rq[0]);
     MPI_Isend(ia, 1000 + 17 * me, MPI_INT, skip, 2, MPI_COMM_WORLD, &rq[1]);
-    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, rq, sts);
     /* pairs (0,1), (2,3), ... talk a lot: what a placement should keep together */
     int partner = me ^ 1;
     if (persistent && partner < n) {
@@ -62,7 +74,7 @@ int main(int argc, char **argv)
         MPI_Recv_init(b, 5000, MPI_DOUBLE, partner, 3, MPI_COMM_WORLD, &rq[1]);
         for (int it = 0; it < 5; it++) {
             MPI_Startall(2, rq);
-            MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+            MPI_Waitall(2, rq, sts);
         }
         MPI_Request_free(&rq[1]);
         MPI_Request_free(&rq[0]);
