@@ -62,7 +62,7 @@ install(TARGETS compi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # build's copy serves (the second install overwrites the first with its twin).
 # MPI programs: one directory per MPI.  Names not (yet) defined in this tree
 # are skipped, so a tool added later only needs its name here.
-set(COMPI_MPI_FREE_TOOLS compi_guide compi_calibrate_codecs compi_config)
+set(COMPI_MPI_FREE_TOOLS compi_guide compi_maptool compi_calibrate_codecs compi_config)
 set(COMPI_MPI_PROGRAMS compi_pingpong compi_collbench compi_calibrate_network
     compi_stencil3d compi_bips3d compi_stem compi_psrg compi_nas_is compi_transpose)
 foreach(t ${COMPI_MPI_FREE_TOOLS})

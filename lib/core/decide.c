@@ -212,10 +212,11 @@ static void compi_engine_open_guidance(void)
 {
     char err[512];
     const char *prog = program_invocation_short_name;
-    if (compi_cfg.mode == COMPI_MODE_TRACE) {
+    if (compi_cfg.mode == COMPI_MODE_TRACE || compi_cfg.mode == COMPI_MODE_PROFILE) {
         compi_E.trace = compi_trace_open(compi_cfg.trace_dir, compi_g.world_rank, compi_g.world_size, prog,
                                          compi_E.node_names[compi_g.my_node], compi_cfg.trace_max, err, sizeof err);
         if (!compi_E.trace) compi_die("COMPI_TRACE: %s", err);
+        compi_prof_trace_opened(compi_E.trace);
     }
     if (compi_cfg.mode == COMPI_MODE_GUIDED) {
         compi_E.rules = compi_rules_load(compi_cfg.rules_dir, compi_g.world_rank, compi_g.world_size, prog, err,
@@ -279,6 +280,7 @@ int compi_engine_init(char *err, size_t errlen)
 void compi_engine_finalize(void)
 {
     char err[512];
+    if (compi_E.trace) compi_prof_trace_closing(compi_E.trace);
     if (compi_E.trace && compi_trace_close(compi_E.trace, err, sizeof err) != COMPI_OK)
         fprintf(stderr, "compi: rank %d: the trace is incomplete: %s\n", compi_g.world_rank, err);
     compi_E.trace = NULL;
@@ -359,7 +361,7 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     d->predicted = 1;
     size_t size = (size_t)ti->size;
     int remote = peer < 0 ? 1 : compi_peer_is_remote(ci, peer);
-    if (!remote || ci->mode == COMPI_MODE_OFF) return;
+    if (!remote || ci->mode == COMPI_MODE_OFF || ci->mode == COMPI_MODE_PROFILE) return;
     COMPI_STAT_ADD(inter_decided, 1);
     if (size == 0 || size < ci->min_bytes) {
         COMPI_STAT_ADD(raw_small, 1);

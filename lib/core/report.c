@@ -206,13 +206,14 @@ static void compi_summary(const compi_rank_record *t)
              compi_mode_name(mode));
     switch (mode) {
     case COMPI_MODE_OFF: compi_cat(head, sizeof head, " (pass-through)"); break;
+    case COMPI_MODE_PROFILE: compi_cat(head, sizeof head, " (pass-through, communication profiled for compi map)"); break;
     case COMPI_MODE_FIXED: compi_cat(head, sizeof head, ", codec %s", compi_cfg.codec->name); break;
     case COMPI_MODE_ADAPTIVE: compi_cat(head, sizeof head, " (codec chosen per message)"); break;
     case COMPI_MODE_TRACE: compi_cat(head, sizeof head, " (every message raw, traced for compi guide)"); break;
     case COMPI_MODE_GUIDED: compi_cat(head, sizeof head, " (compi guide's rules, adaptive where none)"); break;
     default: break;
     }
-    if (mode != COMPI_MODE_OFF || t->inter_decided) compi_cat(head, sizeof head, ", min %zu B", compi_cfg.min_bytes);
+    if ((mode != COMPI_MODE_OFF && mode != COMPI_MODE_PROFILE) || t->inter_decided) compi_cat(head, sizeof head, ", min %zu B", compi_cfg.min_bytes);
     fprintf(stderr, "%s\n", head);
     if (!t->inter_decided) {
         /* communicator hints can turn compi on in off mode, so only the counters say nothing happened */
@@ -273,6 +274,37 @@ static void compi_summary(const compi_rank_record *t)
                 (unsigned long long)t->raw_unframed, (unsigned long long)t->raw_escaped);
 }
 
+/* Every rank's text (malloc'd, taken over; NULL counts as "null") gathered
+ * on rank 0: the concatenation, each NUL-terminated at (*displ)[r]. */
+static char *compi_gather_text(char *mine, int **displ)
+{
+    int n = compi_g.world_size, rank = compi_g.world_rank;
+    const char *text = mine ? mine : "null";
+    int len = (int)strlen(text) + 1, *lens = NULL;
+    char *all = NULL;
+    *displ = NULL;
+    if (rank == 0) {
+        lens = calloc((size_t)n, sizeof(int));
+        *displ = calloc((size_t)n, sizeof(int));
+        if (!lens || !*displ) compi_die("out of memory writing the report");
+    }
+    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        long long total = 0;
+        for (int r = 0; r < n; r++) {
+            (*displ)[r] = (int)total;
+            total += lens[r];
+        }
+        if (total > 0x7fffffff) compi_die("report section larger than 2 GiB");
+        all = malloc((size_t)total);
+        if (!all) compi_die("out of memory writing the report");
+    }
+    PMPI_Gatherv(text, len, MPI_CHAR, all, lens, *displ, MPI_CHAR, 0, MPI_COMM_WORLD);
+    free(mine);
+    free(lens);
+    return all;
+}
+
 void compi_report_write(void)
 {
     if (!compi_cfg.report_path[0] && compi_cfg.verbose < 1) return;
@@ -289,43 +321,14 @@ void compi_report_write(void)
     PMPI_Gather(&mine, words, MPI_UINT64_T, all, words, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     PMPI_Gather(compi_call_counts, compi_call_count_n, MPI_UINT64_T, calls, compi_call_count_n, MPI_UINT64_T, 0,
                 MPI_COMM_WORLD);
-    /* the engine's section varies in length: gathered as text */
-    char *engine = compi_engine_report_json();
-    int elen = (int)strlen(engine) + 1, *elens = NULL, *edispl = NULL;
-    char *engines = NULL;
-    if (rank == 0) {
-        elens = calloc((size_t)n, sizeof(int));
-        edispl = calloc((size_t)n, sizeof(int));
-        if (!elens || !edispl) compi_die("out of memory writing the report");
-    }
-    PMPI_Gather(&elen, 1, MPI_INT, elens, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        long long total_len = 0;
-        for (int r = 0; r < n; r++) {
-            edispl[r] = (int)total_len;
-            total_len += elens[r];
-        }
-        if (total_len > 0x7fffffff) compi_die("engine report larger than 2 GiB");
-        engines = malloc((size_t)total_len);
-        if (!engines) compi_die("out of memory writing the report");
-    }
-    PMPI_Gatherv(engine, elen, MPI_CHAR, engines, elens, edispl, MPI_CHAR, 0, MPI_COMM_WORLD);
-    free(engine);
-    /* collective I/O: each file's line is kept by the file's first rank */
-    char *io = compi_io_report_json(), *ios = NULL;
+    /* the engine's, the profile's and collective I/O's sections vary in length: gathered as text
+     * (each file's I/O line is kept by the file's first rank) */
+    int *edispl = NULL, *pdispl = NULL, *iodispl = NULL;
+    char *engines = compi_gather_text(compi_engine_report_json(), &edispl);
+    char *profiles = compi_gather_text(compi_prof_report_json(), &pdispl);
+    char *io = compi_io_report_json();
     if (!io) compi_die("out of memory writing the report");
-    int iolen = (int)strlen(io) + 1;
-    PMPI_Gather(&iolen, 1, MPI_INT, elens, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int *iodispl = NULL;
-    if (rank == 0) {
-        long long tl = 0;
-        iodispl = calloc((size_t)n, sizeof(int));
-        if (!iodispl) compi_die("out of memory writing the report");
-        for (int r = 0; r < n; r++) { iodispl[r] = (int)tl; tl += elens[r]; }
-        if (tl > 0x7fffffff || !(ios = malloc((size_t)tl))) compi_die("collective I/O report too large");
-    }
-    PMPI_Gatherv(io, iolen, MPI_CHAR, ios, elens, iodispl, MPI_CHAR, 0, MPI_COMM_WORLD);
-    free(io);
+    char *ios = compi_gather_text(io, &iodispl);
     if (rank != 0) return;
     compi_rank_record total;
     memset(&total, 0, sizeof total);
@@ -352,7 +355,8 @@ void compi_report_write(void)
             for (int r = 0; r < n; r++) {
                 fprintf(f, "    {\"rank\": %d, \"node\": %llu,\n", r, (unsigned long long)all[r].node);
                 compi_json_record(f, &all[r], calls + (size_t)r * compi_call_count_n, "     ");
-                fprintf(f, ",\n     \"engine\": %s}%s\n", engines + edispl[r], r + 1 < n ? "," : "");
+                fprintf(f, ",\n     \"engine\": %s,\n     \"profile\": %s}%s\n", engines + edispl[r],
+                        profiles + pdispl[r], r + 1 < n ? "," : "");
             }
             /* one object per file closed through compi, from every file's first rank */
             fprintf(f, "  ],\n  \"io_files\": [");
@@ -377,6 +381,7 @@ void compi_report_write(void)
     free(engines);
     free(ios);
     free(iodispl);
-    free(elens);
     free(edispl);
+    free(profiles);
+    free(pdispl);
 }

@@ -227,6 +227,7 @@ int compi_core_init(void)
         [COMPI_MODE_OFF] = " (pass-through, nothing compressed)",
         [COMPI_MODE_ADAPTIVE] = " (codec chosen per message)",
         [COMPI_MODE_TRACE] = " (messages sent raw and traced for compi guide)",
+        [COMPI_MODE_PROFILE] = " (pass-through, communication profiled for compi map)",
         [COMPI_MODE_GUIDED] = " (compi guide's rules; adaptive where none)",
     };
     char codec[64] = "", minb[48];
@@ -243,6 +244,7 @@ int compi_core_init(void)
         if (rc == COMPI_ERR_CONFIG) compi_config_fail(err);
         return rc;
     }
+    compi_prof_init();
     compi_g.initialized = 1;
     return MPI_SUCCESS;
 }
@@ -262,7 +264,8 @@ void compi_core_finalize(void)
 {
     if (!compi_g.initialized || compi_g.finalized) return;
     compi_report_write();
-    compi_engine_finalize();
+    compi_engine_finalize();   /* writes the profile into the trace */
+    compi_prof_finalize();
     compi_coll_finalize();   /* node-aware collectives' sub-communicators */
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
@@ -354,7 +357,7 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, MPI_Info hints)
         else if (local_nodes[i] != first) spans = 1;
     }
     compi_comm_policy(comm, hints, ci);
-    ci->framed = ci->mode != COMPI_MODE_OFF && spans && !outside;
+    ci->framed = ci->mode != COMPI_MODE_OFF && ci->mode != COMPI_MODE_PROFILE && spans && !outside;
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);

@@ -83,7 +83,7 @@ static int compi_parse_double(const char *s, double lo, double hi, double *out)
     return COMPI_OK;
 }
 
-static const char *const compi_mode_names[COMPI_MODE_COUNT] = {"off", "fixed", "adaptive", "trace", "guided"};
+static const char *const compi_mode_names[COMPI_MODE_COUNT] = {"off", "fixed", "adaptive", "trace", "guided", "profile"};
 
 const char *compi_mode_name(compi_mode m)
 {
@@ -480,9 +480,9 @@ int compi_config_load(compi_config *cfg, const char *system_file, char *err, siz
     }
     cfg->window.floor = cfg->min_bytes;
     char from[COMPI_CONFIG_PATH_MAX + 64];
-    if (cfg->mode == COMPI_MODE_TRACE && !cfg->trace_dir[0]) {
+    if ((cfg->mode == COMPI_MODE_TRACE || cfg->mode == COMPI_MODE_PROFILE) && !cfg->trace_dir[0]) {
         compi_config_origin_text(cfg, COMPI_SET_MODE, from, sizeof from);
-        snprintf(err, errlen, "mode trace (from %s) needs a trace directory: COMPI_TRACE=<dir> or 'trace = <dir>' in a configuration file", from);
+        snprintf(err, errlen, "mode %s (from %s) needs a trace directory: COMPI_TRACE=<dir> or 'trace = <dir>' in a configuration file", compi_mode_name(cfg->mode), from);
         return COMPI_ERR_CONFIG;
     }
     if (cfg->mode == COMPI_MODE_GUIDED && !cfg->rules_dir[0]) {

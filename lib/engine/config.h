@@ -20,9 +20,10 @@ typedef enum {
     COMPI_MODE_ADAPTIVE,     /* the runtime adaptive strategy (lib/engine/window.h) */
     COMPI_MODE_TRACE,        /* raw, recording a trace for `compi guide` */
     COMPI_MODE_GUIDED,       /* decisions replayed from `compi guide` rules */
+    COMPI_MODE_PROFILE,      /* pass-through, recording the communication profile for `compi map` */
     COMPI_MODE_COUNT
 } compi_mode;
-#define COMPI_MODE_NAMES "off, fixed, adaptive, trace, guided"
+#define COMPI_MODE_NAMES "off, fixed, adaptive, trace, guided, profile"
 const char *compi_mode_name(compi_mode m);
 
 /* The settings, in README order; compi_setting_at(i) describes setting i. */

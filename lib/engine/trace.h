@@ -67,6 +67,14 @@ compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, 
  * repeating with a period P) and reports it in the summary. data may be NULL
  * when size is 0. */
 void compi_trace_record(compi_trace_writer *w, const compi_trace_msg *m, const void *data);
+/* The collective algorithms in force during the run, as text ("key=value"
+ * lines; lib/core/profile.c writes them): the first chunk after the header,
+ * so call it right after open. COMPI_ERR_CONFIG if something was already
+ * written. */
+int compi_trace_set_algorithms(compi_trace_writer *w, const char *text);
+/* The rank's serialised communication profile (engine/commprof.h); once,
+ * after the last record, before close. Not bounded by the cap. */
+int compi_trace_set_profile(compi_trace_writer *w, const void *blob, size_t len);
 /* Writes index and summary, closes, frees w (also on failure). Returns
  * COMPI_OK or a negative compi_status with err set (e.g. a failed write
  * during the run: disk full). NULL w is a no-op. */
@@ -122,6 +130,9 @@ typedef struct {
     compi_trace_stats stats;   /* as at close (file_bytes = the file's size) */
     size_t nentries;
     compi_trace_entry *entries;   /* in first-occurrence order */
+    char *algorithms;             /* version 2: the ALGS chunk's text, or NULL */
+    uint8_t *profile;             /* version 2: the PROF chunk (engine/commprof.h), or NULL */
+    size_t profile_len;
 } compi_trace;
 
 /* Loads a whole trace file, validating everything (magic, version, checksums,

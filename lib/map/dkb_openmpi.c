@@ -2011,9 +2011,24 @@ int compi_map_ompi41_messages(const compi_map_call *c, const compi_map_alg *a, c
     return r->fn(c, a, out);
 }
 
+/* the run's pins while compi_map_ompi41_messages_pins runs (NULL: none) */
+static __thread const compi_map_alg *run_pins;
+
 static int decide_and_run(const compi_map_call *c, compi_map_msgs *o)
 {
     compi_map_alg a;
-    int rc = compi_map_ompi41_decide(c, &a);
+    int rc;
+    if (run_pins && run_pins[c->coll].alg > 0) a = run_pins[c->coll], rc = 0;
+    else rc = compi_map_ompi41_decide(c, &a);
     return rc ? rc : compi_map_ompi41_messages(c, &a, o);
+}
+
+int compi_map_ompi41_messages_pins(const compi_map_call *c, const compi_map_alg *a,
+                                   const compi_map_alg pins[COMPI_MAP_NCOLLS], compi_map_msgs *out)
+{
+    const compi_map_alg *saved = run_pins;
+    run_pins = pins;
+    int rc = compi_map_ompi41_messages(c, a, out);
+    run_pins = saved;
+    return rc;
 }

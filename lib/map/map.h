@@ -113,6 +113,12 @@ const char *compi_map_ompi41_alg_name(compi_map_coll coll, int alg);
  * (reduce + bcast, gather + bcast) use the fixed decision for their parts.
  * Returns 0 or a COMPI_MAP_E* code. */
 int compi_map_ompi41_messages(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *out);
+/* The same for a run that pinned pins[coll] (alg 0: that collective takes
+ * the fixed decision): the parts of composite algorithms run the
+ * communicator's own collectives, so a pinned part is pinned there too
+ * (e.g. Reduce_scatter's reduce + scatterv with Reduce pinned). */
+int compi_map_ompi41_messages_pins(const compi_map_call *c, const compi_map_alg *a,
+                                   const compi_map_alg pins[COMPI_MAP_NCOLLS], compi_map_msgs *out);
 
 /* ---- MPICH 4.0 (ch4:ucx, checked with 4.0.2): pinned MPIR algorithms ----
  * Algorithm ids 1..n per collective in the table's order; names are the

@@ -120,6 +120,7 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
 int compi_impl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHER, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
     return compi_allgather_common(COMPI_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                                   recvtype, comm);
 }
@@ -127,6 +128,7 @@ int compi_impl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendty
 int compi_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHERV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
     return compi_allgather_common(COMPI_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
                                   recvtype, comm);
 }
@@ -136,6 +138,7 @@ int compi_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALL, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
     if (compi_coll_bypass(COMPI_COLL_ALLTOALL, comm))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
@@ -169,6 +172,11 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm)
 {
+    if (COMPI_PROF_ACTIVE()) {
+        /* in place: the receive side describes the blocks */
+        if (sendbuf == MPI_IN_PLACE) compi_prof_coll_(comm, COMPI_PROF_ALLTOALLV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
+        else compi_prof_coll_(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL);
+    }
     if (compi_coll_bypass(COMPI_COLL_ALLTOALLV, comm))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
@@ -194,6 +202,10 @@ int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int 
                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                          const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    if (COMPI_PROF_ACTIVE()) {
+        if (sendbuf == MPI_IN_PLACE) compi_prof_alltoallw_(comm, recvcounts, recvtypes);
+        else compi_prof_alltoallw_(comm, sendcounts, sendtypes);
+    }
     uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_ALLTOALLW, comm);
     int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     if (t0) compi_coll_count(COMPI_COLL_ALLTOALLW, 0, 0, 0, t0);
@@ -229,12 +241,14 @@ static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *
 
 int compi_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLREDUCE, -1, count, dt, NULL, op);
     return compi_reduce_common(COMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, -1, comm);
 }
 
 int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE, root, count, dt, NULL, op);
     /* intercommunicator roots (MPI_ROOT, MPI_PROC_NULL) and roots out of
      * range are the MPI's to handle and report */
     int n = compi_coll_peers(comm);
@@ -282,12 +296,14 @@ static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf
 int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER, -1, 0, dt, recvcounts, op);
     return compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, dt, op, comm);
 }
 
 int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER_BLOCK, -1, recvcount, dt, NULL, op);
     return compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, NULL, recvcount, dt, op,
                                        comm);
 }
@@ -296,6 +312,7 @@ int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recv
  * rank, so it has no node-level shortcut like the reductions above. */
 int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_SCAN, -1, count, dt, NULL, op);
     uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_SCAN, comm);
     int rc = PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
     if (t0) compi_coll_count(COMPI_COLL_SCAN, 0, compi_type_bytes(dt, count), 0, t0);
@@ -304,8 +321,15 @@ int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_EXSCAN, -1, count, dt, NULL, op);
     uint64_t t0 = compi_coll_pass_begin(COMPI_COLL_EXSCAN, comm);
     int rc = PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
     if (t0) compi_coll_count(COMPI_COLL_EXSCAN, 0, compi_type_bytes(dt, count), 0, t0);
     return rc;
+}
+
+int compi_impl_Barrier(MPI_Comm comm)
+{
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BARRIER, -1, 0, MPI_BYTE, NULL, MPI_OP_NULL);
+    return PMPI_Barrier(comm);
 }

@@ -69,6 +69,7 @@ static int compi_bcast_payload(unsigned char *pay, int len, int root, MPI_Comm c
 
 int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL);
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci)) return PMPI_Bcast(buf, count, dt, root, comm);
     compi_typeinfo ti;
@@ -192,6 +193,12 @@ static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype 
 int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (COMPI_PROF_ACTIVE()) {
+        int me;
+        PMPI_Comm_rank(comm, &me);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHER, root, recvcount, recvtype, NULL, MPI_OP_NULL);
+        else compi_prof_coll_(comm, COMPI_PROF_GATHER, root, sendcount, sendtype, NULL, MPI_OP_NULL);
+    }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -209,6 +216,12 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (COMPI_PROF_ACTIVE()) {
+        int me;
+        PMPI_Comm_rank(comm, &me);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, 0, recvtype, recvcounts, MPI_OP_NULL);
+        else compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, sendcount, sendtype, NULL, MPI_OP_NULL);
+    }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -277,6 +290,12 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
 int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (COMPI_PROF_ACTIVE()) {
+        int me;
+        PMPI_Comm_rank(comm, &me);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, sendcount, sendtype, NULL, MPI_OP_NULL);
+        else compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, recvcount, recvtype, NULL, MPI_OP_NULL);
+    }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -292,6 +311,12 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (COMPI_PROF_ACTIVE()) {
+        int me;
+        PMPI_Comm_rank(comm, &me);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, 0, sendtype, sendcounts, MPI_OP_NULL);
+        else compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, recvcount, recvtype, NULL, MPI_OP_NULL);
+    }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);

@@ -263,6 +263,7 @@ int compi_impl_Testsome(int incount, MPI_Request reqs[], int *outcount, int indi
 
 int compi_impl_Request_free(MPI_Request *request)
 {
+    if (COMPI_PROF_ACTIVE()) compi_prof_request_free_(*request);
     compi_req *r = compi_req_find(*request);
     if (!r) return PMPI_Request_free(request);
     compi_req_remove(r);

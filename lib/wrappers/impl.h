@@ -83,6 +83,7 @@ int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recv
 int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm);
 int compi_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int compi_impl_Barrier(MPI_Comm comm);
 int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
 /* MPI-IO (lib/wrappers/fileio.c) */

@@ -5,6 +5,7 @@
 
 int compi_impl_Init(int *argc, char ***argv)
 {
+    compi_prof_pre_init();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) compi_interpose_init();
     if (rc == MPI_SUCCESS && !compi_bypass) rc = compi_core_init();
@@ -13,6 +14,7 @@ int compi_impl_Init(int *argc, char ***argv)
 
 int compi_impl_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    compi_prof_pre_init();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) compi_interpose_init();
     if (rc == MPI_SUCCESS && !compi_bypass) rc = compi_core_init();

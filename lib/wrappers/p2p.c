@@ -34,6 +34,7 @@ static int compi_send_is_plain(const compi_comm_info *ci, int dest)
 static int compi_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, compi_family fam)
 {
+    COMPI_PROF_SEND_HOOK(comm, dest, count, dt, COMPI_PROF_SEND);
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_send_is_plain(ci, dest)) return compi_send_fn[mode](buf, count, dt, dest, tag, comm);
     if (mode == COMPI_SMODE_BUFFERED) {
@@ -170,6 +171,7 @@ int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
 static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
                                   int dest, int tag, MPI_Comm comm, MPI_Request *request, compi_family fam)
 {
+    if (fam != COMPI_FAM_SENDRECV) COMPI_PROF_SEND_HOOK(comm, dest, count, dt, COMPI_PROF_ISEND);
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_send_is_plain(ci, dest)) return compi_isend_plain[mode](buf, count, dt, dest, tag, comm, request);
     compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, ci, fam);
@@ -234,9 +236,12 @@ static int compi_persistent_create(compi_req_kind kind, compi_send_mode mode, co
 {
     int is_send = kind == COMPI_REQ_PERSIST_SEND;
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (compi_p2p_plain(ci, peer))
-        return is_send ? compi_send_init_plain[mode](buf, count, dt, peer, tag, comm, request)
-                       : PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, request);
+    if (compi_p2p_plain(ci, peer)) {
+        int rc = is_send ? compi_send_init_plain[mode](buf, count, dt, peer, tag, comm, request)
+                         : PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, request);
+        if (rc == MPI_SUCCESS && is_send && COMPI_PROF_ACTIVE()) compi_prof_persistent_(*request, comm, peer, count, dt);
+        return rc;
+    }
     /* The request keeps the communicator's info and its own reference on a
      * derived datatype: the application may free either before it starts
      * the request. The handle is a real persistent request on comm that is
@@ -252,6 +257,7 @@ static int compi_persistent_create(compi_req_kind kind, compi_send_mode mode, co
     r->buf = buf; r->count = count; r->peer = peer; r->tag = tag; r->smode = mode;
     *request = r->handle;
     compi_req_insert(r);
+    if (is_send && COMPI_PROF_ACTIVE()) compi_prof_persistent_(*request, comm, peer, count, dt);
     return MPI_SUCCESS;
 }
 
@@ -278,6 +284,7 @@ int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int 
 
 int compi_impl_Start(MPI_Request *request)
 {
+    if (COMPI_PROF_ACTIVE()) compi_prof_start_(*request);
     compi_req *r = compi_req_find(*request);
     if (!r) return PMPI_Start(request);
     if (r->inner != MPI_REQUEST_NULL) return compi_raise(r->comm, MPI_ERR_REQUEST); /* already active */
@@ -304,6 +311,7 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                         MPI_Comm comm, MPI_Status *status)
 {
+    COMPI_PROF_SEND_HOOK(comm, dest, sendcount, sendtype, COMPI_PROF_SENDRECV);
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -339,8 +347,10 @@ int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
                                 int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest))
+    if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest)) {
+        COMPI_PROF_SEND_HOOK(comm, dest, count, dt, COMPI_PROF_SENDRECV);
         return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, status);
+    }
     /* Send from a copy of the typed region so the receive can land in buf. */
     MPI_Aint lb, extent, tlb, textent;
     PMPI_Type_get_extent(dt, &lb, &extent);

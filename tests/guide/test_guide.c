@@ -686,9 +686,9 @@ static void test_errors(const char *dir, const char *guide)
     }
     /* another format version */
     memcpy(cp, img, len);
-    cp[8] = 2;
+    cp[8] = 3;
     spit(bad, cp, len);
-    expect_bad_trace(bad, "version 2", "trace format version 2 is not supported", NULL);
+    expect_bad_trace(bad, "version 3", "trace format version 3 is not supported", NULL);
     /* bytes after the summary */
     memcpy(cp, img, len);
     FILE *f = fopen(bad, "wb");

@@ -3,6 +3,12 @@
  * mpirun first).
  *
  *   dkb_check --prof PREFIX --size N [--mpi openmpi|mpich] [--pin COLL=ALG[/SEGSIZE]]... CALL...
+ *   dkb_check --prof PREFIX --size N --graph FILE [--base PREFIX2]
+ * The second form compares instead the graph `compi map --graph-out` wrote
+ * (lines "src dst messages bytes") from the traces of a whole program,
+ * after subtracting from the monitoring's counts those of PREFIX2 (a run
+ * that only creates the program's communicators: their creation's traffic
+ * is not in a trace).
  * CALL as dkb_probe's (COLL:COUNT:TYPE_SIZE:ROOT), the same list in the
  * same order; --pin mirrors --mca coll_tuned_<COLL>_algorithm ALG
  * (coll_tuned_<COLL>_algorithm_segmentsize SEGSIZE); unpinned collectives
@@ -58,15 +64,19 @@ int main(int argc, char **argv)
     const char *prof = NULL;
     long size = -1;
     int mpich = 0;
+    const char *graph = NULL, *base = NULL;
     pin_t pins[COMPI_MAP_NCOLLS] = {{0, 0}};
     const char *calls[4096];
     int ncalls = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
-        if (!strcmp(o, "--prof") || !strcmp(o, "--size") || !strcmp(o, "--pin") || !strcmp(o, "--mpi")) {
+        if (!strcmp(o, "--prof") || !strcmp(o, "--size") || !strcmp(o, "--pin") || !strcmp(o, "--mpi") ||
+            !strcmp(o, "--graph") || !strcmp(o, "--base")) {
             if (i + 1 >= argc) die("option %s needs a value", o);
             const char *v = argv[++i];
             if (!strcmp(o, "--prof")) prof = v;
+            else if (!strcmp(o, "--graph")) graph = v;
+            else if (!strcmp(o, "--base")) base = v;
             else if (!strcmp(o, "--size")) size = num(o, v);
             else if (!strcmp(o, "--mpi")) {
                 if (strcmp(v, "openmpi") && strcmp(v, "mpich")) die("--mpi: '%s' is neither openmpi nor mpich", v);
@@ -95,7 +105,7 @@ int main(int argc, char **argv)
             die("%s", "too many calls");
         }
     }
-    if (!prof || size < 1 || ncalls == 0) die("%s", "usage: dkb_check --prof PREFIX --size N [--pin COLL=ALG[/SEG]]... CALL...");
+    if (!prof || size < 1 || (ncalls == 0 && !graph)) die("%s", "usage: dkb_check --prof PREFIX --size N [--pin COLL=ALG[/SEG]]... CALL...");
 
     int64_t *counts = calloc((size_t)size * size, sizeof *counts);
     cell *seen = calloc((size_t)size * size, sizeof *seen), *want = calloc((size_t)size * size, sizeof *want);
@@ -143,9 +153,32 @@ int main(int argc, char **argv)
         snprintf(algs + l, sizeof algs - l, "%s%s=%d%s", k ? " " : "", calls[k], a.alg, pins[c].alg ? "p" : "f");
     }
 
+    if (graph) {
+        FILE *f = fopen(graph, "r");
+        if (!f) die("cannot open %s", graph);
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            long src, dst;
+            unsigned long long msgs, bytes;
+            if (line[0] == '#') continue;
+            if (sscanf(line, "%ld %ld %llu %llu", &src, &dst, &msgs, &bytes) != 4 || src < 0 || src >= size ||
+                dst < 0 || dst >= size)
+                die("bad graph line: %s", line);
+            want[(size_t)src * size + dst].msgs += msgs;
+            want[(size_t)src * size + dst].bytes += bytes;
+            tm += msgs;
+            tb += bytes;
+        }
+        fclose(f);
+        snprintf(algs, sizeof algs, "graph %s", graph);
+    }
+
+    for (int pass = 0; pass < (base ? 2 : 1); pass++) {
+    const char *pre = pass ? base : prof;
+    long sign = pass ? -1 : 1;
     for (long r = 0; r < size; r++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s.%ld.prof", prof, r);
+        snprintf(path, sizeof path, "%s.%ld.prof", pre, r);
         FILE *f = fopen(path, "r");
         if (!f) die("cannot open %s", path);
         char line[8192];
@@ -161,10 +194,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "dkb_check: %s:%d: unexpected line: %s", path, lineno, line);
                 exit(2);
             }
-            seen[(size_t)src * size + dst].msgs += msgs;
-            seen[(size_t)src * size + dst].bytes += bytes;
+            seen[(size_t)src * size + dst].msgs += (uint64_t)sign * msgs;
+            seen[(size_t)src * size + dst].bytes += (uint64_t)sign * bytes;
         }
         fclose(f);
+    }
+
     }
 
     int bad = 0;

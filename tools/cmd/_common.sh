@@ -223,3 +223,22 @@ tool_var_unset_args() {
     done
     return 0
 }
+
+# A placement written by `compi map -o DIR` (docs/map.md): DIR/placement.txt,
+# rankfile, machinefile, env. Dies naming what is missing or malformed.
+placement_check() {  # DIR
+    local d=$1 f
+    [[ -d $d ]] || die "--placement: '$d' is not a directory (made by compi map -o DIR)"
+    for f in placement.txt rankfile machinefile env; do
+        [[ -f $d/$f ]] || die "--placement: '$d/$f' is missing (made by compi map -o DIR)"
+    done
+    head -1 "$d/placement.txt" | grep -qx 'compi-placement 1' ||
+        die "--placement: '$d/placement.txt' is not a compi placement (first line 'compi-placement 1')"
+    tail -1 "$d/placement.txt" | grep -qx 'end' || die "--placement: '$d/placement.txt' is cut short (no 'end' line)"
+    local ranks lines
+    ranks=$(sed -n 's/^ranks //p' "$d/placement.txt")
+    lines=$(grep -c . "$d/machinefile" || true)
+    [[ $ranks == "$lines" ]] || die "--placement: '$d/machinefile' has $lines hosts for the placement's $ranks ranks"
+}
+# NAME=VALUE lines the placed run must set (MPICH: the traced run's algorithm pins)
+placement_env() { grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$1/env" || true; }

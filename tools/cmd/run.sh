@@ -25,7 +25,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
 
 usage() {
     cat <<'USAGE'
-usage: compi run [--mpi openmpi|mpich] [--build-dir DIR] [--dry-run] -- LAUNCHER ARGS...
+usage: compi run [--mpi openmpi|mpich] [--build-dir DIR] [--placement P] [--dry-run] -- LAUNCHER ARGS...
 
   Runs LAUNCHER ARGS with libcompi preloaded into the ranks, e.g.
     COMPI_MODE=fixed COMPI_CODEC=lz4 compi run -- mpirun -np 4 ./app
@@ -47,6 +47,13 @@ usage: compi run [--mpi openmpi|mpich] [--build-dir DIR] [--dry-run] -- LAUNCHER
                the library is <build-dir>/<mpi>/lib/libcompi.so). An
                installed compi preloads P/lib/libcompi-<mpi>.so instead.
   --dry-run    print the command instead of running it
+  --placement  launch with the placement `compi map -o P` wrote: Open MPI
+               mpirun --rankfile P/rankfile; MPICH mpiexec -f P/machinefile
+               (one host per rank, in rank order); srun
+               --distribution=arbitrary with SLURM_HOSTFILE=P/machinefile.
+               Variables in P/env (MPICH: the algorithm pins of the traced
+               run, so the collectives send what the graph assumed) go to
+               the ranks. Do not pass another host list or mapping option.
 
   COMPI_* variables set in your environment are passed to the ranks
   (Open MPI: -x NAME, MPICH: -genv NAME VALUE, srun: --export=ALL).
@@ -239,9 +246,10 @@ run_app_binary() {
 }
 
 main() {
-    local mpi="" build_dir=${COMPI_BUILD_DIR:-} dry=0 build_dir_given=0
+    local mpi="" build_dir=${COMPI_BUILD_DIR:-} dry=0 build_dir_given=0 placement=""
     while [[ $# -gt 0 ]]; do
         case "$1" in
+            --placement) placement=${2:?--placement needs a directory}; shift 2 ;;
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
             --build-dir) build_dir=${2:?--build-dir needs a value}; build_dir_given=1; shift 2 ;;
             --dry-run) dry=1; shift ;;
@@ -255,8 +263,17 @@ main() {
 
     local launcher=$1; shift
     command -v "$launcher" >/dev/null 2>&1 || die "launcher '$launcher' not found in PATH"
+    [[ -z $placement ]] || placement_check "$placement"
     case "$(basename -- "$launcher")" in
-        srun) run_srun "$mpi" "$build_dir" "$dry" "$launcher" "$@"; return ;;
+        srun)
+            if [[ -n $placement ]]; then
+                local pv
+                while IFS= read -r pv; do export "${pv?}"; done < <(placement_env "$placement")
+                export SLURM_HOSTFILE
+                SLURM_HOSTFILE=$(readlink -f "$placement/machinefile")
+                set -- --distribution=arbitrary "$@"
+            fi
+            run_srun "$mpi" "$build_dir" "$dry" "$launcher" "$@"; return ;;
         sbatch|salloc) run_job "$mpi" "$build_dir" "$dry" "$launcher" "$build_dir_given" "$@"; return ;;
     esac
     [[ -z $mpi ]] || check_mpi_name "$mpi"
@@ -286,11 +303,19 @@ main() {
     if [[ $mpi == openmpi ]]; then
         flags+=(-x "LD_PRELOAD=$lib")
         for v in $(compi_env_names); do flags+=(-x "$v"); done
+        if [[ -n $placement ]]; then
+            flags+=(--rankfile "$(readlink -f "$placement/rankfile")")
+            while IFS= read -r v; do flags+=(-x "$v"); done < <(placement_env "$placement")
+        fi
     else
         # hydra forwards the caller's environment to the ranks, so a caller's
         # LD_PRELOAD would reach them without compi: keep it, after libcompi
         flags+=(-genv LD_PRELOAD "$lib${LD_PRELOAD:+:$LD_PRELOAD}")
         for v in $(compi_env_names); do flags+=(-genv "$v" "${!v}"); done
+        if [[ -n $placement ]]; then
+            flags+=(-f "$(readlink -f "$placement/machinefile")")
+            while IFS= read -r v; do flags+=(-genv "${v%%=*}" "${v#*=}"); done < <(placement_env "$placement")
+        fi
     fi
 
     local -a unset_args

@@ -61,7 +61,7 @@ usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--sub
        compi vcluster down   [--name P]
        compi vcluster status [--name P]
        compi vcluster run    [--mpi openmpi|mpich] [--preload LIB] [--compi]
-                             [--build-dir DIR] [--map block|rr] [--name P]
+                             [--build-dir DIR] [--map block|rr] [--placement D] [--name P]
                              -- [mpirun|mpiexec] <launcher args...>
        compi vcluster exec   NODE -- <command...>   (a shell command on a node)
 
@@ -82,6 +82,10 @@ usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--sub
           Variables for ranks: Open MPI  -x NAME[=VALUE];  MPICH  -genv NAME
           VALUE (hydra also forwards mpiexec's whole environment by default).
           --preload LIB  sets LD_PRELOAD=LIB for the ranks only (not mpirun).
+          --placement D  ranks where `compi map -o D` put them (Open MPI: the
+                         seq mapper over D/machinefile, no binding; MPICH:
+                         -f D/machinefile), with D/env's variables; its
+                         hosts must be this cluster's nodes.
           --compi        preload <build-dir>/<mpi>/lib/libcompi.so (built by
                          tools/build.sh; installed: P/lib/libcompi-<mpi>.so)
                          and pass COMPI_* variables through.
@@ -637,9 +641,10 @@ cmd_exec() {
 # ------------------------------------------------------------------- run ----
 
 cmd_run() {
-    local mpi="" preload="" use_compi=0 build_dir="" map=block
+    local mpi="" preload="" use_compi=0 build_dir="" map=block placement=""
     while [[ $# -gt 0 ]]; do
         case "$1" in
+            --placement) placement=${2:?}; shift 2 ;;
             --mpi) mpi=${2:?}; shift 2 ;;
             --preload) preload=${2:?}; shift 2 ;;
             --compi) use_compi=1; shift ;;
@@ -671,6 +676,17 @@ cmd_run() {
         launcher=$(launcher_for_mpi "$mpi")
     fi
     case "$map" in block|rr) ;; *) die "--map block|rr" ;; esac
+    local -a penv=()
+    if [[ -n $placement ]]; then
+        placement_check "$placement"
+        placement=$(readlink -f "$placement")
+        local h
+        while IFS= read -r h; do
+            grep -q "^$h " "$STATE_DIR/hostfile.openmpi" ||
+                die "--placement: host '$h' ($placement/machinefile) is not a node of this cluster ($(awk '{printf "%s ", $1}' "$STATE_DIR/hostfile.openmpi"))"
+        done < <(sort -u "$placement/machinefile")
+        mapfile -t penv < <(placement_env "$placement")
+    fi
 
     if (( use_compi )); then
         [[ -z $preload ]] || die "--compi and --preload are exclusive"
@@ -684,8 +700,10 @@ cmd_run() {
     local -a cmd
     # shellcheck disable=SC2054  # commas are MCA list syntax, not separators
     if [[ $mpi == openmpi ]]; then
+        local hostfile=$STATE_DIR/hostfile.openmpi
+        [[ -n $placement ]] && hostfile=$placement/machinefile
         cmd=("$launcher"
-             --hostfile "$STATE_DIR/hostfile.openmpi"
+             --hostfile "$hostfile"
              --mca plm_rsh_agent "$STATE_DIR/agent"
              --mca plm_rsh_no_tree_spawn 1
              --mca pml ob1 --mca osc '^ucx'
@@ -696,7 +714,9 @@ cmd_run() {
              # binding would pin each node's first rank to core 0, all nodes'
              # ranks onto one core (measured: 4 ms latency instead of 10 us)
              --bind-to none)
-        if [[ $map == rr ]]; then cmd+=(--map-by node); else cmd+=(--map-by slot); fi
+        if [[ -n $placement ]]; then cmd+=(--mca rmaps seq)   # rank i on line i
+        elif [[ $map == rr ]]; then cmd+=(--map-by node); else cmd+=(--map-by slot); fi
+        local pv; for pv in "${penv[@]}"; do cmd+=(-x "$pv"); done
         [[ -n $preload ]] && cmd+=(-x "LD_PRELOAD=$preload")
         if (( use_compi )); then
             local v; for v in $(compi_env_names); do cmd+=(-x "$v"); done
@@ -708,6 +728,7 @@ cmd_run() {
     else
         local hf=$STATE_DIR/hostfile.mpich
         [[ $map == rr ]] && hf=$STATE_DIR/hostfile.mpich-rr
+        [[ -n $placement ]] && hf=$placement/machinefile   # one line per rank, in order
         # shellcheck disable=SC2054
         cmd=("$launcher"
              -launcher ssh -launcher-exec "$STATE_DIR/agent"
@@ -724,6 +745,7 @@ cmd_run() {
         if (( use_compi )); then
             local v; for v in $(compi_env_names); do cmd+=(-genv "$v" "${!v}"); done
         fi
+        local pv; for pv in "${penv[@]}"; do cmd+=(-genv "${pv%%=*}" "${pv#*=}"); done
         cmd+=("$@")
         local -a unset_args
         mapfile -t unset_args < <(tool_var_unset_args)

@@ -1,0 +1,91 @@
+/* compi map: from traces to a placement (OPP, issue 14). MPI-free.
+ *
+ *   communication graph  n x n world ranks: messages and bytes sent from
+ *                        row to column, point-to-point as traced and every
+ *                        collective decomposed by the DKB (map.h) for the
+ *                        algorithms the traced run used (the trace's ALGS)
+ *   network              nodes with slots; per ordered node pair (the
+ *                        diagonal: inside a node) a latency and a cost per
+ *                        byte, from `compi calibrate network` (engine/model.h)
+ *   cost of a placement  sum over rank pairs of msgs x latency + bytes x
+ *                        cost per byte of the link the pair lands on (us)
+ *   mappers              block, cyclic, random, swap (MPIPP-style pair
+ *                        exchanges to a local optimum from several starts),
+ *                        scotch (SCOTCH_graphMap onto SCOTCH_archTleaf, or
+ *                        SCOTCH_archCmpltw when nodes differ in slots, then
+ *                        repaired to the slot counts)
+ *
+ * A placement is node_of_rank[n]: ranks never exceed a node's slots. */
+#ifndef COMPI_MAP_PLACE_H
+#define COMPI_MAP_PLACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "engine/commprof.h"
+#include "engine/model.h"
+#include "map/map.h"
+
+/* ---- the algorithms a traced run used (the trace's ALGS text) ---- */
+typedef struct {
+    int mpich;                           /* 0: Open MPI 4.1, 1: MPICH 4.0 */
+    int dynamic;                         /* Open MPI: coll_tuned_use_dynamic_rules */
+    int alg[COMPI_MAP_NCOLLS];           /* Open MPI id / MPICH table id; 0 = not pinned */
+    uint32_t segsize[COMPI_MAP_NCOLLS];
+    int tree_fanout[COMPI_MAP_NCOLLS], chain_fanout[COMPI_MAP_NCOLLS];   /* 0 = default */
+} compi_map_algs;
+/* NULL or empty text: Open MPI, fixed rules. A value lib/map does not know
+ * (an algorithm name or number) fails with err naming it. */
+int compi_map_algs_parse(const char *text, compi_map_algs *a, char *err, size_t errlen);
+
+/* ---- communication graph ---- */
+typedef struct {
+    int n;
+    double *msgs, *bytes;                /* n x n, row = sender (world ranks) */
+    uint64_t approximated[COMPI_PROF_NFAM];   /* calls decomposed by a stand-in (see place.c) */
+} compi_map_graph;
+int compi_map_graph_init(compi_map_graph *g, int n);
+void compi_map_graph_free(compi_map_graph *g);
+/* Adds one rank's profile: its point-to-point sends and the collective
+ * calls this rank stands for (commprof.h). 0, or a COMPI_MAP_E* code with
+ * err naming the call. */
+int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err,
+                        size_t errlen);
+
+/* ---- network ---- */
+typedef struct {
+    int nnodes;
+    char (*names)[COMPI_NET_NAME_MAX];
+    int *slots;
+    double *lat_us;                      /* nnodes x nnodes, diagonal = inside a node */
+    double *us_per_byte;
+} compi_map_net;
+/* "H1:S1,H2:S2,..." (slots >= 1; a host without ":S" has 1 slot); links
+ * from model (NULL: the built-in model): the exact pair, else the class
+ * default; cost per byte = the link's beta at its largest measured size. */
+int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_model *model, char *err,
+                        size_t errlen);
+void compi_map_net_free(compi_map_net *net);
+int compi_map_net_slots(const compi_map_net *net);
+
+/* ---- cost and mappers ---- */
+typedef struct {
+    const compi_map_graph *g;
+    const compi_map_net *net;
+} compi_map_problem;
+/* Predicted communication time of the placement, microseconds. */
+double compi_map_cost(const compi_map_problem *p, const int *node_of_rank);
+
+typedef enum {
+    COMPI_MAPPER_BLOCK = 0, COMPI_MAPPER_CYCLIC, COMPI_MAPPER_RANDOM, COMPI_MAPPER_SWAP, COMPI_MAPPER_SCOTCH,
+    COMPI_MAPPER_COUNT
+} compi_mapper;
+const char *compi_mapper_name(compi_mapper m);
+/* Fills node_of_rank (g->n entries). seed: random and swap's random starts.
+ * 0, or COMPI_MAP_EARG (fewer slots than ranks) / COMPI_MAP_ENOMEM /
+ * COMPI_MAP_EUNSUPP (Scotch failed) with err set. */
+int compi_map_run(compi_mapper m, const compi_map_problem *p, uint64_t seed, int *node_of_rank, char *err,
+                  size_t errlen);
+/* swap's descent alone, from the placement in node_of_rank (tests). */
+int compi_map_swap_descend(const compi_map_problem *p, int *node_of_rank);
+
+#endif

@@ -1,0 +1,249 @@
+/* compi map: traces -> communication graph -> placement (lib/map/place.h).
+ *
+ *   compi_map TRACE_DIR --hosts H1:S1,H2:S2,... -o OUT [--network FILE]
+ *             [--seed N] [--graph-out FILE] [-v]
+ *   compi_map TRACE_DIR --graph-out FILE          (the graph only)
+ *
+ * Reads TRACE_DIR/trace.<rank>.bin of every rank (COMPI_MODE=trace or
+ * profile), builds the communication graph (point-to-point as traced,
+ * collectives decomposed by the DKB for the algorithms the trace records),
+ * the network from --hosts and `compi calibrate network`'s file (default:
+ * the built-in model), runs every mapper, prints each one's predicted cost
+ * and keeps the cheapest. OUT/ gets:
+ *   placement.txt  what was decided (format in docs/map.md)
+ *   rankfile       Open MPI: rank i=host slot=k
+ *   machinefile    one host per line in rank order (MPICH -f; Open MPI
+ *                  --mca rmaps seq --hostfile)
+ *   env            variables the placed run must set (MPICH: the algorithm
+ *                  pins the traced run had), one NAME=VALUE per line
+ * Exit 0; 1 on bad or inconsistent traces (the message names the file and
+ * the problem); 2 on bad arguments. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "engine/commprof.h"
+#include "engine/model.h"
+#include "engine/trace.h"
+#include "map/place.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: compi map TRACE_DIR --hosts H1:SLOTS,H2:SLOTS,... -o OUT [--network network.txt]\n"
+               "                 [--seed N] [--graph-out FILE] [-v]\n"
+               "       compi map TRACE_DIR --graph-out FILE\n");
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "compi map: %s\n", msg);
+    return 1;
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL, *hosts = NULL, *out = NULL, *netfile = NULL, *graph_out = NULL;
+    unsigned long long seed = 1;
+    int verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        if (!strcmp(a, "-v")) { verbose++; continue; }
+        if (i + 1 >= argc && a[0] == '-') { fprintf(stderr, "compi map: %s needs a value\n", a); return 2; }
+        if (!strcmp(a, "--hosts")) hosts = argv[++i];
+        else if (!strcmp(a, "-o")) out = argv[++i];
+        else if (!strcmp(a, "--network")) netfile = argv[++i];
+        else if (!strcmp(a, "--graph-out")) graph_out = argv[++i];
+        else if (!strcmp(a, "--seed")) {
+            char *end;
+            seed = strtoull(argv[++i], &end, 10);
+            if (*end) { fprintf(stderr, "compi map: --seed: not a number: '%s'\n", argv[i]); return 2; }
+        } else if (a[0] == '-') { fprintf(stderr, "compi map: unknown option '%s'\n", a); usage(stderr); return 2; }
+        else if (!dir) dir = a;
+        else { fprintf(stderr, "compi map: more than one trace directory ('%s', '%s')\n", dir, a); return 2; }
+    }
+    if (!dir || (!hosts && !graph_out) || (hosts && !out)) { usage(stderr); return 2; }
+
+    /* ---- traces ---- */
+    char path[4200], err[1024], msg[8192];
+    compi_trace_path(path, sizeof path, dir, 0);
+    if (!file_exists(path)) {
+        snprintf(msg, sizeof msg, "%s: no trace of rank 0 (run with COMPI_MODE=profile or trace and COMPI_TRACE=%s)",
+                 path, dir);
+        return fail(msg);
+    }
+    compi_trace *t0 = compi_trace_load(path, err, sizeof err);
+    if (!t0) return fail(err);
+    int n = t0->world_size;
+    char program[COMPI_TRACE_PROGRAM_MAX];
+    snprintf(program, sizeof program, "%s", t0->program);
+    compi_map_algs algs;
+    if (compi_map_algs_parse(t0->algorithms, &algs, err, sizeof err) != 0) {
+        snprintf(msg, sizeof msg, "%s: %s", path, err);
+        compi_trace_free(t0);
+        return fail(msg);
+    }
+    char *algtext = t0->algorithms ? strdup(t0->algorithms) : NULL;
+    compi_trace_free(t0);
+    compi_trace_path(path, sizeof path, dir, n);
+    if (file_exists(path)) {
+        snprintf(msg, sizeof msg, "%s exists, but trace.0.bin is from a run of %d ranks: traces of different runs "
+                 "in one directory?", path, n);
+        return fail(msg);
+    }
+    compi_map_graph g;
+    if (compi_map_graph_init(&g, n) != 0) return fail("out of memory for the communication graph");
+    for (int r = 0; r < n; r++) {
+        compi_trace_path(path, sizeof path, dir, r);
+        compi_trace *t = compi_trace_load(path, err, sizeof err);
+        if (!t) {
+            if (!file_exists(path))
+                snprintf(msg, sizeof msg, "%s: missing: the run had %d ranks (trace.0.bin says so), so every rank "
+                         "0..%d needs its trace", path, n, n - 1);
+            else snprintf(msg, sizeof msg, "%s", err);
+            return fail(msg);
+        }
+        if (t->world_size != n || t->rank != r || strcmp(t->program, program) != 0) {
+            snprintf(msg, sizeof msg, "%s: rank %d of %d ranks of '%s', but trace.0.bin is of %d ranks of '%s': "
+                     "traces of different runs in one directory?", path, t->rank, t->world_size, t->program, n,
+                     program);
+            return fail(msg);
+        }
+        if (!t->profile) {
+            snprintf(msg, sizeof msg, "%s: holds no communication profile (written by a compi older than "
+                     "trace format 2?)", path);
+            return fail(msg);
+        }
+        if ((algtext || t->algorithms) && (!algtext || !t->algorithms || strcmp(algtext, t->algorithms) != 0))
+            fprintf(stderr, "compi map: warning: %s: the collective algorithms differ from rank 0's; using rank 0's\n",
+                    path);
+        compi_commprof *p = compi_commprof_load(t->profile, t->profile_len, err, sizeof err);
+        if (!p) {
+            snprintf(msg, sizeof msg, "%s: corrupt: %s", path, err);
+            return fail(msg);
+        }
+        if (p->world_rank != r || p->world_size != n) {
+            snprintf(msg, sizeof msg, "%s: corrupt: the profile is of rank %d of %d", path, p->world_rank, p->world_size);
+            return fail(msg);
+        }
+        if (compi_map_graph_add(&g, p, &algs, err, sizeof err) != 0) {
+            snprintf(msg, sizeof msg, "%s: %s", path, err);
+            return fail(msg);
+        }
+        compi_commprof_free(p);
+        compi_trace_free(t);
+    }
+    double tm = 0, tb = 0;
+    for (size_t e = 0; e < (size_t)n * n; e++) { tm += g.msgs[e]; tb += g.bytes[e]; }
+    printf("compi map: %d ranks of '%s', %s: %.0f messages, %.0f bytes in the graph\n", n, program,
+           algs.mpich ? "MPICH (pinned algorithms)" : algs.dynamic ? "Open MPI (pinned coll/tuned algorithms)"
+                                                                 : "Open MPI (coll/tuned fixed rules)", tm, tb);
+    for (int f = 0; f < COMPI_PROF_NFAM; f++)
+        if (g.approximated[f])
+            printf("compi map: note: %llu %s call(s) decomposed by a stand-in, not by the DKB (see docs/map.md)\n",
+                   (unsigned long long)g.approximated[f], compi_prof_family_name(f));
+    if (graph_out) {
+        FILE *f = fopen(graph_out, "w");
+        if (!f) { snprintf(msg, sizeof msg, "%s: cannot write: %s", graph_out, strerror(errno)); return fail(msg); }
+        fprintf(f, "# src dst messages bytes (world ranks)\n");
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                size_t e = (size_t)i * n + j;
+                if (g.msgs[e] || g.bytes[e]) fprintf(f, "%d %d %.0f %.0f\n", i, j, g.msgs[e], g.bytes[e]);
+            }
+        fclose(f);
+    }
+    if (!hosts) { compi_map_graph_free(&g); free(algtext); return 0; }
+
+    /* ---- network, mappers ---- */
+    compi_net_model model, *mp = NULL;
+    if (netfile) {
+        if (compi_net_load(netfile, &model, err, sizeof err) != COMPI_OK) return fail(err);
+        mp = &model;
+    }
+    compi_map_net net;
+    if (compi_map_net_build(&net, hosts, mp, err, sizeof err) != 0) { fprintf(stderr, "compi map: %s\n", err); return 2; }
+    if (compi_map_net_slots(&net) < n) {
+        snprintf(msg, sizeof msg, "--hosts: %d slot%s for the trace's %d ranks: list more hosts or slots",
+                 compi_map_net_slots(&net), compi_map_net_slots(&net) == 1 ? "" : "s", n);
+        fprintf(stderr, "compi map: %s\n", msg);
+        return 2;
+    }
+    compi_map_problem prob = {&g, &net};
+    int *place[COMPI_MAPPER_COUNT];
+    double cost[COMPI_MAPPER_COUNT];
+    int bestm = -1;
+    printf("%-8s %14s %10s %16s\n", "mapper", "predicted_ms", "vs_block", "inter-node_bytes");
+    for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
+        place[m] = malloc(sizeof(int) * (size_t)n);
+        if (!place[m]) return fail("out of memory");
+        if (compi_map_run((compi_mapper)m, &prob, seed, place[m], err, sizeof err) != 0) {
+            printf("%-8s failed: %s\n", compi_mapper_name((compi_mapper)m), err);
+            cost[m] = -1;
+            continue;
+        }
+        cost[m] = compi_map_cost(&prob, place[m]);
+        double inter = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (place[m][i] != place[m][j]) inter += g.bytes[(size_t)i * n + j];
+        printf("%-8s %14.3f %10.3f %16.0f\n", compi_mapper_name((compi_mapper)m), cost[m] * 1e-3,
+               cost[0] > 0 ? cost[m] / cost[0] : 1.0, inter);
+        /* strictly cheaper beyond rounding, or the simpler mapper stays */
+        if (bestm < 0 || cost[m] < cost[bestm] * (1 - 1e-9)) bestm = m;
+    }
+    if (bestm < 0) return fail("every mapper failed");
+    printf("compi map: kept %s (predicted %.3f ms, %.3fx of block)\n", compi_mapper_name((compi_mapper)bestm),
+           cost[bestm] * 1e-3, cost[0] > 0 ? cost[bestm] / cost[0] : 1.0);
+
+    /* ---- output ---- */
+    if (compi_trace_mkdirs(out, err, sizeof err) != COMPI_OK) return fail(err);
+    const int *pl = place[bestm];
+    int *used = calloc((size_t)net.nnodes, sizeof *used);
+    snprintf(path, sizeof path, "%s/rankfile", out);
+    FILE *rf = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/machinefile", out);
+    FILE *mf = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/placement.txt", out);
+    FILE *pf = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/env", out);
+    FILE *ef = fopen(path, "w");
+    if (!used || !rf || !mf || !pf || !ef) {
+        snprintf(msg, sizeof msg, "%s: cannot write: %s", out, strerror(errno));
+        return fail(msg);
+    }
+    fprintf(pf, "compi-placement 1\nprogram %s\nranks %d\nhosts %s\nmapper %s\n", program, n, hosts,
+            compi_mapper_name((compi_mapper)bestm));
+    for (int m = 0; m < COMPI_MAPPER_COUNT; m++)
+        if (cost[m] >= 0) fprintf(pf, "predicted_us %s %.3f\n", compi_mapper_name((compi_mapper)m), cost[m]);
+    for (int i = 0; i < n; i++) {
+        int x = pl[i];
+        fprintf(rf, "rank %d=%s slot=%d\n", i, net.names[x], used[x]++);
+        fprintf(mf, "%s\n", net.names[x]);
+        fprintf(pf, "rank %d %s\n", i, net.names[x]);
+    }
+    if (algs.mpich && algtext) {
+        /* the placed run must use the algorithms the graph was built for */
+        for (char *line = strtok(algtext, "\n"); line; line = strtok(NULL, "\n"))
+            if (!strncmp(line, "MPIR_CVAR_", 10)) fprintf(ef, "%s\n", line);
+    }
+    fprintf(pf, "end\n");
+    int werr = ferror(rf) | ferror(mf) | ferror(pf) | ferror(ef);
+    werr |= fclose(rf) | fclose(mf) | fclose(pf) | fclose(ef);
+    if (werr) { snprintf(msg, sizeof msg, "%s: write failed", out); return fail(msg); }
+    printf("compi map: wrote %s/{placement.txt,rankfile,machinefile,env}\n", out);
+    for (int m = 0; m < COMPI_MAPPER_COUNT; m++) free(place[m]);
+    free(used);
+    free(algtext);
+    compi_map_net_free(&net);
+    if (mp) compi_net_free(mp);
+    compi_map_graph_free(&g);
+    return 0;
+}
