@@ -214,6 +214,9 @@ int compi_core_init(void)
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
     PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm);
     PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
+    /* compi judges what goes wrong on its side communicator (a chunk longer
+     * than declared is a damaged message, not a reason to abort the job) */
+    PMPI_Comm_set_errhandler(compi_g.aside_comm, MPI_ERRORS_RETURN);
     int *ub, found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
     compi_g.aside_tag_ub = found ? *ub : 32767;
