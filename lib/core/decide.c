@@ -92,6 +92,27 @@ static struct {
 extern char *program_invocation_short_name;
 
 static __thread void *compi_scratch;
+/* The collective running on this thread (compi_coll_scope_begin/end): its
+ * gate's trial asks for evaluation, and the frames it compressed are
+ * counted for the gate's vote. A thread runs one collective at a time. */
+static __thread struct {
+    int active, probe;
+    uint64_t compressed;
+} compi_coll_scope;
+
+void compi_coll_scope_begin(int probe)
+{
+    compi_coll_scope.active = 1;
+    compi_coll_scope.probe = probe;
+    compi_coll_scope.compressed = 0;
+}
+
+uint64_t compi_coll_scope_end(void)
+{
+    compi_coll_scope.active = 0;
+    compi_coll_scope.probe = 0;
+    return compi_coll_scope.compressed;
+}
 
 static double compi_engine_now_s(void)
 {
@@ -338,7 +359,9 @@ static void compi_decide_adaptive(compi_decision *d, size_t size)
     compi_win_action a = COMPI_WIN_RAW;
     if (w) {
         d->link = l;
-        a = compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
+        a = compi_coll_scope.probe && d->fam >= COMPI_FAM_BCAST
+                ? compi_window_classify_probe(w, &compi_cfg.window, size, compi_engine_now_s())
+                : compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
         if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
     }
     pthread_mutex_unlock(&l->lock);
@@ -432,6 +455,7 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns)
 {
     if (!d || !d->link || !d->codec) return;
+    if (out_len > 0 && compi_coll_scope.active && d->fam >= COMPI_FAM_BCAST) compi_coll_scope.compressed++;
     compi_link_state *l = d->link;
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1);
     double tc_us = (double)compress_ns * 1e-3, achieved;

@@ -211,6 +211,11 @@ int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
  * metadata collectives (1..COMPI_COLL_EXTRA_MAX) beyond the MPI's own. */
 #define COMPI_COLL_EXTRA_MAX 4
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
+/* A collective gate (lib/engine/gate.h) around one collective call on this
+ * thread: probe = its trial wants the frames' data evaluated even where the
+ * adaptive windows say raw; _end gives the frames compressed in between. */
+void compi_coll_scope_begin(int probe);
+uint64_t compi_coll_scope_end(void);
 /* After the node map; collective over MPI_COMM_WORLD. A bad heuristics file
  * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
  * error code. */
