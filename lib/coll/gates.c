@@ -80,7 +80,7 @@ int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm)
     int rc = PMPI_Allreduce(v, agreed, COMPI_GATE_VOTE, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
     if (rc != MPI_SUCCESS) return rc;
     for (int i = 0; i < COMPI_GATE_VOTE; i++) mine[i] = agreed[i];
-    int before = g->phase == COMPI_GATE_HOLD ? g->path : -1;
+    int before = g->started ? g->path : -1;
     compi_gate_decide(g, &compi_gate_cfg, mine);
     if (g->phase == COMPI_GATE_HOLD && g->path != before)
         compi_log(2, "collective %s: %s path for %u calls (%s; compi %.3f ms, MPI %.3f ms)",
