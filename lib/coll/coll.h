@@ -8,6 +8,9 @@
  * path is decided from data every rank has (sizes known to all, the static
  * network model), so all ranks agree without talking; frame lengths travel
  * before the frames, so each sender still picks its codec (or raw) alone.
+ * In adaptive and guided mode a gate per communicator, collective and size
+ * class then runs compi's path or the MPI's own, from trials agreed by a
+ * small vote (see "gates" below and lib/engine/gate.h).
  *
  *   allgather(v)  node-local gatherv to the node's leader (its lowest rank);
  *                 leaders exchange one frame per node (allgatherv among
