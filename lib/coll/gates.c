@@ -67,12 +67,13 @@ int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm)
 {
     if (!t->g) return MPI_SUCCESS;
     uint64_t ns = compi_now_ns() - t->t0;
-    uint64_t compressed = compi_coll_scope_end();
+    uint64_t frame_bytes, saved_bytes;
+    compi_coll_scope_end(&frame_bytes, &saved_bytes);
     if (compi_gate_fake_ns[t->path]) ns = compi_gate_fake_ns[t->path];
     compi_gate *g = t->g;
     t->g = NULL;
     if (t->path == COMPI_GATE_PATH_MPI && t->kind < COMPI_COLL_KINDS) COMPI_COLL_ADD(t->kind, COMPI_COLL_GATED, 1);
-    if (!compi_gate_end(g, &compi_gate_cfg, ns, compressed)) return MPI_SUCCESS;
+    if (!compi_gate_end(g, &compi_gate_cfg, ns, frame_bytes, saved_bytes)) return MPI_SUCCESS;
     uint64_t mine[COMPI_GATE_VOTE];
     unsigned long long v[COMPI_GATE_VOTE], agreed[COMPI_GATE_VOTE];
     compi_gate_vote(g, mine);
@@ -86,9 +87,9 @@ int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm)
         compi_log(2, "collective %s: %s path for %u calls (%s; compi %.3f ms, MPI %.3f ms)",
                   t->kind < COMPI_COLL_KINDS ? compi_coll_names[t->kind] : "rooted",
                   g->path == COMPI_GATE_PATH_COMPI ? "compi's" : "the MPI's own", g->hold,
-                  g->why == COMPI_GATE_WHY_COMPRESSED ? "frames compressed"
+                  g->why == COMPI_GATE_WHY_COMPRESSED ? "compression saves >= 10 % of the frames"
                   : g->why == COMPI_GATE_WHY_FASTER    ? "compi's path faster on raw data"
-                                                       : "no frame compressed, the MPI's own not slower",
+                                                       : "compression saves < 10 %, the MPI's own not slower",
                   (double)g->agreed_compi_ns * 1e-6, (double)mine[2] * 1e-6);
     return MPI_SUCCESS;
 }

@@ -97,21 +97,22 @@ static __thread void *compi_scratch;
  * counted for the gate's vote. A thread runs one collective at a time. */
 static __thread struct {
     int active, probe;
-    uint64_t compressed;
+    uint64_t frame_bytes, saved_bytes;
 } compi_coll_scope;
 
 void compi_coll_scope_begin(int probe)
 {
     compi_coll_scope.active = 1;
     compi_coll_scope.probe = probe;
-    compi_coll_scope.compressed = 0;
+    compi_coll_scope.frame_bytes = compi_coll_scope.saved_bytes = 0;
 }
 
-uint64_t compi_coll_scope_end(void)
+void compi_coll_scope_end(uint64_t *frame_bytes, uint64_t *saved_bytes)
 {
     compi_coll_scope.active = 0;
     compi_coll_scope.probe = 0;
-    return compi_coll_scope.compressed;
+    *frame_bytes = compi_coll_scope.frame_bytes;
+    *saved_bytes = compi_coll_scope.saved_bytes;
 }
 
 static double compi_engine_now_s(void)
@@ -383,6 +384,7 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     size_t size = (size_t)ti->size;
     int remote = peer < 0 ? 1 : compi_peer_is_remote(ci, peer);
     if (!remote || ci->mode == COMPI_MODE_OFF) return;
+    if (compi_coll_scope.active && fam >= COMPI_FAM_BCAST) compi_coll_scope.frame_bytes += size;
     COMPI_STAT_ADD(inter_decided, 1);
     if (size == 0 || size < ci->min_bytes) {
         COMPI_STAT_ADD(raw_small, 1);
@@ -455,7 +457,8 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns)
 {
     if (!d || !d->link || !d->codec) return;
-    if (out_len > 0 && compi_coll_scope.active && d->fam >= COMPI_FAM_BCAST) compi_coll_scope.compressed++;
+    if (out_len > 0 && (size_t)out_len < size && compi_coll_scope.active && d->fam >= COMPI_FAM_BCAST)
+        compi_coll_scope.saved_bytes += size - (size_t)out_len;
     compi_link_state *l = d->link;
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1);
     double tc_us = (double)compress_ns * 1e-3, achieved;

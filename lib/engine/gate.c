@@ -9,7 +9,9 @@ void compi_gate_params_default(compi_gate_params *p)
     p->trial_mpi = 2;
     p->hold_min = 4;
     p->hold_max = 64;     /* a trial every <= 68 calls: at worst ~3 % of calls on the slower path */
-    p->margin = 0.03;
+    p->margin = 0.10;   /* a measured win must stand out of the noise of a few calls */
+    p->saving = 100;    /* 10 %: a reduction of random bytes by MAX saves ~3 % to an entropy coder,
+                           not enough to carry compi's path unmeasured */
 }
 
 void compi_gate_init(compi_gate *g)
@@ -37,13 +39,15 @@ compi_gate_path compi_gate_begin(compi_gate *g, const compi_gate_params *p, int 
     return path;
 }
 
-int compi_gate_end(compi_gate *g, const compi_gate_params *p, uint64_t ns, uint64_t compressed)
+int compi_gate_end(compi_gate *g, const compi_gate_params *p, uint64_t ns, uint64_t frame_bytes,
+                   uint64_t saved_bytes)
 {
     if (ns == 0) ns = 1;   /* 0 means "no measurement" */
     g->done++;
     switch (g->phase) {
     case COMPI_GATE_TRY_COMPI:
-        g->compressed += compressed;
+        g->frame_bytes += frame_bytes;
+        g->saved_bytes += saved_bytes;
         if (!g->best_compi_ns || ns < g->best_compi_ns) g->best_compi_ns = ns;
         return g->done >= compi_gate_trial_len(g, p);
     case COMPI_GATE_TRY_MPI:
@@ -54,7 +58,7 @@ int compi_gate_end(compi_gate *g, const compi_gate_params *p, uint64_t ns, uint6
             /* the hold is over: the next call starts a compi trial */
             g->phase = COMPI_GATE_TRY_COMPI;
             g->done = 0;
-            g->compressed = 0;
+            g->frame_bytes = g->saved_bytes = 0;
             g->best_compi_ns = g->best_mpi_ns = 0;
         }
         return 0;
@@ -63,7 +67,9 @@ int compi_gate_end(compi_gate *g, const compi_gate_params *p, uint64_t ns, uint6
 
 void compi_gate_vote(const compi_gate *g, uint64_t v[COMPI_GATE_VOTE])
 {
-    v[0] = g->phase == COMPI_GATE_TRY_COMPI ? g->compressed : 0;
+    v[0] = g->phase == COMPI_GATE_TRY_COMPI && g->frame_bytes
+               ? (uint64_t)((double)g->saved_bytes * 1000.0 / (double)g->frame_bytes)
+               : 0;
     v[1] = g->phase == COMPI_GATE_TRY_COMPI ? g->best_compi_ns : 0;
     v[2] = g->phase == COMPI_GATE_TRY_MPI ? g->best_mpi_ns : 0;
 }
@@ -88,8 +94,8 @@ void compi_gate_decide(compi_gate *g, const compi_gate_params *p, const uint64_t
 {
     g->votes++;
     if (g->phase == COMPI_GATE_TRY_COMPI) {
-        if (agreed[0] > 0) {
-            /* some rank compressed: compression is what compi's path is for */
+        if (agreed[0] >= (p->saving ? p->saving : 1)) {
+            /* some rank compressed well: compression is what compi's path is for */
             compi_gate_hold(g, p, COMPI_GATE_PATH_COMPI, COMPI_GATE_WHY_COMPRESSED);
             return;
         }
