@@ -3,7 +3,8 @@
  * As in compi_pingpong, the plain variant calls the PMPI_* entry points,
  * which a PMPI interposer never sees, and the compi variant the MPI_* ones,
  * which libcompi.so intercepts when it is LD_PRELOADed; both run in the same
- * process on the same communicator, alternating per repetition (the order
+ * process on the same communicator (one duplicate of MPI_COMM_WORLD per data
+ * set), alternating per repetition (the order
  * flips every rep) so drift in load or link state hits both alike.
  *
  * One timed call: PMPI_Barrier, then the collective alone between two
@@ -366,9 +367,15 @@ static int has_result(const point *p)
     return !((p->coll == C_REDUCE || p->coll == C_GATHER) && g_rank != ROOT);
 }
 
+/* The communicator the timed calls run on: a duplicate of MPI_COMM_WORLD per
+ * data set, so that what compi learnt about one data set (its collective
+ * gates hold a decision for up to 64 calls) does not carry over into the
+ * next, as two applications would not share it. */
+static MPI_Comm g_comm = MPI_COMM_NULL;
+
 static void call(const point *p, const variant *v, unsigned char *rbuf)
 {
-    const MPI_Comm w = MPI_COMM_WORLD;
+    const MPI_Comm w = g_comm;
     const int c = p->count;
     int rc = MPI_SUCCESS;
     switch (p->coll) {
@@ -697,6 +704,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
 
+    g_comm = MPI_COMM_WORLD;
     int failed = global_warmup(&o);
     double *times[2] = {xmalloc(sizeof(double) * (size_t)o.reps), xmalloc(sizeof(double) * (size_t)o.reps)};
     double *ratios = xmalloc(sizeof(double) * (size_t)o.reps);
@@ -704,6 +712,7 @@ int main(int argc, char **argv)
     int points = 0, skipped = 0;
 
     for (int d = 0; d < o.ndata && !failed; d++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
         for (int ci = 0; ci < o.ncolls && !failed; ci++) {
             char results[MAX_SIZES * 320];
             size_t rlen = 0;
@@ -758,6 +767,8 @@ int main(int argc, char **argv)
                 fflush(stdout);
             }
         }
+        MPI_Comm_free(&g_comm);
+        g_comm = MPI_COMM_WORLD;
     }
     if (g_rank == 0) {
         if (failed)

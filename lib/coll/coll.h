@@ -8,6 +8,9 @@
  * path is decided from data every rank has (sizes known to all, the static
  * network model), so all ranks agree without talking; frame lengths travel
  * before the frames, so each sender still picks its codec (or raw) alone.
+ * In adaptive and guided mode a gate per communicator, collective and size
+ * class then runs compi's path or the MPI's own, from trials agreed by a
+ * small vote (see "gates" below and lib/engine/gate.h).
  *
  *   allgather(v)  node-local gatherv to the node's leader (its lowest rank);
  *                 leaders exchange one frame per node (allgatherv among
@@ -34,6 +37,11 @@
 #ifndef COMPI_COLL_H
 #define COMPI_COLL_H
 #include "core/internal.h"
+#include "engine/gate.h"
+
+/* Gate kinds (see "gates" below): the compi_coll_kind values, then these. */
+enum { COMPI_GATE_BCAST = 11, COMPI_GATE_GATHER, COMPI_GATE_GATHERV, COMPI_GATE_SCATTER, COMPI_GATE_SCATTERV,
+       COMPI_GATE_KINDS };
 
 /* The node structure of a framed intracommunicator, built on first use
  * (collective: every rank builds it in the same collective call). */
@@ -47,6 +55,7 @@ typedef struct compi_coll_layout {
     int *leader_of;      /* node index -> comm rank of its leader */
     int *first, *members;/* ranks of node k: members[first[k] .. first[k+1]), increasing */
     int local_rank, local_size;
+    compi_gate *gates[COMPI_GATE_KINDS];   /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
 } compi_coll_layout;
 
 /* Collectives on comm may take compi's path: a framed intracommunicator in a
@@ -101,6 +110,28 @@ int compi_coll_alltoall_bytes(MPI_Comm sub, const unsigned char *sbytes, const i
                               compi_coll_blocks *in);
 void compi_coll_blocks_free(compi_coll_blocks *b);
 
+/* ---- gates (lib/engine/gate.h): in adaptive and guided mode, whether a
+ * call runs compi's path or the MPI's own, per communicator, collective and
+ * size class (log2 of a size every rank knows alike; 0 for the v variants
+ * whose sizes differ per rank), from agreed trials. Fixed and trace mode
+ * always run compi's path. */
+#define COMPI_GATE_CLASSES 48
+typedef struct {
+    compi_gate *g;       /* NULL: no gate, compi's path */
+    int kind;            /* gate kind */
+    int path;            /* compi_gate_path */
+    uint64_t t0;
+} compi_coll_ticket;
+/* Which path this call takes: COMPI_GATE_PATH_COMPI or _MPI. Starts the
+ * call's clock and scope; every call must be followed by
+ * compi_coll_gate_end on the same communicator, whichever path ran (a vote
+ * may be due: a small collective on comm). size: the size the class is
+ * taken from, the same on every rank (0: class 0). */
+int compi_coll_gate_begin(const compi_comm_info *ci, const compi_coll_layout *l, int kind, size_t size,
+                          compi_coll_ticket *t);
+int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm);
+void compi_coll_gates_free(compi_coll_layout *l);
+
 /* ---- report */
 typedef enum {
     COMPI_COLL_ALLGATHER, COMPI_COLL_ALLGATHERV, COMPI_COLL_ALLTOALL, COMPI_COLL_ALLTOALLV, COMPI_COLL_ALLTOALLW,
@@ -108,10 +139,14 @@ typedef enum {
     COMPI_COLL_SCAN, COMPI_COLL_EXSCAN, COMPI_COLL_KINDS
 } compi_coll_kind;
 extern const char *const compi_coll_names[COMPI_COLL_KINDS];
-/* per kind, this rank: calls, calls on compi's node-aware path, application
+_Static_assert((int)COMPI_GATE_BCAST == (int)COMPI_COLL_KINDS, "gate kinds follow the collective kinds");
+/* per kind, this rank: calls, calls on compi's node-aware path, calls its
+ * gate sent to the MPI's own algorithm (data that did not compress, and the
+ * MPI's algorithm was not slower; gate trials included), application
  * bytes (this rank's contribution), bytes this rank put on inter-node
  * links in compi's path (frames), and time spent in the call */
-enum { COMPI_COLL_CALLS, COMPI_COLL_NODE_AWARE, COMPI_COLL_BYTES, COMPI_COLL_WIRE, COMPI_COLL_NS, COMPI_COLL_FIELDS };
+enum { COMPI_COLL_CALLS, COMPI_COLL_NODE_AWARE, COMPI_COLL_GATED, COMPI_COLL_BYTES, COMPI_COLL_WIRE, COMPI_COLL_NS,
+       COMPI_COLL_FIELDS };
 extern uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
 #define COMPI_COLL_ADD(kind, field, v) \
     __atomic_fetch_add(&compi_coll_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)

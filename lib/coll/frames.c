@@ -9,7 +9,7 @@ const char *const compi_coll_names[COMPI_COLL_KINDS] = {
     "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
 };
 const char *const compi_coll_field_names[COMPI_COLL_FIELDS] = {
-    "calls", "node_aware_calls", "bytes", "inter_node_wire_bytes", "seconds",
+    "calls", "node_aware_calls", "gated_calls", "bytes", "inter_node_wire_bytes", "seconds",
 };
 uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
 

@@ -21,6 +21,7 @@ static void compi_coll_layout_free(compi_coll_layout *l)
     if (!l) return;
     if (l->local != MPI_COMM_NULL) PMPI_Comm_free(&l->local);
     if (l->leaders != MPI_COMM_NULL) PMPI_Comm_free(&l->leaders);
+    compi_coll_gates_free(l);
     free(l->node_of);
     free(l->leader_of);
     free(l->first);

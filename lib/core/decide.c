@@ -92,6 +92,28 @@ static struct {
 extern char *program_invocation_short_name;
 
 static __thread void *compi_scratch;
+/* The collective running on this thread (compi_coll_scope_begin/end): its
+ * gate's trial asks for evaluation, and the frames it compressed are
+ * counted for the gate's vote. A thread runs one collective at a time. */
+static __thread struct {
+    int active, probe;
+    uint64_t frame_bytes, saved_bytes;
+} compi_coll_scope;
+
+void compi_coll_scope_begin(int probe)
+{
+    compi_coll_scope.active = 1;
+    compi_coll_scope.probe = probe;
+    compi_coll_scope.frame_bytes = compi_coll_scope.saved_bytes = 0;
+}
+
+void compi_coll_scope_end(uint64_t *frame_bytes, uint64_t *saved_bytes)
+{
+    compi_coll_scope.active = 0;
+    compi_coll_scope.probe = 0;
+    *frame_bytes = compi_coll_scope.frame_bytes;
+    *saved_bytes = compi_coll_scope.saved_bytes;
+}
 
 static double compi_engine_now_s(void)
 {
@@ -340,7 +362,9 @@ static void compi_decide_adaptive(compi_decision *d, size_t size)
     compi_win_action a = COMPI_WIN_RAW;
     if (w) {
         d->link = l;
-        a = compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
+        a = compi_coll_scope.probe && d->fam >= COMPI_FAM_BCAST
+                ? compi_window_classify_probe(w, &compi_cfg.window, size, compi_engine_now_s())
+                : compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
         if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
     }
     pthread_mutex_unlock(&l->lock);
@@ -362,6 +386,7 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     size_t size = (size_t)ti->size;
     int remote = peer < 0 ? 1 : compi_peer_is_remote(ci, peer);
     if (!remote || ci->mode == COMPI_MODE_OFF || ci->mode == COMPI_MODE_PROFILE) return;
+    if (compi_coll_scope.active && fam >= COMPI_FAM_BCAST) compi_coll_scope.frame_bytes += size;
     COMPI_STAT_ADD(inter_decided, 1);
     if (size == 0 || size < ci->min_bytes) {
         COMPI_STAT_ADD(raw_small, 1);
@@ -447,6 +472,8 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns)
 {
     if (!d || !d->link || !d->codec) return;
+    if (out_len > 0 && (size_t)out_len < size && compi_coll_scope.active && d->fam >= COMPI_FAM_BCAST)
+        compi_coll_scope.saved_bytes += size - (size_t)out_len;
     compi_link_state *l = d->link;
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1);
     double tc_us = (double)compress_ns * 1e-3, achieved;

@@ -196,6 +196,12 @@ int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
  * metadata collectives (1..COMPI_COLL_EXTRA_MAX) beyond the MPI's own. */
 #define COMPI_COLL_EXTRA_MAX 4
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
+/* A collective gate (lib/engine/gate.h) around one collective call on this
+ * thread: probe = its trial wants the frames' data evaluated even where the
+ * adaptive windows say raw; _end gives the bytes of collective data decided
+ * on (inter-node frames) in between, and how many of them compression saved. */
+void compi_coll_scope_begin(int probe);
+void compi_coll_scope_end(uint64_t *frame_bytes, uint64_t *saved_bytes);
 /* After the node map; collective over MPI_COMM_WORLD. A bad heuristics file
  * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
  * error code. */

@@ -130,6 +130,20 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
     return a;
 }
 
+compi_win_action compi_window_classify_probe(compi_window *w, const compi_window_params *p, size_t size,
+                                             double now_s)
+{
+    int backing_off = w->backoff_until >= 0 && now_s < w->backoff_until;
+    if (size >= p->floor && !backing_off && size < w->no_len && size < w->yes_len) {
+        w->raw_run = 0;
+        w->raw_bytes_run = 0;
+        w->no_len = p->floor;
+        w->reevaluations++;
+        compi_window_decay_bias(w);
+    }
+    return compi_window_classify(w, p, size, now_s);
+}
+
 void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size,
                             const compi_codec *best, double predicted)
 {

@@ -58,13 +58,32 @@ static uint64_t compi_coll_pass_begin(compi_coll_kind kind, MPI_Comm comm)
     return compi_coll_bypass(kind, comm) ? 0 : compi_now_ns();
 }
 
-/* compi's path for this call, or NULL: layout built (collectively) on first use */
-static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info **ci, size_t size, int extra,
-                                                int *rc)
+/* compi's path for this call, or NULL (the MPI's own): the size test, then
+ * the gate of this collective and size class (its ticket t must be ended
+ * with compi_coll_gate_end after the call, whichever path ran). The layout
+ * is built (collectively) on first use. */
+static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info **ci, compi_coll_kind kind,
+                                                size_t size, int extra, compi_coll_ticket *t, int *rc)
 {
     *rc = MPI_SUCCESS;
-    if (!compi_coll_applies(comm, ci) || !compi_coll_worth(*ci, size, extra)) return NULL;
-    return compi_coll_layout_get(comm, *ci, rc);
+    t->g = NULL;
+    /* alltoallv: block sizes differ per rank, so no size test every rank
+     * could share: compi's path always runs (blocks under the floor simply
+     * go raw), unless its gate says otherwise */
+    if (!compi_coll_applies(comm, ci) || (kind != COMPI_COLL_ALLTOALLV && !compi_coll_worth(*ci, size, extra)))
+        return NULL;
+    const compi_coll_layout *l = compi_coll_layout_get(comm, *ci, rc);
+    if (!l) return NULL;
+    /* the v variants' sizes differ per rank: one gate for all their sizes */
+    size_t cls = kind == COMPI_COLL_ALLTOALLV ? 0 : size;
+    return compi_coll_gate_begin(*ci, l, (int)kind, cls, t) == COMPI_GATE_PATH_COMPI ? l : NULL;
+}
+
+/* Ends the call's gate ticket; the call's own error comes first. */
+static int compi_coll_gated(compi_coll_ticket *t, MPI_Comm comm, int rc)
+{
+    int vrc = compi_coll_gate_end(t, comm);
+    return rc != MPI_SUCCESS ? rc : vrc;
 }
 
 static int compi_coll_done(MPI_Comm comm, int rc)
@@ -93,11 +112,14 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
     MPI_Count mine = recvcounts ? (me < n ? compi_type_bytes(recvtype, recvcounts[me]) : 0)
                                 : compi_type_bytes(recvtype, recvcount);
     const compi_comm_info *ci;
-    const compi_coll_layout *l = compi_coll_path(comm, &ci, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, &rc);
+    compi_coll_ticket tk;
+    const compi_coll_layout *l =
+        compi_coll_path(comm, &ci, kind, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = recvcounts ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
                         : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        rc = compi_coll_gated(&tk, comm, rc);
         compi_coll_count(kind, 0, mine, 0, t0);
         return rc;
     }
@@ -105,13 +127,14 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
     if (!recvcounts) {
         counts = malloc(sizeof(int) * (size_t)n);
         at = malloc(sizeof(int) * (size_t)n);
-        if (!counts || !at) { free(counts); free(at); return compi_raise(comm, MPI_ERR_NO_MEM); }
+        if (!counts || !at) compi_die("out of memory in a collective");
         for (int i = 0; i < n; i++) {
             counts[i] = recvcount;
             at[i] = i * recvcount;
         }
     }
     rc = compi_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, at, recvtype, comm, ci, l, &wire);
+    rc = compi_coll_gated(&tk, comm, rc);
     if (!recvcounts) { free(counts); free(at); }
     compi_coll_count(kind, 1, mine, wire, t0);
     return compi_coll_done(comm, rc);
@@ -145,17 +168,19 @@ int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     int n = compi_coll_peers(comm), rc;
     MPI_Count block = compi_type_bytes(recvtype, recvcount);
     const compi_comm_info *ci;
-    if (!compi_coll_applies(comm, &ci) || !compi_coll_worth(ci, (size_t)block, COMPI_EXTRA_ALLTOALL)) {
+    compi_coll_ticket tk;
+    const compi_coll_layout *l =
+        compi_coll_path(comm, &ci, COMPI_COLL_ALLTOALL, (size_t)block, COMPI_EXTRA_ALLTOALL, &tk, &rc);
+    if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    if (!l) {
         rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        rc = compi_coll_gated(&tk, comm, rc);
         compi_coll_count(COMPI_COLL_ALLTOALL, 0, block * n, 0, t0);
         return rc;
     }
     int *scounts = malloc(sizeof(int) * (size_t)n), *sd = malloc(sizeof(int) * (size_t)n);
     int *rcounts = malloc(sizeof(int) * (size_t)n), *rd = malloc(sizeof(int) * (size_t)n);
-    if (!scounts || !sd || !rcounts || !rd) {
-        free(scounts); free(sd); free(rcounts); free(rd);
-        return compi_raise(comm, MPI_ERR_NO_MEM);
-    }
+    if (!scounts || !sd || !rcounts || !rd) compi_die("out of memory in a collective");
     for (int i = 0; i < n; i++) {
         scounts[i] = sendcount;
         sd[i] = i * sendcount;
@@ -163,6 +188,7 @@ int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         rd[i] = i * recvcount;
     }
     rc = compi_coll_alltoallv(sendbuf, scounts, sd, sendtype, recvbuf, rcounts, rd, recvtype, comm, ci, &wire);
+    rc = compi_coll_gated(&tk, comm, rc);
     free(scounts); free(sd); free(rcounts); free(rd);
     compi_coll_count(COMPI_COLL_ALLTOALL, 1, block * n, wire, t0);
     return compi_coll_done(comm, rc);
@@ -183,17 +209,19 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
     int n = compi_coll_peers(comm), rc;
     MPI_Count bytes = 0;
     for (int i = 0; i < n; i++) bytes += compi_type_bytes(recvtype, recvcounts[i]);
-    /* block sizes differ per rank, so no size test every rank could share:
-     * on a framed communicator compi's path always runs (blocks under the
-     * floor simply go raw) */
     const compi_comm_info *ci;
-    if (!compi_coll_applies(comm, &ci)) {
+    compi_coll_ticket tk;
+    const compi_coll_layout *l = compi_coll_path(comm, &ci, COMPI_COLL_ALLTOALLV, 0, 1, &tk, &rc);
+    if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
+    if (!l) {
         rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        rc = compi_coll_gated(&tk, comm, rc);
         compi_coll_count(COMPI_COLL_ALLTOALLV, 0, bytes, 0, t0);
         return rc;
     }
     rc = compi_coll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                               ci, &wire);
+    rc = compi_coll_gated(&tk, comm, rc);
     compi_coll_count(COMPI_COLL_ALLTOALLV, 1, bytes, wire, t0);
     return compi_coll_done(comm, rc);
 }
@@ -224,17 +252,20 @@ static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *
     MPI_Count bytes = compi_type_bytes(dt, count);
     const compi_comm_info *ci;
     int rc;
+    compi_coll_ticket tk = {NULL, 0, 0, 0};
     const compi_coll_layout *l = compi_coll_reduction_ok(dt, op)
-                                     ? compi_coll_path(comm, &ci, (size_t)bytes, COMPI_EXTRA_REDUCE, &rc)
+                                     ? compi_coll_path(comm, &ci, kind, (size_t)bytes, COMPI_EXTRA_REDUCE, &tk, &rc)
                                      : (rc = MPI_SUCCESS, NULL);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = root < 0 ? PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm)
                       : PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+        rc = compi_coll_gated(&tk, comm, rc);
         compi_coll_count(kind, 0, bytes, 0, t0);
         return rc;
     }
     rc = compi_coll_reduce(sendbuf, recvbuf, count, dt, op, root, comm, ci, l, &wire);
+    rc = compi_coll_gated(&tk, comm, rc);
     compi_coll_count(kind, 1, bytes, wire, t0);
     return compi_coll_done(comm, rc);
 }
@@ -271,23 +302,26 @@ static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf
     MPI_Count mine = compi_type_bytes(dt, recvcounts ? recvcounts[me] : recvcount);
     const compi_comm_info *ci;
     const compi_coll_layout *l = NULL;
+    compi_coll_ticket tk = {NULL, 0, 0, 0};
     rc = MPI_SUCCESS;
     if (total <= 0x7fffffff && compi_coll_reduction_ok(dt, op))
-        l = compi_coll_path(comm, &ci, (size_t)compi_type_bytes(dt, (int)total), COMPI_EXTRA_REDUCE, &rc);
+        l = compi_coll_path(comm, &ci, kind, (size_t)compi_type_bytes(dt, (int)total), COMPI_EXTRA_REDUCE, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = recvcounts ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm)
                         : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
+        rc = compi_coll_gated(&tk, comm, rc);
         compi_coll_count(kind, 0, mine, 0, t0);
         return rc;
     }
     int *counts = (int *)recvcounts;
     if (!recvcounts) {
         counts = malloc(sizeof(int) * (size_t)n);
-        if (!counts) return compi_raise(comm, MPI_ERR_NO_MEM);
+        if (!counts) compi_die("out of memory in a collective");
         for (int r = 0; r < n; r++) counts[r] = recvcount;
     }
     rc = compi_coll_reduce_scatter(sendbuf, recvbuf, counts, dt, op, comm, ci, l, &wire);
+    rc = compi_coll_gated(&tk, comm, rc);
     if (!recvcounts) free(counts);
     compi_coll_count(kind, 1, mine, wire, t0);
     return compi_coll_done(comm, rc);

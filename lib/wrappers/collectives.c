@@ -67,17 +67,27 @@ static int compi_bcast_payload(unsigned char *pay, int len, int root, MPI_Comm c
     return rc;
 }
 
-int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+/* The gate of this call (coll.h): 1 when it runs compi's path, 0 when the
+ * MPI's own (*rc: an error building the node layout). */
+static int compi_rooted_gate(MPI_Comm comm, const compi_comm_info *ci, int kind, size_t size, compi_coll_ticket *t,
+                             int *rc)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL);
-    const compi_comm_info *ci;
-    if (!compi_coll_applies(comm, &ci)) return PMPI_Bcast(buf, count, dt, root, comm);
-    compi_typeinfo ti;
-    compi_typeinfo_get(dt, count, &ti);
-    COMPI_STAT_ADD(messages[COMPI_FAM_BCAST], 1);
-    COMPI_STAT_ADD(bytes[COMPI_FAM_BCAST], ti.size);
-    /* Receivers must know before the root decides whether a frame comes */
-    if (!compi_coll_may_compress(ci, (size_t)ti.size)) return PMPI_Bcast(buf, count, dt, root, comm);
+    t->g = NULL;
+    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, rc);
+    if (!l) return 0;
+    return compi_coll_gate_begin(ci, l, kind, size, t) == COMPI_GATE_PATH_COMPI;
+}
+
+static int compi_rooted_done(compi_coll_ticket *t, MPI_Comm comm, int rc)
+{
+    int vrc = compi_coll_gate_end(t, comm);
+    return rc != MPI_SUCCESS ? rc : vrc;
+}
+
+static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                              const compi_comm_info *ci, const compi_typeinfo *tip)
+{
+    compi_typeinfo ti = *tip;
     int rank;
     PMPI_Comm_rank(comm, &rank);
     unsigned char *frame = NULL;
@@ -113,6 +123,28 @@ int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
     if (rc == MPI_SUCCESS && rank != root) rc = compi_coll_decode(frame, flen, buf, count, dt, root, comm);
     free(frame);
     return rc;
+}
+
+int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL);
+    const compi_comm_info *ci;
+    if (!compi_coll_applies(comm, &ci)) return PMPI_Bcast(buf, count, dt, root, comm);
+    compi_typeinfo ti;
+    compi_typeinfo_get(dt, count, &ti);
+    COMPI_STAT_ADD(messages[COMPI_FAM_BCAST], 1);
+    COMPI_STAT_ADD(bytes[COMPI_FAM_BCAST], ti.size);
+    /* Receivers must know before the root decides whether a frame comes */
+    if (!compi_coll_may_compress(ci, (size_t)ti.size)) return PMPI_Bcast(buf, count, dt, root, comm);
+    compi_coll_ticket tk;
+    int rc = MPI_SUCCESS;
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_BCAST, (size_t)ti.size, &tk, &rc))
+        rc = compi_bcast_framed(buf, count, dt, root, comm, ci, &ti);
+    else if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(buf, count, dt, root, comm);
+    else
+        return compi_raise(comm, rc);
+    return compi_rooted_done(&tk, comm, rc);
 }
 
 /* ---------------------------------------------------------------- gather */
@@ -209,8 +241,16 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     MPI_Count tsize = rank == root ? compi_bytes(recvtype, recvcount) : compi_bytes(sendtype, sendcount);
     if (!compi_coll_may_compress(ci, (size_t)tsize))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
-                               comm, ci);
+    compi_coll_ticket tk;
+    int rc = MPI_SUCCESS;
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHER, (size_t)tsize, &tk, &rc))
+        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, comm,
+                                 ci);
+    else if (rc == MPI_SUCCESS)
+        rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    else
+        return compi_raise(comm, rc);
+    return compi_rooted_done(&tk, comm, rc);
 }
 
 int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -225,8 +265,16 @@ int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    return compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
-                               comm, ci);
+    compi_coll_ticket tk;
+    int rc = MPI_SUCCESS;
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHERV, 0, &tk, &rc))
+        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm,
+                                 ci);
+    else if (rc == MPI_SUCCESS)
+        rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    else
+        return compi_raise(comm, rc);
+    return compi_rooted_done(&tk, comm, rc);
 }
 
 /* ---------------------------------------------------------------- scatter */
@@ -304,8 +352,16 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     MPI_Count tsize = rank == root ? compi_bytes(sendtype, sendcount) : compi_bytes(recvtype, recvcount);
     if (!compi_coll_may_compress(ci, (size_t)tsize))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                comm, ci);
+    compi_coll_ticket tk;
+    int rc = MPI_SUCCESS;
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTER, (size_t)tsize, &tk, &rc))
+        rc = compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                  ci);
+    else if (rc == MPI_SUCCESS)
+        rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    else
+        return compi_raise(comm, rc);
+    return compi_rooted_done(&tk, comm, rc);
 }
 
 int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
@@ -320,6 +376,14 @@ int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int d
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return compi_scatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
-                                comm, ci);
+    compi_coll_ticket tk;
+    int rc = MPI_SUCCESS;
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTERV, 0, &tk, &rc))
+        rc = compi_scatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+                                  comm, ci);
+    else if (rc == MPI_SUCCESS)
+        rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    else
+        return compi_raise(comm, rc);
+    return compi_rooted_done(&tk, comm, rc);
 }

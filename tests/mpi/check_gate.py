@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Run tests/mpi/coll_gate under compi and check the report's per-collective
+counters against the paths the collective gates must have chosen.
+
+usage: check_gate.py --report FILE --ranks N --expect KIND:CALLS:COMPI:GATED ... -- launcher args...
+
+Each --expect names a collective of the report's "collectives" section and,
+for every rank: its calls, the calls on compi's node-aware path
+(node_aware_calls) and the calls the gate sent to the MPI's own algorithm
+(gated_calls). The run injects the call times (COMPI_DEBUG_COLL_TIMES), so
+the numbers follow from gate.h's schedule, worked out by hand in
+CMakeLists.txt, and nothing is timed."""
+import argparse, json, os, subprocess, sys
+
+
+def fail(msg):
+    print("FAIL [check_gate] " + msg)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--report", required=True)
+    ap.add_argument("--ranks", type=int, required=True)
+    ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    want = {}
+    for e in a.expect:
+        kind, calls, compi, gated = e.split(":")
+        want[kind] = {"calls": int(calls), "node_aware_calls": int(compi), "gated_calls": int(gated)}
+    if os.path.exists(a.report):
+        os.remove(a.report)
+    print("running:", " ".join(cmd), flush=True)
+    if subprocess.call(cmd) != 0:
+        fail("program failed")
+    with open(a.report) as fh:
+        doc = json.load(fh)
+    ranks = doc.get("ranks")
+    if not isinstance(ranks, list) or len(ranks) != a.ranks:
+        fail("report has %s rank entries, expected %d" % (len(ranks) if isinstance(ranks, list) else None, a.ranks))
+    for r in ranks:
+        coll = r.get("collectives") or {}
+        for kind, w in want.items():
+            got = {k: (coll.get(kind) or {}).get(k) for k in w}
+            if got != w:
+                fail("rank %s, %s: %s, expected %s" % (r.get("rank"), kind, got, w))
+        print("rank %s: %s (as expected)" % (r.get("rank"), {k: coll.get(k) for k in want}))
+    print("PASS [check_gate] %d ranks" % a.ranks)
+
+
+if __name__ == "__main__":
+    main()
