@@ -1,4 +1,16 @@
+#include <stdarg.h>
+#include <stdio.h>
 #include "compi.h"
+#include "common/errf.h"
+
+void compi_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
 
 const char *compi_error_string(int rc)
 {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/errf.h"
 #include "codecs/codec_util.h"
 #include "engine/commprof.h"
 
@@ -326,14 +327,6 @@ static uint64_t cp_g64(cp_in *x)
     return v;
 }
 
-static void cp_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static int cp_rooted(int fam)
 {
@@ -344,18 +337,18 @@ static int cp_rooted(int fam)
 compi_commprof *compi_commprof_load(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
     cp_in x = {buf, len, 0, 0};
-#define BAD(...) do { cp_err(err, errlen, __VA_ARGS__); goto fail; } while (0)
+#define BAD(...) do { compi_errf(err, errlen, __VA_ARGS__); goto fail; } while (0)
     compi_commprof *p = NULL;
     int *world = NULL;
     int64_t *counts = NULL;
     uint32_t v = cp_g32(&x);
-    if (v != CP_VERSION) { cp_err(err, errlen, "profile format version %u is not supported (this compi reads %u)", v, CP_VERSION); return NULL; }
+    if (v != CP_VERSION) { compi_errf(err, errlen, "profile format version %u is not supported (this compi reads %u)", v, CP_VERSION); return NULL; }
     int wr = (int32_t)cp_g32(&x), ws = (int32_t)cp_g32(&x);
     uint32_t ncomms = cp_g32(&x), ncolls = cp_g32(&x);
-    if (x.short_read) { cp_err(err, errlen, "profile truncated in its header"); return NULL; }
-    if (ws < 1 || wr < 0 || wr >= ws) { cp_err(err, errlen, "profile: rank %d of %d ranks", wr, ws); return NULL; }
+    if (x.short_read) { compi_errf(err, errlen, "profile truncated in its header"); return NULL; }
+    if (ws < 1 || wr < 0 || wr >= ws) { compi_errf(err, errlen, "profile: rank %d of %d ranks", wr, ws); return NULL; }
     p = compi_commprof_new(wr, ws);
-    if (!p) { cp_err(err, errlen, "out of memory"); return NULL; }
+    if (!p) { compi_errf(err, errlen, "out of memory"); return NULL; }
     for (uint32_t i = 0; i < ncomms; i++) {
         uint32_t id = cp_g32(&x);
         int size = (int32_t)cp_g32(&x), rank = (int32_t)cp_g32(&x);

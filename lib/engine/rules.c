@@ -7,18 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/errf.h"
 #include "engine/model.h"
 #include "engine/trace.h"
 #include "engine/window.h"
 
-static void tr_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------- rules */
 
@@ -57,14 +50,14 @@ int compi_rules_save(const char *dir, int rank, int world_size, const char *prog
     if (compi_trace_mkdirs(dir, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
     char path[4096], tmp[4200], prog[3 * COMPI_TRACE_PROGRAM_MAX + 4];
     if ((size_t)compi_rules_path(path, sizeof path, dir, rank) >= sizeof path) {
-        tr_err(err, errlen, "%s: directory name too long", dir);
+        compi_errf(err, errlen, "%s: directory name too long", dir);
         return COMPI_ERR_CONFIG;
     }
     /* written aside and renamed: a rank never reads a half-written file */
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        tr_err(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+        compi_errf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
         return COMPI_ERR_CONFIG;
     }
     rules_encode(prog, sizeof prog, program);
@@ -93,12 +86,12 @@ int compi_rules_save(const char *dir, int rank, int world_size, const char *prog
     fprintf(f, "end %zu\n", n);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
-        tr_err(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+        compi_errf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
         remove(tmp);
         return COMPI_ERR_CONFIG;
     }
     if (rename(tmp, path) != 0) {
-        tr_err(err, errlen, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
+        compi_errf(err, errlen, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
         remove(tmp);
         return COMPI_ERR_CONFIG;
     }
@@ -127,7 +120,7 @@ compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const c
     char path[4096];
     compi_rules_path(path, sizeof path, dir, rank);
     FILE *f = fopen(path, "r");
-    if (!f) { tr_err(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
+    if (!f) { compi_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
     compi_rules *r = calloc(1, sizeof *r);
     size_t cap = 0;
     char line[1024], *tok[4];

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <zlib.h>
+#include "common/errf.h"
 #include "codecs/codec_util.h"
 #include "engine/model.h"
 #include "engine/trace.h"
@@ -30,14 +31,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static void tr_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* CRC-32 (IEEE, zlib's), continued from crc (start with 0). */
 static uint32_t tr_crc32(uint32_t crc, const void *buf, size_t len)
@@ -83,22 +76,22 @@ int compi_trace_mkdirs(const char *dir, char *err, size_t errlen)
 {
     char path[4096];
     size_t n = strlen(dir);
-    if (n == 0) { tr_err(err, errlen, "empty directory name"); return COMPI_ERR_CONFIG; }
-    if (n >= sizeof path) { tr_err(err, errlen, "%s: directory name too long", dir); return COMPI_ERR_CONFIG; }
+    if (n == 0) { compi_errf(err, errlen, "empty directory name"); return COMPI_ERR_CONFIG; }
+    if (n >= sizeof path) { compi_errf(err, errlen, "%s: directory name too long", dir); return COMPI_ERR_CONFIG; }
     memcpy(path, dir, n + 1);
     for (size_t i = 1; i <= n; i++) {
         if (path[i] != '/' && path[i] != 0) continue;
         char c = path[i];
         path[i] = 0;
         if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            tr_err(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+            compi_errf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
             return COMPI_ERR_CONFIG;
         }
         path[i] = c;
     }
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        tr_err(err, errlen, "%s: not a directory", dir);
+        compi_errf(err, errlen, "%s: not a directory", dir);
         return COMPI_ERR_CONFIG;
     }
     return COMPI_OK;
@@ -178,36 +171,36 @@ static void tr_write(compi_trace_writer *w, const void *p, size_t n)
 compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, const char *program,
                                      const char *my_node, size_t cap_bytes, char *err, size_t errlen)
 {
-    if (!dir || !program || !my_node) { tr_err(err, errlen, "trace: missing directory, program or node name"); return NULL; }
+    if (!dir || !program || !my_node) { compi_errf(err, errlen, "trace: missing directory, program or node name"); return NULL; }
     if (rank < 0 || world_size < 1 || rank >= world_size) {
-        tr_err(err, errlen, "trace: rank %d out of range for %d ranks", rank, world_size);
+        compi_errf(err, errlen, "trace: rank %d out of range for %d ranks", rank, world_size);
         return NULL;
     }
     if (cap_bytes == 0) cap_bytes = COMPI_TRACE_DEFAULT_CAP;
     if (cap_bytes < compi_trace_min_cap()) {
-        tr_err(err, errlen, "trace: cap of %zu bytes is below the minimum of %zu", cap_bytes, compi_trace_min_cap());
+        compi_errf(err, errlen, "trace: cap of %zu bytes is below the minimum of %zu", cap_bytes, compi_trace_min_cap());
         return NULL;
     }
     if (compi_trace_mkdirs(dir, err, errlen) != COMPI_OK) return NULL;
     compi_trace_writer *w = calloc(1, sizeof *w);
-    if (!w) { tr_err(err, errlen, "trace: out of memory"); return NULL; }
+    if (!w) { compi_errf(err, errlen, "trace: out of memory"); return NULL; }
     w->hist = malloc(sizeof(uint64_t) * COMPI_TRACE_MAX_PERIOD);
     w->table_cap = 1024;
     w->table = calloc(w->table_cap, sizeof *w->table);
     if (!w->hist || !w->table) {
         free(w->hist); free(w->table); free(w);
-        tr_err(err, errlen, "trace: out of memory");
+        compi_errf(err, errlen, "trace: out of memory");
         return NULL;
     }
     w->cap = cap_bytes;
     if ((size_t)compi_trace_path(w->path, sizeof w->path, dir, rank) >= sizeof w->path) {
         free(w->hist); free(w->table); free(w);
-        tr_err(err, errlen, "trace: directory name too long");
+        compi_errf(err, errlen, "trace: directory name too long");
         return NULL;
     }
     w->f = fopen(w->path, "wb");
     if (!w->f) {
-        tr_err(err, errlen, "%s: cannot create: %s", w->path, strerror(errno));
+        compi_errf(err, errlen, "%s: cannot create: %s", w->path, strerror(errno));
         free(w->hist); free(w->table); free(w);
         return NULL;
     }
@@ -229,7 +222,7 @@ compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, 
     compi_store_le32(h + TR_HDR_CRC_OFF, tr_crc32(0, h, TR_HDR_CRC_OFF));
     tr_write(w, h, sizeof h);
     if (w->st.write_error) {
-        tr_err(err, errlen, "%s: write failed: %s", w->path, strerror(w->st.write_error));
+        compi_errf(err, errlen, "%s: write failed: %s", w->path, strerror(w->st.write_error));
         fclose(w->f);
         pthread_mutex_destroy(&w->lock);
         free(w->hist); free(w->table); free(w);
@@ -520,7 +513,7 @@ int compi_trace_close(compi_trace_writer *w, char *err, size_t errlen)
     int werr = w->st.write_error;
     if (fclose(w->f) != 0 && !werr) werr = errno ? errno : EIO;
     if (werr) {
-        tr_err(err, errlen, "%s: write failed: %s (the trace is incomplete)", w->path, strerror(werr));
+        compi_errf(err, errlen, "%s: write failed: %s (the trace is incomplete)", w->path, strerror(werr));
         rc = COMPI_ERR_CONFIG;
     }
     pthread_mutex_unlock(&w->lock);
@@ -568,14 +561,14 @@ compi_trace *compi_trace_load(const char *path, char *err, size_t errlen)
 {
     tr_rctx x = {path, err, errlen};
     FILE *f = fopen(path, "rb");
-    if (!f) { tr_err(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
+    if (!f) { compi_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
         if (len == cap) {
             size_t ncap = cap ? cap * 2 : 1 << 16;
             uint8_t *g = realloc(buf, ncap);
-            if (!g) { free(buf); fclose(f); tr_err(err, errlen, "%s: out of memory", path); return NULL; }
+            if (!g) { free(buf); fclose(f); compi_errf(err, errlen, "%s: out of memory", path); return NULL; }
             buf = g;
             cap = ncap;
         }
@@ -585,7 +578,7 @@ compi_trace *compi_trace_load(const char *path, char *err, size_t errlen)
     }
     int rerr = ferror(f);
     fclose(f);
-    if (rerr) { free(buf); tr_err(err, errlen, "%s: read error", path); return NULL; }
+    if (rerr) { free(buf); compi_errf(err, errlen, "%s: read error", path); return NULL; }
 
     compi_trace *t = calloc(1, sizeof *t);
     tr_pending *pend = NULL;

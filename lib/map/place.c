@@ -16,16 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <scotch.h>
+#include "common/errf.h"
 #include "map/place.h"
 
-static void pl_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------- algorithms */
 
@@ -59,7 +52,7 @@ int compi_map_algs_parse(const char *text, compi_map_algs *a, char *err, size_t 
         if (strcmp(key, "mpi") == 0) {
             if (strcmp(val, "openmpi") == 0) a->mpich = 0;
             else if (strcmp(val, "mpich") == 0) a->mpich = 1;
-            else { pl_err(err, errlen, "the trace was made with an unknown MPI '%s'", val); return COMPI_MAP_EARG; }
+            else { compi_errf(err, errlen, "the trace was made with an unknown MPI '%s'", val); return COMPI_MAP_EARG; }
         } else if (strncmp(key, "OMPI_MCA_coll_tuned_", 20) == 0) {
             const char *rest = key + 20;
             if (strcmp(rest, "use_dynamic_rules") == 0) {
@@ -78,7 +71,7 @@ int compi_map_algs_parse(const char *text, compi_map_algs *a, char *err, size_t 
                         for (int k = 1; k <= compi_map_ompi41_nalgs((compi_map_coll)c); k++)
                             if (strcmp(val, compi_map_ompi41_alg_name((compi_map_coll)c, k)) == 0) alg = k;
                     if (alg < 0 || alg > compi_map_ompi41_nalgs((compi_map_coll)c)) {
-                        pl_err(err, errlen, "%s=%s: no such Open MPI algorithm in lib/map", key, val);
+                        compi_errf(err, errlen, "%s=%s: no such Open MPI algorithm in lib/map", key, val);
                         return COMPI_MAP_EALG;
                     }
                     a->alg[c] = alg;
@@ -200,7 +193,7 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
                         size_t errlen)
 {
     if (p->world_size != g->n) {
-        pl_err(err, errlen, "a trace of rank %d is from a run of %d ranks, the others of %d", p->world_rank,
+        compi_errf(err, errlen, "a trace of rank %d is from a run of %d ranks, the others of %d", p->world_rank,
                p->world_size, g->n);
         return COMPI_MAP_EARG;
     }
@@ -250,7 +243,7 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
         int approx = 0;
         rc = pl_decompose(&call, a, &out, &approx);
         if (rc) {
-            pl_err(err, errlen, "rank %d: %s on a communicator of %d ranks (%lld x %u bytes): %s", p->world_rank,
+            compi_errf(err, errlen, "rank %d: %s on a communicator of %d ranks (%lld x %u bytes): %s", p->world_rank,
                    compi_prof_family_name(fam), n, (long long)r->count, r->type_size, compi_map_strerror(rc));
             break;
         }
@@ -294,7 +287,7 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
                         size_t errlen)
 {
     memset(net, 0, sizeof *net);
-    if (!hosts || !*hosts) { pl_err(err, errlen, "--hosts: empty host list"); return COMPI_MAP_EARG; }
+    if (!hosts || !*hosts) { compi_errf(err, errlen, "--hosts: empty host list"); return COMPI_MAP_EARG; }
     int cap = 1;
     for (const char *s = hosts; *s; s++) cap += *s == ',';
     net->names = calloc((size_t)cap, sizeof *net->names);
@@ -306,7 +299,7 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
         size_t len = end ? (size_t)(end - s) : strlen(s);
         char item[256];
         if (len == 0 || len >= sizeof item) {
-            pl_err(err, errlen, "--hosts: empty or overlong entry in '%s'", hosts);
+            compi_errf(err, errlen, "--hosts: empty or overlong entry in '%s'", hosts);
             compi_map_net_free(net);
             return COMPI_MAP_EARG;
         }
@@ -317,19 +310,19 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
         if (colon) {
             *colon = 0;
             if (pl_num(colon + 1, &slots) != 0 || slots < 1 || slots > 1 << 20) {
-                pl_err(err, errlen, "--hosts: '%s': slots must be a positive number", s);
+                compi_errf(err, errlen, "--hosts: '%s': slots must be a positive number", s);
                 compi_map_net_free(net);
                 return COMPI_MAP_EARG;
             }
         }
         if (!item[0] || strlen(item) >= COMPI_NET_NAME_MAX) {
-            pl_err(err, errlen, "--hosts: bad host name in '%.*s'", (int)len, s);
+            compi_errf(err, errlen, "--hosts: bad host name in '%.*s'", (int)len, s);
             compi_map_net_free(net);
             return COMPI_MAP_EARG;
         }
         for (int i = 0; i < net->nnodes; i++)
             if (strcmp(net->names[i], item) == 0) {
-                pl_err(err, errlen, "--hosts: host '%s' listed twice", item);
+                compi_errf(err, errlen, "--hosts: host '%s' listed twice", item);
                 compi_map_net_free(net);
                 return COMPI_MAP_EARG;
             }
@@ -532,7 +525,7 @@ static int pl_scotch(const compi_map_problem *p, int *node, char *err, size_t er
     SCOTCH_stratExit(&strat);
     SCOTCH_archExit(&arch);
     SCOTCH_graphExit(&sg);
-    if (rc) { pl_err(err, errlen, "Scotch could not map the graph"); goto out; }
+    if (rc) { compi_errf(err, errlen, "Scotch could not map the graph"); goto out; }
     int *used = calloc((size_t)k, sizeof *used);
     if (!used) { rc = COMPI_MAP_ENOMEM; goto out; }
     for (int i = 0; i < n; i++) {
@@ -592,11 +585,11 @@ int compi_map_run(compi_mapper m, const compi_map_problem *p, uint64_t seed, int
                   size_t errlen)
 {
     int n = p->g->n, total;
-    if (m >= COMPI_MAPPER_COUNT) { pl_err(err, errlen, "no such mapper"); return COMPI_MAP_EARG; }
+    if (m >= COMPI_MAPPER_COUNT) { compi_errf(err, errlen, "no such mapper"); return COMPI_MAP_EARG; }
     int *slots = pl_slots(p->net, &total);
     if (!slots) return COMPI_MAP_ENOMEM;
     if (total < n) {
-        pl_err(err, errlen, "the host list has %d slot%s for %d ranks", total, total == 1 ? "" : "s", n);
+        compi_errf(err, errlen, "the host list has %d slot%s for %d ranks", total, total == 1 ? "" : "s", n);
         free(slots);
         return COMPI_MAP_EARG;
     }
