@@ -72,6 +72,9 @@ size_t compi_codec_count(void);
 const compi_codec *compi_codec_at(size_t index);
 const compi_codec *compi_codec_by_name(const char *name);
 const compi_codec *compi_codec_by_id(uint8_t id);
+/* The most bytes any codec of the table may write for len input bytes:
+ * room for whichever codec a decision ends with. */
+size_t compi_codec_bound_max(size_t len);
 /* Comma-separated list of codec names, for error messages. */
 const char *compi_codec_names(void);
 

@@ -25,6 +25,16 @@ const compi_codec *compi_codec_at(size_t index)
     return index < compi_codec_count() ? codec_table[index] : NULL;
 }
 
+size_t compi_codec_bound_max(size_t len)
+{
+    size_t worst = 0;
+    for (size_t i = 0; i < compi_codec_count(); i++) {
+        size_t b = codec_table[i]->bound(len);
+        if (b > worst) worst = b;
+    }
+    return worst;
+}
+
 const compi_codec *compi_codec_by_name(const char *name)
 {
     for (size_t i = 0; name && i < compi_codec_count(); i++)

@@ -322,6 +322,8 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
 typedef enum { COMPI_ARRIVAL_UNFRAMED, COMPI_ARRIVAL_FRAME, COMPI_ARRIVAL_BAD } compi_arrival;
 compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed,
                                     size_t n, int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen);
+/* Whether a frame's payload of `arrived` bytes fits its header; fills why if not. */
+int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen);
 /* Reports a message that failed validation (naming why) and returns compi's frame error code. */
 int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why);
 /* Decodes a whole frame held in memory (probed/stashed messages). */

@@ -95,11 +95,8 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
     size_t cap = size;
     if (codec) {
         /* room for whichever codec the decision ends with */
-        for (size_t i = 0; i < compi_codec_count(); i++) {
-            size_t b = compi_codec_at(i)->bound(size);
-            if (b > cap) cap = b;
-        }
-        cap += pad_unit;
+        size_t bound = compi_codec_bound_max(size);
+        cap = (bound > size ? bound : size) + pad_unit;
     }
     unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
     if (!frame) { free(packed); return MPI_ERR_NO_MEM; }
@@ -365,12 +362,18 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
 }
 
 /* Raw payloads are exact; compressed ones may carry element padding, but
- * never more than the data they stand for. */
-static int compi_frame_length_ok(const compi_frame_header *h, uint64_t arrived)
+ * never more than the data they stand for; a pipelined header has none. */
+int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen)
 {
-    if (h->codec == COMPI_CODEC_RAW) return arrived == h->payload_len;
-    if (h->codec == COMPI_CODEC_CHUNKED) return arrived == 0;
-    return arrived >= h->payload_len && arrived <= h->original_len;
+    int chunked = h->codec == COMPI_CODEC_CHUNKED;
+    int ok = h->codec == COMPI_CODEC_RAW ? arrived == h->payload_len
+           : chunked                     ? arrived == 0
+                                         : arrived >= h->payload_len && arrived <= h->original_len;
+    if (!ok)
+        snprintf(why, whylen, "frame declares %llu payload bytes but %llu arrived%s",
+                 (unsigned long long)(chunked ? 0 : h->payload_len), (unsigned long long)arrived,
+                 chunked ? " (a pipelined header travels alone)" : "");
+    return ok;
 }
 
 int compi_bytes_deliver(const void *bytes, size_t n, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -412,11 +415,8 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
     if (h.codec == COMPI_CODEC_ESCAPE || h.codec == COMPI_CODEC_CHUNKED)   /* resolved where they arrive */
         return compi_frame_fail(comm, st, h.codec == COMPI_CODEC_ESCAPE ? "escape header where a whole frame was expected"
                                                                         : "pipelined header where a whole frame was expected");
-    if (!compi_frame_length_ok(&h, (uint64_t)frame_len - COMPI_FRAME_HEADER_SIZE)) {
-        snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
-                 (unsigned long long)h.payload_len, frame_len - COMPI_FRAME_HEADER_SIZE);
+    if (!compi_frame_length_check(&h, (uint64_t)frame_len - COMPI_FRAME_HEADER_SIZE, why, sizeof why))
         return compi_frame_fail(comm, st, why);
-    }
     return compi_payload_deliver(&h, (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE, buf, count, dt, st, comm);
 }
 
@@ -568,11 +568,8 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
     }
     COMPI_STAT_ADD(frames_decoded, 1);
     if (kind == COMPI_ARRIVAL_BAD) return compi_frame_fail(comm, st, why);
-    if (!compi_frame_length_ok(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE)) {
-        snprintf(why, sizeof why, "frame declares %llu payload bytes but %zu arrived",
-                 (unsigned long long)(h.codec == COMPI_CODEC_CHUNKED ? 0 : h.payload_len), n - COMPI_FRAME_HEADER_SIZE);
+    if (!compi_frame_length_check(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE, why, sizeof why))
         return compi_frame_fail(comm, st, why);
-    }
     if (h.codec == COMPI_CODEC_CHUNKED)
         return compi_pipe_receive(ci, st->MPI_SOURCE, &h, in->buf, in->count, in->dt, &in->ti, st, comm);
     if (in->tmp) return compi_payload_deliver(&h, (const unsigned char *)in->tmp + COMPI_FRAME_HEADER_SIZE, in->buf, in->count, in->dt, st, comm);

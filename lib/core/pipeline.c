@@ -107,7 +107,7 @@ int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_
 }
 
 /* Frees the sends that completed in order; returns 1 when all have. */
-static int compi_pipe_reap(struct compi_pipe *p, int wait)
+int compi_pipe_done(struct compi_pipe *p, int wait)
 {
     while (p->done < p->posted) {
         int flag = 1;
@@ -150,8 +150,9 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
             m[8] ^= 0x5a;   /* the chunk's declared length: its header check fails */
         }
         rc = PMPI_Isend(m, (int)mlen, MPI_BYTE, p->world_dest, p->tag, compi_g.aside_comm, &p->reqs[k]);
-        if (rc == MPI_SUCCESS) p->posted++;
-        compi_pipe_reap(p, 0);   /* progress for what is on the wire */
+        if (rc != MPI_SUCCESS) { free(m); p->bufs[k] = NULL; break; }
+        p->posted++;
+        compi_pipe_done(p, 0);   /* progress for what is on the wire */
     }
     if (p->packed) { free(p->packed); p->packed = NULL; }
     p->src = NULL;
@@ -176,16 +177,11 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
     return rc;
 }
 
-int compi_pipe_done(struct compi_pipe *p, int wait)
-{
-    return compi_pipe_reap(p, wait);
-}
-
 void compi_pipe_cancel(struct compi_pipe *p)
 {
     for (size_t k = p->done; k < p->n; k++)
         if (p->reqs[k] != MPI_REQUEST_NULL) PMPI_Cancel(&p->reqs[k]);
-    compi_pipe_reap(p, 1);
+    compi_pipe_done(p, 1);
 }
 
 void compi_pipe_free(struct compi_pipe *p)
@@ -284,7 +280,8 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
             unsigned char *to = off + len <= keep ? out + off : scratch;
             t0 = compi_now_ns();
             char cwhy[200];
-            if (compi_chunk_decode(k, slot[s], (size_t)got, len, to, cwhy, sizeof cwhy) != COMPI_OK) {
+            uint8_t cid = COMPI_CODEC_RAW;
+            if (compi_chunk_decode(k, slot[s], (size_t)got, len, to, &cid, cwhy, sizeof cwhy) != COMPI_OK) {
                 snprintf(why, sizeof why, "chunk %zu of %zu: %s", k, n, cwhy);
                 bad = 1;
             } else if (to == scratch && off < keep) {
@@ -293,7 +290,7 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
             uint64_t t = compi_now_ns() - t0;
             decode_ns += t;
             if (k + 1 < n) hidden_ns += t;   /* the next chunks were on their way meanwhile */
-            if ((size_t)got >= COMPI_FRAME_HEADER_SIZE && slot[s][5] != COMPI_CODEC_RAW) codec_id = slot[s][5];
+            if (cid != COMPI_CODEC_RAW) codec_id = cid;   /* the report files the message under its codec */
         }
         if (k + nslots < n) rc = PMPI_Irecv(slot[s], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[s]);
     }

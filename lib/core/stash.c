@@ -104,9 +104,7 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
         /* A pipelined message: its chunks are taken now, so that what is
          * stashed is whole and nothing stays on compi's side communicator. */
         unsigned char *whole = NULL;
-        if (wire != COMPI_FRAME_HEADER_SIZE) {
-            snprintf(why, sizeof why, "frame declares 0 payload bytes but %lld arrived (a pipelined header travels alone)",
-                     (long long)wire - COMPI_FRAME_HEADER_SIZE);
+        if (!compi_frame_length_check(&h, (uint64_t)wire - COMPI_FRAME_HEADER_SIZE, why, sizeof why)) {
             *rc = compi_frame_fail(comm, &st, why);
         } else if (h.original_len > (uint64_t)INT_MAX || !(whole = malloc((size_t)h.original_len))) {
             *rc = MPI_ERR_NO_MEM;

@@ -55,13 +55,8 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
 
 size_t compi_estimate_scratch_size(size_t sample_max)
 {
-    size_t worst = 0;
     size_t slice = sample_max / COMPI_ESTIMATE_SLICES + 64;
-    for (size_t i = 0; i < compi_codec_count(); i++) {
-        size_t b = compi_codec_at(i)->bound(sample_max > slice ? sample_max : slice);
-        if (b > worst) worst = b;
-    }
-    return worst + 64;
+    return compi_codec_bound_max(sample_max > slice ? sample_max : slice) + 64;
 }
 
 int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, const void *src, size_t size,

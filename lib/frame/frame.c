@@ -130,12 +130,8 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
 
 size_t compi_chunk_capacity(size_t len)
 {
-    size_t cap = len;
-    for (size_t i = 0; i < compi_codec_count(); i++) {
-        size_t b = compi_codec_at(i)->bound(len);
-        if (b > cap) cap = b;
-    }
-    return COMPI_FRAME_HEADER_SIZE + cap;
+    size_t bound = compi_codec_bound_max(len);
+    return COMPI_FRAME_HEADER_SIZE + (bound > len ? bound : len);
 }
 
 long long compi_chunk_encode(size_t index, const void *src, size_t len, const compi_codec *codec,
@@ -159,10 +155,11 @@ long long compi_chunk_encode(size_t index, const void *src, size_t len, const co
 }
 
 int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
-                       char *why, size_t whylen)
+                       uint8_t *codec_out, char *why, size_t whylen)
 {
     compi_frame_header h;
     if (compi_header_parse(msg, got, &h, why, whylen, 1) != COMPI_OK) return COMPI_ERR_CORRUPT;
+    if (codec_out) *codec_out = h.codec;
     if (h.codec == COMPI_CODEC_ESCAPE || h.codec == COMPI_CODEC_CHUNKED) {
         snprintf(why, whylen, "chunk carries a %s header", h.codec == COMPI_CODEC_ESCAPE ? "escape" : "pipelined");
         return COMPI_ERR_CORRUPT;

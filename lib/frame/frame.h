@@ -75,10 +75,10 @@ size_t compi_chunk_capacity(size_t len);
 long long compi_chunk_encode(size_t index, const void *src, size_t len, const compi_codec *codec,
                              const compi_codec_params *p, unsigned char *out, size_t cap, int *compressed);
 /* Checks one chunk message as it arrived (got bytes at msg) against the
- * number and length it must have and decodes it into dst (len bytes).
- * COMPI_OK, or COMPI_ERR_CORRUPT with why naming what is wrong; dst may
- * then hold garbage. */
+ * number and length it must have and decodes it into dst (len bytes);
+ * *codec (if not NULL) gets its codec id. COMPI_OK, or COMPI_ERR_CORRUPT
+ * with why naming what is wrong; dst may then hold garbage. */
 int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
-                       char *why, size_t whylen);
+                       uint8_t *codec, char *why, size_t whylen);
 
 #endif

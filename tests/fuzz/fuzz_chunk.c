@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unsigned char *msg = malloc(n ? n : 1), *dst = malloc(len ? len : 1);
         if (!msg || !dst) abort();
         memcpy(msg, bytes, n);
-        int rc = compi_chunk_decode(index, msg, n, len, dst, why, sizeof why);
+        int rc = compi_chunk_decode(index, msg, n, len, dst, NULL, why, sizeof why);
         if (rc != COMPI_OK && rc != COMPI_ERR_CORRUPT) {
             fprintf(stderr, "chunk decode returned %d\n", rc);
             abort();
@@ -54,18 +54,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *exact = malloc((size_t)mlen);
     if (!exact) abort();
     memcpy(exact, msg, (size_t)mlen);
-    if (compi_chunk_decode(index, exact, (size_t)mlen, n, dst, why, sizeof why) != COMPI_OK ||
+    if (compi_chunk_decode(index, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) != COMPI_OK ||
         (n && memcmp(dst, bytes, n) != 0)) {
         fprintf(stderr, "%s: chunk round trip of %zu bytes failed: %s\n", codec->name, n, why);
         abort();
     }
-    if (compi_chunk_decode(index + 1, exact, (size_t)mlen, n, dst, why, sizeof why) == COMPI_OK) {
+    if (compi_chunk_decode(index + 1, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) == COMPI_OK) {
         fprintf(stderr, "chunk %zu decoded as chunk %zu\n", index, index + 1);
         abort();
     }
     size_t at = (size_t)data[5] * 7919u % (size_t)mlen;
     exact[at] ^= (unsigned char)(data[3] | 1);
-    int rc = compi_chunk_decode(index, exact, (size_t)mlen, n, dst, why, sizeof why);
+    int rc = compi_chunk_decode(index, exact, (size_t)mlen, n, dst, NULL, why, sizeof why);
     if ((rc != COMPI_OK && rc != COMPI_ERR_CORRUPT) || (at < 24 && rc == COMPI_OK)) {
         fprintf(stderr, "flipped byte %zu of a %lld-byte chunk: decode returned %d\n", at, mlen, rc);
         abort();
