@@ -154,6 +154,13 @@ long long compi_chunk_encode(size_t index, const void *src, size_t len, const co
     return (long long)(COMPI_FRAME_HEADER_SIZE + h.payload_len);
 }
 
+int compi_chunk_number(const unsigned char *msg, size_t got)
+{
+    compi_frame_header h;
+    char why[8];
+    return compi_header_parse(msg, got, &h, why, sizeof why, 1) == COMPI_OK ? h.flags : -1;
+}
+
 int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
                        uint8_t *codec_out, char *why, size_t whylen)
 {

@@ -74,6 +74,9 @@ size_t compi_chunk_capacity(size_t len);
  * negative compi error; *compressed tells which it became. */
 long long compi_chunk_encode(size_t index, const void *src, size_t len, const compi_codec *codec,
                              const compi_codec_params *p, unsigned char *out, size_t cap, int *compressed);
+/* The number (mod 256) of the chunk message at msg, or -1 when its header
+ * does not check out. */
+int compi_chunk_number(const unsigned char *msg, size_t got);
 /* Checks one chunk message as it arrived (got bytes at msg) against the
  * number and length it must have and decodes it into dst (len bytes);
  * *codec (if not NULL) gets its codec id. COMPI_OK, or COMPI_ERR_CORRUPT
