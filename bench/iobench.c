@@ -58,6 +58,7 @@ typedef struct {
     const char *dir;
     int vars[NVAR], nvars;
     int read, keep, quiet;
+    int expect_nodes;      /* 0: any */
 } options;
 
 static int g_rank, g_size;
@@ -79,7 +80,7 @@ static void usage_exit(int code, const char *why)
         fprintf(code ? stderr : stdout,
                 "usage: compi_iobench [--pattern bips3d|stem] [--load N] [--mesh-nodes N] [--grid NX[,NY,NZ]]\n"
                 "                     [--reps R] [--warmup W] [--dir DIR] [--variants mpi,default,la,la-blocks,la-z]\n"
-                "                     [--no-read] [--keep] [--quiet]\n"
+                "                     [--no-read] [--keep] [--quiet] [--expect-nodes N]\n"
                 "  defaults: bips3d, load 100, 20000 mesh nodes, grid 128, 5 reps, 1 warm-up, DIR /tmp,\n"
                 "  every variant; files are deleted at the end unless --keep\n");
     }
@@ -105,6 +106,7 @@ static void parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--reps") && (o->reps = atoi(v)) >= 1) i++;
         else if (!strcmp(a, "--warmup") && (o->warmup = atoi(v)) >= 0) i++;
         else if (!strcmp(a, "--dir")) o->dir = v, i++;
+        else if (!strcmp(a, "--expect-nodes") && (o->expect_nodes = atoi(v)) >= 1) i++;
         else if (!strcmp(a, "--grid")) {
             int n = sscanf(v, "%d,%d,%d", &o->grid[0], &o->grid[1], &o->grid[2]);
             if (n == 1) o->grid[1] = o->grid[2] = o->grid[0];
@@ -339,6 +341,12 @@ int main(int argc, char **argv)
     first = lr == 0;
     MPI_Allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_free(&shm);
+    if (o.expect_nodes && nodes != o.expect_nodes) {
+        if (g_rank == 0) fprintf(stderr, "compi_iobench: FAIL: %d nodes, %d expected (how were the ranks placed?)\n",
+                                 nodes, o.expect_nodes);
+        MPI_Finalize();
+        return 1;
+    }
     if (g_rank == 0 && !o.quiet) {
         printf("# compi_iobench: %d ranks on %d nodes; %s\n", g_size, nodes, p.desc);
         printf("# interposer: %s\n", interposer);

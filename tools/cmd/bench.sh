@@ -1027,8 +1027,6 @@ bench_io() {
     [[ $reps =~ ^[0-9]+$ ]] && (( reps >= 5 )) || die "--reps: at least 5"
     [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout takes a positive number of seconds"
     require_cmds timeout cmp python3
-    local maxppn=1
-    for ppn in "${ppns[@]}"; do (( ppn > maxppn )) && maxppn=$ppn; done
 
     declare -A lib_of=()
     for mpi in "${mpis[@]}"; do
@@ -1060,21 +1058,25 @@ bench_io() {
     trap 'bench_vcluster_down '"$BA_NAME"'; [[ '"$keep"' == 1 ]] || rm -rf '"$logs" EXIT
     local any_fail=0 rc tag out v
     local -a envkv envflags launch pargs mpi_ios
+    declare -A model_of=()
     for rate in "${rates[@]}"; do
-        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$maxppn"
+      for ppn in "${ppns[@]}"; do
+        # the cluster's slots are the ranks per node: ranks fill nodes by slot
+        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
         for mpi in "${mpis[@]}"; do
             envkv=("${base[@]}")
-            if (( calibrate )); then
-                bench_apps_calibrate "$mpi" "$rate" "$nodes" && envkv+=("COMPI_HEURISTICS=$logs/heuristics.$rate.$mpi")
+            if (( calibrate )) && [[ -z ${model_of[$rate.$mpi]:-} ]]; then
+                model_of[$rate.$mpi]=none
+                bench_apps_calibrate "$mpi" "$rate" "$nodes" && model_of[$rate.$mpi]=$logs/heuristics.$rate.$mpi
             fi
+            [[ ${model_of[$rate.$mpi]:-none} != none ]] && envkv+=("COMPI_HEURISTICS=${model_of[$rate.$mpi]}")
             if [[ $mpi == openmpi ]]; then mpi_ios=("${ios[@]}"); else mpi_ios=(romio); fi
             for io in "${mpi_ios[@]}"; do
-                for ppn in "${ppns[@]}"; do
                     for pat in "${patterns[@]}"; do
                         tag="mpi=$mpi io=$io rate=$rate nodes=$nodes ppn=$ppn pattern=${pat/:/ load=}"
                         [[ $pat == stem ]] && tag+=" load=0"
                         local stem_tag=${mpi}_${io}_${rate}_${ppn}_${pat/:/}
-                        pargs=(--reps "$reps" --dir "$files" --keep --variants "$variants")
+                        pargs=(--reps "$reps" --dir "$files" --keep --variants "$variants" --expect-nodes "$nodes")
                         if [[ $pat == stem ]]; then pargs+=(--pattern stem --grid "$grid")
                         else pargs+=(--pattern bips3d --load "${pat#bips3d:}" --mesh-nodes "$mesh_nodes"); fi
                         mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}" "COMPI_REPORT=$logs/report.$stem_tag.json")
@@ -1105,10 +1107,10 @@ bench_io() {
                         done
                         rm -f "$files"/compi_iobench_*.dat
                     done
-                done
             done
         done
         bench_vcluster_down "$BA_NAME"
+      done
     done
     (( any_fail == 0 ))
 }
