@@ -106,6 +106,8 @@ static void bad_lists(void)
         {"k = 0", {1, 4, 3, 0, 0, 4}, 6, 0, 100},
         {"len = 0", {1, 0, 3, 0, 1, 0}, 6, 0, 100},
         {"beyond hi", {1, 4, 3, 98, 1, 4}, 6, 0, 100},
+        {"one byte beyond hi", {1, 3, 3, 98, 1, 3}, 6, 0, 100},
+        {"a gap ending one byte beyond hi", {2, 2, 4, 0, 2, 1, 99}, 7, 0, 100},
         {"count too high", {2, 4, 3, 0, 1, 4}, 6, 0, 100},
         {"bytes disagree", {1, 5, 3, 0, 1, 4}, 6, 0, 100},
         {"body longer than the message", {1, 4, 9, 0, 1, 4}, 6, 0, 100},
