@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,4 +105,24 @@ void bench_describe_interposer(const char *sym, char *out, size_t cap)
         snprintf(out, cap, "yes: %s from %s", sym, lib);
     else
         snprintf(out, cap, "NO (%s is the MPI library's own; the compi column measures plain MPI too)", sym);
+}
+
+/* 2 P(B <= k-1), B ~ Bin(n, 1/2) */
+static double bench_binom_tail2(int n, int k)
+{
+    double s = 0;
+    for (int i = 0; i < k; i++)
+        s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
+    return 2 * s;
+}
+
+void bench_median_ci(double *xs, int n, double alpha, double *lo, double *hi, double *coverage)
+{
+    if (n <= 0) { *lo = *hi = 0; *coverage = 0; return; }
+    bench_sort(xs, n);
+    int k = 1;
+    while (k + 1 <= (n + 1) / 2 && bench_binom_tail2(n, k + 1) <= alpha) k++;
+    *lo = xs[k - 1];
+    *hi = xs[n - k];
+    *coverage = 1 - bench_binom_tail2(n, k);
 }

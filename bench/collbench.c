@@ -544,30 +544,6 @@ static int check_plain(point *p)
     return bad;
 }
 
-/* ------------------------------------------------------------ statistics */
-
-/* 2 P(B <= k-1), B ~ Bin(n, 1/2) */
-static double binom_tail2(int n, int k)
-{
-    double s = 0;
-    for (int i = 0; i < k; i++)
-        s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
-    return 2 * s;
-}
-
-/* Distribution-free interval of the median (bench_apps_summary.py's
- * median_ci): [x(k), x(n+1-k)] with the largest k whose two-sided binomial
- * tail stays <= ALPHA; with n <= 4 the whole range, with its lower coverage. */
-static void median_ci(double *xs, int n, double *lo, double *hi, double *coverage)
-{
-    bench_sort(xs, n);
-    int k = 1;
-    while (k + 1 <= (n + 1) / 2 && binom_tail2(n, k + 1) <= ALPHA) k++;
-    *lo = xs[k - 1];
-    *hi = xs[n - k];
-    *coverage = 1 - binom_tail2(n, k);
-}
-
 /* ------------------------------------------------------------ one point */
 
 /* One rep: both variants (first one first), verified. t[var] = max over
@@ -620,7 +596,7 @@ static int run_point(point *p, const options *o, double *times[2], double *ratio
     r->plain_us = bench_median(times[VAR_PLAIN], n) * 1e6;
     r->compi_us = bench_median(times[VAR_COMPI], n) * 1e6;
     r->ratio = bench_median(ratios, n);
-    median_ci(ratios, n, &r->lo, &r->hi, &r->coverage);
+    bench_median_ci(ratios, n, ALPHA, &r->lo, &r->hi, &r->coverage);
     return 0;
 }
 

@@ -388,8 +388,14 @@ void compi_comm_apply_hints(MPI_Comm comm, MPI_Info hints)
 {
     compi_ensure_init();
     pthread_mutex_lock(&compi_g.lock);
+    /* a new communicator (dup_with_info: the attribute is not copied) has
+     * none; deleting a missing attribute is an error Open MPI 4.1 hands to
+     * the communicator's handler, fatal by default */
+    void *old;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &old, &found);
     compi_forgetting = 1;
-    PMPI_Comm_delete_attr(comm, compi_g.comm_keyval);
+    if (found) PMPI_Comm_delete_attr(comm, compi_g.comm_keyval);
     compi_forgetting = 0;
     PMPI_Comm_set_attr(comm, compi_g.comm_keyval, compi_comm_info_build(comm, hints));
     pthread_mutex_unlock(&compi_g.lock);

@@ -150,6 +150,25 @@ static int set_io_aggregators(compi_config *c, const char *v, char *why, size_t 
     return compi_parse_io_policy(v, &c->io_aggregators) == COMPI_OK
                ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_IO_POLICY_NAMES);
 }
+const char *compi_io_weight_name(int w)
+{
+    static const char *const names[COMPI_IO_WEIGHT_COUNT] = {"bytes", "blocks"};
+    return w >= 0 && w < COMPI_IO_WEIGHT_COUNT ? names[w] : "?";
+}
+int compi_parse_io_weight(const char *s, int *out)
+{
+    for (int w = 0; w < COMPI_IO_WEIGHT_COUNT; w++)
+        if (strcmp(s, compi_io_weight_name(w)) == 0) {
+            *out = w;
+            return COMPI_OK;
+        }
+    return COMPI_ERR_CONFIG;
+}
+static int set_io_weight(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    return compi_parse_io_weight(v, &c->io_weight) == COMPI_OK
+               ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_IO_WEIGHT_NAMES);
+}
 static int set_reeval(compi_config *c, const char *v, char *why, size_t whylen)
 {
     int n;
@@ -260,6 +279,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_ESCAPE_WAIT] = {{"escape_wait", "COMPI_ESCAPE_WAIT", "60", 0}, set_escape_wait, 0},
     [COMPI_SET_CHUNK] = {{"chunk", "COMPI_CHUNK", "auto", 0}, set_chunk, 0},
     [COMPI_SET_IO_AGGREGATORS] = {{"io_aggregators", "COMPI_IO_AGGREGATORS", "mpi", 0}, set_io_aggregators, 0},
+    [COMPI_SET_IO_WEIGHT] = {{"io_weight", "COMPI_IO_WEIGHT", "bytes", 0}, set_io_weight, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
                                         set_ranks_per_node, 0},
 };

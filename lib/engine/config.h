@@ -32,7 +32,7 @@ enum {
     COMPI_SET_ADAPT_REEVAL, COMPI_SET_ADAPT_REEVAL_BYTES, COMPI_SET_ADAPT_MISTAKES, COMPI_SET_ADAPT_BACKOFF,
     COMPI_SET_ADAPT_MIN_SPEEDUP, COMPI_SET_ADAPT_SAMPLE, COMPI_SET_ADAPT_REFRESH, COMPI_SET_TRACE,
     COMPI_SET_TRACE_MAX, COMPI_SET_RULES, COMPI_SET_LEVEL, COMPI_SET_REPORT, COMPI_SET_VERBOSE,
-    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_IO_AGGREGATORS, COMPI_SET_DEBUG_RANKS_PER_NODE,
+    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_IO_AGGREGATORS, COMPI_SET_IO_WEIGHT, COMPI_SET_DEBUG_RANKS_PER_NODE,
     COMPI_SET_COUNT
 };
 
@@ -58,6 +58,7 @@ typedef struct {
     size_t chunk;                 /* COMPI_CHUNK: pipelined chunk size; 0 = from the link model,
                                      COMPI_CHUNK_OFF = never pipeline */
     int io_aggregators;           /* COMPI_IO_AGGREGATORS: a compi_io_policy (0 mpi, 1 default, 2 la) */
+    int io_weight;                /* COMPI_IO_WEIGHT: a compi_io_weight (la's matrix: 0 bytes, 1 blocks) */
     /* adaptive engine */
     char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
@@ -97,6 +98,11 @@ typedef enum { COMPI_IO_MPI = 0, COMPI_IO_DEFAULT, COMPI_IO_LA, COMPI_IO_POLICY_
 #define COMPI_IO_POLICY_NAMES "mpi, default, la"
 const char *compi_io_policy_name(int p);
 int compi_parse_io_policy(const char *s, int *out);
+/* What `la` maximises: locally held bytes, or contiguous blocks (the thesis). */
+typedef enum { COMPI_IO_WEIGHT_BYTES = 0, COMPI_IO_WEIGHT_BLOCKS, COMPI_IO_WEIGHT_COUNT } compi_io_weight;
+#define COMPI_IO_WEIGHT_NAMES "bytes, blocks"
+const char *compi_io_weight_name(int w);
+int compi_parse_io_weight(const char *s, int *out);
 
 /* Value parsers shared by the files, the environment and MPI_Info hints. */
 int compi_parse_mode(const char *s, compi_mode *out);

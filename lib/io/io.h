@@ -12,6 +12,7 @@
  *   assign.c   a Jonker-Volgenant linear assignment solver (MPI-free)
  *   flatten.c  the (file offset, length) segments an access touches, from a
  *              file view and a memory datatype (needs MPI: envelope/contents)
+ *   plist.c    compact piece lists, the two-phase metadata (MPI-free)
  *   domains.c  file domains, the processes x domains matrices, the `default`
  *              and `la` aggregator placements, the redistribution volume each
  *              implies (MPI-free)
@@ -69,6 +70,46 @@ void compi_io_segs_free(compi_io_segs *s);
 int compi_io_segs_add(compi_io_segs *s, int64_t off, int64_t len);
 /* Appends every segment of src shifted by delta (merging across the seam). */
 int compi_io_segs_append(compi_io_segs *s, const compi_io_segs *src, int64_t delta);
+
+/* ----------------------------------------------------------------- plist.c
+ * Compact piece lists: the (file offset, length) pieces a process sends an
+ * aggregator in one cycle (two-phase metadata), increasing, not overlapping,
+ * every length >= 1, inside the aggregator's window [lo, hi). 16 bytes a
+ * piece made the metadata outweigh the data for tiny pieces; here:
+ *   header  varint n (pieces), varint bytes (their total), varint body size
+ *   body    records: varint delta (gap from the previous piece's end, from
+ *           lo for the first), varint k >= 1, varint len, and when k > 1
+ *           varint gap: k pieces of len bytes, gap bytes apart
+ * (varints: LEB128, at most 10 bytes). Equal lengths at equal strides
+ * (vector, subarray rows) cost one record; irregular pieces ~3-6 bytes. */
+typedef struct {
+    int64_t lo, end;              /* window start; end of the last piece added */
+    int64_t n, bytes;
+    int64_t rdelta, rk, rlen, rgap;   /* the record being extended */
+    unsigned char *body;
+    size_t len, cap;
+    unsigned char head[30];
+    size_t head_len;
+} compi_io_plist;
+
+void compi_io_plist_init(compi_io_plist *pl, int64_t lo);
+void compi_io_plist_free(compi_io_plist *pl);
+/* Appends a piece; COMPI_IO_ERR_ARG if len < 1 or off is below the end of
+ * the previous piece (or lo); COMPI_ERR_NOMEM. */
+int compi_io_plist_add(compi_io_plist *pl, int64_t off, int64_t len);
+/* Ends the list: then compi_io_plist_size bytes, written by compi_io_plist_write. */
+int compi_io_plist_finish(compi_io_plist *pl);
+size_t compi_io_plist_size(const compi_io_plist *pl);
+void compi_io_plist_write(const compi_io_plist *pl, unsigned char *out);
+
+/* Parses the list at p[0..size) (trailing bytes after it are the caller's:
+ * *used says where it ends), checking every piece against [lo, hi), the
+ * count and the total; fn (NULL: none) gets each piece in order, as it is
+ * decoded, so a caller that must not act on a bad list parses twice (first
+ * with fn NULL). *np, *bytes, *used may be NULL. COMPI_IO_ERR_ARG: malformed. */
+typedef void (*compi_io_plist_fn)(void *arg, int64_t off, int64_t len);
+int compi_io_plist_parse(const unsigned char *p, size_t size, int64_t lo, int64_t hi, compi_io_plist_fn fn, void *arg,
+                         int64_t *np, int64_t *bytes, size_t *used);
 
 /* --------------------------------------------------------------- flatten.c
  * Flattening uses PMPI_Type_get_envelope / get_contents recursively:

@@ -87,7 +87,7 @@ static int compi_io_open_raw(compi_io_file *f)
 void compi_io_file_hints(compi_io_file *f, MPI_Info info)
 {
     char v[MPI_MAX_INFO_VAL + 1], why[300] = "";
-    int policy = f->policy;
+    int policy = f->policy, weight = f->weight;
     int64_t cb = f->cb_buffer_size, nodes = f->cb_nodes, stripe = f->stripe, x;
     if (compi_io_hint(info, "compi_cb_aggregators", v, sizeof v)) {
         if (compi_parse_io_policy(v, &policy) != COMPI_OK) {
@@ -96,6 +96,11 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
         } else {
             f->hinted = 1;
         }
+    }
+    if (compi_io_hint(info, "compi_cb_weight", v, sizeof v) && compi_parse_io_weight(v, &weight) != COMPI_OK &&
+        policy != COMPI_IO_MPI) {
+        snprintf(why, sizeof why, "hint compi_cb_weight='%.40s' is not one of " COMPI_IO_WEIGHT_NAMES, v);
+        policy = COMPI_IO_MPI;
     }
     if (compi_io_hint(info, "cb_buffer_size", v, sizeof v)) {
         if (compi_io_parse_i64(v, 1, &x)) cb = x < COMPI_IO_CB_MAX ? x : COMPI_IO_CB_MAX;
@@ -110,20 +115,22 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
         else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint striping_unit='%.40s' is not a byte count", v), policy = COMPI_IO_MPI;
     }
     /* every process must plan alike: the same policy, buffer, aggregators, stripe */
-    int64_t mine[5] = {policy, cb, nodes, stripe, why[0] != 0}, lo[5], hi[5];
-    PMPI_Allreduce(mine, lo, 5, MPI_INT64_T, MPI_MIN, f->comm);
-    PMPI_Allreduce(mine, hi, 5, MPI_INT64_T, MPI_MAX, f->comm);
-    if (hi[4]) {
+    int64_t mine[6] = {policy, cb, nodes, stripe, weight, why[0] != 0}, lo[6], hi[6];
+    PMPI_Allreduce(mine, lo, 6, MPI_INT64_T, MPI_MIN, f->comm);
+    PMPI_Allreduce(mine, hi, 6, MPI_INT64_T, MPI_MAX, f->comm);
+    if (hi[5]) {
         if (!why[0]) snprintf(why, sizeof why, "a bad collective I/O hint on another process");
         compi_io_notice(f, why);
         policy = COMPI_IO_MPI;
     } else if (memcmp(lo, hi, sizeof lo) != 0) {
-        compi_io_notice(f, "processes gave different compi_cb_aggregators, cb_buffer_size, cb_nodes or striping_unit");
+        compi_io_notice(f, "processes gave different compi_cb_aggregators, compi_cb_weight, cb_buffer_size, cb_nodes "
+                           "or striping_unit");
         policy = COMPI_IO_MPI;
     } else {
         f->cb_buffer_size = cb;
         f->cb_nodes = (int)nodes;
         f->stripe = stripe;
+        f->weight = weight;
     }
     if (policy != COMPI_IO_MPI && f->raw == MPI_FILE_NULL && !(f->amode & MPI_MODE_SEQUENTIAL) &&
         !compi_io_open_raw(f)) {
@@ -150,6 +157,7 @@ void compi_io_file_opened(MPI_Comm comm, const char *filename, int amode, MPI_In
     PMPI_Comm_size(f->comm, &f->nprocs);
     PMPI_Comm_rank(f->comm, &f->rank);
     f->policy = compi_cfg.io_aggregators;
+    f->weight = compi_cfg.io_weight;
     f->cb_buffer_size = COMPI_IO_CB_DEFAULT;
     /* the initial view: bytes from offset 0, native */
     f->etype_size = 1;
@@ -236,8 +244,8 @@ static void compi_io_file_report(compi_io_file *f)
     size_t len = 0, cap = 0;
     compi_io_cat(&s, &len, &cap, "{\"file\": ");
     compi_io_json_escape(&s, &len, &cap, f->filename);
-    compi_io_cat(&s, &len, &cap, ", \"policy\": \"%s\", \"processes\": %d, \"aggregators\": [",
-                 compi_io_policy_name(f->policy), f->nprocs);
+    compi_io_cat(&s, &len, &cap, ", \"policy\": \"%s\", \"weight\": \"%s\", \"processes\": %d, \"aggregators\": [",
+                 compi_io_policy_name(f->policy), compi_io_weight_name(f->weight), f->nprocs);
     for (int k = 0; k < f->nagg; k++) compi_io_cat(&s, &len, &cap, "%s%d", k ? ", " : "", f->agg[k]);
     compi_io_cat(&s, &len, &cap, "], \"compi_calls\": {");
     for (int o = 0; o < COMPI_IO_OPS; o++)
@@ -256,11 +264,13 @@ static void compi_io_file_report(compi_io_file *f)
         compi_io_cat(&s, &len, &cap, "%s\"%s\": %.6f", t ? ", " : "", compi_io_stage_names[t], (double)mx.ns[t] * 1e-9);
     compi_io_cat(&s, &len, &cap,
                  "}, \"redistribution\": {\"local_bytes\": %llu, \"intra_node_bytes\": %llu, \"inter_node_bytes\": %llu, "
-                 "\"intra_node_messages\": %llu, \"inter_node_messages\": %llu, \"inter_node_wire_bytes\": %llu}, "
+                 "\"intra_node_messages\": %llu, \"inter_node_messages\": %llu, \"inter_node_wire_bytes\": %llu, "
+                 "\"metadata_bytes\": %llu, \"inter_node_metadata_bytes\": %llu}, "
                  "\"aggregator_io_calls\": %llu, \"cycles\": %llu}",
                  (unsigned long long)sum.local, (unsigned long long)sum.intra, (unsigned long long)sum.inter,
                  (unsigned long long)sum.msgs_intra, (unsigned long long)sum.msgs_inter,
-                 (unsigned long long)sum.wire_inter, (unsigned long long)sum.io_runs,
+                 (unsigned long long)sum.wire_inter, (unsigned long long)sum.meta, (unsigned long long)sum.meta_inter,
+                 (unsigned long long)sum.io_runs,
                  (unsigned long long)(sum.cycles / (uint64_t)f->nprocs));
     if (!s) return;
     if (compi_cfg.verbose >= 1) {
@@ -372,18 +382,32 @@ static void compi_io_tally_fn(void *arg, int64_t off, int64_t len, int64_t spos)
     t->bytes += len;
 }
 
-/* A message under construction: piece list, then (with data) the bytes. */
-typedef struct { unsigned char *meta, *data; const unsigned char *stream; int with_data; } compi_io_fill;
+/* A message under construction: the piece list (compact, lib/io/plist.c),
+ * then (writes) the bytes. */
+typedef struct { compi_io_plist pl; int rc; } compi_io_meta;
+static void compi_io_meta_fn(void *arg, int64_t off, int64_t len, int64_t spos)
+{
+    (void)spos;
+    compi_io_meta *m = arg;
+    if (m->rc == COMPI_OK) m->rc = compi_io_plist_add(&m->pl, off, len);
+}
+typedef struct { unsigned char *data; const unsigned char *stream; } compi_io_fill;
 static void compi_io_fill_fn(void *arg, int64_t off, int64_t len, int64_t spos)
 {
+    (void)off;
     compi_io_fill *w = arg;
-    int64_t pair[2] = {off, len};
-    memcpy(w->meta, pair, sizeof pair);
-    w->meta += sizeof pair;
-    if (w->with_data) {
-        memcpy(w->data, w->stream + spos, (size_t)len);
-        w->data += len;
-    }
+    memcpy(w->data, w->stream + spos, (size_t)len);
+    w->data += len;
+}
+
+/* The piece list of my pieces in [lo, hi), finished; *size its bytes. */
+static void compi_io_meta_build(const compi_io_call *c, int64_t lo, int64_t hi, compi_io_meta *m)
+{
+    compi_io_plist_init(&m->pl, lo);
+    m->rc = COMPI_OK;
+    compi_io_pieces(c, lo, hi, compi_io_meta_fn, m);
+    if (m->rc == COMPI_OK) m->rc = compi_io_plist_finish(&m->pl);
+    if (m->rc != COMPI_OK) compi_die("out of memory in collective I/O (piece list)");
 }
 
 /* The reply of an aggregator, copied to my stream in request order. */
@@ -401,19 +425,24 @@ static int compi_io_remote(const compi_io_call *c, int p)
     return c->node_of[p] != c->node_of[c->me];
 }
 
-/* Counts one redistribution message of `bytes` data bytes to p, `wire` on the wire. */
-static void compi_io_count(compi_io_call *c, int p, int64_t bytes, size_t wire)
+/* Counts one redistribution message of `bytes` data bytes and `meta` piece
+ * list bytes to p, `wire` on the wire. */
+static void compi_io_count(compi_io_call *c, int p, int64_t bytes, int64_t meta, size_t wire)
 {
     compi_io_stats *st = &c->f->st;
-    if (p == c->me) st->local += (uint64_t)bytes;
-    else if (compi_io_remote(c, p)) { st->inter += (uint64_t)bytes; st->msgs_inter++; st->wire_inter += wire; }
-    else { st->intra += (uint64_t)bytes; st->msgs_intra++; }
+    if (p == c->me) { st->local += (uint64_t)bytes; return; }
+    st->meta += (uint64_t)meta;
+    if (compi_io_remote(c, p)) {
+        st->inter += (uint64_t)bytes; st->msgs_inter++; st->wire_inter += wire; st->meta_inter += (uint64_t)meta;
+    } else {
+        st->intra += (uint64_t)bytes; st->msgs_intra++;
+    }
 }
 
 /* One alltoall of messages msgs[p] (lens[p] bytes; NULL/0: none) on the
  * file's duplicate communicator; inter-node ones framed. Frees msgs[p]. */
 static int compi_io_exchange(compi_io_call *c, unsigned char **msgs, int *lens, const int64_t *data_bytes,
-                             compi_coll_blocks *in)
+                             const int64_t *meta_bytes, compi_coll_blocks *in)
 {
     int rc = MPI_SUCCESS;
     long long total = 0;
@@ -428,7 +457,8 @@ static int compi_io_exchange(compi_io_call *c, unsigned char **msgs, int *lens, 
             msgs[p] = fr;
             lens[p] = (int)flen;
         }
-        if (lens[p] > 0) compi_io_count(c, p, data_bytes ? data_bytes[p] : 0, (size_t)lens[p]);
+        if (lens[p] > 0)
+            compi_io_count(c, p, data_bytes ? data_bytes[p] : 0, meta_bytes ? meta_bytes[p] : 0, (size_t)lens[p]);
         total += lens[p];
     }
     if (total > INT_MAX) compi_die("collective I/O: one cycle's messages from one process exceed 2 GiB (lower cb_buffer_size)");
@@ -503,24 +533,15 @@ static size_t compi_io_runs(compi_io_seg *v, size_t n, int64_t gap)
     return r + 1;
 }
 
-/* Parses a piece list (count, then (off, len) pairs) inside [lo, hi). */
+/* Checks a message: a piece list inside [lo, hi), then (with_data) exactly
+ * its bytes. *data: where they start. */
 static int compi_io_parse(const unsigned char *p, size_t n, int64_t lo, int64_t hi, int with_data, int64_t *np,
-                          const unsigned char **pairs, const unsigned char **data)
+                          int64_t *bytes, const unsigned char **data)
 {
-    if (n < 8) return 0;
-    memcpy(np, p, 8);
-    if (*np < 0 || (uint64_t)*np > (n - 8) / 16) return 0;
-    *pairs = p + 8;
-    *data = p + 8 + 16 * (size_t)*np;
-    int64_t total = 0;
-    for (int64_t k = 0; k < *np; k++) {
-        int64_t pr[2];
-        memcpy(pr, *pairs + 16 * k, 16);
-        if (pr[1] <= 0 || pr[0] < lo || pr[0] + pr[1] > hi) return 0;
-        total += pr[1];
-    }
-    size_t want = 8 + 16 * (size_t)*np + (with_data ? (size_t)total : 0);
-    return want == n;
+    size_t used = 0;
+    if (compi_io_plist_parse(p, n, lo, hi, NULL, NULL, np, bytes, &used) != COMPI_OK) return 0;
+    *data = p + used;
+    return n - used == (with_data ? (size_t)*bytes : 0);
 }
 
 static void compi_io_pieces_grow(compi_io_seg **v, size_t *n, size_t *cap, int64_t off, int64_t len)
@@ -543,33 +564,53 @@ static int compi_io_internal(compi_io_call *c, int src, const char *what)
     return compi_frame_fail(c->f->comm, &st, what);
 }
 
+/* An aggregator takes a writer's pieces: bytes into the cycle buffer, pieces into the run list. */
+typedef struct {
+    unsigned char *cbuf;
+    int64_t lo;
+    const unsigned char *data;
+    compi_io_seg **pv;
+    size_t *pn, *pcap;
+} compi_io_put;
+static void compi_io_put_fn(void *arg, int64_t off, int64_t len)
+{
+    compi_io_put *u = arg;
+    if (u->cbuf) {
+        memcpy(u->cbuf + (off - u->lo), u->data, (size_t)len);
+        u->data += len;
+    }
+    compi_io_pieces_grow(u->pv, u->pn, u->pcap, off, len);
+}
+
 static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
 {
     unsigned char **msgs = calloc((size_t)c->n, sizeof *msgs);
     int *lens = calloc((size_t)c->n, sizeof(int));
-    int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t));
-    if (!msgs || !lens || !dbytes) compi_die("out of memory in collective I/O");
+    int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t)), *mbytes = calloc((size_t)c->n, sizeof(int64_t));
+    if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
     uint64_t t0 = compi_now_ns();
     for (int k = 0; k < c->d.n; k++) {
         int64_t lo, hi;
         compi_io_window(c, k, cyc, &lo, &hi);
-        compi_io_tally t = {0, 0};
-        compi_io_pieces(c, lo, hi, compi_io_tally_fn, &t);
-        if (t.n == 0) continue;
+        compi_io_meta meta;
+        compi_io_meta_build(c, lo, hi, &meta);
+        if (meta.pl.n == 0) { compi_io_plist_free(&meta.pl); continue; }
         int a = c->agg[k];
-        size_t size = 8 + 16 * (size_t)t.n + (size_t)t.bytes;
+        size_t msize = compi_io_plist_size(&meta.pl), size = msize + (size_t)meta.pl.bytes;
         if (size > INT_MAX) compi_die("collective I/O: a message to an aggregator exceeds 2 GiB");
         unsigned char *m = malloc(size);
         if (!m) compi_die("out of memory in collective I/O");
-        memcpy(m, &t.n, 8);
-        compi_io_fill w = {m + 8, m + 8 + 16 * (size_t)t.n, c->stream, 1};
+        compi_io_plist_write(&meta.pl, m);
+        compi_io_fill w = {m + msize, c->stream};
         compi_io_pieces(c, lo, hi, compi_io_fill_fn, &w);
         msgs[a] = m;
         lens[a] = (int)size;
-        dbytes[a] = t.bytes;
+        dbytes[a] = meta.pl.bytes;
+        mbytes[a] = (int64_t)msize;
+        compi_io_plist_free(&meta.pl);
     }
     compi_coll_blocks in = {NULL, NULL, NULL};
-    int rc = compi_io_exchange(c, msgs, lens, dbytes, &in);
+    int rc = compi_io_exchange(c, msgs, lens, dbytes, mbytes, &in);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     if (c->mydom >= 0 && rc == MPI_SUCCESS) {
         int64_t lo, hi;
@@ -579,24 +620,19 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
         /* senders in rank order: where processes wrote the same byte, the
          * highest rank's stays (MPI leaves it undefined; ROMIO does this) */
         for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
-            const unsigned char *p, *pairs, *data;
+            const unsigned char *p, *data;
             size_t len;
             unsigned char *owned;
             if (in.lens[i] == 0) continue;
             if ((rc = compi_io_block(c, &in, i, &p, &len, &owned)) != MPI_SUCCESS) { c->rc = rc; break; }
-            int64_t np;
-            if (!compi_io_parse(p, len, lo, hi, 1, &np, &pairs, &data)) {
+            int64_t np, nb;
+            if (!compi_io_parse(p, len, lo, hi, 1, &np, &nb, &data)) {
                 c->rc = compi_io_internal(c, i, "a collective I/O message does not match the aggregator's window");
                 free(owned);
                 break;
             }
-            for (int64_t k = 0; k < np; k++) {
-                int64_t pr[2];
-                memcpy(pr, pairs + 16 * k, 16);
-                memcpy(c->cbuf + (pr[0] - lo), data, (size_t)pr[1]);
-                data += pr[1];
-                compi_io_pieces_grow(&pv, &pn, &pcap, pr[0], pr[1]);
-            }
+            compi_io_put put = {c->cbuf, lo, data, &pv, &pn, &pcap};
+            compi_io_plist_parse(p, len, lo, hi, compi_io_put_fn, &put, NULL, NULL, NULL);
             free(owned);
         }
         uint64_t t1 = compi_now_ns();
@@ -620,35 +656,45 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
     free(msgs);
     free(lens);
     free(dbytes);
+    free(mbytes);
+}
+
+/* An aggregator answers a reader: the bytes of its pieces, in its order. */
+typedef struct { const unsigned char *cbuf; int64_t lo; unsigned char *out; } compi_io_get;
+static void compi_io_get_fn(void *arg, int64_t off, int64_t len)
+{
+    compi_io_get *g = arg;
+    memcpy(g->out, g->cbuf + (off - g->lo), (size_t)len);
+    g->out += len;
 }
 
 static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
 {
     unsigned char **msgs = calloc((size_t)c->n, sizeof *msgs);
     int *lens = calloc((size_t)c->n, sizeof(int));
-    int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t));
-    if (!msgs || !lens || !dbytes) compi_die("out of memory in collective I/O");
+    int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t)), *mbytes = calloc((size_t)c->n, sizeof(int64_t));
+    if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
     uint64_t t0 = compi_now_ns();
     /* 1: requests (piece lists) to the aggregators */
     for (int k = 0; k < c->d.n; k++) {
         int64_t lo, hi;
         compi_io_window(c, k, cyc, &lo, &hi);
-        compi_io_tally t = {0, 0};
-        compi_io_pieces(c, lo, hi, compi_io_tally_fn, &t);
-        if (t.n == 0) continue;
+        compi_io_meta meta;
+        compi_io_meta_build(c, lo, hi, &meta);
+        if (meta.pl.n == 0) { compi_io_plist_free(&meta.pl); continue; }
         int a = c->agg[k];
-        size_t size = 8 + 16 * (size_t)t.n;
+        size_t size = compi_io_plist_size(&meta.pl);
         if (size > INT_MAX) compi_die("collective I/O: a request to an aggregator exceeds 2 GiB");
         unsigned char *m = malloc(size);
         if (!m) compi_die("out of memory in collective I/O");
-        memcpy(m, &t.n, 8);
-        compi_io_fill w = {m + 8, NULL, NULL, 0};
-        compi_io_pieces(c, lo, hi, compi_io_fill_fn, &w);
+        compi_io_plist_write(&meta.pl, m);
         msgs[a] = m;
         lens[a] = (int)size;
+        mbytes[a] = (int64_t)size;
+        compi_io_plist_free(&meta.pl);
     }
     compi_coll_blocks req = {NULL, NULL, NULL}, rep = {NULL, NULL, NULL};
-    int rc = compi_io_exchange(c, msgs, lens, NULL, &req);
+    int rc = compi_io_exchange(c, msgs, lens, NULL, mbytes, &req);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     /* 2: the aggregator reads the runs asked for and answers each process */
     memset(lens, 0, sizeof(int) * (size_t)c->n);
@@ -659,23 +705,23 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         size_t pn = 0, pcap = 0;
         const unsigned char **reqp = calloc((size_t)c->n, sizeof *reqp);
         unsigned char **owned = calloc((size_t)c->n, sizeof *owned);
-        int64_t *reqn = calloc((size_t)c->n, sizeof *reqn);
-        if (!reqp || !owned || !reqn) compi_die("out of memory in collective I/O");
+        size_t *reql = calloc((size_t)c->n, sizeof *reql);
+        if (!reqp || !owned || !reql) compi_die("out of memory in collective I/O");
         for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
             const unsigned char *p, *data;
             size_t len;
+            int64_t np, nb;
             if (req.lens[i] == 0) continue;
             if ((rc = compi_io_block(c, &req, i, &p, &len, &owned[i])) != MPI_SUCCESS) { c->rc = rc; break; }
-            if (!compi_io_parse(p, len, lo, hi, 0, &reqn[i], &reqp[i], &data)) {
+            if (!compi_io_parse(p, len, lo, hi, 0, &np, &nb, &data)) {
                 c->rc = compi_io_internal(c, i, "a collective I/O request does not match the aggregator's window");
                 break;
             }
-            for (int64_t k = 0; k < reqn[i]; k++) {
-                int64_t pr[2];
-                memcpy(pr, reqp[i] + 16 * k, 16);
-                compi_io_pieces_grow(&pv, &pn, &pcap, pr[0], pr[1]);
-                dbytes[i] += pr[1];
-            }
+            reqp[i] = p;
+            reql[i] = len;
+            dbytes[i] = nb;
+            compi_io_put put = {NULL, lo, NULL, &pv, &pn, &pcap};
+            compi_io_plist_parse(p, len, lo, hi, compi_io_put_fn, &put, NULL, NULL, NULL);
         }
         uint64_t t1 = compi_now_ns();
         c->f->st.ns[COMPI_IO_T_EXCHANGE] += t1 - t0;
@@ -698,16 +744,12 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         c->f->st.ns[COMPI_IO_T_IO] += t2 - t0;
         t0 = t2;
         for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
-            if (!reqp[i] || reqn[i] == 0) continue;
+            if (!reqp[i] || dbytes[i] == 0) continue;
             if (dbytes[i] > INT_MAX) compi_die("collective I/O: a reply exceeds 2 GiB");
-            unsigned char *m = malloc(dbytes[i] ? (size_t)dbytes[i] : 1), *w = m;
+            unsigned char *m = malloc((size_t)dbytes[i]);
             if (!m) compi_die("out of memory in collective I/O");
-            for (int64_t k = 0; k < reqn[i]; k++) {
-                int64_t pr[2];
-                memcpy(pr, reqp[i] + 16 * k, 16);
-                memcpy(w, c->cbuf + (pr[0] - lo), (size_t)pr[1]);
-                w += pr[1];
-            }
+            compi_io_get get = {c->cbuf, lo, m};
+            compi_io_plist_parse(reqp[i], reql[i], lo, hi, compi_io_get_fn, &get, NULL, NULL, NULL);
             msgs[i] = m;
             lens[i] = (int)dbytes[i];
         }
@@ -716,10 +758,10 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         for (int i = 0; i < c->n; i++) free(owned[i]);
         free(owned);
         free(reqp);
-        free(reqn);
+        free(reql);
         free(pv);
     }
-    rc = compi_io_exchange(c, msgs, lens, dbytes, &rep);
+    rc = compi_io_exchange(c, msgs, lens, dbytes, NULL, &rep);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     /* 3: my pieces from each aggregator's reply, in the order asked */
     for (int k = 0; k < c->d.n && rc == MPI_SUCCESS; k++) {
@@ -752,6 +794,7 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
     free(msgs);
     free(lens);
     free(dbytes);
+    free(mbytes);
 }
 
 /* Reasons that are the same on every process (set by collective calls). */
@@ -900,7 +943,8 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
             double *w = malloc(sizeof(double) * (size_t)nagg * (size_t)c.n);
             int *la = malloc(sizeof(int) * (size_t)nagg);
             if (!row || !w || !la) compi_die("out of memory in collective I/O");
-            compi_io_domain_matrix(&c.d, 1, &c.fs, row, NULL);
+            if (f->weight == COMPI_IO_WEIGHT_BLOCKS) compi_io_domain_matrix(&c.d, 1, &c.fs, NULL, row);
+            else compi_io_domain_matrix(&c.d, 1, &c.fs, row, NULL);
             int arc = PMPI_Allgather(row, nagg, MPI_DOUBLE, w, nagg, MPI_DOUBLE, f->comm);
             /* every process solves the same problem with the same code: the same answer */
             if (arc == MPI_SUCCESS && compi_io_place_la(c.n, nagg, w, NULL, c.node_of, 1, la) == COMPI_OK) {

@@ -8,7 +8,9 @@
  *            file domain i to aggregator i, as ROMIO's cb_config_list "*:1";
  *   la       compi's two-phase, each domain to the process (at most one per
  *            node) that holds most of its bytes: a linear assignment
- *            (lib/io/assign.c) on the processes x domains bytes matrix.
+ *            (lib/io/assign.c) on the processes x domains bytes matrix, or
+ *            with compi_cb_weight=blocks (COMPI_IO_WEIGHT) on the matrix of
+ *            contiguous block counts (the thesis's weight).
  * The collective data calls (write_all, write_at_all, read_all, read_at_all)
  * then run, on every process of the file's communicator:
  *   1 flatten the access: file segments from the view (disp, filetype) and
@@ -21,9 +23,9 @@
  *     (cb_nodes, aligned to striping_unit when given)
  *   4 aggregator placement (la: one allgather of the bytes matrix's rows)
  *   5-7 in cycles of cb_buffer_size bytes of each domain: every process
- *     sends each aggregator its pieces in the aggregator's window (offsets,
- *     lengths, data: one message; inter-node ones as compi frames,
- *     compressed per the communicator's mode, family "io"), by an alltoall
+ *     sends each aggregator its pieces in the aggregator's window (a
+ *     compact piece list, lib/io/plist.c, then the data: one message;
+ *     inter-node ones as compi frames, compressed per the communicator's mode, family "io"), by an alltoall
  *     of lengths and an alltoallv of bytes on compi's duplicate of the
  *     communicator. Reads send the offsets first and get the data back.
  *   8 each aggregator writes (reads) the runs of bytes that processes wrote
@@ -74,6 +76,7 @@ typedef struct {
     uint64_t local, intra, inter;      /* redistribution data bytes: to itself, same node, other node */
     uint64_t msgs_intra, msgs_inter;   /* redistribution messages to other processes */
     uint64_t wire_inter;               /* bytes put on inter-node links (frames, metadata included) */
+    uint64_t meta, meta_inter;         /* piece-list bytes to other processes (before compression), of which inter-node */
     uint64_t io_runs;                  /* write_at/read_at calls of aggregators */
     uint64_t cycles;
 } compi_io_stats;
@@ -87,6 +90,7 @@ typedef struct compi_io_file {
     int amode;
     int policy;                  /* compi_io_policy */
     int hinted;                  /* the application gave compi_cb_aggregators */
+    int weight;                  /* la's matrix: compi_io_weight (hint compi_cb_weight, else COMPI_IO_WEIGHT) */
     int64_t cb_buffer_size, stripe;
     int cb_nodes;
     int nprocs, rank;

@@ -58,5 +58,25 @@ else
   printf 'FAIL  %-10s %-11s see %s\n' chunk all "$log"
   grep -m5 -E 'ERROR|SUMMARY|runtime error|returned|failed|decoded' "$log" || tail -20 "$log"
 fi
+# compact piece lists of collective I/O (lib/io/plist.c)
+if [[ -x "$BUILD/fuzz_plist" ]]; then
+  plist_corpus="$BUILD/corpus/plist"
+  mkdir -p "$plist_corpus"
+  # seeds: a strided list and an irregular one, as parse inputs, and a build input
+  printf '\x00\xff\x00\x01\x03\x18\x04\x04\x03\x08\x08' >"$plist_corpus/strided"
+  printf '\x00\xff\xff\x00\x02\xad\x02\x07\x00\x01\xac\x02\x00\x01\x01' >"$plist_corpus/two"
+  printf '\x01\x00\x00\x00\x00\x07\x03\x07\x03\x07\x00\x01' >"$plist_corpus/build"
+  log="$BUILD/logs/plist.log"
+  total=$((total + 1))
+  if "$BUILD/fuzz_plist" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 -max_len=4096 -print_final_stats=1 \
+       -artifact_prefix="$BUILD/artifacts/plist-" "$plist_corpus" >"$log" 2>&1; then
+    runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    printf 'ok    %-10s %-11s %s runs\n' plist io "$runs"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL  %-10s %-11s see %s\n' plist io "$log"
+    grep -m5 -E 'ERROR|SUMMARY|runtime error|failed|outside' "$log" || tail -20 "$log"
+  fi
+fi
 echo "$((total - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -228,6 +228,7 @@ int main(int argc, char **argv)
         MPI_Info_create(&ia);
         MPI_Info_create(&ib);
         MPI_Info_set(ia, "compi_cb_aggregators", policy);
+        if (round % 4 == 2) MPI_Info_set(ia, "compi_cb_weight", "blocks");   /* la weighing block counts */
         if (!getenv("IO_NO_CB")) MPI_Info_set(ia, "cb_buffer_size", cbs);
         if (cbnodes && !getenv("IO_NO_CBN")) { char v[16]; snprintf(v, sizeof v, "%d", cbnodes); MPI_Info_set(ia, "cb_nodes", v); }
         MPI_Info_set(ib, "compi_cb_aggregators", "mpi");
@@ -399,6 +400,29 @@ int main(int argc, char **argv)
         free(mem); free(ra); free(rb);
         free_type(&mt);
         MPI_Type_free(&ft);
+    }
+    /* a bad compi_cb_weight: a notice and the MPI's own MPI-IO for the file
+     * (compi's path not taken); the data is written all the same */
+    if (calls) {
+        int round = rounds;   /* for FAIL */
+        uint64_t before = calls();
+        MPI_Info ibad;
+        MPI_Info_create(&ibad);
+        MPI_Info_set(ibad, "compi_cb_aggregators", "la");
+        MPI_Info_set(ibad, "compi_cb_weight", "bogus");
+        MPI_File fh;
+        snprintf(pa, sizeof pa, "%s/badhint", dir);
+        int v[2] = {rank, -rank}, w[2] = {0, 0};
+        if (MPI_File_open(MPI_COMM_WORLD, pa, MPI_MODE_CREATE | MPI_MODE_RDWR, ibad, &fh) != MPI_SUCCESS) {
+            FAIL("cannot open %s", pa);
+        } else {
+            MPI_File_write_at_all(fh, (MPI_Offset)rank * 8, v, 2, MPI_INT, MPI_STATUS_IGNORE);
+            MPI_File_read_at_all(fh, (MPI_Offset)rank * 8, w, 2, MPI_INT, MPI_STATUS_IGNORE);
+            MPI_File_close(&fh);
+            if (calls() != before) FAIL("a bad compi_cb_weight hint still took compi's path");
+            if (w[0] != v[0] || w[1] != v[1]) FAIL("the file with a bad hint reads back %d %d", w[0], w[1]);
+        }
+        MPI_Info_free(&ibad);
     }
     unsigned long long path = calls ? (unsigned long long)calls() : 0;
     const char *expect = getenv("IO_EXPECT_COMPI");

@@ -1,7 +1,7 @@
 /* compi_io_placement: redistribution bytes of two-phase collective writes
  * under the `default` and `la` aggregator placements, for the bips3d
- * mini-app's mesh (the same mesh builder and METIS partition, included from
- * apps/bips3d.c: every mesh node's `load` doubles are written at
+ * mini-app's mesh (the same mesh builder and METIS partition,
+ * apps/bips3d_mesh.h: every mesh node's `load` doubles are written at
  * node_id * load * 8, each rank its METIS part, i.e. an indexed file view)
  * and for a regular block distribution of the same nodes. MPI-free at run
  * time (no MPI call is made). One line per (np, ranks per node, layout):
@@ -9,9 +9,11 @@
  * weighting, blocks weighting, and at most one aggregator per node).
  * Exits 1 if la ever moves more bytes than default.
  * usage: compi_io_placement [--scale F] [--load N] [--np LIST] [--rpn LIST] */
-#define main compi_bips3d_main
-#include "../../apps/bips3d.c"
-#undef main
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bips3d_mesh.h"
 
 #include "io/io.h"
 
@@ -20,17 +22,17 @@ static int violations;
 static void run(const char *layout, const int *owner, int nnodes_mesh, int load, int np, int rpn)
 {
     int64_t rec = (int64_t)load * 8;
-    compi_io_segs *segs = xmalloc(sizeof *segs * np);
+    compi_io_segs *segs = bips3d_xmalloc(sizeof *segs * np);
     for (int p = 0; p < np; p++) compi_io_segs_init(&segs[p]);
     for (int i = 0; i < nnodes_mesh; i++) compi_io_segs_add(&segs[owner[i]], (int64_t)i * rec, rec);
-    int *node_of = xmalloc(sizeof(int) * np), *def = xmalloc(sizeof(int) * np), *la = xmalloc(sizeof(int) * np);
+    int *node_of = bips3d_xmalloc(sizeof(int) * np), *def = bips3d_xmalloc(sizeof(int) * np), *la = bips3d_xmalloc(sizeof(int) * np);
     for (int p = 0; p < np; p++) node_of[p] = p / rpn;
     int nd = compi_io_place_default(np, node_of, 0, def);
     int64_t start, end;
     compi_io_access_range(np, segs, &start, &end);
     compi_io_domains d;
     compi_io_domains_make(start, end, nd, 0, &d);
-    double *bytes = xmalloc(sizeof(double) * np * nd), *blocks = xmalloc(sizeof(double) * np * nd);
+    double *bytes = bips3d_xmalloc(sizeof(double) * np * nd), *blocks = bips3d_xmalloc(sizeof(double) * np * nd);
     compi_io_domain_matrix(&d, np, segs, bytes, blocks);
     compi_io_volume vd, vb, vk, v1;
     compi_io_volume_of(np, nd, bytes, def, node_of, &vd);
@@ -51,8 +53,8 @@ static void run(const char *layout, const int *owner, int nnodes_mesh, int load,
      * gives domain k to rank k, la to whoever holds most of it */
     compi_io_domains da;
     compi_io_domains_make(start, end, np, 0, &da);
-    double *ball = xmalloc(sizeof(double) * np * np);
-    int *id = xmalloc(sizeof(int) * np), *laa = xmalloc(sizeof(int) * np);
+    double *ball = bips3d_xmalloc(sizeof(double) * np * np);
+    int *id = bips3d_xmalloc(sizeof(int) * np), *laa = bips3d_xmalloc(sizeof(int) * np);
     for (int p = 0; p < np; p++) id[p] = p;
     compi_io_domain_matrix(&da, np, segs, ball, NULL);
     compi_io_volume ad, al;
@@ -98,15 +100,15 @@ int main(int argc, char **argv)
     if ((argc - 1) % 2) { fprintf(stderr, "usage: compi_io_placement [--scale F] [--load N] [--np LIST] [--rpn LIST]\n"); return 2; }
     long nodes = (long)(160000 * scale + 0.5);
     if (nodes < 64 || load < 1) { fprintf(stderr, "compi_io_placement: --scale %g or --load %d out of range\n", scale, load); return 2; }
-    mesh m = build_mesh(nodes, 8, 2024);
+    bips3d_mesh m = bips3d_mesh_build(nodes, 8, 2024);
     printf("bips3d mesh: %d nodes, load %d doubles per node; MiB moved in the redistribution phase\n", m.n, load);
     printf("%-7s %3s %3s %4s %9s | %-17s | %-24s | %-17s | %-17s || %-24s\n", "layout", "np", "rpn", "doms", "total",
            "default moved/inter", "la(bytes) moved/inter gain", "la(blocks) mv/int", "la 1/node mv/int",
            "np domains: default/la gain");
-    int *part = xmalloc(sizeof(int) * (size_t)m.n);
+    int *part = bips3d_xmalloc(sizeof(int) * (size_t)m.n);
     for (int i = 0; i < nnp; i++) {
         long cut;
-        partition(&m, nps[i], 0, part, &cut);
+        bips3d_mesh_partition(&m, nps[i], 0, part, &cut);
         for (int j = 0; j < nrpn; j++)
             if (nps[i] % rpns[j] == 0 && nps[i] / rpns[j] >= 1) run("metis", part, m.n, load, nps[i], rpns[j]);
         for (int v = 0; v < m.n; v++) part[v] = (int)((int64_t)v * nps[i] / m.n);   /* regular block distribution */
@@ -114,6 +116,6 @@ int main(int argc, char **argv)
             if (nps[i] % rpns[j] == 0) run("block", part, m.n, load, nps[i], rpns[j]);
     }
     free(part);
-    free_mesh(&m);
+    bips3d_mesh_free(&m);
     return violations ? 1 : 0;
 }

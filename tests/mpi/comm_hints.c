@@ -41,6 +41,16 @@ int main(int argc, char **argv)
     ring(c_later, 4, "dup before set_info (environment codec)");
     MPI_CALL(MPI_Comm_set_info(c_later, zstd));
     ring(c_later, 5, "after MPI_Comm_set_info compi_codec=zstd");
+    /* a communicator whose errors are fatal (the MPI default; mt_init set
+     * world's to return): compi's hint handling must not raise an error
+     * there (Open MPI 4.1 reports deleting a missing attribute as one) */
+    MPI_Comm c_fatal, c_fatal_off;
+    MPI_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c_fatal));
+    MPI_CALL(MPI_Comm_set_errhandler(c_fatal, MPI_ERRORS_ARE_FATAL));
+    MPI_CALL(MPI_Comm_dup_with_info(c_fatal, off, &c_fatal_off));
+    ring(c_fatal_off, 6, "compi_mode=off, dup of a communicator with fatal errors");
+    MPI_Comm_free(&c_fatal_off);
+    MPI_Comm_free(&c_fatal);
     MPI_Comm_free(&c_off);
     MPI_Comm_free(&c_zstd);
     MPI_Comm_free(&c_later);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compi-help: benchmarks: pingpong and coll (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster)
+# compi-help: benchmarks: pingpong, coll and io (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster)
 #
 # compi_pingpong and compi_collbench measure both paths in one process
 # (PMPI_* = plain, MPI_* = compi when preloaded), so the ratio they print
@@ -157,6 +157,43 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   failed.
   Other COMPI_* variables in your environment (COMPI_MIN_BYTES, ...) are
   passed to every preloaded run.
+usage: compi bench io [--mpi openmpi|mpich|both] [--ios LIST] [--rates LIST] [--ppn LIST]
+                      [--nodes N] [--patterns LIST] [--reps N] [--mesh-nodes N] [--grid N]
+                      [--variants LIST] [--no-calibrate] [--timeout SEC] [--logs DIR]
+                      [--rebuild] [--lib PATH]
+
+  Collective I/O on the emulated cluster (private name
+  $COMPI_BENCH_IO_NAME, default cbio, subnet $COMPI_BENCH_IO_SUBNET,
+  default 10.213.47): compi_iobench writes and reads back, in one run per
+  configuration, through the MPI's own MPI-IO (hint compi_cb_aggregators=mpi)
+  and compi's two-phase (default, la, la-blocks: la weighing contiguous
+  blocks, la-z: la with COMPI_MODE=adaptive compressing the redistribution;
+  the others run on a compi_mode=off communicator), and prints per variant
+  the median time, the median of the per-rep ratios time(mpi)/time(variant)
+  with a distribution-free ~90 % interval, whether its file is byte-identical
+  to the MPI's own (cmp) and its read-back correct, and the redistribution
+  bytes per call from compi's report (local = to itself, intra/inter-node,
+  inter-node wire bytes, piece-list metadata).
+  --mpi       default both
+  --ios       the MPI's own MPI-IO to compare with: ompio,romio (Open MPI:
+              OMPIO, and ROMIO via --mca io romio321; MPICH has ROMIO only,
+              whatever is asked); default ompio,romio
+  --rates     link rates (default 100mbit,1gbit); the cluster is re-created per rate
+  --ppn       ranks per node, comma list (default 2,4)
+  --nodes     emulated nodes (default 2)
+  --patterns  bips3d:LOAD and stem, comma list (default bips3d:100,bips3d:500,stem)
+  --reps      reps per run (default 5, at least 5), after one warm-up
+  --mesh-nodes  bips3d mesh nodes (default 10000: load 500 writes 38 MiB)
+  --grid      stem grid edge (default 96: 6.75 MiB)
+  --variants  compi_iobench --variants (default mpi,default,la,la-blocks,la-z)
+  --no-calibrate  as bench apps: la-z uses COMPI_HEURISTICS or the built-in model
+  --logs DIR  keep outputs and reports there (default: a temporary directory
+              under /tmp, removed at the end); the files are written there
+              too (/tmp is one file system for every emulated node)
+  Output: each run's table and RESULT lines, then "IOBYTES pattern= ...
+  variant= op= local= intra= inter= wire= meta=" lines (bytes per call,
+  summed over ranks) and "CMP ... identical=yes|no" lines; exit status 1
+  when a run failed or a file differs.
 USAGE
 }
 
@@ -917,6 +954,167 @@ bench_coll() {
     (( any_fail == 0 ))
 }
 
+# Redistribution bytes per call from compi's report, one IOBYTES line per
+# (file, op): the report has one entry per open/close; compi_iobench names
+# files compi_iobench_<pattern>_<variant>.dat.
+bench_io_bytes() {  # REPORT.json TAG
+    python3 - "$1" "$2" <<'PY'
+import json, sys, collections
+rep = json.load(open(sys.argv[1]))
+acc = collections.OrderedDict()
+for f in rep.get("io_files", []):
+    name = f["file"].rsplit("/", 1)[-1]
+    if not name.startswith("compi_iobench_"):
+        continue
+    variant = name[:-4].split("_", 3)[-1]
+    for op in ("write_all", "read_all"):
+        calls = f["compi_calls"][op]["calls"]
+        if not calls:
+            continue
+        r = f["redistribution"]
+        a = acc.setdefault((variant, op), collections.Counter())
+        a["calls"] += calls
+        for k in ("local_bytes", "intra_node_bytes", "inter_node_bytes", "inter_node_wire_bytes", "metadata_bytes"):
+            a[k] += r[k]
+        a["aggs"] = " ".join(map(str, f["aggregators"]))
+for (variant, op), a in acc.items():
+    c = a["calls"]
+    print("IOBYTES %s variant=%s op=%s local=%d intra=%d inter=%d wire=%d meta=%d aggregators=%s" % (
+        sys.argv[2], variant, op.split("_")[0], a["local_bytes"] // c, a["intra_node_bytes"] // c,
+        a["inter_node_bytes"] // c, a["inter_node_wire_bytes"] // c, a["metadata_bytes"] // c, a["aggs"].replace(" ", ",")))
+PY
+}
+
+bench_io() {
+    local mpis_csv=both ios_csv=ompio,romio rates_csv=100mbit,1gbit ppn_csv=2,4 nodes=2
+    local patterns_csv=bips3d:100,bips3d:500,stem reps=5 mesh_nodes=10000 grid=96 variants=mpi,default,la,la-blocks,la-z
+    local calibrate=1 timeout=1800 logs="" keep=0 lib=""
+    [[ -n ${COMPI_HEURISTICS:-} ]] && calibrate=0
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --mpi) mpis_csv=${2:?--mpi needs a value}; shift 2 ;;
+            --ios) ios_csv=${2:?--ios needs a value}; shift 2 ;;
+            --rates) rates_csv=${2:?--rates needs a value}; shift 2 ;;
+            --ppn) ppn_csv=${2:?--ppn needs a value}; shift 2 ;;
+            --nodes) nodes=${2:?--nodes needs a number}; shift 2 ;;
+            --patterns) patterns_csv=${2:?--patterns needs a value}; shift 2 ;;
+            --reps) reps=${2:?--reps needs a number}; shift 2 ;;
+            --mesh-nodes) mesh_nodes=${2:?--mesh-nodes needs a number}; shift 2 ;;
+            --grid) grid=${2:?--grid needs a number}; shift 2 ;;
+            --variants) variants=${2:?--variants needs a value}; shift 2 ;;
+            --no-calibrate) calibrate=0; shift ;;
+            --timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
+            --logs) logs=${2:?--logs needs a directory}; keep=1; shift 2 ;;
+            --rebuild) BENCH_REBUILD=1; shift ;;
+            --lib) lib=${2:?--lib needs a path}; shift 2 ;;
+            -h|--help) bench_usage; return 0 ;;
+            *) die "bench io: unknown option '$1'" ;;
+        esac
+    done
+    local -a mpis ios rates ppns patterns
+    case "$mpis_csv" in both) mpis=(openmpi mpich) ;; *) IFS=, read -r -a mpis <<<"$mpis_csv" ;; esac
+    IFS=, read -r -a ios <<<"$ios_csv"
+    IFS=, read -r -a rates <<<"$rates_csv"
+    IFS=, read -r -a ppns <<<"$ppn_csv"
+    IFS=, read -r -a patterns <<<"$patterns_csv"
+    local mpi io rate ppn pat
+    for mpi in "${mpis[@]}"; do check_mpi_name "$mpi"; done
+    for io in "${ios[@]}"; do [[ $io == ompio || $io == romio ]] || die "--ios: ompio or romio (got '$io')"; done
+    for rate in "${rates[@]}"; do [[ $rate =~ ^[0-9.]+[a-z]*$ ]] || die "--rates: bad rate '$rate'"; done
+    for ppn in "${ppns[@]}"; do [[ $ppn =~ ^[1-9][0-9]*$ ]] || die "--ppn takes positive integers"; done
+    for pat in "${patterns[@]}"; do [[ $pat =~ ^(bips3d:[1-9][0-9]*|stem)$ ]] || die "--patterns: bips3d:LOAD or stem (got '$pat')"; done
+    [[ $nodes =~ ^[1-9][0-9]*$ ]] || die "--nodes takes a positive integer"
+    [[ $reps =~ ^[0-9]+$ ]] && (( reps >= 5 )) || die "--reps: at least 5"
+    [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout takes a positive number of seconds"
+    require_cmds timeout cmp python3
+
+    declare -A lib_of=()
+    for mpi in "${mpis[@]}"; do
+        local -a targets=(compi_iobench)
+        [[ -n $lib ]] || targets+=(compi)
+        (( calibrate )) && targets+=(compi_calibrate_network)
+        bench_build "$mpi" "${targets[@]}"
+        [[ -x $(bench_bin "$mpi" compi_iobench) ]] || die "compi_iobench not built at $(bench_bin "$mpi" compi_iobench)"
+        if [[ -n $lib ]]; then
+            [[ -f $lib ]] || die "--lib: no such file '$lib'"
+            lib_of[$mpi]=$(readlink -f "$lib")
+        else
+            lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
+        fi
+    done
+    if [[ -n $logs ]]; then mkdir -p "$logs"; logs=$(readlink -f "$logs"); else logs=$(mktemp -d /tmp/compi-bench-io.XXXXXX); fi
+    local files=$logs/files
+    mkdir -p "$files"
+    local -a base=("COMPI_MODE=adaptive")
+    local kv
+    while IFS= read -r kv; do
+        case "${kv%%=*}" in COMPI_REPORT|COMPI_IO_AGGREGATORS|COMPI_IO_WEIGHT) continue ;; esac
+        [[ $calibrate == 1 && ${kv%%=*} == COMPI_HEURISTICS ]] && continue
+        base+=("$kv")
+    done < <(bench_passthrough_env)
+
+    local BA_NAME=${COMPI_BENCH_IO_NAME:-cbio} BA_LOGS=$logs BA_TIMEOUT=$timeout
+    local subnet=${COMPI_BENCH_IO_SUBNET:-10.213.47}
+    trap 'bench_vcluster_down '"$BA_NAME"'; [[ '"$keep"' == 1 ]] || rm -rf '"$logs" EXIT
+    local any_fail=0 rc tag out v
+    local -a envkv envflags launch pargs mpi_ios
+    declare -A model_of=()
+    for rate in "${rates[@]}"; do
+      for ppn in "${ppns[@]}"; do
+        # the cluster's slots are the ranks per node: ranks fill nodes by slot
+        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
+        for mpi in "${mpis[@]}"; do
+            envkv=("${base[@]}")
+            if (( calibrate )) && [[ -z ${model_of[$rate.$mpi]:-} ]]; then
+                model_of[$rate.$mpi]=none
+                bench_apps_calibrate "$mpi" "$rate" "$nodes" && model_of[$rate.$mpi]=$logs/heuristics.$rate.$mpi
+            fi
+            [[ ${model_of[$rate.$mpi]:-none} != none ]] && envkv+=("COMPI_HEURISTICS=${model_of[$rate.$mpi]}")
+            if [[ $mpi == openmpi ]]; then mpi_ios=("${ios[@]}"); else mpi_ios=(romio); fi
+            for io in "${mpi_ios[@]}"; do
+                    for pat in "${patterns[@]}"; do
+                        tag="mpi=$mpi io=$io rate=$rate nodes=$nodes ppn=$ppn pattern=${pat/:/ load=}"
+                        [[ $pat == stem ]] && tag+=" load=0"
+                        local stem_tag=${mpi}_${io}_${rate}_${ppn}_${pat/:/}
+                        pargs=(--reps "$reps" --dir "$files" --keep --variants "$variants" --expect-nodes "$nodes")
+                        if [[ $pat == stem ]]; then pargs+=(--pattern stem --grid "$grid")
+                        else pargs+=(--pattern bips3d --load "${pat#bips3d:}" --mesh-nodes "$mesh_nodes"); fi
+                        mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}" "COMPI_REPORT=$logs/report.$stem_tag.json")
+                        mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+                        [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
+                        [[ $mpi == openmpi && $io == romio ]] && launch+=(--mca io romio321)
+                        [[ $mpi == mpich && $ppn == "$(nproc)" ]] && launch+=(-bind-to core)
+                        echo "=== compi bench io: $tag, reps $reps ==="
+                        out=$logs/out.$stem_tag.txt
+                        rm -f "$files"/compi_iobench_*.dat
+                        rc=0
+                        timeout --kill-after=10 "$timeout" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi" \
+                            --preload "${lib_of[$mpi]}" -- "${launch[@]}" -np $((nodes * ppn)) "${envflags[@]}" \
+                            "$(bench_bin "$mpi" compi_iobench)" "${pargs[@]}" >"$out" 2>&1 || rc=$?
+                        grep -v '^RESULT' "$out" | grep -v '^compi\[' || true
+                        sed -n "s/^RESULT /RESULT mpi=$mpi io=$io rate=$rate ppn=$ppn /p" "$out"
+                        if (( rc )); then
+                            any_fail=1
+                            echo "=== compi bench io: $tag FAILED (exit $rc$( ((rc == 124)) && echo ": killed after ${timeout}s")); log $out ==="
+                            continue
+                        fi
+                        [[ -f $logs/report.$stem_tag.json ]] && bench_io_bytes "$logs/report.$stem_tag.json" "$tag"
+                        local ref=$files/compi_iobench_${pat%%:*}_mpi.dat
+                        for v in ${variants//,/ }; do
+                            [[ $v == mpi ]] && continue
+                            if cmp -s "$ref" "$files/compi_iobench_${pat%%:*}_$v.dat"; then echo "CMP $tag variant=$v identical=yes"
+                            else echo "CMP $tag variant=$v identical=no"; any_fail=1; fi
+                        done
+                        rm -f "$files"/compi_iobench_*.dat
+                    done
+            done
+        done
+        bench_vcluster_down "$BA_NAME"
+      done
+    done
+    (( any_fail == 0 ))
+}
+
 bench_main() {
     local what=${1:-}
     [[ $# -gt 0 ]] && shift
@@ -924,8 +1122,9 @@ bench_main() {
         pingpong) bench_pingpong "$@" ;;
         apps) bench_apps "$@" ;;
         coll) bench_coll "$@" ;;
+        io) bench_io "$@" ;;
         ""|-h|--help|help) bench_usage ;;
-        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps)" ;;
+        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps, io)" ;;
     esac
 }
 
