@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compi-help: benchmarks: pingpong and coll (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster)
+# compi-help: benchmarks: pingpong and coll (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster), map (block/cyclic/compi map placements)
 #
 # compi_pingpong and compi_collbench measure both paths in one process
 # (PMPI_* = plain, MPI_* = compi when preloaded), so the ratio they print
@@ -924,8 +924,15 @@ bench_main() {
         pingpong) bench_pingpong "$@" ;;
         apps) bench_apps "$@" ;;
         coll) bench_coll "$@" ;;
-        ""|-h|--help|help) bench_usage ;;
-        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps)" ;;
+        map)
+            # shellcheck source=tools/cmd/bench_map.sh
+            source "$COMPI_CMD_DIR/bench_map.sh"
+            bench_map "$@" ;;
+        ""|-h|--help|help) bench_usage
+            echo
+            source "$COMPI_CMD_DIR/bench_map.sh"
+            bench_map_usage ;;
+        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps, map)" ;;
     esac
 }
 
