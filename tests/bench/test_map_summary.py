@@ -96,5 +96,14 @@ res = [("f", "block", 1, 1.0), ("f", "cyclic", 1, 0, "-", "FAIL"), ("f", "mapped
 rc, out = run(res, [])
 check(rc == 1 and "FAILED: f openmpi plain cyclic rep 1" in out, "a failed run: named, exit 1")
 
+# one or four rounds are too few for a verdict (the interval would cover the median with < 90 %)
+for n in (1, 4):
+    res = []
+    for rep in range(1, n + 1):
+        res += [("g", "block", rep, 2.0), ("g", "cyclic", rep, 2.0), ("g", "mapped", rep, 1.0)]
+    rc, out = run(res, [("g", "block", 2), ("g", "cyclic", 3), ("g", "mapped", 1)])
+    check("verdict=too-few-rounds" in line(out, "VERDICT", "g"), "%d round(s): too few for a verdict" % n)
+    check("match=no" not in line(out, "RANKING", "g"), "%d round(s): no ranking mismatch claimed" % n)
+
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)

@@ -27,7 +27,8 @@ bench_map_usage() {
 usage: compi bench map [--apps LIST] [--mpi openmpi|mpich|both] [--nodes N] [--ppn P]
                        [--rate RATE] [--links A-B:RATE,...] [--racks K --cross-rate RATE]
                        [--reps N] [--scale F] [--modes plain,adaptive] [--network FILE]
-                       [--no-calibrate] [--timeout SEC] [--logs DIR] [--rebuild]
+                       [--no-calibrate] [--calibrate-bytes B] [--timeout SEC] [--logs DIR]
+                       [--rebuild]
 
   block, cyclic and compi map's placement of each app on the emulated
   cluster (private name $COMPI_BENCH_MAP_NAME, default cbmap, subnet
@@ -44,7 +45,8 @@ usage: compi bench map [--apps LIST] [--mpi openmpi|mpich|both] [--nodes N] [--p
   --modes   plain (not preloaded, default) and/or adaptive (libcompi,
             COMPI_MODE=adaptive, with the calibrated network model)
   --network use this network file instead of measuring one; --no-calibrate:
-            none (compi map's built-in model: every inter-node pair alike)
+            none (compi map's built-in model: every inter-node pair alike);
+            --calibrate-bytes B: largest calibration message (default 4194304)
   --timeout seconds per run (default 600)
   --logs DIR  keep traces, placements, every run's output there
   Output: progress lines, then per app, MPI and mode a table (placement,
@@ -106,8 +108,12 @@ bench_map_run_one() {  # MPI APP MODE PLACEMENT REP
     "${runner[@]}" -- -np "$BM_NP" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}" >"$log" 2>&1 || rc=$?
     local appline t="" check="" cs status=OK why=""
     appline=$(grep -E '^APP name=' "$log" | tail -n 1 || true)
-    t=$(sed -n 's/.* time_s=\([0-9.eE+-]*\).*/\1/p' <<<"$appline")
-    check=$(sed -n 's/.* check=\([A-Za-z]*\).*/\1/p' <<<"$appline")
+    if [[ -n $appline ]]; then
+        t=$(sed -n 's/.* time_s=\([0-9.eE+-]*\).*/\1/p' <<<"$appline")
+        check=$(sed -n 's/.* check=\([A-Za-z]*\).*/\1/p' <<<"$appline")
+    else   # compi_stencil3d: "RESULT ... time_s=" and no APP line
+        t=$(sed -n 's/^RESULT .*time_s=\([0-9.eE+-]*\).*/\1/p' "$log" | tail -n 1)
+    fi
     cs=$(sed -n 's/^RESULT .*checksum=\([0-9a-fA-F]*\).*/\1/p' "$log" | tail -n 1)
     if (( rc == 124 || rc == 137 )); then status=FAIL why="killed after ${BM_TIMEOUT}s"
     elif [[ -n $appline && $check != OK ]]; then status=FAIL why="check=${check:-?}"
@@ -128,7 +134,7 @@ bench_map_calibrate() {  # MPI -> prints the file's path ("" if it failed)
     mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
     if timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi" -- \
             -np "$BM_NP" "${launch[@]}" "$(bench_bin "$mpi" compi_calibrate_network)" -o "$out" \
-            --serial --max-bytes 4194304 --reps 5 --quiet >"$out.log" 2>&1 && [[ -s $out ]]; then
+            --serial --max-bytes "$BM_CAL_BYTES" --reps 5 --quiet >"$out.log" 2>&1 && [[ -s $out ]]; then
         echo "$out"
     fi
 }
@@ -136,7 +142,7 @@ bench_map_calibrate() {  # MPI -> prints the file's path ("" if it failed)
 bench_map() {
     local apps_csv="" mpis_csv=openmpi nodes=4 ppn=2 rate=100mbit links="" racks="" cross="" logs="" keep=0
     local calibrate=1 network="" modes_csv=plain
-    BM_REPS=5 BM_SCALE=1 BM_TIMEOUT=600
+    BM_REPS=5 BM_SCALE=1 BM_TIMEOUT=600 BM_CAL_BYTES=4194304
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --apps) apps_csv=${2:?--apps needs a list}; shift 2 ;;
@@ -152,6 +158,7 @@ bench_map() {
             --modes) modes_csv=${2:?}; shift 2 ;;
             --network) network=${2:?}; shift 2 ;;
             --no-calibrate) calibrate=0; shift ;;
+            --calibrate-bytes) BM_CAL_BYTES=${2:?}; shift 2 ;;
             --timeout) BM_TIMEOUT=${2:?}; shift 2 ;;
             --logs) logs=${2:?}; keep=1; shift 2 ;;
             --rebuild) BENCH_REBUILD=1; shift ;;

@@ -13,9 +13,10 @@ round gives block_time / placement_time, and the reported figure is the
 median of those with a distribution-free interval (bench_apps_summary's
 median_ci). The mapped placement is compared with the faster of block and
 cyclic *in each round*: a verdict "faster" or "slower" needs the interval to
-exclude 1, otherwise "within noise". The predicted ranking (by cost) is
+exclude 1, otherwise "within noise" (and with fewer than 5 rounds the
+interval covers the median with less than 90 %: "too-few-rounds"). The predicted ranking (by cost) is
 compared with the measured one (by median time); two placements whose
-paired ratio interval contains 1 are a tie for the measured ranking, so a
+paired ratio interval contains 1 (or rests on fewer than 5 rounds) are a tie for the measured ranking, so a
 mismatch only between tied placements is "within-noise", not "no".
 
 Exit status 1 when a run failed or placements disagree on the checksum.
@@ -28,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_apps_summary import median_ci  # noqa: E402
 
 PLACEMENTS = ["block", "cyclic", "mapped"]
+MIN_COVER = 0.9   # a verdict needs an interval covering the median with >= 90 % (5 rounds or more)
 
 
 def load(path):
@@ -116,6 +118,8 @@ def main(argv):
         if ratios:
             lo, hi, cov = median_ci(ratios)
             v = "faster" if lo > 1 else "slower" if hi < 1 else "within-noise"
+            if cov < MIN_COVER:
+                v = "too-few-rounds"
             print("VERDICT app=%s mpi=%s mode=%s mapped_vs_best=%.3f lo=%.3f hi=%.3f cover=%.0f%% n=%d verdict=%s" % (
                 app, mpi, mode, statistics.median(ratios), lo, hi, 100 * cov, len(ratios), v))
         # predicted vs measured ranking
@@ -129,8 +133,8 @@ def main(argv):
                 rs = [ta[k] / tb2[k] for k in sorted(ta.keys() & tb2.keys()) if tb2[k] > 0]
                 if not rs:
                     return True
-                lo2, hi2, _ = median_ci(rs)
-                return lo2 <= 1 <= hi2
+                lo2, hi2, cov2 = median_ci(rs)
+                return cov2 < MIN_COVER or lo2 <= 1 <= hi2
 
             def pred_tied(a, b):
                 return pred[(app, mpi, a)] == pred[(app, mpi, b)]
