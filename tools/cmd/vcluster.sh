@@ -793,6 +793,7 @@ cmd_run() {
     local -a penv=()
     if [[ -n $placement ]]; then
         placement_check "$placement"
+        placement_np_check "$placement" "$@"
         placement=$(readlink -f "$placement")
         local h
         while IFS= read -r h; do
