@@ -156,6 +156,7 @@ cp "$work/p1/trace.1.bin" "$work/corrupt/trace.1.bin"
 expect_err "a truncated trace" 1 "trace.3.bin" "truncated" -- "$work/corrupt" --graph-out "$work/x"
 expect_err "too few slots" 2 "3 slots" "4 ranks" -- "$work/p1" --hosts a:2,b:1 -o "$work/pl"
 expect_err "a host listed twice" 2 "listed twice" -- "$work/p1" --hosts a:2,a:2 -o "$work/pl"
+expect_err "--min-gain out of range" 2 "--min-gain" "not a fraction" -- "$work/p1" --hosts a:2,b:2 --min-gain 1.5 -o "$work/pl"
 expect_err "not a trace directory" 1 "no trace of rank 0" -- "$work/nowhere" --graph-out "$work/x"
 
 echo "map_graph_validate ($mpi): $npass passed, $nfail failed"
