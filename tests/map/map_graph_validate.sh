@@ -20,10 +20,10 @@
 # file, too few slots.
 #
 #   map_graph_validate.sh --mpi openmpi|mpich --lib LIBCOMPI --app COMM_APP --map COMPI_MAP
-#                         --check DKB_CHECK [--shim UCX_SHIM] [--sizes "2 3 5 8"]
+#                         --check DKB_CHECK [--shim UCX_SHIM] [--sizes "2 3 5 8 16"]
 set -euo pipefail
 die() { echo "map_graph_validate: $*" >&2; exit 2; }
-mpi="" lib="" app="" map="" check="" shim="" sizes="2 3 5 8"
+mpi="" lib="" app="" map="" check="" shim="" sizes="2 3 5 8 16"
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpi) mpi=${2:?}; shift 2 ;;
