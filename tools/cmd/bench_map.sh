@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2034  # BENCH_REBUILD is read by bench_build (bench.sh)
 # compi bench map: block vs cyclic vs compi map's placement on the emulated
 # cluster, measured in the same run, next to the placements' predicted costs.
 #
@@ -161,7 +162,7 @@ bench_map() {
             --calibrate-bytes) BM_CAL_BYTES=${2:?}; shift 2 ;;
             --timeout) BM_TIMEOUT=${2:?}; shift 2 ;;
             --logs) logs=${2:?}; keep=1; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) BENCH_REBUILD=1; shift ;;   # read by bench_build (bench.sh)
             -h|--help) bench_map_usage; return 0 ;;
             *) die "bench map: unknown option '$1' (see compi bench map --help)" ;;
         esac
