@@ -51,7 +51,7 @@ stage asan        asan_stage
 vcluster_stage() {
   bash tests/vcluster/test_vcluster.sh && bash tests/vcluster/test_locality.sh && bash tests/vcluster/test_adaptive.sh &&
     bash tests/vcluster/test_coll.sh && bash tests/vcluster/test_pipe.sh && bash tests/vcluster/test_bench_apps.sh &&
-        bash tests/vcluster/test_map.sh
+        bash tests/vcluster/test_map.sh && bash tests/vcluster/test_bench_map.sh
 }
 stage vcluster    vcluster_stage
 # a real Slurm on the emulated cluster: compi run -- srun / sbatch, both MPIs

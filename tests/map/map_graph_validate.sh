@@ -20,10 +20,10 @@
 # file, too few slots.
 #
 #   map_graph_validate.sh --mpi openmpi|mpich --lib LIBCOMPI --app COMM_APP --map COMPI_MAP
-#                         --check DKB_CHECK [--shim UCX_SHIM] [--sizes "2 3 5 8"]
+#                         --check DKB_CHECK [--shim UCX_SHIM] [--sizes "2 3 5 8 16"]
 set -euo pipefail
 die() { echo "map_graph_validate: $*" >&2; exit 2; }
-mpi="" lib="" app="" map="" check="" shim="" sizes="2 3 5 8"
+mpi="" lib="" app="" map="" check="" shim="" sizes="2 3 5 8 16"
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpi) mpi=${2:?}; shift 2 ;;
@@ -156,6 +156,7 @@ cp "$work/p1/trace.1.bin" "$work/corrupt/trace.1.bin"
 expect_err "a truncated trace" 1 "trace.3.bin" "truncated" -- "$work/corrupt" --graph-out "$work/x"
 expect_err "too few slots" 2 "3 slots" "4 ranks" -- "$work/p1" --hosts a:2,b:1 -o "$work/pl"
 expect_err "a host listed twice" 2 "listed twice" -- "$work/p1" --hosts a:2,a:2 -o "$work/pl"
+expect_err "--min-gain out of range" 2 "--min-gain" "not a fraction" -- "$work/p1" --hosts a:2,b:2 --min-gain 1.5 -o "$work/pl"
 expect_err "not a trace directory" 1 "no trace of rank 0" -- "$work/nowhere" --graph-out "$work/x"
 
 echo "map_graph_validate ($mpi): $npass passed, $nfail failed"

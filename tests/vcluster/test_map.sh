@@ -64,6 +64,15 @@ for mpi in openmpi mpich; do
     fail "$mpi: compi run --placement --dry-run: $out"
   fi
 done
+# a launch with another rank count than the placement's
+for l in "mpirun.openmpi -np 5" "mpiexec.mpich -n 7"; do
+  out=$("$COMPI" run --dry-run --placement "$TMP/pl-openmpi" -- $l /bin/true 2>&1) && rc=0 || rc=$?
+  [[ $rc != 0 && $out == *"places 6 ranks"*"asks for ${l##* }"* ]] && pass "compi run --placement refuses '$l' for a 6-rank placement" ||
+    fail "rank count mismatch ($l): rc $rc: $out"
+done
+out=$("$COMPI" vcluster run --name "$NAME" --mpi openmpi --placement "$TMP/pl-openmpi" -- -np 4 /bin/true 2>&1) && rc=0 || rc=$?
+[[ $rc != 0 && $out == *"places 6 ranks"*"asks for 4"* ]] && pass "vcluster run --placement refuses -np 4 for a 6-rank placement" ||
+  fail "vcluster rank count mismatch: rc $rc: $out"
 # a placement whose hosts are not the cluster's
 sed -i "s/^$N2\$/nosuchnode/" "$TMP/hand-openmpi/machinefile"
 out=$("$COMPI" vcluster run --name "$NAME" --mpi openmpi --placement "$TMP/hand-openmpi" -- -np 6 /bin/true 2>&1) || true

@@ -240,5 +240,25 @@ placement_check() {  # DIR
     lines=$(grep -c . "$d/machinefile" || true)
     [[ $ranks == "$lines" ]] || die "--placement: '$d/machinefile' has $lines hosts for the placement's $ranks ranks"
 }
+# The launch must start as many ranks as the placement places: -np/-n/--np N,
+# -c N, --ntasks N / --ntasks=N (srun) or -nN, when given (a launch without a
+# count takes the machinefile's or the rankfile's). A different count would
+# put ranks where the graph did not assume them, or fail inside the launcher.
+placement_np_check() {  # DIR LAUNCHER_ARGS...
+    local d=$1 ranks np="" a; shift
+    ranks=$(sed -n 's/^ranks //p' "$d/placement.txt")
+    while [[ $# -gt 0 ]]; do
+        a=$1; shift
+        case "$a" in
+            -np|-n|--np|-c|--ntasks|--n) np=${1:-}; break ;;
+            --ntasks=*|--np=*) np=${a#*=}; break ;;
+            -n[0-9]*) np=${a#-n}; break ;;
+            --) break ;;
+        esac
+    done
+    [[ -z $np || ! $np =~ ^[0-9]+$ || $np == "$ranks" ]] ||
+        die "--placement: '$d' places $ranks ranks (compi map of a traced run of $ranks), but the launch asks for $np: trace and map the run with $np ranks"
+}
+
 # NAME=VALUE lines the placed run must set (MPICH: the traced run's algorithm pins)
 placement_env() { grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$1/env" || true; }

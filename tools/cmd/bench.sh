@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compi-help: benchmarks: pingpong, coll and io (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster)
+# compi-help: benchmarks: pingpong, coll and io (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster), map (block/cyclic/compi map placements)
 #
 # compi_pingpong and compi_collbench measure both paths in one process
 # (PMPI_* = plain, MPI_* = compi when preloaded), so the ratio they print
@@ -1123,8 +1123,15 @@ bench_main() {
         apps) bench_apps "$@" ;;
         coll) bench_coll "$@" ;;
         io) bench_io "$@" ;;
-        ""|-h|--help|help) bench_usage ;;
-        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps, io)" ;;
+        map)
+            # shellcheck source=tools/cmd/bench_map.sh
+            source "$COMPI_CMD_DIR/bench_map.sh"
+            bench_map "$@" ;;
+        ""|-h|--help|help) bench_usage
+            echo
+            source "$COMPI_CMD_DIR/bench_map.sh"
+            bench_map_usage ;;
+        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps, io, map)" ;;
     esac
 }
 

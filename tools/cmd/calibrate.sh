@@ -34,6 +34,8 @@ usage: compi calibrate network [--mpi openmpi|mpich] [--np N] [-o FILE]
                 --nodes K    emulated nodes (default 2; implies --vcluster)
                 --ppn P      ranks per node (default 1; 2 also measures the
                              intra-node links)
+                --links A-B:RATE,...  --racks K --cross-rate RATE2
+                             links that differ per node pair (compi vcluster up)
             compi_calibrate_network args: --max-bytes SIZE (default 128M)
                 --reps N (20)  --max-rtt SEC (30)  --budget SEC (none)
                 --ranks-per-node K  --serial (always on with --vcluster)  --quiet
@@ -62,7 +64,7 @@ calibrate_abs() {
 
 calibrate_network() {
     local mpi="" np=2 out=network.txt vcluster=0 rate=100mbit nodes=2 ppn=1
-    local -a args=()
+    local -a args=() links=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
@@ -72,6 +74,7 @@ calibrate_network() {
             --rate) rate=${2:?--rate needs a value}; vcluster=1; shift 2 ;;
             --nodes) nodes=${2:?--nodes needs a value}; vcluster=1; shift 2 ;;
             --ppn) ppn=${2:?--ppn needs a value}; shift 2 ;;
+            --links|--racks|--cross-rate) links+=("$1" "${2:?$1 needs a value}"); vcluster=1; shift 2 ;;
             --rebuild) BENCH_REBUILD=1; shift ;;
             -h|--help) calibrate_usage; return 0 ;;
             --) shift; args+=("$@"); break ;;
@@ -99,8 +102,9 @@ calibrate_network() {
     local name=ccalib subnet=${COMPI_BENCH_CALIBRATE_SUBNET:-10.213.44}
     # The trap tears the cluster down on any exit, also Ctrl-C or failure.
     trap 'bench_vcluster_down '"$name" EXIT
-    bench_vcluster_up "$name" "$subnet" "$nodes" "$rate" "$ppn"
-    echo "=== compi calibrate network: $mpi, $nodes emulated nodes x $ppn ranks at $rate -> $out ==="
+    bash "$COMPI_TOOL" vcluster up --name "$name" --subnet "$subnet" --nodes "$nodes" --rate "$rate" --slots "$ppn" \
+        "${links[@]}" >&2
+    echo "=== compi calibrate network: $mpi, $nodes emulated nodes x $ppn ranks at $rate${links[*]:+ (${links[*]})} -> $out ==="
     local -a vflags
     mapfile -t vflags < <(bench_vcluster_launch_flags "$mpi")
     # (compi vcluster run passes Open MPI --bind-to none: every emulated node

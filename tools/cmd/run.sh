@@ -263,7 +263,10 @@ main() {
 
     local launcher=$1; shift
     command -v "$launcher" >/dev/null 2>&1 || die "launcher '$launcher' not found in PATH"
-    [[ -z $placement ]] || placement_check "$placement"
+    if [[ -n $placement ]]; then
+        placement_check "$placement"
+        placement_np_check "$placement" "$@"
+    fi
     case "$(basename -- "$launcher")" in
         srun)
             if [[ -n $placement ]]; then

@@ -58,6 +58,7 @@ HOSTS_MARKER="# written by compi vcluster"
 usage() {
     cat <<'USAGE'
 usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--subnet A.B.C] [--slurm]
+                             [--links A-B:RATE,...] [--racks K --cross-rate RATE]
        compi vcluster down   [--name P]
        compi vcluster status [--name P]
        compi vcluster run    [--mpi openmpi|mpich] [--preload LIB] [--compi]
@@ -71,6 +72,14 @@ usage: compi vcluster up     --nodes N --rate RATE [--slots S] [--name P] [--sub
           (any tc rate: 100mbit, 1gbit, 500mbit, 20mbps...).  S = slots per
           node (default: number of cores).  Running it again re-creates the
           cluster.
+          --links A-B:RATE,...  pairs of nodes (indices 0..N-1 or names)
+                     whose link differs from RATE, e.g. 0-1:1gbit,2-3:20mbit
+          --racks K --cross-rate RATE2  K racks of consecutive nodes: RATE
+                     inside a rack, RATE2 between racks (--links still wins)
+          With either, what a node sends goes at the pair's rate (htb class
+          per destination, u32 filter on its address) and what it receives
+          at its fastest link's rate; <state>/links lists every pair's rate.
+          Rates only: this kernel has no netem, so no added latency.
           --slurm also starts a Slurm cluster on it (see "Slurm" below).
   down    removes namespaces, bridge, veths, UTS mounts, processes left on the
           nodes, and the state dir; fine to call when nothing is up.
@@ -177,10 +186,19 @@ rate_to_bps() {
 # link's 8 ns, which made the calibrated network model wrong for all
 # mid-size messages.) If the kernel refuses the GSO cap, the old bucket.
 shape_dev() {
-    local netns=$1 dev=$2 rate=$3 bps burst
+    local netns=$1 dev=$2 rate=$3 burst
     local -a in_ns=()
     [[ -n $netns ]] && in_ns=(ip netns exec "$netns")
-    bps=$(rate_to_bps "$rate")
+    burst=$(shape_burst "$netns" "$dev" "$rate")
+    "${in_ns[@]}" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+}
+
+# The token bucket for RATE on a device (caps its GSO packets first, see above).
+shape_burst() {  # NETNS DEV RATE
+    local netns=$1 dev=$2 bps burst
+    local -a in_ns=()
+    [[ -n $netns ]] && in_ns=(ip netns exec "$netns")
+    bps=$(rate_to_bps "$3")
     if "${in_ns[@]}" ip link set dev "$dev" gso_max_size 9000 2>/dev/null; then
         burst=$(( bps / 8 / 8000 ))
         (( burst < 16384 )) && burst=16384
@@ -188,7 +206,77 @@ shape_dev() {
         burst=$(( bps / 8 / 500 ))
         (( burst < 65536 )) && burst=65536
     fi
-    "${in_ns[@]}" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+    echo "$burst"
+}
+
+# Links that differ per node pair (--links/--racks): what a node SENDS is
+# shaped per destination, an htb on the node-side veth with one class per
+# destination node whose pair rate is not the default (u32 filter on the
+# destination address, a tbf leaf with the same small bucket as shape_dev),
+# everything else (other nodes, the head) in the default class at the
+# default rate. What a node RECEIVES is shaped, as before, by a tbf on the
+# bridge-side veth, at the node's fastest link (its NIC): so a pair's
+# traffic goes at the pair's rate, and several senders into one node share
+# its NIC. (netem and flower are not in this kernel: rates differ, latency
+# does not.)
+shape_node_links() {  # NODE_INDEX NODE HOST_DEV
+    local i=$1 node=$2 host_dev=$3 j rate burst nic=$RATE_DEFAULT cls
+    burst=$(shape_burst "$node" "$NS_DEV" "$RATE_DEFAULT")
+    ip netns exec "$node" tc qdisc replace dev "$NS_DEV" root handle 1: htb default 1
+    ip netns exec "$node" tc class add dev "$NS_DEV" parent 1: classid 1:1 htb rate "$RATE_DEFAULT" \
+        ceil "$RATE_DEFAULT" burst "$burst" cburst "$burst" quantum 9000
+    ip netns exec "$node" tc qdisc add dev "$NS_DEV" parent 1:1 handle 2: tbf rate "$RATE_DEFAULT" burst "$burst" latency 100ms
+    for ((j = 0; j < NODES_N; j++)); do
+        (( j == i )) && continue
+        rate=${LINK_RATE_OF[$i,$j]:-}
+        [[ -n $rate ]] || continue
+        (( $(rate_to_bps "$rate") > $(rate_to_bps "$nic") )) && nic=$rate
+        cls=$((100 + j))
+        burst=$(shape_burst "$node" "$NS_DEV" "$rate")
+        ip netns exec "$node" tc class add dev "$NS_DEV" parent 1: classid "1:$cls" htb rate "$rate" \
+            ceil "$rate" burst "$burst" cburst "$burst" quantum 9000
+        ip netns exec "$node" tc qdisc add dev "$NS_DEV" parent "1:$cls" handle "$cls:" tbf rate "$rate" \
+            burst "$burst" latency 100ms
+        ip netns exec "$node" tc filter add dev "$NS_DEV" parent 1: protocol ip prio 1 u32 \
+            match ip dst "$SUBNET.$((10 + j))/32" flowid "1:$cls"
+    done
+    shape_dev "" "$host_dev" "$nic"
+}
+
+# --links "A-B:RATE,..." (A, B node indices or names) and --racks K
+# --cross-rate RATE (K racks of consecutive nodes; pairs in different racks
+# at RATE; --links wins) -> LINK_RATE_OF[i,j] for both orders, and the
+# lines of <state>/links ("node node rate", every pair, default included).
+parse_links() {  # NODES LINKS RACKS CROSS_RATE
+    local n=$1 spec=$2 racks=$3 cross=$4 item a b r i j
+    declare -gA LINK_RATE_OF=()
+    if [[ -n $racks ]]; then
+        [[ $racks =~ ^[1-9][0-9]*$ ]] && (( racks <= n )) || die "vcluster up: --racks takes 1..$n (the number of nodes)"
+        [[ -n $cross ]] || die "vcluster up: --racks needs --cross-rate RATE (the rate between racks)"
+        rate_to_bps "$cross" >/dev/null || die "vcluster up: can't parse --cross-rate '$cross'"
+        for ((i = 0; i < n; i++)); do
+            for ((j = 0; j < n; j++)); do
+                (( i != j && i * racks / n != j * racks / n )) && LINK_RATE_OF[$i,$j]=$cross
+            done
+        done
+    elif [[ -n $cross ]]; then
+        die "vcluster up: --cross-rate needs --racks K"
+    fi
+    [[ -n $spec ]] || return 0
+    local -a items
+    IFS=, read -r -a items <<<"$spec"
+    for item in "${items[@]}"; do
+        [[ $item =~ ^([a-z0-9]+)-([a-z0-9]+):([0-9.]+[a-z]*)$ ]] ||
+            die "vcluster up: --links: bad item '$item' (want A-B:RATE, A and B node indices or names, e.g. 0-1:1gbit)"
+        a=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]} r=${BASH_REMATCH[3]}
+        [[ $a =~ ^[0-9]+$ ]] || a=${a#"$NAME"}
+        [[ $b =~ ^[0-9]+$ ]] || b=${b#"$NAME"}
+        [[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ ]] && (( a < n && b < n )) ||
+            die "vcluster up: --links: '$item' names a node that is not one of ${NAME}0..${NAME}$((n - 1))"
+        (( a != b )) || die "vcluster up: --links: '$item' links a node to itself"
+        rate_to_bps "$r" >/dev/null || die "vcluster up: --links: can't parse rate '$r' in '$item'"
+        LINK_RATE_OF[$a,$b]=$r LINK_RATE_OF[$b,$a]=$r
+    done
 }
 
 # -------------------------------------------------------------- teardown ----
@@ -416,7 +504,7 @@ cmd_down() {
 # -------------------------------------------------------------------- up ----
 
 cmd_up() {
-    local nodes="" rate="" slots with_slurm=0
+    local nodes="" rate="" slots with_slurm=0 links="" racks="" cross=""
     slots=$(nproc)
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -426,6 +514,9 @@ cmd_up() {
             --name) OPT_NAME=${2:?}; shift 2 ;;
             --subnet) OPT_SUBNET=${2:?}; shift 2 ;;
             --slurm) with_slurm=1; shift ;;
+            --links) links=${2:?}; shift 2 ;;
+            --racks) racks=${2:?}; shift 2 ;;
+            --cross-rate) cross=${2:?}; shift 2 ;;
             -h|--help) usage; return 0 ;;
             *) die "vcluster up: unknown option '$1'" ;;
         esac
@@ -437,6 +528,8 @@ cmd_up() {
     require_root
     (( with_slurm )) && require_slurm
     load_names
+    parse_links "$nodes" "$links" "$racks" "$cross"
+    RATE_DEFAULT=$rate NODES_N=$nodes
     take_lock
 
     local t0=$SECONDS
@@ -469,8 +562,12 @@ cmd_up() {
         ip -n "$node" link set "$NS_DEV" up
         ip link set "$host_dev" master "$BRIDGE"
         ip link set "$host_dev" up
-        shape_dev "$node" "$NS_DEV" "$rate"   # node -> bridge
-        shape_dev "" "$host_dev" "$rate"      # bridge -> node
+        if (( ${#LINK_RATE_OF[@]} )); then
+            shape_node_links "$i" "$node" "$host_dev"   # per destination
+        else
+            shape_dev "$node" "$NS_DEV" "$rate"   # node -> bridge
+            shape_dev "" "$host_dev" "$rate"      # bridge -> node
+        fi
 
         # persistent UTS (hostname) and IPC namespaces for the node
         touch "$STATE_DIR/uts/$node" "$STATE_DIR/ipc/$node"
@@ -479,12 +576,15 @@ cmd_up() {
     done
 
     write_state_files "$nodes" "$rate" "$slots"
+    write_links_file "$nodes" "$rate"
     build_ucx_shim
     wait_for_links "$nodes"
     if (( with_slurm )); then
         slurm_up "$slots" || { teardown; die "vcluster up: Slurm did not come up (logs were in $STATE_DIR/slurm/log; removed with the cluster)"; }
     fi
-    echo "vcluster '$NAME' up: $nodes nodes x $slots slots, $rate, state in $STATE_DIR ($((SECONDS - t0))s)"
+    local lk=""
+    (( ${#LINK_RATE_OF[@]} )) && lk=" (pairs: $(awk '$1 < $2 && $3 != "'"$rate"'" { printf "%s%s-%s:%s", s, $1, $2, $3; s = "," }' "$STATE_DIR/links"))"
+    echo "vcluster '$NAME' up: $nodes nodes x $slots slots, $rate$lk, state in $STATE_DIR ($((SECONDS - t0))s)"
     if (( with_slurm )); then
         echo "slurm: partition compi, nodes $(awk '{printf "%s ", $1}' "$STATE_DIR/nodes")(slurmctld port $SLURM_PORT); use it with:"
         echo "    export SLURM_CONF=$STATE_DIR/slurm/slurm.conf"
@@ -504,6 +604,19 @@ wait_for_links() {
             sleep 0.1
         done
         [[ $out == *refused* ]] || note "warning: $node cannot reach $SUBNET.1 yet"
+    done
+}
+
+# <state>/links: "nodeA nodeB rate" for every ordered pair (what each pair's
+# traffic is shaped to; the default rate where no --links/--racks applies).
+write_links_file() {  # NODES RATE
+    local n=$1 i j
+    : >"$STATE_DIR/links"
+    for ((i = 0; i < n; i++)); do
+        for ((j = 0; j < n; j++)); do
+            (( i == j )) && continue
+            echo "$NAME$i $NAME$j ${LINK_RATE_OF[$i,$j]:-$2}" >>"$STATE_DIR/links"
+        done
     done
 }
 
@@ -616,7 +729,8 @@ cmd_status() {
     local node ip hn q
     while read -r node ip; do
         hn=$(nsenter --uts="$STATE_DIR/uts/$node" hostname 2>/dev/null || echo "?")
-        q=$(ip netns exec "$node" tc qdisc show dev "$NS_DEV" 2>/dev/null | grep -o 'tbf.*' || echo "MISSING")
+        q=$(ip netns exec "$node" tc qdisc show dev "$NS_DEV" 2>/dev/null | grep -m1 -oE '(tbf|htb).*' || echo "MISSING")
+        [[ $q == htb* ]] && q="htb, per destination: $(awk -v n="$node" '$1 == n { printf "%s%s %s", s, $2, $3; s = ", " }' "$STATE_DIR/links")"
         if ! ip netns list | awk '{print $1}' | grep -qx "$node"; then q="NETNS MISSING"; fi
         printf '%-10s %-16s %-12s %s\n' "$node" "$ip" "$hn" "$q"
     done <"$STATE_DIR/nodes"
@@ -679,6 +793,7 @@ cmd_run() {
     local -a penv=()
     if [[ -n $placement ]]; then
         placement_check "$placement"
+        placement_np_check "$placement" "$@"
         placement=$(readlink -f "$placement")
         local h
         while IFS= read -r h; do

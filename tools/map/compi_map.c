@@ -1,7 +1,7 @@
 /* compi map: traces -> communication graph -> placement (lib/map/place.h).
  *
  *   compi_map TRACE_DIR --hosts H1:S1,H2:S2,... -o OUT [--network FILE]
- *             [--seed N] [--graph-out FILE] [-v]
+ *             [--seed N] [--min-gain F] [--graph-out FILE] [-v]
  *   compi_map TRACE_DIR --graph-out FILE          (the graph only)
  *
  * Reads TRACE_DIR/trace.<rank>.bin of every rank (COMPI_MODE=trace or
@@ -9,7 +9,9 @@
  * collectives decomposed by the DKB for the algorithms the trace records),
  * the network from --hosts and `compi calibrate network`'s file (default:
  * the built-in model), runs every mapper, prints each one's predicted cost
- * and keeps the cheapest. OUT/ gets:
+ * and keeps the cheapest, unless it beats a simpler one (block, then
+ * cyclic...) by no more than --min-gain (2 %: below what the model can
+ * tell, see docs/map.md). OUT/ gets:
  *   placement.txt  what was decided (format in docs/map.md)
  *   rankfile       Open MPI: rank i=host slot=k
  *   machinefile    one host per line in rank order (MPICH -f; Open MPI
@@ -31,7 +33,11 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: compi map TRACE_DIR --hosts H1:SLOTS,H2:SLOTS,... -o OUT [--network network.txt]\n"
-               "                 [--seed N] [--graph-out FILE] [-v]\n"
+               "                 [--seed N] [--min-gain F] [--graph-out FILE] [-v]\n"
+               "  --min-gain F  a mapper replaces the one kept before it (block, cyclic, random, swap,\n"
+               "                scotch in that order) only when its predicted cost is lower by more\n"
+               "                than the fraction F (default 0.02): the model prices traffic only, and\n"
+               "                smaller differences were not measurable (docs/map.md)\n"
                "       compi map TRACE_DIR --graph-out FILE\n");
 }
 
@@ -51,6 +57,7 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL, *hosts = NULL, *out = NULL, *netfile = NULL, *graph_out = NULL;
     unsigned long long seed = 1;
+    double min_gain = 0.02;
     int verbose = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -61,7 +68,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--network")) netfile = argv[++i];
         else if (!strcmp(a, "--graph-out")) graph_out = argv[++i];
-        else if (!strcmp(a, "--seed")) {
+        else if (!strcmp(a, "--min-gain")) {
+            char *end;
+            min_gain = strtod(argv[++i], &end);
+            if (*end || !(min_gain >= 0 && min_gain < 1)) {
+                fprintf(stderr, "compi map: --min-gain: not a fraction in [0, 1): '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--seed")) {
             char *end;
             seed = strtoull(argv[++i], &end, 10);
             if (*end) { fprintf(stderr, "compi map: --seed: not a number: '%s'\n", argv[i]); return 2; }
@@ -179,7 +193,8 @@ int main(int argc, char **argv)
     compi_map_problem prob = {&g, &net};
     int *place[COMPI_MAPPER_COUNT];
     double cost[COMPI_MAPPER_COUNT];
-    int bestm = -1;
+    int bestm = -1, cheapest = -1;
+    double cheapest_cost = 0;
     printf("%-8s %14s %10s %16s\n", "mapper", "predicted_ms", "vs_block", "inter-node_bytes");
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
         place[m] = malloc(sizeof(int) * (size_t)n);
@@ -196,10 +211,15 @@ int main(int argc, char **argv)
                 if (place[m][i] != place[m][j]) inter += g.bytes[(size_t)i * n + j];
         printf("%-8s %14.3f %10.3f %16.0f\n", compi_mapper_name((compi_mapper)m), cost[m] * 1e-3,
                cost[0] > 0 ? cost[m] / cost[0] : 1.0, inter);
-        /* strictly cheaper beyond rounding, or the simpler mapper stays */
-        if (bestm < 0 || cost[m] < cost[bestm] * (1 - 1e-9)) bestm = m;
+        /* cheaper by more than min_gain (and beyond rounding), or the simpler mapper stays */
+        if (bestm < 0 || cost[m] < cost[bestm] * (1 - min_gain) * (1 - 1e-9)) bestm = m;
+        else if (cost[m] < cheapest_cost || cheapest < 0) cheapest = m, cheapest_cost = cost[m];
     }
     if (bestm < 0) return fail("every mapper failed");
+    if (cheapest >= 0 && cheapest_cost < cost[bestm] * (1 - 1e-9))
+        printf("compi map: %s predicts %.2f %% less than %s, within --min-gain %.3g: %s stays\n",
+               compi_mapper_name((compi_mapper)cheapest), 100 * (1 - cheapest_cost / cost[bestm]),
+               compi_mapper_name((compi_mapper)bestm), min_gain, compi_mapper_name((compi_mapper)bestm));
     printf("compi map: kept %s (predicted %.3f ms, %.3fx of block)\n", compi_mapper_name((compi_mapper)bestm),
            cost[bestm] * 1e-3, cost[0] > 0 ? cost[bestm] / cost[0] : 1.0);
 

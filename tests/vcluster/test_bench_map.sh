@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Links that differ per node pair, and `compi bench map`'s plumbing (tiny
+# sizes; no timing is asserted):
+#  1. vcluster up --links: <state>/links lists each pair's rate, the node's
+#     egress has an htb class per destination with a different rate, and
+#     traffic to that destination is counted in that class only (tc's own
+#     counters are the oracle: 2 MB sent from node 0 to node 2 land in
+#     class 1:102, not in the default class);
+#  2. compi bench map on 3 nodes x 2 slots with one slow pair, both MPIs:
+#     the network calibrated per pair (every pair a link line), a trace, compi
+#     map, block/cyclic/mapped each run and verified (one checksum), the
+#     table's RESULT/VERDICT/RANKING lines, and the mapped placement's
+#     predicted cost not above block's or cyclic's (compi map's swap starts
+#     from both).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+vct_begin "m2bmt" /tmp/compi-benchmap-test.XXXXXX
+SUBNET=10.214.24
+"$COMPI" vcluster up --name "$NAME" --subnet "$SUBNET" --nodes 3 --rate 1gbit --slots 2 --links 0-2:50mbit \
+  >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; fail "vcluster up --links"; finish; }
+STATE=/run/compi-vcluster-$NAME
+check "links file: 0-2 at 50mbit both ways, others at the default" \
+  bash -c "grep -qx '${NAME}0 ${NAME}2 50mbit' $STATE/links && grep -qx '${NAME}2 ${NAME}0 50mbit' $STATE/links &&
+           grep -qx '${NAME}0 ${NAME}1 1gbit' $STATE/links && [[ \$(wc -l <$STATE/links) == 6 ]]"
+check "node 0: htb class 1:102 at 50Mbit, u32 filter on node 2's address" \
+  bash -c "ip netns exec ${NAME}0 tc class show dev ceth0 | grep -q 'htb 1:102 .*rate 50Mbit' &&
+           ip netns exec ${NAME}0 tc filter show dev ceth0 | grep -q 'flowid 1:102'"
+check "node 1 (no special pair): default class only" \
+  bash -c "! ip netns exec ${NAME}1 tc class show dev ceth0 | grep -q 'htb 1:1[0-9][0-9] '"
+bytes_of() {  # NODE CLASS -> bytes sent through that class
+  ip netns exec "$1" tc -s class show dev ceth0 | awk -v c="$2" '$2 == "htb" && $3 == c { f = 1; next } f && /Sent/ { print $2; exit }'
+}
+b102=$(bytes_of "${NAME}0" 1:102) b1=$(bytes_of "${NAME}0" 1:1)
+ip netns exec "${NAME}2" python3 -c '
+import socket; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 5599)); s.listen(1); c, _ = s.accept(); n = 0
+while True:
+    d = c.recv(65536)
+    if not d: break
+    n += len(d)
+print(n)' >"$TMP/recv.out" &
+lpid=$!
+sleep 0.5
+ip netns exec "${NAME}0" python3 -c '
+import socket; s = socket.create_connection(("'"$SUBNET"'.12", 5599)); s.sendall(b"x" * 2000000); s.close()' || true
+wait "$lpid" || true
+a102=$(bytes_of "${NAME}0" 1:102) a1=$(bytes_of "${NAME}0" 1:1)
+if [[ $(cat "$TMP/recv.out") == 2000000 ]] && (( a102 - b102 >= 2000000 && a1 - b1 < 200000 )); then
+  pass "2 MB node 0 -> node 2 went through class 1:102 ($((a102 - b102)) B there, $((a1 - b1)) B in the default class)"
+else
+  fail "per-destination class: received $(cat "$TMP/recv.out"), 1:102 +$((a102 - b102)) B, 1:1 +$((a1 - b1)) B"
+fi
+"$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1
+
+# 2. compi bench map, tiny
+out=$TMP/bench.out
+if COMPI_BENCH_MAP_NAME=$NAME COMPI_BENCH_MAP_SUBNET=$SUBNET "$COMPI" bench map --mpi both --apps pairs --nodes 3 --ppn 2 \
+     --rate 1gbit --links 0-2:50mbit --reps 1 --scale 0.02 --calibrate-bytes 65536 --logs "$TMP/logs" >"$out" 2>&1; then
+  pass "compi bench map (pairs, 3 nodes x 2, one slow pair, both MPIs) ran and verified"
+else
+  fail "compi bench map"; tail -20 "$out"
+fi
+for mpi in openmpi mpich; do
+  nl=$(grep -c '^link inter '"$NAME"'[0-9] '"$NAME"'[0-9]$' "$TMP/logs/network.$mpi.txt" 2>/dev/null || true)
+  [[ $nl == 3 ]] && pass "$mpi: calibrated network has a link per node pair (3)" || fail "$mpi: $nl inter link lines"
+  n=0
+  for pl in block cyclic mapped; do
+    grep -q "^RESULT bench=map app=pairs mpi=$mpi mode=plain placement=$pl predicted_us=[0-9]" "$out" && n=$((n + 1))
+  done
+  [[ $n == 3 ]] && pass "$mpi: RESULT line with a predicted cost for block, cyclic, mapped" || fail "$mpi: $n RESULT lines"
+  check "$mpi: VERDICT and RANKING lines" \
+    bash -c "grep -q '^VERDICT app=pairs mpi=$mpi mode=plain .*verdict=' '$out' && grep -q '^RANKING app=pairs mpi=$mpi mode=plain predicted=.* match=' '$out'"
+  check "$mpi: mapped's predicted cost <= block's and cyclic's" \
+    awk -v m="$mpi" -F'\t' '$1 == "pairs" && $2 == m { c[$3] = $4 } END { exit !(("mapped" in c) && c["mapped"] <= c["block"] && c["mapped"] <= c["cyclic"]) }' \
+    "$TMP/logs/predicted.tsv"
+done
+finish
