@@ -130,7 +130,8 @@ typedef struct {
     unsigned char *dst;                 /* NULL: drained, not kept */
     unsigned char *slot[COMPI_COLL_SLOTS];
     size_t slot_k[COMPI_COLL_SLOTS];
-    size_t completed;
+    size_t completed, dec;              /* chunks taken; the next to take */
+    int arrived[COMPI_COLL_SLOTS], got[COMPI_COLL_SLOTS], trunc[COMPI_COLL_SLOTS];
     size_t posted;                      /* chunks whose receive was posted: chunk k goes to slot k % slots */
     int busy[COMPI_COLL_SLOTS];
     int slots, bad;
@@ -246,13 +247,14 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
     }
     const int nr = n * (COMPI_COLL_SLOTS + 1);   /* request i*(SLOTS+1): whole; then the slots */
     for (int r = 0; r < nr; r++) rreq[r] = MPI_REQUEST_NULL;
-    int pending = 0;
+    /* messages still to arrive: whole frames, and the chunks still due */
+    size_t pending = 0;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         const int *m = rmeta + (size_t)i * COMPI_META_INTS;
         MPI_Request *q = rreq + (size_t)i * (COMPI_COLL_SLOTS + 1);
         if (got->lens[i] > 0) {
             rc = PMPI_Irecv(got->bytes + got->displs[i], got->lens[i], MPI_BYTE, i, COMPI_COLL_TAG_WHOLE, chunks, q);
-            pending++;
+            pending++;   /* a whole frame */
         }
         if (!piped[i] || rc != MPI_SUCCESS) continue;
         compi_coll_stream *s = &st[i];
@@ -270,6 +272,7 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
         }
         if (!s->dst) s->bad = 1;
         s->slots = s->n < COMPI_COLL_SLOTS ? (int)s->n : COMPI_COLL_SLOTS;
+        pending += s->n;
         for (int k = 0; k < s->slots && rc == MPI_SUCCESS; k++) {
             if (!(s->slot[k] = malloc(COMPI_FRAME_HEADER_SIZE + s->chunk))) { rc = MPI_ERR_NO_MEM; break; }
             s->slot_k[k] = (size_t)k;
@@ -277,7 +280,6 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
             s->posted++;
             rc = PMPI_Irecv(s->slot[k], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i, COMPI_COLL_TAG_CHUNK,
                             chunks, q + 1 + k);
-            pending++;
         }
     }
     /* sends: whole frames at once, chunks round by round over the destinations */
@@ -344,52 +346,61 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
             last = compi_now_ns();
             for (int t = 0; t < outcount && rc == MPI_SUCCESS; t++) {
                 int r = done_idx[t], i = r / (COMPI_COLL_SLOTS + 1), sl = r % (COMPI_COLL_SLOTS + 1) - 1;
-                pending--;
+                if (pending) pending--;
                 if (sl < 0) continue;   /* a whole frame: delivered by the caller */
                 compi_coll_stream *s = &st[i];
-                size_t kk = s->slot_k[sl];
-                int cnt = 0;
-                int trunc = rst[t].MPI_ERROR != MPI_SUCCESS && compi_error_class(rst[t].MPI_ERROR) == MPI_ERR_TRUNCATE;
-                if (!trunc) PMPI_Get_count(&rst[t], MPI_BYTE, &cnt);
-                if (kk + 1 > s->next) s->next = kk + 1;
-                s->completed++;
-                if (!s->bad) {
-                    size_t off = kk * s->chunk, len = s->size - off < s->chunk ? s->size - off : s->chunk;
-                    char cwhy[200];
-                    uint8_t cid = COMPI_CODEC_RAW;
-                    uint64_t d0 = compi_now_ns();
-                    int ok = !trunc && compi_chunk_decode(kk, s->slot[sl], (size_t)cnt, len, s->dst + off, &cid, cwhy,
-                                                          sizeof cwhy) == COMPI_OK;
-                    uint64_t dt = compi_now_ns() - d0;
-                    s->decode_ns += dt;
-                    if (kk + 1 < s->n) s->hidden_ns += dt;
-                    if (cid != COMPI_CODEC_RAW) s->codec = cid;
-                    if (!ok) {
-                        s->bad = 1;
-                        if (bad_source < 0) {
-                            snprintf(why, sizeof why, "chunk %zu of %zu from rank %d: %s", kk, s->n,
-                                     names ? names[i] : i,
-                                     trunc ? "longer than the chunks its block's metadata declares" : cwhy);
-                            bad_source = i;
+                s->trunc[sl] = rst[t].MPI_ERROR != MPI_SUCCESS &&
+                               compi_error_class(rst[t].MPI_ERROR) == MPI_ERR_TRUNCATE;
+                s->got[sl] = 0;
+                if (!s->trunc[sl]) PMPI_Get_count(&rst[t], MPI_BYTE, &s->got[sl]);
+                s->arrived[sl] = 1;
+                /* chunks are taken in order (receives complete in any order) */
+                while (rc == MPI_SUCCESS && s->dec < s->due && s->arrived[s->dec % (size_t)s->slots]) {
+                    int cs = (int)(s->dec % (size_t)s->slots);
+                    size_t kk = s->dec++;
+                    s->arrived[cs] = 0;
+                    s->next = kk + 1;
+                    s->completed++;
+                    if (!s->bad) {
+                        size_t off = kk * s->chunk, len = s->size - off < s->chunk ? s->size - off : s->chunk;
+                        char cwhy[200];
+                        uint8_t cid = COMPI_CODEC_RAW;
+                        uint64_t d0 = compi_now_ns();
+                        int ok = !s->trunc[cs] && compi_chunk_decode(kk, s->slot[cs], (size_t)s->got[cs], len,
+                                                                     s->dst + off, &cid, cwhy, sizeof cwhy) == COMPI_OK;
+                        uint64_t dt = compi_now_ns() - d0;
+                        s->decode_ns += dt;
+                        if (kk + 1 < s->n) s->hidden_ns += dt;
+                        if (cid != COMPI_CODEC_RAW) s->codec = cid;
+                        if (!ok) {
+                            s->bad = 1;
+                            if (bad_source < 0) {
+                                snprintf(why, sizeof why, "chunk %zu of %zu from rank %d: %s", kk, s->n,
+                                         names ? names[i] : i,
+                                         s->trunc[cs] ? "longer than the chunks its block's metadata declares" : cwhy);
+                                bad_source = i;
+                            }
+                            /* a chunk the sender never sent: the next one came in its place */
+                            int num = s->trunc[cs] ? -1 : compi_chunk_number(s->slot[cs], (size_t)s->got[cs]);
+                            size_t missing = num < 0 ? 0 : (size_t)((unsigned)num - (unsigned)kk) & 0xffu;
+                            if (missing && missing < s->due - kk) {
+                                s->due -= missing;
+                                pending = pending > missing ? pending - missing : 0;
+                            }
                         }
-                        /* a chunk the sender never sent: the next one came in its place */
-                        int num = trunc ? -1 : compi_chunk_number(s->slot[sl], (size_t)cnt);
-                        size_t missing = num < 0 ? 0 : (size_t)((unsigned)num - (unsigned)kk) & 0xffu;
-                        if (missing && missing < s->due - kk) s->due -= missing;
                     }
-                }
-                if (s->completed == s->due) compi_pipe_count_received(s->codec, s->decode_ns, s->hidden_ns, 0);
-                /* receives are posted in chunk order (they match in posting
-                 * order, whatever order they complete in): chunk k's slot
-                 * only once chunk k - slots left it */
-                s->busy[sl] = 0;
-                while (rc == MPI_SUCCESS && s->posted < s->due && !s->busy[s->posted % (size_t)s->slots]) {
-                    int ps = (int)(s->posted % (size_t)s->slots);
-                    s->slot_k[ps] = s->posted++;
-                    s->busy[ps] = 1;
-                    rc = PMPI_Irecv(s->slot[ps], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i,
-                                    COMPI_COLL_TAG_CHUNK, chunks, &rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + ps]);
-                    pending++;
+                    if (s->completed == s->due) compi_pipe_count_received(s->codec, s->decode_ns, s->hidden_ns, 0);
+                    /* receives match in posting order: chunk k's receive is
+                     * posted into slot k % slots once chunk k - slots left it */
+                    s->busy[cs] = 0;
+                    while (rc == MPI_SUCCESS && s->posted < s->due && !s->busy[s->posted % (size_t)s->slots]) {
+                        int ps = (int)(s->posted % (size_t)s->slots);
+                        s->slot_k[ps] = s->posted++;
+                        s->busy[ps] = 1;
+                        rc = PMPI_Irecv(s->slot[ps], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i,
+                                        COMPI_COLL_TAG_CHUNK, chunks,
+                                        &rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + ps]);
+                    }
                 }
             }
             if (!blocking) break;
