@@ -313,6 +313,9 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
             uint64_t t0 = compi_now_ns();
             if (pending == 0) break;
             rc = PMPI_Testsome(nr, rreq, &outcount, done_idx, rst);
+            /* the statuses' MPI_ERROR fields are set only with MPI_ERR_IN_STATUS */
+            int in_status = rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_IN_STATUS;
+            if (rc != MPI_SUCCESS && !in_status) goto drained;
             if (rc != MPI_SUCCESS) {
                 /* MPI_ERR_IN_STATUS: a chunk longer than its slot (damaged) */
                 for (int t = 0; t < outcount; t++)
@@ -349,7 +352,7 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
                 if (pending) pending--;
                 if (sl < 0) continue;   /* a whole frame: delivered by the caller */
                 compi_coll_stream *s = &st[i];
-                s->trunc[sl] = rst[t].MPI_ERROR != MPI_SUCCESS &&
+                s->trunc[sl] = in_status && rst[t].MPI_ERROR != MPI_SUCCESS &&
                                compi_error_class(rst[t].MPI_ERROR) == MPI_ERR_TRUNCATE;
                 s->got[sl] = 0;
                 if (!s->trunc[sl]) PMPI_Get_count(&rst[t], MPI_BYTE, &s->got[sl]);
