@@ -4,6 +4,93 @@
 #include <string.h>
 #include "coll/coll.h"
 
+/* Step 2-3 with pipelined blocks (pipex.c): my node's packed bytes (mine,
+ * nbytes) to every other leader; a node whose blocks lie contiguous in
+ * recvbuf (a contiguous type, its members' blocks in rank order one after
+ * the other) gets its chunks decoded straight there, others are staged and
+ * unpacked. */
+static int compi_coll_allgather_piped(const unsigned char *mine, size_t nbytes, void *recvbuf, const int recvcounts[],
+                                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                      const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+{
+    const int p = l->nnodes, k = l->my_node;
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(recvtype, &lb, &ext);
+    compi_typeinfo elem;
+    compi_typeinfo_get(recvtype, 1, &elem);
+    compi_coll_out o;
+    compi_coll_out **outp = calloc((size_t)p, sizeof *outp);
+    compi_coll_in *ins = calloc((size_t)p, sizeof *ins);
+    unsigned char **stage = calloc((size_t)p, sizeof *stage);
+    int *piped = calloc((size_t)p, sizeof(int));
+    compi_coll_blocks got = {NULL, NULL, NULL};
+    int rc = MPI_SUCCESS, built = 0;
+    if (!outp || !ins || !stage || !piped) { rc = MPI_ERR_NO_MEM; goto out; }
+    compi_typeinfo ti = elem;
+    ti.size = (MPI_Count)nbytes;
+    ti.contiguous = 1;
+    ti.true_lb = 0;
+    ti.type_size = 1;
+    rc = compi_coll_out_build(&o, ci, -1, COMPI_FAM_ALLGATHER, mine, (int)nbytes, MPI_BYTE, &ti, 0);
+    if (rc != MPI_SUCCESS) goto out;
+    built = 1;
+    for (int kk = 0; kk < p; kk++) {
+        if (kk == k) continue;
+        outp[kk] = &o;
+        long long cnt = 0;
+        int consecutive = 1, r0 = l->members[l->first[kk]];
+        for (int j = l->first[kk]; j < l->first[kk + 1]; j++) {
+            int r = l->members[j];
+            if ((long long)displs[r] != (long long)displs[r0] + cnt) consecutive = 0;
+            cnt += recvcounts[r];
+        }
+        compi_typeinfo t;
+        compi_typeinfo_get(recvtype, cnt < 0x7fffffff ? (int)cnt : 0, &t);
+        ins[kk].size = (size_t)cnt * (size_t)elem.type_size;
+        if (ins[kk].size == 0) continue;
+        if (consecutive && t.contiguous) ins[kk].dst = (unsigned char *)recvbuf + (MPI_Aint)displs[r0] * ext + t.true_lb;
+        else if (!(ins[kk].dst = stage[kk] = malloc(ins[kk].size))) { rc = MPI_ERR_NO_MEM; goto out; }
+    }
+    rc = compi_coll_exchange(l->leaders, l->xleaders, 1, outp, ins, &got, piped, l->leader_of, comm);
+    if (rc != MPI_SUCCESS) goto out;
+    *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
+    /* every other node's bytes, unpacked block by block where they did not land in place */
+    unsigned char *scratch = NULL;
+    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) {
+        if (kk == k || ins[kk].size == 0 || (piped[kk] && !stage[kk])) continue;
+        const unsigned char *from = stage[kk];
+        if (!piped[kk]) {
+            free(scratch);
+            scratch = malloc(ins[kk].size);
+            if (!scratch) { rc = MPI_ERR_NO_MEM; break; }
+            MPI_Status st;
+            memset(&st, 0, sizeof st);
+            st.MPI_SOURCE = l->leader_of[kk];
+            rc = compi_frame_deliver(got.bytes + got.displs[kk], (size_t)got.lens[kk], scratch, (int)ins[kk].size,
+                                     MPI_BYTE, &st, comm);
+            from = scratch;
+        }
+        size_t off = 0;
+        for (int j = l->first[kk]; j < l->first[kk + 1] && rc == MPI_SUCCESS; j++) {
+            int r = l->members[j];
+            size_t rb = (size_t)recvcounts[r] * (size_t)elem.type_size;
+            rc = compi_unpack_bytes(from + off, rb, (char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r],
+                                    recvtype);
+            off += rb;
+        }
+    }
+    free(scratch);
+out:
+    if (built) compi_coll_out_free(&o);
+    for (int kk = 0; kk < p && stage; kk++) free(stage[kk]);
+    free(outp);
+    free(ins);
+    free(stage);
+    free(piped);
+    compi_coll_blocks_free(&got);
+    return rc;
+}
+
 int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                           const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
@@ -58,6 +145,12 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
                                   packed + off, b);
             off += b;
         }
+        if (rc == MPI_SUCCESS && l->xleaders != MPI_COMM_NULL) {
+            rc = compi_coll_allgather_piped(packed, nbytes, recvbuf, recvcounts, displs, recvtype, comm, ci, l, wire);
+            free(packed);
+            if (rc != MPI_SUCCESS) return rc;
+            goto node;
+        }
         unsigned char *frame = NULL, *all = NULL;
         size_t flen = 0;
         int *lens = NULL, *fdispls = NULL;
@@ -90,6 +183,7 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
         if (rc != MPI_SUCCESS) return rc;
     }
 
+node:
     /* 4. the whole result from the leader to the node */
     if (l->local_size > 1) {
         MPI_Datatype whole;

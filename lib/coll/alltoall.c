@@ -5,10 +5,98 @@
 #include <string.h>
 #include "coll/coll.h"
 
+/* With pipelined blocks (pipex.c): every block built first (frames, raw
+ * same-node bytes, or pipelined blocks), then one exchange; blocks from
+ * other nodes that come pipelined are decoded straight into recvbuf (a
+ * contiguous receive) or staged and unpacked. */
+static int compi_coll_alltoallv_piped(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                      const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire_out)
+{
+    int n, rc = MPI_SUCCESS;
+    PMPI_Comm_size(comm, &n);
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (in_place) {   /* the send data is where the result goes: built into compi's buffers first */
+        sendbuf = recvbuf;
+        sendcounts = recvcounts;
+        sdispls = rdispls;
+        sendtype = recvtype;
+    }
+    MPI_Aint lb, sext, rext;
+    PMPI_Type_get_extent(sendtype, &lb, &sext);
+    PMPI_Type_get_extent(recvtype, &lb, &rext);
+    compi_coll_out *outs = calloc((size_t)n, sizeof *outs);
+    compi_coll_out **outp = calloc((size_t)n, sizeof *outp);
+    compi_coll_in *ins = calloc((size_t)n, sizeof *ins);
+    unsigned char **stage = calloc((size_t)n, sizeof *stage);
+    int *piped = calloc((size_t)n, sizeof(int));
+    compi_coll_blocks got = {NULL, NULL, NULL};
+    uint64_t wire = 0;
+    if (!outs || !outp || !ins || !stage || !piped) { rc = MPI_ERR_NO_MEM; goto out; }
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        const void *blk = (const char *)sendbuf + (MPI_Aint)sdispls[j] * sext;
+        compi_typeinfo ti;
+        compi_typeinfo_get(sendtype, sendcounts[j], &ti);
+        size_t len = (size_t)ti.size;
+        if (len == 0) continue;
+        if (len > 0x7fffffff) compi_die("an alltoall block exceeds 2 GiB");
+        outp[j] = &outs[j];
+        if (compi_peer_is_remote(ci, j)) {
+            rc = compi_coll_out_build(&outs[j], ci, j, COMPI_FAM_ALLTOALL, blk, sendcounts[j], sendtype, &ti, in_place);
+        } else if (!(outs[j].frame = malloc(len))) {
+            rc = MPI_ERR_NO_MEM;
+        } else {
+            outs[j].flen = len;
+            rc = compi_pack_bytes(blk, sendcounts[j], sendtype, outs[j].frame, len);
+        }
+    }
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (!compi_peer_is_remote(ci, i) || recvcounts[i] <= 0) continue;
+        compi_typeinfo ti;
+        compi_typeinfo_get(recvtype, recvcounts[i], &ti);
+        ins[i].size = (size_t)ti.size;
+        if (ti.contiguous) ins[i].dst = (unsigned char *)recvbuf + (MPI_Aint)rdispls[i] * rext + ti.true_lb;
+        else if (!(ins[i].dst = stage[i] = malloc(ins[i].size ? ins[i].size : 1))) rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS) rc = compi_coll_exchange(comm, l->xall, 0, outp, ins, &got, piped, NULL, comm);
+    if (rc != MPI_SUCCESS) goto out;
+    for (int j = 0; j < n; j++)
+        if (outp[j] && compi_peer_is_remote(ci, j)) wire += compi_coll_out_wire(outp[j]);
+    *wire_out += wire;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        void *dst = (char *)recvbuf + (MPI_Aint)rdispls[i] * rext;
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        st.MPI_SOURCE = i;
+        const unsigned char *at = got.bytes + got.displs[i];
+        if (piped[i]) {
+            if (stage[i]) rc = compi_unpack_bytes(stage[i], ins[i].size, dst, recvcounts[i], recvtype);
+        } else if (compi_peer_is_remote(ci, i) && got.lens[i] > 0) {
+            rc = compi_frame_deliver(at, (size_t)got.lens[i], dst, recvcounts[i], recvtype, &st, comm);
+        } else if (got.lens[i] > 0) {
+            rc = compi_bytes_deliver(at, (size_t)got.lens[i], dst, recvcounts[i], recvtype, &st);
+        }
+    }
+out:
+    for (int j = 0; j < n && outs; j++) compi_coll_out_free(&outs[j]);
+    for (int i = 0; i < n && stage; i++) free(stage[i]);
+    free(outs);
+    free(outp);
+    free(ins);
+    free(stage);
+    free(piped);
+    compi_coll_blocks_free(&got);
+    return rc;
+}
+
 int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, uint64_t *wire_out)
 {
+    if (ci->coll && ci->coll->xall != MPI_COMM_NULL)
+        return compi_coll_alltoallv_piped(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                          recvtype, comm, ci, ci->coll, wire_out);
     int n, me, rc = MPI_SUCCESS;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);

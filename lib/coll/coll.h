@@ -55,6 +55,10 @@ typedef struct compi_coll_layout {
     int *leader_of;      /* node index -> comm rank of its leader */
     int *first, *members;/* ranks of node k: members[first[k] .. first[k+1]), increasing */
     int local_rank, local_size;
+    /* pipelined blocks (pipex.c) travel point to point on these dups of comm
+     * and of leaders, never matched by the application's or compi's other
+     * messages; MPI_COMM_NULL with COMPI_CHUNK=off */
+    MPI_Comm xall, xleaders;
     compi_gate *gates[COMPI_GATE_KINDS];   /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
 } compi_coll_layout;
 
@@ -99,6 +103,45 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
 int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Comm sub, unsigned char **all,
                                 int **lens, int **displs);
 
+/* ---- pipelined blocks (pipex.c): a block for another node that its
+ * decision compresses and that is at least two chunks long by the chunk
+ * rule of point-to-point messages (compi_decision_chunk, COMPI_CHUNK)
+ * travels in chunks compressed during the exchange and decoded where they
+ * belong as they arrive; other blocks are encoded whole first, as frames. */
+typedef struct {
+    unsigned char *frame;        /* whole (chunk == 0): the frame, flen bytes */
+    size_t flen;
+    size_t chunk;                /* pipelined: the chunk size (2^log2) */
+    unsigned log2;
+    const unsigned char *src;    /* pipelined: the packed bytes (the caller's, or packed) */
+    unsigned char *packed;       /* compi's packed copy, or NULL */
+    size_t size;
+    const compi_codec *codec;
+    compi_codec_params params;
+    compi_decision d;
+    size_t n, encoded;           /* chunks; encoded so far (once for every destination) */
+    unsigned char **bufs;        /* encoded chunks */
+    int *blen;                   /* their lengths (-1: dropped by a test fault) */
+    size_t wire, raw_chunks;
+    uint64_t ns, hidden;
+} compi_coll_out;
+/* The block of count dt at buf (its typeinfo ti) for comm rank peer of ci
+ * (-1: every other node), decided like a p2p message of family fam: a
+ * whole frame, or (COMPI_CHUNK not off) a pipelined block. copy: the send
+ * data is overwritten by the exchange (in place): a pipelined block keeps a
+ * copy. */
+int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
+                         int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy);
+void compi_coll_out_free(compi_coll_out *o);
+/* Bytes it put on the wire per destination (frame or chunks). */
+size_t compi_coll_out_wire(const compi_coll_out *o);
+/* Where a pipelined block from one source goes: size packed bytes to dst
+ * (NULL: none expected). */
+typedef struct {
+    unsigned char *dst;
+    size_t size;
+} compi_coll_in;
+
 /* Blocks that arrived: block i (from rank i) is lens[i] bytes at bytes + displs[i]. */
 typedef struct {
     unsigned char *bytes;
@@ -109,6 +152,18 @@ typedef struct {
 int compi_coll_alltoall_bytes(MPI_Comm sub, const unsigned char *sbytes, const int *slens, const int *sdispls,
                               compi_coll_blocks *in);
 void compi_coll_blocks_free(compi_coll_blocks *b);
+/* The blocks out[j] (NULL: none; same: one block for every rank but me,
+ * as in an allgather) to every rank j of sub, and every rank's block to me:
+ * a whole one lands in got (as compi_coll_alltoall_bytes), a pipelined one
+ * (piped[i] set) is decoded into in[i].dst as its chunks arrive. Metadata
+ * first (lengths, chunk sizes); if no rank of sub pipelines, the frames go
+ * in one alltoallv as before, else every block point to point on chunks (a
+ * dup of sub). names[i]: the comm rank of sub rank i, for errors: a damaged
+ * chunk fails the call with compi's frame error naming "chunk k of n from
+ * rank r". */
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
+                        const compi_coll_in in[], compi_coll_blocks *got, int *piped, const int *names,
+                        MPI_Comm comm);
 
 /* ---- gates (lib/engine/gate.h): in adaptive and guided mode, whether a
  * call runs compi's path or the MPI's own, per communicator, collective and

@@ -21,6 +21,8 @@ static void compi_coll_layout_free(compi_coll_layout *l)
     if (!l) return;
     if (l->local != MPI_COMM_NULL) PMPI_Comm_free(&l->local);
     if (l->leaders != MPI_COMM_NULL) PMPI_Comm_free(&l->leaders);
+    if (l->xall != MPI_COMM_NULL) PMPI_Comm_free(&l->xall);
+    if (l->xleaders != MPI_COMM_NULL) PMPI_Comm_free(&l->xleaders);
     compi_coll_gates_free(l);
     free(l->node_of);
     free(l->leader_of);
@@ -35,7 +37,7 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
 {
     compi_coll_layout *l = calloc(1, sizeof *l);
     if (!l) { *rc = MPI_ERR_NO_MEM; return NULL; }
-    l->local = l->leaders = MPI_COMM_NULL;
+    l->local = l->leaders = l->xall = l->xleaders = MPI_COMM_NULL;
     PMPI_Comm_size(comm, &l->size);
     PMPI_Comm_rank(comm, &l->rank);
     int n = l->size;
@@ -68,6 +70,14 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
     if (*rc == MPI_SUCCESS)
         *rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node,
                               &l->leaders);
+    if (*rc == MPI_SUCCESS && compi_cfg.chunk != COMPI_CHUNK_OFF) {
+        /* errors come back as codes: a damaged chunk is compi's frame error, not an abort */
+        *rc = PMPI_Comm_dup(comm, &l->xall);
+        if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_errhandler(l->xall, MPI_ERRORS_RETURN);
+        if (*rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) *rc = PMPI_Comm_dup(l->leaders, &l->xleaders);
+        if (*rc == MPI_SUCCESS && l->xleaders != MPI_COMM_NULL)
+            *rc = PMPI_Comm_set_errhandler(l->xleaders, MPI_ERRORS_RETURN);
+    }
     if (*rc != MPI_SUCCESS) { compi_coll_layout_free(l); return NULL; }
     PMPI_Comm_rank(l->local, &l->local_rank);
     PMPI_Comm_size(l->local, &l->local_size);

@@ -71,6 +71,86 @@ static char *compi_part_bytes(const compi_parts *q, int c, char *acc, MPI_Aint e
     return base;
 }
 
+/* compi_reduce_scatter_leaders with pipelined blocks (pipex.c): each other
+ * node's contribution to my part lands in a buffer of its own as it
+ * arrives (decoded in place for a contiguous type, else staged), and the
+ * contributions are combined in node order once all are in. */
+static int compi_reduce_scatter_piped(char *acc, const compi_parts *q, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                      const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
+                                      char **mine, char **mine_owned, uint64_t *wire)
+{
+    const int p = l->nnodes, my = l->my_node;
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    int rc = MPI_SUCCESS;
+    compi_coll_out *outs = calloc((size_t)p, sizeof *outs);
+    compi_coll_out **outp = calloc((size_t)p, sizeof *outp);
+    compi_coll_in *ins = calloc((size_t)p, sizeof *ins);
+    char **owned = calloc((size_t)p, sizeof *owned), **contrib = calloc((size_t)p, sizeof *contrib);
+    unsigned char **stage = calloc((size_t)p, sizeof *stage);
+    int *piped = calloc((size_t)p, sizeof(int));
+    compi_coll_blocks got = {NULL, NULL, NULL};
+    *mine = NULL;
+    *mine_owned = NULL;
+    if (!outs || !outp || !ins || !owned || !contrib || !stage || !piped) { rc = MPI_ERR_NO_MEM; goto out; }
+    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
+        int len = compi_parts_total(q, c);
+        if (c == my || len == 0) continue;
+        char *part = compi_part_bytes(q, c, acc, ext, tlb, text, &owned[c]);
+        if (!part) { rc = MPI_ERR_NO_MEM; break; }
+        compi_typeinfo ti;
+        compi_typeinfo_get(dt, len, &ti);
+        rc = compi_coll_out_build(&outs[c], ci, l->leader_of[c], fam, part, len, dt, &ti, 0);
+        outp[c] = &outs[c];
+    }
+    int len = compi_parts_total(q, my);
+    compi_typeinfo mti;
+    compi_typeinfo_get(dt, len, &mti);
+    for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
+        if (c == my) continue;
+        if (!(contrib[c] = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text))) { rc = MPI_ERR_NO_MEM; break; }
+        ins[c].size = (size_t)mti.size;
+        /* contrib[c] - tlb is the buffer: its first element's bytes start at contrib[c] */
+        if (mti.contiguous) ins[c].dst = (unsigned char *)contrib[c];
+        else if (!(ins[c].dst = stage[c] = malloc(ins[c].size ? ins[c].size : 1))) rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS) rc = compi_coll_exchange(l->leaders, l->xleaders, 0, outp, ins, &got, piped, l->leader_of, comm);
+    if (rc != MPI_SUCCESS) goto out;
+    for (int c = 0; c < p; c++)
+        if (outp[c]) *wire += compi_coll_out_wire(outp[c]);
+    /* combine in node order, as compi_reduce_scatter_leaders does */
+    *mine = compi_part_bytes(q, my, acc, ext, tlb, text, mine_owned);
+    if (!*mine) { rc = MPI_ERR_NO_MEM; goto out; }
+    for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
+        if (c == my) continue;
+        if (piped[c] && stage[c]) {
+            rc = compi_unpack_bytes(stage[c], ins[c].size, contrib[c] - tlb, len, dt);
+        } else if (!piped[c]) {
+            MPI_Status st;
+            memset(&st, 0, sizeof st);
+            st.MPI_SOURCE = l->leader_of[c];
+            rc = compi_frame_deliver(got.bytes + got.displs[c], (size_t)got.lens[c], contrib[c] - tlb, len, dt, &st,
+                                     comm);
+        }
+        if (rc == MPI_SUCCESS) rc = PMPI_Reduce_local(contrib[c] - tlb, *mine, len, dt, op);
+    }
+out:
+    for (int c = 0; c < p && outs; c++) compi_coll_out_free(&outs[c]);
+    for (int c = 0; c < p && owned; c++) free(owned[c]);
+    for (int c = 0; c < p && contrib; c++) free(contrib[c]);
+    for (int c = 0; c < p && stage; c++) free(stage[c]);
+    free(outs);
+    free(outp);
+    free(ins);
+    free(owned);
+    free(contrib);
+    free(stage);
+    free(piped);
+    compi_coll_blocks_free(&got);
+    return rc;
+}
+
 /* Leaders: acc holds this node's partial result of the full vector; on
  * return *mine holds the reduction over all nodes of this node's part (a
  * pointer into acc, or into *mine_owned when the part is several segments). */
@@ -78,6 +158,8 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
                                         const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
                                         char **mine, char **mine_owned, uint64_t *wire)
 {
+    if (l->xleaders != MPI_COMM_NULL)
+        return compi_reduce_scatter_piped(acc, q, dt, op, comm, ci, l, fam, mine, mine_owned, wire);
     const int p = l->nnodes, my = l->my_node;
     MPI_Aint lb, ext, tlb, text;
     PMPI_Type_get_extent(dt, &lb, &ext);
@@ -153,11 +235,74 @@ out:
     return rc;
 }
 
+/* compi_chunks_to_leaders towards every leader with pipelined blocks
+ * (pipex.c): each leader's chunk decoded into acc as it arrives (a
+ * contiguous type), else staged and unpacked. */
+static int compi_chunks_piped(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, MPI_Comm comm,
+                              const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+{
+    const int p = l->nnodes, my = l->my_node;
+    int s, len, rc = MPI_SUCCESS, built = 0;
+    compi_chunk(n, p, my, &s, &len);
+    compi_coll_out o;
+    compi_coll_out **outp = calloc((size_t)p, sizeof *outp);
+    compi_coll_in *ins = calloc((size_t)p, sizeof *ins);
+    unsigned char **stage = calloc((size_t)p, sizeof *stage);
+    int *piped = calloc((size_t)p, sizeof(int));
+    compi_coll_blocks got = {NULL, NULL, NULL};
+    if (!outp || !ins || !stage || !piped) { rc = MPI_ERR_NO_MEM; goto out; }
+    if (len > 0) {
+        compi_typeinfo ti;
+        compi_typeinfo_get(dt, len, &ti);
+        rc = compi_coll_out_build(&o, ci, -1, COMPI_FAM_ALLREDUCE, (char *)acc + (MPI_Aint)s * ext, len, dt, &ti, 0);
+        if (rc != MPI_SUCCESS) goto out;
+        built = 1;
+        for (int c = 0; c < p; c++) outp[c] = c == my ? NULL : &o;
+    }
+    for (int c = 0; c < p; c++) {
+        int cs, clen;
+        compi_chunk(n, p, c, &cs, &clen);
+        if (c == my || clen == 0) continue;
+        compi_typeinfo t;
+        compi_typeinfo_get(dt, clen, &t);
+        ins[c].size = (size_t)t.size;
+        if (t.contiguous) ins[c].dst = (unsigned char *)acc + (MPI_Aint)cs * ext + t.true_lb;
+        else if (!(ins[c].dst = stage[c] = malloc(ins[c].size))) { rc = MPI_ERR_NO_MEM; goto out; }
+    }
+    rc = compi_coll_exchange(l->leaders, l->xleaders, 1, outp, ins, &got, piped, l->leader_of, comm);
+    if (rc != MPI_SUCCESS) goto out;
+    if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
+    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
+        int cs, clen;
+        compi_chunk(n, p, c, &cs, &clen);
+        if (c == my || clen == 0) continue;
+        if (piped[c]) {
+            if (stage[c]) rc = compi_unpack_bytes(stage[c], ins[c].size, (char *)acc + (MPI_Aint)cs * ext, clen, dt);
+            continue;
+        }
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        st.MPI_SOURCE = l->leader_of[c];
+        rc = compi_frame_deliver(got.bytes + got.displs[c], (size_t)got.lens[c], (char *)acc + (MPI_Aint)cs * ext, clen,
+                                 dt, &st, comm);
+    }
+out:
+    if (built) compi_coll_out_free(&o);
+    for (int c = 0; c < p && stage; c++) free(stage[c]);
+    free(outp);
+    free(ins);
+    free(stage);
+    free(piped);
+    compi_coll_blocks_free(&got);
+    return rc;
+}
+
 /* Leaders: the reduced chunks, each leader's own, to every leader (root_node
  * < 0) or to the leader of root_node. */
 static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, int root_node, MPI_Comm comm,
                                    const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
+    if (root_node < 0 && l->xleaders != MPI_COMM_NULL) return compi_chunks_piped(acc, n, dt, ext, comm, ci, l, wire);
     const int p = l->nnodes, my = l->my_node;
     int s, len, rc;
     compi_chunk(n, p, my, &s, &len);

@@ -169,6 +169,7 @@ typedef struct {
     int peer, tag, peer_node;
     compi_family fam;
     double predicted;               /* predicted speedup of the chosen codec */
+    int settled;                    /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
 } compi_decision;
 /* peer: destination rank in ci's peer group, or -1 for "every remote node"
  * (a broadcast root). */
@@ -184,6 +185,13 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
  * send it whole: by the link model unless COMPI_CHUNK fixes it. Only for a
  * decision that compresses (d->codec set). */
 size_t compi_decision_chunk(const compi_decision *d, size_t size);
+/* For bytes at hand (src, contiguous, ti->size bytes): runs what
+ * compi_frame_encode runs before compressing (the decision's evaluation in
+ * adaptive and trace mode, the incompressibility sample for a codec fixed
+ * without one) and returns the codec the bytes go with (NULL: raw) and in
+ * *chunk the chunk size they are pipelined in (0: whole). Settles d: a
+ * compi_frame_encode with it afterwards does neither again. */
+const compi_codec *compi_decision_settle(compi_decision *d, const char *src, const compi_typeinfo *ti, size_t *chunk);
 /* After the codec ran: out_len < 0 when the message went raw after all
  * (the sample check found it incompressible, or the codec failed). */
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
@@ -267,6 +275,17 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d);
 int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_t size, size_t chunk,
                        const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci,
                        int dest);
+/* Fault injection for tests (COMPI_DEBUG_DAMAGE_CHUNK=k or drop:k): whether
+ * chunk k of a pipelined message (p2p or collective) is to be damaged, or
+ * with *drop set, never sent. */
+int compi_chunk_fault(size_t k, int *drop);
+/* The report's counters for one pipelined stream: sent (size bytes in n
+ * chunks, wire bytes, raw_chunks of them raw, ns of codec time of which
+ * hidden ran while earlier chunks travelled) and received (codec_id: its
+ * codec, or raw). */
+void compi_pipe_count_sent(const compi_codec *codec, size_t size, size_t n, size_t wire, size_t raw_chunks,
+                           uint64_t ns, uint64_t hidden);
+void compi_pipe_count_received(uint8_t codec_id, uint64_t decode_ns, uint64_t hidden_ns, uint64_t wait_ns);
 /* 1 when every chunk send completed (wait: block until they have). */
 int compi_pipe_done(struct compi_pipe *p, int wait);
 /* The header's send was cancelled: so are the chunks. */

@@ -38,6 +38,49 @@ int compi_raise(MPI_Comm comm, int code)
 
 /* ------------------------------------------------------------- sending */
 
+/* The decision's evaluation and the incompressibility sample, once per
+ * decision: *codec is the codec the bytes go with (NULL: raw). */
+static int compi_settle(compi_decision *d, const char *src, const compi_typeinfo *ti, const compi_codec **codec)
+{
+    size_t size = (size_t)ti->size;
+    if (d->settled) {   /* 1: with d->codec, 2: raw (the sample did not shrink) */
+        *codec = d->settled == 1 ? d->codec : NULL;
+        return MPI_SUCCESS;
+    }
+    if (d->evaluate || d->trace) compi_decision_evaluate(d, src, size, ti);
+    *codec = d->codec;
+    compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
+    if (*codec && !d->evaluate && size >= COMPI_SAMPLE_FROM) {
+        /* Incompressible data (random, already compressed) would cost a whole
+         * compression for nothing: try a slice from the middle first. */
+        size_t off = (size / 2 - COMPI_SAMPLE_BYTES / 2) & ~(size_t)7;
+        size_t scap = (*codec)->bound(COMPI_SAMPLE_BYTES);
+        void *sample = malloc(scap);
+        if (!sample) return MPI_ERR_NO_MEM;
+        uint64_t t0 = compi_now_ns();
+        long long slen = (*codec)->compress(src + off, COMPI_SAMPLE_BYTES, sample, scap, &params);
+        COMPI_STAT_ADD(compress_ns, compi_now_ns() - t0);
+        free(sample);
+        if (slen < 0 || (double)slen > COMPI_SAMPLE_MAX_RATIO * COMPI_SAMPLE_BYTES) {
+            COMPI_STAT_ADD(raw_incompressible, 1);
+            compi_decision_outcome(d, size, -1, 0);
+            *codec = NULL;
+        }
+    }
+    d->settled = *codec ? 1 : 2;
+    return MPI_SUCCESS;
+}
+
+const compi_codec *compi_decision_settle(compi_decision *d, const char *src, const compi_typeinfo *ti, size_t *chunk)
+{
+    const compi_codec *codec = NULL;
+    *chunk = 0;
+    if (!compi_decision_needs_data(d) || ti->size == 0) return NULL;
+    if (compi_settle(d, src, ti, &codec) != MPI_SUCCESS) codec = NULL;   /* no memory for the sample: raw */
+    if (codec) *chunk = compi_decision_chunk(d, (size_t)ti->size);
+    return codec;
+}
+
 /* fill_raw = 0: a contiguous message that ends up raw is not copied into
  * the frame (the caller sends it from the application's buffer). *codec_out:
  * the frame's codec id (COMPI_CODEC_RAW when it went raw). pipe: where a
@@ -65,26 +108,12 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         if (rc != MPI_SUCCESS) { free(packed); return rc; }
         src = packed;
     }
-    if (use_data && (d->evaluate || d->trace)) compi_decision_evaluate(d, src, size, ti);
-    const compi_codec *codec = use_data ? d->codec : NULL;
-    compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
-    if (codec && !d->evaluate && size >= COMPI_SAMPLE_FROM) {
-        /* Incompressible data (random, already compressed) would cost a whole
-         * compression for nothing: try a slice from the middle first. */
-        size_t off = (size / 2 - COMPI_SAMPLE_BYTES / 2) & ~(size_t)7;
-        size_t scap = codec->bound(COMPI_SAMPLE_BYTES);
-        void *sample = malloc(scap);
-        if (!sample) { free(packed); return MPI_ERR_NO_MEM; }
-        uint64_t t0 = compi_now_ns();
-        long long slen = codec->compress(src + off, COMPI_SAMPLE_BYTES, sample, scap, &params);
-        COMPI_STAT_ADD(compress_ns, compi_now_ns() - t0);
-        free(sample);
-        if (slen < 0 || (double)slen > COMPI_SAMPLE_MAX_RATIO * COMPI_SAMPLE_BYTES) {
-            COMPI_STAT_ADD(raw_incompressible, 1);
-            compi_decision_outcome(d, size, -1, 0);
-            codec = NULL;
-        }
+    const compi_codec *codec = NULL;
+    if (use_data) {
+        int rc = compi_settle(d, src, ti, &codec);
+        if (rc != MPI_SUCCESS) { free(packed); return rc; }
     }
+    compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
     size_t chunk = codec && pipe ? compi_decision_chunk(d, size) : 0;
     if (chunk) {
         int rc = compi_pipe_prepare(pipe, src, packed, size, chunk, codec, &params, ci, dest);

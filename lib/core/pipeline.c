@@ -50,7 +50,7 @@ static int compi_pipe_damage_read;
  * every message's chunk k) or =drop:k (never send chunk k: the receiver
  * finds the next one where k was due, drains exactly the chunks still due
  * and fails the receive). */
-static int compi_pipe_fault(size_t k, int *drop)
+int compi_chunk_fault(size_t k, int *drop)
 {
     static int dropping;
     if (!__atomic_load_n(&compi_pipe_damage_read, __ATOMIC_ACQUIRE)) {
@@ -61,6 +61,31 @@ static int compi_pipe_fault(size_t k, int *drop)
     }
     *drop = dropping;
     return k == compi_pipe_damage;
+}
+
+void compi_pipe_count_sent(const compi_codec *codec, size_t size, size_t n, size_t wire, size_t raw_chunks,
+                           uint64_t ns, uint64_t hidden)
+{
+    uint8_t id = codec ? codec->id : 0;
+    COMPI_STAT_ADD(compress_ns, ns);
+    COMPI_STAT_ADD(codec_msgs[id], 1);
+    COMPI_STAT_ADD(codec_in[id], size);
+    COMPI_STAT_ADD(codec_out[id], wire);
+    COMPI_STAT_ADD(pipe_msgs[id], 1);
+    COMPI_STAT_ADD(pipe_chunks[id], n);
+    COMPI_STAT_ADD(pipe_raw_chunks[id], raw_chunks);
+    COMPI_STAT_ADD(pipe_compress_ns[id], ns);
+    COMPI_STAT_ADD(pipe_compress_hidden_ns[id], hidden);
+}
+
+void compi_pipe_count_received(uint8_t codec_id, uint64_t decode_ns, uint64_t hidden_ns, uint64_t wait_ns)
+{
+    COMPI_STAT_ADD(decompress_ns, decode_ns);
+    COMPI_STAT_ADD(frames_decoded_compressed, 1);
+    COMPI_STAT_ADD(pipe_recv_msgs, 1);
+    COMPI_STAT_ADD(pipe_wait_ns, wait_ns);
+    COMPI_STAT_ADD(pipe_decompress_ns[codec_id], decode_ns);
+    COMPI_STAT_ADD(pipe_decompress_hidden_ns[codec_id], hidden_ns);
 }
 
 int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_t size, size_t chunk,
@@ -145,7 +170,7 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
         if (!compressed) raw_chunks++;
         wire += (size_t)mlen;
         p->bufs[k] = m;
-        if (compi_pipe_fault(k, &drop)) {
+        if (compi_chunk_fault(k, &drop)) {
             if (drop) { p->posted++; continue; }
             m[8] ^= 0x5a;   /* the chunk's declared length: its header check fails */
         }
@@ -156,16 +181,7 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
     }
     if (p->packed) { free(p->packed); p->packed = NULL; }
     p->src = NULL;
-    uint8_t id = p->codec ? p->codec->id : 0;
-    COMPI_STAT_ADD(compress_ns, ns);
-    COMPI_STAT_ADD(codec_msgs[id], 1);
-    COMPI_STAT_ADD(codec_in[id], p->size);
-    COMPI_STAT_ADD(codec_out[id], wire);
-    COMPI_STAT_ADD(pipe_msgs[id], 1);
-    COMPI_STAT_ADD(pipe_chunks[id], p->n);
-    COMPI_STAT_ADD(pipe_raw_chunks[id], raw_chunks);
-    COMPI_STAT_ADD(pipe_compress_ns[id], ns);
-    COMPI_STAT_ADD(pipe_compress_hidden_ns[id], hidden);
+    compi_pipe_count_sent(p->codec, p->size, p->n, wire, raw_chunks, ns, hidden);
     /* chunks sent raw still travelled in the pipeline: the whole message is the outcome */
     compi_decision_outcome(d, p->size, wire < p->size ? (long long)wire : -1, ns);
     if (rc != MPI_SUCCESS) {
@@ -312,12 +328,7 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     if (rc == MPI_SUCCESS && !bad && !lost && linear)
         rc = compi_unpack_bytes(linear, keep, buf, count, dt);
     free(linear);
-    COMPI_STAT_ADD(decompress_ns, decode_ns);
-    COMPI_STAT_ADD(frames_decoded_compressed, 1);
-    COMPI_STAT_ADD(pipe_recv_msgs, 1);
-    COMPI_STAT_ADD(pipe_wait_ns, wait_ns);
-    COMPI_STAT_ADD(pipe_decompress_ns[codec_id], decode_ns);
-    COMPI_STAT_ADD(pipe_decompress_hidden_ns[codec_id], hidden_ns);
+    compi_pipe_count_received(codec_id, decode_ns, hidden_ns, wait_ns);
     if (rc != MPI_SUCCESS) return rc;
     if (bad || lost) return compi_frame_fail(comm, st, why);
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(truncated ? compi_truncated_count(total) : total));

@@ -1,0 +1,108 @@
+/* Damaged and missing chunks of pipelined collective blocks
+ * (lib/coll/pipex.c): the collective fails with compi's error on the ranks
+ * that receive them, stderr names "chunk 3 of 16 from rank r" and the
+ * cause, and the library stays sound afterwards.
+ *
+ * Every rank is its own node (COMPI_DEBUG_RANKS_PER_NODE=1); COMPI_CHUNK=64K
+ * cuts every 1 MiB block into 16 chunks; the sender's compi damages or drops
+ * chunk 3 of every pipelined block (COMPI_DEBUG_DAMAGE_CHUNK=3 or drop:3, set
+ * by the test together with the cause to expect, COMPI_TEST_EXPECT_CAUSE).
+ * Alltoall, Allgather, Allreduce and Reduce_scatter_block run with 1 MiB of
+ * compressible data per block and MPI_ERRORS_RETURN. Without a fault (plain
+ * MPI, or compi without COMPI_DEBUG_DAMAGE_CHUNK) every result must match
+ * the oracle. Afterwards a small Allreduce and Alltoall must work. */
+#include "mpitest.h"
+
+enum { C_ALLTOALL, C_ALLGATHER, C_ALLREDUCE, C_RSB, C_COUNT };
+static const char *c_name[C_COUNT] = {"Alltoall", "Allgather", "Allreduce", "Reduce_scatter_block"};
+
+/* block b of rank r: ints that compress well and differ per (r, b) */
+static void fill(int *p, int n, int r, int b)
+{
+    for (int i = 0; i < n; i++) p[i] = r * 1000003 + b * 7919 + i / 5;
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "coll_pipe_fault");
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int p = mt_size, me = mt_rank;
+    char cause[256] = "";
+    if (getenv("COMPI_TEST_EXPECT_CAUSE")) snprintf(cause, sizeof cause, "%s", getenv("COMPI_TEST_EXPECT_CAUSE"));
+    for (char *c = cause; *c; c++)
+        if (*c == '_') *c = ' ';
+    int faulty = mt_libcompi_mapped() && getenv("COMPI_DEBUG_DAMAGE_CHUNK") && cause[0];
+    const int blk = 1 << 18;   /* ints: 1 MiB */
+    int *sb = mt_malloc(sizeof(int) * (size_t)blk * (size_t)p), *rb = mt_malloc(sizeof(int) * (size_t)blk * (size_t)p);
+    int *want = mt_malloc(sizeof(int) * (size_t)blk * (size_t)p);
+    mt_group_begin(faulty ? "pipelined collective blocks with a damaged chunk" : "pipelined collective blocks intact");
+    for (int c = 0; c < C_COUNT; c++) {
+        int rc = MPI_SUCCESS;
+        for (int b = 0; b < p; b++) fill(sb + (size_t)b * blk, blk, me, b);
+        memset(rb, 0, sizeof(int) * (size_t)blk * (size_t)p);
+        char path[128], text[8192];
+        int saved = mt_capture_begin(path, sizeof path);
+        switch (c) {
+        case C_ALLTOALL: rc = MPI_Alltoall(sb, blk, MPI_INT, rb, blk, MPI_INT, comm); break;
+        case C_ALLGATHER: rc = MPI_Allgather(sb, blk, MPI_INT, rb, blk, MPI_INT, comm); break;
+        /* p MiB of ints: each node's part of the reduction is 1 MiB */
+        case C_ALLREDUCE: rc = MPI_Allreduce(sb, rb, blk * p, MPI_INT, MPI_BXOR, comm); break;
+        default: rc = MPI_Reduce_scatter_block(sb, rb, blk, MPI_INT, MPI_BXOR, comm); break;
+        }
+        if (saved >= 0) mt_capture_end(saved, path, text, sizeof text);
+        else text[0] = 0;
+        if (faulty) {
+            CHECK(rc != MPI_SUCCESS, "damaged pipelined block refused", "%s: the collective succeeded", c_name[c]);
+            char es[MPI_MAX_ERROR_STRING];
+            int el = 0;
+            es[0] = 0;
+            if (rc != MPI_SUCCESS) MPI_Error_string(rc, es, &el);
+            CHECK(strstr(es, "compi") != NULL, "error string names compi", "%s: %s", c_name[c], mt_errstr(rc));
+            CHECK(strstr(text, "chunk 3 of 16 from rank ") != NULL && strstr(text, cause) != NULL,
+                  "stderr names chunk, rank and cause", "%s: expected \"chunk 3 of 16 from rank\" and \"%s\" in \"%s\"",
+                  c_name[c], cause, text);
+            continue;
+        }
+        CHECK(rc == MPI_SUCCESS, "collective", "%s: %s", c_name[c], mt_errstr(rc));
+        size_t n = 0;
+        switch (c) {
+        case C_ALLTOALL:
+            for (int r = 0; r < p; r++) fill(want + (size_t)r * blk, blk, r, me);
+            n = (size_t)blk * (size_t)p;
+            break;
+        case C_ALLGATHER:
+            for (int r = 0; r < p; r++) fill(want + (size_t)r * blk, blk, r, 0);
+            n = (size_t)blk * (size_t)p;
+            break;
+        default: {
+            int *one = mt_malloc(sizeof(int) * (size_t)blk);
+            int first = c == C_ALLREDUCE ? 0 : me, last = c == C_ALLREDUCE ? p : me + 1;
+            memset(want, 0, sizeof(int) * (size_t)blk * (size_t)p);
+            for (int b = first; b < last; b++)
+                for (int r = 0; r < p; r++) {
+                    fill(one, blk, r, b);
+                    for (int i = 0; i < blk; i++) want[(size_t)(b - first) * blk + i] ^= one[i];
+                }
+            free(one);
+            n = (size_t)blk * (size_t)(last - first);
+        }
+        }
+        CHECK(memcmp(rb, want, n * sizeof(int)) == 0, "result", "%s: result differs from the oracle", c_name[c]);
+    }
+    mt_group_end();
+    mt_group_begin("small collectives afterwards");
+    int x = me + 1, sum = 0;
+    MPI_CALL(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm));
+    CHECK(sum == p * (p + 1) / 2, "allreduce", "sum %d", sum);
+    for (int r = 0; r < p; r++) sb[r] = me * 100 + r;
+    MPI_CALL(MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm));
+    for (int r = 0; r < p; r++) CHECK(rb[r] == r * 100 + me, "alltoall", "from %d: %d", r, rb[r]);
+    mt_group_end();
+    MPI_Comm_free(&comm);
+    free(sb);
+    free(rb);
+    free(want);
+    return mt_finish();
+}
