@@ -70,7 +70,7 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
     if (*rc == MPI_SUCCESS)
         *rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node,
                               &l->leaders);
-    if (*rc == MPI_SUCCESS && compi_cfg.chunk != COMPI_CHUNK_OFF) {
+    if (*rc == MPI_SUCCESS && compi_coll_pipelines()) {
         /* errors come back as codes: a damaged chunk is compi's frame error, not an abort */
         *rc = PMPI_Comm_dup(comm, &l->xall);
         if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_errhandler(l->xall, MPI_ERRORS_RETURN);

@@ -35,7 +35,7 @@ int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer,
     compi_decide(&o->d, ci, peer, -1, ti, fam);
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], size);
-    if (compi_cfg.chunk != COMPI_CHUNK_OFF && compi_decision_needs_data(&o->d) &&
+    if (compi_coll_pipelines() && compi_decision_needs_data(&o->d) &&
         size >= (size_t)2 << COMPI_CHUNK_LOG2_MIN) {
         const unsigned char *src = (const unsigned char *)buf + ti->true_lb;
         if (!ti->contiguous) {
