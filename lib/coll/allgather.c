@@ -4,14 +4,16 @@
 #include <string.h>
 #include "coll/coll.h"
 
-/* Step 2-3 with pipelined blocks (pipex.c): my node's packed bytes (mine,
- * nbytes) to every other leader; a node whose blocks lie contiguous in
- * recvbuf (a contiguous type, its members' blocks in rank order one after
- * the other) gets its chunks decoded straight there, others are staged and
- * unpacked. */
-static int compi_coll_allgather_piped(const unsigned char *mine, size_t nbytes, void *recvbuf, const int recvcounts[],
-                                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                                      const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+/* Steps 2-3, leaders: my node's packed bytes (mine, nbytes) to every other
+ * leader, one exchange (pipex.c); a pipelined block from a node whose
+ * blocks lie contiguous in recvbuf (a contiguous type, its members' blocks
+ * in rank order one after the other) is decoded straight there as it
+ * arrives, others are staged or delivered whole and unpacked block by
+ * block. */
+static int compi_coll_allgather_leaders(const unsigned char *mine, size_t nbytes, void *recvbuf,
+                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                        MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l,
+                                        uint64_t *wire)
 {
     const int p = l->nnodes, k = l->my_node;
     MPI_Aint lb, ext;
@@ -19,13 +21,9 @@ static int compi_coll_allgather_piped(const unsigned char *mine, size_t nbytes, 
     compi_typeinfo elem;
     compi_typeinfo_get(recvtype, 1, &elem);
     compi_coll_out o;
-    compi_coll_out **outp = calloc((size_t)p, sizeof *outp);
-    compi_coll_in *ins = calloc((size_t)p, sizeof *ins);
-    unsigned char **stage = calloc((size_t)p, sizeof *stage);
-    int *piped = calloc((size_t)p, sizeof(int));
-    compi_coll_blocks got = {NULL, NULL, NULL};
-    int rc = MPI_SUCCESS, built = 0;
-    if (!outp || !ins || !stage || !piped) { rc = MPI_ERR_NO_MEM; goto out; }
+    compi_coll_xfer x;
+    int rc = compi_coll_xfer_init(&x, p), built = 0;
+    if (rc != MPI_SUCCESS) return rc;
     compi_typeinfo ti = elem;
     ti.size = (MPI_Count)nbytes;
     ti.contiguous = 1;
@@ -34,9 +32,9 @@ static int compi_coll_allgather_piped(const unsigned char *mine, size_t nbytes, 
     rc = compi_coll_out_build(&o, ci, -1, COMPI_FAM_ALLGATHER, mine, (int)nbytes, MPI_BYTE, &ti, 0);
     if (rc != MPI_SUCCESS) goto out;
     built = 1;
-    for (int kk = 0; kk < p; kk++) {
+    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) {
         if (kk == k) continue;
-        outp[kk] = &o;
+        x.out[kk] = &o;
         long long cnt = 0;
         int consecutive = 1, r0 = l->members[l->first[kk]];
         for (int j = l->first[kk]; j < l->first[kk + 1]; j++) {
@@ -46,28 +44,26 @@ static int compi_coll_allgather_piped(const unsigned char *mine, size_t nbytes, 
         }
         compi_typeinfo t;
         compi_typeinfo_get(recvtype, cnt < 0x7fffffff ? (int)cnt : 0, &t);
-        ins[kk].size = (size_t)cnt * (size_t)elem.type_size;
-        if (ins[kk].size == 0) continue;
-        if (consecutive && t.contiguous) ins[kk].dst = (unsigned char *)recvbuf + (MPI_Aint)displs[r0] * ext + t.true_lb;
-        else if (!(ins[kk].dst = stage[kk] = malloc(ins[kk].size))) { rc = MPI_ERR_NO_MEM; goto out; }
+        size_t size = (size_t)cnt * (size_t)elem.type_size;
+        if (size == 0) continue;
+        rc = compi_coll_xfer_expect(&x, kk, size,
+                                    consecutive && t.contiguous
+                                        ? (unsigned char *)recvbuf + (MPI_Aint)displs[r0] * ext + t.true_lb
+                                        : NULL);
     }
-    rc = compi_coll_exchange(l->leaders, l->xleaders, 1, outp, ins, &got, piped, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
     /* every other node's bytes, unpacked block by block where they did not land in place */
     unsigned char *scratch = NULL;
     for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) {
-        if (kk == k || ins[kk].size == 0 || (piped[kk] && !stage[kk])) continue;
-        const unsigned char *from = stage[kk];
-        if (!piped[kk]) {
+        if (kk == k || x.in[kk].size == 0 || (x.piped[kk] && !x.stage[kk])) continue;
+        const unsigned char *from = x.stage[kk];
+        if (!x.piped[kk]) {
             free(scratch);
-            scratch = malloc(ins[kk].size);
+            scratch = malloc(x.in[kk].size);
             if (!scratch) { rc = MPI_ERR_NO_MEM; break; }
-            MPI_Status st;
-            memset(&st, 0, sizeof st);
-            st.MPI_SOURCE = l->leader_of[kk];
-            rc = compi_frame_deliver(got.bytes + got.displs[kk], (size_t)got.lens[kk], scratch, (int)ins[kk].size,
-                                     MPI_BYTE, &st, comm);
+            rc = compi_coll_xfer_deliver(&x, kk, scratch, (int)x.in[kk].size, MPI_BYTE, l->leader_of[kk], comm);
             from = scratch;
         }
         size_t off = 0;
@@ -82,12 +78,7 @@ static int compi_coll_allgather_piped(const unsigned char *mine, size_t nbytes, 
     free(scratch);
 out:
     if (built) compi_coll_out_free(&o);
-    for (int kk = 0; kk < p && stage; kk++) free(stage[kk]);
-    free(outp);
-    free(ins);
-    free(stage);
-    free(piped);
-    compi_coll_blocks_free(&got);
+    compi_coll_xfer_free(&x);
     return rc;
 }
 
@@ -128,14 +119,9 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 
     /* 2. leaders: the node's blocks packed in rank order, one frame to all */
     if (leader && l->nnodes > 1) {
-        size_t nbytes = 0, most = 0;
-        for (int kk = 0; kk < l->nnodes; kk++) {
-            size_t b = 0;
-            for (int j = l->first[kk]; j < l->first[kk + 1]; j++) b += (size_t)recvcounts[l->members[j]] * tsize;
-            if (kk == k) nbytes = b;
-            if (b > most) most = b;
-        }
-        unsigned char *packed = malloc(most ? most : 1);
+        size_t nbytes = 0;
+        for (int j = 0; j < nmine; j++) nbytes += (size_t)recvcounts[mine[j]] * tsize;
+        unsigned char *packed = malloc(nbytes ? nbytes : 1);
         if (!packed) return MPI_ERR_NO_MEM;
         size_t off = 0;
         for (int j = 0; j < nmine && rc == MPI_SUCCESS; j++) {
@@ -145,45 +131,12 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
                                   packed + off, b);
             off += b;
         }
-        if (rc == MPI_SUCCESS && l->xleaders != MPI_COMM_NULL) {
-            rc = compi_coll_allgather_piped(packed, nbytes, recvbuf, recvcounts, displs, recvtype, comm, ci, l, wire);
-            free(packed);
-            if (rc != MPI_SUCCESS) return rc;
-            goto node;
-        }
-        unsigned char *frame = NULL, *all = NULL;
-        size_t flen = 0;
-        int *lens = NULL, *fdispls = NULL;
-        if (rc == MPI_SUCCESS) rc = compi_coll_encode(ci, -1, COMPI_FAM_ALLGATHER, packed, nbytes, &elem, &frame, &flen);
-        if (rc == MPI_SUCCESS) rc = compi_coll_allgather_frames(frame, flen, l->leaders, &all, &lens, &fdispls);
-        *wire += flen * (size_t)(l->nnodes - 1);
-        free(frame);
-        /* 3. every other node's frame, unpacked block by block */
-        for (int kk = 0; kk < l->nnodes && rc == MPI_SUCCESS; kk++) {
-            if (kk == k) continue;
-            size_t b = 0;
-            for (int j = l->first[kk]; j < l->first[kk + 1]; j++) b += (size_t)recvcounts[l->members[j]] * tsize;
-            MPI_Status st;
-            memset(&st, 0, sizeof st);
-            st.MPI_SOURCE = l->leader_of[kk];
-            rc = compi_frame_deliver(all + fdispls[kk], (size_t)lens[kk], packed, (int)b, MPI_BYTE, &st, comm);
-            off = 0;
-            for (int j = l->first[kk]; j < l->first[kk + 1] && rc == MPI_SUCCESS; j++) {
-                int r = l->members[j];
-                size_t rb = (size_t)recvcounts[r] * tsize;
-                rc = compi_unpack_bytes(packed + off, rb, (char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r],
-                                        recvtype);
-                off += rb;
-            }
-        }
-        free(all);
-        free(lens);
-        free(fdispls);
+        if (rc == MPI_SUCCESS)
+            rc = compi_coll_allgather_leaders(packed, nbytes, recvbuf, recvcounts, displs, recvtype, comm, ci, l, wire);
         free(packed);
         if (rc != MPI_SUCCESS) return rc;
     }
 
-node:
     /* 4. the whole result from the leader to the node */
     if (l->local_size > 1) {
         MPI_Datatype whole;

@@ -80,7 +80,7 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
 int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                         MPI_Comm comm, const compi_comm_info *ci, uint64_t *wire);
+                         MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
 /* root < 0: allreduce. */
 int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
@@ -97,11 +97,6 @@ int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op);
  * comm rank peer (-1: every other node), deciding like a p2p message. */
 int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, const void *bytes, size_t n,
                       const compi_typeinfo *elem, unsigned char **frame, size_t *flen);
-/* Frames of every member of sub (lens[i] bytes each, frame i at
- * all + displs[i]): lengths first, then the bytes. *all, *lens, *displs are
- * malloc'd. */
-int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Comm sub, unsigned char **all,
-                                int **lens, int **displs);
 
 /* ---- pipelined blocks (pipex.c): a block for another node that its
  * decision compresses and that is at least two chunks long by the chunk
@@ -110,6 +105,7 @@ int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Com
  * belong as they arrive; other blocks are encoded whole first, as frames. */
 typedef struct {
     unsigned char *frame;        /* whole (chunk == 0): the frame, flen bytes */
+    const unsigned char *ref;    /* whole, frame NULL: flen raw bytes of the caller's, sent as they are */
     size_t flen;
     size_t chunk;                /* pipelined: the chunk size (2^log2) */
     unsigned log2;
@@ -175,6 +171,32 @@ void compi_coll_blocks_free(compi_coll_blocks *b);
 int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
                         const compi_coll_in in[], compi_coll_blocks *got, int *piped, const int *names,
                         MPI_Comm comm);
+
+/* One exchange's state, as every algorithm above uses it: what goes to
+ * each rank of sub (out[j]; NULL: nothing), where each rank's pipelined
+ * block goes (in[i]), the staging buffers of blocks that cannot be decoded
+ * in place, which sources pipelined, and the whole blocks that arrived. */
+typedef struct {
+    int n;
+    compi_coll_out **out;
+    compi_coll_in *in;
+    unsigned char **stage;
+    int *piped;
+    compi_coll_blocks got;
+} compi_coll_xfer;
+/* Allocates for n ranks (all empty); MPI_ERR_NO_MEM or MPI_SUCCESS. */
+int compi_coll_xfer_init(compi_coll_xfer *x, int n);
+void compi_coll_xfer_free(compi_coll_xfer *x);
+/* A block of size packed bytes is due from rank i: decoded straight to dst
+ * if it comes pipelined (dst NULL: into a staging buffer of its own). */
+int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char *dst);
+/* compi_coll_exchange with x's blocks. */
+int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int same, const int *names, MPI_Comm comm);
+/* Rank i's block into count dt at dst: unpacked from its staging buffer
+ * (pipelined; nothing to do if it was decoded in place) or decoded from
+ * its whole frame (source: its comm rank, for errors). */
+int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,
+                            MPI_Comm comm);
 
 /* ---- gates (lib/engine/gate.h): in adaptive and guided mode, whether a
  * call runs compi's path or the MPI's own, per communicator, collective and

@@ -38,56 +38,6 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
     return compi_frame_encode(bytes, (int)(n < 0x7fffffff ? n : 0x7fffffff), MPI_BYTE, &ti, &d, frame, flen);
 }
 
-int compi_coll_allgather_frames(const unsigned char *mine, size_t mylen, MPI_Comm sub, unsigned char **all,
-                                int **lens_out, int **displs_out)
-{
-    int n;
-    PMPI_Comm_size(sub, &n);
-    int *lens = malloc(sizeof(int) * (size_t)n), *displs = malloc(sizeof(int) * (size_t)n);
-    *all = NULL;
-    if (!lens || !displs) { free(lens); free(displs); return MPI_ERR_NO_MEM; }
-    if (mylen > 0x7fffffff) compi_die("a collective frame exceeds 2 GiB");
-    int my = (int)mylen;
-    int rc = PMPI_Allgather(&my, 1, MPI_INT, lens, 1, MPI_INT, sub);
-    long long total = 0;
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        displs[i] = (int)total;
-        total += lens[i];
-    }
-    if (total > 0x7fffffff) compi_die("collective frames exceed 2 GiB");
-    if (rc == MPI_SUCCESS) {
-        *all = malloc(total ? (size_t)total : 1);
-        if (!*all) rc = MPI_ERR_NO_MEM;
-    }
-    /* the frames travel as an alltoallv of one send block (my frame, to
-     * every rank): measured on the emulated 100 Mbit/s link between two
-     * MPICH 4.0 ranks, an allgather(v) of 4 MiB took 706 ms, a sendrecv or
-     * an alltoallv of the same 4 MiB 384-397 ms (the allgather did not use
-     * both directions of the link at once) */
-    int *scounts = NULL, *sdispls = NULL;
-    if (rc == MPI_SUCCESS) {
-        scounts = malloc(sizeof(int) * (size_t)n);
-        sdispls = calloc((size_t)n, sizeof(int));
-        if (!scounts || !sdispls) rc = MPI_ERR_NO_MEM;
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) scounts[i] = my;
-    }
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Alltoallv(mine ? mine : (const void *)lens, scounts, sdispls, MPI_BYTE, *all, lens, displs, MPI_BYTE,
-                            sub);
-    free(scounts);
-    free(sdispls);
-    if (rc != MPI_SUCCESS) {
-        free(*all);
-        *all = NULL;
-        free(lens);
-        free(displs);
-        return rc;
-    }
-    *lens_out = lens;
-    *displs_out = displs;
-    return MPI_SUCCESS;
-}
-
 int compi_coll_alltoall_bytes(MPI_Comm sub, const unsigned char *sbytes, const int *slens, const int *sdispls,
                               compi_coll_blocks *in)
 {

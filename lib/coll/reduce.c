@@ -71,13 +71,16 @@ static char *compi_part_bytes(const compi_parts *q, int c, char *acc, MPI_Aint e
     return base;
 }
 
-/* compi_reduce_scatter_leaders with pipelined blocks (pipex.c): each other
- * node's contribution to my part lands in a buffer of its own as it
- * arrives (decoded in place for a contiguous type, else staged), and the
- * contributions are combined in node order once all are in. */
-static int compi_reduce_scatter_piped(char *acc, const compi_parts *q, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                                      const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
-                                      char **mine, char **mine_owned, uint64_t *wire)
+/* Leaders: acc holds this node's partial result of the full vector; on
+ * return *mine holds the reduction over all nodes of this node's part (a
+ * pointer into acc, or into *mine_owned when the part is several segments).
+ * Each other node's contribution to my part lands in a buffer of its own
+ * (decoded in place as it arrives when pipelined and contiguous, else
+ * staged), and the contributions are combined in node order once all are
+ * in. */
+static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                        const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
+                                        char **mine, char **mine_owned, uint64_t *wire)
 {
     const int p = l->nnodes, my = l->my_node;
     MPI_Aint lb, ext, tlb, text;
@@ -85,15 +88,13 @@ static int compi_reduce_scatter_piped(char *acc, const compi_parts *q, MPI_Datat
     PMPI_Type_get_true_extent(dt, &tlb, &text);
     int rc = MPI_SUCCESS;
     compi_coll_out *outs = calloc((size_t)p, sizeof *outs);
-    compi_coll_out **outp = calloc((size_t)p, sizeof *outp);
-    compi_coll_in *ins = calloc((size_t)p, sizeof *ins);
     char **owned = calloc((size_t)p, sizeof *owned), **contrib = calloc((size_t)p, sizeof *contrib);
-    unsigned char **stage = calloc((size_t)p, sizeof *stage);
-    int *piped = calloc((size_t)p, sizeof(int));
-    compi_coll_blocks got = {NULL, NULL, NULL};
+    compi_coll_xfer x;
     *mine = NULL;
     *mine_owned = NULL;
-    if (!outs || !outp || !ins || !owned || !contrib || !stage || !piped) { rc = MPI_ERR_NO_MEM; goto out; }
+    rc = compi_coll_xfer_init(&x, p);
+    if (rc == MPI_SUCCESS && (!outs || !owned || !contrib)) rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) goto out;
     for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
         int len = compi_parts_total(q, c);
         if (c == my || len == 0) continue;
@@ -102,7 +103,7 @@ static int compi_reduce_scatter_piped(char *acc, const compi_parts *q, MPI_Datat
         compi_typeinfo ti;
         compi_typeinfo_get(dt, len, &ti);
         rc = compi_coll_out_build(&outs[c], ci, l->leader_of[c], fam, part, len, dt, &ti, 0);
-        outp[c] = &outs[c];
+        x.out[c] = &outs[c];
     }
     int len = compi_parts_total(q, my);
     compi_typeinfo mti;
@@ -110,199 +111,88 @@ static int compi_reduce_scatter_piped(char *acc, const compi_parts *q, MPI_Datat
     for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
         if (c == my) continue;
         if (!(contrib[c] = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text))) { rc = MPI_ERR_NO_MEM; break; }
-        ins[c].size = (size_t)mti.size;
         /* contrib[c] - tlb is the buffer: its first element's bytes start at contrib[c] */
-        if (mti.contiguous) ins[c].dst = (unsigned char *)contrib[c];
-        else if (!(ins[c].dst = stage[c] = malloc(ins[c].size ? ins[c].size : 1))) rc = MPI_ERR_NO_MEM;
+        rc = compi_coll_xfer_expect(&x, c, (size_t)mti.size, mti.contiguous ? (unsigned char *)contrib[c] : NULL);
     }
-    if (rc == MPI_SUCCESS) rc = compi_coll_exchange(l->leaders, l->xleaders, 0, outp, ins, &got, piped, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 0, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     for (int c = 0; c < p; c++)
-        if (outp[c]) *wire += compi_coll_out_wire(outp[c]);
-    /* combine in node order, as compi_reduce_scatter_leaders does */
-    *mine = compi_part_bytes(q, my, acc, ext, tlb, text, mine_owned);
-    if (!*mine) { rc = MPI_ERR_NO_MEM; goto out; }
-    for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
-        if (c == my) continue;
-        if (piped[c] && stage[c]) {
-            rc = compi_unpack_bytes(stage[c], ins[c].size, contrib[c] - tlb, len, dt);
-        } else if (!piped[c]) {
-            MPI_Status st;
-            memset(&st, 0, sizeof st);
-            st.MPI_SOURCE = l->leader_of[c];
-            rc = compi_frame_deliver(got.bytes + got.displs[c], (size_t)got.lens[c], contrib[c] - tlb, len, dt, &st,
-                                     comm);
-        }
-        if (rc == MPI_SUCCESS) rc = PMPI_Reduce_local(contrib[c] - tlb, *mine, len, dt, op);
-    }
-out:
-    for (int c = 0; c < p && outs; c++) compi_coll_out_free(&outs[c]);
-    for (int c = 0; c < p && owned; c++) free(owned[c]);
-    for (int c = 0; c < p && contrib; c++) free(contrib[c]);
-    for (int c = 0; c < p && stage; c++) free(stage[c]);
-    free(outs);
-    free(outp);
-    free(ins);
-    free(owned);
-    free(contrib);
-    free(stage);
-    free(piped);
-    compi_coll_blocks_free(&got);
-    return rc;
-}
-
-/* Leaders: acc holds this node's partial result of the full vector; on
- * return *mine holds the reduction over all nodes of this node's part (a
- * pointer into acc, or into *mine_owned when the part is several segments). */
-static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                                        const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
-                                        char **mine, char **mine_owned, uint64_t *wire)
-{
-    if (l->xleaders != MPI_COMM_NULL)
-        return compi_reduce_scatter_piped(acc, q, dt, op, comm, ci, l, fam, mine, mine_owned, wire);
-    const int p = l->nnodes, my = l->my_node;
-    MPI_Aint lb, ext, tlb, text;
-    PMPI_Type_get_extent(dt, &lb, &ext);
-    PMPI_Type_get_true_extent(dt, &tlb, &text);
-    int rc = MPI_SUCCESS;
-    int *slens = calloc((size_t)p, sizeof(int)), *sdb = calloc((size_t)p, sizeof(int));
-    unsigned char **frames = calloc((size_t)p, sizeof *frames);
-    unsigned char *sbytes = NULL;
-    char *contrib = NULL;
-    compi_coll_blocks in = {NULL, NULL, NULL};
-    *mine = NULL;
-    *mine_owned = NULL;
-    if (!slens || !sdb || !frames) { rc = MPI_ERR_NO_MEM; goto out; }
-    long long stotal = 0;
-    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
-        int len = compi_parts_total(q, c);
-        size_t flen = 0;
-        if (c != my && len > 0) {
-            char *owned, *part = compi_part_bytes(q, c, acc, ext, tlb, text, &owned);
-            if (!part) { rc = MPI_ERR_NO_MEM; break; }
-            compi_typeinfo ti;
-            compi_typeinfo_get(dt, len, &ti);
-            compi_decision d;
-            compi_decide(&d, ci, l->leader_of[c], -1, &ti, fam);
-            COMPI_STAT_ADD(messages[fam], 1);
-            COMPI_STAT_ADD(bytes[fam], ti.size);
-            rc = compi_frame_encode(part, len, dt, &ti, &d, &frames[c], &flen);
-            free(owned);
-            *wire += flen;
-        }
-        slens[c] = (int)flen;
-        sdb[c] = (int)stotal;
-        stotal += (long long)flen;
-    }
-    if (stotal > 0x7fffffff) compi_die("reduction chunks exceed 2 GiB");
-    if (rc != MPI_SUCCESS) goto out;
-    sbytes = malloc(stotal ? (size_t)stotal : 1);
-    if (!sbytes) { rc = MPI_ERR_NO_MEM; goto out; }
-    for (int c = 0; c < p; c++)
-        if (frames[c]) memcpy(sbytes + sdb[c], frames[c], (size_t)slens[c]);
-    rc = compi_coll_alltoall_bytes(l->leaders, sbytes, slens, sdb, &in);
-    if (rc != MPI_SUCCESS) goto out;
+        if (x.out[c]) *wire += compi_coll_out_wire(x.out[c]);
     /* combine in node order: my part starts as this node's share and takes
      * every other node's in increasing node order (mine = c op mine). One
      * leader computes each element, always in the same order, so every rank
      * gets the same bits in every run with the same placement. Reduce_local
      * touches only the type's bytes: the application's buffer keeps its
      * padding (pair types) untouched. */
-    int len = compi_parts_total(q, my);
     *mine = compi_part_bytes(q, my, acc, ext, tlb, text, mine_owned);
     if (!*mine) { rc = MPI_ERR_NO_MEM; goto out; }
-    if (len > 0) {
-        contrib = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text);
-        if (!contrib) { rc = MPI_ERR_NO_MEM; goto out; }
-        for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
-            if (c == my) continue;
-            MPI_Status st;
-            memset(&st, 0, sizeof st);
-            st.MPI_SOURCE = l->leader_of[c];
-            rc = compi_frame_deliver(in.bytes + in.displs[c], (size_t)in.lens[c], contrib - tlb, len, dt, &st, comm);
-            if (rc == MPI_SUCCESS) rc = PMPI_Reduce_local(contrib - tlb, *mine, len, dt, op);
-        }
+    for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
+        if (c == my) continue;
+        rc = compi_coll_xfer_deliver(&x, c, contrib[c] - tlb, len, dt, l->leader_of[c], comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Reduce_local(contrib[c] - tlb, *mine, len, dt, op);
     }
 out:
-    if (frames)
-        for (int c = 0; c < p; c++) free(frames[c]);
-    free(frames);
-    free(sbytes);
-    compi_coll_blocks_free(&in);
+    for (int c = 0; c < p && outs; c++) compi_coll_out_free(&outs[c]);
+    for (int c = 0; c < p && owned; c++) free(owned[c]);
+    for (int c = 0; c < p && contrib; c++) free(contrib[c]);
+    free(outs);
+    free(owned);
     free(contrib);
-    free(slens);
-    free(sdb);
+    compi_coll_xfer_free(&x);
     return rc;
 }
 
-/* compi_chunks_to_leaders towards every leader with pipelined blocks
- * (pipex.c): each leader's chunk decoded into acc as it arrives (a
- * contiguous type), else staged and unpacked. */
-static int compi_chunks_piped(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, MPI_Comm comm,
-                              const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+/* Leaders: the reduced chunks, each leader's own, to every leader (one
+ * exchange, pipex.c): a pipelined chunk is decoded into acc as it arrives
+ * (a contiguous type), else staged and unpacked; whole frames are delivered
+ * into acc after the exchange. */
+static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, MPI_Comm comm,
+                                   const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
     const int p = l->nnodes, my = l->my_node;
     int s, len, rc = MPI_SUCCESS, built = 0;
     compi_chunk(n, p, my, &s, &len);
     compi_coll_out o;
-    compi_coll_out **outp = calloc((size_t)p, sizeof *outp);
-    compi_coll_in *ins = calloc((size_t)p, sizeof *ins);
-    unsigned char **stage = calloc((size_t)p, sizeof *stage);
-    int *piped = calloc((size_t)p, sizeof(int));
-    compi_coll_blocks got = {NULL, NULL, NULL};
-    if (!outp || !ins || !stage || !piped) { rc = MPI_ERR_NO_MEM; goto out; }
+    compi_coll_xfer x;
+    rc = compi_coll_xfer_init(&x, p);
+    if (rc != MPI_SUCCESS) return rc;
     if (len > 0) {
         compi_typeinfo ti;
         compi_typeinfo_get(dt, len, &ti);
         rc = compi_coll_out_build(&o, ci, -1, COMPI_FAM_ALLREDUCE, (char *)acc + (MPI_Aint)s * ext, len, dt, &ti, 0);
         if (rc != MPI_SUCCESS) goto out;
         built = 1;
-        for (int c = 0; c < p; c++) outp[c] = c == my ? NULL : &o;
+        for (int c = 0; c < p; c++) x.out[c] = c == my ? NULL : &o;
     }
-    for (int c = 0; c < p; c++) {
+    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
         int cs, clen;
         compi_chunk(n, p, c, &cs, &clen);
         if (c == my || clen == 0) continue;
         compi_typeinfo t;
         compi_typeinfo_get(dt, clen, &t);
-        ins[c].size = (size_t)t.size;
-        if (t.contiguous) ins[c].dst = (unsigned char *)acc + (MPI_Aint)cs * ext + t.true_lb;
-        else if (!(ins[c].dst = stage[c] = malloc(ins[c].size))) { rc = MPI_ERR_NO_MEM; goto out; }
+        rc = compi_coll_xfer_expect(&x, c, (size_t)t.size,
+                                    t.contiguous ? (unsigned char *)acc + (MPI_Aint)cs * ext + t.true_lb : NULL);
     }
-    rc = compi_coll_exchange(l->leaders, l->xleaders, 1, outp, ins, &got, piped, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
     for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
         int cs, clen;
         compi_chunk(n, p, c, &cs, &clen);
         if (c == my || clen == 0) continue;
-        if (piped[c]) {
-            if (stage[c]) rc = compi_unpack_bytes(stage[c], ins[c].size, (char *)acc + (MPI_Aint)cs * ext, clen, dt);
-            continue;
-        }
-        MPI_Status st;
-        memset(&st, 0, sizeof st);
-        st.MPI_SOURCE = l->leader_of[c];
-        rc = compi_frame_deliver(got.bytes + got.displs[c], (size_t)got.lens[c], (char *)acc + (MPI_Aint)cs * ext, clen,
-                                 dt, &st, comm);
+        rc = compi_coll_xfer_deliver(&x, c, (char *)acc + (MPI_Aint)cs * ext, clen, dt, l->leader_of[c], comm);
     }
 out:
     if (built) compi_coll_out_free(&o);
-    for (int c = 0; c < p && stage; c++) free(stage[c]);
-    free(outp);
-    free(ins);
-    free(stage);
-    free(piped);
-    compi_coll_blocks_free(&got);
+    compi_coll_xfer_free(&x);
     return rc;
 }
 
-/* Leaders: the reduced chunks, each leader's own, to every leader (root_node
- * < 0) or to the leader of root_node. */
-static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, int root_node, MPI_Comm comm,
-                                   const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+/* Leaders: the reduced chunks, each leader's own, to the leader of
+ * root_node (Reduce): lengths gathered, then the frames. */
+static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, int root_node, MPI_Comm comm,
+                                const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
-    if (root_node < 0 && l->xleaders != MPI_COMM_NULL) return compi_chunks_piped(acc, n, dt, ext, comm, ci, l, wire);
     const int p = l->nnodes, my = l->my_node;
     int s, len, rc;
     compi_chunk(n, p, my, &s, &len);
@@ -313,36 +203,29 @@ static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint e
         compi_typeinfo ti;
         compi_typeinfo_get(dt, len, &ti);
         compi_decision d;
-        compi_decide(&d, ci, root_node < 0 ? -1 : l->leader_of[root_node], -1, &ti,
-                     root_node < 0 ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE);
-        COMPI_STAT_ADD(messages[root_node < 0 ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE], 1);
-        COMPI_STAT_ADD(bytes[root_node < 0 ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE], ti.size);
+        compi_decide(&d, ci, l->leader_of[root_node], -1, &ti, COMPI_FAM_REDUCE);
+        COMPI_STAT_ADD(messages[COMPI_FAM_REDUCE], 1);
+        COMPI_STAT_ADD(bytes[COMPI_FAM_REDUCE], ti.size);
         rc = compi_frame_encode((char *)acc + (MPI_Aint)s * ext, len, dt, &ti, &d, &frame, &flen);
         if (rc != MPI_SUCCESS) return rc;
     }
-    if (root_node < 0) {
-        rc = compi_coll_allgather_frames(frame, flen, l->leaders, &all, &lens, &displs);
-        *wire += flen * (size_t)(p - 1);
-    } else {
-        /* the same two steps, towards one leader */
-        lens = malloc(sizeof(int) * (size_t)p);
-        displs = malloc(sizeof(int) * (size_t)p);
-        if (!lens || !displs) { free(frame); free(lens); free(displs); return MPI_ERR_NO_MEM; }
-        int my_len = (int)flen;
-        rc = PMPI_Gather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, root_node, l->leaders);
-        long long total = 0;
-        if (my == root_node)
-            for (int c = 0; c < p; c++) {
-                displs[c] = (int)total;
-                total += lens[c];
-            }
-        if (rc == MPI_SUCCESS && my == root_node && !(all = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Gatherv(frame, my_len, MPI_BYTE, all, lens, displs, MPI_BYTE, root_node, l->leaders);
-        *wire += flen;
-    }
+    lens = malloc(sizeof(int) * (size_t)p);
+    displs = malloc(sizeof(int) * (size_t)p);
+    if (!lens || !displs) { free(frame); free(lens); free(displs); return MPI_ERR_NO_MEM; }
+    int my_len = (int)flen;
+    rc = PMPI_Gather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, root_node, l->leaders);
+    long long total = 0;
+    if (my == root_node)
+        for (int c = 0; c < p; c++) {
+            displs[c] = (int)total;
+            total += lens[c];
+        }
+    if (rc == MPI_SUCCESS && my == root_node && !(all = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Gatherv(frame, my_len, MPI_BYTE, all, lens, displs, MPI_BYTE, root_node, l->leaders);
+    *wire += flen;
     free(frame);
-    for (int c = 0; c < p && rc == MPI_SUCCESS && (root_node < 0 || my == root_node); c++) {
+    for (int c = 0; c < p && rc == MPI_SUCCESS && my == root_node; c++) {
         if (c == my) continue;
         int cs, clen;
         compi_chunk(n, p, c, &cs, &clen);
@@ -406,7 +289,9 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
             free(mine_owned);   /* one segment per node: always in place in acc */
         }
         compi_parts_free(&q);
-        if (rc == MPI_SUCCESS) rc = compi_chunks_to_leaders(acc, count, dt, ext, root_node, comm, ci, l, wire);
+        if (rc == MPI_SUCCESS)
+            rc = all ? compi_chunks_to_leaders(acc, count, dt, ext, comm, ci, l, wire)
+                     : compi_chunks_to_root(acc, count, dt, ext, root_node, comm, ci, l, wire);
     }
     /* 4. the result inside the node */
     if (rc == MPI_SUCCESS && all && l->local_size > 1) {

@@ -187,7 +187,7 @@ int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         rcounts[i] = recvcount;
         rd[i] = i * recvcount;
     }
-    rc = compi_coll_alltoallv(sendbuf, scounts, sd, sendtype, recvbuf, rcounts, rd, recvtype, comm, ci, &wire);
+    rc = compi_coll_alltoallv(sendbuf, scounts, sd, sendtype, recvbuf, rcounts, rd, recvtype, comm, ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
     free(scounts); free(sd); free(rcounts); free(rd);
     compi_coll_count(COMPI_COLL_ALLTOALL, 1, block * n, wire, t0);
@@ -220,7 +220,7 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
         return rc;
     }
     rc = compi_coll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                              ci, &wire);
+                              ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
     compi_coll_count(COMPI_COLL_ALLTOALLV, 1, bytes, wire, t0);
     return compi_coll_done(comm, rc);
