@@ -65,6 +65,15 @@ typedef struct compi_coll_layout {
 /* Collectives on comm may take compi's path: a framed intracommunicator in a
  * mode that frames (fixed, adaptive, guided, trace). Sets *ci. */
 int compi_coll_applies(MPI_Comm comm, const compi_comm_info **ci);
+/* The same test on a communicator's info already looked up. */
+static inline int compi_coll_frames(const compi_comm_info *ci)
+{
+    compi_mode m = ci->mode;
+    /* trace mode frames them too (raw), so the trace holds the very
+     * collective messages guided mode will look up */
+    return ci->framed && !ci->is_inter &&
+           (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED || m == COMPI_MODE_TRACE);
+}
 
 /* The layout cached on ci, built now if needed; NULL with *rc set on failure. */
 const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc);

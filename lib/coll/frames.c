@@ -16,11 +16,7 @@ uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
 int compi_coll_applies(MPI_Comm comm, const compi_comm_info **ci)
 {
     *ci = compi_comm_lookup(comm);
-    compi_mode m = (*ci)->mode;
-    /* trace mode frames them too (raw), so the trace holds the very
-     * collective messages guided mode will look up */
-    return (*ci)->framed && !(*ci)->is_inter &&
-           (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED || m == COMPI_MODE_TRACE);
+    return compi_coll_frames(*ci);
 }
 
 int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, const void *bytes, size_t n,

@@ -43,26 +43,27 @@ static void compi_coll_count(compi_coll_kind kind, int node_aware, MPI_Count byt
 /* Communicators compi never runs collectives on (inside one node, an
  * intercommunicator, mode off): the call goes to the MPI at once and is only
  * counted, so its cost stays one attribute lookup. */
-static int compi_coll_bypass(compi_coll_kind kind, MPI_Comm comm)
+static const compi_comm_info *compi_coll_enter(compi_coll_kind kind, MPI_Comm comm)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (ci->framed && !ci->is_inter) return 0;
+    if (ci->framed && !ci->is_inter) return ci;
     COMPI_COLL_ADD(kind, COMPI_COLL_CALLS, 1);
-    return 1;
+    return NULL;
 }
 
 /* For the collectives compi always passes to the MPI: the start time when
  * the call is counted in full (a communicator that spans nodes), else 0. */
 static uint64_t compi_coll_pass_begin(compi_coll_kind kind, MPI_Comm comm)
 {
-    return compi_coll_bypass(kind, comm) ? 0 : compi_now_ns();
+    return compi_coll_enter(kind, comm) ? compi_now_ns() : 0;
 }
 
-/* compi's path for this call, or NULL (the MPI's own): the size test, then
- * the gate of this collective and size class (its ticket t must be ended
- * with compi_coll_gate_end after the call, whichever path ran). The layout
- * is built (collectively) on first use. */
-static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info **ci, compi_coll_kind kind,
+/* compi's path for this call on ci (compi_coll_enter's), or NULL (the
+ * MPI's own): the size test, then the gate of this collective and size
+ * class (its ticket t must be ended with compi_coll_gate_end after the
+ * call, whichever path ran). The layout is built (collectively) on first
+ * use. */
+static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info *ci, compi_coll_kind kind,
                                                 size_t size, int extra, compi_coll_ticket *t, int *rc)
 {
     *rc = MPI_SUCCESS;
@@ -70,13 +71,12 @@ static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_
     /* alltoallv: block sizes differ per rank, so no size test every rank
      * could share: compi's path always runs (blocks under the floor simply
      * go raw), unless its gate says otherwise */
-    if (!compi_coll_applies(comm, ci) || (kind != COMPI_COLL_ALLTOALLV && !compi_coll_worth(*ci, size, extra)))
-        return NULL;
-    const compi_coll_layout *l = compi_coll_layout_get(comm, *ci, rc);
+    if (!compi_coll_frames(ci) || (kind != COMPI_COLL_ALLTOALLV && !compi_coll_worth(ci, size, extra))) return NULL;
+    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, rc);
     if (!l) return NULL;
     /* the v variants' sizes differ per rank: one gate for all their sizes */
     size_t cls = kind == COMPI_COLL_ALLTOALLV ? 0 : size;
-    return compi_coll_gate_begin(*ci, l, (int)kind, cls, t) == COMPI_GATE_PATH_COMPI ? l : NULL;
+    return compi_coll_gate_begin(ci, l, (int)kind, cls, t) == COMPI_GATE_PATH_COMPI ? l : NULL;
 }
 
 /* Ends the call's gate ticket; the call's own error comes first. */
@@ -97,11 +97,12 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
                                   void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
                                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (compi_coll_bypass(kind, comm))
+    const compi_comm_info *ci = compi_coll_enter(kind, comm);
+    if (!ci)
         return recvcounts ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
                           : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
-    int n = compi_coll_peers(comm), me, rc;
+    int n = ci->peer_count, me, rc;
     PMPI_Comm_rank(comm, &me);
     /* the per-rank block size, known alike everywhere (the average for allgatherv) */
     MPI_Count total = 0;
@@ -111,10 +112,9 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
         total = compi_type_bytes(recvtype, recvcount) * n;
     MPI_Count mine = recvcounts ? (me < n ? compi_type_bytes(recvtype, recvcounts[me]) : 0)
                                 : compi_type_bytes(recvtype, recvcount);
-    const compi_comm_info *ci;
     compi_coll_ticket tk;
     const compi_coll_layout *l =
-        compi_coll_path(comm, &ci, kind, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, &tk, &rc);
+        compi_coll_path(comm, ci, kind, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = recvcounts ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
@@ -162,15 +162,15 @@ int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Datatype recvtype, MPI_Comm comm)
 {
     COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALL, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
-    if (compi_coll_bypass(COMPI_COLL_ALLTOALL, comm))
+    const compi_comm_info *ci = compi_coll_enter(COMPI_COLL_ALLTOALL, comm);
+    if (!ci)
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
-    int n = compi_coll_peers(comm), rc;
+    int n = ci->peer_count, rc;
     MPI_Count block = compi_type_bytes(recvtype, recvcount);
-    const compi_comm_info *ci;
     compi_coll_ticket tk;
     const compi_coll_layout *l =
-        compi_coll_path(comm, &ci, COMPI_COLL_ALLTOALL, (size_t)block, COMPI_EXTRA_ALLTOALL, &tk, &rc);
+        compi_coll_path(comm, ci, COMPI_COLL_ALLTOALL, (size_t)block, COMPI_EXTRA_ALLTOALL, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -203,15 +203,15 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
         if (sendbuf == MPI_IN_PLACE) compi_prof_coll_(comm, COMPI_PROF_ALLTOALLV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
         else compi_prof_coll_(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL);
     }
-    if (compi_coll_bypass(COMPI_COLL_ALLTOALLV, comm))
+    const compi_comm_info *ci = compi_coll_enter(COMPI_COLL_ALLTOALLV, comm);
+    if (!ci)
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
-    int n = compi_coll_peers(comm), rc;
+    int n = ci->peer_count, rc;
     MPI_Count bytes = 0;
     for (int i = 0; i < n; i++) bytes += compi_type_bytes(recvtype, recvcounts[i]);
-    const compi_comm_info *ci;
     compi_coll_ticket tk;
-    const compi_coll_layout *l = compi_coll_path(comm, &ci, COMPI_COLL_ALLTOALLV, 0, 1, &tk, &rc);
+    const compi_coll_layout *l = compi_coll_path(comm, ci, COMPI_COLL_ALLTOALLV, 0, 1, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -245,17 +245,19 @@ int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int 
 static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                                MPI_Op op, int root, MPI_Comm comm)
 {
-    if (compi_coll_bypass(kind, comm))
+    const compi_comm_info *ci = compi_coll_enter(kind, comm);
+    if (!ci)
         return root < 0 ? PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm)
                         : PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
     MPI_Count bytes = compi_type_bytes(dt, count);
-    const compi_comm_info *ci;
     int rc;
     compi_coll_ticket tk = {NULL, 0, 0, 0};
-    const compi_coll_layout *l = compi_coll_reduction_ok(dt, op)
-                                     ? compi_coll_path(comm, &ci, kind, (size_t)bytes, COMPI_EXTRA_REDUCE, &tk, &rc)
-                                     : (rc = MPI_SUCCESS, NULL);
+    /* the cheap size test first: small calls go to the MPI at once */
+    const compi_coll_layout *l =
+        compi_coll_worth(ci, (size_t)bytes, COMPI_EXTRA_REDUCE) && compi_coll_reduction_ok(dt, op)
+            ? compi_coll_path(comm, ci, kind, (size_t)bytes, COMPI_EXTRA_REDUCE, &tk, &rc)
+            : (rc = MPI_SUCCESS, NULL);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = root < 0 ? PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm)
@@ -290,22 +292,25 @@ int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf,
                                        const int *recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    if (compi_coll_bypass(kind, comm))
+    const compi_comm_info *ci = compi_coll_enter(kind, comm);
+    if (!ci)
         return recvcounts ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm)
                           : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
-    int n = compi_coll_peers(comm), me, rc;
+    int n = ci->peer_count, me, rc;
     PMPI_Comm_rank(comm, &me);
     /* the whole vector is reduced: its size (known alike everywhere) decides */
     long long total = 0;
     for (int r = 0; r < n; r++) total += recvcounts ? recvcounts[r] : recvcount;
     MPI_Count mine = compi_type_bytes(dt, recvcounts ? recvcounts[me] : recvcount);
-    const compi_comm_info *ci;
     const compi_coll_layout *l = NULL;
     compi_coll_ticket tk = {NULL, 0, 0, 0};
     rc = MPI_SUCCESS;
-    if (total <= 0x7fffffff && compi_coll_reduction_ok(dt, op))
-        l = compi_coll_path(comm, &ci, kind, (size_t)compi_type_bytes(dt, (int)total), COMPI_EXTRA_REDUCE, &tk, &rc);
+    if (total <= 0x7fffffff) {
+        size_t whole = (size_t)compi_type_bytes(dt, (int)total);
+        if (compi_coll_worth(ci, whole, COMPI_EXTRA_REDUCE) && compi_coll_reduction_ok(dt, op))
+            l = compi_coll_path(comm, ci, kind, whole, COMPI_EXTRA_REDUCE, &tk, &rc);
+    }
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = recvcounts ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm)
