@@ -89,12 +89,13 @@ static int compi_io_open_raw(compi_io_file *f)
     return 1;
 }
 
-/* Which MPI-IO runs underneath, and the ROMIO hints the gate models. ROMIO
- * says so itself in the file's info (MPICH: romio_cb_write, cb_nodes,
- * romio_aggregator_list); Open MPI's romio321 returns an empty info, like
- * OMPIO, so there the loaded components tell: mca_io_romio321 loaded and
- * mca_io_ompio not (--mca io romio321) is ROMIO; mca_io_ompio loaded is taken
- * for OMPIO (its priority wins by default); nothing known: unknown. */
+/* Which MPI-IO runs underneath, and the ROMIO hints the gate models. Under
+ * Open MPI the loaded io components tell (its romio321 returns an empty
+ * info, OMPIO returns the application's hints, romio_* ones included):
+ * mca_io_ompio loaded is taken for OMPIO (its priority wins by default),
+ * mca_io_romio321 alone (--mca io romio321) is ROMIO. Otherwise (MPICH) ROMIO
+ * says so itself in the file's info: romio_cb_write, romio_cb_read,
+ * romio_aggregator_list. Nothing known: unknown (the gate never passes). */
 static int compi_io_dl_cb(struct dl_phdr_info *i, size_t size, void *arg)
 {
     (void)size;
@@ -114,43 +115,44 @@ static int compi_io_cb_value(const char *v)
 static void compi_io_detect(compi_io_file *f, MPI_Info user)
 {
     char v[MPI_MAX_INFO_VAL + 1];
-    MPI_Info used = MPI_INFO_NULL;
-    int kind = COMPI_IO_MPIIO_UNKNOWN;
+    int kind = COMPI_IO_MPIIO_UNKNOWN, m[2] = {0, 0};
     free(f->ragg);
     f->ragg = NULL;
     f->nragg = 0;
     f->romio_cb_auto[0] = f->romio_cb_auto[1] = 1;
-    if (PMPI_File_get_info(f->fh, &used) == MPI_SUCCESS && used != MPI_INFO_NULL) {
-        if (compi_io_hint(used, "romio_cb_write", v, sizeof v)) {
-            kind = COMPI_IO_MPIIO_ROMIO;
-            f->romio_cb_auto[1] = compi_io_cb_value(v);
-            if (compi_io_hint(used, "romio_cb_read", v, sizeof v)) f->romio_cb_auto[0] = compi_io_cb_value(v);
-            if (compi_io_hint(used, "romio_aggregator_list", v, sizeof v)) {
-                int *l = malloc(sizeof(int) * (size_t)f->nprocs), n = 0, ok = l != NULL;
-                char *p = v, *end;
-                while (ok && *p) {
-                    long r = strtol(p, &end, 10);
-                    if (end == p) { ok = *p == ' '; p++; continue; }
-                    if (r < 0 || r >= f->nprocs || n >= f->nprocs) ok = 0;
-                    else l[n++] = (int)r;
-                    p = end;
-                }
-                if (ok && n > 0) { f->ragg = l; f->nragg = n; }
-                else free(l);
-            }
-        }
-        PMPI_Info_free(&used);
-    }
-    if (kind == COMPI_IO_MPIIO_UNKNOWN) {
-        int m[2] = {0, 0};
-        dl_iterate_phdr(compi_io_dl_cb, m);
-        if (m[0]) kind = COMPI_IO_MPIIO_OMPIO;
-        else if (m[1]) kind = COMPI_IO_MPIIO_ROMIO;
+    /* Open MPI first: OMPIO keeps whatever hints the application gave, romio_*
+     * ones included, so its info cannot tell */
+    dl_iterate_phdr(compi_io_dl_cb, m);
+    if (m[0]) {
+        kind = COMPI_IO_MPIIO_OMPIO;
+    } else if (m[1]) {
+        kind = COMPI_IO_MPIIO_ROMIO;
         /* romio321 takes the application's romio_cb_* hints as they are */
-        if (kind == COMPI_IO_MPIIO_ROMIO && compi_io_hint(user, "romio_cb_write", v, sizeof v))
-            f->romio_cb_auto[1] = compi_io_cb_value(v);
-        if (kind == COMPI_IO_MPIIO_ROMIO && compi_io_hint(user, "romio_cb_read", v, sizeof v))
-            f->romio_cb_auto[0] = compi_io_cb_value(v);
+        if (compi_io_hint(user, "romio_cb_write", v, sizeof v)) f->romio_cb_auto[1] = compi_io_cb_value(v);
+        if (compi_io_hint(user, "romio_cb_read", v, sizeof v)) f->romio_cb_auto[0] = compi_io_cb_value(v);
+    } else {
+        MPI_Info used = MPI_INFO_NULL;
+        if (PMPI_File_get_info(f->fh, &used) == MPI_SUCCESS && used != MPI_INFO_NULL) {
+            if (compi_io_hint(used, "romio_cb_write", v, sizeof v)) {
+                kind = COMPI_IO_MPIIO_ROMIO;
+                f->romio_cb_auto[1] = compi_io_cb_value(v);
+                if (compi_io_hint(used, "romio_cb_read", v, sizeof v)) f->romio_cb_auto[0] = compi_io_cb_value(v);
+                if (compi_io_hint(used, "romio_aggregator_list", v, sizeof v)) {
+                    int *l = malloc(sizeof(int) * (size_t)f->nprocs), n = 0, ok = l != NULL;
+                    char *p = v, *end;
+                    while (ok && *p) {
+                        long r = strtol(p, &end, 10);
+                        if (end == p) { ok = *p == ' '; p++; continue; }
+                        if (r < 0 || r >= f->nprocs || n >= f->nprocs) ok = 0;
+                        else l[n++] = (int)r;
+                        p = end;
+                    }
+                    if (ok && n > 0) { f->ragg = l; f->nragg = n; }
+                    else free(l);
+                }
+            }
+            PMPI_Info_free(&used);
+        }
     }
     f->mpiio = kind;
 }
