@@ -25,6 +25,7 @@ static const char *const compi_io_stage_names[COMPI_IO_T_COUNT] = {"flatten", "p
 
 static uint64_t compi_io_path_total;
 static uint64_t compi_io_gate_total;   /* calls the gate passed to the MPI */
+static uint64_t compi_io_memo_total;   /* of which passed from the view memo, without planning */
 static pthread_mutex_t compi_io_lock = PTHREAD_MUTEX_INITIALIZER;
 static compi_io_file *compi_io_files;
 static char *compi_io_lines;   /* finished files' JSON objects, comma-separated */
@@ -157,6 +158,73 @@ static void compi_io_detect(compi_io_file *f, MPI_Info user)
     f->mpiio = kind;
 }
 
+/* The view memo: a regular writer reopens the same file layout again and
+ * again (a checkpoint every N steps), and the gate's verdict for it does not
+ * change. Each process remembers, per communicator and view (its own, as a
+ * hash), the fingerprint of the last gate decision that passed a call made
+ * through that view: a hash of everything the decision was made from, the
+ * same on every process. At set_view the fingerprints ride on the hint
+ * agreement's allreduce (no message of its own): when every process has one
+ * and they are equal, all processes' views were decided together and passed,
+ * and the file's calls through this view go to the MPI from the first one on,
+ * without planning. Passing is always right; a later access that differs
+ * from the decided one is passed too (the price: compi's gain, if any, on
+ * that access). Only views with a non-contiguous filetype are memorised. */
+typedef struct {
+    MPI_Comm comm;
+    int nprocs, is_write;
+    uint64_t sig, fp;
+} compi_io_memo;
+#define COMPI_IO_MEMO 32
+static compi_io_memo compi_io_memos[COMPI_IO_MEMO];
+static int compi_io_nmemo, compi_io_memo_next;
+
+static uint64_t compi_io_fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 1099511628211ull; }
+    return h;
+}
+
+static int compi_io_memo_at(const compi_io_file *f, int is_write)
+{
+    for (int i = 0; i < compi_io_nmemo; i++) {
+        const compi_io_memo *m = &compi_io_memos[i];
+        if (m->comm == f->app_comm && m->nprocs == f->nprocs && m->is_write == is_write && m->sig == f->view_sig)
+            return i;
+    }
+    return -1;
+}
+
+/* my memorised fingerprint for the file's current view (0: none) */
+static uint64_t compi_io_memo_find(const compi_io_file *f, int is_write)
+{
+    if (!f->view_sig) return 0;
+    pthread_mutex_lock(&compi_io_lock);
+    int i = compi_io_memo_at(f, is_write);
+    uint64_t fp = i >= 0 ? compi_io_memos[i].fp : 0;
+    pthread_mutex_unlock(&compi_io_lock);
+    return fp;
+}
+
+/* after a gate decision: remember a pass, forget anything else */
+static void compi_io_memo_record(const compi_io_file *f, int is_write, uint64_t fp, int pass)
+{
+    if (!f->view_sig) return;
+    pthread_mutex_lock(&compi_io_lock);
+    int i = compi_io_memo_at(f, is_write);
+    if (pass) {
+        if (i < 0) {
+            if (compi_io_nmemo < COMPI_IO_MEMO) i = compi_io_nmemo++;
+            else { i = compi_io_memo_next; compi_io_memo_next = (compi_io_memo_next + 1) % COMPI_IO_MEMO; }
+        }
+        compi_io_memos[i] = (compi_io_memo){f->app_comm, f->nprocs, is_write, f->view_sig, fp ? fp : 1};
+    } else if (i >= 0) {
+        compi_io_memos[i].fp = 0;
+    }
+    pthread_mutex_unlock(&compi_io_lock);
+}
+
 void compi_io_file_hints(compi_io_file *f, MPI_Info info)
 {
     char v[MPI_MAX_INFO_VAL + 1], why[300] = "";
@@ -195,10 +263,13 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
     }
     /* every process must plan alike: the same policy, buffer, aggregators, stripe */
     compi_io_detect(f, info);
-    int64_t mine[10] = {policy, cb, nodes, stripe, weight, gate, why[0] != 0,
-                        f->mpiio, f->romio_cb_auto[0] + 2 * f->romio_cb_auto[1], f->nragg}, lo[10], hi[10];
-    PMPI_Allreduce(mine, lo, 10, MPI_INT64_T, MPI_MIN, f->comm);
-    PMPI_Allreduce(mine, hi, 10, MPI_INT64_T, MPI_MAX, f->comm);
+    int64_t mine[12] = {policy, cb, nodes, stripe, weight, gate, why[0] != 0,
+                        f->mpiio, f->romio_cb_auto[0] + 2 * f->romio_cb_auto[1], f->nragg,
+                        (int64_t)compi_io_memo_find(f, 0), (int64_t)compi_io_memo_find(f, 1)}, lo[12], hi[12];
+    PMPI_Allreduce(mine, lo, 12, MPI_INT64_T, MPI_MIN, f->comm);
+    PMPI_Allreduce(mine, hi, 12, MPI_INT64_T, MPI_MAX, f->comm);
+    /* the view memo: every process's view passed in one decision */
+    for (int w = 0; w < 2; w++) f->sticky[w] = lo[10 + w] == hi[10 + w] && lo[10 + w] != 0;
     /* the MPI-IO as every process sees it, or unknown (then the gate never passes) */
     if (memcmp(lo + 7, hi + 7, 3 * sizeof(int64_t)) != 0) f->mpiio = COMPI_IO_MPIIO_UNKNOWN;
     f->view_gen++;
@@ -235,6 +306,7 @@ void compi_io_file_opened(MPI_Comm comm, const char *filename, int amode, MPI_In
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (!all) { free(f); free(name); return; }
     f->fh = fh;
+    f->app_comm = comm;
     f->raw = MPI_FILE_NULL;
     f->filename = name;
     f->amode = amode;
@@ -284,6 +356,15 @@ void compi_io_file_view(compi_io_file *f, MPI_Offset disp, MPI_Datatype etype, M
     f->view_ok = ok;
     f->view_gen++;
     f->pc.valid = 0;
+    /* the view's hash for the view memo (non-contiguous filetypes only) */
+    f->view_sig = 0;
+    if (ok && !(f->ft.n == 1 && f->ft.v[0].len == f->ft_extent)) {
+        uint64_t h = 14695981039346656037ull;
+        int64_t hd[4] = {f->disp, f->etype_size, f->ft_extent, f->native};
+        h = compi_io_fnv(h, hd, sizeof hd);
+        h = compi_io_fnv(h, f->ft.v, sizeof(compi_io_seg) * f->ft.n);
+        f->view_sig = h ? h : 1;
+    }
 }
 
 int compi_io_file_sync(compi_io_file *f)
@@ -928,6 +1009,14 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
         f->st.pass[reason]++;
         return MPI_SUCCESS;
     }
+    if (f->policy == COMPI_IO_LA && f->gate && f->mpiio == COMPI_IO_MPIIO_ROMIO && f->sticky[is_write]) {
+        /* the view memo: decided when this view was used before */
+        f->st.pass[COMPI_IO_PASS_NOTHING]++;
+        f->st.cached++;
+        __atomic_fetch_add(&compi_io_gate_total, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&compi_io_memo_total, 1, __ATOMIC_RELAXED);
+        return MPI_SUCCESS;
+    }
     uint64_t t0 = compi_now_ns();
     compi_io_call c;
     memset(&c, 0, sizeof c);
@@ -1095,6 +1184,16 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
                 compi_io_volume_of(c.n, nagg, wb, def, c.node_of, &v);
                 verdict = compi_io_gate(f->mpiio, v.internode, (int64_t)mpi_inter, c.frames);
             }
+            if (gate && arc == MPI_SUCCESS) {
+                /* the decision's fingerprint: all it was made from, the same on every process */
+                uint64_t fp = 14695981039346656037ull;
+                int64_t hd[6] = {gs, ge, nagg, (int64_t)mpi_inter, c.frames, verdict};
+                fp = compi_io_fnv(fp, hd, sizeof hd);
+                fp = compi_io_fnv(fp, starts, sizeof(int64_t) * (size_t)c.n);
+                fp = compi_io_fnv(fp, ends, sizeof(int64_t) * (size_t)c.n);
+                fp = compi_io_fnv(fp, wb, sizeof(double) * (size_t)nagg * (size_t)c.n);
+                compi_io_memo_record(f, is_write, fp, verdict == COMPI_IO_GATE_PASS);
+            }
             /* the plan, for the next identical access */
             free(f->pc.agg);
             f->pc.agg = malloc(sizeof(int) * (size_t)nagg);
@@ -1222,4 +1321,11 @@ uint64_t compi_io_gate_passes(void);
 uint64_t compi_io_gate_passes(void)
 {
     return __atomic_load_n(&compi_io_gate_total, __ATOMIC_RELAXED);
+}
+
+/* For tests: calls passed from the view memo (no planning at all). */
+uint64_t compi_io_memo_passes(void);
+uint64_t compi_io_memo_passes(void)
+{
+    return __atomic_load_n(&compi_io_memo_total, __ATOMIC_RELAXED);
 }

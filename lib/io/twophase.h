@@ -115,6 +115,9 @@ typedef struct compi_io_file {
     int nragg, *ragg;            /* ROMIO's aggregators (romio_aggregator_list), nragg 0: unknown */
     uint64_t view_gen;           /* set_view / set_info count: invalidates the plan cache */
     compi_io_plan_cache pc;
+    MPI_Comm app_comm;           /* the application's communicator (a key of the view memo) */
+    uint64_t view_sig;           /* hash of the view (disp, etype size, filetype segments, extent) */
+    int sticky[2];               /* [0] reads, [1] writes: passed from set_view on (the view memo) */
     int64_t cb_buffer_size, stripe;
     int cb_nodes;
     int nprocs, rank;

@@ -9,6 +9,8 @@
  *     second half on the first (COMPI_DEBUG_RANKS_PER_NODE < np): la moves
  *     fewer bytes across nodes than ROMIO, so the write stays on compi's path;
  *   3 the same grid with compi_cb_gate=off: compi's path.
+ * In 1 the grid is written to a second file as well: under ROMIO its calls
+ * are passed by the view memo from set_view on, without planning.
  * Every file is compared byte for byte with the same write through
  * compi_cb_aggregators=mpi, every read with the data written.
  * usage: io_gate romio|ompio (the MPI-IO underneath). */
@@ -26,7 +28,7 @@
 static int rank, np, bad;
 #define FAIL(...) do { printf("FAILED rank %d: ", rank); printf(__VA_ARGS__); printf("\n"); bad++; } while (0)
 
-static uint64_t (*path_calls)(void), (*gate_passes)(void);
+static uint64_t (*path_calls)(void), (*gate_passes)(void), (*memo_passes)(void);
 
 static unsigned char *slurp(const char *path, long *n)
 {
@@ -95,7 +97,8 @@ int main(int argc, char **argv)
     int romio = argc > 1 && strcmp(argv[1], "romio") == 0;
     path_calls = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "compi_io_path_calls");
     gate_passes = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "compi_io_gate_passes");
-    if (!path_calls || !gate_passes) {
+    memo_passes = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "compi_io_memo_passes");
+    if (!path_calls || !gate_passes || !memo_passes) {
         if (rank == 0) printf("FAILED: libcompi is not loaded (LD_PRELOAD it)\n");
         MPI_Finalize();
         return 1;
@@ -144,6 +147,23 @@ int main(int argc, char **argv)
                  (unsigned long long)dg, (unsigned long long)dp);
         if (rank == 0) printf("grid, one node: %llu passed by the gate, %llu on compi's path\n", (unsigned long long)dg,
                               (unsigned long long)dp);
+        /* the same layout in a new file (a checkpoint every N steps): under
+         * ROMIO the view memo passes all three calls from set_view on */
+        uint64_t m0 = memo_passes();
+        p0 = path_calls();
+        g0 = gate_passes();
+        snprintf(pa, sizeof pa, "%s/grid_la2", dir);
+        run(pa, "la", NULL, grid, gdata, gcount, 1, 1);
+        same_files(pa, pb, "grid again, one node");
+        uint64_t dm = memo_passes() - m0;
+        dp = path_calls() - p0;
+        dg = gate_passes() - g0;
+        if (romio && (dm != 3 || dg != 3 || dp != 0))
+            FAIL("grid again under ROMIO: %llu calls passed from the view memo (want 3), %llu by the gate, %llu on compi's path",
+                 (unsigned long long)dm, (unsigned long long)dg, (unsigned long long)dp);
+        if (!romio && (dm != 0 || dp != 3))
+            FAIL("grid again under OMPIO: %llu calls passed from the view memo (want 0), %llu on compi's path (want 3)",
+                 (unsigned long long)dm, (unsigned long long)dp);
     }
     /* 2: a mesh living on the wrong nodes */
     if (rpn > 0 && rpn < np) {
