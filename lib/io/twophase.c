@@ -289,11 +289,8 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
         f->weight = weight;
         f->gate = gate;
     }
-    if (policy != COMPI_IO_MPI && f->raw == MPI_FILE_NULL && !(f->amode & MPI_MODE_SEQUENTIAL) &&
-        !compi_io_open_raw(f)) {
-        compi_io_notice(f, "compi could not open a second handle on the file");
-        policy = COMPI_IO_MPI;
-    }
+    /* compi's second handle on the file is opened at the first call that
+     * takes compi's path (a file whose calls the gate passes never needs it) */
     f->policy = policy;
 }
 
@@ -989,7 +986,6 @@ static int compi_io_file_reason(compi_io_file *f, int is_write)
 {
     if (f->policy == COMPI_IO_MPI) return COMPI_IO_PASS_POLICY;
     if (f->amode & MPI_MODE_SEQUENTIAL) return COMPI_IO_PASS_SEQUENTIAL;
-    if (f->raw == MPI_FILE_NULL) return COMPI_IO_PASS_POLICY;
     if (is_write ? (f->amode & MPI_MODE_RDONLY) : (f->amode & MPI_MODE_WRONLY)) return COMPI_IO_PASS_AMODE;
     int atomic = 0;
     PMPI_File_get_atomicity(f->fh, &atomic);
@@ -1236,6 +1232,18 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
     }
     free(starts);
     free(ends);
+    /* compi's handle on the file, opened now that every process takes compi's
+     * path (collective; all processes get the same answer) */
+    if (f->raw == MPI_FILE_NULL && !compi_io_open_raw(f)) {
+        compi_io_notice(f, "compi could not open a second handle on the file");
+        f->policy = COMPI_IO_MPI;
+        f->st.pass[COMPI_IO_PASS_POLICY]++;
+        free(def);
+        if (!nothing) compi_io_domains_free(&c.d);
+        compi_io_segs_free(&c.fs);
+        compi_io_segs_free(&ms);
+        return MPI_SUCCESS;
+    }
     *handled = 1;
     __atomic_fetch_add(&compi_io_path_total, 1, __ATOMIC_RELAXED);
     f->st.calls[op]++;
