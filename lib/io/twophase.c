@@ -72,22 +72,24 @@ static int compi_io_parse_i64(const char *v, int64_t lo, int64_t *out)
     return 1;
 }
 
+/* compi's own handle on the file, for the aggregators' contiguous writes
+ * and reads at byte offsets: opened on MPI_COMM_SELF by an aggregator when it
+ * first needs it (local: no collective open or close for the application to
+ * pay; processes that never aggregate never open it). The same file and
+ * access mode, without create, exclusivity or deletion (the application's
+ * handle owns those). Returns an MPI error code. */
 static int compi_io_open_raw(compi_io_file *f)
 {
-    /* the same file, opened again by the same processes: no create, no
-     * exclusivity, no deletion (the application's handle owns those) */
+    if (f->raw != MPI_FILE_NULL) return MPI_SUCCESS;
     int amode = f->amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN |
                              MPI_MODE_APPEND);
-    int rc = PMPI_File_open(f->comm, f->filename, amode, MPI_INFO_NULL, &f->raw);
-    int failed = rc != MPI_SUCCESS, any = 0;
-    PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, f->comm);
-    if (any) {
-        if (!failed) PMPI_File_close(&f->raw);
+    int rc = PMPI_File_open(MPI_COMM_SELF, f->filename, amode, MPI_INFO_NULL, &f->raw);
+    if (rc != MPI_SUCCESS) {
         f->raw = MPI_FILE_NULL;
-        return 0;
+        return rc;
     }
     PMPI_File_set_errhandler(f->raw, MPI_ERRORS_RETURN);
-    return 1;
+    return MPI_SUCCESS;
 }
 
 /* Which MPI-IO runs underneath, and the ROMIO hints the gate models. Under
@@ -289,8 +291,8 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
         f->weight = weight;
         f->gate = gate;
     }
-    /* compi's second handle on the file is opened at the first call that
-     * takes compi's path (a file whose calls the gate passes never needs it) */
+    /* compi's own handle on the file is opened by an aggregator when it first
+     * needs it (compi_io_open_raw) */
     f->policy = policy;
 }
 
@@ -812,6 +814,7 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
         t0 = t1;
         /* only the bytes processes wrote: each contiguous run once */
         size_t nr = c->rc == MPI_SUCCESS ? compi_io_runs(pv, pn, 0) : 0;
+        if (nr > 0 && (rc = compi_io_open_raw(c->f)) != MPI_SUCCESS) c->rc = rc;
         for (size_t r = 0; r < nr && c->rc == MPI_SUCCESS; r++) {
             MPI_Status st;
             int wrc = PMPI_File_write_at(c->f->raw, (MPI_Offset)pv[r].off, c->cbuf + (pv[r].off - lo),
@@ -899,6 +902,7 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         c->f->st.ns[COMPI_IO_T_EXCHANGE] += t1 - t0;
         t0 = t1;
         size_t nr = c->rc == MPI_SUCCESS ? compi_io_runs(pv, pn, COMPI_IO_READ_GAP) : 0;
+        if (nr > 0 && (rc = compi_io_open_raw(c->f)) != MPI_SUCCESS) c->rc = rc;
         for (size_t r = 0; r < nr && c->rc == MPI_SUCCESS; r++) {
             MPI_Status st;
             int got = 0;
@@ -1232,18 +1236,6 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
     }
     free(starts);
     free(ends);
-    /* compi's handle on the file, opened now that every process takes compi's
-     * path (collective; all processes get the same answer) */
-    if (f->raw == MPI_FILE_NULL && !compi_io_open_raw(f)) {
-        compi_io_notice(f, "compi could not open a second handle on the file");
-        f->policy = COMPI_IO_MPI;
-        f->st.pass[COMPI_IO_PASS_POLICY]++;
-        free(def);
-        if (!nothing) compi_io_domains_free(&c.d);
-        compi_io_segs_free(&c.fs);
-        compi_io_segs_free(&ms);
-        return MPI_SUCCESS;
-    }
     *handled = 1;
     __atomic_fetch_add(&compi_io_path_total, 1, __ATOMIC_RELAXED);
     f->st.calls[op]++;
