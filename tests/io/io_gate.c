@@ -8,7 +8,8 @@
  *   2 a mesh-like indexed view whose first half lives on the last node and
  *     second half on the first (COMPI_DEBUG_RANKS_PER_NODE < np): la moves
  *     fewer bytes across nodes than ROMIO, so the write stays on compi's path;
- *   3 the same grid with compi_cb_gate=off: compi's path.
+ *   3 the same grid with compi_cb_gate=off: compi's path;
+ *   4 compi_cb_gate=maybe: a notice, the MPI's own MPI-IO for the file.
  * In 1 the grid is written to a second file as well: under ROMIO its calls
  * are passed by the view memo from set_view on, without planning.
  * Every file is compared byte for byte with the same write through
@@ -212,6 +213,17 @@ int main(int argc, char **argv)
         if (dg != 0 || dp != 2)
             FAIL("compi_cb_gate=off: %llu calls passed by the gate (want 0), %llu on compi's path (want 2)",
                  (unsigned long long)dg, (unsigned long long)dp);
+    }
+    /* 4: a bad compi_cb_gate value: a notice and the MPI's own MPI-IO for the
+     * file (neither compi's path nor the gate), the data written all the same */
+    {
+        uint64_t p0 = path_calls(), g0 = gate_passes();
+        snprintf(pa, sizeof pa, "%s/grid_badgate", dir);
+        run(pa, "la", "maybe", grid, gdata, gcount, 0, 1);
+        same_files(pa, pb, "grid, bad compi_cb_gate");
+        if (path_calls() != p0 || gate_passes() != g0)
+            FAIL("compi_cb_gate=maybe: %llu calls on compi's path, %llu passed by the gate (want 0, 0)",
+                 (unsigned long long)(path_calls() - p0), (unsigned long long)(gate_passes() - g0));
     }
     MPI_Type_free(&grid);
     free(gdata);
