@@ -14,7 +14,9 @@ mpi=$1 lib=$2 bin=$3
 shift 3
 dir=$(mktemp -d /tmp/compi-check-iobench.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-env=(LD_PRELOAD="$lib" COMPI_MODE=adaptive COMPI_DEBUG_RANKS_PER_NODE=2 COMPI_REPORT="$dir/report.json")
+# the gate off: this checks compi's own path (under ROMIO the gate would pass the la
+# variants of the regular file to the MPI; tests/io/io_gate.c checks the gate)
+env=(LD_PRELOAD="$lib" COMPI_MODE=adaptive COMPI_IO_GATE=off COMPI_DEBUG_RANKS_PER_NODE=2 COMPI_REPORT="$dir/report.json")
 flags=()
 for kv in "${env[@]}"; do
     if [[ $mpi == openmpi ]]; then flags+=(-x "$kv"); else flags+=(-genv "${kv%%=*}" "${kv#*=}"); fi

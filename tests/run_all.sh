@@ -56,7 +56,13 @@ vcluster_stage() {
 stage vcluster    vcluster_stage
 # a real Slurm on the emulated cluster: compi run -- srun / sbatch, both MPIs
 stage slurm       bash tests/vcluster/test_slurm.sh
-stage foreign     bash tests/foreign/mpi4py.sh --mpi both --np 1,2
+foreign_stage() {   # mpi4py's suite, then ROMIO's test programs with compi's collective I/O (~2.5 min)
+  local rc=0
+  bash tests/foreign/mpi4py.sh --mpi both --np 1,2 || rc=1
+  bash tests/foreign/romio.sh --mpi both || rc=1
+  return $rc
+}
+stage foreign     foreign_stage
 
 if [ "$failed" -gt 0 ]; then echo "failed stages: ${failed_names[*]}"; fi
 echo "tests: $passed passed, $failed failed"

@@ -169,6 +169,13 @@ static int set_io_weight(compi_config *c, const char *v, char *why, size_t whyle
     return compi_parse_io_weight(v, &c->io_weight) == COMPI_OK
                ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_IO_WEIGHT_NAMES);
 }
+static int set_io_gate(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    if (strcmp(v, "on") == 0) c->io_gate = 1;
+    else if (strcmp(v, "off") == 0) c->io_gate = 0;
+    else return COMPI_BAD("is not valid; valid values: on, off");
+    return COMPI_OK;
+}
 static int set_reeval(compi_config *c, const char *v, char *why, size_t whylen)
 {
     int n;
@@ -280,6 +287,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_CHUNK] = {{"chunk", "COMPI_CHUNK", "auto", 0}, set_chunk, 0},
     [COMPI_SET_IO_AGGREGATORS] = {{"io_aggregators", "COMPI_IO_AGGREGATORS", "mpi", 0}, set_io_aggregators, 0},
     [COMPI_SET_IO_WEIGHT] = {{"io_weight", "COMPI_IO_WEIGHT", "bytes", 0}, set_io_weight, 0},
+    [COMPI_SET_IO_GATE] = {{"io_gate", "COMPI_IO_GATE", "on", 0}, set_io_gate, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
                                         set_ranks_per_node, 0},
 };
@@ -297,6 +305,7 @@ static void compi_config_defaults(compi_config *cfg)
     cfg->codec = compi_codec_by_name("lz4");
     cfg->min_bytes = 2048;
     cfg->escape_wait_s = 60;
+    cfg->io_gate = 1;
     compi_window_params_default(&cfg->window);
     cfg->min_speedup = 1.05;
     cfg->sample_bytes = 64 * 1024;

@@ -16,6 +16,7 @@
  *   domains.c  file domains, the processes x domains matrices, the `default`
  *              and `la` aggregator placements, the redistribution volume each
  *              implies (MPI-free)
+ *   gate.c     whether compi can beat the MPI's own MPI-IO (ROMIO modelled; MPI-free)
  * Errors are negative values: compi_status codes plus the COMPI_IO_ERR_* below. */
 #ifndef COMPI_IO_H
 #define COMPI_IO_H
@@ -195,6 +196,52 @@ typedef struct {
 
 int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int *agg, const int *node_of,
                        compi_io_volume *v);
+
+/* ------------------------------------------------------------------ gate.c
+ * The gate: whether compi's two-phase plan can beat the MPI's own MPI-IO.
+ * compi models only ROMIO (MPICH's, Open MPI's romio321): with the hint
+ * romio_cb_write/romio_cb_read "automatic" (the default) and no interleaving
+ * accesses ROMIO writes independently and moves nothing; otherwise it cuts
+ * the range into equal domains (compi_io_domains_make), domain i to
+ * aggregator i of its list (cb_config_list "*:1": one per host in rank
+ * order, cb_nodes of them). compi passes a call to the MPI when `la`'s
+ * placement moves no fewer bytes across nodes than ROMIO's and compression
+ * cannot make up for it: compression off, or ROMIO moves nothing across
+ * nodes. Under OMPIO or an unknown MPI-IO compi never passes. */
+typedef enum { COMPI_IO_MPIIO_UNKNOWN = 0, COMPI_IO_MPIIO_ROMIO, COMPI_IO_MPIIO_OMPIO, COMPI_IO_MPIIO_COUNT } compi_io_mpiio;
+const char *compi_io_mpiio_name(int kind);
+/* ROMIO's interleave test on every process's access range [start[p], end[p])
+ * in rank order (start == end: empty): 1 when some process starts before the
+ * previous one ends (ROMIO then runs two-phase even in "automatic"). */
+int compi_io_romio_interleaved(int nprocs, const int64_t *start, const int64_t *end);
+/* The bytes of one process (me, increasing segments inside [d->start,
+ * d->end)) whose domain's aggregator agg[k] is on another node (node_of NULL:
+ * every process its own node). Summed over processes: the placement's
+ * inter-node redistribution bytes. */
+int64_t compi_io_row_internode(const compi_io_domains *d, const compi_io_segs *mine, int me, const int *agg,
+                               const int *node_of);
+/* ROMIO as the gate models it: romio_cb_write (or _read) 1 automatic, 0
+ * enable, -1 disable; its aggregator list (romio_aggregator_list; nragg 0:
+ * unknown, then one per node in rank order, cb_nodes of them); striping_unit. */
+typedef struct {
+    int cb;
+    const int *ragg;
+    int nragg, cb_nodes;
+    int64_t stripe;
+} compi_io_romio_model;
+/* One process's bytes that ROMIO would send across nodes in a collective
+ * call over the global range [gs, ge), every process's range in starts/ends:
+ * 0 when ROMIO accesses independently (cb -1, or automatic and no
+ * interleaving), else compi_io_row_internode over ROMIO's domains. -1: no
+ * memory. */
+int64_t compi_io_romio_row_internode(const compi_io_romio_model *m, int nprocs, const int *node_of, int64_t gs,
+                                     int64_t ge, const int64_t *starts, const int64_t *ends,
+                                     const compi_io_segs *mine, int me);
+/* The decision, from data every process has: COMPI_IO_GATE_PASS (the MPI's
+ * own call) or COMPI_IO_GATE_COMPI. compress: compi's inter-node messages
+ * are compressed (a framed communicator in a compressing mode). */
+enum { COMPI_IO_GATE_COMPI = 0, COMPI_IO_GATE_PASS = 1 };
+int compi_io_gate(int mpiio, int64_t la_internode, int64_t mpi_internode, int compress);
 
 /* The same with flags: COMPI_ASSIGN_NO_INIT skips column reduction and
  * augmenting row reduction (every row starts free at zero prices), so the

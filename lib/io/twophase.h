@@ -57,6 +57,7 @@ typedef enum {
     COMPI_IO_PASS_TYPE,         /* a memory datatype compi does not flatten */
     COMPI_IO_PASS_ARGS,         /* arguments the MPI must judge (count < 0, partial etypes, negative offset) */
     COMPI_IO_PASS_EOF,          /* a read past the end of the file */
+    COMPI_IO_PASS_NOTHING,      /* the gate: la cannot beat the MPI's own (ROMIO) placement here */
     COMPI_IO_PASS_COUNT
 } compi_io_pass;
 extern const char *const compi_io_pass_names[COMPI_IO_PASS_COUNT];
@@ -79,7 +80,23 @@ typedef struct {
     uint64_t meta, meta_inter;         /* piece-list bytes to other processes (before compression), of which inter-node */
     uint64_t io_runs;                  /* write_at/read_at calls of aggregators */
     uint64_t cycles;
+    uint64_t planned, cached;          /* la placements solved; calls that reused the file's cached plan */
 } compi_io_stats;
+
+/* The plan of the last la call on a file, reused while every process makes
+ * the same access again (same view, operation, position and size: the file
+ * segments, hence the matrix, the placement and the gate's verdict, are the
+ * same). Every process knows whether all processes hit (one bit each in the
+ * first allgather), so all reuse it or none does. */
+typedef struct {
+    int valid;
+    uint64_t view_gen;
+    int is_write;
+    int64_t pos, nbytes;         /* data position (bytes into the view) and size */
+    int64_t start, end;          /* my access range */
+    int pass;                    /* the gate's verdict: COMPI_IO_GATE_PASS or _COMPI */
+    int nagg, *agg;              /* la's placement */
+} compi_io_plan_cache;
 
 typedef struct compi_io_file {
     MPI_File fh;                 /* the application's handle */
@@ -91,6 +108,16 @@ typedef struct compi_io_file {
     int policy;                  /* compi_io_policy */
     int hinted;                  /* the application gave compi_cb_aggregators */
     int weight;                  /* la's matrix: compi_io_weight (hint compi_cb_weight, else COMPI_IO_WEIGHT) */
+    int gate;                    /* la passes calls it cannot speed up (hint compi_cb_gate, else COMPI_IO_GATE) */
+    /* the MPI's own MPI-IO, as the gate models it (the same on every process) */
+    int mpiio;                   /* compi_io_mpiio */
+    int romio_cb_auto[2];        /* romio_cb_read / romio_cb_write: [0] read, [1] write; 1 automatic, 0 enable, -1 disable */
+    int nragg, *ragg;            /* ROMIO's aggregators (romio_aggregator_list), nragg 0: unknown */
+    uint64_t view_gen;           /* set_view / set_info count: invalidates the plan cache */
+    compi_io_plan_cache pc;
+    MPI_Comm app_comm;           /* the application's communicator (a key of the view memo) */
+    uint64_t view_sig;           /* hash of the view (disp, etype size, filetype segments, extent) */
+    int sticky[2];               /* [0] reads, [1] writes: passed from set_view on (the view memo) */
     int64_t cb_buffer_size, stripe;
     int cb_nodes;
     int nprocs, rank;

@@ -1,0 +1,85 @@
+/* The gate of compi's two-phase collective I/O (see io.h): whether compi's
+ * plan can beat the MPI's own MPI-IO. MPI-free. */
+#include "io/io.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *compi_io_mpiio_name(int kind)
+{
+    static const char *const names[COMPI_IO_MPIIO_COUNT] = {"unknown", "romio", "ompio"};
+    return kind >= 0 && kind < COMPI_IO_MPIIO_COUNT ? names[kind] : "?";
+}
+
+int compi_io_romio_interleaved(int nprocs, const int64_t *start, const int64_t *end)
+{
+    /* ROMIO (ad_write_coll.c / ad_read_coll.c): with inclusive end offsets,
+     * for i >= 1: st[i] < end[i-1] && st[i] <= end[i]. An empty access has
+     * end = start - 1 here (start == end in compi's exclusive convention). */
+    for (int i = 1; i < nprocs; i++) {
+        int64_t prev_end = end[i - 1] - 1, my_end = end[i] - 1;
+        if (start[i] < prev_end && start[i] <= my_end) return 1;
+    }
+    return 0;
+}
+
+int64_t compi_io_row_internode(const compi_io_domains *d, const compi_io_segs *mine, int me, const int *agg,
+                               const int *node_of)
+{
+    if (!d || !mine || !agg || d->n <= 0) return 0;
+    int64_t out = 0;
+    int k = 0;
+    for (size_t s = 0; s < mine->n; s++) {
+        int64_t a = mine->v[s].off, b = a + mine->v[s].len;
+        while (a < b) {
+            while (k > 0 && a < d->begin[k]) k--;                  /* segments increase: rarely moves back */
+            while (k < d->n - 1 && a >= d->stop[k]) k++;
+            int64_t e = b < d->stop[k] ? b : d->stop[k];
+            if (e <= a) {   /* a outside every domain (cannot happen for a range's own segments) */
+                break;
+            }
+            int remote = node_of ? node_of[agg[k]] != node_of[me] : agg[k] != me;
+            if (remote) out += e - a;
+            a = e;
+        }
+    }
+    return out;
+}
+
+int compi_io_gate(int mpiio, int64_t la_internode, int64_t mpi_internode, int compress)
+{
+    /* Only ROMIO is known well enough to be modelled (and compi is 38-100x
+     * faster than OMPIO on the regular file): any other MPI-IO keeps compi. */
+    if (mpiio != COMPI_IO_MPIIO_ROMIO) return COMPI_IO_GATE_COMPI;
+    /* la's placement moves fewer bytes across nodes: compi can gain */
+    if (la_internode < mpi_internode) return COMPI_IO_GATE_COMPI;
+    /* as many or more: only compression could make up for it, and only where
+     * the MPI's own placement moves something across nodes at all */
+    if (compress && mpi_internode > 0) return COMPI_IO_GATE_COMPI;
+    return COMPI_IO_GATE_PASS;
+}
+
+int64_t compi_io_romio_row_internode(const compi_io_romio_model *m, int nprocs, const int *node_of, int64_t gs,
+                                     int64_t ge, const int64_t *starts, const int64_t *ends,
+                                     const compi_io_segs *mine, int me)
+{
+    if (!m || nprocs <= 0 || !mine || ge <= gs) return 0;
+    if (m->cb < 0 || (m->cb > 0 && !compi_io_romio_interleaved(nprocs, starts, ends))) return 0;
+    int *ragg = malloc(sizeof(int) * (size_t)nprocs);
+    if (!ragg) return -1;
+    int nr;
+    if (m->nragg > 0) {
+        nr = m->nragg < nprocs ? m->nragg : nprocs;
+        memcpy(ragg, m->ragg, sizeof(int) * (size_t)nr);
+    } else {
+        nr = compi_io_place_default(nprocs, node_of, m->cb_nodes, ragg);
+    }
+    compi_io_domains rd;
+    int64_t out = 0;
+    if (nr > 0 && compi_io_domains_make(gs, ge, nr, m->stripe, &rd) == COMPI_OK) {
+        out = compi_io_row_internode(&rd, mine, me, ragg, node_of);
+        compi_io_domains_free(&rd);
+    }
+    free(ragg);
+    return out;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# ROMIO's own test programs (MPICH src/mpi/romio/test, vendored in
+# tests/foreign/romio with MPICH's COPYRIGHT) with compi's collective I/O:
+# each program runs plainly and with libcompi preloaded, with
+# COMPI_IO_AGGREGATORS=la forced onto compi's path (COMPI_IO_GATE=off,
+# COMPI_MODE=fixed lz4) and la + adaptive (gate on), 2 ranks per emulated
+# node; every program must have the same outcome (exit status and ROMIO's
+# " No Errors" line) as without compi. Under Open MPI with OMPIO and with
+# --mca io romio321, and under MPICH.
+# usage: tests/foreign/romio.sh [--mpi openmpi|mpich|both] [--out DIR]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+mpis=both out=""
+while (($#)); do
+    case $1 in
+        --mpi) mpis=$2; shift 2 ;;
+        --out) out=$2; shift 2 ;;
+        *) echo "usage: $0 [--mpi openmpi|mpich|both] [--out DIR]" >&2; exit 2 ;;
+    esac
+done
+[[ $mpis == both ]] && mpis="openmpi mpich"
+out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/compi_romio.XXXXXX")}
+mkdir -p "$out"
+# program:np[:args before the file name]; as in ROMIO's runtests
+tests=(simple:4 async:4 async-multiple:4 atomicity:4 coll_test:4 excl:4 file_info:4 i_noncontig:2 noncontig:2
+       noncontig_coll:2 noncontig_coll2:4 aggregation1:4:-h:-f aggregation2:4 hindexed:4 shared_fp:4 ordered_fp:4
+       split_coll:4 psimple:4 error:1 status:1 types_with_zeros:2 darray_read:4 creat_excl:2 external32:2
+       big_extents:1)
+variants=(la la-adaptive)
+pass=0 failn=0 path_total=0
+for mpi in $mpis; do
+    lib=$root/build/$mpi/lib/libcompi.so
+    [[ -f $lib ]] || { echo "romio: $lib missing (tools/build.sh --mpi $mpi)"; failn=$((failn + 1)); continue; }
+    bin=$out/bin-$mpi
+    mkdir -p "$bin"
+    for t in "${tests[@]}"; do
+        p=${t%%:*}
+        [[ $bin/$p -nt $here/romio/$p.c ]] || mpicc.$mpi -O1 -w "$here/romio/$p.c" -o "$bin/$p" -lm || { echo "FAILED: build $p ($mpi)"; failn=$((failn + 1)); }
+    done
+    if [[ $mpi == openmpi ]]; then
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        launch=(mpirun.openmpi --oversubscribe --mca mpi_yield_when_idle 1)
+        ios=(ompio romio321)
+    else
+        launch=(mpiexec.mpich)
+        ios=(romio)
+    fi
+    envf() { if [[ $mpi == openmpi ]]; then printf '%s\n' -x "$1"; else printf '%s\n' -genv "${1%%=*}" "${1#*=}"; fi; }
+    for io in "${ios[@]}"; do
+        extra=()
+        [[ $io == romio321 ]] && extra=(--mca io romio321)
+        for t in "${tests[@]}"; do
+            IFS=: read -r p np a1 a2 <<<"$t"
+            fargs=(-fname)
+            [[ -n ${a1:-} ]] && fargs=($a1 ${a2:-})
+            d=$out/$mpi-$io/$p
+            mkdir -p "$d"
+            outcome() {   # $1 log, $2 exit status -> "exit=N noerrors=yes|no"
+                local ne=no
+                grep -qi "no errors" "$1" && ne=yes
+                echo "exit=$2 noerrors=$ne"
+            }
+            rm -rf "$d/files"; mkdir -p "$d/files"
+            timeout 120 "${launch[@]}" -np "$np" "${extra[@]}" "$bin/$p" "${fargs[@]}" "$d/files/testfile" >"$d/plain.log" 2>&1
+            base=$(outcome "$d/plain.log" $?)
+            line="$mpi $io $p np $np: plain $base"
+            same=1
+            for v in "${variants[@]}"; do
+                rm -rf "$d/files"; mkdir -p "$d/files"
+                mode=fixed gate=off
+                [[ $v == la-adaptive ]] && mode=adaptive gate=on
+                mapfile -t ev < <(for kv in LD_PRELOAD="$lib" COMPI_IO_AGGREGATORS=la COMPI_IO_GATE=$gate COMPI_MODE=$mode \
+                                            COMPI_CODEC=lz4 COMPI_MIN_BYTES=0 COMPI_DEBUG_RANKS_PER_NODE=2 \
+                                            COMPI_REPORT="$d/$v.json"; do envf "$kv"; done)
+                timeout 120 "${launch[@]}" -np "$np" "${extra[@]}" "${ev[@]}" "$bin/$p" "${fargs[@]}" "$d/files/testfile" >"$d/$v.log" 2>&1
+                got=$(outcome "$d/$v.log" $?)
+                calls=$(python3 -c "
+import json,sys
+try: r=json.load(open('$d/$v.json'))
+except Exception: print(0); sys.exit()
+print(sum(c['calls'] for f in r.get('io_files',[]) for c in f['compi_calls'].values()))" 2>/dev/null)
+                path_total=$((path_total + ${calls:-0}))
+                line+="; $v $got (compi path calls $calls)"
+                [[ $got == "$base" ]] || same=0
+            done
+            rm -rf "$d/files"
+            if ((same)); then pass=$((pass + 1)); echo "$line"; else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
+        done
+    done
+done
+echo "romio tests: collective calls on compi's path over all runs: $path_total; logs in $out"
+echo "$pass passed, $failn failed"
+((failn == 0))
