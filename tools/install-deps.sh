@@ -4,7 +4,9 @@
 # METIS and Scotch for the bips3d mini-application's mesh partitioning,
 # Slurm + munge for the emulated cluster's Slurm (vcluster up --slurm; 6
 # packages, 3.3 MB download, 13 MB installed; their services stay off until
-# an /etc/slurm/slurm.conf exists, which compi never writes).
+# an /etc/slurm/slurm.conf exists, which compi never writes), parallel HDF5
+# for both MPIs (the collective I/O check that an HDF5 file written through
+# compi is the file written without it: tests/hdf5).
 # Skips apt entirely when everything is already there.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 gfortran
@@ -12,7 +14,8 @@ pkgs=(build-essential cmake pkg-config python3 gfortran
       liblz4-dev libzstd-dev zlib1g-dev libsnappy-dev liblzo2-dev libblosc-dev libaec-dev
       clang libclang-rt-14-dev iproute2 util-linux procps python3-venv python3-dev python3-numpy
       python3-matplotlib python3-scipy libmetis-dev libscotch-dev
-      slurmctld slurmd slurm-client munge)
+      slurmctld slurmd slurm-client munge
+      libhdf5-openmpi-dev libhdf5-mpich-dev)
 # a `module` command for the modulefile test (tests/install): environment-modules,
 # unless Lmod is there (the two packages conflict: installing one removes the other)
 dpkg-query -W -f='${Status}' lmod 2>/dev/null | grep -q "install ok installed" || pkgs+=(environment-modules)
