@@ -11,9 +11,9 @@
  * the built-in model), runs every mapper, prints each one's predicted cost
  * and keeps the cheapest, unless it beats a simpler one (block, then
  * cyclic...) by no more than --min-gain (2 %: below what the model can
- * tell, see docs/map.md); among the mappers within --min-gain of the kept
- * one, one whose most loaded inter-node link (bottleneck) carries more than
- * --min-gain less is kept instead (the tie rule). OUT/ gets:
+ * tell, see docs/map.md); when block or cyclic is within --min-gain of the
+ * kept one and its most loaded inter-node link (bottleneck) carries more
+ * than --min-gain less, it is kept instead (the tie rule). OUT/ gets:
  *   placement.txt  what was decided (format in docs/map.md)
  *   rankfile       Open MPI: rank i=host slot=k
  *   machinefile    one host per line in rank order (MPICH -f; Open MPI
@@ -40,8 +40,8 @@ static void usage(FILE *f)
                "  --min-gain F  a mapper replaces the one kept before it (block, cyclic, random, swap,\n"
                "                scotch in that order) only when its predicted cost is lower by more\n"
                "                than the fraction F (default 0.02): the model prices traffic only, and\n"
-               "                smaller differences were not measurable (docs/map.md); among those\n"
-               "                within F of the kept one, one whose most loaded link carries more\n"
+               "                smaller differences were not measurable (docs/map.md); block or\n"
+               "                cyclic within F of the kept one whose most loaded link carries more\n"
                "                than F less is kept instead\n"
                "       compi map TRACE_DIR --graph-out FILE\n");
 }
@@ -226,14 +226,18 @@ int main(int argc, char **argv)
         if (bestm < 0 || cost[m] < cost[bestm] * (1 - min_gain) * (1 - 1e-9)) bestm = m;
     }
     if (bestm < 0) return fail("every mapper failed");
-    /* Near-ties: the mappers whose predicted cost is within min_gain of the
-     * kept one's. The model cannot order them; the one whose most loaded
-     * link carries less by more than min_gain is kept (the smallest such
-     * bottleneck, the simpler mapper on equal ones), else the kept stays. */
+    /* Near-ties: block and cyclic when their predicted cost is within
+     * min_gain of the kept mapper's. The model cannot order them; the regular
+     * placement whose most loaded link carries less by more than min_gain is
+     * kept (the smallest such bottleneck; block on equal ones), else the kept
+     * stays. Only block and cyclic: the other mappers' placements were
+     * searched on the cost itself, their bottleneck below min_gain is not
+     * evidence (docs/map.md). */
     int tie = bestm, cheapest = -1;
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
         if (m == bestm || cost[m] < 0 || fabs(cost[m] - cost[bestm]) > min_gain * cost[bestm]) continue;
         if (cheapest < 0 || cost[m] < cost[cheapest]) cheapest = m;
+        if (m != COMPI_MAPPER_BLOCK && m != COMPI_MAPPER_CYCLIC) continue;
         if (neck[m] < neck[bestm] * (1 - min_gain) * (1 - 1e-9) && neck[m] < neck[tie] * (1 - 1e-9)) tie = m;
     }
     if (tie != bestm) {
