@@ -411,43 +411,46 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
 
 /* ------------------------------------------------------------- cost */
 
-/* One call of a sequence (place.h): per directed link from or to the
- * root's node, the time it is busy until; the root's clock t. */
+/* One call of a sequence (place.h): per link from or to the root's node,
+ * the time it is busy until; the root's clock t. And the root node's NIC
+ * (its fastest link to another node, in the sequence's direction: a node
+ * sends and receives no faster than that) carries every byte that leaves
+ * (or reaches) the node: the makespan is at least their sum at the NIC's
+ * rate plus the smallest latency among those links. */
 void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, const int *node, double *makespan,
                         double *sum)
 {
     const compi_map_net *net = p->net;
     int k = net->nnodes, x = node[s->root];
     double busy_small[64], *busy = k <= 64 ? busy_small : calloc((size_t)k, sizeof *busy);
-    double t = 0, end = 0, total = 0;
+    double t = 0, end = 0, total = 0, nic = 0, nic_upb = -1, nic_lat = -1;
     if (!busy) { *makespan = *sum = 0; return; }
-    for (int y = 0; y < k; y++) busy[y] = 0;
+    for (int y = 0; y < k; y++) {
+        busy[y] = 0;
+        double u = s->recv ? net->us_per_byte[(size_t)y * k + x] : net->us_per_byte[(size_t)x * k + y];
+        if (y != x && (nic_upb < 0 || u < nic_upb)) nic_upb = u;
+    }
     for (int i = 0; i < s->len; i++) {
         int y = node[s->peer[i]];
         size_t l = s->recv ? (size_t)y * k + x : (size_t)x * k + y;
         double b = s->bytes[i], cost = net->lat_us[l] + b * net->us_per_byte[l];
         total += cost;
-        double start;
-        if (!s->blocking || b <= COMPI_MAP_EAGER_BYTES) {
-            /* posted at once (or eager: sent without waiting for anyone): the link's queue */
-            start = busy[y];
-            if (!s->recv && s->blocking) start = start > t ? start : t;
-            busy[y] = start + cost;
-            if (s->recv && s->blocking) t = t > busy[y] ? t : busy[y];
-        } else if (!s->recv) {
-            /* blocking rendezvous send: the handshake waits behind the link's data, then the root goes on */
-            start = busy[y] > t ? busy[y] : t;
-            busy[y] = start + cost;
-            t = start + net->lat_us[l];
-        } else {
-            /* blocking receive: posted when the previous one completed */
-            start = busy[y] > t ? busy[y] : t;
-            busy[y] = start + cost;
-            t = busy[y];
+        int rndv = s->blocking && b > COMPI_MAP_EAGER_BYTES;
+        /* posted at once, eager (sent without waiting for anyone) or the root's turn: when it may start */
+        double start = busy[y];
+        if (s->blocking && (rndv || !s->recv) && t > start) start = t;
+        double done = start + cost;
+        if (y != x) {
+            nic += b * nic_upb;
+            if (nic_lat < 0 || net->lat_us[l] < nic_lat) nic_lat = net->lat_us[l];
         }
-        if (busy[y] > end) end = busy[y];
+        busy[y] = done;
+        if (rndv && !s->recv) t = start + net->lat_us[l];   /* handshake through: the data drains, the root goes on */
+        else if (s->blocking && s->recv) t = t > done ? t : done;   /* the next receive is posted after this one */
+        if (done > end) end = done;
     }
     if (t > end) end = t;
+    if (nic_lat >= 0 && nic + nic_lat > end) end = nic + nic_lat;
     if (busy != busy_small) free(busy);
     *makespan = end;
     *sum = total;
