@@ -122,6 +122,8 @@ int compi_map_graph_init(compi_map_graph *g, int n)
 
 void compi_map_graph_free(compi_map_graph *g)
 {
+    for (int q = 0; q < g->nseq; q++) { free(g->seq[q].peer); free(g->seq[q].bytes); }
+    free(g->seq);
     free(g->msgs);
     free(g->bytes);
     memset(g, 0, sizeof *g);
@@ -189,6 +191,62 @@ static void pl_add(compi_map_graph *g, int src, int dst, double msgs, double byt
     g->bytes[k] += bytes;
 }
 
+int compi_map_graph_add_seq(compi_map_graph *g, const compi_map_seq *s)
+{
+    if (s->root < 0 || s->root >= g->n || s->len < 0) return COMPI_MAP_EARG;
+    for (int i = 0; i < s->len; i++)
+        if (s->peer[i] < 0 || s->peer[i] >= g->n || s->peer[i] == s->root) return COMPI_MAP_EARG;
+    for (int q = 0; q < g->nseq; q++) {
+        compi_map_seq *t = &g->seq[q];
+        if (t->root == s->root && t->recv == s->recv && t->blocking == s->blocking && t->len == s->len &&
+            !memcmp(t->peer, s->peer, sizeof *s->peer * (size_t)s->len) &&
+            !memcmp(t->bytes, s->bytes, sizeof *s->bytes * (size_t)s->len)) {
+            t->calls += s->calls;
+            return 0;
+        }
+    }
+    if (g->nseq == g->capseq) {
+        int cap = g->capseq ? 2 * g->capseq : 8;
+        compi_map_seq *v = realloc(g->seq, sizeof *v * (size_t)cap);
+        if (!v) return COMPI_MAP_ENOMEM;
+        g->seq = v;
+        g->capseq = cap;
+    }
+    compi_map_seq *t = &g->seq[g->nseq];
+    *t = *s;
+    t->peer = malloc(sizeof *t->peer * (size_t)(s->len ? s->len : 1));
+    t->bytes = malloc(sizeof *t->bytes * (size_t)(s->len ? s->len : 1));
+    if (!t->peer || !t->bytes) { free(t->peer); free(t->bytes); return COMPI_MAP_ENOMEM; }
+    memcpy(t->peer, s->peer, sizeof *s->peer * (size_t)s->len);
+    memcpy(t->bytes, s->bytes, sizeof *s->bytes * (size_t)s->len);
+    g->nseq++;
+    return 0;
+}
+
+/* A rooted linear collective's messages (the DKB's, in its order: rank
+ * order) as the root's sequence: Open MPI's coll/basic blocks on each,
+ * MPICH posts them all (place.h). */
+static int pl_add_rooted(compi_map_graph *g, const compi_prof_comm *c, const compi_map_msgs *out, int recv,
+                         int blocking, double calls)
+{
+    compi_map_seq s = {.recv = recv, .blocking = blocking, .calls = calls, .len = 0};
+    s.peer = malloc(sizeof *s.peer * out->n);
+    s.bytes = malloc(sizeof *s.bytes * out->n);
+    int rc = s.peer && s.bytes ? 0 : COMPI_MAP_ENOMEM;
+    for (size_t k = 0; k < out->n && !rc; k++) {
+        const compi_map_msg *m = &out->v[k];
+        int root = c->world[recv ? m->dst : m->src];
+        if (k == 0) s.root = root;
+        if (root != s.root) { rc = COMPI_MAP_EARG; break; }   /* not a rooted linear decomposition */
+        s.peer[s.len] = c->world[recv ? m->src : m->dst];
+        s.bytes[s.len++] = (double)m->bytes;
+    }
+    if (!rc) rc = compi_map_graph_add_seq(g, &s);
+    free(s.peer);
+    free(s.bytes);
+    return rc == COMPI_MAP_EARG ? 0 : rc;   /* a decomposition that is not linear stays priced by the sum */
+}
+
 int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err,
                         size_t errlen)
 {
@@ -253,6 +311,8 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
             if (per_rank && m->src != me) continue;
             pl_add(g, c->world[m->src], c->world[m->dst], calls, calls * (double)m->bytes);
         }
+        if (by_root && out.n > 0 && (rc = pl_add_rooted(g, c, &out, fam == COMPI_PROF_GATHERV, !a->mpich, calls)) != 0)
+            break;
     }
     free(counts);
     compi_map_msgs_free(&out);
@@ -351,7 +411,65 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
 
 /* ------------------------------------------------------------- cost */
 
-double compi_map_cost(const compi_map_problem *p, const int *node)
+/* One call of a sequence (place.h): per link from or to the root's node,
+ * the time it is busy until; the root's clock t. And the root node's NIC
+ * (its fastest link to another node, in the sequence's direction: a node
+ * sends and receives no faster than that) carries every byte that leaves
+ * (or reaches) the node: the makespan is at least their sum at the NIC's
+ * rate plus the smallest latency among those links. */
+void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, const int *node, double *makespan,
+                        double *sum)
+{
+    const compi_map_net *net = p->net;
+    int k = net->nnodes, x = node[s->root];
+    double busy_small[64], *busy = k <= 64 ? busy_small : calloc((size_t)k, sizeof *busy);
+    double t = 0, end = 0, total = 0, nic = 0, nic_upb = -1, nic_lat = -1;
+    if (!busy) { *makespan = *sum = 0; return; }
+    for (int y = 0; y < k; y++) {
+        busy[y] = 0;
+        double u = s->recv ? net->us_per_byte[(size_t)y * k + x] : net->us_per_byte[(size_t)x * k + y];
+        if (y != x && (nic_upb < 0 || u < nic_upb)) nic_upb = u;
+    }
+    for (int i = 0; i < s->len; i++) {
+        int y = node[s->peer[i]];
+        size_t l = s->recv ? (size_t)y * k + x : (size_t)x * k + y;
+        double b = s->bytes[i], cost = net->lat_us[l] + b * net->us_per_byte[l];
+        total += cost;
+        int rndv = s->blocking && b > COMPI_MAP_EAGER_BYTES;
+        /* posted at once, eager (sent without waiting for anyone) or the root's turn: when it may start */
+        double start = busy[y];
+        if (s->blocking && (rndv || !s->recv) && t > start) start = t;
+        double done = start + cost;
+        if (y != x) {
+            nic += b * nic_upb;
+            if (nic_lat < 0 || net->lat_us[l] < nic_lat) nic_lat = net->lat_us[l];
+        }
+        busy[y] = done;
+        if (rndv && !s->recv) t = start + net->lat_us[l];   /* handshake through: the data drains, the root goes on */
+        else if (s->blocking && s->recv) t = t > done ? t : done;   /* the next receive is posted after this one */
+        if (done > end) end = done;
+    }
+    if (t > end) end = t;
+    if (nic_lat >= 0 && nic + nic_lat > end) end = nic + nic_lat;
+    if (busy != busy_small) free(busy);
+    *makespan = end;
+    *sum = total;
+}
+
+/* calls x (makespan - sum) over the sequences: what they cost beyond (or
+ * below) the sum the matrices charge for their messages */
+static double pl_seq_adjust(const compi_map_problem *p, const int *node)
+{
+    double adj = 0;
+    for (int q = 0; q < p->g->nseq; q++) {
+        double mk, sum;
+        compi_map_seq_time(p, &p->g->seq[q], node, &mk, &sum);
+        adj += p->g->seq[q].calls * (mk - sum);
+    }
+    return adj;
+}
+
+static double pl_sum_cost(const compi_map_problem *p, const int *node)
 {
     const compi_map_graph *g = p->g;
     const compi_map_net *net = p->net;
@@ -365,6 +483,30 @@ double compi_map_cost(const compi_map_problem *p, const int *node)
             c += g->msgs[e] * net->lat_us[l] + g->bytes[e] * net->us_per_byte[l];
         }
     return c;
+}
+
+double compi_map_cost(const compi_map_problem *p, const int *node)
+{
+    return pl_sum_cost(p, node) + pl_seq_adjust(p, node);
+}
+
+double compi_map_bottleneck(const compi_map_problem *p, const int *node)
+{
+    const compi_map_graph *g = p->g;
+    const compi_map_net *net = p->net;
+    int n = g->n, k = net->nnodes;
+    double *load = calloc((size_t)k * k, sizeof *load), worst = 0;
+    if (!load) return 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t e = (size_t)i * n + j;
+            if (node[i] == node[j] || (g->msgs[e] == 0 && g->bytes[e] == 0)) continue;
+            size_t l = (size_t)node[i] * k + node[j];
+            load[l] += g->msgs[e] * net->lat_us[l] + g->bytes[e] * net->us_per_byte[l];
+            if (load[l] > worst) worst = load[l];
+        }
+    free(load);
+    return worst;
 }
 
 /* The cost of rank i's traffic (both directions) were it on node x, the
@@ -404,9 +546,11 @@ static double pl_pair(const compi_map_problem *p, int a, int b, int x, int y)
  * slots). Ends at a placement no single exchange improves. */
 static void pl_descend(const compi_map_problem *p, int *node, int total)
 {
+    int seqs = p->g->nseq > 0;
     for (int iter = 0; iter < 100000; iter++) {
         double best = 0;
         int ba = -1, bb = -1;
+        double adj0 = seqs ? pl_seq_adjust(p, node) : 0;
         for (int a = 0; a < p->g->n; a++) {
             int na = node[a];
             double ca = pl_contrib(p, node, a, na);
@@ -416,6 +560,13 @@ static void pl_descend(const compi_map_problem *p, int *node, int total)
                 double d = pl_contrib(p, node, a, nb) + pl_contrib(p, node, b, na) - ca - pl_contrib(p, node, b, nb) -
                            pl_pair(p, a, b, nb, nb) - pl_pair(p, a, b, na, na) + pl_pair(p, a, b, nb, na) +
                            pl_pair(p, a, b, na, nb);
+                if (seqs) {   /* the sequences' makespans do not split by rank: recomputed */
+                    node[a] = nb;
+                    node[b] = na;
+                    d += pl_seq_adjust(p, node) - adj0;
+                    node[a] = na;
+                    node[b] = nb;
+                }
                 if (d < best - 1e-9 * (fabs(ca) + 1e-12)) { best = d; ba = a; bb = b; }
             }
         }

@@ -8,7 +8,14 @@
  *                        diagonal: inside a node) a latency and a cost per
  *                        byte, from `compi calibrate network` (engine/model.h)
  *   cost of a placement  sum over rank pairs of msgs x latency + bytes x
- *                        cost per byte of the link the pair lands on (us)
+ *                        cost per byte of the link the pair lands on (us),
+ *                        except for rooted linear collectives (Gatherv,
+ *                        Scatterv): their messages cost the makespan of
+ *                        the root's ordered sequence on per-node-pair
+ *                        FIFO links (compi_map_seq below) instead of
+ *                        their sum
+ *   bottleneck           the most loaded directed inter-node link (the
+ *                        sum's share of it): breaks near-ties (compi map)
  *   mappers              block, cyclic, random, swap (MPIPP-style pair
  *                        exchanges to a local optimum from several starts),
  *                        scotch (SCOTCH_graphMap onto SCOTCH_archTleaf, or
@@ -38,11 +45,42 @@ typedef struct {
 int compi_map_algs_parse(const char *text, compi_map_algs *a, char *err, size_t errlen);
 
 /* ---- communication graph ---- */
+/* A rooted linear collective as the root runs it: one message per peer, in
+ * the order the root handles them (communicator rank order). Its messages
+ * are also in the graph's matrices (they are the traffic); the cost prices
+ * them by the sequence's makespan instead of their sum (place.c):
+ *   blocking  Open MPI 4.1 coll/basic: MPI_Send / MPI_Recv one peer after
+ *             the other. A send above COMPI_MAP_EAGER_BYTES (rendezvous)
+ *             returns once its handshake got through the link, queued
+ *             behind the data already on it (TCP: the data then drains from
+ *             the socket buffer while the root goes on); a receive waits for
+ *             the whole message before the next is posted.
+ *   posted    MPICH 4.0: every Isend/Irecv posted at once, then Waitall:
+ *             each link drains its messages back to back, links in parallel.
+ * Links are directed node pairs working in parallel (what `compi calibrate
+ * network` measures pair by pair and the emulated cluster's per-destination
+ * classes do); a message on link l costs lat(l) + bytes x cost per byte(l). */
+#define COMPI_MAP_EAGER_BYTES 65536.0
+typedef struct {
+    int root;                            /* world rank */
+    int recv;                            /* 0: the root sends (Scatterv), 1: it receives (Gatherv) */
+    int blocking;                        /* 1: blocking, one after another; 0: all posted at once */
+    int len;
+    int *peer;                           /* world ranks, in the root's order */
+    double *bytes;
+    double calls;
+} compi_map_seq;
+
 typedef struct {
     int n;
     double *msgs, *bytes;                /* n x n, row = sender (world ranks) */
     uint64_t approximated[COMPI_PROF_NFAM];   /* calls decomposed by a stand-in (see place.c) */
+    int nseq, capseq;
+    compi_map_seq *seq;                  /* rooted linear collectives (above) */
 } compi_map_graph;
+/* Adds a sequence (copies peer and bytes; an identical one adds its calls).
+ * 0 or COMPI_MAP_ENOMEM / COMPI_MAP_EARG (a peer out of range or the root). */
+int compi_map_graph_add_seq(compi_map_graph *g, const compi_map_seq *s);
 int compi_map_graph_init(compi_map_graph *g, int n);
 void compi_map_graph_free(compi_map_graph *g);
 /* Adds one rank's profile: its point-to-point sends and the collective
@@ -72,8 +110,18 @@ typedef struct {
     const compi_map_graph *g;
     const compi_map_net *net;
 } compi_map_problem;
-/* Predicted communication time of the placement, microseconds. */
+/* Predicted communication time of the placement, microseconds: the sum
+ * over the graph's edges, with each sequence's messages priced by the
+ * sequence's makespan (calls x makespan) instead of their sum. */
 double compi_map_cost(const compi_map_problem *p, const int *node_of_rank);
+/* One call of sequence s under the placement: its makespan and the sum of
+ * its messages' costs (what the plain sum would charge), microseconds. */
+void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, const int *node_of_rank,
+                        double *makespan, double *sum);
+/* The load of the most loaded directed inter-node link: max over node pairs
+ * x != y of the edges' msgs x latency + bytes x cost per byte landing on
+ * x -> y (microseconds; 0 when everything stays inside nodes). */
+double compi_map_bottleneck(const compi_map_problem *p, const int *node_of_rank);
 
 typedef enum {
     COMPI_MAPPER_BLOCK = 0, COMPI_MAPPER_CYCLIC, COMPI_MAPPER_RANDOM, COMPI_MAPPER_SWAP, COMPI_MAPPER_SCOTCH,

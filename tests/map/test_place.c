@@ -14,7 +14,24 @@
  *              is the groups, whatever node each gets) swap and scotch find
  *              the optimum;
  *   profile    random records survive save/load; every truncation and
- *              most single-byte changes of the serialised form are refused.
+ *              most single-byte changes of the serialised form are refused;
+ *   sequences  (rooted linear collectives, place.h) compi_map_seq_time vs an
+ *              oracle written as message-by-message recurrences over the
+ *              whole list (a message waits for every earlier message on its
+ *              link, O(len^2), no per-link state; the root node's NIC
+ *              carries every remote byte), and vs closed forms
+ *              (posted, one other node: the most loaded link; blocking
+ *              receives of rendezvous messages: the sum; blocking sends,
+ *              one other node, distinct links: the latest of "handshakes
+ *              before it + its cost");
+ *              the full cost vs the edge-list sum with each sequence's share
+ *              replaced by the oracle's makespan; compi_map_bottleneck vs an
+ *              edge-list maximum; the mappers with sequences vs the brute
+ *              force optimum of that cost (swap a local optimum); a psrg-like
+ *              Scatterv on two racks: cyclic's makespan below block's under
+ *              blocking sends, equal under posted ones; on uniform links
+ *              (the root's NIC binds) equal up to handshakes; a Gatherv record in a
+ *              profile becomes the root's sequence in communicator order.
  * Prints a summary (how often each mapper found the optimum). */
 #include <math.h>
 #include <stdio.h>
@@ -301,10 +318,315 @@ static void test_profile(void)
     compi_commprof_free(p);
 }
 
+
+/* ------------------------------------------------------------ sequences */
+
+typedef struct { int root, recv, blocking, len; int peer[8]; double bytes[8]; double calls; } oseq;
+
+/* The makespan of one call, written as recurrences over the message list:
+ * message i's link is free when every earlier message on it is done. */
+static double oracle_makespan(const oseq *s, const compi_map_net *net, const int *node, double *sum)
+{
+    int k = net->nnodes, x = node[s->root];
+    double done[8], t = 0, end = 0, nicu = INFINITY, nicbytes = 0, niclat = INFINITY;
+    for (int y = 0; y < k; y++)   /* the root node's NIC: its fastest link (that direction) */
+        if (y != x) nicu = fmin(nicu, s->recv ? net->us_per_byte[y * k + x] : net->us_per_byte[x * k + y]);
+    *sum = 0;
+    for (int i = 0; i < s->len; i++) {
+        int y = node[s->peer[i]];
+        int l = s->recv ? y * k + x : x * k + y;
+        double cost = net->lat_us[l] + s->bytes[i] * net->us_per_byte[l];
+        *sum += cost;
+        if (y != x) { nicbytes += s->bytes[i]; niclat = fmin(niclat, net->lat_us[l]); }
+        double linkfree = 0;
+        for (int j = 0; j < i; j++)
+            if (node[s->peer[j]] == y && done[j] > linkfree) linkfree = done[j];
+        int rndv = s->blocking && s->bytes[i] > COMPI_MAP_EAGER_BYTES;
+        double start = linkfree;
+        if (s->blocking && (rndv || !s->recv) && t > start) start = t;   /* posted after the root got there */
+        done[i] = start + cost;
+        if (rndv && !s->recv) t = start + net->lat_us[l];   /* handshake through, data drains */
+        else if (s->blocking && s->recv) t = t > done[i] ? t : done[i];
+        if (done[i] > end) end = done[i];
+    }
+    end = fmax(end, t);
+    return nicbytes > 0 ? fmax(end, nicbytes * nicu + niclat) : end;   /* the NIC carries every remote byte */
+}
+
+static void to_seq(const oseq *o, compi_map_seq *s)
+{
+    s->root = o->root;
+    s->recv = o->recv;
+    s->blocking = o->blocking;
+    s->len = o->len;
+    s->peer = (int *)o->peer;
+    s->bytes = (double *)o->bytes;
+    s->calls = o->calls;
+}
+
+static void random_seq(oseq *o, int n)
+{
+    o->root = (int)(rnd() % (unsigned)n);
+    o->recv = (int)(rnd() % 2);
+    o->blocking = (int)(rnd() % 2);
+    o->calls = 1 + (double)(rnd() % 3);
+    o->len = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == o->root || rnd() % 5 == 0) continue;
+        o->peer[o->len] = i;
+        o->bytes[o->len++] = rnd() % 3 == 0 ? (double)(rnd() % 60000) : 70000 + (double)(rnd() % 2000000);
+    }
+    for (int i = o->len - 1; i > 0; i--) {   /* any order: the root's order is the list's */
+        int j = (int)(rnd() % (unsigned)(i + 1));
+        int tp = o->peer[i]; o->peer[i] = o->peer[j]; o->peer[j] = tp;
+        double tb = o->bytes[i]; o->bytes[i] = o->bytes[j]; o->bytes[j] = tb;
+    }
+}
+
+/* brute-force optimum of the full cost: edges plus the sequences' makespans */
+static double brute_full(const edge *e, int ne, const oseq *q, int nq, const compi_map_net *net, const int *node)
+{
+    double c = brute_cost(e, ne, net, node);
+    for (int i = 0; i < nq; i++) {
+        double sum, mk = oracle_makespan(&q[i], net, node, &sum);
+        c += q[i].calls * mk;
+    }
+    return c;
+}
+
+static void test_sequences(void)
+{
+    char err[256];
+    /* 1. compi_map_seq_time vs the oracle, random sequences and placements */
+    for (int t = 0; t < 400; t++) {
+        int k = 2 + (int)(rnd() % 3), n = 2 + (int)(rnd() % 7), slots[4];
+        for (int i = 0; i < k; i++) slots[i] = n;
+        compi_map_net net;
+        make_net(&net, k, slots, (int)(rnd() % 2));
+        compi_map_graph g;
+        compi_map_graph_init(&g, n);
+        compi_map_problem p = {&g, &net};
+        oseq o;
+        random_seq(&o, n);
+        compi_map_seq s;
+        to_seq(&o, &s);
+        int node[8];
+        for (int i = 0; i < n; i++) node[i] = (int)(rnd() % (unsigned)k);
+        double mk, sum, osum, omk = oracle_makespan(&o, &net, node, &osum);
+        compi_map_seq_time(&p, &s, node, &mk, &sum);
+        CHECK(fabs(mk - omk) <= 1e-9 * (omk + 1), "case %d: makespan %.6f, oracle %.6f (recv %d blocking %d)", t, mk, omk,
+              o.recv, o.blocking);
+        CHECK(fabs(sum - osum) <= 1e-9 * (osum + 1), "case %d: sum %.6f, oracle %.6f", t, sum, osum);
+        /* closed forms */
+        if (!o.blocking && k == 2) {
+            double load[16] = {0}, worst = 0;
+            for (int i = 0; i < o.len; i++) {
+                int y = node[o.peer[i]], x = node[o.root], l = o.recv ? y * k + x : x * k + y;
+                load[l] += net.lat_us[l] + o.bytes[i] * net.us_per_byte[l];
+                if (load[l] > worst) worst = load[l];
+            }
+            CHECK(fabs(mk - worst) <= 1e-9 * (worst + 1), "posted: makespan %.6f, most loaded link %.6f", mk, worst);
+        }
+        int all_rndv = 1;
+        for (int i = 0; i < o.len; i++) all_rndv &= o.bytes[i] > COMPI_MAP_EAGER_BYTES;
+        if (o.blocking && o.recv && all_rndv)
+            CHECK(fabs(mk - sum) <= 1e-9 * (sum + 1), "blocking receives: makespan %.6f, sum %.6f", mk, sum);
+        if (o.blocking && !o.recv && all_rndv && k == 2) {
+            int distinct = 1;
+            for (int i = 0; i < o.len; i++)
+                for (int j = 0; j < i; j++) distinct &= node[o.peer[i]] != node[o.peer[j]];
+            if (distinct) {
+                double hs = 0, want = 0;
+                for (int i = 0; i < o.len; i++) {
+                    int l = node[o.root] * k + node[o.peer[i]];
+                    double fin = hs + net.lat_us[l] + o.bytes[i] * net.us_per_byte[l];
+                    if (fin > want) want = fin;
+                    hs += net.lat_us[l];
+                }
+                CHECK(fabs(mk - want) <= 1e-9 * (want + 1), "blocking sends, distinct links: %.6f, want %.6f", mk, want);
+            }
+        }
+        compi_map_graph_free(&g);
+        compi_map_net_free(&net);
+    }
+
+    /* 2. full cost, bottleneck and mappers vs brute force, with sequences */
+    int found = 0, cases = 0;
+    for (int t = 0; t < 150; t++) {
+        int k = 2 + (int)(rnd() % 2), n = 2 + (int)(rnd() % 5), slots[3], tot = 0;
+        for (int i = 0; i < k; i++) { slots[i] = 1 + (int)(rnd() % 3); tot += slots[i]; }
+        if (tot < n) slots[0] += n - tot;
+        compi_map_net net;
+        make_net(&net, k, slots, 0);
+        edge e[40];
+        int ne = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (i != j && rnd() % 3 == 0) e[ne++] = (edge){i, j, (double)(1 + rnd() % 10), (double)(rnd() % 400000)};
+        oseq q[2];
+        int nq = 1 + (int)(rnd() % 2);
+        compi_map_graph g;
+        graph_from_edges(&g, n, e, ne);
+        edge all[60];
+        memcpy(all, e, sizeof e[0] * (size_t)ne);
+        int na = ne;
+        for (int i = 0; i < nq; i++) {
+            random_seq(&q[i], n);
+            compi_map_seq s;
+            to_seq(&q[i], &s);
+            CHECK(compi_map_graph_add_seq(&g, &s) == 0, "add_seq");
+            /* its messages are traffic too: in the matrices and the edge list */
+            for (int m = 0; m < q[i].len; m++) {
+                int a = q[i].recv ? q[i].peer[m] : q[i].root, b = q[i].recv ? q[i].root : q[i].peer[m];
+                g.msgs[(size_t)a * n + b] += q[i].calls;
+                g.bytes[(size_t)a * n + b] += q[i].calls * q[i].bytes[m];
+                all[na++] = (edge){a, b, q[i].calls, q[i].calls * q[i].bytes[m]};
+            }
+        }
+        compi_map_problem p = {&g, &net};
+        int node[8];
+        double opt = INFINITY;
+        long total = 1;
+        for (int i = 0; i < n; i++) total *= k;
+        for (long code = 0; code < total; code++) {
+            long c = code;
+            for (int i = 0; i < n; i++) { node[i] = (int)(c % k); c /= k; }
+            if (!valid(node, n, &net)) continue;
+            double b = brute_full(e, ne, q, nq, &net, node), a = compi_map_cost(&p, node);
+            CHECK(fabs(a - b) <= 1e-9 * (fabs(b) + 1), "case %d: cost %.6f, brute force %.6f", t, a, b);
+            double worst = 0, load[9] = {0};
+            for (int i = 0; i < na; i++) {
+                int x = node[all[i].src], y = node[all[i].dst];
+                if (x == y) continue;
+                load[x * k + y] += all[i].msgs * net.lat_us[x * k + y] + all[i].bytes * net.us_per_byte[x * k + y];
+                if (load[x * k + y] > worst) worst = load[x * k + y];
+            }
+            double bn = compi_map_bottleneck(&p, node);
+            CHECK(fabs(bn - worst) <= 1e-9 * (worst + 1), "case %d: bottleneck %.6f, brute force %.6f", t, bn, worst);
+            if (b < opt) opt = b;
+        }
+        for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
+            int rc = compi_map_run((compi_mapper)m, &p, 7, node, err, sizeof err);
+            CHECK(rc == 0, "%s failed: %s", compi_mapper_name((compi_mapper)m), err);
+            if (rc) continue;
+            CHECK(valid(node, n, &net), "%s: placement exceeds the slots", compi_mapper_name((compi_mapper)m));
+            double c = compi_map_cost(&p, node);
+            CHECK(c >= opt * (1 - 1e-9), "%s: %.6f below the optimum %.6f", compi_mapper_name((compi_mapper)m), c, opt);
+            if (m == COMPI_MAPPER_SWAP) {
+                CHECK(local_optimum(&p, node, n), "swap with sequences: not a local optimum (case %d)", t);
+                cases++;
+                found += c <= opt * (1 + 1e-9);
+            }
+        }
+        compi_map_graph_free(&g);
+        compi_map_net_free(&net);
+    }
+    printf("sequences: swap found the optimum in %d of %d cases\n", found, cases);
+
+    /* 3. psrg-like: rank 0 scatters 1 MB to 7 ranks, 4 nodes x 2 slots, two
+     * racks (1 Gbit/s inside, 100 Mbit/s across). Blocking sends in rank
+     * order: block puts 4,5 and 6,7 behind each other on the two slow links,
+     * cyclic alternates them; posted sends: both as slow as the most loaded
+     * link, which is the same (two strips per slow link). */
+    {
+        int slots[4] = {2, 2, 2, 2};
+        compi_map_net net;
+        make_net(&net, 4, slots, 1);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                net.lat_us[i * 4 + j] = i == j ? 1 : 60;
+                net.us_per_byte[i * 4 + j] = i == j ? 1e-4 : i / 2 == j / 2 ? 0.008 : 0.08;
+            }
+        compi_map_graph g;
+        compi_map_graph_init(&g, 8);
+        compi_map_problem p = {&g, &net};
+        oseq o = {.root = 0, .recv = 0, .blocking = 1, .len = 7, .calls = 1};
+        for (int i = 0; i < 7; i++) { o.peer[i] = i + 1; o.bytes[i] = 1e6; }
+        compi_map_seq s;
+        to_seq(&o, &s);
+        int block[8] = {0, 0, 1, 1, 2, 2, 3, 3}, cyclic[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+        double mb, mc, sb, sc;
+        compi_map_seq_time(&p, &s, block, &mb, &sb);
+        compi_map_seq_time(&p, &s, cyclic, &mc, &sc);
+        CHECK(fabs(sb - sc) < 1e-6, "psrg-like: sums differ (%.3f, %.3f)", sb, sc);
+        double ob, oc, x;
+        ob = oracle_makespan(&o, &net, block, &x);
+        oc = oracle_makespan(&o, &net, cyclic, &x);
+        CHECK(fabs(mb - ob) < 1e-6 && fabs(mc - oc) < 1e-6, "psrg-like: %.3f %.3f vs oracle %.3f %.3f", mb, mc, ob, oc);
+        /* block (by hand): handshakes r1 (1) and r2 (60); r3 waits for r2's data on 0->1 (1 + 8060), r4 starts
+         * on 0->2 after r3's handshake (8061 + 60), r5 waits for r4's data, r6 starts on 0->3 after r5's
+         * handshake, r7 waits for r6's data: 8121 + 3 x 80060 (r4, r6, r7 back to back) + 60 (r5's handshake) */
+        CHECK(fabs(mb - (8181 + 3 * 80060.0)) < 1e-6, "psrg-like block: %.3f, by hand %.3f", mb, 8181 + 3 * 80060.0);
+        /* cyclic: r2 (0->2) and r3 (0->3) start at 60 and 120; r6 and r7 wait for them: 120 + 2 x 80060 */
+        CHECK(fabs(mc - (120 + 2 * 80060.0)) < 1e-6, "psrg-like cyclic: %.3f, by hand %.3f", mc, 120 + 2 * 80060.0);
+        o.blocking = 0;
+        to_seq(&o, &s);
+        compi_map_seq_time(&p, &s, block, &mb, &sb);
+        compi_map_seq_time(&p, &s, cyclic, &mc, &sc);
+        CHECK(fabs(mb - mc) < 1e-6 && fabs(mb - 2 * 80060.0) < 1e-6, "psrg-like posted: block %.3f cyclic %.3f", mb, mc);
+        /* uniform 100 Mbit/s links (every pair at 0.08 us/byte, a node's NIC as fast as one link): the
+         * root's NIC carries the six remote strips one after the other whatever the order, so block and
+         * cyclic are equal: 6 x 80000 + 60 (by hand; the links alone: block 320361, cyclic 160240) */
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                if (i != j) net.us_per_byte[i * 4 + j] = 0.08;
+        o.blocking = 1;
+        to_seq(&o, &s);
+        compi_map_seq_time(&p, &s, block, &mb, &sb);
+        compi_map_seq_time(&p, &s, cyclic, &mc, &sc);
+        CHECK(fabs(mb - 480060) < 1e-6 && fabs(mc - 480060) < 1e-6, "psrg-like uniform: block %.3f cyclic %.3f", mb, mc);
+        compi_map_graph_free(&g);
+        compi_map_net_free(&net);
+    }
+
+    /* 4. a Gatherv record at the root of a reversed communicator becomes its
+     * sequence (world ranks, communicator order); identical ones add calls;
+     * a bad peer is refused */
+    {
+        int ws = 5, me = 1, rev[5];
+        for (int i = 0; i < ws; i++) rev[i] = ws - 1 - i;
+        compi_commprof *pr = compi_commprof_new(me, ws);
+        compi_commprof_comm(pr, 2, ws, ws - 1 - me, rev);   /* world 1 is comm rank 3 */
+        int64_t counts[5] = {10, 0, 30, 40, 50000};
+        compi_prof_call c = {COMPI_PROF_GATHERV, 3, 40, 4, 1, 5, counts};
+        compi_commprof_coll(pr, 2, &c, 0);
+        compi_commprof_coll(pr, 2, &c, 0);
+        for (int mpich = 0; mpich < 2; mpich++) {
+            compi_map_algs algs;
+            compi_map_algs_parse(mpich ? "mpi=mpich\n" : NULL, &algs, err, sizeof err);
+            compi_map_graph g;
+            compi_map_graph_init(&g, ws);
+            CHECK(compi_map_graph_add(&g, pr, &algs, err, sizeof err) == 0, "graph_add: %s", err);
+            CHECK(g.nseq == 1, "%d sequences from one Gatherv record", g.nseq);
+            if (g.nseq == 1) {
+                const compi_map_seq *s = &g.seq[0];
+                /* comm ranks 0, 2, 4 (1 sends nothing, 3 is the root) = world 4, 2, 0 */
+                CHECK(s->root == 1 && s->recv == 1 && s->blocking == !mpich && s->len == 3 && s->calls == 2,
+                      "sequence root %d recv %d blocking %d len %d calls %.0f", s->root, s->recv, s->blocking, s->len,
+                      s->calls);
+                if (s->len == 3)
+                    CHECK(s->peer[0] == 4 && s->peer[1] == 2 && s->peer[2] == 0 && s->bytes[0] == 40 &&
+                          s->bytes[1] == 120 && s->bytes[2] == 200000, "sequence peers %d %d %d bytes %.0f %.0f %.0f",
+                          s->peer[0], s->peer[1], s->peer[2], s->bytes[0], s->bytes[1], s->bytes[2]);
+                compi_map_seq again = *s;
+                CHECK(compi_map_graph_add_seq(&g, &again) == 0 && g.nseq == 1 && g.seq[0].calls == 4,
+                      "an identical sequence: %d sequences, %.0f calls", g.nseq, g.seq[0].calls);
+                int badpeer[1] = {1};
+                double b1[1] = {5};
+                compi_map_seq bad = {.root = 1, .len = 1, .peer = badpeer, .bytes = b1, .calls = 1};
+                CHECK(compi_map_graph_add_seq(&g, &bad) == COMPI_MAP_EARG, "a sequence to its own root accepted");
+            }
+            compi_map_graph_free(&g);
+        }
+        compi_commprof_free(pr);
+    }
+}
+
 int main(void)
 {
     test_mappers();
     test_profile();
+    test_sequences();
     if (failures) { fprintf(stderr, "test_place: %d failures\n", failures); return 1; }
     printf("test_place: all passed\n");
     return 0;

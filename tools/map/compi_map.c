@@ -11,7 +11,9 @@
  * the built-in model), runs every mapper, prints each one's predicted cost
  * and keeps the cheapest, unless it beats a simpler one (block, then
  * cyclic...) by no more than --min-gain (2 %: below what the model can
- * tell, see docs/map.md). OUT/ gets:
+ * tell, see docs/map.md); when block or cyclic is within --min-gain of the
+ * kept one and its most loaded inter-node link (bottleneck) carries more
+ * than --min-gain less, it is kept instead (the tie rule). OUT/ gets:
  *   placement.txt  what was decided (format in docs/map.md)
  *   rankfile       Open MPI: rank i=host slot=k
  *   machinefile    one host per line in rank order (MPICH -f; Open MPI
@@ -21,6 +23,7 @@
  * Exit 0; 1 on bad or inconsistent traces (the message names the file and
  * the problem); 2 on bad arguments. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +40,9 @@ static void usage(FILE *f)
                "  --min-gain F  a mapper replaces the one kept before it (block, cyclic, random, swap,\n"
                "                scotch in that order) only when its predicted cost is lower by more\n"
                "                than the fraction F (default 0.02): the model prices traffic only, and\n"
-               "                smaller differences were not measurable (docs/map.md)\n"
+               "                smaller differences were not measurable (docs/map.md); block or\n"
+               "                cyclic within F of the kept one whose most loaded link carries more\n"
+               "                than F less is kept instead\n"
                "       compi map TRACE_DIR --graph-out FILE\n");
 }
 
@@ -192,10 +197,15 @@ int main(int argc, char **argv)
     }
     compi_map_problem prob = {&g, &net};
     int *place[COMPI_MAPPER_COUNT];
-    double cost[COMPI_MAPPER_COUNT];
-    int bestm = -1, cheapest = -1;
-    double cheapest_cost = 0;
-    printf("%-8s %14s %10s %16s\n", "mapper", "predicted_ms", "vs_block", "inter-node_bytes");
+    double cost[COMPI_MAPPER_COUNT], neck[COMPI_MAPPER_COUNT];
+    int bestm = -1;
+    if (g.nseq) {
+        double calls = 0;
+        for (int q = 0; q < g.nseq; q++) calls += g.seq[q].calls;
+        printf("compi map: %d rooted linear collective sequence(s), %.0f call(s), priced by their makespan (%s)\n",
+               g.nseq, calls, algs.mpich ? "MPICH: posted at once" : "Open MPI coll/basic: blocking, in rank order");
+    }
+    printf("%-8s %14s %10s %16s %14s\n", "mapper", "predicted_ms", "vs_block", "inter-node_bytes", "bottleneck_ms");
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
         place[m] = malloc(sizeof(int) * (size_t)n);
         if (!place[m]) return fail("out of memory");
@@ -205,21 +215,43 @@ int main(int argc, char **argv)
             continue;
         }
         cost[m] = compi_map_cost(&prob, place[m]);
+        neck[m] = compi_map_bottleneck(&prob, place[m]);
         double inter = 0;
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
                 if (place[m][i] != place[m][j]) inter += g.bytes[(size_t)i * n + j];
-        printf("%-8s %14.3f %10.3f %16.0f\n", compi_mapper_name((compi_mapper)m), cost[m] * 1e-3,
-               cost[0] > 0 ? cost[m] / cost[0] : 1.0, inter);
+        printf("%-8s %14.3f %10.3f %16.0f %14.3f\n", compi_mapper_name((compi_mapper)m), cost[m] * 1e-3,
+               cost[0] > 0 ? cost[m] / cost[0] : 1.0, inter, neck[m] * 1e-3);
         /* cheaper by more than min_gain (and beyond rounding), or the simpler mapper stays */
         if (bestm < 0 || cost[m] < cost[bestm] * (1 - min_gain) * (1 - 1e-9)) bestm = m;
-        else if (cost[m] < cheapest_cost || cheapest < 0) cheapest = m, cheapest_cost = cost[m];
     }
     if (bestm < 0) return fail("every mapper failed");
-    if (cheapest >= 0 && cheapest_cost < cost[bestm] * (1 - 1e-9))
-        printf("compi map: %s predicts %.2f %% less than %s, within --min-gain %.3g: %s stays\n",
-               compi_mapper_name((compi_mapper)cheapest), 100 * (1 - cheapest_cost / cost[bestm]),
-               compi_mapper_name((compi_mapper)bestm), min_gain, compi_mapper_name((compi_mapper)bestm));
+    /* Near-ties: block and cyclic when their predicted cost is within
+     * min_gain of the kept mapper's. The model cannot order them; the regular
+     * placement whose most loaded link carries less by more than min_gain is
+     * kept (the smallest such bottleneck; block on equal ones), else the kept
+     * stays. Only block and cyclic: the other mappers' placements were
+     * searched on the cost itself, their bottleneck below min_gain is not
+     * evidence (docs/map.md). */
+    int tie = bestm, cheapest = -1;
+    for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
+        if (m == bestm || cost[m] < 0 || fabs(cost[m] - cost[bestm]) > min_gain * cost[bestm]) continue;
+        if (cheapest < 0 || cost[m] < cost[cheapest]) cheapest = m;
+        if (m != COMPI_MAPPER_BLOCK && m != COMPI_MAPPER_CYCLIC) continue;
+        if (neck[m] < neck[bestm] * (1 - min_gain) * (1 - 1e-9) && neck[m] < neck[tie] * (1 - 1e-9)) tie = m;
+    }
+    if (tie != bestm) {
+        printf("compi map: %s and %s are within --min-gain %.3g (%.2f %%); %s's most loaded link carries %.2f %% "
+               "less: %s kept\n", compi_mapper_name((compi_mapper)bestm), compi_mapper_name((compi_mapper)tie), min_gain,
+               100 * fabs(1 - cost[tie] / cost[bestm]), compi_mapper_name((compi_mapper)tie),
+               100 * (1 - neck[tie] / neck[bestm]), compi_mapper_name((compi_mapper)tie));
+        bestm = tie;
+    } else if (cheapest >= 0 && cost[cheapest] < cost[bestm] * (1 - 1e-9)) {
+        printf("compi map: %s predicts %.2f %% less than %s, within --min-gain %.3g, and no more than that less on its "
+               "most loaded link: %s stays\n", compi_mapper_name((compi_mapper)cheapest),
+               100 * (1 - cost[cheapest] / cost[bestm]), compi_mapper_name((compi_mapper)bestm), min_gain,
+               compi_mapper_name((compi_mapper)bestm));
+    }
     printf("compi map: kept %s (predicted %.3f ms, %.3fx of block)\n", compi_mapper_name((compi_mapper)bestm),
            cost[bestm] * 1e-3, cost[0] > 0 ? cost[bestm] / cost[0] : 1.0);
 
@@ -243,6 +275,8 @@ int main(int argc, char **argv)
             compi_mapper_name((compi_mapper)bestm));
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++)
         if (cost[m] >= 0) fprintf(pf, "predicted_us %s %.3f\n", compi_mapper_name((compi_mapper)m), cost[m]);
+    for (int m = 0; m < COMPI_MAPPER_COUNT; m++)
+        if (cost[m] >= 0) fprintf(pf, "bottleneck_us %s %.3f\n", compi_mapper_name((compi_mapper)m), neck[m]);
     for (int i = 0; i < n; i++) {
         int x = pl[i];
         fprintf(rf, "rank %d=%s slot=%d\n", i, net.names[x], used[x]++);
