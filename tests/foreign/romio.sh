@@ -28,6 +28,12 @@ tests=(simple:4 async:4 async-multiple:4 atomicity:4 coll_test:4 excl:4 file_inf
        split_coll:4 psimple:4 error:1 status:1 types_with_zeros:2 darray_read:4 creat_excl:2 external32:2
        big_extents:1)
 variants=(la la-adaptive)
+# Programs whose outcome varies without compi, so no comparison can hold:
+# OMPIO's atomic mode fails ROMIO's atomicity test on some runs (a fresh CI
+# run, plain Open MPI: "Process 1 at line 137: readbuf[8192] is 0, should
+# be 10", then a hang until the timeout; other runs pass). compi passes
+# atomic mode to the MPI anyway (0 calls on its path in every run).
+unstable=(ompio:atomicity)
 pass=0 failn=0 path_total=0
 for mpi in $mpis; do
     lib=$root/build/$mpi/lib/libcompi.so
@@ -52,6 +58,10 @@ for mpi in $mpis; do
         [[ $io == romio321 ]] && extra=(--mca io romio321)
         for t in "${tests[@]}"; do
             IFS=: read -r p np a1 a2 <<<"$t"
+            if [[ " ${unstable[*]} " == *" $io:$p "* ]]; then
+                echo "skipped: $mpi $io $p (its outcome varies without compi; see unstable= in $0)"
+                continue
+            fi
             fargs=(-fname)
             [[ -n ${a1:-} ]] && fargs=($a1 ${a2:-})
             d=$out/$mpi-$io/$p
