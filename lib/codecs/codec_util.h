@@ -48,6 +48,16 @@ static inline size_t compi_varint_get(const uint8_t *p, size_t avail, uint64_t *
 
 /* ---- little-endian loads/stores: streams are portable across byte orders ---- */
 
+/* FNV-1a, 64 bit, over n bytes, continuing from h (start with
+ * COMPI_FNV64_INIT): keys and fingerprints, not integrity checks. */
+#define COMPI_FNV64_INIT 0xcbf29ce484222325ull
+static inline uint64_t compi_fnv1a64(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 static inline uint64_t compi_load_le64(const uint8_t *p)
 {
     uint64_t v;

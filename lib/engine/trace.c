@@ -57,9 +57,7 @@ uint64_t compi_trace_key(const compi_trace_msg *m)
     b[13] = m->family;
     compi_store_le64(b + 14, m->size);
     memset(b + 22, 0, 4);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < sizeof b; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return tr_mix64(h);
+    return tr_mix64(compi_fnv1a64(COMPI_FNV64_INIT, b, sizeof b));
 }
 
 int compi_trace_path(char *buf, size_t len, const char *dir, int rank)

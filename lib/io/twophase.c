@@ -4,6 +4,7 @@
 #endif
 #include "io/twophase.h"
 #include "coll/coll.h"
+#include "codecs/codec_util.h"
 
 #include <limits.h>
 #include <link.h>
@@ -181,13 +182,6 @@ typedef struct {
 static compi_io_memo compi_io_memos[COMPI_IO_MEMO];
 static int compi_io_nmemo, compi_io_memo_next;
 
-static uint64_t compi_io_fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 1099511628211ull; }
-    return h;
-}
-
 static int compi_io_memo_at(const compi_io_file *f, int is_write)
 {
     for (int i = 0; i < compi_io_nmemo; i++) {
@@ -358,10 +352,10 @@ void compi_io_file_view(compi_io_file *f, MPI_Offset disp, MPI_Datatype etype, M
     /* the view's hash for the view memo (non-contiguous filetypes only) */
     f->view_sig = 0;
     if (ok && !(f->ft.n == 1 && f->ft.v[0].len == f->ft_extent)) {
-        uint64_t h = 14695981039346656037ull;
+        uint64_t h = COMPI_FNV64_INIT;
         int64_t hd[4] = {f->disp, f->etype_size, f->ft_extent, f->native};
-        h = compi_io_fnv(h, hd, sizeof hd);
-        h = compi_io_fnv(h, f->ft.v, sizeof(compi_io_seg) * f->ft.n);
+        h = compi_fnv1a64(h, hd, sizeof hd);
+        h = compi_fnv1a64(h, f->ft.v, sizeof(compi_io_seg) * f->ft.n);
         f->view_sig = h ? h : 1;
     }
 }
@@ -1186,12 +1180,12 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
             }
             if (gate && arc == MPI_SUCCESS) {
                 /* the decision's fingerprint: all it was made from, the same on every process */
-                uint64_t fp = 14695981039346656037ull;
+                uint64_t fp = COMPI_FNV64_INIT;
                 int64_t hd[6] = {gs, ge, nagg, (int64_t)mpi_inter, c.frames, verdict};
-                fp = compi_io_fnv(fp, hd, sizeof hd);
-                fp = compi_io_fnv(fp, starts, sizeof(int64_t) * (size_t)c.n);
-                fp = compi_io_fnv(fp, ends, sizeof(int64_t) * (size_t)c.n);
-                fp = compi_io_fnv(fp, wb, sizeof(double) * (size_t)nagg * (size_t)c.n);
+                fp = compi_fnv1a64(fp, hd, sizeof hd);
+                fp = compi_fnv1a64(fp, starts, sizeof(int64_t) * (size_t)c.n);
+                fp = compi_fnv1a64(fp, ends, sizeof(int64_t) * (size_t)c.n);
+                fp = compi_fnv1a64(fp, wb, sizeof(double) * (size_t)nagg * (size_t)c.n);
                 compi_io_memo_record(f, is_write, fp, verdict == COMPI_IO_GATE_PASS);
             }
             /* the plan, for the next identical access */

@@ -59,12 +59,14 @@ static uint64_t compi_coll_pass_begin(compi_coll_kind kind, MPI_Comm comm)
 }
 
 /* compi's path for this call on ci (compi_coll_enter's), or NULL (the
- * MPI's own): the size test, then the gate of this collective and size
- * class (its ticket t must be ended with compi_coll_gate_end after the
- * call, whichever path ran). The layout is built (collectively) on first
- * use. */
+ * MPI's own): the size test (cheap, first: small calls go to the MPI at
+ * once), for a reduction (op not MPI_OP_NULL) whether compi can run its op
+ * on dt, then the gate of this collective and size class (its ticket t
+ * must be ended with compi_coll_gate_end after the call, whichever path
+ * ran). The layout is built (collectively) on first use. */
 static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_info *ci, compi_coll_kind kind,
-                                                size_t size, int extra, compi_coll_ticket *t, int *rc)
+                                                size_t size, int extra, MPI_Datatype dt, MPI_Op op,
+                                                compi_coll_ticket *t, int *rc)
 {
     *rc = MPI_SUCCESS;
     t->g = NULL;
@@ -72,6 +74,7 @@ static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_
      * could share: compi's path always runs (blocks under the floor simply
      * go raw), unless its gate says otherwise */
     if (!compi_coll_frames(ci) || (kind != COMPI_COLL_ALLTOALLV && !compi_coll_worth(ci, size, extra))) return NULL;
+    if (op != MPI_OP_NULL && !compi_coll_reduction_ok(dt, op)) return NULL;
     const compi_coll_layout *l = compi_coll_layout_get(comm, ci, rc);
     if (!l) return NULL;
     /* the v variants' sizes differ per rank: one gate for all their sizes */
@@ -114,7 +117,8 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
                                 : compi_type_bytes(recvtype, recvcount);
     compi_coll_ticket tk;
     const compi_coll_layout *l =
-        compi_coll_path(comm, ci, kind, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, &tk, &rc);
+        compi_coll_path(comm, ci, kind, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, recvtype, MPI_OP_NULL,
+                        &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = recvcounts ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
@@ -170,7 +174,8 @@ int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     MPI_Count block = compi_type_bytes(recvtype, recvcount);
     compi_coll_ticket tk;
     const compi_coll_layout *l =
-        compi_coll_path(comm, ci, COMPI_COLL_ALLTOALL, (size_t)block, COMPI_EXTRA_ALLTOALL, &tk, &rc);
+        compi_coll_path(comm, ci, COMPI_COLL_ALLTOALL, (size_t)block, COMPI_EXTRA_ALLTOALL, recvtype, MPI_OP_NULL,
+                        &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -211,7 +216,8 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
     MPI_Count bytes = 0;
     for (int i = 0; i < n; i++) bytes += compi_type_bytes(recvtype, recvcounts[i]);
     compi_coll_ticket tk;
-    const compi_coll_layout *l = compi_coll_path(comm, ci, COMPI_COLL_ALLTOALLV, 0, 1, &tk, &rc);
+    const compi_coll_layout *l =
+        compi_coll_path(comm, ci, COMPI_COLL_ALLTOALLV, 0, 1, recvtype, MPI_OP_NULL, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -252,12 +258,8 @@ static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *
     uint64_t t0 = compi_now_ns(), wire = 0;
     MPI_Count bytes = compi_type_bytes(dt, count);
     int rc;
-    compi_coll_ticket tk = {NULL, 0, 0, 0};
-    /* the cheap size test first: small calls go to the MPI at once */
-    const compi_coll_layout *l =
-        compi_coll_worth(ci, (size_t)bytes, COMPI_EXTRA_REDUCE) && compi_coll_reduction_ok(dt, op)
-            ? compi_coll_path(comm, ci, kind, (size_t)bytes, COMPI_EXTRA_REDUCE, &tk, &rc)
-            : (rc = MPI_SUCCESS, NULL);
+    compi_coll_ticket tk;
+    const compi_coll_layout *l = compi_coll_path(comm, ci, kind, (size_t)bytes, COMPI_EXTRA_REDUCE, dt, op, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = root < 0 ? PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm)
@@ -306,11 +308,9 @@ static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf
     const compi_coll_layout *l = NULL;
     compi_coll_ticket tk = {NULL, 0, 0, 0};
     rc = MPI_SUCCESS;
-    if (total <= 0x7fffffff) {
-        size_t whole = (size_t)compi_type_bytes(dt, (int)total);
-        if (compi_coll_worth(ci, whole, COMPI_EXTRA_REDUCE) && compi_coll_reduction_ok(dt, op))
-            l = compi_coll_path(comm, ci, kind, whole, COMPI_EXTRA_REDUCE, &tk, &rc);
-    }
+    if (total <= 0x7fffffff)
+        l = compi_coll_path(comm, ci, kind, (size_t)compi_type_bytes(dt, (int)total), COMPI_EXTRA_REDUCE, dt, op, &tk,
+                            &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = recvcounts ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm)

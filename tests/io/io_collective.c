@@ -20,6 +20,7 @@
  * usage: io_collective [rounds] [seed] [full|romio]. One line per failure. */
 #define _GNU_SOURCE
 #include "randtypes.h"
+#include "slurp.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -28,17 +29,6 @@
 static int rank, np, bad;
 
 #define FAIL(...) do { printf("FAILED round %d rank %d: ", round, rank); printf(__VA_ARGS__); printf("\n"); bad++; } while (0)
-
-static unsigned char *slurp(const char *path, long *n)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) { *n = -1; return NULL; }
-    off_t sz = lseek(fd, 0, SEEK_END);
-    unsigned char *b = malloc((size_t)sz + 1);
-    *n = (long)pread(fd, b, (size_t)sz, 0);
-    close(fd);
-    return b;
-}
 
 /* An irregular partition of n doubles: element i belongs to a random rank;
  * my elements as an indexed type of runs. */

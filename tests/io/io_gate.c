@@ -25,22 +25,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "slurp.h"
 
 static int rank, np, bad;
 #define FAIL(...) do { printf("FAILED rank %d: ", rank); printf(__VA_ARGS__); printf("\n"); bad++; } while (0)
 
 static uint64_t (*path_calls)(void), (*gate_passes)(void), (*memo_passes)(void);
-
-static unsigned char *slurp(const char *path, long *n)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) { *n = -1; return NULL; }
-    off_t sz = lseek(fd, 0, SEEK_END);
-    unsigned char *b = malloc((size_t)sz + 1);
-    *n = (long)pread(fd, b, (size_t)sz, 0);
-    close(fd);
-    return b;
-}
 
 static void same_files(const char *a, const char *b, const char *what)
 {
