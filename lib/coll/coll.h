@@ -38,6 +38,7 @@
 #define COMPI_COLL_H
 #include "core/internal.h"
 #include "engine/gate.h"
+#include "engine/leaders.h"
 
 /* Gate kinds (see "gates" below): the compi_coll_kind values, then these. */
 enum { COMPI_GATE_BCAST = 11, COMPI_GATE_GATHER, COMPI_GATE_GATHERV, COMPI_GATE_SCATTER, COMPI_GATE_SCATTERV,
@@ -60,6 +61,7 @@ typedef struct compi_coll_layout {
      * messages; MPI_COMM_NULL with COMPI_CHUNK=off */
     MPI_Comm xall, xleaders;
     compi_gate *gates[COMPI_GATE_KINDS];   /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
+    compi_leaders_plan *plans[2];          /* Allreduce, Reduce: the leaders' way per size class, lazily */
 } compi_coll_layout;
 
 /* Collectives on comm may take compi's path: a framed intracommunicator in a
@@ -229,6 +231,22 @@ int compi_coll_gate_begin(const compi_comm_info *ci, const compi_coll_layout *l,
 int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm);
 void compi_coll_gates_free(compi_coll_layout *l);
 
+/* ---- the leaders' way of a reduction (engine/leaders.h): split or whole,
+ * per communicator, Allreduce / Reduce and size class (of raw, the packed
+ * bytes of the vector, the same on every rank). Leaders only. */
+typedef struct {
+    compi_leaders_plan *s;   /* NULL: forced or not measuring */
+    int rooted, measure;
+} compi_coll_leaders;
+/* whole_ok: the type's elements are contiguous (whole is run only then). */
+compi_leaders_way compi_coll_leaders_begin(const compi_coll_layout *l, int rooted, size_t raw, int whole_ok,
+                                           compi_coll_leaders *t);
+/* After a split call: a measuring one agrees (MAX over the leaders, one
+ * small allreduce among them) the bytes of this leader's reduce-scatter
+ * frames and of its reduced chunk's frame, and decides. */
+int compi_coll_leaders_end(compi_coll_leaders *t, const compi_coll_layout *l, size_t raw, uint64_t split,
+                           uint64_t chunk);
+
 /* ---- report */
 typedef enum {
     COMPI_COLL_ALLGATHER, COMPI_COLL_ALLGATHERV, COMPI_COLL_ALLTOALL, COMPI_COLL_ALLTOALLV, COMPI_COLL_ALLTOALLW,
@@ -241,9 +259,11 @@ _Static_assert((int)COMPI_GATE_BCAST == (int)COMPI_COLL_KINDS, "gate kinds follo
  * gate sent to the MPI's own algorithm (data that did not compress, and the
  * MPI's algorithm was not slower; gate trials included), application
  * bytes (this rank's contribution), bytes this rank put on inter-node
- * links in compi's path (frames), and time spent in the call */
+ * links in compi's path (frames), time spent in the call, and (node
+ * leaders, Allreduce and Reduce) the calls whose leaders' phase ran split
+ * or whole (engine/leaders.h) */
 enum { COMPI_COLL_CALLS, COMPI_COLL_NODE_AWARE, COMPI_COLL_GATED, COMPI_COLL_BYTES, COMPI_COLL_WIRE, COMPI_COLL_NS,
-       COMPI_COLL_FIELDS };
+       COMPI_COLL_SPLIT, COMPI_COLL_WHOLE, COMPI_COLL_FIELDS };
 extern uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
 #define COMPI_COLL_ADD(kind, field, v) \
     __atomic_fetch_add(&compi_coll_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)

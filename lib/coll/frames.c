@@ -10,6 +10,7 @@ const char *const compi_coll_names[COMPI_COLL_KINDS] = {
 };
 const char *const compi_coll_field_names[COMPI_COLL_FIELDS] = {
     "calls", "node_aware_calls", "gated_calls", "bytes", "inter_node_wire_bytes", "seconds",
+    "leaders_split_calls", "leaders_whole_calls",
 };
 uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
 

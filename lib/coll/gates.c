@@ -1,5 +1,7 @@
-/* The collective gates of a communicator (coll.h, lib/engine/gate.h):
- * storage in its node layout, the call's clock, and the votes. */
+/* What a communicator's collectives agree on, stored in its node layout:
+ * the gates (coll.h, lib/engine/gate.h: compi's path or the MPI's own; the
+ * call's clock and the votes) and the leaders' way of a reduction
+ * (engine/leaders.h: split or whole; the agreed sizes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "coll/coll.h"
@@ -100,4 +102,58 @@ void compi_coll_gates_free(compi_coll_layout *l)
         free(l->gates[k]);
         l->gates[k] = NULL;
     }
+    for (int k = 0; k < 2; k++) {
+        free(l->plans[k]);
+        l->plans[k] = NULL;
+    }
+}
+
+static compi_leaders_params compi_leaders_cfg;
+static pthread_once_t compi_leaders_once = PTHREAD_ONCE_INIT;
+static void compi_leaders_setup(void) { compi_leaders_params_default(&compi_leaders_cfg); }
+
+compi_leaders_way compi_coll_leaders_begin(const compi_coll_layout *l, int rooted, size_t raw, int whole_ok,
+                                           compi_coll_leaders *t)
+{
+    t->s = NULL;
+    t->rooted = rooted;
+    t->measure = 0;
+    /* every rank has the same type and size, so every leader takes the same branch */
+    if (!whole_ok) return COMPI_LEADERS_SPLIT;
+    pthread_once(&compi_leaders_once, compi_leaders_setup);
+    compi_coll_layout *lw = (compi_coll_layout *)l;
+    if (!lw->plans[rooted]) {
+        /* as for the gates: all leaders must agree, so no memory is fatal */
+        lw->plans[rooted] = malloc(sizeof(compi_leaders_plan) * COMPI_GATE_CLASSES);
+        if (!lw->plans[rooted]) compi_die("out of memory for the reductions' plans");
+        for (int c = 0; c < COMPI_GATE_CLASSES; c++) compi_leaders_plan_init(&lw->plans[rooted][c]);
+    }
+    t->s = &lw->plans[rooted][compi_gate_class(raw)];
+    compi_leaders_way w = compi_leaders_begin(t->s, &compi_leaders_cfg, compi_cfg.coll_leaders, &t->measure);
+    COMPI_COLL_ADD(rooted ? COMPI_COLL_REDUCE : COMPI_COLL_ALLREDUCE,
+                   w == COMPI_LEADERS_WHOLE ? COMPI_COLL_WHOLE : COMPI_COLL_SPLIT, 1);
+    return w;
+}
+
+int compi_coll_leaders_end(compi_coll_leaders *t, const compi_coll_layout *l, size_t raw, uint64_t split,
+                           uint64_t chunk)
+{
+    if (!t->s || !t->measure) return MPI_SUCCESS;
+    unsigned long long mine[2] = {split, chunk}, agreed[2];
+    int rc = PMPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, l->leaders);
+    if (rc != MPI_SUCCESS) return rc;
+    compi_leaders_sizes z = {l->nnodes, (double)raw, (double)agreed[0], (double)agreed[1]};
+    /* the default inter-node link: the same static model on every rank */
+    const compi_net_link *link = compi_engine_default_link();
+    int before = t->s->decided ? t->s->way : -1;
+    compi_leaders_decide(t->s, &compi_leaders_cfg, &z, link);
+    if (t->s->way != before) {
+        double split_us, whole_us;
+        compi_leaders_times(&z, &compi_leaders_cfg, link, &split_us, &whole_us);
+        compi_log(2, "%s of %zu B over %d nodes: leaders exchange %s (split %.3f ms, whole %.3f ms predicted)",
+                  t->rooted ? "reduce" : "allreduce", raw, l->nnodes,
+                  t->s->way == COMPI_LEADERS_WHOLE ? "whole partials" : "split chunks", split_us * 1e-3,
+                  whole_us * 1e-3);
+    }
+    return MPI_SUCCESS;
 }

@@ -242,6 +242,96 @@ static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext,
     return rc;
 }
 
+/* Leaders, one segment per node (allreduce, reduce), the "whole" way
+ * (engine/leaders.h): the whole partial in acc goes as one frame to every
+ * other leader (to < 0) or to node to's leader, and every receiving leader
+ * combines each chunk k in the order the split way combines it (node k's
+ * partial, then every other node's in increasing node order), so both ways
+ * give the same bits. Contiguous types only: a chunk computed in a
+ * contribution's buffer is copied into acc as it is. */
+static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, MPI_Op op, int to, MPI_Comm comm,
+                                const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
+                                uint64_t *wire)
+{
+    const int p = l->nnodes, my = l->my_node;
+    const int sending = n > 0 && to != my, receiving = n > 0 && (to < 0 || to == my);
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    compi_typeinfo ti;
+    compi_typeinfo_get(dt, n, &ti);
+    char **contrib = calloc((size_t)p, sizeof *contrib);
+    compi_coll_out o;
+    compi_coll_xfer x;
+    int built = 0, rc = compi_coll_xfer_init(&x, p);
+    if (rc == MPI_SUCCESS && !contrib) rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && sending) {
+        rc = compi_coll_out_build(&o, ci, to < 0 ? -1 : l->leader_of[to], fam, acc, n, dt, &ti, 0);
+        built = rc == MPI_SUCCESS;
+        for (int c = 0; c < p && built; c++) x.out[c] = c != my && (to < 0 || c == to) ? &o : NULL;
+    }
+    for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++) {
+        if (c == my) continue;
+        if (!(contrib[c] = malloc((size_t)ti.size))) { rc = MPI_ERR_NO_MEM; break; }
+        rc = compi_coll_xfer_expect(&x, c, (size_t)ti.size, (unsigned char *)contrib[c]);
+    }
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, to < 0, l->leader_of, comm);
+    if (rc == MPI_SUCCESS && built) *wire += compi_coll_out_wire(&o) * (size_t)(to < 0 ? p - 1 : 1);
+    for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++)
+        if (c != my) rc = compi_coll_xfer_deliver(&x, c, contrib[c] - ti.true_lb, n, dt, l->leader_of[c], comm);
+    for (int k = 0; k < p && rc == MPI_SUCCESS && receiving; k++) {
+        int s, len;
+        compi_chunk(n, p, k, &s, &len);
+        if (len == 0) continue;
+        MPI_Aint at = (MPI_Aint)s * ext;
+        char *dst = k == my ? acc + at : contrib[k] - ti.true_lb + at;
+        for (int c = 0; c < p && rc == MPI_SUCCESS; c++)
+            if (c != k) rc = PMPI_Reduce_local(c == my ? acc + at : contrib[c] - ti.true_lb + at, dst, len, dt, op);
+        if (rc == MPI_SUCCESS && k != my) memcpy(acc + at + ti.true_lb, dst + ti.true_lb, (size_t)len * (size_t)ext);
+    }
+    if (built) compi_coll_out_free(&o);
+    for (int c = 0; c < p && contrib; c++) free(contrib[c]);
+    free(contrib);
+    compi_coll_xfer_free(&x);
+    return rc;
+}
+
+/* Leaders, one segment per node (allreduce: to < 0; reduce: to = the
+ * root's node), the "split" way: reduce-scatter, then the reduced chunks to
+ * every leader or to the root's. A call lt measures agrees its frame sizes
+ * among the leaders afterwards (even after an error, so no leader waits
+ * alone). */
+static int compi_split_partials(char *acc, int n, MPI_Datatype dt, MPI_Op op, int to, MPI_Comm comm,
+                                const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
+                                compi_coll_leaders *lt, size_t raw, uint64_t *wire)
+{
+    const int p = l->nnodes;
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    compi_parts q = {malloc(sizeof(int) * (size_t)(p + 1)), malloc(sizeof(int) * (size_t)p),
+                     malloc(sizeof(int) * (size_t)p)};
+    char *mine, *mine_owned;
+    const uint64_t w0 = *wire;
+    uint64_t w1 = w0;
+    int rc = MPI_SUCCESS;
+    if (!q.first || !q.start || !q.len) {
+        rc = MPI_ERR_NO_MEM;
+    } else {
+        for (int c = 0; c <= p; c++) q.first[c] = c;
+        for (int c = 0; c < p; c++) compi_chunk(n, p, c, &q.start[c], &q.len[c]);
+        rc = compi_reduce_scatter_leaders(acc, &q, dt, op, comm, ci, l, fam, &mine, &mine_owned, wire);
+        free(mine_owned);   /* one segment per node: always in place in acc */
+        w1 = *wire;
+    }
+    compi_parts_free(&q);
+    if (rc == MPI_SUCCESS)
+        rc = to < 0 ? compi_chunks_to_leaders(acc, n, dt, ext, comm, ci, l, wire)
+                    : compi_chunks_to_root(acc, n, dt, ext, to, comm, ci, l, wire);
+    uint64_t chunk = *wire - w1;
+    if (to < 0) chunk /= (uint64_t)(p - 1);
+    int arc = compi_coll_leaders_end(lt, l, raw, w1 - w0, chunk);
+    return rc != MPI_SUCCESS ? rc : arc;
+}
+
 int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
@@ -274,24 +364,17 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         rc = PMPI_Reduce(acc == recvbuf && in_place ? MPI_IN_PLACE : input, acc, count, dt, op, 0, l->local);
     else
         rc = PMPI_Reduce(input, NULL, count, dt, op, 0, l->local);
-    /* 2-3. between leaders */
+    /* 2-3. between leaders: split (reduce-scatter, then the reduced chunks
+     * to every leader or the root's) or whole partials (engine/leaders.h) */
     if (rc == MPI_SUCCESS && leader && l->nnodes > 1) {
-        compi_parts q = {malloc(sizeof(int) * (size_t)(l->nnodes + 1)), malloc(sizeof(int) * (size_t)l->nnodes),
-                         malloc(sizeof(int) * (size_t)l->nnodes)};
-        char *mine, *mine_owned;
-        if (!q.first || !q.start || !q.len) {
-            rc = MPI_ERR_NO_MEM;
-        } else {
-            for (int c = 0; c <= l->nnodes; c++) q.first[c] = c;
-            for (int c = 0; c < l->nnodes; c++) compi_chunk(count, l->nnodes, c, &q.start[c], &q.len[c]);
-            rc = compi_reduce_scatter_leaders(acc, &q, dt, op, comm, ci, l,
-                                              all ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE, &mine, &mine_owned, wire);
-            free(mine_owned);   /* one segment per node: always in place in acc */
-        }
-        compi_parts_free(&q);
-        if (rc == MPI_SUCCESS)
-            rc = all ? compi_chunks_to_leaders(acc, count, dt, ext, comm, ci, l, wire)
-                     : compi_chunks_to_root(acc, count, dt, ext, root_node, comm, ci, l, wire);
+        const compi_family fam = all ? COMPI_FAM_ALLREDUCE : COMPI_FAM_REDUCE;
+        compi_typeinfo ti;
+        compi_typeinfo_get(dt, count, &ti);
+        compi_coll_leaders lt;
+        if (compi_coll_leaders_begin(l, !all, (size_t)ti.size, ti.contiguous, &lt) == COMPI_LEADERS_WHOLE)
+            rc = compi_whole_partials(acc, count, dt, op, root_node, comm, ci, l, fam, wire);
+        else
+            rc = compi_split_partials(acc, count, dt, op, root_node, comm, ci, l, fam, &lt, (size_t)ti.size, wire);
     }
     /* 4. the result inside the node */
     if (rc == MPI_SUCCESS && all && l->local_size > 1) {

@@ -323,6 +323,11 @@ int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra)
            compi_E.ready && size >= compi_E.coll_floor[extra];
 }
 
+const compi_net_link *compi_engine_default_link(void)
+{
+    return compi_E.ready ? compi_E.links[compi_g.node_count].model : NULL;
+}
+
 int compi_coll_may_compress(const compi_comm_info *ci, size_t size)
 {
     return compi_coll_worth(ci, size, 1);

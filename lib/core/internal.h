@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include "compi.h"
 #include "engine/window.h"
+#include "engine/model.h"
 
 /* ---------------------------------------------------------------- config */
 /* compi_mode, compi_config and their parsers are MPI-free (engine/config.h),
@@ -204,6 +205,9 @@ int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
  * metadata collectives (1..COMPI_COLL_EXTRA_MAX) beyond the MPI's own. */
 #define COMPI_COLL_EXTRA_MAX 4
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
+/* The static model's default inter-node link, the same on every rank (NULL
+ * before the engine is up). */
+const compi_net_link *compi_engine_default_link(void);
 /* A collective gate (lib/engine/gate.h) around one collective call on this
  * thread: probe = its trial wants the frames' data evaluated even where the
  * adaptive windows say raw; _end gives the bytes of collective data decided

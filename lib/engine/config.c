@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include "engine/config.h"
+#include "engine/leaders.h"
 
 extern char **environ;
 
@@ -251,6 +252,11 @@ static int set_chunk(compi_config *c, const char *v, char *why, size_t whylen)
     else return COMPI_BAD("is not valid; expected auto (from the link model), off, or a power of two from 4K to 64M");
     return COMPI_OK;
 }
+static int set_coll_leaders(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    return compi_parse_leaders_policy(v, &c->coll_leaders) == 0
+               ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_LEADERS_POLICY_NAMES);
+}
 static int set_ranks_per_node(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_int(v, 0, 1 << 30, &c->ranks_per_node) == COMPI_OK
@@ -285,6 +291,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_VERBOSE] = {{"verbose", "COMPI_VERBOSE", "0", 0}, set_verbose, 0},
     [COMPI_SET_ESCAPE_WAIT] = {{"escape_wait", "COMPI_ESCAPE_WAIT", "60", 0}, set_escape_wait, 0},
     [COMPI_SET_CHUNK] = {{"chunk", "COMPI_CHUNK", "auto", 0}, set_chunk, 0},
+    [COMPI_SET_COLL_LEADERS] = {{"coll_leaders", "COMPI_COLL_LEADERS", "auto", 0}, set_coll_leaders, 0},
     [COMPI_SET_IO_AGGREGATORS] = {{"io_aggregators", "COMPI_IO_AGGREGATORS", "mpi", 0}, set_io_aggregators, 0},
     [COMPI_SET_IO_WEIGHT] = {{"io_weight", "COMPI_IO_WEIGHT", "bytes", 0}, set_io_weight, 0},
     [COMPI_SET_IO_GATE] = {{"io_gate", "COMPI_IO_GATE", "on", 0}, set_io_gate, 0},

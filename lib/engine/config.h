@@ -32,7 +32,7 @@ enum {
     COMPI_SET_ADAPT_REEVAL, COMPI_SET_ADAPT_REEVAL_BYTES, COMPI_SET_ADAPT_MISTAKES, COMPI_SET_ADAPT_BACKOFF,
     COMPI_SET_ADAPT_MIN_SPEEDUP, COMPI_SET_ADAPT_SAMPLE, COMPI_SET_ADAPT_REFRESH, COMPI_SET_TRACE,
     COMPI_SET_TRACE_MAX, COMPI_SET_RULES, COMPI_SET_LEVEL, COMPI_SET_REPORT, COMPI_SET_VERBOSE,
-    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_IO_AGGREGATORS, COMPI_SET_IO_WEIGHT, COMPI_SET_IO_GATE, COMPI_SET_DEBUG_RANKS_PER_NODE,
+    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_COLL_LEADERS, COMPI_SET_IO_AGGREGATORS, COMPI_SET_IO_WEIGHT, COMPI_SET_IO_GATE, COMPI_SET_DEBUG_RANKS_PER_NODE,
     COMPI_SET_COUNT
 };
 
@@ -57,6 +57,7 @@ typedef struct {
                                      first bytes, a pipelined message's next chunk) may be missing */
     size_t chunk;                 /* COMPI_CHUNK: pipelined chunk size; 0 = from the link model,
                                      COMPI_CHUNK_OFF = never pipeline */
+    int coll_leaders;             /* COMPI_COLL_LEADERS: a compi_leaders_policy (engine/leaders.h) */
     int io_aggregators;           /* COMPI_IO_AGGREGATORS: a compi_io_policy (0 mpi, 1 default, 2 la) */
     int io_weight;                /* COMPI_IO_WEIGHT: a compi_io_weight (la's matrix: 0 bytes, 1 blocks) */
     int io_gate;                  /* COMPI_IO_GATE: 1 = la passes calls it cannot speed up to the MPI (ROMIO only) */

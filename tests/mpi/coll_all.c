@@ -6,7 +6,8 @@
  * MPI_Gather and MPI_Scatter.  Each collective runs a fixed number of cases
  * drawn from a deterministic PRNG (fixed seed; COLL_ALL_SEED=<n> picks another
  * seed, COLL_ALL_CASES=<n> another number of cases per collective, the same on
- * every rank).  A case draws:
+ * every rank; COLL_ALL_ONLY=6,7 runs only those collectives, numbered as in
+ * main).  A case draws:
  *   - the communicator: MPI_COMM_WORLD, a dup of it, or the even/odd split
  *     with reversed rank order (both halves run the case at the same time);
  *   - counts: 0, 1, small, a few KiB, 16-256 KiB, and ~1 MiB per block (up to
@@ -414,6 +415,18 @@ static void same_everywhere(const char *what, const img_t *m)
     CHECK(bad < 0, what, "result differs between ranks: hash of comm rank 0's result 0x%016llx, of comm rank %d's 0x%016llx",
           (unsigned long long)all[0], bad, bad >= 0 ? (unsigned long long)all[bad] : 0ULL);
     free(all);
+}
+
+/* A digest of every reduction result this rank checked (Allreduce; Reduce
+ * at the root), printed at the end: runs of the same seed and placement must
+ * print the same one whichever way compi's node leaders take
+ * (COMPI_COLL_LEADERS=split or whole: check_leaders.py), floating point
+ * included. */
+static uint64_t g_rdigest = 0xcbf29ce484222325ULL;
+static void digest_add(const img_t *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->care[i] != C_NO) g_rdigest = (g_rdigest ^ m->got[i]) * 0x100000001b3ULL;
 }
 
 /* A send buffer that must come back unchanged. */
@@ -1092,6 +1105,7 @@ static void t_allreduce(int cno, uint64_t cs, rng_t *cr)
     }
     CHECK_IMG(D, &m);
     same_everywhere(D, &m);
+    digest_add(&m);
     free(mine);
     img_free(&m);
 }
@@ -1128,6 +1142,7 @@ static void t_reduce(int cno, uint64_t cs, rng_t *cr)
             SB_DONE(&s);
         }
         CHECK_IMG(D, &m);
+        digest_add(&m);
         img_free(&m);
     } else {
         sbuf_t s;
@@ -1355,6 +1370,19 @@ static void t_scatter(int cno, uint64_t cs, rng_t *cr)
 static void run_cases(int id, const char *coll, int ncases, int fp, void (*fn)(int, uint64_t, rng_t *))
 {
     if (g_cases_override > 0) ncases = g_cases_override;
+    /* COLL_ALL_ONLY=6,7: only these collectives (numbers as in main) */
+    const char *only = getenv("COLL_ALL_ONLY");
+    if (only && *only) {
+        int listed = 0;
+        for (const char *q = only; *q;) {
+            char *end;
+            long v = strtol(q, &end, 10);
+            if (end == q) break;
+            listed |= v == id;
+            q = *end == ',' ? end + 1 : end;
+        }
+        if (!listed) return;
+    }
     mt_group_begin("%s: %d random cases", coll, ncases);
     maxrel[0] = maxrel[1] = 0;
     uop_badtype = 0;
@@ -1428,6 +1456,12 @@ int main(int argc, char **argv)
     run_cases(12, "MPI_Bcast", 16, 0, t_bcast);
     run_cases(13, "MPI_Gather", 16, 0, t_gather);
     run_cases(14, "MPI_Scatter", 16, 0, t_scatter);
+
+    uint64_t *dg = mt_malloc((size_t)mt_size * sizeof(uint64_t)), d = 0xcbf29ce484222325ULL;
+    MPI_CALL(MPI_Allgather(&g_rdigest, 1, MPI_UINT64_T, dg, 1, MPI_UINT64_T, MPI_COMM_WORLD));
+    for (int i = 0; i < mt_size; i++) d = (d ^ dg[i]) * 0x100000001b3ULL;
+    if (mt_rank == 0) printf("INFO [%s] reduction digest 0x%016llx\n", mt_prog, (unsigned long long)d);
+    free(dg);
 
     MPI_CALL(MPI_Op_free(&opv[O_UCOMM]));
     MPI_CALL(MPI_Op_free(&opv[O_UNONC]));
