@@ -22,9 +22,12 @@
  *                 (a framed chunk to each leader, combined in node order:
  *                 the same result on every rank and in every run with the
  *                 same placement), then allgather the reduced chunks
- *                 (framed); node-local broadcast
- *   reduce        the same, but the reduced chunks are gathered to the
- *                 root's leader, which hands the result to the root
+ *                 (framed) -- or, when partials compress better than
+ *                 results, each leader's whole partial goes to every leader,
+ *                 combined in the same order (engine/leaders.h: the same
+ *                 bits either way); node-local broadcast
+ *   reduce        the same, but the reduced chunks (or the whole partials)
+ *                 go to the root's leader, which hands the result to the root
  *   reduce_scatter(_block)  node-local reduce of the whole vector; each
  *                 leader sends every other node's leader the blocks of that
  *                 node's members (framed), combines what it gets in node

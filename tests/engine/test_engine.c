@@ -13,16 +13,7 @@
 #include "engine/model.h"
 #include "engine/window.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+#include "engine_test.h"
 
 #define KiB ((size_t)1024)
 #define MiB ((size_t)1024 * 1024)
@@ -326,20 +317,6 @@ static void test_codec_file(void)
 }
 
 /* ------------------------------------------------------------- estimate */
-
-static compi_net_link flat_link(double alpha_us, double ns_per_byte)
-{
-    compi_net_link l;
-    memset(&l, 0, sizeof l);
-    l.cls = COMPI_LINK_INTER;
-    strcpy(l.node_a, "*");
-    strcpy(l.node_b, "*");
-    l.alpha_us = alpha_us;
-    l.npoints = 1;
-    l.bytes[0] = 1;
-    l.beta_ns[0] = ns_per_byte;
-    return l;
-}
 
 static void test_estimate(void)
 {

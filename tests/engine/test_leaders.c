@@ -9,30 +9,7 @@
 #include <string.h>
 #include "engine/leaders.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
-
-static compi_net_link link_of(double alpha_us, double beta_ns)
-{
-    compi_net_link l;
-    memset(&l, 0, sizeof l);
-    l.cls = COMPI_LINK_INTER;
-    strcpy(l.node_a, "*");
-    strcpy(l.node_b, "*");
-    l.alpha_us = alpha_us;
-    l.npoints = 1;
-    l.bytes[0] = 1;
-    l.beta_ns[0] = beta_ns;
-    return l;
-}
+#include "engine_test.h"
 
 static int close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fabs(b) + 1e-6; }
 
@@ -54,7 +31,7 @@ static void check_case(const char *what, const compi_net_link *link, compi_leade
 
 static void test_times(void)
 {
-    const compi_net_link slow = link_of(50, 80), fast = link_of(20, 0.8);
+    const compi_net_link slow = flat_link(50, 80), fast = flat_link(20, 0.8);
     const double M8 = 8388608;
     /* 2 nodes x 2 ranks of double_r75 (leaders.h): partial sums of two ranks
      * compress 1.74x, the result of four 1.16x. split = 4 MiB / 1.74,
@@ -115,7 +92,7 @@ static void test_times(void)
  * a change restarts at 8. Worked out by hand from leaders.h. */
 static void test_schedule(void)
 {
-    const compi_net_link slow = link_of(50, 80);
+    const compi_net_link slow = flat_link(50, 80);
     compi_leaders_params pr;
     compi_leaders_params_default(&pr);
     compi_leaders_plan s;
