@@ -1170,6 +1170,11 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
             }
             /* every process solves the same problem with the same code: the same answer */
             int placed = arc == MPI_SUCCESS && compi_io_place_la(c.n, nagg, wt, NULL, c.node_of, 1, lap) == COMPI_OK;
+            /* bytes weight: the placement with the fewest bytes across nodes
+             * when it moves no more than default (def holds default's here) */
+            if (placed && f->weight != COMPI_IO_WEIGHT_BLOCKS &&
+                compi_io_place_la_net(c.n, nagg, wb, c.node_of, def, lap) != COMPI_OK)
+                placed = 0;
             if (placed) memcpy(def, lap, sizeof(int) * (size_t)nagg);
             f->st.planned++;
             int verdict = COMPI_IO_GATE_COMPI;
