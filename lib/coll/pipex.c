@@ -142,7 +142,7 @@ typedef struct {
 /* metadata per block: the frame length (whole) or -log2 of the chunk size */
 enum { COMPI_META_LEN, COMPI_META_SIZE, COMPI_META_ANY, COMPI_META_INTS };
 
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, int sparse, compi_coll_out *const out[],
                         const compi_coll_in in[], compi_coll_blocks *got, int *piped, const int *names,
                         MPI_Comm comm)
 {
@@ -202,7 +202,7 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
     if (rc == MPI_SUCCESS && !(got->bytes = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) goto fail;
 
-    if (!anyone) {
+    if (!anyone && !sparse) {
         /* nothing pipelined anywhere: one alltoallv of the whole blocks. With
          * same (an allgather), an alltoallv of one send block too, not an
          * allgatherv: measured on the emulated 100 Mbit/s link between two
@@ -235,8 +235,10 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
         return MPI_SUCCESS;
     }
 
-    /* point to point: receives first (whole frames, then chunk slots) */
-    if (chunks == MPI_COMM_NULL) compi_die("a pipelined collective block without its communicator");
+    /* point to point (something pipelined, or sparse: only the pairs with a
+     * block, sent from where it lies): receives first (whole frames, then
+     * chunk slots) */
+    if (chunks == MPI_COMM_NULL) compi_die("a point-to-point collective exchange without its communicator");
     compi_coll_stream *st = calloc((size_t)n, sizeof *st);
     MPI_Request *rreq = malloc(sizeof(MPI_Request) * (size_t)n * (COMPI_COLL_SLOTS + 1));
     int *ridx = malloc(sizeof(int) * (size_t)n * (COMPI_COLL_SLOTS + 1));
@@ -493,7 +495,7 @@ int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char
 
 int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int same, const int *names, MPI_Comm comm)
 {
-    return compi_coll_exchange(sub, chunks, same, x->out, x->in, &x->got, x->piped, names, comm);
+    return compi_coll_exchange(sub, chunks, same, x->sparse, x->out, x->in, &x->got, x->piped, names, comm);
 }
 
 int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,
