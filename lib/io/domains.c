@@ -161,8 +161,8 @@ done:
 /* The one-aggregator-per-node placement that moves the fewest bytes across
  * nodes: the assignment maximising each node's summed bytes per domain, each
  * domain's aggregator the node's member holding most of it (lowest rank on
- * ties). Taken instead of agg when it moves fewer bytes across nodes and no
- * more bytes between processes than def (see io.h). */
+ * ties), or def itself: whichever moves fewest bytes across nodes, among
+ * those moving no more bytes between processes than def (see io.h). */
 int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const int *node_of, const int *def,
                           int *agg)
 {
@@ -199,7 +199,13 @@ int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const i
         (rc = compi_io_volume_of(nprocs, ndomains, bytes, agg, node_of, &vl)) != COMPI_OK ||
         (rc = compi_io_volume_of(nprocs, ndomains, bytes, def, node_of, &vd)) != COMPI_OK)
         goto done;
-    if (vn.internode < vl.internode && vn.moved <= vd.moved) memcpy(agg, cand, sizeof(int) * (size_t)ndomains);
+    /* the fewest bytes across nodes of: agg, the node placement (if it moves
+     * no more than default), default itself; ties keep the earlier */
+    const int *pick = agg;
+    int64_t bi = vl.internode;
+    if (vn.moved <= vd.moved && vn.internode < bi) pick = cand, bi = vn.internode;
+    if (vd.internode < bi) pick = def;
+    if (pick != agg) memcpy(agg, pick, sizeof(int) * (size_t)ndomains);
 done:
     free(nodeid); free(col_row); free(cand); free(m);
     return rc;

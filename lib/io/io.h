@@ -190,10 +190,12 @@ int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned 
  * fewer bytes than default but no fewer across nodes). This solves the nodes
  * x domains assignment on each node's summed bytes (the fewest bytes across
  * nodes any one-per-node placement can reach), each domain's aggregator the
- * node's member holding most of it, and replaces agg (la's placement, in and
- * out) with it when it moves fewer bytes across nodes than agg and no more
- * bytes between processes than def (`default`'s placement), so `la` still
- * never moves more than `default`. node_of required. */
+ * node's member holding most of it. agg (la's placement, in and out)
+ * becomes whichever of agg, that placement and def (`default`'s) moves the
+ * fewest bytes across nodes among those that move no more bytes between
+ * processes than def (ties keep the earlier): so `la` never moves more
+ * bytes than `default`, neither to other processes nor across nodes.
+ * node_of required. */
 int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const int *node_of, const int *def,
                           int *agg);
 

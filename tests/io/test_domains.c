@@ -100,7 +100,7 @@ static void test_hand(void)
 
 static void test_random(void)
 {
-    int instances = 0, net_checked = 0;
+    int instances = 0, net_checked = 0, la1_worse = 0;
     int64_t sum_def = 0, sum_la = 0, sum_net = 0, sum_la1 = 0;
     for (int it = 0; it < 400; it++) {
         int np = rr(1, 24), rpn = rr(1, 4), nel = rr(1, 3000), esz = rr(1, 16);
@@ -172,6 +172,9 @@ static void test_random(void)
         CHECK(vn.moved <= vd.moved, "la net moves %lld > default %lld", (long long)vn.moved, (long long)vd.moved);
         CHECK(vn.internode <= vl1.internode, "la net %lld across nodes > la %lld", (long long)vn.internode,
               (long long)vl1.internode);
+        CHECK(vn.internode <= vd.internode, "la net %lld across nodes > default %lld", (long long)vn.internode,
+              (long long)vd.internode);
+        if (vl1.internode > vd.internode) la1_worse++;
         int ids[64], nid = 0;
         for (int p = 0; p < np; p++) {
             int k = 0;
@@ -233,8 +236,9 @@ static void test_random(void)
         free(segs); free(node_of);
     }
     printf("random: %d instances, default moves %lld bytes in total, la %lld; across nodes la (one per node) %lld, "
-           "la net %lld (%d against brute force)\n", instances, (long long)sum_def, (long long)sum_la,
-           (long long)sum_la1, (long long)sum_net, net_checked);
+           "la net %lld (%d against brute force; la by held bytes alone crossed nodes more than default in %d)\n",
+           instances, (long long)sum_def, (long long)sum_la, (long long)sum_la1, (long long)sum_net, net_checked,
+           la1_worse);
 }
 
 int main(void)
