@@ -202,7 +202,31 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, int sparse, com
     if (rc == MPI_SUCCESS && !(got->bytes = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) goto fail;
 
-    if (!anyone && !sparse) {
+    if (!anyone && sparse) {
+        /* sparse, nothing pipelined: every block with one Isend from where it
+         * lies, one Irecv per source that has one, then one Waitall (a
+         * blocking wait, so oversubscribed ranks yield as in a collective) */
+        if (chunks == MPI_COMM_NULL) compi_die("a point-to-point collective exchange without its communicator");
+        MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
+        int nq = 0;
+        if (!rq) rc = MPI_ERR_NO_MEM;
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+            if (got->lens[i] > 0)
+                rc = PMPI_Irecv(got->bytes + got->displs[i], got->lens[i], MPI_BYTE, i, COMPI_COLL_TAG_WHOLE, chunks,
+                                &rq[nq++]);
+        for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
+            if (out[j] && out[j]->flen)
+                rc = PMPI_Isend(out[j]->frame ? out[j]->frame : out[j]->ref, (int)out[j]->flen, MPI_BYTE, j,
+                                COMPI_COLL_TAG_WHOLE, chunks, &rq[nq++]);
+        int wrc = nq ? PMPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS) rc = wrc;
+        free(rq);
+        if (rc != MPI_SUCCESS) goto fail;
+        free(smeta);
+        free(rmeta);
+        return MPI_SUCCESS;
+    }
+    if (!anyone) {
         /* nothing pipelined anywhere: one alltoallv of the whole blocks. With
          * same (an allgather), an alltoallv of one send block too, not an
          * allgatherv: measured on the emulated 100 Mbit/s link between two

@@ -222,7 +222,9 @@ int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int 
  * order, cb_nodes of them). compi passes a call to the MPI when `la`'s
  * placement moves no fewer bytes across nodes than ROMIO's and compression
  * cannot make up for it: compression off, or ROMIO moves nothing across
- * nodes. Under OMPIO or an unknown MPI-IO compi never passes. */
+ * nodes. Under OMPIO or an unknown MPI-IO compi never passes. "No fewer"
+ * has a margin: la must move COMPI_IO_GATE_MARGIN % fewer bytes across
+ * nodes than ROMIO, else the call is passed. */
 typedef enum { COMPI_IO_MPIIO_UNKNOWN = 0, COMPI_IO_MPIIO_ROMIO, COMPI_IO_MPIIO_OMPIO, COMPI_IO_MPIIO_COUNT } compi_io_mpiio;
 const char *compi_io_mpiio_name(int kind);
 /* ROMIO's interleave test on every process's access range [start[p], end[p])
@@ -256,6 +258,9 @@ int64_t compi_io_romio_row_internode(const compi_io_romio_model *m, int nprocs, 
  * own call) or COMPI_IO_GATE_COMPI. compress: compi's inter-node messages
  * are compressed (a framed communicator in a compressing mode). */
 enum { COMPI_IO_GATE_COMPI = 0, COMPI_IO_GATE_PASS = 1 };
+/* la must move at least this many percent fewer bytes across nodes than
+ * ROMIO to take compi's path without compression (gate.c says why). */
+#define COMPI_IO_GATE_MARGIN 10
 int compi_io_gate(int mpiio, int64_t la_internode, int64_t mpi_internode, int compress);
 
 /* The same with flags: COMPI_ASSIGN_NO_INIT skips column reduction and
