@@ -59,6 +59,7 @@ typedef struct {
     int vars[NVAR], nvars;
     int read, keep, quiet;
     int expect_nodes;      /* 0: any */
+    const char *dump;      /* --dump FILE: every rank's file segments (for tests/io/check_io_bytes.py) */
 } options;
 
 static int g_rank, g_size;
@@ -80,7 +81,7 @@ static void usage_exit(int code, const char *why)
         fprintf(code ? stderr : stdout,
                 "usage: compi_iobench [--pattern bips3d|stem] [--load N] [--mesh-nodes N] [--grid NX[,NY,NZ]]\n"
                 "                     [--reps R] [--warmup W] [--dir DIR] [--variants mpi,default,la,la-blocks,la-z]\n"
-                "                     [--no-read] [--keep] [--quiet] [--expect-nodes N]\n"
+                "                     [--no-read] [--keep] [--quiet] [--expect-nodes N] [--dump FILE]\n"
                 "  defaults: bips3d, load 100, 20000 mesh nodes, grid 128, 5 reps, 1 warm-up, DIR /tmp,\n"
                 "  every variant; files are deleted at the end unless --keep\n");
     }
@@ -106,6 +107,7 @@ static void parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--reps") && (o->reps = atoi(v)) >= 1) i++;
         else if (!strcmp(a, "--warmup") && (o->warmup = atoi(v)) >= 0) i++;
         else if (!strcmp(a, "--dir")) o->dir = v, i++;
+        else if (!strcmp(a, "--dump")) o->dump = v, i++;
         else if (!strcmp(a, "--expect-nodes") && (o->expect_nodes = atoi(v)) >= 1) i++;
         else if (!strcmp(a, "--grid")) {
             int n = sscanf(v, "%d,%d,%d", &o->grid[0], &o->grid[1], &o->grid[2]);
@@ -140,7 +142,26 @@ typedef struct {
     int count;               /* doubles */
     int64_t file_bytes;      /* the whole file */
     char desc[200];
+    int64_t *segs;           /* my file segments (offset, length pairs), from the pattern's own construction */
+    int nseg;
 } pattern;
+
+/* A file segment of mine, merged with the previous one when it continues it. */
+static void add_seg(pattern *p, int *cap, int64_t off, int64_t len)
+{
+    if (p->nseg && p->segs[2 * p->nseg - 2] + p->segs[2 * p->nseg - 1] == off) {
+        p->segs[2 * p->nseg - 1] += len;
+        return;
+    }
+    if (p->nseg == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        p->segs = realloc(p->segs, sizeof(int64_t) * 2 * (size_t)*cap);
+        if (!p->segs) MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    p->segs[2 * p->nseg] = off;
+    p->segs[2 * p->nseg + 1] = len;
+    p->nseg++;
+}
 
 static void make_bips3d(const options *o, pattern *p)
 {
@@ -156,9 +177,11 @@ static void make_bips3d(const options *o, pattern *p)
     p->data = xmalloc(sizeof(double) * (size_t)(p->count ? p->count : 1));
     /* each node's device data decaying over `load` steps: oxide and gate
      * nodes (no doping) hold zeros, as the mini-app's flushed densities do */
+    int cap = 0;
     for (int i = 0, k = 0; i < m.n; i++) {
         if (part[i] != g_rank) continue;
         disp[k] = i * o->load;
+        add_seg(p, &cap, (int64_t)i * o->load * 8, (int64_t)o->load * 8);
         for (int j = 0; j < o->load; j++)
             p->data[(size_t)k * o->load + j] = m.dop[i] * exp(-(double)j / o->load) + (m.dop[i] ? m.phi[i] : 0);
         k++;
@@ -199,8 +222,10 @@ static void make_stem(const options *o, pattern *p)
     MPI_Type_commit(&p->filetype);
     p->data = xmalloc(sizeof(double) * (size_t)(p->count ? p->count : 1));
     size_t k = 0;
+    int cap = 0;
     for (int z = 0; z < ls[0] && !empty; z++)
-        for (int y = 0; y < ls[1]; y++)
+        for (int y = 0; y < ls[1]; y++) {
+            add_seg(p, &cap, (((int64_t)(st[0] + z) * gs[1] + st[1] + y) * gs[2] + st[2]) * 8, (int64_t)ls[2] * 8);
             for (int x = 0; x < ls[2]; x++) {
                 double gz = (double)(st[0] + z) / gs[0], gy = (double)(st[1] + y) / gs[1],
                        gx = (double)(st[2] + x) / gs[2];
@@ -208,9 +233,38 @@ static void make_stem(const options *o, pattern *p)
                 p->data[k++] = 40.0 * exp(-3 * gz) * (1 + 0.2 * sin(6.28 * gx) * cos(6.28 * gy)) +
                                80.0 * exp(-((gx - .3) * (gx - .3) + (gy - .6) * (gy - .6)) / 0.01 - 8 * gz);
             }
+        }
     p->file_bytes = (int64_t)gs[0] * gs[1] * gs[2] * 8;
     snprintf(p->desc, sizeof p->desc, "stem grid %dx%dx%d doubles, %dx%dx%d blocks (subarray views), %.1f MiB",
              o->grid[0], o->grid[1], o->grid[2], dims[2], dims[1], dims[0], p->file_bytes / 1048576.0);
+}
+
+/* --dump FILE: rank 0 writes "ranks N", "file_bytes B", then "rank offset
+ * length" per segment of every rank (the pattern's own construction, not
+ * a flattening of its view): the distribution tests/io/check_io_bytes.py
+ * recomputes the redistribution bytes from. */
+static void dump_segments(const options *o, pattern *p)
+{
+    int n2 = 2 * p->nseg, *cnt = NULL, *dis = NULL;
+    int64_t *all = NULL;
+    if (g_rank == 0) cnt = xmalloc(sizeof(int) * (size_t)g_size), dis = xmalloc(sizeof(int) * (size_t)g_size);
+    MPI_Gather(&n2, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    if (g_rank == 0) {
+        for (int r = 0; r < g_size; r++) dis[r] = total, total += cnt[r];
+        all = xmalloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+    }
+    MPI_Gatherv(p->segs, n2, MPI_INT64_T, all, cnt, dis, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (g_rank == 0) {
+        FILE *f = fopen(o->dump, "w");
+        if (!f) { fprintf(stderr, "compi_iobench: cannot write %s\n", o->dump); MPI_Abort(MPI_COMM_WORLD, 2); }
+        fprintf(f, "ranks %d\nfile_bytes %lld\n", g_size, (long long)p->file_bytes);
+        for (int r = 0; r < g_size; r++)
+            for (int i = 0; i < cnt[r]; i += 2)
+                fprintf(f, "%d %lld %lld\n", r, (long long)all[dis[r] + i], (long long)all[dis[r] + i + 1]);
+        fclose(f);
+        free(cnt), free(dis), free(all);
+    }
 }
 
 /* ------------------------------------------------------------ variants */
@@ -319,6 +373,8 @@ int main(int argc, char **argv)
     if (!strcmp(o.pattern, "bips3d")) make_bips3d(&o, &p);
     else make_stem(&o, &p);
 
+    if (o.dump) dump_segments(&o, &p);
+
     MPI_Info off;
     MPI_Info_create(&off);
     MPI_Info_set(off, "compi_mode", "off");
@@ -415,6 +471,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&c_env);
     MPI_Type_free(&p.filetype);
     free(p.data);
+    free(p.segs);
     free(rbuf);
     free(tw);
     free(tr);

@@ -56,10 +56,11 @@ vcluster_stage() {
 stage vcluster    vcluster_stage
 # a real Slurm on the emulated cluster: compi run -- srun / sbatch, both MPIs
 stage slurm       bash tests/vcluster/test_slurm.sh
-foreign_stage() {   # mpi4py's suite, then ROMIO's test programs with compi's collective I/O (~2.5 min)
+foreign_stage() {   # mpi4py's suite, then ROMIO's test programs and MPICH's io suite with compi's collective I/O
   local rc=0
   bash tests/foreign/mpi4py.sh --mpi both --np 1,2 || rc=1
   bash tests/foreign/romio.sh --mpi both || rc=1
+  bash tests/foreign/mpich_io.sh --mpi both --variants la || rc=1
   return $rc
 }
 stage foreign     foreign_stage

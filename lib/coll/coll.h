@@ -168,21 +168,20 @@ typedef struct {
     unsigned char *bytes;
     int *lens, *displs;
 } compi_coll_blocks;
-/* Every rank of sub sends block j of sbytes (slens[j] bytes at sdispls[j])
- * to rank j: an alltoall of lengths, then an alltoallv of bytes. */
-int compi_coll_alltoall_bytes(MPI_Comm sub, const unsigned char *sbytes, const int *slens, const int *sdispls,
-                              compi_coll_blocks *in);
 void compi_coll_blocks_free(compi_coll_blocks *b);
 /* The blocks out[j] (NULL: none; same: one block for every rank but me,
  * as in an allgather) to every rank j of sub, and every rank's block to me:
- * a whole one lands in got (as compi_coll_alltoall_bytes), a pipelined one
+ * a whole one lands in got (block i: lens[i] bytes at bytes + displs[i]), a pipelined one
  * (piped[i] set) is decoded into in[i].dst as its chunks arrive. Metadata
  * first (lengths, chunk sizes); if no rank of sub pipelines, the frames go
  * in one alltoallv as before, else every block point to point on chunks (a
  * dup of sub). names[i]: the comm rank of sub rank i, for errors: a damaged
  * chunk fails the call with compi's frame error naming "chunk k of n from
- * rank r". */
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
+ * rank r". sparse: the whole blocks too go point to point on chunks (only
+ * the pairs that have a block, each sent from its frame or ref without
+ * copying it into one send buffer): collective I/O's exchange, where most
+ * pairs have nothing. */
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, int sparse, compi_coll_out *const out[],
                         const compi_coll_in in[], compi_coll_blocks *got, int *piped, const int *names,
                         MPI_Comm comm);
 
@@ -192,6 +191,7 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
  * in place, which sources pipelined, and the whole blocks that arrived. */
 typedef struct {
     int n;
+    int sparse;          /* compi_coll_exchange's sparse (set after init) */
     compi_coll_out **out;
     compi_coll_in *in;
     unsigned char **stage;

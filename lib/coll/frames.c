@@ -35,29 +35,6 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
     return compi_frame_encode(bytes, (int)(n < 0x7fffffff ? n : 0x7fffffff), MPI_BYTE, &ti, &d, frame, flen);
 }
 
-int compi_coll_alltoall_bytes(MPI_Comm sub, const unsigned char *sbytes, const int *slens, const int *sdispls,
-                              compi_coll_blocks *in)
-{
-    int n;
-    PMPI_Comm_size(sub, &n);
-    in->bytes = NULL;
-    in->lens = malloc(sizeof(int) * (size_t)n);
-    in->displs = malloc(sizeof(int) * (size_t)n);
-    if (!in->lens || !in->displs) { compi_coll_blocks_free(in); return MPI_ERR_NO_MEM; }
-    int rc = PMPI_Alltoall(slens, 1, MPI_INT, in->lens, 1, MPI_INT, sub);
-    long long total = 0;
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        in->displs[i] = (int)total;
-        total += in->lens[i];
-    }
-    if (total > 0x7fffffff) compi_die("collective blocks to receive exceed 2 GiB");
-    if (rc == MPI_SUCCESS && !(in->bytes = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Alltoallv(sbytes, slens, sdispls, MPI_BYTE, in->bytes, in->lens, in->displs, MPI_BYTE, sub);
-    if (rc != MPI_SUCCESS) compi_coll_blocks_free(in);
-    return rc;
-}
-
 void compi_coll_blocks_free(compi_coll_blocks *b)
 {
     free(b->bytes);

@@ -142,7 +142,7 @@ typedef struct {
 /* metadata per block: the frame length (whole) or -log2 of the chunk size */
 enum { COMPI_META_LEN, COMPI_META_SIZE, COMPI_META_ANY, COMPI_META_INTS };
 
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, int sparse, compi_coll_out *const out[],
                         const compi_coll_in in[], compi_coll_blocks *got, int *piped, const int *names,
                         MPI_Comm comm)
 {
@@ -202,6 +202,30 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
     if (rc == MPI_SUCCESS && !(got->bytes = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) goto fail;
 
+    if (!anyone && sparse) {
+        /* sparse, nothing pipelined: every block with one Isend from where it
+         * lies, one Irecv per source that has one, then one Waitall (a
+         * blocking wait, so oversubscribed ranks yield as in a collective) */
+        if (chunks == MPI_COMM_NULL) compi_die("a point-to-point collective exchange without its communicator");
+        MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
+        int nq = 0;
+        if (!rq) rc = MPI_ERR_NO_MEM;
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+            if (got->lens[i] > 0)
+                rc = PMPI_Irecv(got->bytes + got->displs[i], got->lens[i], MPI_BYTE, i, COMPI_COLL_TAG_WHOLE, chunks,
+                                &rq[nq++]);
+        for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
+            if (out[j] && out[j]->flen)
+                rc = PMPI_Isend(out[j]->frame ? out[j]->frame : out[j]->ref, (int)out[j]->flen, MPI_BYTE, j,
+                                COMPI_COLL_TAG_WHOLE, chunks, &rq[nq++]);
+        int wrc = nq ? PMPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS) rc = wrc;
+        free(rq);
+        if (rc != MPI_SUCCESS) goto fail;
+        free(smeta);
+        free(rmeta);
+        return MPI_SUCCESS;
+    }
     if (!anyone) {
         /* nothing pipelined anywhere: one alltoallv of the whole blocks. With
          * same (an allgather), an alltoallv of one send block too, not an
@@ -235,8 +259,10 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
         return MPI_SUCCESS;
     }
 
-    /* point to point: receives first (whole frames, then chunk slots) */
-    if (chunks == MPI_COMM_NULL) compi_die("a pipelined collective block without its communicator");
+    /* point to point (something pipelined, or sparse: only the pairs with a
+     * block, sent from where it lies): receives first (whole frames, then
+     * chunk slots) */
+    if (chunks == MPI_COMM_NULL) compi_die("a point-to-point collective exchange without its communicator");
     compi_coll_stream *st = calloc((size_t)n, sizeof *st);
     MPI_Request *rreq = malloc(sizeof(MPI_Request) * (size_t)n * (COMPI_COLL_SLOTS + 1));
     int *ridx = malloc(sizeof(int) * (size_t)n * (COMPI_COLL_SLOTS + 1));
@@ -493,7 +519,7 @@ int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char
 
 int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int same, const int *names, MPI_Comm comm)
 {
-    return compi_coll_exchange(sub, chunks, same, x->out, x->in, &x->got, x->piped, names, comm);
+    return compi_coll_exchange(sub, chunks, same, x->sparse, x->out, x->in, &x->got, x->piped, names, comm);
 }
 
 int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,

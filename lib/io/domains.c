@@ -158,6 +158,59 @@ done:
     return rc;
 }
 
+/* The one-aggregator-per-node placement that moves the fewest bytes across
+ * nodes: the assignment maximising each node's summed bytes per domain, each
+ * domain's aggregator the node's member holding most of it (lowest rank on
+ * ties), or def itself: whichever moves fewest bytes across nodes, among
+ * those moving no more bytes between processes than def (see io.h). */
+int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const int *node_of, const int *def,
+                          int *agg)
+{
+    if (nprocs <= 0 || ndomains < 0 || !bytes || !node_of || !def || !agg) return COMPI_IO_ERR_ARG;
+    if (ndomains == 0) return COMPI_OK;
+    int *nodeid = malloc(sizeof(int) * (size_t)nprocs), *col_row = malloc(sizeof(int) * (size_t)ndomains);
+    int *cand = malloc(sizeof(int) * (size_t)ndomains), rows = 0, rc = COMPI_OK;
+    double *m = NULL;
+    if (!nodeid || !col_row || !cand) { rc = COMPI_ERR_NOMEM; goto done; }
+    for (int p = 0; p < nprocs; p++) {
+        int seen = 0;
+        for (int r = 0; r < rows && !seen; r++) seen = nodeid[r] == node_of[p];
+        if (!seen) nodeid[rows++] = node_of[p];
+    }
+    if (rows < ndomains) { rc = COMPI_IO_ERR_INFEASIBLE; goto done; }
+    m = calloc((size_t)rows * (size_t)ndomains, sizeof(double));
+    if (!m) { rc = COMPI_ERR_NOMEM; goto done; }
+    for (int r = 0; r < rows; r++)
+        for (int p = 0; p < nprocs; p++)
+            if (node_of[p] == nodeid[r])
+                for (int k = 0; k < ndomains; k++) m[(size_t)r * ndomains + k] += bytes[(size_t)p * ndomains + k];
+    rc = compi_assign_solve(rows, ndomains, m, COMPI_ASSIGN_MAX, NULL, col_row, NULL);
+    if (rc != COMPI_OK) goto done;
+    for (int k = 0; k < ndomains; k++) {
+        int bp = -1;
+        for (int p = 0; p < nprocs; p++)
+            if (node_of[p] == nodeid[col_row[k]] &&
+                (bp < 0 || bytes[(size_t)p * ndomains + k] > bytes[(size_t)bp * ndomains + k]))
+                bp = p;
+        cand[k] = bp;
+    }
+    compi_io_volume vn, vl, vd;
+    if ((rc = compi_io_volume_of(nprocs, ndomains, bytes, cand, node_of, &vn)) != COMPI_OK ||
+        (rc = compi_io_volume_of(nprocs, ndomains, bytes, agg, node_of, &vl)) != COMPI_OK ||
+        (rc = compi_io_volume_of(nprocs, ndomains, bytes, def, node_of, &vd)) != COMPI_OK)
+        goto done;
+    /* the fewest bytes across nodes of: agg, the node placement (if it moves
+     * no more than default), default itself; ties keep the earlier */
+    const int *pick = agg;
+    int64_t bi = vl.internode;
+    if (vn.moved <= vd.moved && vn.internode < bi) pick = cand, bi = vn.internode;
+    if (vd.internode < bi) pick = def;
+    if (pick != agg) memcpy(agg, pick, sizeof(int) * (size_t)ndomains);
+done:
+    free(nodeid); free(col_row); free(cand); free(m);
+    return rc;
+}
+
 int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int *agg, const int *node_of,
                        compi_io_volume *v)
 {

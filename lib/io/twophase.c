@@ -607,45 +607,45 @@ static void compi_io_count(compi_io_call *c, int p, int64_t bytes, int64_t meta,
     }
 }
 
-/* One alltoall of messages msgs[p] (lens[p] bytes; NULL/0: none) on the
- * file's duplicate communicator; inter-node ones framed. Frees msgs[p]. */
+/* One exchange of messages msgs[p] (lens[p] bytes; NULL/0: none) with
+ * every process, through the collective layer's exchange (lib/coll/pipex.c:
+ * lengths first, then, sparse, point to point with only the processes that
+ * have a message, each sent from where it lies) on the file's duplicate
+ * communicator; inter-node ones as compi frames. A message to myself is
+ * never sent: the caller handles its own part in place. Frees msgs[p];
+ * x->got holds what arrived (compi_coll_xfer_free). */
 static int compi_io_exchange(compi_io_call *c, unsigned char **msgs, int *lens, const int64_t *data_bytes,
-                             const int64_t *meta_bytes, compi_coll_blocks *in)
+                             const int64_t *meta_bytes, compi_coll_xfer *x)
 {
     int rc = MPI_SUCCESS;
-    long long total = 0;
+    compi_coll_out *outs = calloc((size_t)c->n, sizeof *outs);
+    if (!outs || compi_coll_xfer_init(x, c->n) != MPI_SUCCESS) compi_die("out of memory in collective I/O");
+    x->sparse = 1;
     for (int p = 0; p < c->n; p++) {
-        if (msgs[p] && lens[p] > 0 && c->frames && compi_io_remote(c, p)) {
-            unsigned char *fr = NULL;
-            size_t flen = 0;
-            int erc = compi_coll_encode(c->f->ci, p, COMPI_FAM_IO, msgs[p], (size_t)lens[p], &c->elem, &fr, &flen);
+        if (!msgs[p] || lens[p] <= 0 || p == c->me) continue;
+        compi_coll_out *o = &outs[p];
+        if (c->frames && compi_io_remote(c, p)) {
+            int erc = compi_coll_encode(c->f->ci, p, COMPI_FAM_IO, msgs[p], (size_t)lens[p], &c->elem, &o->frame,
+                                        &o->flen);
             if (erc != MPI_SUCCESS) { rc = erc; break; }
-            if (flen > INT_MAX) compi_die("a collective I/O frame exceeds 2 GiB");
-            free(msgs[p]);
-            msgs[p] = fr;
-            lens[p] = (int)flen;
+            if (o->flen > INT_MAX) compi_die("a collective I/O frame exceeds 2 GiB");
+        } else {
+            o->ref = msgs[p];
+            o->flen = (size_t)lens[p];
         }
-        if (lens[p] > 0)
-            compi_io_count(c, p, data_bytes ? data_bytes[p] : 0, meta_bytes ? meta_bytes[p] : 0, (size_t)lens[p]);
-        total += lens[p];
+        compi_io_count(c, p, data_bytes ? data_bytes[p] : 0, meta_bytes ? meta_bytes[p] : 0, o->flen);
+        x->out[p] = o;
     }
-    if (total > INT_MAX) compi_die("collective I/O: one cycle's messages from one process exceed 2 GiB (lower cb_buffer_size)");
-    unsigned char *sbytes = malloc(total ? (size_t)total : 1);
-    int *displs = malloc(sizeof(int) * (size_t)c->n);
-    if (!sbytes || !displs) compi_die("out of memory in collective I/O");
-    total = 0;
+    /* an encoding failure still takes part in the exchange (nothing sent) */
+    if (rc != MPI_SUCCESS)
+        for (int p = 0; p < c->n; p++) x->out[p] = NULL;
+    int xrc = compi_coll_xfer_run(x, c->f->comm, c->f->comm, 0, NULL, c->f->comm);
     for (int p = 0; p < c->n; p++) {
-        displs[p] = (int)total;
-        if (lens[p] > 0) memcpy(sbytes + total, msgs[p], (size_t)lens[p]);
-        total += lens[p];
+        free(outs[p].frame);
         free(msgs[p]);
         msgs[p] = NULL;
     }
-    /* an encoding failure still takes part in the exchange (nothing sent) */
-    if (rc != MPI_SUCCESS) memset(lens, 0, sizeof(int) * (size_t)c->n);
-    int xrc = compi_coll_alltoall_bytes(c->f->comm, sbytes, lens, displs, in);
-    free(sbytes);
-    free(displs);
+    free(outs);
     return rc != MPI_SUCCESS ? rc : xrc;
 }
 
@@ -750,6 +750,22 @@ static void compi_io_put_fn(void *arg, int64_t off, int64_t len)
     compi_io_pieces_grow(u->pv, u->pn, u->pcap, off, len);
 }
 
+/* An aggregator's own pieces, straight from its stream into the cycle buffer. */
+typedef struct { const compi_io_call *c; unsigned char *cbuf; int64_t lo; compi_io_seg **pv; size_t *pn, *pcap; int64_t bytes; } compi_io_own;
+static void compi_io_own_put_fn(void *arg, int64_t off, int64_t len, int64_t spos)
+{
+    compi_io_own *u = arg;
+    if (u->cbuf) memcpy(u->cbuf + (off - u->lo), u->c->stream + spos, (size_t)len);
+    compi_io_pieces_grow(u->pv, u->pn, u->pcap, off, len);
+    u->bytes += len;
+}
+/* ... and back (reads), once the cycle buffer holds them. */
+static void compi_io_own_get_fn(void *arg, int64_t off, int64_t len, int64_t spos)
+{
+    compi_io_own *u = arg;
+    memcpy(u->c->stream + spos, u->cbuf + (off - u->lo), (size_t)len);
+}
+
 static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
 {
     unsigned char **msgs = calloc((size_t)c->n, sizeof *msgs);
@@ -758,6 +774,7 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
     if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
     uint64_t t0 = compi_now_ns();
     for (int k = 0; k < c->d.n; k++) {
+        if (c->agg[k] == c->me) continue;   /* my own domain: my pieces go straight to the cycle buffer */
         int64_t lo, hi;
         compi_io_window(c, k, cyc, &lo, &hi);
         compi_io_meta meta;
@@ -777,8 +794,8 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
         mbytes[a] = (int64_t)msize;
         compi_io_plist_free(&meta.pl);
     }
-    compi_coll_blocks in = {NULL, NULL, NULL};
-    int rc = compi_io_exchange(c, msgs, lens, dbytes, mbytes, &in);
+    compi_coll_xfer x;
+    int rc = compi_io_exchange(c, msgs, lens, dbytes, mbytes, &x);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     if (c->mydom >= 0 && rc == MPI_SUCCESS) {
         int64_t lo, hi;
@@ -788,11 +805,17 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
         /* senders in rank order: where processes wrote the same byte, the
          * highest rank's stays (MPI leaves it undefined; ROMIO does this) */
         for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
+            if (i == c->me) {
+                compi_io_own own = {c, c->cbuf, lo, &pv, &pn, &pcap, 0};
+                compi_io_pieces(c, lo, hi, compi_io_own_put_fn, &own);
+                if (own.bytes) compi_io_count(c, c->me, own.bytes, 0, 0);
+                continue;
+            }
             const unsigned char *p, *data;
             size_t len;
             unsigned char *owned;
-            if (in.lens[i] == 0) continue;
-            if ((rc = compi_io_block(c, &in, i, &p, &len, &owned)) != MPI_SUCCESS) { c->rc = rc; break; }
+            if (x.got.lens[i] == 0) continue;
+            if ((rc = compi_io_block(c, &x.got, i, &p, &len, &owned)) != MPI_SUCCESS) { c->rc = rc; break; }
             int64_t np, nb;
             if (!compi_io_parse(p, len, lo, hi, 1, &np, &nb, &data)) {
                 c->rc = compi_io_internal(c, i, "a collective I/O message does not match the aggregator's window");
@@ -821,7 +844,7 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
     } else {
         c->f->st.ns[COMPI_IO_T_EXCHANGE] += compi_now_ns() - t0;
     }
-    compi_coll_blocks_free(&in);
+    compi_coll_xfer_free(&x);
     free(msgs);
     free(lens);
     free(dbytes);
@@ -844,8 +867,9 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
     int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t)), *mbytes = calloc((size_t)c->n, sizeof(int64_t));
     if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
     uint64_t t0 = compi_now_ns();
-    /* 1: requests (piece lists) to the aggregators */
+    /* 1: requests (piece lists) to the aggregators; my own domain's pieces need none */
     for (int k = 0; k < c->d.n; k++) {
+        if (c->agg[k] == c->me) continue;
         int64_t lo, hi;
         compi_io_window(c, k, cyc, &lo, &hi);
         compi_io_meta meta;
@@ -862,7 +886,8 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         mbytes[a] = (int64_t)size;
         compi_io_plist_free(&meta.pl);
     }
-    compi_coll_blocks req = {NULL, NULL, NULL}, rep = {NULL, NULL, NULL};
+    compi_coll_xfer req, rep;
+    memset(&rep, 0, sizeof rep);
     int rc = compi_io_exchange(c, msgs, lens, NULL, mbytes, &req);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     /* 2: the aggregator reads the runs asked for and answers each process */
@@ -876,12 +901,19 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         unsigned char **owned = calloc((size_t)c->n, sizeof *owned);
         size_t *reql = calloc((size_t)c->n, sizeof *reql);
         if (!reqp || !owned || !reql) compi_die("out of memory in collective I/O");
+        int64_t own_bytes = 0;
         for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
             const unsigned char *p, *data;
             size_t len;
             int64_t np, nb;
-            if (req.lens[i] == 0) continue;
-            if ((rc = compi_io_block(c, &req, i, &p, &len, &owned[i])) != MPI_SUCCESS) { c->rc = rc; break; }
+            if (i == c->me) {   /* my own pieces of my domain: runs to read, no request */
+                compi_io_own own = {c, NULL, lo, &pv, &pn, &pcap, 0};
+                compi_io_pieces(c, lo, hi, compi_io_own_put_fn, &own);
+                own_bytes = own.bytes;
+                continue;
+            }
+            if (req.got.lens[i] == 0) continue;
+            if ((rc = compi_io_block(c, &req.got, i, &p, &len, &owned[i])) != MPI_SUCCESS) { c->rc = rc; break; }
             if (!compi_io_parse(p, len, lo, hi, 0, &np, &nb, &data)) {
                 c->rc = compi_io_internal(c, i, "a collective I/O request does not match the aggregator's window");
                 break;
@@ -913,6 +945,11 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         uint64_t t2 = compi_now_ns();
         c->f->st.ns[COMPI_IO_T_IO] += t2 - t0;
         t0 = t2;
+        if (c->rc == MPI_SUCCESS && own_bytes) {   /* my own pieces, from the cycle buffer to my stream */
+            compi_io_own own = {c, c->cbuf, lo, NULL, NULL, NULL, 0};
+            compi_io_pieces(c, lo, hi, compi_io_own_get_fn, &own);
+            compi_io_count(c, c->me, own_bytes, 0, 0);
+        }
         for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
             if (!reqp[i] || dbytes[i] == 0) continue;
             if (dbytes[i] > INT_MAX) compi_die("collective I/O: a reply exceeds 2 GiB");
@@ -933,9 +970,10 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
     }
     rc = compi_io_exchange(c, msgs, lens, dbytes, NULL, &rep);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
-    /* 3: my pieces from each aggregator's reply, in the order asked */
+    /* 3: my pieces from each other aggregator's reply, in the order asked */
     for (int k = 0; k < c->d.n && rc == MPI_SUCCESS; k++) {
         int a = c->agg[k];
+        if (a == c->me) continue;   /* taken from my cycle buffer above */
         int64_t lo, hi;
         compi_io_window(c, k, cyc, &lo, &hi);
         compi_io_tally t = {0, 0};
@@ -944,11 +982,11 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         const unsigned char *p;
         size_t len;
         unsigned char *own;
-        if (rep.lens[a] == 0) {   /* the aggregator failed: its error comes back in the final agreement */
+        if (rep.got.lens[a] == 0) {   /* the aggregator failed: its error comes back in the final agreement */
             if (c->rc == MPI_SUCCESS) c->rc = MPI_ERR_IO;
             continue;
         }
-        if ((rc = compi_io_block(c, &rep, a, &p, &len, &own)) != MPI_SUCCESS) { c->rc = rc; break; }
+        if ((rc = compi_io_block(c, &rep.got, a, &p, &len, &own)) != MPI_SUCCESS) { c->rc = rc; break; }
         if (len != (size_t)t.bytes) {
             c->rc = compi_io_internal(c, a, "a collective I/O reply has the wrong length");
             free(own);
@@ -959,8 +997,8 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         free(own);
     }
     c->f->st.ns[COMPI_IO_T_EXCHANGE] += compi_now_ns() - t0;
-    compi_coll_blocks_free(&req);
-    compi_coll_blocks_free(&rep);
+    compi_coll_xfer_free(&req);
+    compi_coll_xfer_free(&rep);
     free(msgs);
     free(lens);
     free(dbytes);
@@ -1170,6 +1208,11 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
             }
             /* every process solves the same problem with the same code: the same answer */
             int placed = arc == MPI_SUCCESS && compi_io_place_la(c.n, nagg, wt, NULL, c.node_of, 1, lap) == COMPI_OK;
+            /* bytes weight: the placement with the fewest bytes across nodes
+             * when it moves no more than default (def holds default's here) */
+            if (placed && f->weight != COMPI_IO_WEIGHT_BLOCKS &&
+                compi_io_place_la_net(c.n, nagg, wb, c.node_of, def, lap) != COMPI_OK)
+                placed = 0;
             if (placed) memcpy(def, lap, sizeof(int) * (size_t)nagg);
             f->st.planned++;
             int verdict = COMPI_IO_GATE_COMPI;
@@ -1235,14 +1278,18 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
     f->st.calls[op]++;
     f->st.bytes[op] += (uint64_t)nbytes;
 
-    /* my data as one stream in data order */
+    /* my data as one stream in data order: the application's buffer itself
+     * when its memory side is contiguous (writes only read it; reads land
+     * in it), else a packed copy */
+    unsigned char *own_stream = NULL;
     if (!nothing) {
-        c.stream = malloc(nbytes ? (size_t)nbytes : 1);
+        if (ms.n == 1) c.stream = (unsigned char *)buf + ms.v[0].off;
+        else c.stream = own_stream = malloc(nbytes ? (size_t)nbytes : 1);
         c.spos = malloc(sizeof(int64_t) * (c.fs.n ? c.fs.n : 1));
         if (!c.stream || !c.spos) compi_die("out of memory in collective I/O");
         int64_t at = 0;
         for (size_t k = 0; k < c.fs.n; k++) { c.spos[k] = at; at += c.fs.v[k].len; }
-        if (is_write) {
+        if (is_write && own_stream) {
             at = 0;
             for (size_t k = 0; k < ms.n; k++) {
                 memcpy(c.stream + at, (const char *)buf + ms.v[k].off, (size_t)ms.v[k].len);
@@ -1275,7 +1322,7 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
     /* every process returns the error if any failed */
     int err = c.rc, anyerr = MPI_SUCCESS;
     PMPI_Allreduce(&err, &anyerr, 1, MPI_INT, MPI_MAX, f->comm);
-    if (anyerr == MPI_SUCCESS && !is_write && !nothing) {
+    if (anyerr == MPI_SUCCESS && !is_write && !nothing && own_stream) {
         int64_t at = 0;
         for (size_t k = 0; k < ms.n; k++) {
             memcpy((char *)buf + ms.v[k].off, c.stream + at, (size_t)ms.v[k].len);
@@ -1288,7 +1335,7 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
         PMPI_Status_set_elements_x(status, MPI_BYTE, anyerr == MPI_SUCCESS ? (MPI_Count)nbytes : 0);
         PMPI_Status_set_cancelled(status, 0);
     }
-    free(c.stream);
+    free(own_stream);
     free(c.spos);
     free(c.cbuf);
     free(def);

@@ -41,6 +41,7 @@ static void run(const char *layout, const int *owner, int nnodes_mesh, int load,
     compi_io_place_la(np, nd, blocks, NULL, NULL, 0, la);
     compi_io_volume_of(np, nd, bytes, la, node_of, &vk);
     compi_io_place_la(np, nd, bytes, NULL, node_of, 1, la);
+    compi_io_place_la_net(np, nd, bytes, node_of, def, la);   /* as compi's la does (bytes weight) */
     compi_io_volume_of(np, nd, bytes, la, node_of, &v1);
     /* issue 12's property: la never moves more than default (both la
      * variants can take default's placement, so it is a hard bound) */

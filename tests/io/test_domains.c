@@ -100,8 +100,8 @@ static void test_hand(void)
 
 static void test_random(void)
 {
-    int instances = 0;
-    int64_t sum_def = 0, sum_la = 0;
+    int instances = 0, net_checked = 0, la1_worse = 0;
+    int64_t sum_def = 0, sum_la = 0, sum_net = 0, sum_la1 = 0;
     for (int it = 0; it < 400; it++) {
         int np = rr(1, 24), rpn = rr(1, 4), nel = rr(1, 3000), esz = rr(1, 16);
         int *node_of = malloc(sizeof(int) * np);
@@ -156,6 +156,74 @@ static void test_random(void)
         CHECK(vl1.moved <= vd.moved, "np %d: la (one per node) moves %lld > default %lld", np, (long long)vl1.moved,
               (long long)vd.moved);
         CHECK(vl.moved <= vl1.moved, "unrestricted la worse than one-per-node");
+        /* la with the network in view: valid, never more moved than
+         * default, never more across nodes than la1, and the fewest bytes
+         * across nodes of all one-per-node placements (brute force) when
+         * every placement reaching that minimum moves no more than default */
+        int *net = malloc(sizeof(int) * np);
+        memcpy(net, la1, sizeof(int) * nd);
+        CHECK(compi_io_place_la_net(np, nd, bytes, node_of, def, net) == COMPI_OK, "la net");
+        int *seenn = calloc(np, sizeof(int)), *seennn = calloc(np, sizeof(int));
+        for (int k = 0; k < nd; k++)
+            CHECK(net[k] >= 0 && net[k] < np && !seenn[net[k]]++ && !seennn[node_of[net[k]]]++, "la net domain %d -> %d",
+                  k, net[k]);
+        compi_io_volume vn;
+        compi_io_volume_of(np, nd, bytes, net, node_of, &vn);
+        CHECK(vn.moved <= vd.moved, "la net moves %lld > default %lld", (long long)vn.moved, (long long)vd.moved);
+        CHECK(vn.internode <= vl1.internode, "la net %lld across nodes > la %lld", (long long)vn.internode,
+              (long long)vl1.internode);
+        CHECK(vn.internode <= vd.internode, "la net %lld across nodes > default %lld", (long long)vn.internode,
+              (long long)vd.internode);
+        if (vl1.internode > vd.internode) la1_worse++;
+        int ids[64], nid = 0;
+        for (int p = 0; p < np; p++) {
+            int k = 0;
+            while (k < nid && ids[k] != node_of[p]) k++;
+            if (k == nid && nid < 64) ids[nid++] = node_of[p];
+        }
+        if (nid <= 6 && nd <= nid) {
+            /* every injective domain -> node map, each domain's aggregator the node's best member */
+            int pick[8], used[8] = {0}, k = 0, all_ok = 1;
+            int64_t best_inter = -1;
+            int64_t inter_of[800], moved_of[800];
+            int ncand = 0;
+            pick[0] = -1;
+            while (k >= 0) {
+                if (k == nd) {
+                    int cand[8];
+                    for (int j = 0; j < nd; j++) {
+                        int bp = -1;
+                        for (int p = 0; p < np; p++)
+                            if (node_of[p] == ids[pick[j]] && (bp < 0 || bytes[(size_t)p * nd + j] > bytes[(size_t)bp * nd + j])) bp = p;
+                        cand[j] = bp;
+                    }
+                    compi_io_volume vc;
+                    compi_io_volume_of(np, nd, bytes, cand, node_of, &vc);
+                    if (ncand < 800) inter_of[ncand] = vc.internode, moved_of[ncand++] = vc.moved;
+                    k--;
+                    continue;
+                }
+                if (pick[k] >= 0) used[pick[k]] = 0;
+                pick[k]++;
+                while (pick[k] < nid && used[pick[k]]) pick[k]++;
+                if (pick[k] >= nid) { pick[k] = -1; k--; continue; }
+                used[pick[k]] = 1;
+                k++;
+                if (k < nd) pick[k] = -1;
+            }
+            for (int j = 0; j < ncand; j++)
+                if (best_inter < 0 || inter_of[j] < best_inter) best_inter = inter_of[j];
+            for (int j = 0; j < ncand; j++)
+                if (inter_of[j] == best_inter && moved_of[j] > vd.moved) all_ok = 0;
+            CHECK(vn.internode >= best_inter, "la net below the brute-force minimum");
+            if (all_ok)
+                CHECK(vn.internode == best_inter, "np %d nodes %d: la net %lld across nodes, brute force %lld", np, nid,
+                      (long long)vn.internode, (long long)best_inter);
+            net_checked++;
+        }
+        sum_net += vn.internode;
+        sum_la1 += vl1.internode;
+        free(net); free(seenn); free(seennn);
         /* blocks weighting gives a valid placement too */
         CHECK(compi_io_place_la(np, nd, blocks, NULL, NULL, 0, la) == COMPI_OK, "la blocks");
         sum_def += vd.moved;
@@ -167,8 +235,10 @@ static void test_random(void)
         for (int p = 0; p < np; p++) compi_io_segs_free(&segs[p]);
         free(segs); free(node_of);
     }
-    printf("random: %d instances, default moves %lld bytes in total, la %lld\n", instances, (long long)sum_def,
-           (long long)sum_la);
+    printf("random: %d instances, default moves %lld bytes in total, la %lld; across nodes la (one per node) %lld, "
+           "la net %lld (%d against brute force; la by held bytes alone crossed nodes more than default in %d)\n",
+           instances, (long long)sum_def, (long long)sum_la, (long long)sum_la1, (long long)sum_net, net_checked,
+           la1_worse);
 }
 
 int main(void)

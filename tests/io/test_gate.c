@@ -115,7 +115,7 @@ static int oracle_default_list(const scen *s, int cb_nodes, int *agg)
 static int oracle_verdict(int mpiio, int64_t la, int64_t mpi, int compress)
 {
     int romio = mpiio == COMPI_IO_MPIIO_ROMIO;
-    int la_fewer = la < mpi;
+    int la_fewer = (double)la < 0.9 * (double)mpi;   /* 10 % fewer (COMPI_IO_GATE_MARGIN) */
     int compression_may_help = compress && mpi > 0;
     return romio && !la_fewer && !compression_may_help;
 }
