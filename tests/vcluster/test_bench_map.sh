@@ -11,7 +11,7 @@
 #     map, block/cyclic/mapped each run and verified (one checksum), the
 #     table's RESULT/VERDICT/RANKING lines, and the mapped placement's
 #     predicted cost not above block's or cyclic's (compi map's swap starts
-#     from both).
+#     from both); a bad --idle value is refused before anything runs.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 vct_begin "m2bmt" /tmp/compi-benchmap-test.XXXXXX
@@ -54,6 +54,11 @@ fi
 
 # 2. compi bench map, tiny
 out=$TMP/bench.out
+if "$COMPI" bench map --idle spin --apps pairs >"$TMP/idle.out" 2>&1; then
+  fail "bench map --idle spin was accepted"
+else
+  check "bench map --idle spin: error names the option and the value" grep -q "idle: yield or poll, not 'spin'" "$TMP/idle.out"
+fi
 if COMPI_BENCH_MAP_NAME=$NAME COMPI_BENCH_MAP_SUBNET=$SUBNET "$COMPI" bench map --mpi both --apps pairs --nodes 3 --ppn 2 \
      --rate 1gbit --links 0-2:50mbit --reps 1 --scale 0.02 --calibrate-bytes 65536 --logs "$TMP/logs" >"$out" 2>&1; then
   pass "compi bench map (pairs, 3 nodes x 2, one slow pair, both MPIs) ran and verified"
