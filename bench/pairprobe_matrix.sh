@@ -3,9 +3,10 @@
 # vcluster up --name NAME --nodes 4 --slots 2 ...): ranks 0 and 1 on the same
 # node or on two nodes, with 2 ranks in all or with NP ranks whose others
 # poll (inside MPI) or sleep, for one MPI with and without its yield setting
-# (Open MPI: --mca mpi_yield_when_idle 1; MPICH: MPIR_CVAR_DEFAULT_THREAD_LEVEL=
-# MPI_THREAD_MULTIPLE, under which MPICH 4.0's ch4 progress loop calls
-# sched_yield when a poll made no progress).
+# (Open MPI: --mca mpi_yield_when_idle 1; MPICH: VCLUSTER_MPICH_YIELD=1, which
+# the emulated cluster's UCX shim turns into a sched_yield after an empty
+# ucp_worker_progress, tools/cmd/vcluster_ucx_close.c; MPICH itself never
+# yields on Linux).
 # Usage: bench/pairprobe_matrix.sh NAME MPI BUILD_DIR [NP] [SIZES]
 set -euo pipefail
 name=${1:?cluster name} mpi=${2:?openmpi|mpich} build=${3:?build dir, e.g. build/mpich}
@@ -41,7 +42,7 @@ run() {  # PLACEMENT NP YIELD(0|1) OTHERS
     local pl=$1 n=$2 y=$3 others=$4
     local -a flags=()
     if [[ $mpi == openmpi ]]; then flags=(--mca mpi_yield_when_idle "$y")
-    else flags=(-envnone); (( y )) && flags+=(-genv MPIR_CVAR_DEFAULT_THREAD_LEVEL MPI_THREAD_MULTIPLE); fi
+    else flags=(-envnone); (( y )) && flags+=(-genv VCLUSTER_MPICH_YIELD 1); fi
     timeout 300 bash "$root/tools/compi" vcluster run --name "$name" --mpi "$mpi" --placement "$pl" -- \
         -np "$n" "${flags[@]}" "$probe" --sizes "$sizes" --others "$others" 2>&1 |
         grep '^PROBE' | sed "s/^/$mpi yield=$y /"

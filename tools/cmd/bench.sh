@@ -273,18 +273,16 @@ bench_vcluster_launch_flags() {
     return 0
 }
 
-# Launcher flags that make an MPI's waiting ranks yield the core when a poll
-# finds nothing (emulated nodes share this host's cores; on a real cluster
-# each rank has its own): Open MPI mpi_yield_when_idle; MPICH 4.0 (ch4) has
-# no such switch, but its progress loop calls sched_yield after an empty poll
-# when the process runs threaded (MPI_THREAD_MULTIPLE: MPID_Progress_wait,
-# MPIDI_PROGRESS_YIELD in src/mpid/ch4/src/ch4_progress.h), which
-# MPIR_CVAR_DEFAULT_THREAD_LEVEL gives every MPI_Init (not MPI_Init_thread
-# with a lower level). Usage: bench_idle_flags MPI yield|poll
+# Launcher flags that make an MPI's waiting ranks yield the core after a
+# poll that found nothing (emulated nodes share this host's cores; on a real
+# cluster each rank has its own): Open MPI mpi_yield_when_idle; MPICH 4.0
+# has no such setting (its yield is compiled to nothing on Linux), so the
+# emulated cluster's preloaded UCX shim does it when VCLUSTER_MPICH_YIELD=1
+# (tools/cmd/vcluster_ucx_close.c). Usage: bench_idle_flags MPI yield|poll
 bench_idle_flags() {
     [[ $2 == yield ]] || return 0
     if [[ $1 == openmpi ]]; then printf '%s\n' --mca mpi_yield_when_idle 1
-    else printf '%s\n' -genv MPIR_CVAR_DEFAULT_THREAD_LEVEL MPI_THREAD_MULTIPLE; fi
+    else printf '%s\n' -genv VCLUSTER_MPICH_YIELD 1; fi
 }
 
 # Private emulated cluster for benchmarks: its own name and subnet so it can

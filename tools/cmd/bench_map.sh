@@ -50,12 +50,11 @@ usage: compi bench map [--apps LIST] [--mpi openmpi|mpich|both] [--nodes N] [--p
             --calibrate-bytes B: largest calibration message (default 4194304)
   --timeout seconds per run (default 600)
   --idle    yield (default): waiting ranks give up the core after an empty
-            poll (Open MPI mpi_yield_when_idle 1, MPICH
-            MPIR_CVAR_DEFAULT_THREAD_LEVEL=MPI_THREAD_MULTIPLE, whose ch4
-            progress loop then yields); poll: the MPIs' defaults (busy
+            poll (Open MPI mpi_yield_when_idle 1; MPICH, which never
+            yields, through the emulated cluster's UCX shim,
+            VCLUSTER_MPICH_YIELD=1); poll: the MPIs' defaults (busy
             polling). An emulation setting: the emulated nodes share this
             host's cores, on a real cluster each rank has its own
-  --logs DIR  keep traces, placements, every run's output there
   Output: progress lines, then per app, MPI and mode a table (placement,
   predicted cost, median s, range, block/placement ratio with its interval)
   and "RESULT bench=map app= mpi= mode= placement= predicted_us= median_s=

@@ -661,7 +661,7 @@ CFG
 build_ucx_shim() {
     local src=$COMPI_CMD_DIR/vcluster_ucx_close.c out=$STATE_DIR/ucx-force-close.so
     if [[ -f /usr/include/ucp/api/ucp.h ]] && command -v cc >/dev/null &&
-        cc -shared -fPIC -O2 -o "$out" "$src" -lucp 2>"$STATE_DIR/ucx-shim.log"; then
+        cc -shared -fPIC -O2 -o "$out" "$src" -lucp -ldl 2>"$STATE_DIR/ucx-shim.log"; then
         return 0
     fi
     note "warning: could not build $out (see $STATE_DIR/ucx-shim.log); MPICH jobs may hang in MPI_Finalize"
