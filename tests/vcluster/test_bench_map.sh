@@ -11,7 +11,8 @@
 #     map, block/cyclic/mapped each run and verified (one checksum), the
 #     table's RESULT/VERDICT/RANKING lines, and the mapped placement's
 #     predicted cost not above block's or cyclic's (compi map's swap starts
-#     from both); a bad --idle value is refused before anything runs.
+#     from both); a bad --idle value is refused before anything runs;
+#  3. (in 1.) MPICH ranks call sched_yield only with VCLUSTER_MPICH_YIELD=1.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 vct_begin "m2bmt" /tmp/compi-benchmap-test.XXXXXX
@@ -49,6 +50,25 @@ if [[ $(cat "$TMP/recv.out") == 2000000 ]] && (( a102 - b102 >= 2000000 && a1 - 
   pass "2 MB node 0 -> node 2 went through class 1:102 ($((a102 - b102)) B there, $((a1 - b1)) B in the default class)"
 else
   fail "per-destination class: received $(cat "$TMP/recv.out"), 1:102 +$((a102 - b102)) B, 1:1 +$((a1 - b1)) B"
+fi
+# MPICH's yield on the emulated cluster (bench map --idle yield): the UCX
+# shim calls sched_yield after an empty poll only with VCLUSTER_MPICH_YIELD=1
+# (strace's count is the oracle; MPICH itself never calls it)
+probe=$ROOT/build/mpich/bin/compi_pairprobe
+if command -v strace >/dev/null && [[ -x $probe ]]; then
+  for y in 1 0; do
+    f=(-envnone)
+    (( y )) && f+=(-genv VCLUSTER_MPICH_YIELD 1)
+    "$COMPI" vcluster run --name "$NAME" --mpi mpich --map rr -- -np 2 "${f[@]}" bash -c \
+      'exec strace -f -qq -c -e trace=sched_yield -o "$0.$PMI_RANK" "$@"' "$TMP/yield.$y" \
+      "$probe" --sizes 1024 --batches 1 --target-ms 1 >"$TMP/yield.$y.out" 2>&1 || true
+    calls=$(cat "$TMP"/yield.$y.[01] 2>/dev/null | awk '$NF == "sched_yield" { n += $4 } END { print n + 0 }')
+    if ! grep -q 'PROBE_DONE check=OK' "$TMP/yield.$y.out"; then fail "MPICH probe with VCLUSTER_MPICH_YIELD=$y did not run"
+    elif (( y == 1 && calls > 0 )) || (( y == 0 && calls == 0 )); then pass "MPICH VCLUSTER_MPICH_YIELD=$y: $calls sched_yield calls"
+    else fail "MPICH VCLUSTER_MPICH_YIELD=$y: $calls sched_yield calls"; fi
+  done
+else
+  echo "SKIP: MPICH yield check (no strace or no $probe)"
 fi
 "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1
 
