@@ -53,14 +53,15 @@ else
 fi
 # MPICH's yield on the emulated cluster (bench map --idle yield): the UCX
 # shim calls sched_yield after an empty poll only with VCLUSTER_MPICH_YIELD=1
-# (strace's count is the oracle; MPICH itself never calls it)
+# (strace's count on the rank's main thread, where MPICH polls, is the
+# oracle: MPICH itself never calls it; UCX's own threads do, hence no -f)
 probe=$ROOT/build/mpich/bin/compi_pairprobe
 if command -v strace >/dev/null && [[ -x $probe ]]; then
   for y in 1 0; do
     f=(-envnone)
     (( y )) && f+=(-genv VCLUSTER_MPICH_YIELD 1)
     "$COMPI" vcluster run --name "$NAME" --mpi mpich --map rr -- -np 2 "${f[@]}" bash -c \
-      'exec strace -f -qq -c -e trace=sched_yield -o "$0.$PMI_RANK" "$@"' "$TMP/yield.$y" \
+      'exec strace -qq -c -e trace=sched_yield -o "$0.$PMI_RANK" "$@"' "$TMP/yield.$y" \
       "$probe" --sizes 1024 --batches 1 --target-ms 1 >"$TMP/yield.$y.out" 2>&1 || true
     calls=$(cat "$TMP"/yield.$y.[01] 2>/dev/null | awk '$NF == "sched_yield" { n += $4 } END { print n + 0 }')
     if ! grep -q 'PROBE_DONE check=OK' "$TMP/yield.$y.out"; then fail "MPICH probe with VCLUSTER_MPICH_YIELD=$y did not run"
