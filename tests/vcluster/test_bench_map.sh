@@ -11,7 +11,8 @@
 #     map, block/cyclic/mapped each run and verified (one checksum), the
 #     table's RESULT/VERDICT/RANKING lines, and the mapped placement's
 #     predicted cost not above block's or cyclic's (compi map's swap starts
-#     from both).
+#     from both); a bad --idle value is refused before anything runs;
+#  3. (in 1.) MPICH ranks call sched_yield only with VCLUSTER_MPICH_YIELD=1.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 vct_begin "m2bmt" /tmp/compi-benchmap-test.XXXXXX
@@ -50,10 +51,35 @@ if [[ $(cat "$TMP/recv.out") == 2000000 ]] && (( a102 - b102 >= 2000000 && a1 - 
 else
   fail "per-destination class: received $(cat "$TMP/recv.out"), 1:102 +$((a102 - b102)) B, 1:1 +$((a1 - b1)) B"
 fi
+# MPICH's yield on the emulated cluster (bench map --idle yield): the UCX
+# shim calls sched_yield after an empty poll only with VCLUSTER_MPICH_YIELD=1
+# (strace's count on the rank's main thread, where MPICH polls, is the
+# oracle: MPICH itself never calls it; UCX's own threads do, hence no -f)
+probe=$ROOT/build/mpich/bin/compi_pairprobe
+if command -v strace >/dev/null && [[ -x $probe ]]; then
+  for y in 1 0; do
+    f=(-envnone)
+    (( y )) && f+=(-genv VCLUSTER_MPICH_YIELD 1)
+    "$COMPI" vcluster run --name "$NAME" --mpi mpich --map rr -- -np 2 "${f[@]}" bash -c \
+      'exec strace -qq -c -e trace=sched_yield -o "$0.$PMI_RANK" "$@"' "$TMP/yield.$y" \
+      "$probe" --sizes 1024 --batches 1 --target-ms 1 >"$TMP/yield.$y.out" 2>&1 || true
+    calls=$(cat "$TMP"/yield.$y.[01] 2>/dev/null | awk '$NF == "sched_yield" { n += $4 } END { print n + 0 }')
+    if ! grep -q 'PROBE_DONE check=OK' "$TMP/yield.$y.out"; then fail "MPICH probe with VCLUSTER_MPICH_YIELD=$y did not run"
+    elif (( y == 1 && calls > 0 )) || (( y == 0 && calls == 0 )); then pass "MPICH VCLUSTER_MPICH_YIELD=$y: $calls sched_yield calls"
+    else fail "MPICH VCLUSTER_MPICH_YIELD=$y: $calls sched_yield calls"; fi
+  done
+else
+  echo "SKIP: MPICH yield check (no strace or no $probe)"
+fi
 "$COMPI" vcluster down --name "$NAME" >/dev/null 2>&1
 
 # 2. compi bench map, tiny
 out=$TMP/bench.out
+if "$COMPI" bench map --idle spin --apps pairs >"$TMP/idle.out" 2>&1; then
+  fail "bench map --idle spin was accepted"
+else
+  check "bench map --idle spin: error names the option and the value" grep -q "idle: yield or poll, not 'spin'" "$TMP/idle.out"
+fi
 if COMPI_BENCH_MAP_NAME=$NAME COMPI_BENCH_MAP_SUBNET=$SUBNET "$COMPI" bench map --mpi both --apps pairs --nodes 3 --ppn 2 \
      --rate 1gbit --links 0-2:50mbit --reps 1 --scale 0.02 --calibrate-bytes 65536 --logs "$TMP/logs" >"$out" 2>&1; then
   pass "compi bench map (pairs, 3 nodes x 2, one slow pair, both MPIs) ran and verified"

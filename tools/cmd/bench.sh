@@ -273,6 +273,18 @@ bench_vcluster_launch_flags() {
     return 0
 }
 
+# Launcher flags that make an MPI's waiting ranks yield the core after a
+# poll that found nothing (emulated nodes share this host's cores; on a real
+# cluster each rank has its own): Open MPI mpi_yield_when_idle; MPICH 4.0
+# has no such setting (its yield is compiled to nothing on Linux), so the
+# emulated cluster's preloaded UCX shim does it when VCLUSTER_MPICH_YIELD=1
+# (tools/cmd/vcluster_ucx_close.c). Usage: bench_idle_flags MPI yield|poll
+bench_idle_flags() {
+    [[ $2 == yield ]] || return 0
+    if [[ $1 == openmpi ]]; then printf '%s\n' --mca mpi_yield_when_idle 1
+    else printf '%s\n' -genv VCLUSTER_MPICH_YIELD 1; fi
+}
+
 # Private emulated cluster for benchmarks: its own name and subnet so it can
 # coexist with a cluster someone else has up on this machine.
 bench_vcluster_up() {  # NAME SUBNET NODES RATE SLOTS

@@ -29,7 +29,7 @@ usage: compi bench map [--apps LIST] [--mpi openmpi|mpich|both] [--nodes N] [--p
                        [--rate RATE] [--links A-B:RATE,...] [--racks K --cross-rate RATE]
                        [--reps N] [--scale F] [--modes plain,adaptive] [--network FILE]
                        [--no-calibrate] [--calibrate-bytes B] [--timeout SEC] [--logs DIR]
-                       [--rebuild]
+                       [--idle yield|poll] [--rebuild]
 
   block, cyclic and compi map's placement of each app on the emulated
   cluster (private name $COMPI_BENCH_MAP_NAME, default cbmap, subnet
@@ -49,7 +49,12 @@ usage: compi bench map [--apps LIST] [--mpi openmpi|mpich|both] [--nodes N] [--p
             none (compi map's built-in model: every inter-node pair alike);
             --calibrate-bytes B: largest calibration message (default 4194304)
   --timeout seconds per run (default 600)
-  --logs DIR  keep traces, placements, every run's output there
+  --idle    yield (default): waiting ranks give up the core after an empty
+            poll (Open MPI mpi_yield_when_idle 1; MPICH, which never
+            yields, through the emulated cluster's UCX shim,
+            VCLUSTER_MPICH_YIELD=1); poll: the MPIs' defaults (busy
+            polling). An emulation setting: the emulated nodes share this
+            host's cores, on a real cluster each rank has its own
   Output: progress lines, then per app, MPI and mode a table (placement,
   predicted cost, median s, range, block/placement ratio with its interval)
   and "RESULT bench=map app= mpi= mode= placement= predicted_us= median_s=
@@ -94,8 +99,7 @@ bench_map_run_one() {  # MPI APP MODE PLACEMENT REP
     local log=$BM_LOGS/run.$app.$mpi.$mode.$pl.$rep.log
     local -a appcmd launch envkv=() runner
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BM_SCALE")
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
-    [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
     runner=(timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi"
             --placement "$BM_LOGS/pl.$app.$mpi.$pl")
     if [[ $mode == adaptive ]]; then
@@ -132,7 +136,7 @@ bench_map_run_one() {  # MPI APP MODE PLACEMENT REP
 bench_map_calibrate() {  # MPI -> prints the file's path ("" if it failed)
     local mpi=$1 out=$BM_LOGS/network.$1.txt
     local -a launch
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
     if timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi" -- \
             -np "$BM_NP" "${launch[@]}" "$(bench_bin "$mpi" compi_calibrate_network)" -o "$out" \
             --serial --max-bytes "$BM_CAL_BYTES" --reps 5 --quiet >"$out.log" 2>&1 && [[ -s $out ]]; then
@@ -143,7 +147,7 @@ bench_map_calibrate() {  # MPI -> prints the file's path ("" if it failed)
 bench_map() {
     local apps_csv="" mpis_csv=openmpi nodes=4 ppn=2 rate=100mbit links="" racks="" cross="" logs="" keep=0
     local calibrate=1 network="" modes_csv=plain
-    BM_REPS=5 BM_SCALE=1 BM_TIMEOUT=600 BM_CAL_BYTES=4194304
+    BM_REPS=5 BM_SCALE=1 BM_TIMEOUT=600 BM_CAL_BYTES=4194304 BM_IDLE=yield
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --apps) apps_csv=${2:?--apps needs a list}; shift 2 ;;
@@ -162,12 +166,14 @@ bench_map() {
             --calibrate-bytes) BM_CAL_BYTES=${2:?}; shift 2 ;;
             --timeout) BM_TIMEOUT=${2:?}; shift 2 ;;
             --logs) logs=${2:?}; keep=1; shift 2 ;;
+            --idle) BM_IDLE=${2:?--idle needs yield or poll}; shift 2 ;;
             --rebuild) BENCH_REBUILD=1; shift ;;   # read by bench_build (bench.sh)
             -h|--help) bench_map_usage; return 0 ;;
             *) die "bench map: unknown option '$1' (see compi bench map --help)" ;;
         esac
     done
     [[ $BM_REPS =~ ^[1-9][0-9]*$ ]] || die "--reps takes a positive integer"
+    [[ $BM_IDLE == yield || $BM_IDLE == poll ]] || die "--idle: yield or poll, not '$BM_IDLE'"
     [[ $BM_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout takes a positive number of seconds"
     [[ $nodes =~ ^[1-9][0-9]*$ && $ppn =~ ^[1-9][0-9]*$ ]] || die "--nodes and --ppn take positive integers"
     (( nodes >= 2 )) || die "--nodes: placement needs at least 2 nodes"
@@ -209,7 +215,7 @@ bench_map() {
         hosts_list+="${hosts_list:+ }$BM_NAME$i"
     done
     local netdesc="$rate${links:+, links $links}${racks:+, $racks racks, $cross between}"
-    echo "=== compi bench map: ${apps[*]} | ${mpis[*]} | $nodes nodes x $ppn slots, $netdesc | modes ${modes[*]} | $BM_REPS rep(s), scale $BM_SCALE ==="
+    echo "=== compi bench map: ${apps[*]} | ${mpis[*]} | $nodes nodes x $ppn slots, $netdesc | modes ${modes[*]} | $BM_REPS rep(s), scale $BM_SCALE | idle $BM_IDLE ==="
     echo "load before: $(cat /proc/loadavg)"
     BM_UP=1
     bash "$COMPI_TOOL" vcluster up --name "$BM_NAME" --subnet "$subnet" --nodes "$nodes" --rate "$rate" \
@@ -236,7 +242,7 @@ bench_map() {
             local -a appcmd launch tenv
             rm -rf "$tr"
             mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BM_SCALE")
-            mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+            mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
             mapfile -t tenv < <(bench_env_flags "$mpi" COMPI_MODE=profile "COMPI_TRACE=$tr")
             if ! timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi" \
                     --preload "$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")" -- -np "$BM_NP" "${launch[@]}" "${tenv[@]}" \

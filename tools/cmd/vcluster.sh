@@ -40,7 +40,9 @@
 #     link; the alternative UCX_TLS=tcp,self would push intra-node traffic
 #     through tcp too.  MPICH ranks get UCX_TLS=sm,self,tcp and
 #     UCX_NET_DEVICES=<node veth>, plus a preloaded fix for a finalize hang
-#     (tools/cmd/vcluster_ucx_close.c).
+#     (tools/cmd/vcluster_ucx_close.c), which with VCLUSTER_MPICH_YIELD=1 in
+#     the ranks' environment also yields the core after an empty UCX poll
+#     (MPICH never yields on Linux; the emulated nodes share the cores).
 #     Open MPI: pml ob1 with btl tcp,self,vader (pml ucx would bring UCX in),
 #     btl and oob restricted to the bridge subnet.
 #
@@ -661,7 +663,7 @@ CFG
 build_ucx_shim() {
     local src=$COMPI_CMD_DIR/vcluster_ucx_close.c out=$STATE_DIR/ucx-force-close.so
     if [[ -f /usr/include/ucp/api/ucp.h ]] && command -v cc >/dev/null &&
-        cc -shared -fPIC -O2 -o "$out" "$src" -lucp 2>"$STATE_DIR/ucx-shim.log"; then
+        cc -shared -fPIC -O2 -o "$out" "$src" -lucp -ldl 2>"$STATE_DIR/ucx-shim.log"; then
         return 0
     fi
     note "warning: could not build $out (see $STATE_DIR/ucx-shim.log); MPICH jobs may hang in MPI_Finalize"
