@@ -949,9 +949,11 @@ bench_coll() {
             fi
             mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
             mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
-            # as bench apps: Open MPI's idle ranks yield (4 ranks on 2 cores);
-            # MPICH's are bound when a node's ranks cover the cores once
-            [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
+            # idle ranks yield the core (bench_idle_flags: Open MPI's
+            # mpi_yield_when_idle, the emulated cluster's UCX shim for MPICH),
+            # as each rank would have its own core on a real cluster; MPICH's
+            # are also bound when a node's ranks cover the cores once
+            mapfile -t -O "${#launch[@]}" launch < <(bench_idle_flags "$mpi" yield)
             [[ $mpi == mpich && $ppn == "$(nproc)" ]] && launch+=(-bind-to core)
             echo "=== compi bench coll: $mpi, $nodes emulated nodes x $ppn ranks at $rate, ${envkv[*]} ==="
             rc=0
