@@ -247,8 +247,8 @@ static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext,
  * other leader (to < 0) or to node to's leader, and every receiving leader
  * combines each chunk k in the order the split way combines it (node k's
  * partial, then every other node's in increasing node order), so both ways
- * give the same bits. Contiguous types only: a chunk computed in a
- * contribution's buffer is copied into acc as it is. */
+ * give the same bits. Types without gaps only (size == extent): a chunk
+ * computed in a contribution's buffer is copied into acc as it is. */
 static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, MPI_Op op, int to, MPI_Comm comm,
                                 const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
                                 uint64_t *wire)
@@ -371,7 +371,11 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         compi_typeinfo ti;
         compi_typeinfo_get(dt, count, &ti);
         compi_coll_leaders lt;
-        if (compi_coll_leaders_begin(l, !all, (size_t)ti.size, ti.contiguous, &lt) == COMPI_LEADERS_WHOLE)
+        /* whole needs elements without gaps (a pair type's padding would
+         * be copied, and one element of it is "contiguous" yet shorter than
+         * its extent) */
+        const int gapless = ti.contiguous && ti.type_size == ext;
+        if (compi_coll_leaders_begin(l, !all, (size_t)ti.size, gapless, &lt) == COMPI_LEADERS_WHOLE)
             rc = compi_whole_partials(acc, count, dt, op, root_node, comm, ci, l, fam, wire);
         else
             rc = compi_split_partials(acc, count, dt, op, root_node, comm, ci, l, fam, &lt, (size_t)ti.size, wire);
