@@ -129,7 +129,7 @@ compi_leaders_way compi_coll_leaders_begin(const compi_coll_layout *l, int roote
         for (int c = 0; c < COMPI_GATE_CLASSES; c++) compi_leaders_plan_init(&lw->plans[rooted][c]);
     }
     t->s = &lw->plans[rooted][compi_gate_class(raw)];
-    compi_leaders_way w = compi_leaders_begin(t->s, &compi_leaders_cfg, compi_cfg.coll_leaders, &t->measure);
+    compi_leaders_way w = compi_leaders_begin(t->s, compi_cfg.coll_leaders, &t->measure);
     COMPI_COLL_ADD(rooted ? COMPI_COLL_REDUCE : COMPI_COLL_ALLREDUCE,
                    w == COMPI_LEADERS_WHOLE ? COMPI_COLL_WHOLE : COMPI_COLL_SPLIT, 1);
     return w;

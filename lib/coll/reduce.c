@@ -248,45 +248,42 @@ static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext,
  * combines each chunk k in the order the split way combines it (node k's
  * partial, then every other node's in increasing node order), so both ways
  * give the same bits. Types without gaps only (size == extent): a chunk
- * computed in a contribution's buffer is copied into acc as it is. */
-static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, MPI_Op op, int to, MPI_Comm comm,
-                                const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
-                                uint64_t *wire)
+ * computed in a contribution's buffer is copied into acc as it is. ti: n
+ * elements of dt; ext: dt's extent. */
+static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, const compi_typeinfo *ti, MPI_Aint ext, MPI_Op op,
+                                int to, MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l,
+                                compi_family fam, uint64_t *wire)
 {
     const int p = l->nnodes, my = l->my_node;
     const int sending = n > 0 && to != my, receiving = n > 0 && (to < 0 || to == my);
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(dt, &lb, &ext);
-    compi_typeinfo ti;
-    compi_typeinfo_get(dt, n, &ti);
     char **contrib = calloc((size_t)p, sizeof *contrib);
     compi_coll_out o;
     compi_coll_xfer x;
     int built = 0, rc = compi_coll_xfer_init(&x, p);
     if (rc == MPI_SUCCESS && !contrib) rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && sending) {
-        rc = compi_coll_out_build(&o, ci, to < 0 ? -1 : l->leader_of[to], fam, acc, n, dt, &ti, 0);
+        rc = compi_coll_out_build(&o, ci, to < 0 ? -1 : l->leader_of[to], fam, acc, n, dt, ti, 0);
         built = rc == MPI_SUCCESS;
         for (int c = 0; c < p && built; c++) x.out[c] = c != my && (to < 0 || c == to) ? &o : NULL;
     }
     for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++) {
         if (c == my) continue;
-        if (!(contrib[c] = malloc((size_t)ti.size))) { rc = MPI_ERR_NO_MEM; break; }
-        rc = compi_coll_xfer_expect(&x, c, (size_t)ti.size, (unsigned char *)contrib[c]);
+        if (!(contrib[c] = malloc((size_t)ti->size))) { rc = MPI_ERR_NO_MEM; break; }
+        rc = compi_coll_xfer_expect(&x, c, (size_t)ti->size, (unsigned char *)contrib[c]);
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, to < 0, l->leader_of, comm);
     if (rc == MPI_SUCCESS && built) *wire += compi_coll_out_wire(&o) * (size_t)(to < 0 ? p - 1 : 1);
     for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++)
-        if (c != my) rc = compi_coll_xfer_deliver(&x, c, contrib[c] - ti.true_lb, n, dt, l->leader_of[c], comm);
+        if (c != my) rc = compi_coll_xfer_deliver(&x, c, contrib[c] - ti->true_lb, n, dt, l->leader_of[c], comm);
     for (int k = 0; k < p && rc == MPI_SUCCESS && receiving; k++) {
         int s, len;
         compi_chunk(n, p, k, &s, &len);
         if (len == 0) continue;
         MPI_Aint at = (MPI_Aint)s * ext;
-        char *dst = k == my ? acc + at : contrib[k] - ti.true_lb + at;
+        char *dst = k == my ? acc + at : contrib[k] - ti->true_lb + at;
         for (int c = 0; c < p && rc == MPI_SUCCESS; c++)
-            if (c != k) rc = PMPI_Reduce_local(c == my ? acc + at : contrib[c] - ti.true_lb + at, dst, len, dt, op);
-        if (rc == MPI_SUCCESS && k != my) memcpy(acc + at + ti.true_lb, dst + ti.true_lb, (size_t)len * (size_t)ext);
+            if (c != k) rc = PMPI_Reduce_local(c == my ? acc + at : contrib[c] - ti->true_lb + at, dst, len, dt, op);
+        if (rc == MPI_SUCCESS && k != my) memcpy(acc + at + ti->true_lb, dst + ti->true_lb, (size_t)len * (size_t)ext);
     }
     if (built) compi_coll_out_free(&o);
     for (int c = 0; c < p && contrib; c++) free(contrib[c]);
@@ -299,14 +296,12 @@ static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, MPI_Op op, in
  * root's node), the "split" way: reduce-scatter, then the reduced chunks to
  * every leader or to the root's. A call lt measures agrees its frame sizes
  * among the leaders afterwards (even after an error, so no leader waits
- * alone). */
-static int compi_split_partials(char *acc, int n, MPI_Datatype dt, MPI_Op op, int to, MPI_Comm comm,
+ * alone). raw: the packed bytes of the n elements; ext: dt's extent. */
+static int compi_split_partials(char *acc, int n, MPI_Datatype dt, MPI_Aint ext, MPI_Op op, int to, MPI_Comm comm,
                                 const compi_comm_info *ci, const compi_coll_layout *l, compi_family fam,
                                 compi_coll_leaders *lt, size_t raw, uint64_t *wire)
 {
     const int p = l->nnodes;
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(dt, &lb, &ext);
     compi_parts q = {malloc(sizeof(int) * (size_t)(p + 1)), malloc(sizeof(int) * (size_t)p),
                      malloc(sizeof(int) * (size_t)p)};
     char *mine, *mine_owned;
@@ -376,9 +371,10 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
          * its extent) */
         const int gapless = ti.contiguous && ti.type_size == ext;
         if (compi_coll_leaders_begin(l, !all, (size_t)ti.size, gapless, &lt) == COMPI_LEADERS_WHOLE)
-            rc = compi_whole_partials(acc, count, dt, op, root_node, comm, ci, l, fam, wire);
+            rc = compi_whole_partials(acc, count, dt, &ti, ext, op, root_node, comm, ci, l, fam, wire);
         else
-            rc = compi_split_partials(acc, count, dt, op, root_node, comm, ci, l, fam, &lt, (size_t)ti.size, wire);
+            rc = compi_split_partials(acc, count, dt, ext, op, root_node, comm, ci, l, fam, &lt, (size_t)ti.size,
+                                      wire);
     }
     /* 4. the result inside the node */
     if (rc == MPI_SUCCESS && all && l->local_size > 1) {

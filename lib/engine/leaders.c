@@ -15,8 +15,6 @@ int compi_parse_leaders_policy(const char *s, int *out)
     return -1;
 }
 
-const char *compi_leaders_policy_name(int p) { return p >= 0 && p < 3 ? compi_leaders_names[p] : "?"; }
-
 void compi_leaders_params_default(compi_leaders_params *p)
 {
     p->hold_min = 8;
@@ -58,10 +56,8 @@ void compi_leaders_plan_init(compi_leaders_plan *s)
     s->way = COMPI_LEADERS_SPLIT;
 }
 
-compi_leaders_way compi_leaders_begin(compi_leaders_plan *s, const compi_leaders_params *pr, int policy,
-                                      int *measure)
+compi_leaders_way compi_leaders_begin(compi_leaders_plan *s, int policy, int *measure)
 {
-    (void)pr;
     *measure = 0;
     compi_leaders_way w;
     if (policy == COMPI_LEADERS_FORCE_SPLIT) {

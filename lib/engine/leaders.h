@@ -41,7 +41,6 @@ typedef enum { COMPI_LEADERS_SPLIT = 0, COMPI_LEADERS_WHOLE = 1 } compi_leaders_
 typedef enum { COMPI_LEADERS_AUTO = 0, COMPI_LEADERS_FORCE_SPLIT, COMPI_LEADERS_FORCE_WHOLE } compi_leaders_policy;
 #define COMPI_LEADERS_POLICY_NAMES "auto, split, whole"
 int compi_parse_leaders_policy(const char *s, int *out);
-const char *compi_leaders_policy_name(int p);
 
 typedef struct {
     unsigned hold_min, hold_max;  /* calls held after a decision */
@@ -78,8 +77,7 @@ void compi_leaders_plan_init(compi_leaders_plan *s);
 /* The way of the next call. *measure = 1: it runs split and its sizes are to
  * be agreed and handed to compi_leaders_decide after it. Forced policies
  * never measure. */
-compi_leaders_way compi_leaders_begin(compi_leaders_plan *s, const compi_leaders_params *pr, int policy,
-                                      int *measure);
+compi_leaders_way compi_leaders_begin(compi_leaders_plan *s, int policy, int *measure);
 /* After a measuring call, with the agreed sizes. */
 void compi_leaders_decide(compi_leaders_plan *s, const compi_leaders_params *pr, const compi_leaders_sizes *z,
                           const compi_net_link *link);

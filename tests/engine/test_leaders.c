@@ -103,7 +103,7 @@ static void test_schedule(void)
     /* calls 1..46: data r75 until call 27, random from call 28 */
     for (int call = 1; call <= 46; call++) {
         int measure;
-        compi_leaders_way w = compi_leaders_begin(&s, &pr, COMPI_LEADERS_AUTO, &measure);
+        compi_leaders_way w = compi_leaders_begin(&s, COMPI_LEADERS_AUTO, &measure);
         got[n++] = measure ? 'm' : w == COMPI_LEADERS_WHOLE ? 'W' : 'S';
         if (measure) {
             CHECK(w == COMPI_LEADERS_SPLIT, "call %d measures on whole", call);
@@ -125,7 +125,7 @@ static void test_schedule(void)
      * split, the hold back to 8, a switch; calls 61-68 split */
     for (int call = 47; call <= 68; call++) {
         int measure;
-        compi_leaders_begin(&s, &pr, COMPI_LEADERS_AUTO, &measure);
+        compi_leaders_begin(&s, COMPI_LEADERS_AUTO, &measure);
         if (measure) compi_leaders_decide(&s, &pr, &rnd, &slow);
     }
     CHECK(s.way == COMPI_LEADERS_SPLIT && s.hold == 8 && s.switches == 1, "after random: way %d hold %u switches %llu",
@@ -147,7 +147,7 @@ static void test_forced(void)
         compi_leaders_plan_init(&s);
         for (int i = 0; i < 20; i++) {
             int measure;
-            compi_leaders_way w = compi_leaders_begin(&s, &pr, pol, &measure);
+            compi_leaders_way w = compi_leaders_begin(&s, pol, &measure);
             CHECK(!measure, "forced %d measures", pol);
             CHECK(w == (pol == COMPI_LEADERS_FORCE_WHOLE ? COMPI_LEADERS_WHOLE : COMPI_LEADERS_SPLIT),
                   "forced %d ran %d", pol, w);
