@@ -95,9 +95,12 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
-/* root < 0: allreduce. */
+/* root < 0: allreduce. *path: how it ran (compi_prof_path: the leaders'
+ * way; ranks that are not node leaders do not know it and get
+ * COMPI_PROF_PATH_COMPI). */
 int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
+                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire,
+                      int *path);
 /* Reduce_scatter(_block): node-local reduce of the full vector, leaders
  * exchange each node's members' blocks (framed), then a node-local scatterv. */
 int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,

@@ -31,8 +31,8 @@ static void compi_coll_layout_free(compi_coll_layout *l)
     free(l);
 }
 
-/* Node indices from the comm's peer nodes: nodes numbered in the order of
- * their lowest comm rank. */
+/* Node indices from the comm's peer nodes (engine/leaders.h's grouping:
+ * nodes numbered in the order of their lowest comm rank). */
 static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_comm_info *ci, int *rc)
 {
     compi_coll_layout *l = calloc(1, sizeof *l);
@@ -50,21 +50,7 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
-    for (int r = 0; r < n; r++) {
-        int k = 0;
-        while (k < l->nnodes && ci->peer_node[l->leader_of[k]] != ci->peer_node[r]) k++;
-        if (k == l->nnodes) l->leader_of[l->nnodes++] = r;
-        l->node_of[r] = k;
-    }
-    for (int r = 0; r < n; r++) l->first[l->node_of[r] + 1]++;
-    for (int k = 0; k < l->nnodes; k++) l->first[k + 1] += l->first[k];
-    int *fill = calloc((size_t)l->nnodes, sizeof(int));
-    if (!fill) { compi_coll_layout_free(l); *rc = MPI_ERR_NO_MEM; return NULL; }
-    for (int r = 0; r < n; r++) {
-        int k = l->node_of[r];
-        l->members[l->first[k] + fill[k]++] = r;
-    }
-    free(fill);
+    l->nnodes = compi_leaders_group(n, ci->peer_node, l->node_of, l->leader_of, l->first, l->members);
     l->my_node = l->node_of[l->rank];
     *rc = PMPI_Comm_split(comm, l->my_node, l->rank, &l->local);
     if (*rc == MPI_SUCCESS)

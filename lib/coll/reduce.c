@@ -328,8 +328,10 @@ static int compi_split_partials(char *acc, int n, MPI_Datatype dt, MPI_Aint ext,
 }
 
 int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
+                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire,
+                      int *path)
 {
+    *path = COMPI_PROF_PATH_COMPI;
     MPI_Aint lb, ext, tlb, text;
     PMPI_Type_get_extent(dt, &lb, &ext);
     PMPI_Type_get_true_extent(dt, &tlb, &text);
@@ -370,11 +372,14 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
          * be copied, and one element of it is "contiguous" yet shorter than
          * its extent) */
         const int gapless = ti.contiguous && ti.type_size == ext;
-        if (compi_coll_leaders_begin(l, !all, (size_t)ti.size, gapless, &lt) == COMPI_LEADERS_WHOLE)
+        if (compi_coll_leaders_begin(l, !all, (size_t)ti.size, gapless, &lt) == COMPI_LEADERS_WHOLE) {
+            *path = COMPI_PROF_PATH_WHOLE;
             rc = compi_whole_partials(acc, count, dt, &ti, ext, op, root_node, comm, ci, l, fam, wire);
-        else
+        } else {
+            if (lt.measure) *path = COMPI_PROF_PATH_SPLIT_AGREE;
             rc = compi_split_partials(acc, count, dt, ext, op, root_node, comm, ci, l, fam, &lt, (size_t)ti.size,
                                       wire);
+        }
     }
     /* 4. the result inside the node */
     if (rc == MPI_SUCCESS && all && l->local_size > 1) {

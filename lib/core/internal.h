@@ -236,7 +236,9 @@ void compi_prof_trace_opened(struct compi_trace_writer *w);   /* writes the algo
 void compi_prof_trace_closing(struct compi_trace_writer *w);  /* writes the profile */
 char *compi_prof_report_json(void);                           /* malloc'd; "null" when off */
 void compi_prof_send_(MPI_Comm comm, int dest, int count, MPI_Datatype dt, int family);
-void compi_prof_coll_(MPI_Comm comm, int family, int root, int count, MPI_Datatype dt, const int *counts, MPI_Op op);
+/* path: compi_prof_path, how the call ran */
+void compi_prof_coll_(MPI_Comm comm, int family, int root, int count, MPI_Datatype dt, const int *counts, MPI_Op op,
+                      int path);
 void compi_prof_alltoallw_(MPI_Comm comm, const int *sendcounts, const MPI_Datatype *sendtypes);
 void compi_prof_persistent_(MPI_Request req, MPI_Comm comm, int dest, int count, MPI_Datatype dt);
 void compi_prof_start_(MPI_Request req);
@@ -246,7 +248,10 @@ void compi_prof_request_free_(MPI_Request req);
     do { if (COMPI_PROF_ACTIVE()) compi_prof_send_(comm, dest, count, dt, fam); } while (0)
 /* count/dt: the block (or vector); counts: per-rank counts (v variants) or NULL */
 #define COMPI_PROF_COLL_HOOK(comm, fam, root, count, dt, counts, op) \
-    do { if (COMPI_PROF_ACTIVE()) compi_prof_coll_(comm, fam, root, count, dt, counts, op); } while (0)
+    COMPI_PROF_COLL_PATH_HOOK(comm, fam, root, count, dt, counts, op, COMPI_PROF_PATH_MPI)
+/* the collectives compi may run itself record after the call, with the path it took */
+#define COMPI_PROF_COLL_PATH_HOOK(comm, fam, root, count, dt, counts, op, path) \
+    do { if (COMPI_PROF_ACTIVE()) compi_prof_coll_(comm, fam, root, count, dt, counts, op, path); } while (0)
 
 /* ---------------------------------------------------------------- sending */
 /* What goes on the wire for one message on a framed communicator (see

@@ -155,7 +155,7 @@ void compi_prof_send_(MPI_Comm comm, int dest, int count, MPI_Datatype dt, int f
 }
 
 void compi_prof_coll_(MPI_Comm comm, int family, int root, int count, MPI_Datatype dt, const int *counts,
-                      MPI_Op op)
+                      MPI_Op op, int path)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!compi_prof_register(comm, ci)) return;
@@ -171,7 +171,7 @@ void compi_prof_coll_(MPI_Comm comm, int family, int root, int count, MPI_Dataty
         hist += (uint64_t)c64[i] * ts;
     }
     if (!counts) hist = (uint64_t)(count > 0 ? count : 0) * ts;
-    compi_prof_call call = {family, root, count > 0 ? count : 0, (uint32_t)(ts ? ts : 1), commutative, n, c64};
+    compi_prof_call call = {family, root, count > 0 ? count : 0, (uint32_t)(ts ? ts : 1), commutative, n, c64, path};
     if (ts == 0 && count > 0) call.count = 0;   /* empty type: nothing moves */
     compi_commprof_coll(compi_P, ci->id, &call, hist);
     if (c64 != stack) free(c64);
@@ -189,7 +189,7 @@ void compi_prof_alltoallw_(MPI_Comm comm, const int *sendcounts, const MPI_Datat
         uint64_t b = sendcounts[i] > 0 ? (uint64_t)sendcounts[i] * compi_prof_tsize(sendtypes[i]) : 0;
         bytes[i] = b > 0x7fffffff ? 0x7fffffff : (int)b;
     }
-    compi_prof_coll_(comm, COMPI_PROF_ALLTOALLW, -1, 0, MPI_BYTE, bytes, MPI_OP_NULL);
+    compi_prof_coll_(comm, COMPI_PROF_ALLTOALLW, -1, 0, MPI_BYTE, bytes, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
     free(bytes);
 }
 

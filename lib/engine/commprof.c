@@ -16,7 +16,9 @@
 #include "codecs/codec_util.h"
 #include "engine/commprof.h"
 
-#define CP_VERSION 1u
+/* 2: collective records carry their path (compi_prof_path); 1 is read as
+ * every call on the MPI's path */
+#define CP_VERSION 2u
 
 static const char *const cp_names[COMPI_PROF_NFAM] = {
     "send", "isend", "start", "sendrecv",
@@ -153,9 +155,9 @@ void compi_commprof_send(compi_commprof *p, uint32_t id, int peer, uint64_t byte
 static uint64_t cp_hash(uint32_t comm, const compi_prof_call *c)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    const uint64_t v[7] = {comm, (uint64_t)c->family, (uint64_t)(int64_t)c->root, (uint64_t)c->count,
-                           c->type_size, (uint64_t)c->commutative, (uint64_t)c->ncounts};
-    for (int i = 0; i < 7; i++) h = (h ^ v[i]) * 0x100000001b3ull;
+    const uint64_t v[8] = {comm, (uint64_t)c->family, (uint64_t)(int64_t)c->root, (uint64_t)c->count,
+                           c->type_size, (uint64_t)c->commutative, (uint64_t)c->ncounts, (uint64_t)c->path};
+    for (int i = 0; i < 8; i++) h = (h ^ v[i]) * 0x100000001b3ull;
     for (int i = 0; i < c->ncounts; i++) h = (h ^ (uint64_t)c->counts[i]) * 0x100000001b3ull;
     h ^= h >> 31;
     return h;
@@ -164,7 +166,7 @@ static uint64_t cp_hash(uint32_t comm, const compi_prof_call *c)
 static int cp_same(const compi_prof_coll *r, uint32_t comm, const compi_prof_call *c)
 {
     return r->comm == comm && r->family == c->family && r->root == c->root && r->count == c->count &&
-           r->type_size == c->type_size && r->commutative == c->commutative && r->ncounts == c->ncounts &&
+           r->type_size == c->type_size && r->commutative == c->commutative && r->ncounts == c->ncounts && r->path == c->path &&
            (c->ncounts == 0 || memcmp(r->counts, c->counts, (size_t)c->ncounts * sizeof *c->counts) == 0);
 }
 
@@ -175,7 +177,7 @@ static int cp_table_grow(compi_commprof *p)
     if (!t) return -1;
     for (size_t i = 0; i < p->ncolls; i++) {
         compi_prof_call c = {p->colls[i].family, p->colls[i].root, p->colls[i].count, p->colls[i].type_size,
-                             p->colls[i].commutative, p->colls[i].ncounts, p->colls[i].counts};
+                             p->colls[i].commutative, p->colls[i].ncounts, p->colls[i].counts, p->colls[i].path};
         size_t h = (size_t)cp_hash(p->colls[i].comm, &c) & (n - 1);
         while (t[h]) h = (h + 1) & (n - 1);
         t[h] = (uint32_t)i + 1;
@@ -217,6 +219,7 @@ static int cp_coll_add(compi_commprof *p, uint32_t comm, const compi_prof_call *
     r->count = c->count;
     r->type_size = c->type_size;
     r->ncounts = c->ncounts;
+    r->path = c->path;
     r->calls = calls;
     p->table[h] = (uint32_t)++p->ncolls;
     return 0;
@@ -299,6 +302,7 @@ int compi_commprof_save(compi_commprof *p, uint8_t **out, size_t *len)
         cp_u32(&o, r->type_size);
         cp_u32(&o, (uint32_t)r->ncounts);
         for (int k = 0; k < r->ncounts; k++) cp_u64(&o, (uint64_t)r->counts[k]);
+        cp_u32(&o, (uint32_t)r->path);
         cp_u64(&o, r->calls);
     }
     pthread_mutex_unlock(&p->lock);
@@ -334,6 +338,20 @@ static int cp_rooted(int fam)
            fam == COMPI_PROF_SCATTER || fam == COMPI_PROF_GATHERV || fam == COMPI_PROF_SCATTERV;
 }
 
+/* the collectives compi can run with its own algorithm (lib/coll) */
+static int cp_compi_path(int fam)
+{
+    return fam == COMPI_PROF_ALLGATHER || fam == COMPI_PROF_ALLGATHERV || fam == COMPI_PROF_ALLTOALL ||
+           fam == COMPI_PROF_ALLTOALLV || fam == COMPI_PROF_ALLREDUCE || fam == COMPI_PROF_REDUCE ||
+           fam == COMPI_PROF_REDUCE_SCATTER || fam == COMPI_PROF_REDUCE_SCATTER_BLOCK;
+}
+
+static const char *const cp_path_names[COMPI_PROF_NPATHS] = {"mpi", "compi", "compi_split_agree", "compi_whole"};
+const char *compi_prof_path_name(int path)
+{
+    return path >= 0 && path < COMPI_PROF_NPATHS ? cp_path_names[path] : "?";
+}
+
 compi_commprof *compi_commprof_load(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
     cp_in x = {buf, len, 0, 0};
@@ -342,7 +360,7 @@ compi_commprof *compi_commprof_load(const uint8_t *buf, size_t len, char *err, s
     int *world = NULL;
     int64_t *counts = NULL;
     uint32_t v = cp_g32(&x);
-    if (v != CP_VERSION) { compi_errf(err, errlen, "profile format version %u is not supported (this compi reads %u)", v, CP_VERSION); return NULL; }
+    if (v != CP_VERSION && v != 1) { compi_errf(err, errlen, "profile format version %u is not supported (this compi reads 1 and %u)", v, CP_VERSION); return NULL; }
     int wr = (int32_t)cp_g32(&x), ws = (int32_t)cp_g32(&x);
     uint32_t ncomms = cp_g32(&x), ncolls = cp_g32(&x);
     if (x.short_read) { compi_errf(err, errlen, "profile truncated in its header"); return NULL; }
@@ -418,9 +436,14 @@ compi_commprof *compi_commprof_load(const uint8_t *buf, size_t len, char *err, s
         if (!counts) BAD("out of memory");
         for (uint32_t k = 0; k < ncounts; k++)
             if ((counts[k] = (int64_t)cp_g64(&x)) < 0) BAD("profile: collective record %u: negative count", i);
+        uint32_t path = v >= 2 ? cp_g32(&x) : COMPI_PROF_PATH_MPI;
         uint64_t calls = cp_g64(&x);
+        if (x.short_read) BAD("profile truncated in collective record %u", i);
         if (calls == 0) BAD("profile: collective record %u counts no call", i);
-        compi_prof_call call = {(int)fam, root, count, tsize, (int)commut, (int)ncounts, counts};
+        if (path >= COMPI_PROF_NPATHS || (path != COMPI_PROF_PATH_MPI && !cp_compi_path((int)fam)) ||
+            (path > COMPI_PROF_PATH_COMPI && fam != COMPI_PROF_ALLREDUCE && fam != COMPI_PROF_REDUCE))
+            BAD("profile: collective record %u (%s): path %u", i, cp_names[fam], path);
+        compi_prof_call call = {(int)fam, root, count, tsize, (int)commut, (int)ncounts, counts, (int)path};
         size_t before = p->ncolls;
         if (cp_coll_add(p, comm, &call, calls) != 0) BAD("out of memory");
         if (p->ncolls == before) BAD("profile: collective record %u repeats an earlier signature", i);

@@ -36,6 +36,18 @@ const char *compi_prof_family_name(int fam);
 int compi_prof_family_parse(const char *name);   /* -1: unknown */
 int compi_prof_bucket(uint64_t bytes);
 
+/* How a collective call ran: the MPI's own algorithm, or compi's node-aware
+ * one (lib/coll/coll.h); for Allreduce and Reduce compi's leaders either
+ * split (on a measuring call also agreeing two sizes among them) or send
+ * whole partials (engine/leaders.h). Recorded by the code that chose it;
+ * only node leaders know the leaders' way (communicator rank 0, whose
+ * record compi map decomposes, is one), the other ranks record split. */
+typedef enum {
+    COMPI_PROF_PATH_MPI = 0, COMPI_PROF_PATH_COMPI, COMPI_PROF_PATH_SPLIT_AGREE, COMPI_PROF_PATH_WHOLE,
+    COMPI_PROF_NPATHS
+} compi_prof_path;
+const char *compi_prof_path_name(int path);
+
 /* One collective call as this rank made it. count: elements (the vector of
  * reductions and Bcast, one block of Alltoall/Allgather/Gather/Scatter);
  * counts: ncounts = communicator size entries for the v variants and
@@ -49,6 +61,7 @@ typedef struct {
     int commutative;
     int ncounts;
     const int64_t *counts;
+    int path;                /* compi_prof_path */
 } compi_prof_call;
 
 typedef struct {
@@ -71,6 +84,7 @@ typedef struct {
     uint32_t type_size;
     int ncounts;
     int64_t *counts;
+    int path;                          /* compi_prof_path: part of the signature */
     uint64_t calls;                    /* occurrences of this signature */
 } compi_prof_coll;
 

@@ -96,3 +96,22 @@ void compi_leaders_decide(compi_leaders_plan *s, const compi_leaders_params *pr,
     s->done = 0;
     s->decisions++;
 }
+
+int compi_leaders_group(int n, const int *node_id, int *node_of, int *leader_of, int *first, int *members)
+{
+    int nnodes = 0;
+    for (int r = 0; r < n; r++) {
+        int k = 0;
+        while (k < nnodes && node_id[leader_of[k]] != node_id[r]) k++;
+        if (k == nnodes) leader_of[nnodes++] = r;
+        node_of[r] = k;
+    }
+    for (int k = 0; k <= n; k++) first[k] = 0;
+    for (int r = 0; r < n; r++) first[node_of[r] + 1]++;
+    for (int k = 0; k < nnodes; k++) first[k + 1] += first[k];
+    /* counting sort, stable: members in increasing rank order */
+    for (int r = 0; r < n; r++) members[first[node_of[r]]++] = r;
+    for (int k = nnodes; k > 0; k--) first[k] = first[k - 1];
+    first[0] = 0;
+    return nnodes;
+}

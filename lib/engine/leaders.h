@@ -36,6 +36,15 @@
 #include <stdint.h>
 #include "engine/model.h"
 
+/* The node structure compi's node-aware collectives run on (lib/coll/layout.c
+ * builds its communicators from it) and compi map decomposes them with
+ * (lib/map/dkb_compi.c): nodes numbered in the order of their lowest rank,
+ * node k's leader its lowest rank, its members members[first[k] ..
+ * first[k+1]) in increasing rank order. node_id[r]: any value, equal = same
+ * node. Arrays of n entries (first: n + 1), the caller's. Returns the
+ * number of nodes. */
+int compi_leaders_group(int n, const int *node_id, int *node_of, int *leader_of, int *first, int *members);
+
 typedef enum { COMPI_LEADERS_SPLIT = 0, COMPI_LEADERS_WHOLE = 1 } compi_leaders_way;
 /* COMPI_COLL_LEADERS: auto (decided as above), split, whole (forced) */
 typedef enum { COMPI_LEADERS_AUTO = 0, COMPI_LEADERS_FORCE_SPLIT, COMPI_LEADERS_FORCE_WHOLE } compi_leaders_policy;

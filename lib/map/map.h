@@ -12,7 +12,9 @@
  * choice when no algorithm is pinned. Today: Open MPI 4.1 coll/tuned
  * (dkb_openmpi.c), checked message by message against Open MPI's
  * monitoring component (tests/map); MPICH 4.0's pinned MPIR algorithms
- * (dkb_mpich.c), checked against a count of UCX sends.
+ * (dkb_mpich.c), checked against a count of UCX sends; compi's own
+ * node-aware collectives (dkb_compi.c), checked against Open MPI's monitoring
+ * of runs that took compi's path.
  *
  * Ranks are ranks of the collective's communicator. Pure functions: no MPI,
  * no I/O, no global state. */
@@ -127,5 +129,33 @@ int compi_map_mpich40_nalgs(compi_map_coll coll);
 const char *compi_map_mpich40_alg_name(compi_map_coll coll, int alg);
 int compi_map_mpich40_alg_parse(compi_map_coll coll, const char *name);  /* -1: unknown */
 int compi_map_mpich40_messages(const compi_map_call *c, int alg, compi_map_msgs *out);
+
+/* ---- compi's own node-aware collectives (lib/coll/coll.h; dkb_compi.c) ----
+ * A call compi ran with its own algorithm instead of the MPI's: node-local
+ * steps and leaders' exchanges, which are collectives of the MPI on compi's
+ * sub-communicators. Which messages it sends depends on which ranks share a
+ * node, so the decomposition takes the node of every rank (a placement's);
+ * the sub-communicators' collectives are decomposed by sub (the MPI's DKB
+ * for the run's algorithms) and mapped back to the communicator's ranks.
+ * Frames are counted raw (32-byte header + packed bytes: a traced run's;
+ * a compressing run sends as many messages, fewer bytes). */
+typedef enum {
+    COMPI_MAP_WAY_SPLIT = 0,        /* the one way of the non-reductions; Allreduce/Reduce: split */
+    COMPI_MAP_WAY_SPLIT_AGREE,      /* split, on a call that measures (one 2-number allreduce among leaders) */
+    COMPI_MAP_WAY_WHOLE             /* Allreduce/Reduce: whole partials (engine/leaders.h) */
+} compi_map_way;
+typedef struct {
+    compi_map_call call;     /* allgather(v), alltoall(v), allreduce, reduce, reduce_scatter(_block);
+                                reduce_scatter_block: count = each rank's block */
+    const int *node;         /* call.size entries: node id of every rank (equal = same node) */
+    int way;                 /* compi_map_way */
+    int me;                  /* alltoallv: the rank whose send row call.counts holds (row me of a size x size
+                                matrix); only its sends are listed. Else -1 */
+} compi_map_compi_call;
+typedef int (*compi_map_sub_fn)(void *ctx, const compi_map_call *c, compi_map_msgs *out);
+/* Appends the call's messages (zero-byte ones included) to out; 0 or a
+ * COMPI_MAP_E* code (COMPI_MAP_EALG: compi has no algorithm of its own for
+ * this collective; a sub error is passed on). */
+int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub, void *ctx, compi_map_msgs *out);
 
 #endif

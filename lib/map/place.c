@@ -9,7 +9,10 @@
  * `compi map`): Scan and Exscan as coll/basic's chain (rank i sends its
  * vector to i + 1); Reduce_scatter_block as Reduce_scatter with equal
  * counts; under MPICH, collectives compi did not pin or dkb_mpich.c does not
- * cover take Open MPI's fixed decision. */
+ * cover take Open MPI's fixed decision. Calls that ran compi's own
+ * node-aware algorithm (the record's path) are kept aside and decomposed
+ * under each placement (dkb_compi.c): their messages follow which ranks
+ * share a node. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,6 +127,8 @@ void compi_map_graph_free(compi_map_graph *g)
 {
     for (int q = 0; q < g->nseq; q++) { free(g->seq[q].peer); free(g->seq[q].bytes); }
     free(g->seq);
+    for (int q = 0; q < g->nna; q++) { free((void *)g->na[q].c.call.counts); free(g->na[q].world); }
+    free(g->na);
     free(g->msgs);
     free(g->bytes);
     memset(g, 0, sizeof *g);
@@ -247,9 +252,84 @@ static int pl_add_rooted(compi_map_graph *g, const compi_prof_comm *c, const com
     return rc == COMPI_MAP_EARG ? 0 : rc;   /* a decomposition that is not linear stays priced by the sum */
 }
 
+/* The MPI's DKB for the sub-steps of compi's node-aware collectives. */
+static int pl_sub(void *ctx, const compi_map_call *c, compi_map_msgs *out)
+{
+    int approx = 0;
+    return pl_decompose(c, (const compi_map_algs *)ctx, out, &approx);
+}
+
+static compi_map_way pl_way(int path)
+{
+    return path == COMPI_PROF_PATH_WHOLE ? COMPI_MAP_WAY_WHOLE
+           : path == COMPI_PROF_PATH_SPLIT_AGREE ? COMPI_MAP_WAY_SPLIT_AGREE : COMPI_MAP_WAY_SPLIT;
+}
+
+/* A call that ran compi's algorithm: kept with its communicator's members
+ * (counts copied: n, or n x n with row me for Alltoallv). */
+static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const compi_map_call *call, int path,
+                            int me, double calls)
+{
+    for (int q = 0; q < g->nna; q++) {
+        compi_map_nodeaware *x = &g->na[q];
+        const compi_map_call *y = &x->c.call;
+        if (y->coll != call->coll || y->size != call->size || y->root != call->root || y->count != call->count ||
+            y->type_size != call->type_size || y->commutative != call->commutative || x->c.way != (int)pl_way(path) ||
+            x->c.me != me || memcmp(x->world, c->world, sizeof *x->world * (size_t)c->size) != 0 ||
+            (y->counts == NULL) != (call->counts == NULL))
+            continue;
+        size_t nc = call->coll == COMPI_MAP_ALLTOALLV ? (size_t)c->size * (size_t)c->size : (size_t)c->size;
+        if (call->counts && memcmp(y->counts, call->counts, sizeof *y->counts * nc) != 0) continue;
+        x->calls += calls;
+        return 0;
+    }
+    if (g->nna == g->capna) {
+        int cap = g->capna ? 2 * g->capna : 16;
+        compi_map_nodeaware *na = realloc(g->na, sizeof *na * (size_t)cap);
+        if (!na) return COMPI_MAP_ENOMEM;
+        g->na = na;
+        g->capna = cap;
+    }
+    compi_map_nodeaware x = {.c = {.call = *call, .node = NULL, .way = (int)pl_way(path), .me = me}, .calls = calls};
+    x.world = malloc(sizeof *x.world * (size_t)c->size);
+    int64_t *counts = NULL;
+    if (call->counts) {
+        size_t nc = call->coll == COMPI_MAP_ALLTOALLV ? (size_t)c->size * (size_t)c->size : (size_t)c->size;
+        if ((counts = malloc(sizeof *counts * nc))) memcpy(counts, call->counts, sizeof *counts * nc);
+    }
+    if (!x.world || (call->counts && !counts)) { free(x.world); free(counts); return COMPI_MAP_ENOMEM; }
+    memcpy(x.world, c->world, sizeof *x.world * (size_t)c->size);
+    x.c.call.counts = counts;
+    g->na[g->nna++] = x;
+    return 0;
+}
+
+/* Every message of every node-aware call under the placement node (world
+ * rank -> node), world ranks, calls x bytes, to fn; scratch messages in out. */
+typedef void (*pl_msg_fn)(void *ctx, int src, int dst, double msgs, double bytes);
+static int pl_nodeaware_each(const compi_map_graph *g, const int *node, compi_map_msgs *out, pl_msg_fn fn, void *ctx)
+{
+    int rc = 0;
+    for (int q = 0; q < g->nna && !rc; q++) {
+        const compi_map_nodeaware *x = &g->na[q];
+        int n = x->c.call.size, stack[64], *nid = n <= 64 ? stack : malloc(sizeof *nid * (size_t)n);
+        if (!nid) return COMPI_MAP_ENOMEM;
+        for (int i = 0; i < n; i++) nid[i] = node[x->world[i]];
+        compi_map_compi_call c = x->c;
+        c.node = nid;
+        out->n = 0;
+        rc = compi_map_compi_messages(&c, pl_sub, (void *)&g->algs, out);
+        for (size_t k = 0; k < out->n && !rc; k++)
+            fn(ctx, x->world[out->v[k].src], x->world[out->v[k].dst], x->calls, x->calls * (double)out->v[k].bytes);
+        if (nid != stack) free(nid);
+    }
+    return rc;
+}
+
 int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err,
                         size_t errlen)
 {
+    g->algs = *a;
     if (p->world_size != g->n) {
         compi_errf(err, errlen, "a trace of rank %d is from a run of %d ranks, the others of %d", p->world_rank,
                p->world_size, g->n);
@@ -286,7 +366,7 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
             if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
             for (int k = 0; k < n; k++) counts[k] = r->count;
             call.counts = counts;
-            g->approximated[fam] += r->calls;
+            if (r->path == COMPI_PROF_PATH_MPI) g->approximated[fam] += r->calls;
         } else if (per_rank) {
             if (r->ncounts != n) continue;
             if (!(counts = calloc((size_t)n * (size_t)n, sizeof *counts))) { rc = COMPI_MAP_ENOMEM; break; }
@@ -296,6 +376,24 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
             call.counts = r->counts;
         } else if (by_root || fam == COMPI_PROF_ALLGATHERV || fam == COMPI_PROF_REDUCE_SCATTER) {
             continue;   /* a record without the vector (not the root's) */
+        }
+        if (r->path != COMPI_PROF_PATH_MPI) {
+            /* compi's own algorithm: decomposed under each placement (checked here under one) */
+            call.coll = fam == COMPI_PROF_REDUCE_SCATTER_BLOCK ? COMPI_MAP_REDUCE_SCATTER_BLOCK : call.coll;
+            if (fam == COMPI_PROF_REDUCE_SCATTER_BLOCK) call.counts = NULL;
+            int *one = calloc((size_t)n, sizeof *one);
+            compi_map_compi_call cc = {.call = call, .node = one, .way = (int)pl_way(r->path), .me = per_rank ? me : -1};
+            out.n = 0;
+            rc = one ? compi_map_compi_messages(&cc, pl_sub, (void *)a, &out) : COMPI_MAP_ENOMEM;
+            free(one);
+            if (!rc) rc = pl_add_nodeaware(g, c, &call, r->path, per_rank ? me : -1, calls);
+            if (rc) {
+                compi_errf(err, errlen, "rank %d: %s (compi's node-aware path) on a communicator of %d ranks: %s",
+                           p->world_rank, compi_prof_family_name(fam), n, compi_map_strerror(rc));
+                break;
+            }
+            g->node_aware[fam] += r->calls;
+            continue;
         }
         out.n = 0;
         int approx = 0;
@@ -485,9 +583,84 @@ static double pl_sum_cost(const compi_map_problem *p, const int *node)
     return c;
 }
 
+typedef struct {
+    const compi_map_problem *p;
+    const int *node;
+    double cost;
+    double *load;   /* per directed node pair (bottleneck), or NULL */
+} pl_acc;
+
+static void pl_acc_msg(void *ctx, int src, int dst, double msgs, double bytes)
+{
+    pl_acc *a = ctx;
+    const compi_map_net *net = a->p->net;
+    size_t l = (size_t)a->node[src] * net->nnodes + a->node[dst];
+    double c = msgs * net->lat_us[l] + bytes * net->us_per_byte[l];
+    a->cost += c;
+    if (a->load && a->node[src] != a->node[dst]) a->load[l] += c;
+}
+
+/* The node-aware collectives' messages under the placement (a graph that
+ * could not be decomposed was refused when it was built). */
+static double pl_nodeaware_cost(const compi_map_problem *p, const int *node, double *load)
+{
+    if (!p->g->nna) return 0;
+    pl_acc a = {p, node, 0, load};
+    compi_map_msgs out = {0};
+    pl_nodeaware_each(p->g, node, &out, pl_acc_msg, &a);
+    compi_map_msgs_free(&out);
+    return a.cost;
+}
+
+/* what the matrices do not price alone: sequences, node-aware collectives */
+static double pl_adjust(const compi_map_problem *p, const int *node)
+{
+    return pl_seq_adjust(p, node) + pl_nodeaware_cost(p, node, NULL);
+}
+
 double compi_map_cost(const compi_map_problem *p, const int *node)
 {
-    return pl_sum_cost(p, node) + pl_seq_adjust(p, node);
+    return pl_sum_cost(p, node) + pl_adjust(p, node);
+}
+
+static void pl_mat_msg(void *ctx, int src, int dst, double msgs, double bytes)
+{
+    compi_map_graph *g = ctx;
+    size_t k = (size_t)src * (size_t)g->n + (size_t)dst;
+    g->msgs[k] += msgs;
+    g->bytes[k] += bytes;
+}
+
+int compi_map_graph_materialize(compi_map_graph *g, const int *node_of_rank)
+{
+    compi_map_msgs out = {0};
+    int rc = pl_nodeaware_each(g, node_of_rank, &out, pl_mat_msg, g);
+    compi_map_msgs_free(&out);
+    if (rc) return rc;
+    for (int q = 0; q < g->nna; q++) { free((void *)g->na[q].c.call.counts); free(g->na[q].world); }
+    g->nna = 0;
+    return 0;
+}
+
+static void pl_inter_msg(void *ctx, int src, int dst, double msgs, double bytes)
+{
+    pl_acc *a = ctx;
+    (void)msgs;
+    if (a->node[src] != a->node[dst]) a->cost += bytes;
+}
+
+double compi_map_inter_bytes(const compi_map_problem *p, const int *node)
+{
+    const compi_map_graph *g = p->g;
+    int n = g->n;
+    pl_acc a = {p, node, 0, NULL};
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (node[i] != node[j]) a.cost += g->bytes[(size_t)i * n + j];
+    compi_map_msgs out = {0};
+    pl_nodeaware_each(g, node, &out, pl_inter_msg, &a);
+    compi_map_msgs_free(&out);
+    return a.cost;
 }
 
 double compi_map_bottleneck(const compi_map_problem *p, const int *node)
@@ -503,8 +676,10 @@ double compi_map_bottleneck(const compi_map_problem *p, const int *node)
             if (node[i] == node[j] || (g->msgs[e] == 0 && g->bytes[e] == 0)) continue;
             size_t l = (size_t)node[i] * k + node[j];
             load[l] += g->msgs[e] * net->lat_us[l] + g->bytes[e] * net->us_per_byte[l];
-            if (load[l] > worst) worst = load[l];
         }
+    pl_nodeaware_cost(p, node, load);
+    for (size_t l = 0; l < (size_t)k * k; l++)
+        if (load[l] > worst) worst = load[l];
     free(load);
     return worst;
 }
@@ -546,11 +721,11 @@ static double pl_pair(const compi_map_problem *p, int a, int b, int x, int y)
  * slots). Ends at a placement no single exchange improves. */
 static void pl_descend(const compi_map_problem *p, int *node, int total)
 {
-    int seqs = p->g->nseq > 0;
+    int seqs = p->g->nseq > 0 || p->g->nna > 0;
     for (int iter = 0; iter < 100000; iter++) {
         double best = 0;
         int ba = -1, bb = -1;
-        double adj0 = seqs ? pl_seq_adjust(p, node) : 0;
+        double adj0 = seqs ? pl_adjust(p, node) : 0;
         for (int a = 0; a < p->g->n; a++) {
             int na = node[a];
             double ca = pl_contrib(p, node, a, na);
@@ -560,10 +735,10 @@ static void pl_descend(const compi_map_problem *p, int *node, int total)
                 double d = pl_contrib(p, node, a, nb) + pl_contrib(p, node, b, na) - ca - pl_contrib(p, node, b, nb) -
                            pl_pair(p, a, b, nb, nb) - pl_pair(p, a, b, na, na) + pl_pair(p, a, b, nb, na) +
                            pl_pair(p, a, b, na, nb);
-                if (seqs) {   /* the sequences' makespans do not split by rank: recomputed */
+                if (seqs) {   /* sequences' makespans and node-aware collectives do not split by rank: recomputed */
                     node[a] = nb;
                     node[b] = na;
-                    d += pl_seq_adjust(p, node) - adj0;
+                    d += pl_adjust(p, node) - adj0;
                     node[a] = na;
                     node[b] = nb;
                 }
@@ -633,13 +808,23 @@ static int pl_scotch(const compi_map_problem *p, int *node, char *err, size_t er
     SCOTCH_Num *parttab = malloc(sizeof *parttab * (size_t)n), *velo = malloc(sizeof *velo * (size_t)k);
     int rc = 0;
     if (!w || !verttab || !edgetab || !edlotab || !parttab || !velo) { rc = COMPI_MAP_ENOMEM; goto out; }
+    compi_map_graph na = {0};   /* the node-aware collectives as they are under block placement */
+    int *blk = NULL, total = 0;
+    if (g->nna && compi_map_graph_init(&na, n) == 0 && (blk = pl_slots(net, &total))) {
+        compi_map_msgs out = {0};
+        pl_nodeaware_each(g, blk, &out, pl_mat_msg, &na);
+        compi_map_msgs_free(&out);
+    }
+    free(blk);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             if (i != j) {
                 size_t a = (size_t)i * n + j, b = (size_t)j * n + i;
                 w[a] = (g->msgs[a] + g->msgs[b]) * lat + (g->bytes[a] + g->bytes[b]) * upb;
+                if (na.msgs) w[a] += (na.msgs[a] + na.msgs[b]) * lat + (na.bytes[a] + na.bytes[b]) * upb;
                 if (w[a] > wmax) wmax = w[a];
             }
+    compi_map_graph_free(&na);
     SCOTCH_Num e = 0;
     for (int i = 0; i < n; i++) {
         verttab[i] = e;

@@ -3,7 +3,10 @@
  *   communication graph  n x n world ranks: messages and bytes sent from
  *                        row to column, point-to-point as traced and every
  *                        collective decomposed by the DKB (map.h) for the
- *                        algorithms the traced run used (the trace's ALGS)
+ *                        algorithms the traced run used (the trace's ALGS);
+ *                        collectives compi ran with its own node-aware
+ *                        algorithm are decomposed per placement instead
+ *                        (compi_map_nodeaware below)
  *   network              nodes with slots; per ordered node pair (the
  *                        diagonal: inside a node) a latency and a cost per
  *                        byte, from `compi calibrate network` (engine/model.h)
@@ -71,12 +74,26 @@ typedef struct {
     double calls;
 } compi_map_seq;
 
+/* A collective compi ran with its own node-aware algorithm (the trace's
+ * path, commprof.h): its messages depend on which ranks share a node, so it
+ * is not in the matrices; the cost decomposes it under each placement
+ * (map.h's compi_map_compi_messages, the MPI's DKB for its sub-steps). */
+typedef struct {
+    compi_map_compi_call c;              /* c.node unset; c.call.counts owned */
+    int *world;                          /* communicator rank -> world rank */
+    double calls;
+} compi_map_nodeaware;
+
 typedef struct {
     int n;
     double *msgs, *bytes;                /* n x n, row = sender (world ranks) */
     uint64_t approximated[COMPI_PROF_NFAM];   /* calls decomposed by a stand-in (see place.c) */
+    uint64_t node_aware[COMPI_PROF_NFAM];     /* calls that ran compi's algorithm (priced per placement) */
     int nseq, capseq;
     compi_map_seq *seq;                  /* rooted linear collectives (above) */
+    int nna, capna;
+    compi_map_nodeaware *na;             /* compi's node-aware collectives (above) */
+    compi_map_algs algs;                 /* the traced run's algorithms (set by compi_map_graph_add) */
 } compi_map_graph;
 /* Adds a sequence (copies peer and bytes; an identical one adds its calls).
  * 0 or COMPI_MAP_ENOMEM / COMPI_MAP_EARG (a peer out of range or the root). */
@@ -88,6 +105,11 @@ void compi_map_graph_free(compi_map_graph *g);
  * err naming the call. */
 int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err,
                         size_t errlen);
+
+/* Adds the node-aware collectives' messages as they are under node_of_rank
+ * (e.g. the traced run's placement) to the matrices, and forgets them: the
+ * graph of that one placement (compi map --graph-out). 0 or a COMPI_MAP_E*. */
+int compi_map_graph_materialize(compi_map_graph *g, const int *node_of_rank);
 
 /* ---- network ---- */
 typedef struct {
@@ -112,12 +134,15 @@ typedef struct {
 } compi_map_problem;
 /* Predicted communication time of the placement, microseconds: the sum
  * over the graph's edges, with each sequence's messages priced by the
- * sequence's makespan (calls x makespan) instead of their sum. */
+ * sequence's makespan (calls x makespan) instead of their sum, plus the
+ * node-aware collectives' messages under this placement. */
 double compi_map_cost(const compi_map_problem *p, const int *node_of_rank);
 /* One call of sequence s under the placement: its makespan and the sum of
  * its messages' costs (what the plain sum would charge), microseconds. */
 void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, const int *node_of_rank,
                         double *makespan, double *sum);
+/* Bytes the placement puts on inter-node links (node-aware collectives included). */
+double compi_map_inter_bytes(const compi_map_problem *p, const int *node_of_rank);
 /* The load of the most loaded directed inter-node link: max over node pairs
  * x != y of the edges' msgs x latency + bytes x cost per byte landing on
  * x -> y (microseconds; 0 when everything stays inside nodes). */

@@ -98,7 +98,7 @@ static int compi_coll_done(MPI_Comm comm, int rc)
 
 static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
-                                  MPI_Datatype recvtype, MPI_Comm comm)
+                                  MPI_Datatype recvtype, MPI_Comm comm, int *path)
 {
     const compi_comm_info *ci = compi_coll_enter(kind, comm);
     if (!ci)
@@ -137,6 +137,7 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
             at[i] = i * recvcount;
         }
     }
+    *path = COMPI_PROF_PATH_COMPI;
     rc = compi_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, at, recvtype, comm, ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
     if (!recvcounts) { free(counts); free(at); }
@@ -147,25 +148,28 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
 int compi_impl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHER, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
-    return compi_allgather_common(COMPI_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-                                  recvtype, comm);
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_allgather_common(COMPI_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                                    recvtype, comm, &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLGATHER, -1, recvcount, recvtype, NULL, MPI_OP_NULL, path);
+    return rc;
 }
 
 int compi_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHERV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
-    return compi_allgather_common(COMPI_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
-                                  recvtype, comm);
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_allgather_common(COMPI_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    0, recvtype, comm, &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLGATHERV, -1, 0, recvtype, recvcounts, MPI_OP_NULL, path);
+    return rc;
 }
 
 /* ------------------------------------------------------------ alltoall */
 
-int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                        MPI_Datatype recvtype, MPI_Comm comm)
+static int compi_alltoall_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *path)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALL, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
     const compi_comm_info *ci = compi_coll_enter(COMPI_COLL_ALLTOALL, comm);
     if (!ci)
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -192,6 +196,7 @@ int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         rcounts[i] = recvcount;
         rd[i] = i * recvcount;
     }
+    *path = COMPI_PROF_PATH_COMPI;
     rc = compi_coll_alltoallv(sendbuf, scounts, sd, sendtype, recvbuf, rcounts, rd, recvtype, comm, ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
     free(scounts); free(sd); free(rcounts); free(rd);
@@ -199,15 +204,19 @@ int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     return compi_coll_done(comm, rc);
 }
 
-int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                         MPI_Comm comm)
+int compi_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (COMPI_PROF_ACTIVE()) {
-        /* in place: the receive side describes the blocks */
-        if (sendbuf == MPI_IN_PLACE) compi_prof_coll_(comm, COMPI_PROF_ALLTOALLV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
-        else compi_prof_coll_(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL);
-    }
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_alltoall_common(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLTOALL, -1, recvcount, recvtype, NULL, MPI_OP_NULL, path);
+    return rc;
+}
+
+static int compi_alltoallv_common(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, int *path)
+{
     const compi_comm_info *ci = compi_coll_enter(COMPI_COLL_ALLTOALLV, comm);
     if (!ci)
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -225,11 +234,27 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
         compi_coll_count(COMPI_COLL_ALLTOALLV, 0, bytes, 0, t0);
         return rc;
     }
+    *path = COMPI_PROF_PATH_COMPI;
     rc = compi_coll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                               ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
     compi_coll_count(COMPI_COLL_ALLTOALLV, 1, bytes, wire, t0);
     return compi_coll_done(comm, rc);
+}
+
+int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm)
+{
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_alltoallv_common(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                    comm, &path);
+    /* in place: the receive side describes the blocks */
+    if (sendbuf == MPI_IN_PLACE)
+        COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, recvtype, recvcounts, MPI_OP_NULL, path);
+    else
+        COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL, path);
+    return rc;
 }
 
 int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -249,7 +274,7 @@ int compi_impl_Alltoallw(const void *sendbuf, const int sendcounts[], const int 
 /* ------------------------------------------------------------ reductions */
 
 static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
-                               MPI_Op op, int root, MPI_Comm comm)
+                               MPI_Op op, int root, MPI_Comm comm, int *path)
 {
     const compi_comm_info *ci = compi_coll_enter(kind, comm);
     if (!ci)
@@ -268,7 +293,7 @@ static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *
         compi_coll_count(kind, 0, bytes, 0, t0);
         return rc;
     }
-    rc = compi_coll_reduce(sendbuf, recvbuf, count, dt, op, root, comm, ci, l, &wire);
+    rc = compi_coll_reduce(sendbuf, recvbuf, count, dt, op, root, comm, ci, l, &wire, path);
     rc = compi_coll_gated(&tk, comm, rc);
     compi_coll_count(kind, 1, bytes, wire, t0);
     return compi_coll_done(comm, rc);
@@ -276,23 +301,31 @@ static int compi_reduce_common(compi_coll_kind kind, const void *sendbuf, void *
 
 int compi_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLREDUCE, -1, count, dt, NULL, op);
-    return compi_reduce_common(COMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, -1, comm);
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_reduce_common(COMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, -1, comm, &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLREDUCE, -1, count, dt, NULL, op, path);
+    return rc;
 }
 
 int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm comm)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE, root, count, dt, NULL, op);
     /* intercommunicator roots (MPI_ROOT, MPI_PROC_NULL) and roots out of
      * range are the MPI's to handle and report */
     int n = compi_coll_peers(comm);
-    if (root < 0 || root >= n) return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
-    return compi_reduce_common(COMPI_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, comm);
+    if (root < 0 || root >= n) {
+        COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE, root, count, dt, NULL, op);
+        return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+    }
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_reduce_common(COMPI_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, comm, &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_REDUCE, root, count, dt, NULL, op, path);
+    return rc;
 }
 
 static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf,
-                                       const int *recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+                                       const int *recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                       int *path)
 {
     const compi_comm_info *ci = compi_coll_enter(kind, comm);
     if (!ci)
@@ -325,6 +358,7 @@ static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf
         if (!counts) compi_die("out of memory in a collective");
         for (int r = 0; r < n; r++) counts[r] = recvcount;
     }
+    *path = COMPI_PROF_PATH_COMPI;
     rc = compi_coll_reduce_scatter(sendbuf, recvbuf, counts, dt, op, comm, ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
     if (!recvcounts) free(counts);
@@ -335,16 +369,21 @@ static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf
 int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
                               MPI_Comm comm)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER, -1, 0, dt, recvcounts, op);
-    return compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, dt, op, comm);
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, dt, op, comm,
+                                         &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_REDUCE_SCATTER, -1, 0, dt, recvcounts, op, path);
+    return rc;
 }
 
 int compi_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm comm)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER_BLOCK, -1, recvcount, dt, NULL, op);
-    return compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, NULL, recvcount, dt, op,
-                                       comm);
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, NULL, recvcount, dt, op,
+                                         comm, &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_REDUCE_SCATTER_BLOCK, -1, recvcount, dt, NULL, op, path);
+    return rc;
 }
 
 /* Passed to the MPI (counted): a prefix reduction's result differs on every

@@ -228,8 +228,8 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (COMPI_PROF_ACTIVE()) {
         int me;
         PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHER, root, recvcount, recvtype, NULL, MPI_OP_NULL);
-        else compi_prof_coll_(comm, COMPI_PROF_GATHER, root, sendcount, sendtype, NULL, MPI_OP_NULL);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHER, root, recvcount, recvtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
+        else compi_prof_coll_(comm, COMPI_PROF_GATHER, root, sendcount, sendtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
     }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
@@ -259,8 +259,8 @@ int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     if (COMPI_PROF_ACTIVE()) {
         int me;
         PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, 0, recvtype, recvcounts, MPI_OP_NULL);
-        else compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, sendcount, sendtype, NULL, MPI_OP_NULL);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, 0, recvtype, recvcounts, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
+        else compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, sendcount, sendtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
     }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
@@ -341,8 +341,8 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     if (COMPI_PROF_ACTIVE()) {
         int me;
         PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, sendcount, sendtype, NULL, MPI_OP_NULL);
-        else compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, recvcount, recvtype, NULL, MPI_OP_NULL);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, sendcount, sendtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
+        else compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, recvcount, recvtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
     }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
@@ -370,8 +370,8 @@ int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int d
     if (COMPI_PROF_ACTIVE()) {
         int me;
         PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, 0, sendtype, sendcounts, MPI_OP_NULL);
-        else compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, recvcount, recvtype, NULL, MPI_OP_NULL);
+        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, 0, sendtype, sendcounts, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
+        else compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, recvcount, recvtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
     }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))

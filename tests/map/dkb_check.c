@@ -8,7 +8,9 @@
  * (lines "src dst messages bytes") from the traces of a whole program,
  * after subtracting from the monitoring's counts those of PREFIX2 (a run
  * that only creates the program's communicators: their creation's traffic
- * is not in a trace).
+ * is not in a trace); --graph-base FILE2 subtracts another graph (the same
+ * program with fewer calls: what differs is the calls' own traffic, while
+ * compi's one-off set-up, e.g. its node-aware layout, cancels out).
  * CALL as dkb_probe's (COLL:COUNT:TYPE_SIZE:ROOT), the same list in the
  * same order; --pin mirrors --mca coll_tuned_<COLL>_algorithm ALG
  * (coll_tuned_<COLL>_algorithm_segmentsize SEGSIZE); unpinned collectives
@@ -64,18 +66,19 @@ int main(int argc, char **argv)
     const char *prof = NULL;
     long size = -1;
     int mpich = 0;
-    const char *graph = NULL, *base = NULL;
+    const char *graph = NULL, *base = NULL, *graph_base = NULL;
     pin_t pins[COMPI_MAP_NCOLLS] = {{0, 0}};
     const char *calls[4096];
     int ncalls = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--prof") || !strcmp(o, "--size") || !strcmp(o, "--pin") || !strcmp(o, "--mpi") ||
-            !strcmp(o, "--graph") || !strcmp(o, "--base")) {
+            !strcmp(o, "--graph") || !strcmp(o, "--base") || !strcmp(o, "--graph-base")) {
             if (i + 1 >= argc) die("option %s needs a value", o);
             const char *v = argv[++i];
             if (!strcmp(o, "--prof")) prof = v;
             else if (!strcmp(o, "--graph")) graph = v;
+            else if (!strcmp(o, "--graph-base")) graph_base = v;
             else if (!strcmp(o, "--base")) base = v;
             else if (!strcmp(o, "--size")) size = num(o, v);
             else if (!strcmp(o, "--mpi")) {
@@ -153,9 +156,11 @@ int main(int argc, char **argv)
         snprintf(algs + l, sizeof algs - l, "%s%s=%d%s", k ? " " : "", calls[k], a.alg, pins[c].alg ? "p" : "f");
     }
 
-    if (graph) {
-        FILE *f = fopen(graph, "r");
-        if (!f) die("cannot open %s", graph);
+    for (int gp = 0; graph && gp < (graph_base ? 2 : 1); gp++) {
+        const char *gf = gp ? graph_base : graph;
+        uint64_t gs = gp ? (uint64_t)-1 : 1;
+        FILE *f = fopen(gf, "r");
+        if (!f) die("cannot open %s", gf);
         char line[512];
         while (fgets(line, sizeof line, f)) {
             long src, dst;
@@ -164,13 +169,13 @@ int main(int argc, char **argv)
             if (sscanf(line, "%ld %ld %llu %llu", &src, &dst, &msgs, &bytes) != 4 || src < 0 || src >= size ||
                 dst < 0 || dst >= size)
                 die("bad graph line: %s", line);
-            want[(size_t)src * size + dst].msgs += msgs;
-            want[(size_t)src * size + dst].bytes += bytes;
-            tm += msgs;
-            tb += bytes;
+            want[(size_t)src * size + dst].msgs += gs * msgs;
+            want[(size_t)src * size + dst].bytes += gs * bytes;
+            tm += gs * msgs;
+            tb += gs * bytes;
         }
         fclose(f);
-        snprintf(algs, sizeof algs, "graph %s", graph);
+        snprintf(algs, sizeof algs, "graph %s%s%s", graph, graph_base ? " - " : "", graph_base ? graph_base : "");
     }
 
     for (int pass = 0; pass < (base ? 2 : 1); pass++) {

@@ -61,6 +61,7 @@ static void run(const char *spec, int size)
     else if (strcmp(coll, "scatter") == 0) rc = MPI_Scatter(a, n, dt, b, n, dt, root, MPI_COMM_WORLD);
     else if (strcmp(coll, "barrier") == 0) rc = MPI_Barrier(MPI_COMM_WORLD);
     else if (strcmp(coll, "reduce_scatter") == 0) rc = MPI_Reduce_scatter(a, b, rs, dt, MPI_SUM, MPI_COMM_WORLD);
+    else if (strcmp(coll, "reduce_scatter_block") == 0) rc = MPI_Reduce_scatter_block(a, b, n, dt, MPI_SUM, MPI_COMM_WORLD);
     else if (strcmp(coll, "alltoallv") == 0) rc = MPI_Alltoallv(a, sc, sd, dt, b, rc_, rd, dt, MPI_COMM_WORLD);
     else if (strcmp(coll, "allgatherv") == 0) rc = MPI_Allgatherv(a, rs[rank], dt, b, rs, displs, dt, MPI_COMM_WORLD);
     else if (strcmp(coll, "gatherv") == 0) rc = MPI_Gatherv(a, rs[rank], dt, b, rs, displs, dt, root, MPI_COMM_WORLD);

@@ -257,9 +257,9 @@ static void test_profile(void)
         int64_t counts[8];
         for (int i = 0; i < 20; i++) {
             for (int k = 0; k < ws; k++) counts[k] = (int64_t)(rnd() % 4);
-            compi_prof_call c = {COMPI_PROF_ALLTOALLV, -1, 0, 8, 1, ws, counts};
+            compi_prof_call c = {COMPI_PROF_ALLTOALLV, -1, 0, 8, 1, ws, counts, COMPI_PROF_PATH_MPI};
             compi_commprof_coll(p, 3, &c, 0);
-            compi_prof_call b = {COMPI_PROF_BCAST, (int)(rnd() % (unsigned)ws), (int64_t)(rnd() % 3), 4, 1, 0, NULL};
+            compi_prof_call b = {COMPI_PROF_BCAST, (int)(rnd() % (unsigned)ws), (int64_t)(rnd() % 3), 4, 1, 0, NULL, COMPI_PROF_PATH_MPI};
             compi_commprof_coll(p, 0, &b, 12);
         }
         uint8_t *buf;
@@ -294,7 +294,7 @@ static void test_profile(void)
     compi_commprof *p = compi_commprof_new(1, 3);
     int w[3] = {0, 1, 2};
     compi_commprof_comm(p, 0, 3, 1, w);
-    compi_prof_call c = {COMPI_PROF_GATHER, 2, 5, 4, 1, 0, NULL};
+    compi_prof_call c = {COMPI_PROF_GATHER, 2, 5, 4, 1, 0, NULL, COMPI_PROF_PATH_MPI};
     compi_commprof_coll(p, 0, &c, 20);
     uint8_t *buf;
     size_t len;
@@ -588,7 +588,7 @@ static void test_sequences(void)
         compi_commprof *pr = compi_commprof_new(me, ws);
         compi_commprof_comm(pr, 2, ws, ws - 1 - me, rev);   /* world 1 is comm rank 3 */
         int64_t counts[5] = {10, 0, 30, 40, 50000};
-        compi_prof_call c = {COMPI_PROF_GATHERV, 3, 40, 4, 1, 5, counts};
+        compi_prof_call c = {COMPI_PROF_GATHERV, 3, 40, 4, 1, 5, counts, COMPI_PROF_PATH_MPI};
         compi_commprof_coll(pr, 2, &c, 0);
         compi_commprof_coll(pr, 2, &c, 0);
         for (int mpich = 0; mpich < 2; mpich++) {

@@ -3,6 +3,9 @@
  *   compi_map TRACE_DIR --hosts H1:S1,H2:S2,... -o OUT [--network FILE]
  *             [--seed N] [--min-gain F] [--graph-out FILE] [-v]
  *   compi_map TRACE_DIR --graph-out FILE          (the graph only)
+ * --graph-out: the graph as "src dst messages bytes" lines, with the
+ * collectives that ran compi's node-aware algorithm decomposed as the
+ * traced run placed its ranks (each trace's node name).
  *
  * Reads TRACE_DIR/trace.<rank>.bin of every rank (COMPI_MODE=trace or
  * profile), builds the communication graph (point-to-point as traced,
@@ -50,6 +53,27 @@ static int fail(const char *msg)
 {
     fprintf(stderr, "compi map: %s\n", msg);
     return 1;
+}
+
+/* The graph as "src dst messages bytes" lines; compi's node-aware
+ * collectives are placed as the traced run placed its ranks (node_of). */
+static int write_graph(const char *file, compi_map_graph *g, const int *node_of)
+{
+    int n = g->n;
+    if (g->nna && compi_map_graph_materialize(g, node_of) != 0) {
+        fprintf(stderr, "compi map: %s: the node-aware collectives could not be decomposed\n", file);
+        return 1;
+    }
+    FILE *f = fopen(file, "w");
+    if (!f) { fprintf(stderr, "compi map: %s: cannot write: %s\n", file, strerror(errno)); return 1; }
+    fprintf(f, "# src dst messages bytes (world ranks)\n");
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t e = (size_t)i * n + j;
+            if (g->msgs[e] || g->bytes[e]) fprintf(f, "%d %d %.0f %.0f\n", i, j, g->msgs[e], g->bytes[e]);
+        }
+    if (fclose(f) != 0) { fprintf(stderr, "compi map: %s: write failed\n", file); return 1; }
+    return 0;
 }
 
 static int file_exists(const char *p)
@@ -119,6 +143,11 @@ int main(int argc, char **argv)
     }
     compi_map_graph g;
     if (compi_map_graph_init(&g, n) != 0) return fail("out of memory for the communication graph");
+    /* the traced run's placement: rank -> index of its node's name */
+    int *traced = malloc(sizeof(int) * (size_t)n);
+    char (*tnames)[COMPI_TRACE_NODE_MAX] = malloc(sizeof *tnames * (size_t)n);
+    int ntnodes = 0;
+    if (!traced || !tnames) return fail("out of memory");
     for (int r = 0; r < n; r++) {
         compi_trace_path(path, sizeof path, dir, r);
         compi_trace *t = compi_trace_load(path, err, sizeof err);
@@ -143,6 +172,10 @@ int main(int argc, char **argv)
         if ((algtext || t->algorithms) && (!algtext || !t->algorithms || strcmp(algtext, t->algorithms) != 0))
             fprintf(stderr, "compi map: warning: %s: the collective algorithms differ from rank 0's; using rank 0's\n",
                     path);
+        int x = 0;
+        while (x < ntnodes && strcmp(tnames[x], t->my_node) != 0) x++;
+        if (x == ntnodes) snprintf(tnames[ntnodes++], COMPI_TRACE_NODE_MAX, "%s", t->my_node);
+        traced[r] = x;
         compi_commprof *p = compi_commprof_load(t->profile, t->profile_len, err, sizeof err);
         if (!p) {
             snprintf(msg, sizeof msg, "%s: corrupt: %s", path, err);
@@ -168,18 +201,25 @@ int main(int argc, char **argv)
         if (g.approximated[f])
             printf("compi map: note: %llu %s call(s) decomposed by a stand-in, not by the DKB (see docs/map.md)\n",
                    (unsigned long long)g.approximated[f], compi_prof_family_name(f));
-    if (graph_out) {
-        FILE *f = fopen(graph_out, "w");
-        if (!f) { snprintf(msg, sizeof msg, "%s: cannot write: %s", graph_out, strerror(errno)); return fail(msg); }
-        fprintf(f, "# src dst messages bytes (world ranks)\n");
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) {
-                size_t e = (size_t)i * n + j;
-                if (g.msgs[e] || g.bytes[e]) fprintf(f, "%d %d %.0f %.0f\n", i, j, g.msgs[e], g.bytes[e]);
+    uint64_t na_calls = 0;
+    for (int f = 0; f < COMPI_PROF_NFAM; f++) na_calls += g.node_aware[f];
+    if (na_calls) {
+        printf("compi map: %llu collective call(s) ran compi's node-aware algorithm (", (unsigned long long)na_calls);
+        for (int f = 0, first = 1; f < COMPI_PROF_NFAM; f++)
+            if (g.node_aware[f]) {
+                printf("%s%s %llu", first ? "" : ", ", compi_prof_family_name(f), (unsigned long long)g.node_aware[f]);
+                first = 0;
             }
-        fclose(f);
+        printf("): not in the count above, decomposed under each placement (%d traced node(s))\n", ntnodes);
     }
-    if (!hosts) { compi_map_graph_free(&g); free(algtext); return 0; }
+    if (!hosts) {
+        int rc = graph_out ? write_graph(graph_out, &g, traced) : 0;
+        compi_map_graph_free(&g);
+        free(algtext);
+        free(traced);
+        free(tnames);
+        return rc;
+    }
 
     /* ---- network, mappers ---- */
     compi_net_model model, *mp = NULL;
@@ -216,10 +256,7 @@ int main(int argc, char **argv)
         }
         cost[m] = compi_map_cost(&prob, place[m]);
         neck[m] = compi_map_bottleneck(&prob, place[m]);
-        double inter = 0;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++)
-                if (place[m][i] != place[m][j]) inter += g.bytes[(size_t)i * n + j];
+        double inter = compi_map_inter_bytes(&prob, place[m]);
         printf("%-8s %14.3f %10.3f %16.0f %14.3f\n", compi_mapper_name((compi_mapper)m), cost[m] * 1e-3,
                cost[0] > 0 ? cost[m] / cost[0] : 1.0, inter, neck[m] * 1e-3);
         /* cheaper by more than min_gain (and beyond rounding), or the simpler mapper stays */
@@ -293,6 +330,9 @@ int main(int argc, char **argv)
     werr |= fclose(rf) | fclose(mf) | fclose(pf) | fclose(ef);
     if (werr) { snprintf(msg, sizeof msg, "%s: write failed", out); return fail(msg); }
     printf("compi map: wrote %s/{placement.txt,rankfile,machinefile,env}\n", out);
+    if (graph_out && write_graph(graph_out, &g, traced) != 0) return 1;
+    free(traced);
+    free(tnames);
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++) free(place[m]);
     free(used);
     free(algtext);

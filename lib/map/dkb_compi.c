@@ -1,0 +1,315 @@
+/* The DKB of compi's own node-aware collectives (lib/coll/coll.h): the
+ * messages a call sends when compi runs it, on any MPI. See map.h.
+ *
+ * Every step below is the step lib/coll runs, in the same order, with the
+ * same node structure (engine/leaders.h's compi_leaders_group, the very
+ * function lib/coll/layout.c builds its communicators from). The node-local
+ * steps and the leaders' metadata and frame exchanges are collectives of
+ * the MPI on compi's sub-communicators (a node's ranks; one leader per
+ * node), so they are decomposed by the MPI's own DKB (the caller's sub
+ * function) and their ranks mapped back to the communicator's. Frames are
+ * the 32-byte header and the packed bytes: what a traced run sends (trace
+ * mode frames raw); a compressed run sends fewer bytes in as many messages.
+ * Not pipelined: collective blocks go whole unless COMPI_CHUNK is set. */
+#include <stdlib.h>
+#include <string.h>
+#include "engine/leaders.h"
+#include "frame/frame.h"
+#include "map/map.h"
+
+#define FRAME(b) ((uint64_t)COMPI_FRAME_HEADER_SIZE + (uint64_t)(b))
+
+typedef struct {
+    const compi_map_compi_call *c;
+    compi_map_sub_fn sub;
+    void *ctx;
+    compi_map_msgs *out, tmp;
+    int n, p;
+    int *node_of, *leader_of, *first, *members;
+    int only_src;    /* alltoallv: only this rank's sends (-1: all) */
+} dc_state;
+
+/* The sub-communicator's call, its ranks mapped back through names. */
+static int dc_sub(dc_state *s, const compi_map_call *sc, const int *names)
+{
+    if (sc->size < 2) return 0;
+    s->tmp.n = 0;
+    int rc = s->sub(s->ctx, sc, &s->tmp);
+    for (size_t k = 0; k < s->tmp.n && rc == 0; k++) {
+        const compi_map_msg *m = &s->tmp.v[k];
+        if (m->src < 0 || m->src >= sc->size || m->dst < 0 || m->dst >= sc->size) return COMPI_MAP_EARG;
+        int src = names[m->src], dst = names[m->dst];
+        if (s->only_src >= 0 && src != s->only_src) continue;
+        rc = compi_map_msgs_add(s->out, src, dst, m->bytes);
+    }
+    return rc;
+}
+
+/* Node k's local communicator: its members in rank order. */
+static int dc_local(dc_state *s, int k, compi_map_call *sc)
+{
+    sc->size = s->first[k + 1] - s->first[k];
+    return dc_sub(s, sc, s->members + s->first[k]);
+}
+
+/* lib/coll/pipex.c's exchange among the leaders (sub = leaders) or among
+ * all ranks (sub = NULL): metadata (3 ints: an allgather when every rank
+ * sends one block to all, else an alltoall), then one alltoallv of bytes,
+ * len[i * m + j] from sub rank i to j (row i only when only_src). */
+static int dc_exchange(dc_state *s, int m, const int *names, int same, const int64_t *len)
+{
+    compi_map_call mc = {.coll = same ? COMPI_MAP_ALLGATHER : COMPI_MAP_ALLTOALL, .size = m, .count = 3,
+                         .type_size = 4, .commutative = 1};
+    int rc = dc_sub(s, &mc, names);
+    compi_map_call xc = {.coll = COMPI_MAP_ALLTOALLV, .size = m, .counts = len, .type_size = 1, .commutative = 1};
+    return rc ? rc : dc_sub(s, &xc, names);
+}
+
+/* chunk c of n elements over p parts (lib/coll/reduce.c's compi_chunk) */
+static int64_t dc_chunk(int64_t n, int p, int c)
+{
+    return n * (c + 1) / p - n * c / p;
+}
+
+static int64_t *dc_matrix(int m)
+{
+    return calloc((size_t)m * (size_t)m, sizeof(int64_t));
+}
+
+static int dc_allgatherv(dc_state *s, const int64_t *counts)
+{
+    const compi_map_call *a = &s->c->call;
+    int rc = 0, p = s->p;
+    uint64_t ts = a->type_size;
+    int64_t *gc = malloc(sizeof *gc * (size_t)s->n), *len = dc_matrix(p);
+    if (!gc || !len) { free(gc); free(len); return COMPI_MAP_ENOMEM; }
+    /* 1. gatherv to each node's leader */
+    for (int k = 0; k < p && !rc; k++) {
+        int ls = s->first[k + 1] - s->first[k];
+        for (int j = 0; j < ls; j++) gc[j] = counts[s->members[s->first[k] + j]];
+        compi_map_call g = {.coll = COMPI_MAP_GATHERV, .root = 0, .counts = gc, .type_size = ts, .commutative = 1};
+        rc = dc_local(s, k, &g);
+    }
+    /* 2. leaders: one frame of the node's blocks to every other leader */
+    if (!rc && p > 1) {
+        for (int k = 0; k < p; k++) {
+            uint64_t b = 0;
+            for (int j = s->first[k]; j < s->first[k + 1]; j++) b += (uint64_t)counts[s->members[j]] * ts;
+            for (int kk = 0; kk < p; kk++)
+                if (kk != k) len[(size_t)k * p + kk] = (int64_t)FRAME(b);
+        }
+        rc = dc_exchange(s, p, s->leader_of, 1, len);
+    }
+    /* 3. the whole result from each leader to its node: one element of an
+     * indexed type of every block */
+    uint64_t total = 0;
+    for (int r = 0; r < s->n; r++) total += (uint64_t)counts[r] * ts;
+    for (int k = 0; k < p && !rc && total > 0; k++) {
+        compi_map_call b = {.coll = COMPI_MAP_BCAST, .root = 0, .count = 1, .type_size = total, .commutative = 1};
+        rc = dc_local(s, k, &b);
+    }
+    free(gc);
+    free(len);
+    return rc;
+}
+
+static int dc_alltoallv(dc_state *s, const int64_t *counts)
+{
+    const compi_map_call *a = &s->c->call;
+    int n = s->n;
+    uint64_t ts = a->type_size;
+    int64_t *len = dc_matrix(n);
+    int *names = malloc(sizeof *names * (size_t)n);
+    if (!len || !names) { free(len); free(names); return COMPI_MAP_ENOMEM; }
+    for (int r = 0; r < n; r++) names[r] = r;
+    /* every block: raw inside a node, a frame to another node; none to itself */
+    for (int i = 0; i < n; i++) {
+        if (s->only_src >= 0 && i != s->only_src) continue;
+        for (int j = 0; j < n; j++) {
+            uint64_t b = (uint64_t)counts[(size_t)i * n + j] * ts;
+            if (b == 0 || i == j) continue;
+            len[(size_t)i * n + j] = (int64_t)(s->node_of[i] != s->node_of[j] ? FRAME(b) : b);
+        }
+    }
+    int rc = dc_exchange(s, n, names, 0, len);
+    free(len);
+    free(names);
+    return rc;
+}
+
+/* Allreduce (root < 0) and Reduce. */
+static int dc_reduce(dc_state *s)
+{
+    const compi_map_call *a = &s->c->call;
+    int rc = 0, p = s->p, all = a->coll == COMPI_MAP_ALLREDUCE;
+    uint64_t ts = a->type_size;
+    int64_t n = a->count;
+    int root_node = all ? -1 : s->node_of[a->root];
+    /* 1. reduce to each node's leader */
+    for (int k = 0; k < p && !rc; k++) {
+        compi_map_call r = {.coll = COMPI_MAP_REDUCE, .root = 0, .count = n, .type_size = ts,
+                            .commutative = a->commutative};
+        rc = dc_local(s, k, &r);
+    }
+    /* 2-3. between leaders */
+    int64_t *len = p > 1 ? dc_matrix(p) : NULL;
+    if (p > 1 && !len) return COMPI_MAP_ENOMEM;
+    if (!rc && p > 1 && s->c->way == COMPI_MAP_WAY_WHOLE) {
+        /* each leader's whole partial, one frame, to every other leader or to the root's */
+        for (int k = 0; k < p && n > 0; k++)
+            for (int c = 0; c < p; c++)
+                if (c != k && (all || c == root_node)) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)n * ts);
+        rc = dc_exchange(s, p, s->leader_of, all, len);
+    } else if (!rc && p > 1) {
+        /* split: reduce-scatter of chunk c to leader c ... */
+        for (int k = 0; k < p; k++)
+            for (int c = 0; c < p; c++) {
+                int64_t cl = dc_chunk(n, p, c);
+                if (c != k && cl > 0) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)cl * ts);
+            }
+        rc = dc_exchange(s, p, s->leader_of, 0, len);
+        if (!rc && all) {
+            /* ... then each reduced chunk to every leader */
+            memset(len, 0, sizeof *len * (size_t)p * (size_t)p);
+            for (int k = 0; k < p; k++) {
+                int64_t cl = dc_chunk(n, p, k);
+                for (int c = 0; c < p && cl > 0; c++)
+                    if (c != k) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)cl * ts);
+            }
+            rc = dc_exchange(s, p, s->leader_of, 1, len);
+        } else if (!rc) {
+            /* ... or to the root's leader: lengths gathered, then the frames */
+            compi_map_call g = {.coll = COMPI_MAP_GATHER, .size = p, .root = root_node, .count = 1, .type_size = 4,
+                                .commutative = 1};
+            rc = dc_sub(s, &g, s->leader_of);
+            for (int k = 0; k < p; k++) {
+                int64_t cl = dc_chunk(n, p, k);
+                len[k] = k != root_node && cl > 0 ? (int64_t)FRAME((uint64_t)cl * ts) : 0;
+            }
+            compi_map_call gv = {.coll = COMPI_MAP_GATHERV, .size = p, .root = root_node, .counts = len,
+                                 .type_size = 1, .commutative = 1};
+            if (!rc) rc = dc_sub(s, &gv, s->leader_of);
+        }
+        if (!rc && s->c->way == COMPI_MAP_WAY_SPLIT_AGREE) {
+            /* a measuring call agrees two sizes among the leaders */
+            compi_map_call ar = {.coll = COMPI_MAP_ALLREDUCE, .size = p, .count = 2, .type_size = 8,
+                                 .commutative = 1};
+            rc = dc_sub(s, &ar, s->leader_of);
+        }
+    }
+    free(len);
+    /* 4. the result inside each node (Allreduce), or to a root that is not its node's leader */
+    for (int k = 0; k < p && !rc && all; k++) {
+        compi_map_call b = {.coll = COMPI_MAP_BCAST, .root = 0, .count = n, .type_size = ts, .commutative = 1};
+        rc = dc_local(s, k, &b);
+    }
+    if (!rc && !all && s->leader_of[root_node] != a->root && n > 0)
+        rc = compi_map_msgs_add(s->out, s->leader_of[root_node], a->root, (uint64_t)n * ts);
+    return rc;
+}
+
+static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
+{
+    const compi_map_call *a = &s->c->call;
+    int rc = 0, p = s->p;
+    uint64_t ts = a->type_size;
+    int64_t total = 0;
+    for (int r = 0; r < s->n; r++) total += counts[r];
+    /* 1. the whole vector reduced to each node's leader */
+    for (int k = 0; k < p && !rc; k++) {
+        compi_map_call r = {.coll = COMPI_MAP_REDUCE, .root = 0, .count = total, .type_size = ts,
+                            .commutative = a->commutative};
+        rc = dc_local(s, k, &r);
+    }
+    /* 2. node c's members' blocks, one frame from every other leader */
+    if (!rc && p > 1) {
+        int64_t *len = dc_matrix(p);
+        if (!len) return COMPI_MAP_ENOMEM;
+        for (int c = 0; c < p; c++) {
+            int64_t part = 0;
+            for (int j = s->first[c]; j < s->first[c + 1]; j++) part += counts[s->members[j]];
+            for (int k = 0; k < p && part > 0; k++)
+                if (k != c) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)part * ts);
+        }
+        rc = dc_exchange(s, p, s->leader_of, 0, len);
+        free(len);
+    }
+    /* 3. each member's block from its leader */
+    int64_t *sc = malloc(sizeof *sc * (size_t)s->n);
+    if (!sc) return COMPI_MAP_ENOMEM;
+    for (int k = 0; k < p && !rc; k++) {
+        int ls = s->first[k + 1] - s->first[k];
+        for (int j = 0; j < ls; j++) sc[j] = counts[s->members[s->first[k] + j]];
+        compi_map_call v = {.coll = COMPI_MAP_SCATTERV, .root = 0, .counts = sc, .type_size = ts, .commutative = 1};
+        rc = dc_local(s, k, &v);
+    }
+    free(sc);
+    return rc;
+}
+
+int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub, void *ctx, compi_map_msgs *out)
+{
+    const compi_map_call *a = &c->call;
+    int n = a->size;
+    if (n < 1 || !c->node || !sub || a->type_size < 1 || a->count < 0 || c->way < COMPI_MAP_WAY_SPLIT ||
+        c->way > COMPI_MAP_WAY_WHOLE || c->me < -1 || c->me >= n)
+        return COMPI_MAP_EARG;
+    int rooted = a->coll == COMPI_MAP_REDUCE;
+    if (rooted && (a->root < 0 || a->root >= n)) return COMPI_MAP_EARG;
+    dc_state s = {.c = c, .sub = sub, .ctx = ctx, .out = out, .n = n, .only_src = -1};
+    s.node_of = malloc(sizeof(int) * (size_t)n);
+    s.leader_of = malloc(sizeof(int) * (size_t)n);
+    s.first = malloc(sizeof(int) * ((size_t)n + 1));
+    s.members = malloc(sizeof(int) * (size_t)n);
+    int64_t *counts = NULL;
+    int rc = s.node_of && s.leader_of && s.first && s.members ? 0 : COMPI_MAP_ENOMEM;
+    if (!rc) s.p = compi_leaders_group(n, c->node, s.node_of, s.leader_of, s.first, s.members);
+    if (!rc) {
+        switch (a->coll) {
+        case COMPI_MAP_ALLGATHER:
+        case COMPI_MAP_ALLGATHERV:
+            if (a->coll == COMPI_MAP_ALLGATHERV) {
+                if (!a->counts) { rc = COMPI_MAP_EARG; break; }
+                rc = dc_allgatherv(&s, a->counts);
+                break;
+            }
+            if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            for (int r = 0; r < n; r++) counts[r] = a->count;
+            rc = dc_allgatherv(&s, counts);
+            break;
+        case COMPI_MAP_ALLTOALL:
+        case COMPI_MAP_ALLTOALLV:
+            if (a->coll == COMPI_MAP_ALLTOALLV) {
+                if (!a->counts) { rc = COMPI_MAP_EARG; break; }
+                s.only_src = c->me;
+                rc = dc_alltoallv(&s, a->counts);
+                break;
+            }
+            if (!(counts = malloc(sizeof *counts * (size_t)n * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            for (size_t k = 0; k < (size_t)n * (size_t)n; k++) counts[k] = a->count;
+            rc = dc_alltoallv(&s, counts);
+            break;
+        case COMPI_MAP_ALLREDUCE:
+        case COMPI_MAP_REDUCE:
+            rc = dc_reduce(&s);
+            break;
+        case COMPI_MAP_REDUCE_SCATTER:
+            rc = a->counts ? dc_reduce_scatter(&s, a->counts) : COMPI_MAP_EARG;
+            break;
+        case COMPI_MAP_REDUCE_SCATTER_BLOCK:
+            if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            for (int r = 0; r < n; r++) counts[r] = a->count;
+            rc = dc_reduce_scatter(&s, counts);
+            break;
+        default:
+            rc = COMPI_MAP_EALG;   /* compi runs no algorithm of its own for it */
+        }
+    }
+    free(counts);
+    free(s.node_of);
+    free(s.leader_of);
+    free(s.first);
+    free(s.members);
+    compi_map_msgs_free(&s.tmp);
+    return rc;
+}
