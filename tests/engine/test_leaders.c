@@ -160,8 +160,49 @@ static void test_forced(void)
     CHECK(compi_parse_leaders_policy("Whole", &v) != 0 && compi_parse_leaders_policy("", &v) != 0, "bad values");
 }
 
+/* compi_leaders_group against its definition, checked pair by pair on
+ * random node ids: same node iff same id; nodes numbered by first
+ * appearance; leader = lowest rank; members increasing and complete. */
+static void test_group(void)
+{
+    unsigned long long x = 42;
+    for (int t = 0; t < 500; t++) {
+        int n = 1 + (int)(t % 40), ids = 1 + (int)(t % 7);
+        int id[40], node_of[40], leader_of[40], first[41], members[40];
+        for (int r = 0; r < n; r++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            id[r] = (int)((x >> 33) % (unsigned)ids) * 17 - 3;
+        }
+        int p = compi_leaders_group(n, id, node_of, leader_of, first, members);
+        int next = 0, seen_ids[40], nseen = 0;
+        for (int r = 0; r < n; r++) {
+            int k = 0;
+            while (k < nseen && seen_ids[k] != id[r]) k++;
+            if (k == nseen) seen_ids[nseen++] = id[r], next++;
+            CHECK(node_of[r] == k, "case %d: rank %d on node %d, expected %d", t, r, node_of[r], k);
+        }
+        CHECK(p == next, "case %d: %d nodes, expected %d", t, p, next);
+        CHECK(first[0] == 0 && first[p] == n, "case %d: first[0] %d first[p] %d", t, first[0], first[p]);
+        for (int k = 0; k < p; k++) {
+            int lo = -1;
+            for (int r = 0; r < n && lo < 0; r++)
+                if (node_of[r] == k) lo = r;
+            CHECK(leader_of[k] == lo, "case %d: node %d leader %d, expected %d", t, k, leader_of[k], lo);
+            int prev = -1, cnt = 0;
+            for (int j = first[k]; j < first[k + 1]; j++, cnt++) {
+                CHECK(members[j] > prev && node_of[members[j]] == k, "case %d: node %d member %d", t, k, members[j]);
+                prev = members[j];
+            }
+            int want = 0;
+            for (int r = 0; r < n; r++) want += node_of[r] == k;
+            CHECK(cnt == want, "case %d: node %d has %d members, expected %d", t, k, cnt, want);
+        }
+    }
+}
+
 int main(void)
 {
+    test_group();
     test_times();
     test_schedule();
     test_forced();
