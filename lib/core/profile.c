@@ -45,6 +45,9 @@ static const char *const compi_mpich_pins[][2] = {
     {"MPIR_CVAR_GATHER_INTRA_ALGORITHM", "binomial"},
     {"MPIR_CVAR_SCATTER_INTRA_ALGORITHM", "binomial"},
     {"MPIR_CVAR_BARRIER_INTRA_ALGORITHM", "dissemination"},
+    {"MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM", "scattered"},
+    {"MPIR_CVAR_GATHERV_INTRA_ALGORITHM", "linear"},
+    {"MPIR_CVAR_SCATTERV_INTRA_ALGORITHM", "linear"},
 };
 #define COMPI_NPINS (sizeof compi_mpich_pins / sizeof compi_mpich_pins[0])
 #endif

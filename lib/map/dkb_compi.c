@@ -122,12 +122,13 @@ static int dc_alltoallv(dc_state *s, const int64_t *counts)
     int *names = malloc(sizeof *names * (size_t)n);
     if (!len || !names) { free(len); free(names); return COMPI_MAP_ENOMEM; }
     for (int r = 0; r < n; r++) names[r] = r;
-    /* every block: raw inside a node, a frame to another node; none to itself */
+    /* every block: raw inside a node (its own block too: the MPI decides
+     * whether that is a message), a frame to another node */
     for (int i = 0; i < n; i++) {
         if (s->only_src >= 0 && i != s->only_src) continue;
         for (int j = 0; j < n; j++) {
             uint64_t b = (uint64_t)counts[(size_t)i * n + j] * ts;
-            if (b == 0 || i == j) continue;
+            if (b == 0) continue;
             len[(size_t)i * n + j] = (int64_t)(s->node_of[i] != s->node_of[j] ? FRAME(b) : b);
         }
     }

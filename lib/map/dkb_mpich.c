@@ -14,8 +14,9 @@
  *
  * Not here yet: MPICH's default selection (the JSON tree compiled into
  * libmpich, and CH4's node-aware compositions that come before it on a
- * communicator spanning nodes), the nb/smp/tsp variants, the v variants and
- * Reduce_scatter. */
+ * communicator spanning nodes), the nb/smp/tsp variants, Allgatherv and
+ * Reduce_scatter. Alltoallv, Gatherv and Scatterv: the algorithms compi pins
+ * in a traced run (the sub-steps of compi's own collectives use them). */
 #include <stdlib.h>
 #include <string.h>
 #include "map/map.h"
@@ -273,6 +274,36 @@ static int mpich_alltoall_scattered(const compi_map_call *c, compi_map_msgs *o)
     return 0;
 }
 
+/* MPIR_Alltoallv_intra_scattered: every non-empty block, the rank's own
+ * included (a real message to itself, as in Alltoall's scattered) */
+static int mpich_alltoallv_scattered(const compi_map_call *c, compi_map_msgs *o)
+{
+    int n = c->size;
+    for (int r = 0; r < n; r++)
+        for (int d = 0; d < n; d++) {
+            int64_t k = c->counts[(size_t)r * n + d];
+            if (k > 0) ADD(o, r, d, k * c->type_size);
+        }
+    return 0;
+}
+
+/* MPIR_Gatherv_allcomm_linear / MPIR_Scatterv_allcomm_linear: one message
+ * between the root and each other rank with a non-empty block (the root's
+ * own block is a local copy; a synchronous send from 32 ranks up is still
+ * one message) */
+static int mpich_gatherv_linear(const compi_map_call *c, compi_map_msgs *o)
+{
+    for (int r = 0; r < c->size; r++)
+        if (r != c->root && c->counts[r] > 0) ADD(o, r, c->root, c->counts[r] * c->type_size);
+    return 0;
+}
+static int mpich_scatterv_linear(const compi_map_call *c, compi_map_msgs *o)
+{
+    for (int r = 0; r < c->size; r++)
+        if (r != c->root && c->counts[r] > 0) ADD(o, c->root, r, c->counts[r] * c->type_size);
+    return 0;
+}
+
 typedef struct {
     compi_map_coll coll;
     const char *name;     /* the MPIR_CVAR_<COLL>_INTRA_ALGORITHM value */
@@ -297,6 +328,9 @@ static const mpich_row rows[] = {
     {COMPI_MAP_GATHER, "binomial", 2, NULL},
     {COMPI_MAP_SCATTER, "binomial", 2, NULL},
     {COMPI_MAP_BARRIER, "dissemination", 4, NULL},
+    {COMPI_MAP_ALLTOALLV, "scattered", 0, mpich_alltoallv_scattered},
+    {COMPI_MAP_GATHERV, "linear", 0, mpich_gatherv_linear},
+    {COMPI_MAP_SCATTERV, "linear", 0, mpich_scatterv_linear},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
@@ -339,6 +373,8 @@ int compi_map_mpich40_messages(const compi_map_call *c, int alg, compi_map_msgs 
         return rc ? rc : compi_map_ompi41_messages(c, &a, out);
     }
     /* MPICH's own pattern */
-    if (c->size < 1 || c->root < 0 || c->root >= c->size || c->type_size < 1 || c->count < 1) return COMPI_MAP_EARG;
+    int v = c->coll == COMPI_MAP_ALLTOALLV || c->coll == COMPI_MAP_GATHERV || c->coll == COMPI_MAP_SCATTERV;
+    if (c->size < 1 || c->root < 0 || c->root >= c->size || c->type_size < 1 || (v ? !c->counts : c->count < 1))
+        return COMPI_MAP_EARG;
     return c->size == 1 ? 0 : r->own(c, out);
 }

@@ -210,12 +210,13 @@ sweep() {
 declare -A MALGS=([bcast]="binomial scatter_recursive_doubling_allgather scatter_ring_allgather"
                   [reduce]="binomial reduce_scatter_gather" [allreduce]="recursive_doubling reduce_scatter_allgather"
                   [alltoall]="brucks pairwise scattered" [allgather]="brucks ring recursive_doubling"
-                  [gather]="binomial" [scatter]="binomial" [barrier]="dissemination")
+                  [gather]="binomial" [scatter]="binomial" [barrier]="dissemination"
+                  [alltoallv]="scattered" [gatherv]="linear" [scatterv]="linear")
 mpich_size() {
   local n=$1 i coll pins call_list more
   for ((i = 0; ; i++)); do
     pins="" call_list=() more=0
-    for coll in bcast reduce allreduce alltoall allgather gather scatter barrier; do
+    for coll in bcast reduce allreduce alltoall allgather gather scatter barrier alltoallv gatherv scatterv; do
       set -- ${MALGS[$coll]}
       # recursive doubling allgather: power-of-two sizes only (else MPICH falls back)
       [ "$coll" = allgather ] && [ $((n & (n - 1))) != 0 ] && set -- brucks ring

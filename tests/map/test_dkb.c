@@ -283,6 +283,14 @@ int main(void)
                     while (pof2 * 2 <= n) pof2 *= 2;
                     compi_map_call c = {.coll = coll, .size = n, .root = n / 3, .count = counts[k], .type_size = 4,
                                         .commutative = 1};
+                    /* the v variants: blocks of counts[k] to counts[k] + 2 elements, every fifth empty */
+                    int64_t *vc = NULL;
+                    if (coll == COMPI_MAP_ALLTOALLV || coll == COMPI_MAP_GATHERV || coll == COMPI_MAP_SCATTERV) {
+                        size_t nv = coll == COMPI_MAP_ALLTOALLV ? (size_t)n * n : (size_t)n;
+                        vc = malloc(sizeof *vc * nv);
+                        for (size_t q = 0; q < nv; q++) vc[q] = q % 5 == 3 ? 0 : counts[k] + (int64_t)(q % 3);
+                        c.counts = vc;
+                    }
                     compi_map_msgs m = {0};
                     int rc = compi_map_mpich40_messages(&c, alg, &m);
                     int restricted = (strstr(name, "reduce_scatter") && counts[k] < pof2) ||
@@ -305,7 +313,10 @@ int main(void)
                             for (int j = 0; j < n; j++) {
                                 int need = coll == COMPI_MAP_BCAST || coll == COMPI_MAP_SCATTER ? i == c.root
                                            : coll == COMPI_MAP_REDUCE || coll == COMPI_MAP_GATHER ? j == c.root
-                                                                                                : 1;
+                                           : coll == COMPI_MAP_SCATTERV ? i == c.root && (i == j || vc[j] > 0)
+                                           : coll == COMPI_MAP_GATHERV ? j == c.root && (i == j || vc[i] > 0)
+                                           : coll == COMPI_MAP_ALLTOALLV ? i == j || vc[(size_t)i * n + j] > 0
+                                                                         : 1;
                                 if (need)
                                     CHECK(reach[i * n + j], "MPICH %s %s size %d: %d never reaches %d",
                                           compi_map_coll_name(coll), name, n, i, j);
@@ -314,9 +325,21 @@ int main(void)
                             for (int i = 0; i < n; i++)
                                 CHECK(in[i] == (i == c.root ? 0 : (uint64_t)counts[k] * 4), "MPICH binomial bcast size %d rank %d",
                                       n, i);
+                        /* the v variants move each block once, straight: what a rank gets is its blocks */
+                        for (int j = 0; vc && j < n; j++) {
+                            uint64_t want = 0;
+                            for (int i = 0; i < n; i++)
+                                want += coll == COMPI_MAP_ALLTOALLV ? (uint64_t)vc[(size_t)i * n + j] * 4
+                                        : coll == COMPI_MAP_GATHERV ? (j == c.root && i != j ? (uint64_t)vc[i] * 4 : 0)
+                                                                    : (i == c.root && i != j ? (uint64_t)vc[j] * 4 : 0);
+                            CHECK(in[j] == want, "MPICH %s %s size %d: rank %d gets %llu bytes, expected %llu",
+                                  compi_map_coll_name(coll), name, n, j, (unsigned long long)in[j],
+                                  (unsigned long long)want);
+                        }
                         free(reach);
                         free(in);
                     }
+                    free(vc);
                     compi_map_msgs_free(&m);
                     cases++;
                 }
