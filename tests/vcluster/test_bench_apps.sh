@@ -114,6 +114,7 @@ if command -v strace >/dev/null; then
     mkdir -p "$TMP/yield"
     # wrapper for each rank: strace counts its main thread's sched_yield calls into $TMP/yield/TAG.RANK.PID
     mkwrap() {  # TAG
+        # shellcheck disable=SC2016  # $PMI_RANK, $$ and $@ are the wrapper's, expanded when a rank runs it
         printf '#!/bin/bash\nexec %q -qq -c -e trace=sched_yield -o %q."${PMI_RANK:-x}.$$" "$@"\n' \
             "$(command -v strace)" "$TMP/yield/$1" >"$TMP/wrap.$1.sh"
         chmod +x "$TMP/wrap.$1.sh"
