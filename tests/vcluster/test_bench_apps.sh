@@ -18,6 +18,13 @@
 # A second, short bench run (1 round, no confirmation) gives mode fixed a
 # codec that does not exist: libcompi stops those runs at MPI_Init, and the
 # bench must report the failed run, keep off's result and exit 1.
+#
+# Third, MPICH's waiting ranks yield the core in bench apps and in the demo,
+# as in bench coll and bench map (the emulated cluster's UCX shim, with
+# VCLUSTER_MPICH_YIELD=1 from bench_idle_flags): each rank runs under strace
+# (test hook COMPI_BENCH_TEST_WRAP), whose count of sched_yield calls on the
+# rank's main thread, where MPICH polls, is the oracle. MPICH itself never
+# calls sched_yield on Linux, so without the setting the count is 0.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 COMPI=$ROOT/tools/compi
@@ -101,4 +108,37 @@ expect "its RESULT line says FAIL" "^RESULT $CELL mode=fixed median_s=NA .*statu
 expect "off's run still counts" "^RESULT $CELL mode=off median_s=[0-9.]+ .*status=OK runs=1/1" "$TMP/out2"
 expect "the failed run's log has libcompi's reason" "COMPI_CODEC='nosuchcodec' is not a known codec" \
     "$TMP/logs2/stencil3d.openmpi.1gbit.fixed.1.log"
+
+# MPICH ranks yield in bench apps and the demo (strace is the oracle, see the top)
+if command -v strace >/dev/null; then
+    mkdir -p "$TMP/yield"
+    # wrapper for each rank: strace counts its main thread's sched_yield calls into $TMP/yield/TAG.RANK.PID
+    mkwrap() {  # TAG
+        # shellcheck disable=SC2016  # $PMI_RANK, $$ and $@ are the wrapper's, expanded when a rank runs it
+        printf '#!/bin/bash\nexec %q -qq -c -e trace=sched_yield -o %q."${PMI_RANK:-x}.$$" "$@"\n' \
+            "$(command -v strace)" "$TMP/yield/$1" >"$TMP/wrap.$1.sh"
+        chmod +x "$TMP/wrap.$1.sh"
+    }
+    # sched_yield calls of the ranks' main threads (TAG's files), and how many rank processes were traced
+    yields() { cat "$TMP"/yield/"$1".* 2>/dev/null | awk '$NF == "sched_yield" { n += $4 } END { print n + 0 }'; }
+    traced() { find "$TMP/yield" -name "$1.*" | wc -l; }
+    mkwrap apps
+    mkwrap demo
+    rc=0
+    COMPI_BENCH_TEST_WRAP=$TMP/wrap.apps.sh bash "$COMPI" bench apps --apps stencil3d --mpi mpich --rates 1gbit \
+        --modes off --reps 1 --confirm 0 --scale 0.05 --no-calibrate --timeout 300 --logs "$TMP/logs3" \
+        >"$TMP/out3" 2>&1 || rc=$?
+    n=$(yields apps) k=$(traced apps)
+    if (( rc == 0 && k == 4 && n > 0 )); then pass "bench apps, MPICH: 4 ranks traced, $n sched_yield calls"
+    else bad "bench apps, MPICH: exit $rc, $k rank(s) traced, $n sched_yield calls"; sed 's/^/  | /' "$TMP/out3"; fi
+    rc=0
+    COMPI_BENCH_TEST_WRAP=$TMP/wrap.demo.sh COMPI_BENCH_DEMO_NAME=cbtestd COMPI_BENCH_DEMO_SUBNET=${COMPI_TEST_SUBNET_DEMO:-10.213.78} \
+        bash "$COMPI" demo --mpi mpich --no-fixed --runs 1 --n 16 --nz 4 --iters 20 --rate 1gbit >"$TMP/out4" 2>&1 || rc=$?
+    n=$(yields demo) k=$(traced demo)
+    if (( rc == 0 && k == 8 && n > 0 )) && grep -q '^all 2 runs gave bitwise-identical results' "$TMP/out4"; then
+        pass "demo, MPICH: plain and adaptive runs identical, 8 rank runs traced, $n sched_yield calls"
+    else bad "demo, MPICH: exit $rc, $k rank run(s) traced, $n sched_yield calls"; sed 's/^/  | /' "$TMP/out4"; fi
+else
+    echo "SKIP: MPICH yield in bench apps and the demo (no strace)"
+fi
 exit $fail

@@ -285,6 +285,16 @@ bench_idle_flags() {
     else printf '%s\n' -genv VCLUSTER_MPICH_YIELD 1; fi
 }
 
+# Test hook, not a user feature: with COMPI_BENCH_TEST_WRAP=PROGRAM set,
+# bench apps and the demo run each rank as PROGRAM APP ARGS... instead of
+# APP ARGS... (tests/vcluster/test_bench_apps.sh runs the ranks under strace
+# to count their sched_yield calls). Usage: bench_test_wrap ARRAY_NAME
+bench_test_wrap() {
+    [[ -n ${COMPI_BENCH_TEST_WRAP:-} ]] || return 0
+    local -n bench_test_wrap_cmd=$1
+    bench_test_wrap_cmd=("$COMPI_BENCH_TEST_WRAP" "${bench_test_wrap_cmd[@]}")
+}
+
 # Private emulated cluster for benchmarks: its own name and subnet so it can
 # coexist with a cluster someone else has up on this machine.
 bench_vcluster_up() {  # NAME SUBNET NODES RATE SLOTS
@@ -475,16 +485,19 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     local log=$BA_LOGS/$tag.log json=$BA_LOGS/$tag.json codec="" label=$mode
     local -a envkv=() appcmd launch
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BA_SCALE")
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
-    [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
-    # MPICH's busy-polling ranks, unbound, land where the scheduler puts
-    # them, and runs were bimodal (2 emulated nodes x 2 ranks on this 2-core
-    # host: stencil3d off took 7.7-8.1 s in 7 of 20 runs, else 2.8-3.5 s).
-    # Bound, every run gets the same placement (0 of 20 slow), which is what
-    # a comparison of modes needs; it is not always the faster placement
-    # (stem: always ~2.7 s, unbound 1.3-2.1 s or 2.7-2.8 s). Each node binds its
-    # ranks from core 0, so this is done only when a node's ranks cover the
-    # cores once.
+    bench_test_wrap appcmd
+    # waiting ranks yield the core (bench_idle_flags: Open MPI's
+    # mpi_yield_when_idle, the emulated cluster's UCX shim for MPICH), as in
+    # bench coll and bench map
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" yield)
+    # Before MPICH's ranks yielded, they polled busily and, unbound, landed
+    # where the scheduler put them: runs were bimodal (2 emulated nodes x 2
+    # ranks on this 2-core host: stencil3d off took 7.7-8.1 s in 7 of 20
+    # runs, else 2.8-3.5 s). Bound, every run gets the same placement (0 of
+    # 20 slow), which is what a comparison of modes needs; it is not always
+    # the faster placement (stem: always ~2.7 s, unbound 1.3-2.1 s or 2.7-2.8
+    # s). Each node binds its ranks from core 0, so this is done only when a
+    # node's ranks cover the cores once.
     [[ $mpi == mpich && $BA_PPN == "$(nproc)" ]] && launch+=(-bind-to core)
     case "$mode" in
         off) envkv=(COMPI_MODE=off) ;;
@@ -635,7 +648,7 @@ bench_apps_calibrate() {  # MPI RATE NODES
     local mpi=$1 rate=$2 nodes=$3 dir=$BA_LOGS/heuristics.$2.$1
     mkdir -p "$dir"
     local -a launch
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" yield)
     if timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi" --map rr -- \
             -np "$nodes" "${launch[@]}" "$(bench_bin "$mpi" compi_calibrate_network)" -o "$dir/network.txt" \
             --serial --max-bytes 16777216 --reps 5 --quiet >"$dir.log" 2>&1 && [[ -s $dir/network.txt ]]; then

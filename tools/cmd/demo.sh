@@ -108,12 +108,14 @@ demo_main() {
 
     bench_vcluster_up "$name" "$subnet" 2 "$rate" 2
     local -a app=("$bin" --nx "$n" --ny "$n" --nz "$nz" --iters "$iters" --halo "$halo")
+    bench_test_wrap app
     # 4 ranks share this machine's cores, but each emulated node claims 2
-    # slots, so Open MPI would busy-poll; yielding when idle keeps the ranks
-    # (and their TCP progress) from starving each other. Same for all variants.
+    # slots, so the MPIs would busy-poll; yielding when idle keeps the ranks
+    # (and their TCP progress) from starving each other. Same for all
+    # variants. bench_idle_flags: Open MPI's mpi_yield_when_idle; MPICH,
+    # which never yields, through the emulated cluster's UCX shim.
     local -a launch
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
-    [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
+    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" yield)
     # The adaptive run sets only what every compi run here sets (the mode
     # it would get anyway, the summary, the report): no model, no tuning.
     local -a env_adaptive env_fixed
