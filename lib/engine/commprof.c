@@ -338,12 +338,14 @@ static int cp_rooted(int fam)
            fam == COMPI_PROF_SCATTER || fam == COMPI_PROF_GATHERV || fam == COMPI_PROF_SCATTERV;
 }
 
-/* the collectives compi can run with its own algorithm (lib/coll) */
+/* the collectives compi can run with its own algorithm (lib/coll, the rooted ones) */
 static int cp_compi_path(int fam)
 {
     return fam == COMPI_PROF_ALLGATHER || fam == COMPI_PROF_ALLGATHERV || fam == COMPI_PROF_ALLTOALL ||
            fam == COMPI_PROF_ALLTOALLV || fam == COMPI_PROF_ALLREDUCE || fam == COMPI_PROF_REDUCE ||
-           fam == COMPI_PROF_REDUCE_SCATTER || fam == COMPI_PROF_REDUCE_SCATTER_BLOCK;
+           fam == COMPI_PROF_REDUCE_SCATTER || fam == COMPI_PROF_REDUCE_SCATTER_BLOCK || fam == COMPI_PROF_BCAST ||
+           fam == COMPI_PROF_GATHER || fam == COMPI_PROF_GATHERV || fam == COMPI_PROF_SCATTER ||
+           fam == COMPI_PROF_SCATTERV;
 }
 
 static const char *const cp_path_names[COMPI_PROF_NPATHS] = {"mpi", "compi", "compi_split_agree", "compi_whole"};

@@ -36,8 +36,8 @@ const char *compi_prof_family_name(int fam);
 int compi_prof_family_parse(const char *name);   /* -1: unknown */
 int compi_prof_bucket(uint64_t bytes);
 
-/* How a collective call ran: the MPI's own algorithm, or compi's node-aware
- * one (lib/coll/coll.h); for Allreduce and Reduce compi's leaders either
+/* How a collective call ran: the MPI's own algorithm, or compi's (the
+ * node-aware ones of lib/coll/coll.h, the rooted ones' framed payloads); for Allreduce and Reduce compi's leaders either
  * split (on a measuring call also agreeing two sizes among them) or send
  * whole partials (engine/leaders.h). Recorded by the code that chose it;
  * only node leaders know the leaders' way (communicator rank 0, whose

@@ -1,5 +1,6 @@
-/* The DKB of compi's own node-aware collectives (lib/coll/coll.h): the
- * messages a call sends when compi runs it, on any MPI. See map.h.
+/* The DKB of compi's own collectives: the node-aware ones (lib/coll/coll.h)
+ * and the rooted ones with framed payloads (lib/wrappers/collectives.c):
+ * the messages a call sends when compi runs it, on any MPI. See map.h.
  *
  * Every step below is the step lib/coll runs, in the same order, with the
  * same node structure (engine/leaders.h's compi_leaders_group, the very
@@ -248,6 +249,42 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
     return rc;
 }
 
+/* Bcast, Gather(v), Scatter(v) (lib/wrappers/collectives.c), on the
+ * communicator itself. Bcast: the root's frame header to all, then (a raw
+ * frame: what a traced run sends) the data by the MPI's own broadcast; a
+ * compressed payload would instead go root -> its leader -> leaders ->
+ * nodes, not modelled. Gather(v) / Scatter(v): every rank's frame length
+ * (a gather / scatter of one int), then the frames (a gatherv / scatterv of
+ * bytes). */
+static int dc_rooted(dc_state *s, const int64_t *counts)
+{
+    const compi_map_call *a = &s->c->call;
+    int n = s->n, rc;
+    int *names = malloc(sizeof *names * (size_t)n);
+    int64_t *len = malloc(sizeof *len * (size_t)n);
+    if (!names || !len) { free(names); free(len); return COMPI_MAP_ENOMEM; }
+    for (int r = 0; r < n; r++) names[r] = r;
+    if (a->coll == COMPI_MAP_BCAST) {
+        compi_map_call h = {.coll = COMPI_MAP_BCAST, .size = n, .root = a->root, .count = COMPI_FRAME_HEADER_SIZE,
+                            .type_size = 1, .commutative = 1};
+        compi_map_call d = *a;
+        rc = dc_sub(s, &h, names);
+        if (!rc) rc = dc_sub(s, &d, names);
+    } else {
+        int gather = a->coll == COMPI_MAP_GATHER || a->coll == COMPI_MAP_GATHERV;
+        compi_map_call l = {.coll = gather ? COMPI_MAP_GATHER : COMPI_MAP_SCATTER, .size = n, .root = a->root,
+                            .count = 1, .type_size = 4, .commutative = 1};
+        for (int r = 0; r < n; r++) len[r] = (int64_t)FRAME((uint64_t)counts[r] * a->type_size);
+        compi_map_call f = {.coll = gather ? COMPI_MAP_GATHERV : COMPI_MAP_SCATTERV, .size = n, .root = a->root,
+                            .counts = len, .type_size = 1, .commutative = 1};
+        rc = dc_sub(s, &l, names);
+        if (!rc) rc = dc_sub(s, &f, names);
+    }
+    free(names);
+    free(len);
+    return rc;
+}
+
 int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub, void *ctx, compi_map_msgs *out)
 {
     const compi_map_call *a = &c->call;
@@ -255,7 +292,8 @@ int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub
     if (n < 1 || !c->node || !sub || a->type_size < 1 || a->count < 0 || c->way < COMPI_MAP_WAY_SPLIT ||
         c->way > COMPI_MAP_WAY_WHOLE || c->me < -1 || c->me >= n)
         return COMPI_MAP_EARG;
-    int rooted = a->coll == COMPI_MAP_REDUCE;
+    int rooted = a->coll == COMPI_MAP_REDUCE || a->coll == COMPI_MAP_BCAST || a->coll == COMPI_MAP_GATHER ||
+                 a->coll == COMPI_MAP_GATHERV || a->coll == COMPI_MAP_SCATTER || a->coll == COMPI_MAP_SCATTERV;
     if (rooted && (a->root < 0 || a->root >= n)) return COMPI_MAP_EARG;
     dc_state s = {.c = c, .sub = sub, .ctx = ctx, .out = out, .n = n, .only_src = -1};
     s.node_of = malloc(sizeof(int) * (size_t)n);
@@ -301,6 +339,19 @@ int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub
             if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
             for (int r = 0; r < n; r++) counts[r] = a->count;
             rc = dc_reduce_scatter(&s, counts);
+            break;
+        case COMPI_MAP_BCAST:
+            rc = dc_rooted(&s, NULL);
+            break;
+        case COMPI_MAP_GATHER:
+        case COMPI_MAP_SCATTER:
+            if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            for (int r = 0; r < n; r++) counts[r] = a->count;
+            rc = dc_rooted(&s, counts);
+            break;
+        case COMPI_MAP_GATHERV:
+        case COMPI_MAP_SCATTERV:
+            rc = a->counts ? dc_rooted(&s, a->counts) : COMPI_MAP_EARG;
             break;
         default:
             rc = COMPI_MAP_EALG;   /* compi runs no algorithm of its own for it */

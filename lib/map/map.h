@@ -130,10 +130,12 @@ const char *compi_map_mpich40_alg_name(compi_map_coll coll, int alg);
 int compi_map_mpich40_alg_parse(compi_map_coll coll, const char *name);  /* -1: unknown */
 int compi_map_mpich40_messages(const compi_map_call *c, int alg, compi_map_msgs *out);
 
-/* ---- compi's own node-aware collectives (lib/coll/coll.h; dkb_compi.c) ----
+/* ---- compi's own collectives (lib/coll/coll.h, lib/wrappers/collectives.c;
+ * dkb_compi.c) ----
  * A call compi ran with its own algorithm instead of the MPI's: node-local
  * steps and leaders' exchanges, which are collectives of the MPI on compi's
- * sub-communicators. Which messages it sends depends on which ranks share a
+ * sub-communicators (Bcast, Gather(v), Scatter(v): frame lengths, then the
+ * frames, by the MPI's collectives on the communicator). Which messages it sends depends on which ranks share a
  * node, so the decomposition takes the node of every rank (a placement's);
  * the sub-communicators' collectives are decomposed by sub (the MPI's DKB
  * for the run's algorithms) and mapped back to the communicator's ranks.
@@ -145,8 +147,8 @@ typedef enum {
     COMPI_MAP_WAY_WHOLE             /* Allreduce/Reduce: whole partials (engine/leaders.h) */
 } compi_map_way;
 typedef struct {
-    compi_map_call call;     /* allgather(v), alltoall(v), allreduce, reduce, reduce_scatter(_block);
-                                reduce_scatter_block: count = each rank's block */
+    compi_map_call call;     /* allgather(v), alltoall(v), allreduce, reduce, reduce_scatter(_block),
+                                bcast, gather(v), scatter(v); reduce_scatter_block: count = each rank's block */
     const int *node;         /* call.size entries: node id of every rank (equal = same node) */
     int way;                 /* compi_map_way */
     int me;                  /* alltoallv: the rank whose send row call.counts holds (row me of a size x size

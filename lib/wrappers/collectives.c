@@ -125,9 +125,8 @@ static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, M
     return rc;
 }
 
-int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+static int compi_bcast_run(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, int *path)
 {
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL);
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci)) return PMPI_Bcast(buf, count, dt, root, comm);
     compi_typeinfo ti;
@@ -138,13 +137,35 @@ int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
     if (!compi_coll_may_compress(ci, (size_t)ti.size)) return PMPI_Bcast(buf, count, dt, root, comm);
     compi_coll_ticket tk;
     int rc = MPI_SUCCESS;
-    if (compi_rooted_gate(comm, ci, COMPI_GATE_BCAST, (size_t)ti.size, &tk, &rc))
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_BCAST, (size_t)ti.size, &tk, &rc)) {
+        *path = COMPI_PROF_PATH_COMPI;
         rc = compi_bcast_framed(buf, count, dt, root, comm, ci, &ti);
-    else if (rc == MPI_SUCCESS)
+    } else if (rc == MPI_SUCCESS) {
         rc = PMPI_Bcast(buf, count, dt, root, comm);
-    else
+    } else {
         return compi_raise(comm, rc);
+    }
     return compi_rooted_done(&tk, comm, rc);
+}
+
+int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_bcast_run(buf, count, dt, root, comm, &path);
+    COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL, path);
+    return rc;
+}
+
+/* The profile's record of a rooted call, after it ran (path: how): the
+ * root describes it by its side (the v variants: every rank's count), the
+ * others by theirs. */
+static void compi_rooted_record(MPI_Comm comm, int fam, int root, int rcount, MPI_Datatype rtype, const int *rcounts,
+                                int count, MPI_Datatype type, const int *counts, int path)
+{
+    int me;
+    PMPI_Comm_rank(comm, &me);
+    if (me == root) compi_prof_coll_(comm, fam, root, rcount, rtype, rcounts, MPI_OP_NULL, path);
+    else compi_prof_coll_(comm, fam, root, count, type, counts, MPI_OP_NULL, path);
 }
 
 /* ---------------------------------------------------------------- gather */
@@ -222,15 +243,10 @@ static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype 
     return rc;
 }
 
-int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int compi_gather_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             int *path)
 {
-    if (COMPI_PROF_ACTIVE()) {
-        int me;
-        PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHER, root, recvcount, recvtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-        else compi_prof_coll_(comm, COMPI_PROF_GATHER, root, sendcount, sendtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-    }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -243,38 +259,57 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     compi_coll_ticket tk;
     int rc = MPI_SUCCESS;
-    if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHER, (size_t)tsize, &tk, &rc))
-        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, comm,
-                                 ci);
-    else if (rc == MPI_SUCCESS)
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHER, (size_t)tsize, &tk, &rc)) {
+        *path = COMPI_PROF_PATH_COMPI;
+        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
+                                 comm, ci);
+    } else if (rc == MPI_SUCCESS) {
         rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    else
+    } else {
         return compi_raise(comm, rc);
+    }
+    return compi_rooted_done(&tk, comm, rc);
+}
+
+int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_gather_run(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &path);
+    if (COMPI_PROF_ACTIVE())
+        compi_rooted_record(comm, COMPI_PROF_GATHER, root, recvcount, recvtype, NULL, sendcount, sendtype, NULL, path);
+    return rc;
+}
+
+static int compi_gatherv_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             int *path)
+{
+    const compi_comm_info *ci;
+    if (!compi_coll_applies(comm, &ci))
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    compi_coll_ticket tk;
+    int rc = MPI_SUCCESS;
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHERV, 0, &tk, &rc)) {
+        *path = COMPI_PROF_PATH_COMPI;
+        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
+                                 comm, ci);
+    } else if (rc == MPI_SUCCESS) {
+        rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    } else {
+        return compi_raise(comm, rc);
+    }
     return compi_rooted_done(&tk, comm, rc);
 }
 
 int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (COMPI_PROF_ACTIVE()) {
-        int me;
-        PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, 0, recvtype, recvcounts, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-        else compi_prof_coll_(comm, COMPI_PROF_GATHERV, root, sendcount, sendtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-    }
-    const compi_comm_info *ci;
-    if (!compi_coll_applies(comm, &ci))
-        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    compi_coll_ticket tk;
-    int rc = MPI_SUCCESS;
-    if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHERV, 0, &tk, &rc))
-        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm,
-                                 ci);
-    else if (rc == MPI_SUCCESS)
-        rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    else
-        return compi_raise(comm, rc);
-    return compi_rooted_done(&tk, comm, rc);
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_gatherv_run(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &path);
+    if (COMPI_PROF_ACTIVE())
+        compi_rooted_record(comm, COMPI_PROF_GATHERV, root, 0, recvtype, recvcounts, sendcount, sendtype, NULL, path);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- scatter */
@@ -335,15 +370,10 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
     return rc;
 }
 
-int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int compi_scatter_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             int *path)
 {
-    if (COMPI_PROF_ACTIVE()) {
-        int me;
-        PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, sendcount, sendtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-        else compi_prof_coll_(comm, COMPI_PROF_SCATTER, root, recvcount, recvtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-    }
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -354,36 +384,55 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     compi_coll_ticket tk;
     int rc = MPI_SUCCESS;
-    if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTER, (size_t)tsize, &tk, &rc))
-        rc = compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                                  ci);
-    else if (rc == MPI_SUCCESS)
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTER, (size_t)tsize, &tk, &rc)) {
+        *path = COMPI_PROF_PATH_COMPI;
+        rc = compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                  comm, ci);
+    } else if (rc == MPI_SUCCESS) {
         rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    else
+    } else {
         return compi_raise(comm, rc);
+    }
+    return compi_rooted_done(&tk, comm, rc);
+}
+
+int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_scatter_run(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &path);
+    if (COMPI_PROF_ACTIVE())
+        compi_rooted_record(comm, COMPI_PROF_SCATTER, root, sendcount, sendtype, NULL, recvcount, recvtype, NULL, path);
+    return rc;
+}
+
+static int compi_scatterv_run(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             int *path)
+{
+    const compi_comm_info *ci;
+    if (!compi_coll_applies(comm, &ci))
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    compi_coll_ticket tk;
+    int rc = MPI_SUCCESS;
+    if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTERV, 0, &tk, &rc)) {
+        *path = COMPI_PROF_PATH_COMPI;
+        rc = compi_scatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+                                  comm, ci);
+    } else if (rc == MPI_SUCCESS) {
+        rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    } else {
+        return compi_raise(comm, rc);
+    }
     return compi_rooted_done(&tk, comm, rc);
 }
 
 int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (COMPI_PROF_ACTIVE()) {
-        int me;
-        PMPI_Comm_rank(comm, &me);
-        if (me == root) compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, 0, sendtype, sendcounts, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-        else compi_prof_coll_(comm, COMPI_PROF_SCATTERV, root, recvcount, recvtype, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
-    }
-    const compi_comm_info *ci;
-    if (!compi_coll_applies(comm, &ci))
-        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    compi_coll_ticket tk;
-    int rc = MPI_SUCCESS;
-    if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTERV, 0, &tk, &rc))
-        rc = compi_scatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
-                                  comm, ci);
-    else if (rc == MPI_SUCCESS)
-        rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    else
-        return compi_raise(comm, rc);
-    return compi_rooted_done(&tk, comm, rc);
+    int path = COMPI_PROF_PATH_MPI;
+    int rc = compi_scatterv_run(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &path);
+    if (COMPI_PROF_ACTIVE())
+        compi_rooted_record(comm, COMPI_PROF_SCATTERV, root, 0, sendtype, sendcounts, recvcount, recvtype, NULL, path);
+    return rc;
 }

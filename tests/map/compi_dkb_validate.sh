@@ -6,7 +6,7 @@
 #
 # Per case NP:RPN:WAY[:REPS], dkb_probe runs with libcompi preloaded in trace mode
 # (compi's path runs every large Allgather(v), Alltoall(v), Allreduce, Reduce,
-# Reduce_scatter(_block), frames raw), COMPI_DEBUG_RANKS_PER_NODE=RPN nodes
+# Reduce_scatter(_block), Bcast, Gather(v), Scatter(v), frames raw), COMPI_DEBUG_RANKS_PER_NODE=RPN nodes
 # and COMPI_COLL_LEADERS=WAY, twice: with the call list REPS - 1 times (A) and
 # REPS times (B; REPS is 2 unless given). compi's one-off traffic (its node layout's communicators, start-up,
 # finalize) is the same in both, so monitoring(B) - monitoring(A) is one
@@ -75,7 +75,9 @@ for c in $cases; do
   # its node's leader when RPN > 1: the result's last hop), odd counts so
   # chunks differ
   calls=(allgather:100000:8:0 allgatherv:200001:4:0 alltoall:20000:8:0 alltoallv:15001:4:0
-         allreduce:100003:8:0 "reduce:100003:8:$((n - 1))" reduce_scatter:100001:8:0 reduce_scatter_block:200001:4:0)
+         allreduce:100003:8:0 "reduce:100003:8:$((n - 1))" reduce_scatter:100001:8:0 reduce_scatter_block:200001:4:0
+         "bcast:100001:8:$((n / 2))" gather:100000:8:0 "gatherv:100001:4:$((n - 1))" "scatter:100000:8:$((n - 1))"
+         scatterv:100001:8:0)
   rm -f "$work"/a.* "$work"/b.*
   lista=() listb=()
   for ((k = 1; k < reps; k++)); do lista+=("${calls[@]}"); done
@@ -87,9 +89,9 @@ for c in $cases; do
     fail "np $n rpn $rpn $way: a run failed"; cat "$work/out" "$work/mapa" "$work/mapb" 2>/dev/null | tail -8 | sed 's/^/  /'
     continue
   fi
-  # every call of the list ran compi's path, REPS times in B: 7 records of
-  # rank 0 each, and Alltoallv's of every rank
-  want=$((reps * (7 + n)))
+  # every call of the list ran compi's path, REPS times in B: 12 records of
+  # rank 0 (or of the root) each, and Alltoallv's of every rank
+  want=$((reps * (12 + n)))
   na=$(sed -n "s/^compi map: \([0-9]*\) collective call(s) ran compi's node-aware algorithm.*/\1/p" "$work/mapb")
   if [ "${na:-0}" != "$want" ]; then
     fail "np $n rpn $rpn $way: compi map saw ${na:-0} node-aware calls in B's traces, expected $want"
