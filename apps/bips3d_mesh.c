@@ -14,6 +14,7 @@
 
 #include "app_common.h"
 #include "bips3d_mesh.h"
+#include "mesh_order.h"
 
 void *bips3d_xmalloc(size_t n)
 {
@@ -278,4 +279,21 @@ void bips3d_mesh_partition(const bips3d_mesh *m, int nparts, int use_scotch, int
         for (int e = m->xadj[i]; e < m->xadj[i + 1]; e++) *cut += part[m->adj[e]] != part[i];
     *cut /= 2;
 #endif
+}
+
+int bips3d_mesh_numbering(const bips3d_mesh *m, const char *name, int *order)
+{
+    if (!strcmp(name, "cells")) {
+        for (int i = 0; i < m->n; i++) order[i] = i;
+        return 0;
+    }
+    if (!strcmp(name, "rcm")) {
+        if (compi_mesh_rcm(m->n, m->xadj, m->adj, NULL, order) != 0) {
+            fprintf(stderr, "bips3d mesh: reverse Cuthill-McKee failed (out of memory)\n");
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        return 0;
+    }
+    if (!strcmp(name, "xsweep")) return compi_mesh_sweep(m->n, m->xyz, 0, order);
+    return -1;
 }

@@ -47,6 +47,14 @@ void bips3d_mesh_free(bips3d_mesh *m);
  * COMPI_HAVE_SCOTCH); *cut = the edge cut. */
 void bips3d_mesh_partition(const bips3d_mesh *m, int nparts, int use_scotch, int *part, long *cut);
 
+/* The file numbering of the mesh (order[k] = the node at file position k,
+ * see mesh_order.h): "cells" the generator's own (the identity: the
+ * counting sort over grid cells, x fastest, so the file is z-major), "rcm"
+ * reverse Cuthill-McKee on the mesh graph, "xsweep" a sweep along the long
+ * axis x. 0, or -1 for an unknown name. */
+int bips3d_mesh_numbering(const bips3d_mesh *m, const char *name, int *order);
+#define BIPS3D_NUMBERINGS "cells, rcm, xsweep"
+
 /* malloc or MPI_Abort with a message naming prog. */
 void *bips3d_xmalloc(size_t n);
 

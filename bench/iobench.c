@@ -59,6 +59,7 @@ typedef struct {
     int vars[NVAR], nvars;
     int read, keep, quiet;
     int expect_nodes;      /* 0: any */
+    const char *numbering; /* bips3d file numbering: cells | rcm | xsweep (bips3d_mesh_numbering) */
     const char *dump;      /* --dump FILE: every rank's file segments (for tests/io/check_io_bytes.py) */
 } options;
 
@@ -80,6 +81,7 @@ static void usage_exit(int code, const char *why)
         if (why) fprintf(stderr, "compi_iobench: %s\n", why);
         fprintf(code ? stderr : stdout,
                 "usage: compi_iobench [--pattern bips3d|stem] [--load N] [--mesh-nodes N] [--grid NX[,NY,NZ]]\n"
+                "                     [--numbering cells|rcm|xsweep]\n"
                 "                     [--reps R] [--warmup W] [--dir DIR] [--variants mpi,default,la,la-blocks,la-z]\n"
                 "                     [--no-read] [--keep] [--quiet] [--expect-nodes N] [--dump FILE]\n"
                 "  defaults: bips3d, load 100, 20000 mesh nodes, grid 128, 5 reps, 1 warm-up, DIR /tmp,\n"
@@ -92,7 +94,7 @@ static void usage_exit(int code, const char *why)
 static void parse_args(int argc, char **argv, options *o)
 {
     *o = (options){.pattern = "bips3d", .load = 100, .mesh_nodes = 20000, .grid = {128, 128, 128}, .reps = 5,
-                   .warmup = 1, .dir = "/tmp", .read = 1};
+                   .warmup = 1, .dir = "/tmp", .read = 1, .numbering = "cells"};
     for (int v = 0; v < NVAR; v++) o->vars[o->nvars++] = v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -108,6 +110,9 @@ static void parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--warmup") && (o->warmup = atoi(v)) >= 0) i++;
         else if (!strcmp(a, "--dir")) o->dir = v, i++;
         else if (!strcmp(a, "--dump")) o->dump = v, i++;
+        else if (!strcmp(a, "--numbering") && v &&
+                 (!strcmp(v, "cells") || !strcmp(v, "rcm") || !strcmp(v, "xsweep")))
+            o->numbering = v, i++;
         else if (!strcmp(a, "--expect-nodes") && (o->expect_nodes = atoi(v)) >= 1) i++;
         else if (!strcmp(a, "--grid")) {
             int n = sscanf(v, "%d,%d,%d", &o->grid[0], &o->grid[1], &o->grid[2]);
@@ -163,35 +168,46 @@ static void add_seg(pattern *p, int *cap, int64_t off, int64_t len)
     p->nseg++;
 }
 
+/* The mesh file: node i's `load` doubles at file position pos[i] (the
+ * --numbering: cells, the generator's own, is the identity). The partition
+ * is METIS's on the mesh as generated, whatever the numbering. */
 static void make_bips3d(const options *o, pattern *p)
 {
     bips3d_mesh m = bips3d_mesh_build(o->mesh_nodes, 8, 2024);
-    int *part = xmalloc(sizeof(int) * (size_t)m.n);
+    int *part = xmalloc(sizeof(int) * (size_t)m.n), *order = xmalloc(sizeof(int) * (size_t)m.n);
     long cut = 0;
     if (g_rank == 0) bips3d_mesh_partition(&m, g_size, 0, part, &cut);
     MPI_Bcast(part, m.n, MPI_INT, 0, MPI_COMM_WORLD);
+    if (bips3d_mesh_numbering(&m, o->numbering, order) != 0) usage_exit(2, "bad --numbering");
     int mine = 0;
     for (int i = 0; i < m.n; i++) mine += part[i] == g_rank;
+    /* my nodes by file position, increasing (a file view's displacements must) */
+    int64_t *byp = xmalloc(sizeof(int64_t) * 2 * (size_t)(mine ? mine : 1));
+    for (int k = 0, q = 0; k < m.n; k++)
+        if (part[order[k]] == g_rank) byp[2 * q] = k, byp[2 * q + 1] = order[k], q++;
     int *disp = xmalloc(sizeof(int) * (size_t)(mine ? mine : 1));
     p->count = mine * o->load;
     p->data = xmalloc(sizeof(double) * (size_t)(p->count ? p->count : 1));
     /* each node's device data decaying over `load` steps: oxide and gate
      * nodes (no doping) hold zeros, as the mini-app's flushed densities do */
     int cap = 0;
-    for (int i = 0, k = 0; i < m.n; i++) {
-        if (part[i] != g_rank) continue;
-        disp[k] = i * o->load;
-        add_seg(p, &cap, (int64_t)i * o->load * 8, (int64_t)o->load * 8);
+    for (int k = 0; k < mine; k++) {
+        int64_t pos = byp[2 * k];
+        int i = (int)byp[2 * k + 1];
+        disp[k] = (int)pos * o->load;
+        add_seg(p, &cap, pos * o->load * 8, (int64_t)o->load * 8);
         for (int j = 0; j < o->load; j++)
             p->data[(size_t)k * o->load + j] = m.dop[i] * exp(-(double)j / o->load) + (m.dop[i] ? m.phi[i] : 0);
-        k++;
     }
     MPI_Type_create_indexed_block(mine, o->load, disp, MPI_DOUBLE, &p->filetype);
     MPI_Type_commit(&p->filetype);
     p->file_bytes = (int64_t)m.n * o->load * 8;
-    snprintf(p->desc, sizeof p->desc, "bips3d mesh %d nodes (METIS, edge cut %ld), load %d doubles/node, %.1f MiB",
-             m.n, cut, o->load, p->file_bytes / 1048576.0);
+    snprintf(p->desc, sizeof p->desc,
+             "bips3d mesh %d nodes (METIS, edge cut %ld), numbering %s, load %d doubles/node, %.1f MiB", m.n, cut,
+             o->numbering, o->load, p->file_bytes / 1048576.0);
     free(disp);
+    free(byp);
+    free(order);
     free(part);
     bips3d_mesh_free(&m);
 }

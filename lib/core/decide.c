@@ -328,6 +328,23 @@ const compi_net_link *compi_engine_default_link(void)
     return compi_E.ready ? compi_E.links[compi_g.node_count].model : NULL;
 }
 
+double compi_engine_inter_ns_per_byte(double bytes)
+{
+    if (!compi_E.ready || bytes <= 0) return 0;
+    const compi_net_link *dl = compi_E.links[compi_g.node_count].model;
+    double worst = dl ? compi_net_time_us(dl, bytes) * 1e3 / bytes : 0;
+    for (int i = 0; i < compi_E.nlinks; i++) {
+        compi_link_state *l = &compi_E.links[i];
+        if (!l->model || i == compi_g.my_node) continue;
+        pthread_mutex_lock(&l->lock);
+        double scale = l->observations ? l->scale : 1.0;
+        pthread_mutex_unlock(&l->lock);
+        double t = compi_net_time_us(l->model, bytes) * scale * 1e3 / bytes;
+        if (t > worst) worst = t;
+    }
+    return worst;
+}
+
 int compi_coll_may_compress(const compi_comm_info *ci, size_t size)
 {
     return compi_coll_worth(ci, size, 1);

@@ -208,6 +208,12 @@ int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
 /* The static model's default inter-node link, the same on every rank (NULL
  * before the engine is up). */
 const compi_net_link *compi_engine_default_link(void);
+/* The inter-node time per byte, in ns, of a message of `bytes` on the
+ * slowest link this process knows: each inter-node link's model times the
+ * correction observed on it so far (>= 1, compi_engine_observe_send), the
+ * default link's model when nothing was observed; 0 before the engine is
+ * up. The collective I/O gate's network term (lib/io/gate.c). */
+double compi_engine_inter_ns_per_byte(double bytes);
 /* A collective gate (lib/engine/gate.h) around one collective call on this
  * thread: probe = its trial wants the frames' data evaluated even where the
  * adaptive windows say raw; _end gives the bytes of collective data decided

@@ -263,6 +263,42 @@ enum { COMPI_IO_GATE_COMPI = 0, COMPI_IO_GATE_PASS = 1 };
 #define COMPI_IO_GATE_MARGIN 10
 int compi_io_gate(int mpiio, int64_t la_internode, int64_t mpi_internode, int compress);
 
+/* The gate with compression's account measured (compi_io_gate is this with
+ * nothing measured). Where la alone does not clear the margin and compi
+ * compresses, compression must make up for it, and the model says whether
+ * it can: every byte a process compresses or decompresses is on that
+ * process's critical path (a read's aggregator compresses every reply it
+ * sends across nodes before the first leaves; a write's aggregator
+ * decompresses what it receives), the links carry their bytes in parallel,
+ * one per node:
+ *     T_mpi   = mpi_internode * beta / nodes
+ *     T_compi = la_internode / ratio * beta / nodes + comp_max * c + decomp_max * d
+ * compi's path is taken when T_compi is COMPI_IO_GATE_MARGIN % below T_mpi.
+ * Nothing measured yet (ratio 0): compi's path (the call measures it). */
+typedef struct {
+    int mpiio, compress, nodes;
+    int64_t la_internode, mpi_internode;
+    int64_t comp_max, decomp_max;   /* compi_io_codec_load */
+    double beta_ns;                 /* inter-node ns per byte (compi_engine_inter_ns_per_byte) */
+    double c_ns, d_ns;              /* measured compression (evaluation included) and decompression ns per input byte */
+    double ratio;                   /* measured compression ratio (input / output) of the inter-node frames; 1:
+                                       frames were decided on and none compressed; 0: nothing measured */
+} compi_io_gate_in;
+int compi_io_gate_model(const compi_io_gate_in *in);
+/* The codec work on the critical path of placement agg (ndomains domains,
+ * bytes[p * ndomains + k] = process p's bytes in domain k): a write's
+ * senders compress and its aggregators decompress, a read's aggregators
+ * compress and its processes decompress, every inter-node piece. *comp_max,
+ * *decomp_max: the most inter-node bytes one process compresses, decompresses. */
+/* The run's codec record summed over the processes, rec[0..4] = compression
+ * ns (sample evaluations included), decompression ns, bytes into codecs,
+ * bytes out of them, inter-node messages decided on: per-byte times and the
+ * ratio for compi_io_gate_in (ratio 0: nothing decided on yet; 1, times 0:
+ * decided on, nothing compressed). */
+void compi_io_codec_rates(const double *rec, double *c_ns, double *d_ns, double *ratio);
+void compi_io_codec_load(int nprocs, int ndomains, const double *bytes, const int *agg, const int *node_of,
+                         int is_write, int64_t *comp_max, int64_t *decomp_max);
+
 /* The same with flags: COMPI_ASSIGN_NO_INIT skips column reduction and
  * augmenting row reduction (every row starts free at zero prices), so the
  * shortest augmenting paths do all the work: for tests and comparisons. */

@@ -515,6 +515,39 @@ typedef struct {
     int rc;                      /* first MPI error on this process */
 } compi_io_call;
 
+/* The gate's compression account (see io.h, compi_io_gate_model): this
+ * process's codec record of the run so far, rec[0..4] = compression ns
+ * (sample evaluations included), decompression ns, bytes into codecs,
+ * bytes out of them, inter-node messages decided on. Summed over the
+ * processes, compi_io_codec_rates turns it into per-byte times and a ratio. */
+static void compi_io_codec_record(double *rec)
+{
+    double in = 0, out = 0;
+    for (int id = 1; id < 256; id++) {
+        in += (double)__atomic_load_n(&compi_st.codec_in[id], __ATOMIC_RELAXED);
+        out += (double)__atomic_load_n(&compi_st.codec_out[id], __ATOMIC_RELAXED);
+    }
+    rec[0] = (double)(__atomic_load_n(&compi_st.compress_ns, __ATOMIC_RELAXED) +
+                      __atomic_load_n(&compi_st.evaluate_ns, __ATOMIC_RELAXED));
+    rec[1] = (double)__atomic_load_n(&compi_st.decompress_ns, __ATOMIC_RELAXED);
+    rec[2] = in;
+    rec[3] = out;
+    rec[4] = (double)__atomic_load_n(&compi_st.inter_decided, __ATOMIC_RELAXED);
+}
+
+/* distinct nodes among the call's processes */
+static int compi_io_node_count(const compi_io_call *c)
+{
+    if (!c->node_of) return c->n;
+    int nodes = 0;
+    for (int p = 0; p < c->n; p++) {
+        int seen = 0;
+        for (int q = 0; q < p && !seen; q++) seen = c->node_of[q] == c->node_of[p];
+        nodes += !seen;
+    }
+    return nodes;
+}
+
 /* Window of domain k in cycle c. */
 static void compi_io_window(const compi_io_call *c, int k, int64_t cyc, int64_t *lo, int64_t *hi)
 {
@@ -1184,7 +1217,11 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
             f->st.cached++;
         } else if (la) {
             int gate = f->gate && f->mpiio == COMPI_IO_MPIIO_ROMIO;
-            int cols = nagg + 1;   /* my bytes per domain, then my bytes the MPI's placement sends across nodes */
+            /* my bytes per domain, my bytes the MPI's placement sends across
+             * nodes, then (the gate's compression account) my codec record so
+             * far and my link's time per byte */
+            enum { XC = 6 };
+            int cols = nagg + 1 + XC;
             double *row = calloc((size_t)cols, sizeof(double));
             double *w = malloc(sizeof(double) * (size_t)cols * (size_t)c.n);
             double *wb = malloc(sizeof(double) * (size_t)nagg * (size_t)c.n);
@@ -1192,12 +1229,18 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
             int *lap = malloc(sizeof(int) * (size_t)nagg);
             if (!row || !w || !wb || !wk || !lap) compi_die("out of memory in collective I/O");
             compi_io_domain_matrix(&c.d, 1, &c.fs, row, NULL);
-            if (gate) row[nagg] = (double)compi_io_mpi_internode(f, &c, is_write, gs, ge, starts, ends);
+            if (gate) {
+                row[nagg] = (double)compi_io_mpi_internode(f, &c, is_write, gs, ge, starts, ends);
+                compi_io_codec_record(row + nagg + 1);
+                row[nagg + 1 + 5] = compi_engine_inter_ns_per_byte((double)(ge - gs) / nagg);
+            }
             int arc = PMPI_Allgather(row, cols, MPI_DOUBLE, w, cols, MPI_DOUBLE, f->comm);
-            double mpi_inter = 0;
+            double mpi_inter = 0, rec[XC] = {0};
             for (int p = 0; p < c.n; p++) {
                 memcpy(wb + (size_t)p * nagg, w + (size_t)p * cols, sizeof(double) * (size_t)nagg);
                 mpi_inter += w[(size_t)p * cols + nagg];
+                for (int j = 0; j < XC - 1; j++) rec[j] += w[(size_t)p * cols + nagg + 1 + j];
+                if (w[(size_t)p * cols + nagg + XC] > rec[XC - 1]) rec[XC - 1] = w[(size_t)p * cols + nagg + XC];
             }
             /* la weighs bytes, or (compi_cb_weight=blocks) the block counts, gathered likewise */
             const double *wt = wb;
@@ -1219,7 +1262,12 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
             if (gate && arc == MPI_SUCCESS) {
                 compi_io_volume v;
                 compi_io_volume_of(c.n, nagg, wb, def, c.node_of, &v);
-                verdict = compi_io_gate(f->mpiio, v.internode, (int64_t)mpi_inter, c.frames);
+                compi_io_gate_in gi = {.mpiio = f->mpiio, .compress = c.frames, .nodes = compi_io_node_count(&c),
+                                       .la_internode = v.internode, .mpi_internode = (int64_t)mpi_inter,
+                                       .beta_ns = rec[5]};
+                compi_io_codec_load(c.n, nagg, wb, def, c.node_of, is_write, &gi.comp_max, &gi.decomp_max);
+                compi_io_codec_rates(rec, &gi.c_ns, &gi.d_ns, &gi.ratio);
+                verdict = compi_io_gate_model(&gi);
             }
             if (gate && arc == MPI_SUCCESS) {
                 /* the decision's fingerprint: all it was made from, the same on every process */

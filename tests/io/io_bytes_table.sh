@@ -6,7 +6,9 @@
 # timing: the counts are deterministic). Prints the oracle's TABLE lines
 # (or FAILED lines); exit 1 if any check failed.
 #   usage: io_bytes_table.sh BUILD_DIR MPI "PATTERNS" "CELLS"
-#     PATTERNS  e.g. "bips3d:10000:100 stem:96" (bips3d:MESH_NODES:LOAD, stem:GRID)
+#     PATTERNS  e.g. "bips3d:10000:100 bips3d:10000:100:rcm stem:96"
+#               (bips3d:MESH_NODES:LOAD[:NUMBERING], NUMBERING cells (default),
+#               rcm or xsweep: compi_iobench --numbering; stem:GRID)
 #     CELLS     e.g. "2x1 2x2 4x4" (NODESxRANKS_PER_NODE)
 set -u
 build=$1 mpi=$2 patterns=$3 cells=$4
@@ -22,8 +24,10 @@ else
 fi
 fail=0
 for pat in $patterns; do
-    IFS=: read -r kind a b <<<"$pat"
-    if [[ $kind == bips3d ]]; then pargs=(--pattern bips3d --mesh-nodes "$a" --load "$b"); label="bips3d mesh=$a load=$b"
+    IFS=: read -r kind a b num <<<"$pat"
+    num=${num:-cells}
+    if [[ $kind == bips3d ]]; then
+        pargs=(--pattern bips3d --mesh-nodes "$a" --load "$b" --numbering "$num"); label="bips3d mesh=$a load=$b numbering=$num"
     else pargs=(--pattern stem --grid "$a"); label="stem grid=$a"; fi
     for cell in $cells; do
         nodes=${cell%x*} rpn=${cell#*x} np=$((${cell%x*} * ${cell#*x}))
