@@ -33,7 +33,7 @@ def run(results, pred):
                                cs, "log", ""]) + "\n")
     with open(p, "w") as f:
         for app, pl, cost in pred:
-            f.write("\t".join([app, "openmpi", pl, str(cost)] + (["swap"] if pl == "mapped" else [])) + "\n")
+            f.write("\t".join([app, "openmpi", "plain", pl, str(cost)] + (["swap"] if pl == "mapped" else [])) + "\n")
     out = io.StringIO()
     with redirect_stdout(out):
         rc = M.main(["x", r, p])

@@ -81,8 +81,9 @@ else
   check "bench map --idle spin: error names the option and the value" grep -q "idle: yield or poll, not 'spin'" "$TMP/idle.out"
 fi
 if COMPI_BENCH_MAP_NAME=$NAME COMPI_BENCH_MAP_SUBNET=$SUBNET "$COMPI" bench map --mpi both --apps pairs --nodes 3 --ppn 2 \
-     --rate 1gbit --links 0-2:50mbit --reps 1 --scale 0.02 --calibrate-bytes 65536 --logs "$TMP/logs" >"$out" 2>&1; then
-  pass "compi bench map (pairs, 3 nodes x 2, one slow pair, both MPIs) ran and verified"
+     --rate 1gbit --links 0-2:50mbit --reps 1 --scale 0.02 --calibrate-bytes 65536 --modes plain,adaptive \
+     --logs "$TMP/logs" >"$out" 2>&1; then
+  pass "compi bench map (pairs, 3 nodes x 2, one slow pair, both MPIs, plain and adaptive) ran and verified"
 else
   fail "compi bench map"; tail -20 "$out"
 fi
@@ -90,14 +91,20 @@ for mpi in openmpi mpich; do
   nl=$(grep -c '^link inter '"$NAME"'[0-9] '"$NAME"'[0-9]$' "$TMP/logs/network.$mpi.txt" 2>/dev/null || true)
   [[ $nl == 3 ]] && pass "$mpi: calibrated network has a link per node pair (3)" || fail "$mpi: $nl inter link lines"
   n=0
-  for pl in block cyclic mapped; do
-    grep -q "^RESULT bench=map app=pairs mpi=$mpi mode=plain placement=$pl predicted_us=[0-9]" "$out" && n=$((n + 1))
+  for mode in plain adaptive; do
+    for pl in block cyclic mapped; do
+      grep -q "^RESULT bench=map app=pairs mpi=$mpi mode=$mode placement=$pl predicted_us=[0-9]" "$out" && n=$((n + 1))
+    done
   done
-  [[ $n == 3 ]] && pass "$mpi: RESULT line with a predicted cost for block, cyclic, mapped" || fail "$mpi: $n RESULT lines"
+  [[ $n == 6 ]] && pass "$mpi: RESULT line with a predicted cost for block, cyclic, mapped, per mode" ||
+    fail "$mpi: $n RESULT lines"
+  # the adaptive placement comes from a trace-mode run of its own
+  check "$mpi: adaptive mode traced with COMPI_MODE=trace and mapped on its own" \
+    grep -q "^  pairs $mpi adaptive: traced (trace), mapped: compi map: kept" "$out"
   check "$mpi: VERDICT and RANKING lines" \
     bash -c "grep -q '^VERDICT app=pairs mpi=$mpi mode=plain .*verdict=' '$out' && grep -q '^RANKING app=pairs mpi=$mpi mode=plain predicted=.* match=' '$out'"
   check "$mpi: mapped's predicted cost <= block's and cyclic's" \
-    awk -v m="$mpi" -F'\t' '$1 == "pairs" && $2 == m { c[$3] = $4 } END { exit !(("mapped" in c) && c["mapped"] <= c["block"] && c["mapped"] <= c["cyclic"]) }' \
+    awk -v m="$mpi" -F'\t' '$1 == "pairs" && $2 == m && $3 == "plain" { c[$4] = $5 } END { exit !(("mapped" in c) && c["mapped"] <= c["block"] && c["mapped"] <= c["cyclic"]) }' \
     "$TMP/logs/predicted.tsv"
 done
 finish

@@ -7,8 +7,10 @@
 # links that differ: --links / --racks --cross-rate, see compi vcluster up);
 # its network measured with compi_calibrate_network (every node pair, and
 # inside a node) unless --no-calibrate or --network FILE; then per app:
-#   1. one traced run (COMPI_MODE=profile, block placement);
-#   2. compi map TRACE --hosts <nodes> --network <file> -o mapped;
+#   1. per --modes entry one traced run (block placement): COMPI_MODE=profile
+#      for plain (the MPI's collectives), COMPI_MODE=trace for adaptive
+#      (compi's own collectives where it takes them, recorded as such);
+#   2. compi map TRACE --hosts <nodes> --network <file> -o mapped-<mode>;
 #   3. --reps rounds, each running every placement (block, cyclic, mapped)
 #      in a rotated order, for each --modes entry (plain: no compi; adaptive:
 #      libcompi preloaded, COMPI_MODE=adaptive);
@@ -100,8 +102,10 @@ bench_map_run_one() {  # MPI APP MODE PLACEMENT REP
     local -a appcmd launch envkv=() runner
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BM_SCALE")
     mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
+    local plfile=$BM_LOGS/pl.$app.$mpi.$pl
+    [[ $pl == mapped ]] && plfile=$BM_LOGS/pl.$app.$mpi.mapped-$mode
     runner=(timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi"
-            --placement "$BM_LOGS/pl.$app.$mpi.$pl")
+            --placement "$plfile")
     if [[ $mode == adaptive ]]; then
         runner+=(--preload "$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")")
         envkv=(COMPI_MODE=adaptive)
@@ -238,37 +242,48 @@ bench_map() {
             cp "$netfile" "$BM_HEUR/network.txt"
         fi
         for app in "${apps[@]}"; do
-            local tr=$BM_LOGS/tr.$app.$mpi mapped=$BM_LOGS/pl.$app.$mpi.mapped
-            local -a appcmd launch tenv
-            rm -rf "$tr"
+            local tr mapped mode tmode envfile="" mapfail=0
+            local -a appcmd launch tenv netarg=()
+            [[ -n $netfile ]] && netarg=(--network "$netfile")
             mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BM_SCALE")
             mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
-            mapfile -t tenv < <(bench_env_flags "$mpi" COMPI_MODE=profile "COMPI_TRACE=$tr")
-            if ! timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi" \
-                    --preload "$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")" -- -np "$BM_NP" "${launch[@]}" "${tenv[@]}" \
-                    "${appcmd[@]}" >"$BM_LOGS/trace.$app.$mpi.log" 2>&1; then
-                BM_ANY_FAIL=1
-                echo "  $app $mpi: traced run FAILED (log $BM_LOGS/trace.$app.$mpi.log)"
-                continue
-            fi
-            local -a netarg=()
-            [[ -n $netfile ]] && netarg=(--network "$netfile")
-            if ! "$(bench_bin "$mpi" compi_map)" "$tr" --hosts "$hosts_spec" "${netarg[@]}" -o "$mapped" \
-                    >"$BM_LOGS/map.$app.$mpi.log" 2>&1; then
-                BM_ANY_FAIL=1
-                echo "  $app $mpi: compi map FAILED: $(tail -n 1 "$BM_LOGS/map.$app.$mpi.log")"
-                continue
-            fi
-            echo "  $app $mpi: traced, mapped: $(grep -m1 kept "$BM_LOGS/map.$app.$mpi.log" || true)"
-            for pl in block cyclic; do
-                bench_map_write_placement "$BM_LOGS/pl.$app.$mpi.$pl" "$pl" "$BM_NP" "$hosts_list" "$ppn" "$mapped/env"
+            # one traced run and one placement per mode: plain runs the MPI's
+            # collectives (COMPI_MODE=profile), adaptive compi's own where it
+            # takes them (COMPI_MODE=trace runs compi's paths, frames raw, and
+            # records which ran: compi map decomposes those as compi runs them)
+            for mode in "${modes[@]}"; do
+                tmode=profile
+                [[ $mode == adaptive ]] && tmode=trace
+                tr=$BM_LOGS/tr.$app.$mpi.$mode mapped=$BM_LOGS/pl.$app.$mpi.mapped-$mode
+                rm -rf "$tr"
+                mapfile -t tenv < <(bench_env_flags "$mpi" "COMPI_MODE=$tmode" "COMPI_TRACE=$tr")
+                if ! timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" \
+                        --mpi "$mpi" --preload "$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")" -- -np "$BM_NP" \
+                        "${launch[@]}" "${tenv[@]}" "${appcmd[@]}" >"$BM_LOGS/trace.$app.$mpi.$mode.log" 2>&1; then
+                    BM_ANY_FAIL=1 mapfail=1
+                    echo "  $app $mpi $mode: traced run FAILED (log $BM_LOGS/trace.$app.$mpi.$mode.log)"
+                    break
+                fi
+                if ! "$(bench_bin "$mpi" compi_map)" "$tr" --hosts "$hosts_spec" "${netarg[@]}" -o "$mapped" \
+                        >"$BM_LOGS/map.$app.$mpi.$mode.log" 2>&1; then
+                    BM_ANY_FAIL=1 mapfail=1
+                    echo "  $app $mpi $mode: compi map FAILED: $(tail -n 1 "$BM_LOGS/map.$app.$mpi.$mode.log")"
+                    break
+                fi
+                echo "  $app $mpi $mode: traced ($tmode), mapped: $(grep -m1 kept "$BM_LOGS/map.$app.$mpi.$mode.log" || true)"
+                grep -m1 "node-aware algorithm" "$BM_LOGS/map.$app.$mpi.$mode.log" | sed 's/^/    /' || true
+                [[ -n $envfile ]] || envfile=$mapped/env
+                # predicted cost of each placement, from compi map's own output
+                local kept
+                kept=$(awk '$1 == "mapper" { print $2 }' "$mapped/placement.txt")
+                awk -v a="$app" -v m="$mpi" -v md="$mode" -v k="$kept" '$1 == "predicted_us" {
+                        if ($2 == "block" || $2 == "cyclic") print a "\t" m "\t" md "\t" $2 "\t" $3
+                        if ($2 == k) print a "\t" m "\t" md "\tmapped\t" $3 "\t" k }' "$mapped/placement.txt" >>"$BM_PRED"
             done
-            # predicted cost of each placement, from compi map's own output
-            local kept
-            kept=$(awk '$1 == "mapper" { print $2 }' "$mapped/placement.txt")
-            awk -v a="$app" -v m="$mpi" -v k="$kept" '$1 == "predicted_us" {
-                    if ($2 == "block" || $2 == "cyclic") print a "\t" m "\t" $2 "\t" $3
-                    if ($2 == k) print a "\t" m "\tmapped\t" $3 "\t" k }' "$mapped/placement.txt" >>"$BM_PRED"
+            (( mapfail == 0 )) || continue
+            for pl in block cyclic; do
+                bench_map_write_placement "$BM_LOGS/pl.$app.$mpi.$pl" "$pl" "$BM_NP" "$hosts_list" "$ppn" "$envfile"
+            done
             for ((rep = 1; rep <= BM_REPS; rep++)); do
                 for mode in "${modes[@]}"; do
                     for pl in $(bench_apps_round_order "$rep" block cyclic mapped); do

@@ -5,8 +5,9 @@ usage: bench_map_summary.py RESULTS.tsv PREDICTED.tsv
 
 RESULTS.tsv: one line per run (app, mpi, mode, placement, rep, status,
 seconds, checksum, log, why), as tools/cmd/bench_map.sh writes it.
-PREDICTED.tsv: app, mpi, placement, predicted cost in microseconds (compi
-map's own figure for block, cyclic and the mapper it kept) [, mapper].
+PREDICTED.tsv: app, mpi, mode, placement, predicted cost in microseconds
+(compi map's own figure for block, cyclic and the mapper it kept, from the
+mode's own trace) [, mapper].
 
 Ratios are paired: the placements of one round ran back to back, so each
 round gives block_time / placement_time, and the reported figure is the
@@ -49,11 +50,11 @@ def load_pred(path):
     with open(path) as f:
         for line in f:
             p = line.rstrip("\n").split("\t")
-            if len(p) < 4:
+            if len(p) < 5:
                 continue
-            pred[(p[0], p[1], p[2])] = float(p[3])
-            if p[2] == "mapped" and len(p) > 4:
-                kept[(p[0], p[1])] = p[4]
+            pred[(p[0], p[1], p[2], p[3])] = float(p[4])
+            if p[3] == "mapped" and len(p) > 5:
+                kept[(p[0], p[1], p[2])] = p[5]
     return pred, kept
 
 
@@ -92,7 +93,7 @@ def main(argv):
             bad = 1
             print("FAILED: %s %s %s: placements disagree on the checksum: %s" % (app, mpi, mode, " ".join(sorted(sums))))
         tb = times(g.get("block", []))
-        print("== %s | %s | %s (mapped = %s) ==" % (app, mpi, mode, kept.get((app, mpi), "?")))
+        print("== %s | %s | %s (mapped = %s) ==" % (app, mpi, mode, kept.get((app, mpi, mode), "?")))
         print("%-8s %14s %10s %21s %9s %17s %6s" % ("place", "predicted_us", "median_s", "range_s", "block/it",
                                                       "interval", "cover"))
         med = {}
@@ -104,7 +105,7 @@ def main(argv):
             ratios = [tb[k] / t[k] for k in sorted(tb.keys() & t.keys()) if t[k] > 0]
             r_med = statistics.median(ratios) if ratios else None
             lo, hi, cov = median_ci(ratios)
-            p = pred.get((app, mpi, pl))
+            p = pred.get((app, mpi, mode, pl))
             print("%-8s %14s %10.3f %10.3f-%-10.3f %9s %8s-%-8s %5.0f%%" % (
                 pl, fmt(p, ".0f"), med[pl], min(t.values()), max(t.values()), fmt(r_med), fmt(lo), fmt(hi),
                 100 * cov))
@@ -123,9 +124,9 @@ def main(argv):
             print("VERDICT app=%s mpi=%s mode=%s mapped_vs_best=%.3f lo=%.3f hi=%.3f cover=%.0f%% n=%d verdict=%s" % (
                 app, mpi, mode, statistics.median(ratios), lo, hi, 100 * cov, len(ratios), v))
         # predicted vs measured ranking
-        pls = [pl for pl in PLACEMENTS if pl in med and (app, mpi, pl) in pred]
+        pls = [pl for pl in PLACEMENTS if pl in med and (app, mpi, mode, pl) in pred]
         if len(pls) >= 2:
-            pr = sorted(pls, key=lambda pl: (pred[(app, mpi, pl)], PLACEMENTS.index(pl)))
+            pr = sorted(pls, key=lambda pl: (pred[(app, mpi, mode, pl)], PLACEMENTS.index(pl)))
             ms = sorted(pls, key=lambda pl: (med[pl], PLACEMENTS.index(pl)))
 
             def tied(a, b):
@@ -137,7 +138,7 @@ def main(argv):
                 return cov2 < MIN_COVER or lo2 <= 1 <= hi2
 
             def pred_tied(a, b):
-                return pred[(app, mpi, a)] == pred[(app, mpi, b)]
+                return pred[(app, mpi, mode, a)] == pred[(app, mpi, mode, b)]
 
             if pr == ms:
                 match = "yes"
@@ -149,7 +150,7 @@ def main(argv):
                     for b in pls[i + 1:]:
                         if pred_tied(a, b) or tied(a, b):
                             continue
-                        if (pred[(app, mpi, a)] < pred[(app, mpi, b)]) != (med[a] < med[b]):
+                        if (pred[(app, mpi, mode, a)] < pred[(app, mpi, mode, b)]) != (med[a] < med[b]):
                             conflict = True
                 match = "no" if conflict else "within-noise"
             print("RANKING app=%s mpi=%s mode=%s predicted=%s measured=%s match=%s" % (
