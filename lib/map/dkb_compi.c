@@ -10,7 +10,9 @@
  * node), so they are decomposed by the MPI's own DKB (the caller's sub
  * function) and their ranks mapped back to the communicator's. Frames are
  * the 32-byte header and the packed bytes: what a traced run sends (trace
- * mode frames raw); a compressed run sends fewer bytes in as many messages.
+ * mode frames raw), or divided by the call's per-pair compression ratio
+ * (c->ratio: what compi guide found in the trace's samples). Steps are
+ * marked (phases), so a cost can price each step by its busiest link.
  * Not pipelined: collective blocks go whole unless COMPI_CHUNK is set. */
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +20,37 @@
 #include "frame/frame.h"
 #include "map/map.h"
 
-#define FRAME(b) ((uint64_t)COMPI_FRAME_HEADER_SIZE + (uint64_t)(b))
 
 typedef struct {
     const compi_map_compi_call *c;
     compi_map_sub_fn sub;
     void *ctx;
     compi_map_msgs *out, tmp;
+    compi_map_phases *ph;
     int n, p;
     int *node_of, *leader_of, *first, *members;
     int only_src;    /* alltoallv: only this rank's sends (-1: all) */
 } dc_state;
+
+/* A frame of b packed bytes from comm rank src to dst: the header and the
+ * bytes, divided by the call's compression ratio for the pair if it has
+ * one (c->ratio). */
+static uint64_t dc_frame(const dc_state *s, int src, int dst, uint64_t b)
+{
+    double r = s->c->ratio ? s->c->ratio(s->c->ratio_ctx, src, dst) : 1.0;
+    uint64_t z = r > 1.0 ? (uint64_t)((double)b / r + 0.999999) : b;
+    return (uint64_t)COMPI_FRAME_HEADER_SIZE + z;
+}
+
+/* The messages listed so far end a step: those of one step travel at once
+ * (every node's local step, one exchange), steps one after another. */
+static void dc_phase(dc_state *s)
+{
+    compi_map_phases *ph = s->ph;
+    if (!ph || (ph->n > 0 && ph->end[ph->n - 1] == s->out->n)) return;
+    if (ph->n < COMPI_MAP_MAX_PHASES) ph->end[ph->n++] = s->out->n;
+    else ph->end[ph->n - 1] = s->out->n;   /* more steps than slots: the last one grows */
+}
 
 /* The sub-communicator's call, its ranks mapped back through names. */
 static int dc_sub(dc_state *s, const compi_map_call *sc, const int *names)
@@ -62,8 +84,11 @@ static int dc_exchange(dc_state *s, int m, const int *names, int same, const int
     compi_map_call mc = {.coll = same ? COMPI_MAP_ALLGATHER : COMPI_MAP_ALLTOALL, .size = m, .count = 3,
                          .type_size = 4, .commutative = 1};
     int rc = dc_sub(s, &mc, names);
+    dc_phase(s);
     compi_map_call xc = {.coll = COMPI_MAP_ALLTOALLV, .size = m, .counts = len, .type_size = 1, .commutative = 1};
-    return rc ? rc : dc_sub(s, &xc, names);
+    if (!rc) rc = dc_sub(s, &xc, names);
+    dc_phase(s);
+    return rc;
 }
 
 /* chunk c of n elements over p parts (lib/coll/reduce.c's compi_chunk) */
@@ -91,13 +116,14 @@ static int dc_allgatherv(dc_state *s, const int64_t *counts)
         compi_map_call g = {.coll = COMPI_MAP_GATHERV, .root = 0, .counts = gc, .type_size = ts, .commutative = 1};
         rc = dc_local(s, k, &g);
     }
+    dc_phase(s);
     /* 2. leaders: one frame of the node's blocks to every other leader */
     if (!rc && p > 1) {
         for (int k = 0; k < p; k++) {
             uint64_t b = 0;
             for (int j = s->first[k]; j < s->first[k + 1]; j++) b += (uint64_t)counts[s->members[j]] * ts;
             for (int kk = 0; kk < p; kk++)
-                if (kk != k) len[(size_t)k * p + kk] = (int64_t)FRAME(b);
+                if (kk != k) len[(size_t)k * p + kk] = (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[kk], b);
         }
         rc = dc_exchange(s, p, s->leader_of, 1, len);
     }
@@ -109,6 +135,7 @@ static int dc_allgatherv(dc_state *s, const int64_t *counts)
         compi_map_call b = {.coll = COMPI_MAP_BCAST, .root = 0, .count = 1, .type_size = total, .commutative = 1};
         rc = dc_local(s, k, &b);
     }
+    dc_phase(s);
     free(gc);
     free(len);
     return rc;
@@ -130,7 +157,7 @@ static int dc_alltoallv(dc_state *s, const int64_t *counts)
         for (int j = 0; j < n; j++) {
             uint64_t b = (uint64_t)counts[(size_t)i * n + j] * ts;
             if (b == 0) continue;
-            len[(size_t)i * n + j] = (int64_t)(s->node_of[i] != s->node_of[j] ? FRAME(b) : b);
+            len[(size_t)i * n + j] = (int64_t)(s->node_of[i] != s->node_of[j] ? dc_frame(s, i, j, b) : b);
         }
     }
     int rc = dc_exchange(s, n, names, 0, len);
@@ -153,6 +180,7 @@ static int dc_reduce(dc_state *s)
                             .commutative = a->commutative};
         rc = dc_local(s, k, &r);
     }
+    dc_phase(s);
     /* 2-3. between leaders */
     int64_t *len = p > 1 ? dc_matrix(p) : NULL;
     if (p > 1 && !len) return COMPI_MAP_ENOMEM;
@@ -160,14 +188,16 @@ static int dc_reduce(dc_state *s)
         /* each leader's whole partial, one frame, to every other leader or to the root's */
         for (int k = 0; k < p && n > 0; k++)
             for (int c = 0; c < p; c++)
-                if (c != k && (all || c == root_node)) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)n * ts);
+                if (c != k && (all || c == root_node))
+                    len[(size_t)k * p + c] = (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)n * ts);
         rc = dc_exchange(s, p, s->leader_of, all, len);
     } else if (!rc && p > 1) {
         /* split: reduce-scatter of chunk c to leader c ... */
         for (int k = 0; k < p; k++)
             for (int c = 0; c < p; c++) {
                 int64_t cl = dc_chunk(n, p, c);
-                if (c != k && cl > 0) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)cl * ts);
+                if (c != k && cl > 0)
+                    len[(size_t)k * p + c] = (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)cl * ts);
             }
         rc = dc_exchange(s, p, s->leader_of, 0, len);
         if (!rc && all) {
@@ -176,7 +206,9 @@ static int dc_reduce(dc_state *s)
             for (int k = 0; k < p; k++) {
                 int64_t cl = dc_chunk(n, p, k);
                 for (int c = 0; c < p && cl > 0; c++)
-                    if (c != k) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)cl * ts);
+                    if (c != k)
+                        len[(size_t)k * p + c] =
+                            (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)cl * ts);
             }
             rc = dc_exchange(s, p, s->leader_of, 1, len);
         } else if (!rc) {
@@ -184,19 +216,24 @@ static int dc_reduce(dc_state *s)
             compi_map_call g = {.coll = COMPI_MAP_GATHER, .size = p, .root = root_node, .count = 1, .type_size = 4,
                                 .commutative = 1};
             rc = dc_sub(s, &g, s->leader_of);
+            dc_phase(s);
             for (int k = 0; k < p; k++) {
                 int64_t cl = dc_chunk(n, p, k);
-                len[k] = k != root_node && cl > 0 ? (int64_t)FRAME((uint64_t)cl * ts) : 0;
+                len[k] = k != root_node && cl > 0
+                             ? (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[root_node], (uint64_t)cl * ts)
+                             : 0;
             }
             compi_map_call gv = {.coll = COMPI_MAP_GATHERV, .size = p, .root = root_node, .counts = len,
                                  .type_size = 1, .commutative = 1};
             if (!rc) rc = dc_sub(s, &gv, s->leader_of);
+            dc_phase(s);
         }
         if (!rc && s->c->way == COMPI_MAP_WAY_SPLIT_AGREE) {
             /* a measuring call agrees two sizes among the leaders */
             compi_map_call ar = {.coll = COMPI_MAP_ALLREDUCE, .size = p, .count = 2, .type_size = 8,
                                  .commutative = 1};
             rc = dc_sub(s, &ar, s->leader_of);
+            dc_phase(s);
         }
     }
     free(len);
@@ -205,8 +242,10 @@ static int dc_reduce(dc_state *s)
         compi_map_call b = {.coll = COMPI_MAP_BCAST, .root = 0, .count = n, .type_size = ts, .commutative = 1};
         rc = dc_local(s, k, &b);
     }
+    dc_phase(s);
     if (!rc && !all && s->leader_of[root_node] != a->root && n > 0)
         rc = compi_map_msgs_add(s->out, s->leader_of[root_node], a->root, (uint64_t)n * ts);
+    dc_phase(s);
     return rc;
 }
 
@@ -223,6 +262,7 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
                             .commutative = a->commutative};
         rc = dc_local(s, k, &r);
     }
+    dc_phase(s);
     /* 2. node c's members' blocks, one frame from every other leader */
     if (!rc && p > 1) {
         int64_t *len = dc_matrix(p);
@@ -231,7 +271,9 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
             int64_t part = 0;
             for (int j = s->first[c]; j < s->first[c + 1]; j++) part += counts[s->members[j]];
             for (int k = 0; k < p && part > 0; k++)
-                if (k != c) len[(size_t)k * p + c] = (int64_t)FRAME((uint64_t)part * ts);
+                if (k != c)
+                    len[(size_t)k * p + c] =
+                        (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)part * ts);
         }
         rc = dc_exchange(s, p, s->leader_of, 0, len);
         free(len);
@@ -245,6 +287,7 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
         compi_map_call v = {.coll = COMPI_MAP_SCATTERV, .root = 0, .counts = sc, .type_size = ts, .commutative = 1};
         rc = dc_local(s, k, &v);
     }
+    dc_phase(s);
     free(sc);
     return rc;
 }
@@ -269,24 +312,32 @@ static int dc_rooted(dc_state *s, const int64_t *counts)
                             .type_size = 1, .commutative = 1};
         compi_map_call d = *a;
         rc = dc_sub(s, &h, names);
+        dc_phase(s);
         if (!rc) rc = dc_sub(s, &d, names);
+        dc_phase(s);
     } else {
         int gather = a->coll == COMPI_MAP_GATHER || a->coll == COMPI_MAP_GATHERV;
         compi_map_call l = {.coll = gather ? COMPI_MAP_GATHER : COMPI_MAP_SCATTER, .size = n, .root = a->root,
                             .count = 1, .type_size = 4, .commutative = 1};
-        for (int r = 0; r < n; r++) len[r] = (int64_t)FRAME((uint64_t)counts[r] * a->type_size);
+        for (int r = 0; r < n; r++)
+            len[r] = (int64_t)(gather ? dc_frame(s, r, a->root, (uint64_t)counts[r] * a->type_size)
+                                      : dc_frame(s, a->root, r, (uint64_t)counts[r] * a->type_size));
         compi_map_call f = {.coll = gather ? COMPI_MAP_GATHERV : COMPI_MAP_SCATTERV, .size = n, .root = a->root,
                             .counts = len, .type_size = 1, .commutative = 1};
         rc = dc_sub(s, &l, names);
+        dc_phase(s);
         if (!rc) rc = dc_sub(s, &f, names);
+        dc_phase(s);
     }
     free(names);
     free(len);
     return rc;
 }
 
-int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub, void *ctx, compi_map_msgs *out)
+int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub, void *ctx, compi_map_msgs *out,
+                             compi_map_phases *phases)
 {
+    if (phases) phases->n = 0;
     const compi_map_call *a = &c->call;
     int n = a->size;
     if (n < 1 || !c->node || !sub || a->type_size < 1 || a->count < 0 || c->way < COMPI_MAP_WAY_SPLIT ||
@@ -295,7 +346,7 @@ int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub
     int rooted = a->coll == COMPI_MAP_REDUCE || a->coll == COMPI_MAP_BCAST || a->coll == COMPI_MAP_GATHER ||
                  a->coll == COMPI_MAP_GATHERV || a->coll == COMPI_MAP_SCATTER || a->coll == COMPI_MAP_SCATTERV;
     if (rooted && (a->root < 0 || a->root >= n)) return COMPI_MAP_EARG;
-    dc_state s = {.c = c, .sub = sub, .ctx = ctx, .out = out, .n = n, .only_src = -1};
+    dc_state s = {.c = c, .sub = sub, .ctx = ctx, .out = out, .ph = phases, .n = n, .only_src = -1};
     s.node_of = malloc(sizeof(int) * (size_t)n);
     s.leader_of = malloc(sizeof(int) * (size_t)n);
     s.first = malloc(sizeof(int) * ((size_t)n + 1));

@@ -153,11 +153,24 @@ typedef struct {
     int way;                 /* compi_map_way */
     int me;                  /* alltoallv: the rank whose send row call.counts holds (row me of a size x size
                                 matrix); only its sends are listed. Else -1 */
+    /* compression ratio (> 1) of a frame from comm rank src to dst; NULL or
+     * <= 1: raw frames (a traced run's) */
+    double (*ratio)(void *ratio_ctx, int src, int dst);
+    void *ratio_ctx;
 } compi_map_compi_call;
 typedef int (*compi_map_sub_fn)(void *ctx, const compi_map_call *c, compi_map_msgs *out);
-/* Appends the call's messages (zero-byte ones included) to out; 0 or a
- * COMPI_MAP_E* code (COMPI_MAP_EALG: compi has no algorithm of its own for
- * this collective; a sub error is passed on). */
-int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub, void *ctx, compi_map_msgs *out);
+/* The steps of one call: messages [end[k-1], end[k]) of out travel at once
+ * (every node's local step; one exchange), the steps one after another. */
+#define COMPI_MAP_MAX_PHASES 16
+typedef struct {
+    size_t end[COMPI_MAP_MAX_PHASES];
+    int n;
+} compi_map_phases;
+/* Appends the call's messages (zero-byte ones included) to out, and (phases
+ * not NULL) where each step's messages end (indices into out); 0 or a COMPI_MAP_E* code (COMPI_MAP_EALG: compi
+ * has no algorithm of its own for this collective; a sub error is passed
+ * on). */
+int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub, void *ctx, compi_map_msgs *out,
+                             compi_map_phases *phases);
 
 #endif

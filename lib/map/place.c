@@ -129,6 +129,7 @@ void compi_map_graph_free(compi_map_graph *g)
     free(g->seq);
     for (int q = 0; q < g->nna; q++) { free((void *)g->na[q].c.call.counts); free(g->na[q].world); }
     free(g->na);
+    free(g->frame_ratio);
     free(g->msgs);
     free(g->bytes);
     memset(g, 0, sizeof *g);
@@ -304,24 +305,67 @@ static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const 
     return 0;
 }
 
-/* Every message of every node-aware call under the placement node (world
- * rank -> node), world ranks, calls x bytes, to fn; scratch messages in out. */
+int compi_map_graph_set_frame_ratio(compi_map_graph *g, const double *ratio)
+{
+    int n = g->n;
+    double *r = malloc(sizeof *r * (size_t)n * (size_t)n);
+    if (!r) return COMPI_MAP_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        double sum = 0;
+        int k = 0;
+        for (int j = 0; j < n; j++)
+            if (ratio[(size_t)i * n + j] > 1) sum += ratio[(size_t)i * n + j], k++;
+        for (int j = 0; j < n; j++) {
+            double v = ratio[(size_t)i * n + j];
+            r[(size_t)i * n + j] = v > 1 ? v : k ? sum / k : 1;
+        }
+    }
+    free(g->frame_ratio);
+    g->frame_ratio = r;
+    return 0;
+}
+
+/* a node-aware call's frames: the graph's ratio of the pair's world ranks */
+typedef struct {
+    const compi_map_graph *g;
+    const int *world;
+} pl_ratio_ctx;
+static double pl_ratio(void *ctx, int src, int dst)
+{
+    const pl_ratio_ctx *r = ctx;
+    return r->g->frame_ratio[(size_t)r->world[src] * r->g->n + r->world[dst]];
+}
+
+/* Node-aware call q's messages under the placement node (world rank ->
+ * node), in out (comm ranks), its steps in ph. */
+static int pl_nodeaware_call(const compi_map_graph *g, int q, const int *node, compi_map_msgs *out,
+                             compi_map_phases *ph)
+{
+    const compi_map_nodeaware *x = &g->na[q];
+    int n = x->c.call.size, stack[64], *nid = n <= 64 ? stack : malloc(sizeof *nid * (size_t)n);
+    if (!nid) return COMPI_MAP_ENOMEM;
+    for (int i = 0; i < n; i++) nid[i] = node[x->world[i]];
+    compi_map_compi_call c = x->c;
+    pl_ratio_ctx rc_ = {g, x->world};
+    c.node = nid;
+    if (g->frame_ratio) c.ratio = pl_ratio, c.ratio_ctx = &rc_;
+    out->n = 0;
+    int rc = compi_map_compi_messages(&c, pl_sub, (void *)&g->algs, out, ph);
+    if (nid != stack) free(nid);
+    return rc;
+}
+
+/* Every message of every node-aware call under the placement node, world
+ * ranks, calls x bytes, to fn; scratch messages in out. */
 typedef void (*pl_msg_fn)(void *ctx, int src, int dst, double msgs, double bytes);
 static int pl_nodeaware_each(const compi_map_graph *g, const int *node, compi_map_msgs *out, pl_msg_fn fn, void *ctx)
 {
     int rc = 0;
     for (int q = 0; q < g->nna && !rc; q++) {
         const compi_map_nodeaware *x = &g->na[q];
-        int n = x->c.call.size, stack[64], *nid = n <= 64 ? stack : malloc(sizeof *nid * (size_t)n);
-        if (!nid) return COMPI_MAP_ENOMEM;
-        for (int i = 0; i < n; i++) nid[i] = node[x->world[i]];
-        compi_map_compi_call c = x->c;
-        c.node = nid;
-        out->n = 0;
-        rc = compi_map_compi_messages(&c, pl_sub, (void *)&g->algs, out);
+        rc = pl_nodeaware_call(g, q, node, out, NULL);
         for (size_t k = 0; k < out->n && !rc; k++)
             fn(ctx, x->world[out->v[k].src], x->world[out->v[k].dst], x->calls, x->calls * (double)out->v[k].bytes);
-        if (nid != stack) free(nid);
     }
     return rc;
 }
@@ -384,7 +428,7 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
             int *one = calloc((size_t)n, sizeof *one);
             compi_map_compi_call cc = {.call = call, .node = one, .way = (int)pl_way(r->path), .me = per_rank ? me : -1};
             out.n = 0;
-            rc = one ? compi_map_compi_messages(&cc, pl_sub, (void *)a, &out) : COMPI_MAP_ENOMEM;
+            rc = one ? compi_map_compi_messages(&cc, pl_sub, (void *)a, &out, NULL) : COMPI_MAP_ENOMEM;
             free(one);
             if (!rc) rc = pl_add_nodeaware(g, c, &call, r->path, per_rank ? me : -1, calls);
             if (rc) {
@@ -590,26 +634,45 @@ typedef struct {
     double *load;   /* per directed node pair (bottleneck), or NULL */
 } pl_acc;
 
-static void pl_acc_msg(void *ctx, int src, int dst, double msgs, double bytes)
-{
-    pl_acc *a = ctx;
-    const compi_map_net *net = a->p->net;
-    size_t l = (size_t)a->node[src] * net->nnodes + a->node[dst];
-    double c = msgs * net->lat_us[l] + bytes * net->us_per_byte[l];
-    a->cost += c;
-    if (a->load && a->node[src] != a->node[dst]) a->load[l] += c;
-}
 
-/* The node-aware collectives' messages under the placement (a graph that
- * could not be decomposed was refused when it was built). */
+/* compi's own collectives under the placement (place.h: each step costs
+ * its busiest directed node pair; a graph that could not be decomposed was
+ * refused when it was built); load (not NULL) gets every message's cost on
+ * its inter-node link, as the matrices' edges give theirs. */
 static double pl_nodeaware_cost(const compi_map_problem *p, const int *node, double *load)
 {
-    if (!p->g->nna) return 0;
-    pl_acc a = {p, node, 0, load};
+    const compi_map_graph *g = p->g;
+    const compi_map_net *net = p->net;
+    if (!g->nna) return 0;
+    size_t kk = (size_t)net->nnodes * (size_t)net->nnodes;
+    double *link = calloc(kk, sizeof *link), total = 0;
     compi_map_msgs out = {0};
-    pl_nodeaware_each(p->g, node, &out, pl_acc_msg, &a);
+    compi_map_phases ph;
+    for (int q = 0; q < g->nna && link; q++) {
+        const compi_map_nodeaware *x = &g->na[q];
+        if (pl_nodeaware_call(g, q, node, &out, &ph) != 0) continue;
+        double call = 0;
+        size_t a = 0;
+        for (int f = 0; f <= ph.n; f++) {
+            size_t b = f < ph.n ? ph.end[f] : out.n;
+            double worst = 0;
+            memset(link, 0, sizeof *link * kk);
+            for (size_t m = a; m < b; m++) {
+                int sn = node[x->world[out.v[m].src]], dn = node[x->world[out.v[m].dst]];
+                size_t l = (size_t)sn * net->nnodes + dn;
+                double c = net->lat_us[l] + (double)out.v[m].bytes * net->us_per_byte[l];
+                link[l] += c;
+                if (link[l] > worst) worst = link[l];
+                if (load && sn != dn) load[l] += x->calls * c;
+            }
+            call += worst;
+            a = b > a ? b : a;
+        }
+        total += x->calls * call;
+    }
+    free(link);
     compi_map_msgs_free(&out);
-    return a.cost;
+    return total;
 }
 
 /* what the matrices do not price alone: sequences, node-aware collectives */

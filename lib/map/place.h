@@ -94,7 +94,12 @@ typedef struct {
     int nna, capna;
     compi_map_nodeaware *na;             /* compi's node-aware collectives (above) */
     compi_map_algs algs;                 /* the traced run's algorithms (set by compi_map_graph_add) */
+    double *frame_ratio;                 /* n x n or NULL: compression ratio of compi's frames from row to column */
 } compi_map_graph;
+/* The compression ratios of compi's frames between world ranks (n x n, row =
+ * sender; <= 1 or 0: unknown): a pair without one takes its sender's mean
+ * over the pairs that have one, else raw. Copied. 0 or COMPI_MAP_ENOMEM. */
+int compi_map_graph_set_frame_ratio(compi_map_graph *g, const double *ratio);
 /* Adds a sequence (copies peer and bytes; an identical one adds its calls).
  * 0 or COMPI_MAP_ENOMEM / COMPI_MAP_EARG (a peer out of range or the root). */
 int compi_map_graph_add_seq(compi_map_graph *g, const compi_map_seq *s);
@@ -134,8 +139,10 @@ typedef struct {
 } compi_map_problem;
 /* Predicted communication time of the placement, microseconds: the sum
  * over the graph's edges, with each sequence's messages priced by the
- * sequence's makespan (calls x makespan) instead of their sum, plus the
- * node-aware collectives' messages under this placement. */
+ * sequence's makespan (calls x makespan) instead of their sum, plus compi's
+ * own collectives under this placement: each call step by step, a step
+ * costing its busiest link (the sum of its messages' costs on that directed
+ * node pair: links work in parallel, as in a sequence). */
 double compi_map_cost(const compi_map_problem *p, const int *node_of_rank);
 /* One call of sequence s under the placement: its makespan and the sum of
  * its messages' costs (what the plain sum would charge), microseconds. */

@@ -25,11 +25,15 @@
 # compi pins MPICH's algorithms itself in trace mode, and the trace says
 # which.
 #
+# With --guide COMPI_GUIDE, also compi map --rules (compi guide's rules of
+# the last case's traces: fewer bytes, as many messages; a missing rules
+# file named).
+#
 #   compi_dkb_validate.sh [--mpi openmpi|mpich --shim SHIM] --lib LIBCOMPI --probe DKB_PROBE --map COMPI_MAP
-#                         --check DKB_CHECK [--cases "..."]
+#                         --check DKB_CHECK [--guide COMPI_GUIDE] [--cases "..."]
 set -euo pipefail
 die() { echo "compi_dkb_validate: $*" >&2; exit 2; }
-lib="" probe="" map="" check="" mpi=openmpi shim=""
+lib="" probe="" map="" check="" mpi=openmpi shim="" guide=""
 cases="4:2:split 4:2:whole 3:1:auto 5:2:auto 6:3:whole 8:2:split 7:3:split 4:2:auto:10 5:1:auto:10"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
     --cases) cases=${2:?}; shift 2 ;;
     --mpi) mpi=${2:?}; shift 2 ;;
     --shim) shim=${2:?}; shift 2 ;;
+    --guide) guide=${2:?}; shift 2 ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
@@ -105,5 +110,31 @@ for c in $cases; do
     fail "np $n rpn $rpn $way: compi's DKB differs from the monitoring"; sed 's/^/  /' "$work/res" | tail -14
   fi
 done
+# compi map --rules: compi guide's rules of the last case's traces (the
+# probe's buffers are zeros: every frame compresses) make compi's frames
+# cheaper in the graph, never more messages; a missing rules file is named
+if [ -n "${guide:-}" ] && [ -d "$work/tb" ]; then
+  if "$guide" "$work/tb" -o "$work/rules" -q >"$work/guide.out" 2>&1 &&
+     "$map" "$work/tb" --rules "$work/rules" --graph-out "$work/gr.txt" >"$work/mapr" 2>&1; then
+    nr=$(sed -n "s/^compi map: compi's frames compressed as \([0-9]*\) inter-node collective rule(s).*/\1/p" "$work/mapr")
+    read -r mr br <<<"$(awk '!/^#/{m += $3; b += $4} END {print m, b}' "$work/gr.txt")"
+    read -r m0 b0 <<<"$(awk '!/^#/{m += $3; b += $4} END {print m, b}' "$work/gb.txt")"
+    if [ "${nr:-0}" -gt 0 ] && [ "$mr" = "$m0" ] && [ "$br" -lt "$b0" ]; then
+      pass "--rules: $nr rule(s) used; graph $m0 messages either way, $br bytes instead of $b0"
+    else
+      fail "--rules: ${nr:-0} rules, $mr/$m0 messages, $br/$b0 bytes"; sed 's/^/  /' "$work/mapr" | head -4
+    fi
+  else
+    fail "--rules: compi guide or compi map failed"; cat "$work/guide.out" "$work/mapr" 2>/dev/null | tail -4
+  fi
+  mkdir -p "$work/norules"
+  if "$map" "$work/tb" --rules "$work/norules" --graph-out "$work/x.txt" >"$work/err" 2>&1; then
+    fail "--rules without rules files was accepted"
+  elif grep -q "no rules.0.txt" "$work/err"; then
+    pass "--rules without rules files: the error names rules.0.txt"
+  else
+    fail "--rules without rules files: $(head -1 "$work/err")"
+  fi
+fi
 echo "compi_dkb_validate: $((npass + nfail)) cases, $npass matched, $nfail failed"
 [ "$nfail" = 0 ]

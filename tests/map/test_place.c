@@ -31,7 +31,11 @@
  *              Scatterv on two racks: cyclic's makespan below block's under
  *              blocking sends, equal under posted ones; on uniform links
  *              (the root's NIC binds) equal up to handshakes; a Gatherv record in a
- *              profile becomes the root's sequence in communicator order.
+ *              profile becomes the root's sequence in communicator order;
+ *   nodeaware  compi's own Alltoall kept out of the matrices and priced per
+ *              placement, step by step by the busiest directed node pair,
+ *              vs an oracle that prices dkb_compi.c's messages link by link;
+ *              with frame ratios the frames shrink by the pair's ratio.
  * Prints a summary (how often each mapper found the optimum). */
 #include <math.h>
 #include <stdio.h>
@@ -622,8 +626,116 @@ static void test_sequences(void)
     }
 }
 
+/* compi's own collectives in the graph (place.h): an Alltoall that ran
+ * compi's node-aware algorithm is kept out of the matrices and priced under
+ * each placement step by step, a step costing its busiest directed node pair;
+ * the oracle takes dkb_compi.c's messages and steps (checked against the
+ * MPIs' own counts by tests/map/compi_dkb_validate.sh) and prices them link
+ * by link. With frame ratios, the frames between nodes shrink by the pair's
+ * ratio (header kept). */
+/* the sub-steps by Open MPI's fixed rules, as compi map decomposes them */
+static int sub(void *ctx, const compi_map_call *sc, compi_map_msgs *o)
+{
+    (void)ctx;
+    compi_map_alg alg;
+    int rc = compi_map_ompi41_decide(sc, &alg);
+    return rc ? rc : compi_map_ompi41_messages(sc, &alg, o);
+}
+
+static double nodeaware_oracle(const compi_map_net *net, const int *node, int n, int64_t count,
+                               const double *ratio)
+{
+    compi_map_algs a;
+    compi_map_algs_parse(NULL, &a, NULL, 0);
+    compi_map_call call = {.coll = COMPI_MAP_ALLTOALL, .size = n, .count = count, .type_size = 8, .commutative = 1};
+    compi_map_compi_call c = {.call = call, .node = node, .way = COMPI_MAP_WAY_SPLIT, .me = -1};
+    compi_map_msgs out = {0};
+    compi_map_phases ph;
+    CHECK(compi_map_compi_messages(&c, sub, &a, &out, &ph) == 0, "compi alltoall decomposed");
+    int k = net->nnodes;
+    double total = 0;
+    size_t from = 0;
+    for (int f = 0; f <= ph.n; f++) {
+        size_t to = f < ph.n ? ph.end[f] : out.n;
+        double worst = 0;
+        for (int x = 0; x < k; x++)
+            for (int y = 0; y < k; y++) {
+                double t = 0;
+                for (size_t m = from; m < to; m++) {
+                    if (node[out.v[m].src] != x || node[out.v[m].dst] != y) continue;
+                    uint64_t b = out.v[m].bytes;
+                    if (ratio && x != y && f == ph.n - 1 && b > 32) /* the frames' step: header + bytes / ratio */
+                        b = 32 + (uint64_t)ceil((double)(b - 32) / ratio[out.v[m].src * n + out.v[m].dst]);
+                    t += net->lat_us[x * k + y] + (double)b * net->us_per_byte[x * k + y];
+                }
+                if (t > worst) worst = t;
+            }
+        total += worst;
+        from = to > from ? to : from;
+    }
+    compi_map_msgs_free(&out);
+    return total;
+}
+
+static void test_nodeaware(void)
+{
+    const int n = 4;
+    const int64_t count = 1000;
+    compi_commprof *p = compi_commprof_new(0, n);
+    int w[4] = {0, 1, 2, 3};
+    compi_commprof_comm(p, 0, n, 0, w);
+    compi_prof_call c = {COMPI_PROF_ALLTOALL, -1, count, 8, 1, 0, NULL, COMPI_PROF_PATH_COMPI};
+    compi_commprof_coll(p, 0, &c, 8000);
+    compi_commprof_coll(p, 0, &c, 8000);
+    compi_map_algs a;
+    compi_map_algs_parse(NULL, &a, NULL, 0);
+    compi_map_graph g;
+    compi_map_graph_init(&g, n);
+    char err[256];
+    CHECK(compi_map_graph_add(&g, p, &a, err, sizeof err) == 0, "graph_add: %s", err);
+    CHECK(g.nna == 1 && g.na[0].calls == 2 && g.node_aware[COMPI_PROF_ALLTOALL] == 2, "one node-aware record, 2 calls");
+    double in_matrices = 0;
+    for (int e = 0; e < n * n; e++) in_matrices += g.msgs[e] + g.bytes[e];
+    CHECK(in_matrices == 0, "compi's alltoall is not in the matrices (%g)", in_matrices);
+    compi_map_net net;
+    CHECK(compi_map_net_build(&net, "a:2,b:2", NULL, err, sizeof err) == 0, "net: %s", err);
+    /* asymmetric links: a -> b slower than b -> a, inside a node cheap */
+    const double lat[4] = {1, 10, 12, 1}, upb[4] = {0.001, 0.01, 0.02, 0.001};
+    memcpy(net.lat_us, lat, sizeof lat);
+    memcpy(net.us_per_byte, upb, sizeof upb);
+    compi_map_problem prob = {&g, &net};
+    const int pls[3][4] = {{0, 0, 1, 1}, {0, 1, 0, 1}, {1, 0, 0, 1}};
+    for (int q = 0; q < 3; q++) {
+        double want = 2 * nodeaware_oracle(&net, pls[q], n, count, NULL), got = compi_map_cost(&prob, pls[q]);
+        CHECK(fabs(got - want) <= 1e-9 * want, "placement %d: cost %.6f, oracle %.6f", q, got, want);
+    }
+    /* frame ratios: pair (i, j) compresses 2 + i + j times */
+    double ratio[16];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) ratio[i * n + j] = i == j ? 0 : 2 + i + j;
+    CHECK(compi_map_graph_set_frame_ratio(&g, ratio) == 0, "set ratios");
+    for (int q = 0; q < 3; q++) {
+        double want = 2 * nodeaware_oracle(&net, pls[q], n, count, ratio), got = compi_map_cost(&prob, pls[q]);
+        CHECK(fabs(got - want) <= 1e-9 * want, "placement %d with ratios: cost %.6f, oracle %.6f", q, got, want);
+    }
+    /* the graph of block placement: frame 0 -> 2 is 32 + 8000 / 4 bytes, twice */
+    compi_map_graph raw;
+    compi_map_graph_init(&raw, n);
+    compi_map_graph_add(&raw, p, &a, err, sizeof err);
+    compi_map_graph_materialize(&raw, pls[0]);
+    compi_map_graph_materialize(&g, pls[0]);
+    CHECK(raw.bytes[0 * n + 2] - g.bytes[0 * n + 2] == 2 * (8000.0 - 2000.0),
+          "frame 0 -> 2: %g bytes raw, %g compressed", raw.bytes[2], g.bytes[2]);
+    CHECK(raw.bytes[0 * n + 1] == g.bytes[0 * n + 1], "same node: raw either way");
+    compi_map_graph_free(&raw);
+    compi_map_graph_free(&g);
+    compi_map_net_free(&net);
+    compi_commprof_free(p);
+}
+
 int main(void)
 {
+    test_nodeaware();
     test_mappers();
     test_profile();
     test_sequences();

@@ -10,7 +10,9 @@
 #   1. per --modes entry one traced run (block placement): COMPI_MODE=profile
 #      for plain (the MPI's collectives), COMPI_MODE=trace for adaptive
 #      (compi's own collectives where it takes them, recorded as such);
-#   2. compi map TRACE --hosts <nodes> --network <file> -o mapped-<mode>;
+#   2. compi map TRACE --hosts <nodes> --network <file> -o mapped-<mode>
+#      (adaptive: with --rules, compi guide's rules of its trace, so compi's
+#      frames are priced compressed pair by pair);
 #   3. --reps rounds, each running every placement (block, cyclic, mapped)
 #      in a rotated order, for each --modes entry (plain: no compi; adaptive:
 #      libcompi preloaded, COMPI_MODE=adaptive);
@@ -203,7 +205,7 @@ bench_map() {
 
     local mpi app
     for mpi in "${mpis[@]}"; do
-        bench_build "$mpi" compi compi_maptool compi_calibrate_network
+        bench_build "$mpi" compi compi_maptool compi_calibrate_network compi_guide
         for app in "${apps[@]}"; do
             ( BENCH_REBUILD=0 bench_build "$mpi" "compi_$app" ) >"$BM_LOGS/build.$app.$mpi.log" 2>&1 ||
                 die "bench map: compi_$app does not build for $mpi (log $BM_LOGS/build.$app.$mpi.log)"
@@ -264,8 +266,21 @@ bench_map() {
                     echo "  $app $mpi $mode: traced run FAILED (log $BM_LOGS/trace.$app.$mpi.$mode.log)"
                     break
                 fi
-                if ! "$(bench_bin "$mpi" compi_map)" "$tr" --hosts "$hosts_spec" "${netarg[@]}" -o "$mapped" \
-                        >"$BM_LOGS/map.$app.$mpi.$mode.log" 2>&1; then
+                # adaptive: compi guide's rules of the trace tell compi map how
+                # compi's frames compress, pair by pair
+                local -a rulesarg=()
+                if [[ $mode == adaptive ]]; then
+                    local -a heurarg=()
+                    [[ -n $BM_HEUR ]] && heurarg=(--heuristics "$BM_HEUR")
+                    if "$(bench_bin "$mpi" compi_guide)" "$tr" -o "$tr.rules" "${heurarg[@]}" -q \
+                            >"$BM_LOGS/guide.$app.$mpi.log" 2>&1; then
+                        rulesarg=(--rules "$tr.rules")
+                    else
+                        echo "  $app $mpi $mode: compi guide failed (log $BM_LOGS/guide.$app.$mpi.log); frames priced raw"
+                    fi
+                fi
+                if ! "$(bench_bin "$mpi" compi_map)" "$tr" --hosts "$hosts_spec" "${netarg[@]}" "${rulesarg[@]}" \
+                        -o "$mapped" >"$BM_LOGS/map.$app.$mpi.$mode.log" 2>&1; then
                     BM_ANY_FAIL=1 mapfail=1
                     echo "  $app $mpi $mode: compi map FAILED: $(tail -n 1 "$BM_LOGS/map.$app.$mpi.$mode.log")"
                     break

@@ -39,7 +39,9 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: compi map TRACE_DIR --hosts H1:SLOTS,H2:SLOTS,... -o OUT [--network network.txt]\n"
-               "                 [--seed N] [--min-gain F] [--graph-out FILE] [-v]\n"
+               "                 [--seed N] [--min-gain F] [--graph-out FILE] [--rules DIR] [-v]\n"
+               "  --rules DIR   compi guide's rules of the same traces (a COMPI_MODE=trace run): compi's\n"
+               "                own collectives' frames are priced compressed as the rules say, per pair\n"
                "  --min-gain F  a mapper replaces the one kept before it (block, cyclic, random, swap,\n"
                "                scotch in that order) only when its predicted cost is lower by more\n"
                "                than the fraction F (default 0.02): the model prices traffic only, and\n"
@@ -76,6 +78,47 @@ static int write_graph(const char *file, compi_map_graph *g, const int *node_of)
     return 0;
 }
 
+/* compi guide's rules of rank r (RULES_DIR/rules.<r>.txt, if there): the
+ * compression of compi's collective frames from r to each world rank, as
+ * raw bytes / compressed bytes over its inter-node rules of the collective
+ * families (compi_family 9-15, bcast .. reduce, lib/core/internal.h; a raw
+ * rule counts as 1), into raw[dst] and packed[dst]. The rule's comm and
+ * peer are mapped to a world rank through r's profile. Returns the rules
+ * used, -1 if the file is unreadable. */
+static int read_rules(const char *dir, int r, const compi_commprof *p, double *raw, double *packed)
+{
+    char path[4200], line[1024];
+    snprintf(path, sizeof path, "%s/rules.%d.txt", dir, r);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int used = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "rule ", 5) != 0) continue;
+        char codec[64];
+        unsigned long long size = 0, count = 0;
+        int peer = -1;
+        unsigned comm = 0, fam = 0;
+        double ratio = 0;
+        const char *q;
+        if (sscanf(line, "rule %*s %63s", codec) != 1 || !strstr(line, " link=inter")) continue;
+        if (!(q = strstr(line, " size=")) || sscanf(q, " size=%llu", &size) != 1) continue;
+        if (!(q = strstr(line, " peer=")) || sscanf(q, " peer=%d", &peer) != 1) continue;
+        if (!(q = strstr(line, " comm=")) || sscanf(q, " comm=%u", &comm) != 1) continue;
+        if (!(q = strstr(line, " family=")) || sscanf(q, " family=%u", &fam) != 1 || fam < 9 || fam > 15) continue;
+        if (!(q = strstr(line, " count=")) || sscanf(q, " count=%llu", &count) != 1) continue;
+        if ((q = strstr(line, " ratio="))) sscanf(q, " ratio=%lf", &ratio);
+        if (strcmp(codec, "raw") == 0 || !(ratio > 1)) ratio = 1;
+        if (comm >= p->nbyid || !p->byid[comm] || peer < 0 || peer >= p->byid[comm]->size) continue;
+        int dst = p->byid[comm]->world[peer];
+        double b = (double)size * (double)count;
+        raw[dst] += b;
+        packed[dst] += b / ratio;
+        used++;
+    }
+    fclose(f);
+    return used;
+}
+
 static int file_exists(const char *p)
 {
     struct stat st;
@@ -84,7 +127,7 @@ static int file_exists(const char *p)
 
 int main(int argc, char **argv)
 {
-    const char *dir = NULL, *hosts = NULL, *out = NULL, *netfile = NULL, *graph_out = NULL;
+    const char *dir = NULL, *hosts = NULL, *out = NULL, *netfile = NULL, *graph_out = NULL, *rules = NULL;
     unsigned long long seed = 1;
     double min_gain = 0.02;
     int verbose = 0;
@@ -97,6 +140,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--network")) netfile = argv[++i];
         else if (!strcmp(a, "--graph-out")) graph_out = argv[++i];
+        else if (!strcmp(a, "--rules")) rules = argv[++i];
         else if (!strcmp(a, "--min-gain")) {
             char *end;
             min_gain = strtod(argv[++i], &end);
@@ -143,6 +187,11 @@ int main(int argc, char **argv)
     }
     compi_map_graph g;
     if (compi_map_graph_init(&g, n) != 0) return fail("out of memory for the communication graph");
+    /* compi guide's rules: compi's frames compressed per pair (--rules) */
+    double *fraw = NULL, *fpacked = NULL;
+    int nrules = 0;
+    if (rules && (!(fraw = calloc((size_t)n * n, sizeof *fraw)) || !(fpacked = calloc((size_t)n * n, sizeof *fpacked))))
+        return fail("out of memory");
     /* the traced run's placement: rank -> index of its node's name */
     int *traced = malloc(sizeof(int) * (size_t)n);
     char (*tnames)[COMPI_TRACE_NODE_MAX] = malloc(sizeof *tnames * (size_t)n);
@@ -185,6 +234,15 @@ int main(int argc, char **argv)
             snprintf(msg, sizeof msg, "%s: corrupt: the profile is of rank %d of %d", path, p->world_rank, p->world_size);
             return fail(msg);
         }
+        if (rules) {
+            int k = read_rules(rules, r, p, fraw + (size_t)r * n, fpacked + (size_t)r * n);
+            if (k < 0) {
+                snprintf(msg, sizeof msg, "--rules %s: no rules.%d.txt (compi guide TRACE_DIR -o %s writes one per rank)",
+                         rules, r, rules);
+                return fail(msg);
+            }
+            nrules += k;
+        }
         if (compi_map_graph_add(&g, p, &algs, err, sizeof err) != 0) {
             snprintf(msg, sizeof msg, "%s: %s", path, err);
             return fail(msg);
@@ -201,6 +259,13 @@ int main(int argc, char **argv)
         if (g.approximated[f])
             printf("compi map: note: %llu %s call(s) decomposed by a stand-in, not by the DKB (see docs/map.md)\n",
                    (unsigned long long)g.approximated[f], compi_prof_family_name(f));
+    if (rules) {
+        for (size_t e = 0; e < (size_t)n * n; e++) fraw[e] = fpacked[e] > 0 ? fraw[e] / fpacked[e] : 0;
+        if (compi_map_graph_set_frame_ratio(&g, fraw) != 0) return fail("out of memory");
+        printf("compi map: compi's frames compressed as %d inter-node collective rule(s) of %s say\n", nrules, rules);
+        free(fraw);
+        free(fpacked);
+    }
     uint64_t na_calls = 0;
     for (int f = 0; f < COMPI_PROF_NFAM; f++) na_calls += g.node_aware[f];
     if (na_calls) {
