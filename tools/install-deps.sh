@@ -13,7 +13,7 @@ pkgs=(build-essential cmake pkg-config python3 gfortran
       openmpi-bin libopenmpi-dev mpich libmpich-dev
       liblz4-dev libzstd-dev zlib1g-dev libsnappy-dev liblzo2-dev libblosc-dev libaec-dev
       clang libclang-rt-14-dev iproute2 util-linux procps python3-venv python3-dev python3-numpy
-      python3-matplotlib python3-scipy libmetis-dev libscotch-dev
+      python3-matplotlib python3-scipy libmetis-dev libscotch-dev libhwloc-dev
       slurmctld slurmd slurm-client munge
       libhdf5-openmpi-dev libhdf5-mpich-dev)
 # a `module` command for the modulefile test (tests/install): environment-modules,

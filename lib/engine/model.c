@@ -125,6 +125,27 @@ void compi_net_free(compi_net_model *m)
     free(m->links);
     m->links = NULL;
     m->nlinks = 0;
+    free(m->nodes);
+    m->nodes = NULL;
+    m->nnodes = 0;
+}
+
+const compi_net_node *compi_net_node_find(const compi_net_model *m, const char *name)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        if (strcmp(m->nodes[i].name, name) == 0) return &m->nodes[i];
+    return NULL;
+}
+
+int compi_net_node_set(compi_net_model *m, const compi_net_node *n)
+{
+    for (int i = 0; i < m->nnodes; i++)
+        if (strcmp(m->nodes[i].name, n->name) == 0) { m->nodes[i] = *n; return COMPI_OK; }
+    compi_net_node *g = realloc(m->nodes, sizeof *g * (size_t)(m->nnodes + 1));
+    if (!g) return COMPI_ERR_NOMEM;
+    m->nodes = g;
+    m->nodes[m->nnodes++] = *n;
+    return COMPI_OK;
 }
 
 /* ------------------------------------------------------------- codecs */
@@ -266,9 +287,37 @@ int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errle
             compi_copy_source(m->source, sizeof m->source, line);
             continue;
         }
-        int n = compi_tokenize(line, tok, 6);
+        int n = compi_tokenize(line, tok, 8);
         if (n == 0) continue;
-        if (n > 6) { rc = compi_parse_fail(&p, "too many fields"); break; }
+        if (n > 8 || (n > 6 && strcmp(tok[0], "node") != 0)) { rc = compi_parse_fail(&p, "too many fields"); break; }
+        if (strcmp(tok[0], "node") == 0) {
+            /* node NAME packages P cores C pus U (hwloc, outside link blocks) */
+            compi_net_node nd;
+            double v[3];
+            memset(&nd, 0, sizeof nd);
+            if (in_link) { rc = compi_parse_fail(&p, "'node' inside a link block"); break; }
+            if (n != 8 || strcmp(tok[2], "packages") != 0 || strcmp(tok[4], "cores") != 0 ||
+                strcmp(tok[6], "pus") != 0) {
+                rc = compi_parse_fail(&p, "expected 'node <name> packages <P> cores <C> pus <U>'");
+                break;
+            }
+            if (strlen(tok[1]) >= COMPI_NET_NAME_MAX) {
+                rc = compi_parse_fail(&p, "node name longer than %d characters", COMPI_NET_NAME_MAX - 1);
+                break;
+            }
+            for (int k = 0; k < 3 && rc == COMPI_OK; k++)
+                rc = compi_parse_number(&p, tok[3 + 2 * k], tok[2 + 2 * k], 1, 1 << 20, &v[k]);
+            if (rc == COMPI_OK && (v[0] != (int)v[0] || v[1] != (int)v[1] || v[2] != (int)v[2] || v[1] < v[0] ||
+                                   v[2] < v[1]))
+                rc = compi_parse_fail(&p, "node %s: whole numbers with packages <= cores <= pus", tok[1]);
+            if (rc == COMPI_OK && compi_net_node_find(m, tok[1]))
+                rc = compi_parse_fail(&p, "node %s described twice", tok[1]);
+            if (rc != COMPI_OK) break;
+            strcpy(nd.name, tok[1]);
+            nd.packages = (int)v[0], nd.cores = (int)v[1], nd.pus = (int)v[2];
+            if (compi_net_node_set(m, &nd) != COMPI_OK) rc = compi_parse_fail(&p, "out of memory");
+            continue;
+        }
         if (strcmp(tok[0], "link") == 0) {
             if (in_link) { rc = compi_parse_fail(&p, "'link' before the previous link's 'end'"); break; }
             if (n != 4) { rc = compi_parse_fail(&p, "expected 'link <intra|inter> <node_a> <node_b>'"); break; }
@@ -356,6 +405,9 @@ int compi_net_save(const char *path, const compi_net_model *m, const char *comme
     fprintf(f, "compi-heuristics 1 network\n");
     compi_write_comment(f, comment);
     if (m->source[0]) fprintf(f, "source %s\n", m->source);
+    for (int i = 0; i < m->nnodes; i++)
+        fprintf(f, "%snode %s packages %d cores %d pus %d\n", i ? "" : "\n", m->nodes[i].name, m->nodes[i].packages,
+                m->nodes[i].cores, m->nodes[i].pus);
     for (int i = 0; i < m->nlinks; i++) {
         const compi_net_link *l = &m->links[i];
         fprintf(f, "\nlink %s %s %s\nalpha_us %.3f\n", l->cls == COMPI_LINK_INTRA ? "intra" : "inter",

@@ -36,11 +36,24 @@ typedef struct {
     double beta_ns[COMPI_NET_MAX_POINTS];/* ns per byte at that size, >= 0 */
 } compi_net_link;
 
+/* What a node is made of (hwloc, recorded by `compi calibrate network`):
+ * file lines "node NAME packages P cores C pus U". */
+typedef struct {
+    char name[COMPI_NET_NAME_MAX];
+    int packages, cores, pus;            /* >= 1 each */
+} compi_net_node;
+
 typedef struct {
     int nlinks;
     compi_net_link *links;
     char source[256];                    /* provenance line of the file */
+    int nnodes;
+    compi_net_node *nodes;               /* may be empty (files without node lines) */
 } compi_net_model;
+/* The node named name, or NULL. */
+const compi_net_node *compi_net_node_find(const compi_net_model *m, const char *name);
+/* Adds or replaces node n's description; COMPI_ERR_NOMEM on failure. */
+int compi_net_node_set(compi_net_model *m, const compi_net_node *n);
 
 /* One-way time in microseconds to move `bytes` over link l. */
 double compi_net_time_us(const compi_net_link *l, double bytes);

@@ -509,6 +509,9 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
         item[len] = 0;
         char *colon = strchr(item, ':');
         long slots = 1;
+        /* no ":S": the node's cores when the network file describes it (hwloc) */
+        const compi_net_node *nd = !colon && model ? compi_net_node_find(model, item) : NULL;
+        if (nd) slots = nd->cores;
         if (colon) {
             *colon = 0;
             if (pl_num(colon + 1, &slots) != 0 || slots < 1 || slots > 1 << 20) {

@@ -124,7 +124,8 @@ typedef struct {
     double *lat_us;                      /* nnodes x nnodes, diagonal = inside a node */
     double *us_per_byte;
 } compi_map_net;
-/* "H1:S1,H2:S2,..." (slots >= 1; a host without ":S" has 1 slot); links
+/* "H1:S1,H2:S2,..." (slots >= 1; a host without ":S" has as many slots as
+ * cores when model describes it (its "node" line, hwloc), else 1); links
  * from model (NULL: the built-in model): the exact pair, else the class
  * default; cost per byte = the link's beta at its largest measured size. */
 int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_model *model, char *err,

@@ -13,7 +13,8 @@
  *       small size down past a large one). With --below (a budget-bounded
  *       run): the largest size < BYTES instead of the size checks (a budget
  *       on a loaded machine may stop after a size or two; load only stops
- *       it earlier)
+ *       it earlier); every node's "node" line (hwloc) equal to this host's
+ *       CPU topology as Linux's sysfs gives it
  * Prints "FAIL ..." and exits 1 on the first problem. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,40 @@
 #include "engine/model.h"
 
 static int failed;
+
+/* This host's packages, cores and processing units from
+ * /sys/devices/system/cpu/cpu<N>/topology; -1 if unreadable. */
+static int sysfs_topology(int out[3])
+{
+    int pkg[4096], core[4096], n = 0;
+    for (int c = 0; c < 4096; c++) {
+        char path[128];
+        int p = -1, k = -1;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (fscanf(f, "%d", &p) != 1) p = -1;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+        if (!(f = fopen(path, "r"))) continue;
+        if (fscanf(f, "%d", &k) != 1) k = -1;
+        fclose(f);
+        if (p < 0 || k < 0) continue;
+        pkg[n] = p, core[n] = k, n++;
+    }
+    if (n == 0) return -1;
+    int np = 0, nc = 0;
+    for (int i = 0; i < n; i++) {
+        int newp = 1, newc = 1;
+        for (int j = 0; j < i; j++) {
+            if (pkg[j] == pkg[i]) newp = 0;
+            if (pkg[j] == pkg[i] && core[j] == core[i]) newc = 0;
+        }
+        np += newp, nc += newc;
+    }
+    out[0] = np, out[1] = nc, out[2] = n;
+    return 0;
+}
 
 static void fail(const char *what, const char *detail)
 {
@@ -109,6 +144,24 @@ static int check_network(const char *path, int nodes, int intra, double below)
                 printf("  note: %s: time at the largest size not above the smaller half's least (a timing: not checked)\n",
                        name);
         }
+    }
+    /* every node described (hwloc) as Linux's sysfs describes this host (the
+     * fake nodes all live on it): packages = distinct physical_package_id,
+     * cores = distinct (package, core_id), pus = online cpus with a topology */
+    int sys[3];
+    if (sysfs_topology(sys) == 0) {
+        for (int k = 0; k < nodes; k++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "node%d", k);
+            const compi_net_node *nd = compi_net_node_find(&m, nm);
+            char det[200];
+            snprintf(det, sizeof det, "%s: file %d/%d/%d, sysfs %d/%d/%d (packages/cores/pus)", nm, nd ? nd->packages : -1,
+                     nd ? nd->cores : -1, nd ? nd->pus : -1, sys[0], sys[1], sys[2]);
+            printf("  node %s\n", det);
+            if (!nd || nd->packages != sys[0] || nd->cores != sys[1] || nd->pus != sys[2]) fail("node line", det);
+        }
+    } else {
+        printf("  note: no sysfs CPU topology here: node lines not checked\n");
     }
     if (dflt[COMPI_LINK_INTER] != 1) fail("no (or several) inter * * default", NULL);
     if (dflt[COMPI_LINK_INTRA] != intra) fail("intra * * default missing or unexpected", NULL);

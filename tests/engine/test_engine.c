@@ -209,7 +209,8 @@ static const char *const net_ok =
     "source test model, 3 nodes, median of 20 # not a comment\n"
     "link inter a b\nalpha_us 100\nbeta 1024 100\nbeta 1048576 80\nend\n"
     "link inter * *\nalpha_us 50\nbeta 1 8\nend\n"
-    "link intra a a   # comment after fields\nalpha_us 1\nbeta 1 0.2\nend\n";
+    "link intra a a   # comment after fields\nalpha_us 1\nbeta 1 0.2\nend\n"
+    "node a packages 2 cores 16 pus 32\nnode b packages 1 cores 4 pus 4\n";
 
 static void test_network_file(void)
 {
@@ -224,6 +225,9 @@ static void test_network_file(void)
     CHECK(ab == &m.links[0], "pair found in either order");
     CHECK(cd == &m.links[1], "unknown pair uses the class default");
     CHECK(compi_net_find(&m, COMPI_LINK_INTRA, "z", "z") == NULL, "no intra default: NULL");
+    const compi_net_node *na = compi_net_node_find(&m, "a"), *nb = compi_net_node_find(&m, "b");
+    CHECK(m.nnodes == 2 && na && na->packages == 2 && na->cores == 16 && na->pus == 32 && nb && nb->cores == 4 &&
+              !compi_net_node_find(&m, "c"), "node lines: a 2/16/32, b 1/4/4, no c");
     /* t = alpha + S beta(S): exact at table points, log-interpolated between */
     CHECK(fabs(compi_net_time_us(ab, 1024) - (100 + 1024 * 0.1)) < 1e-9, "t(1 KiB)");
     CHECK(fabs(compi_net_time_us(ab, 4 * MiB) - (100 + 4 * MiB * 0.08)) < 1e-6, "t beyond the table");
@@ -237,6 +241,8 @@ static void test_network_file(void)
     CHECK(m2.nlinks == 3 && m2.links[0].npoints == 2 && fabs(m2.links[0].beta_ns[1] - 80) < 1e-9 &&
               strcmp(m2.links[2].node_a, "a") == 0 && m2.links[2].cls == COMPI_LINK_INTRA,
           "round trip keeps the links");
+    CHECK(m2.nnodes == 2 && compi_net_node_find(&m2, "a") && compi_net_node_find(&m2, "a")->pus == 32 &&
+              compi_net_node_find(&m2, "b")->packages == 1, "round trip keeps the node lines");
     compi_net_free(&m2);
     compi_net_free(&m);
 
@@ -257,6 +263,13 @@ static void test_network_file(void)
         {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\nend\n", "has no beta lines"},
         {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\ngamma 2\n", "unknown keyword 'gamma'"},
         {"compi-heuristics 1 network\nlink inter a b\nalpha_us 1\nbeta 1 nan\nend\n", "is not a number"},
+        {"compi-heuristics 1 network\nnode a packages 1 cores 2\n", "expected 'node <name> packages <P> cores <C> pus <U>'"},
+        {"compi-heuristics 1 network\nnode a packages 2 cores 1 pus 4\n", "packages <= cores <= pus"},
+        {"compi-heuristics 1 network\nnode a packages 1 cores 2.5 pus 4\n", "whole numbers"},
+        {"compi-heuristics 1 network\nnode a packages 1 cores 0 pus 4\n", "out of range"},
+        {"compi-heuristics 1 network\nnode a packages 1 cores 2 pus 2\nnode a packages 1 cores 2 pus 2\n",
+         ":3: node a described twice"},
+        {"compi-heuristics 1 network\nlink inter a b\nnode a packages 1 cores 2 pus 2\n", "'node' inside a link block"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         path = write_file("bad.txt", bad[i].text);

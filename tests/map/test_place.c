@@ -698,6 +698,16 @@ static void test_nodeaware(void)
     for (int e = 0; e < n * n; e++) in_matrices += g.msgs[e] + g.bytes[e];
     CHECK(in_matrices == 0, "compi's alltoall is not in the matrices (%g)", in_matrices);
     compi_map_net net;
+    /* slots: a host without ":S" gets its cores when the model describes it (hwloc), else 1 */
+    compi_net_model hw;
+    compi_net_default(&hw);
+    compi_net_node hn = {"a", 1, 2, 4}, hm = {"z", 2, 8, 16};
+    compi_net_node_set(&hw, &hn);
+    compi_net_node_set(&hw, &hm);
+    CHECK(compi_map_net_build(&net, "a,b,z:3", &hw, err, sizeof err) == 0 && net.slots[0] == 2 &&
+              net.slots[1] == 1 && net.slots[2] == 3, "slots from hwloc cores (a 2), default (b 1), explicit (z 3)");
+    compi_map_net_free(&net);
+    compi_net_free(&hw);
     CHECK(compi_map_net_build(&net, "a:2,b:2", NULL, err, sizeof err) == 0, "net: %s", err);
     /* asymmetric links: a -> b slower than b -> a, inside a node cheap */
     const double lat[4] = {1, 10, 12, 1}, upb[4] = {0.001, 0.01, 0.02, 0.001};

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <hwloc.h>
 #include <mpi.h>
 #include "engine/model.h"
 #include "netcal/netcal.h"
@@ -126,6 +127,23 @@ static void cn_print_tables(const compi_net_model *m)
     }
 }
 
+/* This host's packages, cores and processing units (hwloc); zeros if
+ * hwloc cannot tell (the file then has no node line for it). */
+static void cn_hwloc(int out[3])
+{
+    hwloc_topology_t t;
+    out[0] = out[1] = out[2] = 0;
+    if (hwloc_topology_init(&t) != 0) return;
+    if (hwloc_topology_load(t) == 0) {
+        int p = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE), c = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE),
+            u = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+        if (p < 1) p = 1;   /* some virtual machines report no package */
+        if (c < p) c = p;
+        out[0] = p, out[1] = c, out[2] = u >= c ? u : c;
+    }
+    hwloc_topology_destroy(t);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -207,6 +225,11 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* what each node is made of (hwloc), from its first rank */
+    int mine[3] = {0, 0, 0}, *all = rank == 0 ? malloc(sizeof(int) * 3 * (size_t)size) : NULL;
+    cn_hwloc(mine);
+    MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+
     compi_net_model m;
     double spent = 0;
     rc = compi_netcal_measure(MPI_COMM_WORLD, nnodes, node_of_rank, (const char (*)[COMPI_NET_NAME_MAX])names, &o,
@@ -251,6 +274,15 @@ int main(int argc, char **argv)
             snprintf(m.source, sizeof m.source, "compi-calibrate-network %s %d-nodes median-of-%d", day, nnodes,
                      o.reps);
             char err[512];
+            for (int n = 0; n < nnodes; n++) {
+                int r = 0;
+                while (r < size && node_of_rank[r] != n) r++;
+                compi_net_node nd = {.packages = all[3 * r], .cores = all[3 * r + 1], .pus = all[3 * r + 2]};
+                snprintf(nd.name, sizeof nd.name, "%s", names[n]);
+                if (nd.packages >= 1 && nd.cores >= nd.packages && nd.pus >= nd.cores &&
+                    compi_net_node_set(&m, &nd) != COMPI_OK)
+                    fprintf(stderr, "compi_calibrate_network: out of memory for the node descriptions\n");
+            }
             if (compi_net_save(out_path, &m, comment, err, sizeof err) != COMPI_OK) {
                 fprintf(stderr, "compi_calibrate_network: %s\n", err);
                 status = 1;
@@ -261,6 +293,7 @@ int main(int argc, char **argv)
         }
     }
     compi_net_free(&m);
+    free(all);
     free(node_of_rank);
     free(names);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -300,6 +300,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "compi map: %s\n", msg);
         return 2;
     }
+    printf("compi map: hosts");
+    for (int x = 0; x < net.nnodes; x++)
+        printf(" %s:%d%s", net.names[x], net.slots[x],
+               mp && !strstr(hosts, ":") && compi_net_node_find(mp, net.names[x]) ? " (cores, hwloc)" : "");
+    printf("\n");
     compi_map_problem prob = {&g, &net};
     int *place[COMPI_MAPPER_COUNT];
     double cost[COMPI_MAPPER_COUNT], neck[COMPI_MAPPER_COUNT];
