@@ -27,6 +27,7 @@ typedef struct {
     void *ctx;
     compi_map_msgs *out, tmp;
     compi_map_phases *ph;
+    int step_subs, step_coll, step_root;   /* the MPI collectives of the step so far: how many, the last */
     int n, p;
     int *node_of, *leader_of, *first, *members;
     int only_src;    /* alltoallv: only this rank's sends (-1: all) */
@@ -47,15 +48,25 @@ static uint64_t dc_frame(const dc_state *s, int src, int dst, uint64_t b)
 static void dc_phase(dc_state *s)
 {
     compi_map_phases *ph = s->ph;
+    int one = s->step_subs == 1 ? s->step_coll : -1, root = s->step_root;
+    s->step_subs = 0;
     if (!ph || (ph->n > 0 && ph->end[ph->n - 1] == s->out->n)) return;
-    if (ph->n < COMPI_MAP_MAX_PHASES) ph->end[ph->n++] = s->out->n;
-    else ph->end[ph->n - 1] = s->out->n;   /* more steps than slots: the last one grows */
+    if (ph->n < COMPI_MAP_MAX_PHASES) {
+        ph->coll[ph->n] = one, ph->root[ph->n] = root;
+        ph->end[ph->n++] = s->out->n;
+    } else {
+        ph->end[ph->n - 1] = s->out->n;   /* more steps than slots: the last one grows */
+        ph->coll[ph->n - 1] = -1;
+    }
 }
 
 /* The sub-communicator's call, its ranks mapped back through names. */
 static int dc_sub(dc_state *s, const compi_map_call *sc, const int *names)
 {
     if (sc->size < 2) return 0;
+    s->step_subs++;
+    s->step_coll = (int)sc->coll;
+    s->step_root = names[sc->root >= 0 && sc->root < sc->size ? sc->root : 0];
     s->tmp.n = 0;
     int rc = s->sub(s->ctx, sc, &s->tmp);
     for (size_t k = 0; k < s->tmp.n && rc == 0; k++) {

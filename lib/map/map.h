@@ -164,6 +164,9 @@ typedef int (*compi_map_sub_fn)(void *ctx, const compi_map_call *c, compi_map_ms
 #define COMPI_MAP_MAX_PHASES 16
 typedef struct {
     size_t end[COMPI_MAP_MAX_PHASES];
+    /* a step that is one collective of the MPI: which (else -1) and its root
+     * (a comm rank of the call's communicator) */
+    int coll[COMPI_MAP_MAX_PHASES], root[COMPI_MAP_MAX_PHASES];
     int n;
 } compi_map_phases;
 /* Appends the call's messages (zero-byte ones included) to out, and (phases

@@ -638,6 +638,33 @@ typedef struct {
 } pl_acc;
 
 
+/* Step [a, b) of node-aware call x, one Gatherv (recv) or Scatterv of the
+ * MPI rooted at comm rank root: its makespan as the root's sequence
+ * (compi_map_seq_time; blocking under Open MPI's coll/basic, posted under
+ * MPICH). -1 if the step is not such a sequence. */
+static int pl_step_seq(const compi_map_problem *p, const compi_map_nodeaware *x, const compi_map_msgs *out, size_t a,
+                       size_t b, int recv, int root, const int *node, double *mk)
+{
+    compi_map_seq q = {.root = x->world[root], .recv = recv, .blocking = !p->g->algs.mpich, .calls = 1, .len = 0};
+    int stack_p[64];
+    double stack_b[64];
+    size_t len = b - a;
+    q.peer = len <= 64 ? stack_p : malloc(sizeof *q.peer * len);
+    q.bytes = len <= 64 ? stack_b : malloc(sizeof *q.bytes * len);
+    int rc = q.peer && q.bytes ? 0 : -1;
+    for (size_t m = a; m < b && !rc; m++) {
+        int r = recv ? out->v[m].dst : out->v[m].src, o = recv ? out->v[m].src : out->v[m].dst;
+        if (r != root) { rc = -1; break; }
+        q.peer[q.len] = x->world[o];
+        q.bytes[q.len++] = (double)out->v[m].bytes;
+    }
+    double sum;
+    if (!rc) compi_map_seq_time(p, &q, node, mk, &sum);
+    if (q.peer != stack_p) free(q.peer);
+    if (q.bytes != stack_b) free(q.bytes);
+    return rc;
+}
+
 /* compi's own collectives under the placement (place.h: each step costs
  * its busiest directed node pair; a graph that could not be decomposed was
  * refused when it was built); load (not NULL) gets every message's cost on
@@ -658,6 +685,19 @@ static double pl_nodeaware_cost(const compi_map_problem *p, const int *node, dou
         size_t a = 0;
         for (int f = 0; f <= ph.n; f++) {
             size_t b = f < ph.n ? ph.end[f] : out.n;
+            /* a step that is the MPI's Gatherv or Scatterv: the root's sequence (place.h) */
+            double mk;
+            if (f < ph.n && b > a && (ph.coll[f] == COMPI_MAP_GATHERV || ph.coll[f] == COMPI_MAP_SCATTERV) &&
+                pl_step_seq(p, x, &out, a, b, ph.coll[f] == COMPI_MAP_GATHERV, ph.root[f], node, &mk) == 0) {
+                for (size_t m = a; m < b && load; m++) {
+                    int sn = node[x->world[out.v[m].src]], dn = node[x->world[out.v[m].dst]];
+                    size_t l = (size_t)sn * net->nnodes + dn;
+                    if (sn != dn) load[l] += x->calls * (net->lat_us[l] + (double)out.v[m].bytes * net->us_per_byte[l]);
+                }
+                call += mk;
+                a = b;
+                continue;
+            }
             double worst = 0;
             memset(link, 0, sizeof *link * kk);
             for (size_t m = a; m < b; m++) {

@@ -143,7 +143,9 @@ typedef struct {
  * sequence's makespan (calls x makespan) instead of their sum, plus compi's
  * own collectives under this placement: each call step by step, a step
  * costing its busiest link (the sum of its messages' costs on that directed
- * node pair: links work in parallel, as in a sequence). */
+ * node pair: links work in parallel, as in a sequence), or, a step that is
+ * the MPI's Gatherv or Scatterv (compi's rooted frames), its root's
+ * sequence's makespan. */
 double compi_map_cost(const compi_map_problem *p, const int *node_of_rank);
 /* One call of sequence s under the placement: its makespan and the sum of
  * its messages' costs (what the plain sum would charge), microseconds. */

@@ -739,6 +739,53 @@ static void test_nodeaware(void)
     CHECK(raw.bytes[0 * n + 1] == g.bytes[0 * n + 1], "same node: raw either way");
     compi_map_graph_free(&raw);
     compi_map_graph_free(&g);
+
+    /* compi's Gatherv (lengths, then frames by the MPI's Gatherv: Open MPI's
+     * coll/basic, blocking in rank order): the frames' step costs its root's
+     * sequence (compi_map_seq_time), the other steps their busiest link */
+    compi_commprof *pv = compi_commprof_new(1, n);
+    compi_commprof_comm(pv, 0, n, 1, w);
+    int64_t vc[4] = {30000, 5000, 0, 120000};
+    compi_prof_call gv = {COMPI_PROF_GATHERV, 1, 0, 8, 1, 4, vc, COMPI_PROF_PATH_COMPI};
+    compi_commprof_coll(pv, 0, &gv, 8 * 155000);
+    compi_map_graph_init(&g, n);
+    CHECK(compi_map_graph_add(&g, pv, &a, err, sizeof err) == 0 && g.nna == 1, "gatherv record: %s", err);
+    for (int q = 0; q < 3; q++) {
+        compi_map_call call = {.coll = COMPI_MAP_GATHERV, .size = n, .root = 1, .counts = vc, .type_size = 8,
+                               .commutative = 1};
+        compi_map_compi_call cc = {.call = call, .node = pls[q], .way = COMPI_MAP_WAY_SPLIT, .me = -1};
+        compi_map_msgs out = {0};
+        compi_map_phases ph;
+        CHECK(compi_map_compi_messages(&cc, sub, &a, &out, &ph) == 0 && ph.n == 2, "gatherv: 2 steps");
+        double want = 0;
+        size_t from = 0;
+        for (int f = 0; f < ph.n; f++) {
+            if (ph.coll[f] == COMPI_MAP_GATHERV) {
+                compi_map_seq sq = {.root = 1, .recv = 1, .blocking = 1, .calls = 1, .len = 0};
+                int peer[4];
+                double by[4];
+                sq.peer = peer, sq.bytes = by;
+                for (size_t m = from; m < ph.end[f]; m++) peer[sq.len] = out.v[m].src, by[sq.len++] = (double)out.v[m].bytes;
+                double mk, sum;
+                compi_map_seq_time(&prob, &sq, pls[q], &mk, &sum);
+                want += mk;
+            } else {
+                double link[4] = {0, 0, 0, 0}, worst = 0;
+                for (size_t m = from; m < ph.end[f]; m++) {
+                    int l = pls[q][out.v[m].src] * 2 + pls[q][out.v[m].dst];
+                    link[l] += net.lat_us[l] + (double)out.v[m].bytes * net.us_per_byte[l];
+                    if (link[l] > worst) worst = link[l];
+                }
+                want += worst;
+            }
+            from = ph.end[f];
+        }
+        compi_map_msgs_free(&out);
+        double got = compi_map_cost(&prob, pls[q]);
+        CHECK(fabs(got - want) <= 1e-9 * want, "gatherv placement %d: cost %.6f, oracle %.6f", q, got, want);
+    }
+    compi_map_graph_free(&g);
+    compi_commprof_free(pv);
     compi_map_net_free(&net);
     compi_commprof_free(p);
 }
