@@ -176,6 +176,8 @@ typedef struct {
     double ratio;                 /* measured compression ratio (0: not measured) */
     double predicted;             /* predicted speedup of the best codec (0: none) */
     const char *why;              /* short reason for raw, or NULL */
+    double max_ratio;             /* the best ratio of any candidate codec (0: not measured): what
+                                     a slower link's codec would reach (compi map --rules) */
 } compi_rule;
 
 /* Writes <dir>/rules.<rank>.txt (dir created if missing). comment: free

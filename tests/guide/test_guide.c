@@ -738,11 +738,21 @@ static void test_errors(const char *dir, const char *guide)
     /* rules: a good file, then one defect at a time */
     char rdir[4200];
     snprintf(rdir, sizeof rdir, "%s/rules", dir);
-    compi_rule rl[3] = {{0x00000000000000aaull, compi_codec_by_name("lz4"), &wl[K_A].m, 4, 3.5, 2.1, NULL},
-                        {0xffffffffffffff01ull, NULL, &wl[K_B].m, 4, 1.0, 0.9, "incompressible"},
-                        {0x123456789abcdef0ull, compi_codec_by_name("zstd"), NULL, 0, 0, 0, NULL}};
+    compi_rule rl[3] = {{0x00000000000000aaull, compi_codec_by_name("lz4"), &wl[K_A].m, 4, 3.5, 2.1, NULL, 5.0},
+                        {0xffffffffffffff01ull, NULL, &wl[K_B].m, 4, 1.0, 0.9, "incompressible", 0},
+                        {0x123456789abcdef0ull, compi_codec_by_name("zstd"), NULL, 0, 0, 0, NULL, 0}};
     CHECK(compi_rules_save(rdir, 0, 4, "test_guide", rl, 3, "a comment\nsecond line", err, sizeof err) == COMPI_OK,
           "save: %s", err);
+    {   /* the best candidate's ratio is written for compi map (not read back by guided mode) */
+        char rf[4300], text[4096] = "";
+        snprintf(rf, sizeof rf, "%s/rules.0.txt", rdir);
+        FILE *f = fopen(rf, "r");
+        size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[got] = 0;
+        const char *a = strstr(text, "ratio=3.50 max_ratio=5.00"), *b = strstr(text, "ratio=1.00");
+        CHECK(a && b && !strstr(b, "ratio=1.00 max_ratio"), "max_ratio written when measured, only then:\n%s", text);
+    }
     compi_rules *r = compi_rules_load(rdir, 0, 4, "test_guide", err, sizeof err);
     CHECK(r && compi_rules_count(r) == 3, "good rules: %s", r ? "count" : err);
     if (r) {

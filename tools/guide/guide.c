@@ -155,6 +155,7 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
         if (o->verbose > 1)
             printf("    %016llx %-10s ratio %8.2f  T_c %10.1f us  T_d %10.1f us  speedup %.3f\n",
                    (unsigned long long)e->key, cands[k]->name, r, tc, td, sp);
+        if (r > ev->rule.max_ratio) ev->rule.max_ratio = r;
         if (!ev->best || sp > ev->best_speedup) {
             ev->best = cands[k];
             ev->best_speedup = sp;

@@ -81,8 +81,9 @@ static int write_graph(const char *file, compi_map_graph *g, const int *node_of)
 /* compi guide's rules of rank r (RULES_DIR/rules.<r>.txt, if there): the
  * compression of compi's collective frames from r to each world rank, as
  * raw bytes / compressed bytes over its inter-node rules of the collective
- * families (compi_family 9-15, bcast .. reduce, lib/core/internal.h; a raw
- * rule counts as 1), into raw[dst] and packed[dst]. The rule's comm and
+ * families (compi_family 9-15, bcast .. reduce, lib/core/internal.h), each
+ * at its best candidate's ratio (max_ratio; else ratio; an incompressible
+ * one counts as 1), into raw[dst] and packed[dst]. The rule's comm and
  * peer are mapped to a world rank through r's profile. Returns the rules
  * used, -1 if the file is unreadable. */
 static int read_rules(const char *dir, int r, const compi_commprof *p, double *raw, double *packed)
@@ -106,8 +107,14 @@ static int read_rules(const char *dir, int r, const compi_commprof *p, double *r
         if (!(q = strstr(line, " comm=")) || sscanf(q, " comm=%u", &comm) != 1) continue;
         if (!(q = strstr(line, " family=")) || sscanf(q, " family=%u", &fam) != 1 || fam < 9 || fam > 15) continue;
         if (!(q = strstr(line, " count=")) || sscanf(q, " count=%llu", &count) != 1) continue;
+        /* the best candidate's ratio when the guide gives it: the codec chosen
+         * for the traced link (fast codecs on fast links) need not be the one
+         * a slower link gets in another placement, and the slow links are the
+         * ones that cost */
+        double best = 0;
         if ((q = strstr(line, " ratio="))) sscanf(q, " ratio=%lf", &ratio);
-        if (strcmp(codec, "raw") == 0 || !(ratio > 1)) ratio = 1;
+        if ((q = strstr(line, " max_ratio=")) && sscanf(q, " max_ratio=%lf", &best) == 1 && best > ratio) ratio = best;
+        if (!(ratio > 1)) ratio = 1;
         if (comm >= p->nbyid || !p->byid[comm] || peer < 0 || peer >= p->byid[comm]->size) continue;
         int dst = p->byid[comm]->world[peer];
         double b = (double)size * (double)count;
