@@ -17,12 +17,14 @@ int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op)
     return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
 }
 
-/* chunk c of n elements split over p parts: [start, start + len) */
+/* chunk c of n elements split over p parts: [start, start + len)
+ * (engine/leaders.h, the cut compi map's decomposition uses too) */
 static void compi_chunk(int n, int p, int c, int *start, int *len)
 {
-    long long a = (long long)n * c / p, b = (long long)n * (c + 1) / p;
+    int64_t a, b;
+    compi_leaders_chunk(n, p, c, &a, &b);
     *start = (int)a;
-    *len = (int)(b - a);
+    *len = (int)b;
 }
 
 /* Which elements of the full vector each node reduces: node c's part is

@@ -10,6 +10,7 @@
 #include "compi.h"
 #include "engine/window.h"
 #include "engine/model.h"
+#include "engine/trace.h"
 
 /* ---------------------------------------------------------------- config */
 /* compi_mode, compi_config and their parsers are MPI-free (engine/config.h),
@@ -124,6 +125,8 @@ typedef enum {
     COMPI_FAM_IO,        /* collective I/O redistribution (lib/io/twophase.c) */
     COMPI_FAM_COUNT
 } compi_family;
+_Static_assert(COMPI_FAM_BCAST == COMPI_TRACE_FAM_COLL_FIRST && COMPI_FAM_REDUCE == COMPI_TRACE_FAM_COLL_LAST,
+               "engine/trace.h names compi's collective families by number");
 
 typedef struct {
     uint64_t messages[COMPI_FAM_COUNT];

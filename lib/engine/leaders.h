@@ -45,6 +45,14 @@
  * number of nodes. */
 int compi_leaders_group(int n, const int *node_id, int *node_of, int *leader_of, int *first, int *members);
 
+/* The split way's chunk c of n elements over p leaders: [*start, *start +
+ * *len) (lib/coll/reduce.c cuts by it, lib/map/dkb_compi.c decomposes by it). */
+static inline void compi_leaders_chunk(int64_t n, int p, int c, int64_t *start, int64_t *len)
+{
+    *start = n * c / p;
+    *len = n * (c + 1) / p - *start;
+}
+
 typedef enum { COMPI_LEADERS_SPLIT = 0, COMPI_LEADERS_WHOLE = 1 } compi_leaders_way;
 /* COMPI_COLL_LEADERS: auto (decided as above), split, whole (forced) */
 typedef enum { COMPI_LEADERS_AUTO = 0, COMPI_LEADERS_FORCE_SPLIT, COMPI_LEADERS_FORCE_WHOLE } compi_leaders_policy;

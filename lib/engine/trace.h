@@ -32,6 +32,11 @@ typedef struct {
     size_t elem_size;    /* 1, 4 or 8 */
     char peer_node[64];  /* host name of the destination's node */
 } compi_trace_msg;
+/* The families of compi's collective frames (compi_family's bcast ..
+ * reduce, lib/core/internal.h asserts the range): what compi map --rules
+ * reads from compi guide's rules. */
+#define COMPI_TRACE_FAM_COLL_FIRST 9
+#define COMPI_TRACE_FAM_COLL_LAST 15
 
 /* Message identifier: a 64-bit hash of comm_id, peer, tag, dtclass, family,
  * size (not seq). Stable across runs and machines. */

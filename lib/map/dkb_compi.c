@@ -30,6 +30,7 @@ typedef struct {
     int step_subs, step_coll, step_root;   /* the MPI collectives of the step so far: how many, the last */
     int n, p;
     int *node_of, *leader_of, *first, *members;
+    int *ranks;      /* 0 .. n-1: the communicator's own ranks, as names */
     int only_src;    /* alltoallv: only this rank's sends (-1: all) */
 } dc_state;
 
@@ -79,6 +80,12 @@ static int dc_sub(dc_state *s, const compi_map_call *sc, const int *names)
     return rc;
 }
 
+/* counts of node k's members, in their local rank order, into out */
+static void dc_member_counts(const dc_state *s, int k, const int64_t *counts, int64_t *out)
+{
+    for (int j = s->first[k]; j < s->first[k + 1]; j++) out[j - s->first[k]] = counts[s->members[j]];
+}
+
 /* Node k's local communicator: its members in rank order. */
 static int dc_local(dc_state *s, int k, compi_map_call *sc)
 {
@@ -102,10 +109,12 @@ static int dc_exchange(dc_state *s, int m, const int *names, int same, const int
     return rc;
 }
 
-/* chunk c of n elements over p parts (lib/coll/reduce.c's compi_chunk) */
+/* elements of chunk c of n over p leaders (engine/leaders.h, as lib/coll cuts) */
 static int64_t dc_chunk(int64_t n, int p, int c)
 {
-    return n * (c + 1) / p - n * c / p;
+    int64_t start, len;
+    compi_leaders_chunk(n, p, c, &start, &len);
+    return len;
 }
 
 static int64_t *dc_matrix(int m)
@@ -122,8 +131,7 @@ static int dc_allgatherv(dc_state *s, const int64_t *counts)
     if (!gc || !len) { free(gc); free(len); return COMPI_MAP_ENOMEM; }
     /* 1. gatherv to each node's leader */
     for (int k = 0; k < p && !rc; k++) {
-        int ls = s->first[k + 1] - s->first[k];
-        for (int j = 0; j < ls; j++) gc[j] = counts[s->members[s->first[k] + j]];
+        dc_member_counts(s, k, counts, gc);
         compi_map_call g = {.coll = COMPI_MAP_GATHERV, .root = 0, .counts = gc, .type_size = ts, .commutative = 1};
         rc = dc_local(s, k, &g);
     }
@@ -158,9 +166,7 @@ static int dc_alltoallv(dc_state *s, const int64_t *counts)
     int n = s->n;
     uint64_t ts = a->type_size;
     int64_t *len = dc_matrix(n);
-    int *names = malloc(sizeof *names * (size_t)n);
-    if (!len || !names) { free(len); free(names); return COMPI_MAP_ENOMEM; }
-    for (int r = 0; r < n; r++) names[r] = r;
+    if (!len) return COMPI_MAP_ENOMEM;
     /* every block: raw inside a node (its own block too: the MPI decides
      * whether that is a message), a frame to another node */
     for (int i = 0; i < n; i++) {
@@ -171,9 +177,8 @@ static int dc_alltoallv(dc_state *s, const int64_t *counts)
             len[(size_t)i * n + j] = (int64_t)(s->node_of[i] != s->node_of[j] ? dc_frame(s, i, j, b) : b);
         }
     }
-    int rc = dc_exchange(s, n, names, 0, len);
+    int rc = dc_exchange(s, n, s->ranks, 0, len);
     free(len);
-    free(names);
     return rc;
 }
 
@@ -293,8 +298,7 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
     int64_t *sc = malloc(sizeof *sc * (size_t)s->n);
     if (!sc) return COMPI_MAP_ENOMEM;
     for (int k = 0; k < p && !rc; k++) {
-        int ls = s->first[k + 1] - s->first[k];
-        for (int j = 0; j < ls; j++) sc[j] = counts[s->members[s->first[k] + j]];
+        dc_member_counts(s, k, counts, sc);
         compi_map_call v = {.coll = COMPI_MAP_SCATTERV, .root = 0, .counts = sc, .type_size = ts, .commutative = 1};
         rc = dc_local(s, k, &v);
     }
@@ -314,10 +318,9 @@ static int dc_rooted(dc_state *s, const int64_t *counts)
 {
     const compi_map_call *a = &s->c->call;
     int n = s->n, rc;
-    int *names = malloc(sizeof *names * (size_t)n);
+    const int *names = s->ranks;
     int64_t *len = malloc(sizeof *len * (size_t)n);
-    if (!names || !len) { free(names); free(len); return COMPI_MAP_ENOMEM; }
-    for (int r = 0; r < n; r++) names[r] = r;
+    if (!len) return COMPI_MAP_ENOMEM;
     if (a->coll == COMPI_MAP_BCAST) {
         compi_map_call h = {.coll = COMPI_MAP_BCAST, .size = n, .root = a->root, .count = COMPI_FRAME_HEADER_SIZE,
                             .type_size = 1, .commutative = 1};
@@ -340,7 +343,6 @@ static int dc_rooted(dc_state *s, const int64_t *counts)
         if (!rc) rc = dc_sub(s, &f, names);
         dc_phase(s);
     }
-    free(names);
     free(len);
     return rc;
 }
@@ -362,8 +364,10 @@ int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub
     s.leader_of = malloc(sizeof(int) * (size_t)n);
     s.first = malloc(sizeof(int) * ((size_t)n + 1));
     s.members = malloc(sizeof(int) * (size_t)n);
+    s.ranks = malloc(sizeof(int) * (size_t)n);
     int64_t *counts = NULL;
-    int rc = s.node_of && s.leader_of && s.first && s.members ? 0 : COMPI_MAP_ENOMEM;
+    int rc = s.node_of && s.leader_of && s.first && s.members && s.ranks ? 0 : COMPI_MAP_ENOMEM;
+    for (int r = 0; r < n && !rc; r++) s.ranks[r] = r;
     if (!rc) s.p = compi_leaders_group(n, c->node, s.node_of, s.leader_of, s.first, s.members);
     if (!rc) {
         switch (a->coll) {
@@ -424,6 +428,7 @@ int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub
     free(s.leader_of);
     free(s.first);
     free(s.members);
+    free(s.ranks);
     compi_map_msgs_free(&s.tmp);
     return rc;
 }

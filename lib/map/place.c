@@ -266,6 +266,12 @@ static compi_map_way pl_way(int path)
            : path == COMPI_PROF_PATH_SPLIT_AGREE ? COMPI_MAP_WAY_SPLIT_AGREE : COMPI_MAP_WAY_SPLIT;
 }
 
+/* entries of a call's counts: size x size for Alltoallv, else size */
+static size_t pl_counts_len(const compi_map_call *call)
+{
+    return call->coll == COMPI_MAP_ALLTOALLV ? (size_t)call->size * (size_t)call->size : (size_t)call->size;
+}
+
 /* A call that ran compi's algorithm: kept with its communicator's members
  * (counts copied: n, or n x n with row me for Alltoallv). */
 static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const compi_map_call *call, int path,
@@ -279,8 +285,7 @@ static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const 
             x->c.me != me || memcmp(x->world, c->world, sizeof *x->world * (size_t)c->size) != 0 ||
             (y->counts == NULL) != (call->counts == NULL))
             continue;
-        size_t nc = call->coll == COMPI_MAP_ALLTOALLV ? (size_t)c->size * (size_t)c->size : (size_t)c->size;
-        if (call->counts && memcmp(y->counts, call->counts, sizeof *y->counts * nc) != 0) continue;
+        if (call->counts && memcmp(y->counts, call->counts, sizeof *y->counts * pl_counts_len(call)) != 0) continue;
         x->calls += calls;
         return 0;
     }
@@ -294,10 +299,8 @@ static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const 
     compi_map_nodeaware x = {.c = {.call = *call, .node = NULL, .way = (int)pl_way(path), .me = me}, .calls = calls};
     x.world = malloc(sizeof *x.world * (size_t)c->size);
     int64_t *counts = NULL;
-    if (call->counts) {
-        size_t nc = call->coll == COMPI_MAP_ALLTOALLV ? (size_t)c->size * (size_t)c->size : (size_t)c->size;
-        if ((counts = malloc(sizeof *counts * nc))) memcpy(counts, call->counts, sizeof *counts * nc);
-    }
+    if (call->counts && (counts = malloc(sizeof *counts * pl_counts_len(call))))
+        memcpy(counts, call->counts, sizeof *counts * pl_counts_len(call));
     if (!x.world || (call->counts && !counts)) { free(x.world); free(counts); return COMPI_MAP_ENOMEM; }
     memcpy(x.world, c->world, sizeof *x.world * (size_t)c->size);
     x.c.call.counts = counts;
@@ -467,6 +470,7 @@ void compi_map_net_free(compi_map_net *net)
 {
     free(net->names);
     free(net->slots);
+    free(net->slots_hwloc);
     free(net->lat_us);
     free(net->us_per_byte);
     memset(net, 0, sizeof *net);
@@ -494,7 +498,8 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
     for (const char *s = hosts; *s; s++) cap += *s == ',';
     net->names = calloc((size_t)cap, sizeof *net->names);
     net->slots = calloc((size_t)cap, sizeof *net->slots);
-    if (!net->names || !net->slots) { compi_map_net_free(net); return COMPI_MAP_ENOMEM; }
+    net->slots_hwloc = calloc((size_t)cap, sizeof *net->slots_hwloc);
+    if (!net->names || !net->slots || !net->slots_hwloc) { compi_map_net_free(net); return COMPI_MAP_ENOMEM; }
     const char *s = hosts;
     while (1) {
         const char *end = strchr(s, ',');
@@ -532,6 +537,7 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
                 return COMPI_MAP_EARG;
             }
         snprintf(net->names[net->nnodes], COMPI_NET_NAME_MAX, "%s", item);
+        net->slots_hwloc[net->nnodes] = nd && !colon;
         net->slots[net->nnodes++] = (int)slots;
         if (!end) break;
         s = end + 1;
@@ -630,14 +636,6 @@ static double pl_sum_cost(const compi_map_problem *p, const int *node)
     return c;
 }
 
-typedef struct {
-    const compi_map_problem *p;
-    const int *node;
-    double cost;
-    double *load;   /* per directed node pair (bottleneck), or NULL */
-} pl_acc;
-
-
 /* Step [a, b) of node-aware call x, one Gatherv (recv) or Scatterv of the
  * MPI rooted at comm rank root: its makespan as the root's sequence
  * (compi_map_seq_time; blocking under Open MPI's coll/basic, posted under
@@ -682,23 +680,10 @@ static double pl_nodeaware_cost(const compi_map_problem *p, const int *node, dou
         const compi_map_nodeaware *x = &g->na[q];
         if (pl_nodeaware_call(g, q, node, &out, &ph) != 0) continue;
         double call = 0;
-        size_t a = 0;
+        size_t a = 0;   /* step f is messages [a, b); the ends never decrease */
         for (int f = 0; f <= ph.n; f++) {
             size_t b = f < ph.n ? ph.end[f] : out.n;
-            /* a step that is the MPI's Gatherv or Scatterv: the root's sequence (place.h) */
-            double mk;
-            if (f < ph.n && b > a && (ph.coll[f] == COMPI_MAP_GATHERV || ph.coll[f] == COMPI_MAP_SCATTERV) &&
-                pl_step_seq(p, x, &out, a, b, ph.coll[f] == COMPI_MAP_GATHERV, ph.root[f], node, &mk) == 0) {
-                for (size_t m = a; m < b && load; m++) {
-                    int sn = node[x->world[out.v[m].src]], dn = node[x->world[out.v[m].dst]];
-                    size_t l = (size_t)sn * net->nnodes + dn;
-                    if (sn != dn) load[l] += x->calls * (net->lat_us[l] + (double)out.v[m].bytes * net->us_per_byte[l]);
-                }
-                call += mk;
-                a = b;
-                continue;
-            }
-            double worst = 0;
+            double worst = 0, mk;
             memset(link, 0, sizeof *link * kk);
             for (size_t m = a; m < b; m++) {
                 int sn = node[x->world[out.v[m].src]], dn = node[x->world[out.v[m].dst]];
@@ -708,8 +693,12 @@ static double pl_nodeaware_cost(const compi_map_problem *p, const int *node, dou
                 if (link[l] > worst) worst = link[l];
                 if (load && sn != dn) load[l] += x->calls * c;
             }
+            /* a step that is the MPI's Gatherv or Scatterv: the root's sequence (place.h) */
+            if (f < ph.n && b > a && (ph.coll[f] == COMPI_MAP_GATHERV || ph.coll[f] == COMPI_MAP_SCATTERV) &&
+                pl_step_seq(p, x, &out, a, b, ph.coll[f] == COMPI_MAP_GATHERV, ph.root[f], node, &mk) == 0)
+                worst = mk;
             call += worst;
-            a = b > a ? b : a;
+            a = b;
         }
         total += x->calls * call;
     }
@@ -748,25 +737,31 @@ int compi_map_graph_materialize(compi_map_graph *g, const int *node_of_rank)
     return 0;
 }
 
+/* bytes between nodes under a placement */
+typedef struct {
+    const int *node;
+    double bytes;
+} pl_inter;
+
 static void pl_inter_msg(void *ctx, int src, int dst, double msgs, double bytes)
 {
-    pl_acc *a = ctx;
+    pl_inter *a = ctx;
     (void)msgs;
-    if (a->node[src] != a->node[dst]) a->cost += bytes;
+    if (a->node[src] != a->node[dst]) a->bytes += bytes;
 }
 
 double compi_map_inter_bytes(const compi_map_problem *p, const int *node)
 {
     const compi_map_graph *g = p->g;
     int n = g->n;
-    pl_acc a = {p, node, 0, NULL};
+    pl_inter a = {node, 0};
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            if (node[i] != node[j]) a.cost += g->bytes[(size_t)i * n + j];
+            if (node[i] != node[j]) a.bytes += g->bytes[(size_t)i * n + j];
     compi_map_msgs out = {0};
     pl_nodeaware_each(g, node, &out, pl_inter_msg, &a);
     compi_map_msgs_free(&out);
-    return a.cost;
+    return a.bytes;
 }
 
 double compi_map_bottleneck(const compi_map_problem *p, const int *node)

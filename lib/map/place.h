@@ -121,6 +121,7 @@ typedef struct {
     int nnodes;
     char (*names)[COMPI_NET_NAME_MAX];
     int *slots;
+    unsigned char *slots_hwloc;          /* 1: the host's slots are its cores (the model's node line) */
     double *lat_us;                      /* nnodes x nnodes, diagonal = inside a node */
     double *us_per_byte;
 } compi_map_net;

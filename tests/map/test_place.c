@@ -705,7 +705,8 @@ static void test_nodeaware(void)
     compi_net_node_set(&hw, &hn);
     compi_net_node_set(&hw, &hm);
     CHECK(compi_map_net_build(&net, "a,b,z:3", &hw, err, sizeof err) == 0 && net.slots[0] == 2 &&
-              net.slots[1] == 1 && net.slots[2] == 3, "slots from hwloc cores (a 2), default (b 1), explicit (z 3)");
+              net.slots[1] == 1 && net.slots[2] == 3 && net.slots_hwloc[0] && !net.slots_hwloc[1] &&
+              !net.slots_hwloc[2], "slots from hwloc cores (a 2), default (b 1), explicit (z 3)");
     compi_map_net_free(&net);
     compi_net_free(&hw);
     CHECK(compi_map_net_build(&net, "a:2,b:2", NULL, err, sizeof err) == 0, "net: %s", err);

@@ -81,7 +81,7 @@ static int write_graph(const char *file, compi_map_graph *g, const int *node_of)
 /* compi guide's rules of rank r (RULES_DIR/rules.<r>.txt, if there): the
  * compression of compi's collective frames from r to each world rank, as
  * raw bytes / compressed bytes over its inter-node rules of the collective
- * families (compi_family 9-15, bcast .. reduce, lib/core/internal.h), each
+ * families (COMPI_TRACE_FAM_COLL_FIRST .. _LAST, engine/trace.h), each
  * at its best candidate's ratio (max_ratio; else ratio; an incompressible
  * one counts as 1), into raw[dst] and packed[dst]. The rule's comm and
  * peer are mapped to a world rank through r's profile. Returns the rules
@@ -105,7 +105,9 @@ static int read_rules(const char *dir, int r, const compi_commprof *p, double *r
         if (!(q = strstr(line, " size=")) || sscanf(q, " size=%llu", &size) != 1) continue;
         if (!(q = strstr(line, " peer=")) || sscanf(q, " peer=%d", &peer) != 1) continue;
         if (!(q = strstr(line, " comm=")) || sscanf(q, " comm=%u", &comm) != 1) continue;
-        if (!(q = strstr(line, " family=")) || sscanf(q, " family=%u", &fam) != 1 || fam < 9 || fam > 15) continue;
+        if (!(q = strstr(line, " family=")) || sscanf(q, " family=%u", &fam) != 1 ||
+            fam < COMPI_TRACE_FAM_COLL_FIRST || fam > COMPI_TRACE_FAM_COLL_LAST)
+            continue;
         if (!(q = strstr(line, " count=")) || sscanf(q, " count=%llu", &count) != 1) continue;
         /* the best candidate's ratio when the guide gives it: the codec chosen
          * for the traced link (fast codecs on fast links) need not be the one
@@ -309,8 +311,7 @@ int main(int argc, char **argv)
     }
     printf("compi map: hosts");
     for (int x = 0; x < net.nnodes; x++)
-        printf(" %s:%d%s", net.names[x], net.slots[x],
-               mp && !strstr(hosts, ":") && compi_net_node_find(mp, net.names[x]) ? " (cores, hwloc)" : "");
+        printf(" %s:%d%s", net.names[x], net.slots[x], net.slots_hwloc[x] ? " (cores, hwloc)" : "");
     printf("\n");
     compi_map_problem prob = {&g, &net};
     int *place[COMPI_MAPPER_COUNT];
