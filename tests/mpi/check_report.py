@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """Run an MPI program under compi with COMPI_REPORT set, then validate the report.
 
-usage: check_report.py --report FILE --codec NAME [--ranks N] -- launcher args...
+usage: check_report.py --report FILE --codec NAME [--ranks N] [--all-compressed [--bcast-root R]]
+                       [--min-ratio X] -- launcher args...
 
 Expected schema (lib/core/report.c): a top-level object with a "ranks" array
 (one entry per rank) and a "totals" object; totals["codecs"][<codec>] holds
-"bytes_in" and "bytes_out".  The check is defensive: if the exact schema is
+"bytes_in" and "bytes_out" (bytes_out: what went on the wire, frame headers
+included, so "ratio" is bytes_in / bytes_out and each compressed message
+counts at least its 32-byte header).
+
+--all-compressed: every byte each rank sent point-to-point (every rank its own
+node) went through the codec, and with --bcast-root R every byte rank R
+broadcast too. --min-ratio: bytes_in / bytes_out at least X.  The check is defensive: if the exact schema is
 not found it searches the document for per-codec byte counters and says so.
 """
 import argparse, glob, json, os, subprocess, sys
@@ -38,6 +45,9 @@ def main():
     ap.add_argument("--report", required=True)
     ap.add_argument("--codec", required=True)
     ap.add_argument("--ranks", type=int, default=0)
+    ap.add_argument("--all-compressed", action="store_true")
+    ap.add_argument("--bcast-root", type=int, default=-1)
+    ap.add_argument("--min-ratio", type=float, default=0.0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -95,7 +105,41 @@ def main():
         fail("%s: bytes_out is %s, expected > 0" % (where, bout))
     if bout >= bin_:
         fail("%s: bytes_out %s >= bytes_in %s although the test data compresses" % (where, bout, bin_))
+    msgs = num(entry, "messages")
+    if msgs and bout < FRAME_HEADER * msgs:
+        fail("%s: bytes_out %s is less than a %d-byte frame header for each of %s messages: the report does not "
+             "count the bytes on the wire" % (where, bout, FRAME_HEADER, msgs))
+    ratio = num(entry, "ratio")
+    if ratio is not None and abs(ratio - bin_ / bout) > 0.001 + 1e-6 * ratio:
+        fail("%s: ratio %s is not bytes_in / bytes_out = %.3f" % (where, ratio, bin_ / bout))
+    if a.min_ratio and bin_ / bout < a.min_ratio:
+        fail("%s: bytes_in / bytes_out = %.2f, expected at least %g" % (where, bin_ / bout, a.min_ratio))
+    if a.all_compressed:
+        check_all_compressed(doc, a.codec, a.bcast_root)
     print("PASS [check_report] %s ratio %.2f" % (where, bin_ / bout))
+
+
+FRAME_HEADER = 32
+SEND_FAMILIES = ("send", "isend", "persistent_send", "sendrecv")
+
+
+def check_all_compressed(doc, codec, bcast_root):
+    """Each rank's codec took in at least the bytes it sent (and broadcast as
+    the root): nothing it sent went raw."""
+    ranks = doc.get("ranks")
+    if not isinstance(ranks, list) or not ranks:
+        fail("--all-compressed needs the per-rank records")
+    for i, r in enumerate(ranks):
+        fam = r.get("families", {})
+        sent = sum(num(fam.get(f, {}), "bytes") or 0 for f in SEND_FAMILIES)
+        if i == bcast_root:
+            sent += num(fam.get("bcast", {}), "bytes") or 0
+        c = r.get("codecs", {}).get(codec, {})
+        got = num(c, "bytes_in") or 0
+        print("rank %d: sent %d bytes, %d of them through %s (raw_incompressible %s, raw_unframed %s)"
+              % (i, sent, got, codec, r.get("raw_incompressible"), r.get("raw_unframed")))
+        if got < sent:
+            fail("rank %d: %s took in %d bytes but the rank sent %d: %d bytes went raw" % (i, codec, got, sent, sent - got))
 
 
 if __name__ == "__main__":
