@@ -1,6 +1,7 @@
 /* p2p_halo_types: halo faces sent the way stencil codes send them, as one or a
  * few elements of a derived datatype: a strided vector, a subarray face, an
- * indexed type and a struct of absolute addresses sent from MPI_BOTTOM, at
+ * indexed type and structs of absolute addresses sent from MPI_BOTTOM (with
+ * gaps, and without: one block, received in place when large), at
  * counts 1, 2 and 16, with compressible values. Each is received as the same
  * type and as different types with the same signature (contiguous doubles,
  * one big contiguous type, another strided vector), by Send/Recv,
@@ -15,19 +16,26 @@
  * count whole frames (header included). */
 #include "mpitest.h"
 
-enum { K_VECTOR, K_SUBARRAY, K_INDEXED, K_BOTTOM, K_COUNT };
-static const char *kind_name[K_COUNT] = {"vector", "subarray", "indexed", "MPI_BOTTOM struct"};
+enum { K_VECTOR, K_SUBARRAY, K_INDEXED, K_BOTTOM, K_BOTTOM_CONTIG, K_COUNT };
+static const char *kind_name[K_COUNT] = {"vector", "subarray", "indexed", "MPI_BOTTOM struct",
+                                         "MPI_BOTTOM struct without gaps"};
 enum { R_SAME, R_DOUBLES, R_CONTIG, R_VECTOR, R_COUNT };
 static const char *recv_name[R_COUNT] = {"same type", "N x MPI_DOUBLE", "1 x contiguous(N doubles)",
                                          "1 x vector(N,1,2)"};
 
-/* The struct's pieces (doubles, byte offsets from the first). */
+/* The structs' pieces (doubles, byte offsets from the first): with gaps,
+ * and adjacent (the data is one block: received in place when large). */
 static const int bottom_len[3] = {1000, 1500, 548};
-static const MPI_Aint bottom_off[3] = {0, 16000, 40000};
+static const MPI_Aint bottom_off[2][3] = {{0, 16000, 40000}, {0, 8000, 20000}};
 
-/* Type of one halo element of kind k. For K_BOTTOM, base != NULL gives the
- * absolute-address version over memory at base (sent from MPI_BOTTOM), else
- * the same layout relative to a buffer. */
+static int is_bottom(int k)
+{
+    return k == K_BOTTOM || k == K_BOTTOM_CONTIG;
+}
+
+/* Type of one halo element of kind k. For the structs, base != NULL gives
+ * the absolute-address version over memory at base (sent from MPI_BOTTOM),
+ * else the same layout relative to a buffer. */
 static MPI_Datatype halo_type(int k, const void *base)
 {
     MPI_Datatype t;
@@ -54,7 +62,7 @@ static MPI_Datatype halo_type(int k, const void *base)
         if (base) MPI_CALL(MPI_Get_address(base, &a0));
         for (int i = 0; i < 3; i++) {
             lens[i] = bottom_len[i];
-            disp[i] = a0 + bottom_off[i];
+            disp[i] = a0 + bottom_off[k == K_BOTTOM_CONTIG][i];
         }
         MPI_CALL(MPI_Type_create_struct(3, lens, disp, types, &t));
     }
@@ -127,7 +135,7 @@ static void halo_init(halo *h, int k, int count)
     h->n = sz / 8;
     h->smem = span_of(h->rel, count);
     h->sbuf = mt_malloc(h->smem + 8);
-    if (k == K_BOTTOM) {
+    if (is_bottom(k)) {
         h->stype = halo_type(k, h->sbuf);
         h->saddr = MPI_BOTTOM;
     } else {
@@ -181,8 +189,8 @@ static rbuf_t rbuf_make(const halo *h, int r, const layout *l)
     memset(b.mem, MT_SENTINEL, l->bytes);
     b.rel = b.post = l->t;
     b.addr = b.mem;
-    if (r == R_SAME && h->k == K_BOTTOM) {
-        b.post = halo_type(K_BOTTOM, b.mem);
+    if (r == R_SAME && is_bottom(h->k)) {
+        b.post = halo_type(h->k, b.mem);
         b.addr = MPI_BOTTOM;
     }
     return b;
