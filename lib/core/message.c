@@ -279,21 +279,18 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     size_t cap = (size_t)in->ti.size;
     if (in->ti.contiguous && cap >= COMPI_DIRECT_MIN) {
         /* raw messages arrive as they are: zero copies. The data is one
-         * block at buf + true_lb, received as bytes so that a frame of any
-         * length lands (MPICH refuses a partial basic element in a typed
-         * receive); beyond INT_MAX bytes an int count cannot say that, and
-         * the typed receive stays (both MPIs take any length in a
-         * contiguous type, measured). The PMPI receive holds its own
+         * block at buf + true_lb, received as bytes, so a frame lands
+         * whatever its length and the type's basic elements (MPICH refuses
+         * a partial basic element in non-contiguous typed receives).
+         * Beyond INT_MAX bytes an int count cannot say that and the typed
+         * receive stays: both MPIs take any length in a contiguous type
+         * (measured, also beyond 2 GiB). The PMPI receive holds its own
          * reference on dt, and completion never needs it. */
         in->direct = 1;
         if (cap <= (size_t)INT_MAX) {
             in->post_addr = (char *)buf + in->ti.true_lb;
             in->post_count = (int)cap;
             in->post_dt = MPI_BYTE;
-        } else {
-            in->post_addr = buf;
-            in->post_count = count;
-            in->post_dt = dt;
         }
         return MPI_SUCCESS;
     }
