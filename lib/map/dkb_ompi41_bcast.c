@@ -54,7 +54,8 @@ static int bcast_binomial(const compi_map_call *c, const compi_map_alg *a, compi
 }
 static int bcast_knomial(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
-    return bcast_generic(c, COMPI_OMPI41_TREE_KM, a->radix, compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
+    return bcast_generic(c, COMPI_OMPI41_TREE_KM, a->radix,
+                         compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
 }
 static int bcast_linear_alg(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {

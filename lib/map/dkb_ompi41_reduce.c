@@ -37,25 +37,30 @@ static int reduce_linear_alg(const compi_map_call *c, const compi_map_alg *a, co
 }
 static int reduce_chain(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
-    return reduce_generic(c, COMPI_OMPI41_TREE_CHAIN, a->fanout, c->root, compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
+    return reduce_generic(c, COMPI_OMPI41_TREE_CHAIN, a->fanout, c->root,
+                          compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
 }
 static int reduce_pipeline(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
-    return reduce_generic(c, COMPI_OMPI41_TREE_CHAIN, 1, c->root, compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
+    return reduce_generic(c, COMPI_OMPI41_TREE_CHAIN, 1, c->root,
+                          compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
 }
 static int reduce_binary(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
-    return reduce_generic(c, COMPI_OMPI41_TREE_KARY, 2, c->root, compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
+    return reduce_generic(c, COMPI_OMPI41_TREE_KARY, 2, c->root,
+                          compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
 }
 static int reduce_binomial(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
-    return reduce_generic(c, COMPI_OMPI41_TREE_IN_ORDER_BM, 0, c->root, compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
+    return reduce_generic(c, COMPI_OMPI41_TREE_IN_ORDER_BM, 0, c->root,
+                          compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
 }
 /* in-order binary tree rooted at size - 1, which then hands the result to root */
 static int reduce_in_order_binary(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
     int io_root = c->size - 1;
-    int ret = reduce_generic(c, COMPI_OMPI41_TREE_IN_ORDER_BIN, 0, io_root, compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
+    int ret = reduce_generic(c, COMPI_OMPI41_TREE_IN_ORDER_BIN, 0, io_root,
+                             compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
     if (ret) return ret;
     if (io_root != c->root) EMIT(o, io_root, c->root, c->count * c->type_size);
     return 0;

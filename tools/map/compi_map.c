@@ -376,7 +376,8 @@ typedef struct {
 /* Runs every mapper and prints its predictions; the kept one in *kept:
  * cheaper than the one kept before it (block, cyclic, ...) by more than
  * min_gain, or that one stays. 0, else 1 with the message printed. */
-static int run_mappers(const map_opts *o, const map_run *run, const compi_map_problem *prob, map_choice *ch, int *kept)
+static int run_mappers(const map_opts *o, const map_run *run, const compi_map_problem *prob, map_choice *ch,
+                       int *kept)
 {
     char err[1024];
     const compi_map_graph *g = &run->g;
