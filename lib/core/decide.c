@@ -172,6 +172,9 @@ static int compi_engine_load_models(char *err, size_t errlen)
     }
     if (have_net) compi_engine_use_network(&m);
     if (have_codecs) compi_E.codecs = c;
+    if (!have_net && !have_codecs && compi_g.world_rank == 0)
+        fprintf(stderr, "compi: warning: heuristics directory %s holds neither network.txt nor codecs.txt: "
+                "built-in models (write them with 'compi calibrate')\n", compi_cfg.heuristics_dir);
     return COMPI_OK;
 }
 

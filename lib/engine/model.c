@@ -513,10 +513,5 @@ int compi_models_load_dir(const char *dir, compi_net_model *net, int *have_net, 
         }
         *have_codecs = 1;
     }
-    if (!*have_net && !*have_codecs) {
-        snprintf(err, errlen, "heuristics directory %s holds neither network.txt nor codecs.txt "
-                 "(write them with 'compi calibrate')", dir);
-        return COMPI_ERR_CONFIG;
-    }
     return COMPI_OK;
 }
