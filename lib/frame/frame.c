@@ -131,9 +131,7 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
 int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen)
 {
     int chunked = h->codec == COMPI_CODEC_CHUNKED;
-    int ok = h->codec == COMPI_CODEC_RAW ? arrived == h->payload_len
-           : chunked                     ? arrived == 0
-                                         : arrived >= h->payload_len && arrived <= h->original_len;
+    int ok = chunked ? arrived == 0 : arrived == h->payload_len;
     if (!ok)
         snprintf(why, whylen, "frame declares %llu payload bytes but %llu arrived%s",
                  (unsigned long long)(chunked ? 0 : h->payload_len), (unsigned long long)arrived,

@@ -38,9 +38,8 @@ typedef struct {
     uint8_t codec;          /* 0 = raw */
     uint8_t dtclass;
     uint64_t original_len;  /* bytes of packed application data */
-    uint64_t payload_len;   /* bytes of codec output after the header; the wire may
-                               carry up to one element of zero padding after it
-                               (some MPIs refuse partial elements in typed receives) */
+    uint64_t payload_len;   /* bytes of codec output after the header, exactly
+                               what follows it on the wire */
     uint8_t flags;          /* 0; COMPI_CODEC_CHUNKED: log2 chunk size; a chunk: its number mod 256 */
 } compi_frame_header;
 
@@ -63,10 +62,9 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
  * message): its header and original length come from the peer, so every
  * length is checked before a byte is decoded. */
 
-/* Whether arrived payload bytes fit header h: raw payloads are exact;
- * compressed ones may carry element padding, but never more than the data
- * they stand for; a pipelined header travels alone. 1 if they do; else 0
- * with why. */
+/* Whether arrived payload bytes fit header h: payloads are exact (raw or
+ * compressed: nothing is padded); a pipelined header travels alone. 1 if
+ * they do; else 0 with why. */
 int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen);
 /* The frame_len bytes at frame as one whole frame: a valid header, neither
  * an escape nor a pipelined header (those are resolved where they arrive),
