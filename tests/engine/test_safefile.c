@@ -221,11 +221,15 @@ static void test_heuristics_dir(void)
     alarm(20);
     CHECK(compi_models_load_dir(at("heur"), &net, &hn, &cod, &hc, err, sizeof err) == COMPI_ERR_CONFIG &&
           contains(err, "network.txt is a FIFO"), "FIFO: '%s'", err);
+    CHECK(compi_net_load(at("heur/network.txt"), &net, err, sizeof err) == COMPI_ERR_CONFIG &&
+          contains(err, "network.txt is a FIFO"), "FIFO, net_load: '%s'", err);
     alarm(0);
     unlink(at("heur/network.txt"));
     CHECK(mkdir(at("heur/network.txt"), 0755) == 0, "mkdir");
     CHECK(compi_models_load_dir(at("heur"), &net, &hn, &cod, &hc, err, sizeof err) == COMPI_ERR_CONFIG &&
           contains(err, "network.txt is a directory"), "directory: '%s'", err);
+    CHECK(compi_net_load(at("heur/network.txt"), &net, err, sizeof err) == COMPI_ERR_CONFIG &&
+          contains(err, "network.txt is a directory") && !contains(err, "empty file"), "directory, net_load: '%s'", err);
     rmdir(at("heur/network.txt"));
     compi_codec_model dflt;
     compi_codec_model_default(&dflt);
