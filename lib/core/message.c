@@ -564,8 +564,9 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
     size_t n = wire > 0 ? (size_t)wire : 0;
     /* The PMPI receive reports truncation itself when the message exceeds
      * its room; then the tail is missing (Open MPI) or nothing was written
-     * (MPICH). */
-    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE;
+     * (MPICH). Open MPI's MPI_Request_get_status returns MPI_SUCCESS for such
+     * a receive, with the message's full length: that tells it too. */
+    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE || n > compi_incoming_room(in);
     /* where the message's first bytes are, and how many of them */
     unsigned char *head = in->direct ? (unsigned char *)in->buf + in->ti.true_lb
                           : in->tmp  ? (unsigned char *)in->tmp : in->header;
