@@ -104,6 +104,17 @@ typedef struct {
     size_t elem_size;
 } compi_typeinfo;
 void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti);
+/* Byte buffers of any size for PMPI calls (lib/core/bigcount.c): len bytes
+ * as (*count, *dt), MPI_BYTE up to compi_int_limit() bytes (INT_MAX unless
+ * COMPI_DEBUG_INT_LIMIT lowers it), else one element of a committed
+ * gap-free derived type that compi_bytes_type_free releases. */
+int compi_bytes_type(size_t len, int *count, MPI_Datatype *dt);
+void compi_bytes_type_free(MPI_Datatype *dt);   /* no-op for MPI_BYTE */
+size_t compi_int_limit(void);
+/* compi_bytes_split (the decomposition compi_bytes_type uses) and
+ * compi_whole_frame_plan (whether a whole frame fits its codec's input
+ * limit; collectives call it for their frames too). */
+#include "core/bigcount.h"
 /* Bytes in pack order from/to (buf, count, dt); MPI_BOTTOM allowed. Unpack
  * places a trailing partial element the way a receive would. */
 int compi_pack_bytes(const void *buf, int count, MPI_Datatype dt, void *dst, size_t size);
@@ -135,6 +146,7 @@ typedef struct {
     uint64_t inter_decided;                   /* inter-node messages and collective blocks compi decided on
                                                  (compressed or raw; compi_decide) */
     uint64_t raw_small, raw_incompressible;   /* why inter-node messages went raw */
+    uint64_t raw_too_large;                   /* ... larger than the codec takes whole (max_input) */
     uint64_t raw_unframed, raw_escaped;       /* raw messages sent without a header; escapes (escape.c) */
     uint64_t codec_msgs[256], codec_in[256], codec_out[256];
     uint64_t frames_decoded, frames_decoded_compressed;
@@ -272,6 +284,7 @@ typedef struct {
     const void *addr;             /* what PMPI sends: (addr, count, dt) */
     int count;
     MPI_Datatype dt;
+    int dt_owned;                 /* dt is compi's (compi_bytes_type), freed at release */
     size_t wire_len;              /* bytes on the wire */
     struct compi_pipe *pipe;      /* pipelined: addr is its header, the chunks follow (pipeline.c) */
 } compi_outgoing;
@@ -334,6 +347,8 @@ typedef struct {
     int direct;           /* contiguous and large: lands in the user buffer */
     void *tmp;            /* else the message lands here (small or non-contiguous) */
     size_t tmp_cap;
+    int tmp_count;        /* tmp_cap bytes as PMPI's (count, type): compi_bytes_type */
+    MPI_Datatype tmp_dt;
     MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
 } compi_incoming;
@@ -344,8 +359,8 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
 /* The PMPI receive is posted on (COMPI_IN_ADDR, COMPI_IN_COUNT, COMPI_IN_TYPE)
  * and holds at most compi_incoming_room bytes. */
 #define COMPI_IN_ADDR(in) ((in)->direct ? (in)->buf : (in)->tmp ? (in)->tmp : MPI_BOTTOM)
-#define COMPI_IN_COUNT(in) ((in)->direct ? (in)->count : (in)->tmp ? (int)(in)->tmp_cap : 1)
-#define COMPI_IN_TYPE(in) ((in)->direct ? (in)->dt : (in)->tmp ? MPI_BYTE : (in)->dtype)
+#define COMPI_IN_COUNT(in) ((in)->direct ? (in)->count : (in)->tmp ? (in)->tmp_count : 1)
+#define COMPI_IN_TYPE(in) ((in)->direct ? (in)->dt : (in)->tmp ? (in)->tmp_dt : (in)->dtype)
 size_t compi_incoming_room(const compi_incoming *in);
 /* After the PMPI receive completed with wire status st: decodes into the user
  * buffer, rewrites st so counts are the application's, returns an MPI error

@@ -1,4 +1,5 @@
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,13 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     unsigned char *frame = malloc(wire > 0 ? (size_t)wire : 1);
     if (!s || !frame) { free(s); free(frame); *rc = MPI_ERR_NO_MEM; return NULL; }
     MPI_Status st;
-    *rc = PMPI_Mrecv(frame, (int)wire, MPI_BYTE, msg, &st);
+    int wcount;
+    MPI_Datatype wtype;
+    *rc = compi_bytes_type((size_t)wire, &wcount, &wtype);   /* a frame may exceed an int count */
+    if (*rc == MPI_SUCCESS) {
+        *rc = PMPI_Mrecv(frame, wcount, wtype, msg, &st);
+        compi_bytes_type_free(&wtype);
+    }
     if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
     compi_frame_header h;
     char why[200];
@@ -106,13 +113,20 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
         unsigned char *whole = NULL;
         if (!compi_frame_length_check(&h, (uint64_t)wire - COMPI_FRAME_HEADER_SIZE, why, sizeof why)) {
             *rc = compi_frame_fail(comm, &st, why);
-        } else if (h.original_len > (uint64_t)INT_MAX || !(whole = malloc((size_t)h.original_len))) {
+        } else if (h.original_len > (uint64_t)SIZE_MAX - 1 || !(whole = malloc(h.original_len ? (size_t)h.original_len : 1))) {
             *rc = MPI_ERR_NO_MEM;
         } else {
-            compi_typeinfo ti;
-            compi_typeinfo_get(MPI_BYTE, (int)h.original_len, &ti);
-            MPI_Status cst = st;
-            *rc = compi_pipe_receive(ci, st.MPI_SOURCE, &h, whole, (int)h.original_len, MPI_BYTE, &ti, &cst, comm);
+            /* the whole message as bytes, an int count or not */
+            int bcount;
+            MPI_Datatype btype;
+            *rc = compi_bytes_type((size_t)h.original_len, &bcount, &btype);
+            if (*rc == MPI_SUCCESS) {
+                compi_typeinfo ti;
+                compi_typeinfo_get(btype, bcount, &ti);
+                MPI_Status cst = st;
+                *rc = compi_pipe_receive(ci, st.MPI_SOURCE, &h, whole, bcount, btype, &ti, &cst, comm);
+                compi_bytes_type_free(&btype);
+            }
         }
         free(frame);
         frame = whole;
