@@ -55,7 +55,10 @@ typedef struct {
  *           by the frame); any other outcome is COMPI_ERR_CORRUPT or
  *           COMPI_ERR_LENGTH. Must be safe on arbitrary input: never write
  *           outside dst, never read outside src, never crash.
- * Both are reentrant: no global mutable state. */
+ * Both are reentrant: no global mutable state.
+ * max_input: the most bytes compress takes in one call (0: no limit below
+ * SIZE_MAX); larger inputs are refused (COMPI_ERR_CODEC), so callers split
+ * them first (compi_codec_accepts). */
 typedef struct compi_codec {
     const char *name;
     uint8_t id;              /* wire id, stable forever; 0 is reserved for raw */
@@ -65,6 +68,7 @@ typedef struct compi_codec {
                           const compi_codec_params *params);
     long long (*decompress)(const void *src, size_t src_len, void *dst, size_t dst_len,
                             const compi_codec_params *params);
+    size_t max_input;
 } compi_codec;
 
 /* Registry */
@@ -75,6 +79,8 @@ const compi_codec *compi_codec_by_id(uint8_t id);
 /* The most bytes any codec of the table may write for len input bytes:
  * room for whichever codec a decision ends with. */
 size_t compi_codec_bound_max(size_t len);
+/* Whether codec compresses len bytes in one call (len <= its max_input). */
+int compi_codec_accepts(const compi_codec *codec, size_t len);
 /* Comma-separated list of codec names, for error messages. */
 const char *compi_codec_names(void);
 

@@ -16,8 +16,7 @@ static size_t compi_lz4_bound(size_t src_len)
 static long long compi_lz4_compress(const void *src, size_t src_len, void *dst, size_t dst_cap,
                                     const compi_codec_params *params)
 {
-    /* LZ4 block API is int-sized: messages beyond ~2 GB are left to the
-     * caller's raw fallback instead of inventing a chunked format here. */
+    /* The block API is int-sized: callers split larger inputs (max_input). */
     if (src_len > LZ4_MAX_INPUT_SIZE) return COMPI_ERR_CODEC;
     if (dst == NULL || dst_cap == 0) return COMPI_ERR_DST_TOO_SMALL;
     char dummy = 0;
@@ -56,4 +55,5 @@ const compi_codec compi_codec_lz4 = {
     .bound = compi_lz4_bound,
     .compress = compi_lz4_compress,
     .decompress = compi_lz4_decompress,
+    .max_input = LZ4_MAX_INPUT_SIZE,
 };

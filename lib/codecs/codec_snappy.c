@@ -55,4 +55,5 @@ const compi_codec compi_codec_snappy = {
     .bound = compi_snappy_bound,
     .compress = compi_snappy_compress,
     .decompress = compi_snappy_decompress,
+    .max_input = UINT32_MAX,
 };

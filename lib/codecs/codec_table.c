@@ -35,6 +35,11 @@ size_t compi_codec_bound_max(size_t len)
     return worst;
 }
 
+int compi_codec_accepts(const compi_codec *codec, size_t len)
+{
+    return codec && (codec->max_input == 0 || len <= codec->max_input);
+}
+
 const compi_codec *compi_codec_by_name(const char *name)
 {
     for (size_t i = 0; name && i < compi_codec_count(); i++)

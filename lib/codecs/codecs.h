@@ -1,4 +1,16 @@
-/* Internal: every codec object, defined one per file in lib/codecs/. */
+/* Internal: every codec object, defined one per file in lib/codecs/.
+ *
+ * Input limits (compi_codec.max_input, 0 = none): a codec whose library or
+ * format counts lengths in an int or 32 bits declares its largest input, and
+ * compress refuses more. Whole-frame callers check compi_codec_accepts
+ * before compressing: a p2p message beyond it is pipelined (chunks of at
+ * most 2^COMPI_CHUNK_LOG2_MAX bytes, which every codec takes), a collective
+ * frame goes raw and is counted raw_too_large, never "incompressible".
+ *   lz4     LZ4_MAX_INPUT_SIZE (0x7E000000, ~2.11 GB): the block API's int lengths
+ *   snappy  UINT32_MAX: the stream's length prefix is a 32-bit varint
+ *   others  none: lengths are size_t throughout (zstd, lzo, blosc in 1 GiB
+ *           frames, huffman in 64 KiB blocks, rice via libaec's size_t
+ *           stream, fpc, dfcm, rle with a LEB128 length header) */
 #ifndef COMPI_CODECS_H
 #define COMPI_CODECS_H
 #include "compi.h"

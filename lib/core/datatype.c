@@ -92,9 +92,33 @@ static int compi_bottom_shift(int count, MPI_Datatype dt, void **base, MPI_Datat
     return rc;
 }
 
+/* MPI_Pack and MPI_Unpack count bytes in an int: beyond compi_int_limit()
+ * the bytes are moved by a message to self between (buf,count,dt) and the
+ * bytes as compi_bytes_type describes them, which has no such limit (and
+ * takes MPI_BOTTOM as it is). */
+static int compi_self_move(const void *from, int fcount, MPI_Datatype ftype, void *to, int tcount,
+                           MPI_Datatype ttype)
+{
+    MPI_Status st;
+    return PMPI_Sendrecv(from, fcount, ftype, 0, 0, to, tcount, ttype, 0, 0, compi_g.self_comm, &st);
+}
+
+static int compi_pack_large(const void *buf, int count, MPI_Datatype dt, void *bytes, size_t n, int unpack)
+{
+    int bcount;
+    MPI_Datatype btype;
+    int rc = compi_bytes_type(n, &bcount, &btype);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = unpack ? compi_self_move(bytes, bcount, btype, (void *)buf, count, dt)
+                : compi_self_move(buf, count, dt, bytes, bcount, btype);
+    compi_bytes_type_free(&btype);
+    return rc;
+}
+
 int compi_pack_bytes(const void *buf, int count, MPI_Datatype dt, void *dst, size_t size)
 {
     int pos = 0;
+    if (size > compi_int_limit()) return compi_pack_large(buf, count, dt, dst, size, 0);
     if (buf != MPI_BOTTOM || count == 0) return PMPI_Pack(buf, count, dt, dst, (int)size, &pos, MPI_COMM_SELF);
     void *base;
     MPI_Datatype shifted;
@@ -114,6 +138,8 @@ int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int count, MPI
     PMPI_Type_size_x(dt, &tsize);
     MPI_Count whole = tsize > 0 ? (MPI_Count)nbytes / tsize : 0;
     if (whole > count) whole = count;
+    if (nbytes > compi_int_limit())   /* a receive places a partial element as this must */
+        return compi_pack_large(buf, count, dt, (void *)src, nbytes, 1);
     int pos = 0, rc = MPI_SUCCESS;
     if (whole > 0 && buf == MPI_BOTTOM) {
         void *base;

@@ -104,6 +104,17 @@ typedef struct {
     size_t elem_size;
 } compi_typeinfo;
 void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti);
+/* Byte buffers of any size for PMPI calls (lib/core/bigcount.c): len bytes
+ * as (*count, *dt), MPI_BYTE up to compi_int_limit() bytes (INT_MAX unless
+ * COMPI_DEBUG_INT_LIMIT lowers it), else one element of a committed
+ * gap-free derived type that compi_bytes_type_free releases. */
+int compi_bytes_type(size_t len, int *count, MPI_Datatype *dt);
+void compi_bytes_type_free(MPI_Datatype *dt);   /* no-op for MPI_BYTE */
+size_t compi_int_limit(void);
+/* compi_bytes_split (the decomposition compi_bytes_type uses) and
+ * compi_whole_frame_plan (whether a whole frame fits its codec's input
+ * limit; collectives call it for their frames too). */
+#include "core/bigcount.h"
 /* Bytes in pack order from/to (buf, count, dt); MPI_BOTTOM allowed. Unpack
  * places a trailing partial element the way a receive would. */
 int compi_pack_bytes(const void *buf, int count, MPI_Datatype dt, void *dst, size_t size);
@@ -135,6 +146,7 @@ typedef struct {
     uint64_t inter_decided;                   /* inter-node messages and collective blocks compi decided on
                                                  (compressed or raw; compi_decide) */
     uint64_t raw_small, raw_incompressible;   /* why inter-node messages went raw */
+    uint64_t raw_too_large;                   /* ... larger than the codec takes whole (max_input) */
     uint64_t raw_unframed, raw_escaped;       /* raw messages sent without a header; escapes (escape.c) */
     uint64_t codec_msgs[256], codec_in[256], codec_out[256];
     uint64_t frames_decoded, frames_decoded_compressed;
@@ -272,6 +284,7 @@ typedef struct {
     const void *addr;             /* what PMPI sends: (addr, count, dt) */
     int count;
     MPI_Datatype dt;
+    int dt_owned;                 /* dt is compi's (compi_bytes_type), freed at release */
     size_t wire_len;              /* bytes on the wire */
     struct compi_pipe *pipe;      /* pipelined: addr is its header, the chunks follow (pipeline.c) */
 } compi_outgoing;
@@ -336,6 +349,7 @@ typedef struct {
     int direct;           /* contiguous and large: lands in the user buffer */
     void *tmp;            /* else the message lands here (small or non-contiguous) */
     size_t tmp_cap;
+    MPI_Datatype tmp_dt;  /* tmp_cap bytes as PMPI's type (compi_bytes_type), compi's to free */
     MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
     void *post_addr;      /* what the PMPI receive is posted on (COMPI_IN_*): */

@@ -116,6 +116,10 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
     }
     compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
     size_t chunk = codec && pipe ? compi_decision_chunk(d, size) : 0;
+    if (codec && !chunk && compi_whole_frame_plan(codec, size, pipe != NULL, &chunk) == COMPI_WHOLE_RAW) {
+        COMPI_STAT_ADD(raw_too_large, 1);   /* the data may well compress: not "incompressible" */
+        codec = NULL;
+    }
     if (chunk) {
         int rc = compi_pipe_prepare(pipe, src, packed, size, chunk, codec, &params, ci, dest);
         if (rc != MPI_SUCCESS) { free(packed); return rc; }
@@ -185,13 +189,16 @@ static void compi_outgoing_user(compi_outgoing *out, const void *buf, int count,
     out->wire_len = size;
 }
 
-static void compi_outgoing_bytes(compi_outgoing *out, void *tmp, size_t off, size_t len)
+/* compi's bytes tmp[off..off+len) as the message; takes tmp (freed here on failure). */
+static int compi_outgoing_bytes(compi_outgoing *out, void *tmp, size_t off, size_t len)
 {
+    int rc = compi_bytes_type(len, &out->count, &out->dt);
+    if (rc != MPI_SUCCESS) { free(tmp); return rc; }
+    out->dt_owned = out->dt != MPI_BYTE;
     out->tmp = tmp;
     out->addr = (char *)tmp + off;
-    out->count = (int)len;
-    out->dt = MPI_BYTE;
     out->wire_len = len;
+    return MPI_SUCCESS;
 }
 
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
@@ -220,10 +227,7 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     uint8_t codec;
     int rc = compi_encode(buf, count, dt, &ti, d, &frame, &flen, !in_place, &codec, out, ci, dest);
     if (rc != MPI_SUCCESS || codec == COMPI_CODEC_CHUNKED) return rc;
-    if (codec != COMPI_CODEC_RAW) {
-        compi_outgoing_bytes(out, frame, 0, flen);
-        return MPI_SUCCESS;
-    }
+    if (codec != COMPI_CODEC_RAW) return compi_outgoing_bytes(out, frame, 0, flen);
     /* raw after all: where the bytes are, and whether they look like a frame */
     const char *data = in_place ? (const char *)buf + ti.true_lb : (const char *)frame + COMPI_FRAME_HEADER_SIZE;
     if (!compi_bytes_look_framed(data, size, size)) {
@@ -231,22 +235,22 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
         if (in_place) {
             free(frame);
             compi_outgoing_user(out, buf, count, dt, size);
-        } else {
-            compi_outgoing_bytes(out, frame, COMPI_FRAME_HEADER_SIZE, size);
+            return MPI_SUCCESS;
         }
-        return MPI_SUCCESS;
+        return compi_outgoing_bytes(out, frame, COMPI_FRAME_HEADER_SIZE, size);
     }
     if (in_place) memcpy(frame + COMPI_FRAME_HEADER_SIZE, data, size);
     rc = compi_escape_send(ci, dest, frame + COMPI_FRAME_HEADER_SIZE, size, ti.dtclass);
     if (rc != MPI_SUCCESS) { free(frame); return rc; }
-    compi_outgoing_bytes(out, frame, COMPI_FRAME_HEADER_SIZE, size);
-    return MPI_SUCCESS;
+    return compi_outgoing_bytes(out, frame, COMPI_FRAME_HEADER_SIZE, size);
 }
 
 void compi_outgoing_release(compi_outgoing *out)
 {
     free(out->tmp);
     out->tmp = NULL;
+    if (out->dt_owned) compi_bytes_type_free(&out->dt);
+    out->dt_owned = 0;
     if (!out->pipe) return;
     if (compi_pipe_done(out->pipe, 0)) {
         compi_pipe_free(out->pipe);
@@ -271,6 +275,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     in->direct = 0;
     in->tmp = NULL;
     in->tmp_cap = 0;
+    in->tmp_dt = MPI_BYTE;
     in->dtype = MPI_DATATYPE_NULL;
     in->post_addr = buf;
     in->post_count = count;
@@ -301,10 +306,12 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     if (in->ti.contiguous || COMPI_STAGE_NONCONTIG) {
         in->tmp_cap = COMPI_FRAME_HEADER_SIZE + cap;
         in->tmp = malloc(in->tmp_cap);
+        if (!in->tmp) return MPI_ERR_NO_MEM;
+        /* beyond INT_MAX bytes, one element of a large-count type */
+        int rc = compi_bytes_type(in->tmp_cap, &in->post_count, &in->tmp_dt);
         in->post_addr = in->tmp;
-        in->post_count = (int)in->tmp_cap;
-        in->post_dt = MPI_BYTE;
-        return in->tmp ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        in->post_dt = in->tmp_dt;
+        return rc;
     }
     /* Open MPI places any byte length in a typed layout, partial basic
      * elements included (measured), so a frame lands here whole too. */
@@ -331,6 +338,7 @@ void compi_incoming_release(compi_incoming *in)
 {
     free(in->tmp);
     in->tmp = NULL;
+    compi_bytes_type_free(&in->tmp_dt);
     if (in->dtype != MPI_DATATYPE_NULL) PMPI_Type_free(&in->dtype);
     compi_type_release(in->user_dt, &in->dt);
 }

@@ -21,6 +21,7 @@
  * A chunk that fails validation fails the receive naming the chunk; one
  * that does not arrive within COMPI_ESCAPE_WAIT seconds of the previous one
  * too. The chunks that are still due are drained either way. */
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,9 @@
 #include "core/requests.h"
 
 #define COMPI_PIPE_SLOTS 4
+/* A chunk's message (header + at most a chunk, compi_chunk_capacity) goes
+ * with an int count of bytes. */
+_Static_assert(((size_t)1 << COMPI_CHUNK_LOG2_MAX) <= (size_t)INT_MAX / 2, "a chunk must fit an int count");
 
 /* an outgoing pipelined message: its chunk sends */
 struct compi_pipe {

@@ -25,6 +25,7 @@ typedef struct {
     uint64_t node;
     uint64_t messages[COMPI_FAM_COUNT], bytes[COMPI_FAM_COUNT];
     uint64_t intra_msgs, inter_msgs, inter_decided, raw_small, raw_incompressible, raw_unframed, raw_escaped;
+    uint64_t raw_too_large;
     uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
     uint64_t evaluations, evaluate_ns;
     uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
@@ -46,6 +47,7 @@ static void compi_record_fill(compi_rank_record *r)
     r->inter_decided = compi_st.inter_decided;
     r->raw_small = compi_st.raw_small;
     r->raw_incompressible = compi_st.raw_incompressible;
+    r->raw_too_large = compi_st.raw_too_large;
     r->raw_unframed = compi_st.raw_unframed;
     r->raw_escaped = compi_st.raw_escaped;
     r->frames_decoded = compi_st.frames_decoded;
@@ -133,8 +135,9 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
     fprintf(f, "%s\"intra_node_messages\": %llu, \"inter_node_messages\": %llu,\n", indent,
             (unsigned long long)r->intra_msgs, (unsigned long long)r->inter_msgs);
     fprintf(f, "%s\"inter_node_decided\": %llu,\n", indent, (unsigned long long)r->inter_decided);
-    fprintf(f, "%s\"raw_small\": %llu, \"raw_incompressible\": %llu,\n", indent,
-            (unsigned long long)r->raw_small, (unsigned long long)r->raw_incompressible);
+    fprintf(f, "%s\"raw_small\": %llu, \"raw_incompressible\": %llu, \"raw_too_large\": %llu,\n", indent,
+            (unsigned long long)r->raw_small, (unsigned long long)r->raw_incompressible,
+            (unsigned long long)r->raw_too_large);
     fprintf(f, "%s\"raw_unframed\": %llu, \"raw_escaped\": %llu,\n", indent,
             (unsigned long long)r->raw_unframed, (unsigned long long)r->raw_escaped);
     fprintf(f, "%s\"frames_decoded\": %llu, \"frames_decoded_compressed\": %llu,\n", indent,
@@ -225,7 +228,7 @@ static void compi_summary(const compi_rank_record *t)
         /* raw = what was decided on minus what went compressed; besides the
          * known causes, the rest is the engine's or a rule's choice */
         uint64_t raw = t->inter_decided > packed ? t->inter_decided - packed : 0;
-        uint64_t why = t->raw_small + t->raw_incompressible, chosen = raw > why ? raw - why : 0;
+        uint64_t why = t->raw_small + t->raw_incompressible + t->raw_too_large, chosen = raw > why ? raw - why : 0;
         char causes[256] = "";
         if (chosen)
             compi_cat(causes, sizeof causes, "%llu %s", (unsigned long long)chosen,
@@ -236,6 +239,9 @@ static void compi_summary(const compi_rank_record *t)
         if (t->raw_incompressible)
             compi_cat(causes, sizeof causes, "%s%llu incompressible", causes[0] ? ", " : "",
                       (unsigned long long)t->raw_incompressible);
+        if (t->raw_too_large)
+            compi_cat(causes, sizeof causes, "%s%llu beyond the codec's input limit", causes[0] ? ", " : "",
+                      (unsigned long long)t->raw_too_large);
         char line[1024];
         snprintf(line, sizeof line, "compi: %llu inter-node message(s) through compi",
                  (unsigned long long)t->inter_decided);

@@ -1,4 +1,5 @@
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,18 +61,33 @@ void compi_stash_append(compi_stashed *s)
     pthread_mutex_unlock(&compi_g.lock);
 }
 
+/* Frees an entry; the chunks of a pipelined one are received and dropped
+ * (nothing may stay on compi's side communicator). */
+static void compi_stash_free(compi_stashed *s)
+{
+    if (s->pipelined) {
+        compi_typeinfo ti;
+        compi_typeinfo_get(MPI_BYTE, 0, &ti);
+        MPI_Status st = s->status;
+        compi_pipe_receive(s->ci, s->source, &s->pipe_h, NULL, 0, MPI_BYTE, &ti, &st, s->comm);
+        compi_comm_info_release(s->ci);
+    }
+    free(s->frame);
+    free(s);
+}
+
 void compi_stash_purge(MPI_Comm comm)
 {
     if (!__atomic_load_n(&compi_stash_live, __ATOMIC_RELAXED)) return;
     pthread_mutex_lock(&compi_g.lock);
-    compi_stashed **p = &compi_stash_head, *last = NULL;
+    compi_stashed **p = &compi_stash_head, *last = NULL, *gone = NULL;
     int dropped = 0;
     while (*p) {
         compi_stashed *s = *p;
         if (s->comm == comm) {
             *p = s->next;
-            free(s->frame);
-            free(s);
+            s->next = gone;
+            gone = s;
             dropped++;
         } else {
             last = s;
@@ -81,6 +97,11 @@ void compi_stash_purge(MPI_Comm comm)
     compi_stash_tail = last;
     __atomic_sub_fetch(&compi_stash_live, dropped, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&compi_g.lock);
+    while (gone) {   /* outside the lock: draining chunks calls MPI */
+        compi_stashed *s = gone;
+        gone = s->next;
+        compi_stash_free(s);
+    }
     if (dropped) compi_log(2, "%d probed message(s) dropped with their freed communicator", dropped);
 }
 
@@ -92,7 +113,13 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     unsigned char *frame = malloc(wire > 0 ? (size_t)wire : 1);
     if (!s || !frame) { free(s); free(frame); *rc = MPI_ERR_NO_MEM; return NULL; }
     MPI_Status st;
-    *rc = PMPI_Mrecv(frame, (int)wire, MPI_BYTE, msg, &st);
+    int wcount;
+    MPI_Datatype wtype;
+    *rc = compi_bytes_type((size_t)wire, &wcount, &wtype);   /* a frame may exceed an int count */
+    if (*rc == MPI_SUCCESS) {
+        *rc = PMPI_Mrecv(frame, wcount, wtype, msg, &st);
+        compi_bytes_type_free(&wtype);
+    }
     if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
     compi_frame_header h;
     char why[200];
@@ -101,31 +128,29 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
                                                sizeof why);
     if (*rc == MPI_SUCCESS && kind == COMPI_ARRIVAL_BAD) *rc = compi_frame_fail(comm, &st, why);
     if (*rc == MPI_SUCCESS && kind == COMPI_ARRIVAL_FRAME && h.codec == COMPI_CODEC_CHUNKED) {
-        /* A pipelined message: its chunks are taken now, so that what is
-         * stashed is whole and nothing stays on compi's side communicator. */
-        unsigned char *whole = NULL;
+        /* A pipelined message: the header is all a probe needs; the chunks
+         * go straight to the application's buffer when it receives. */
         if (!compi_frame_length_check(&h, (uint64_t)wire - COMPI_FRAME_HEADER_SIZE, why, sizeof why)) {
             *rc = compi_frame_fail(comm, &st, why);
-        } else if (h.original_len > (uint64_t)INT_MAX || !(whole = malloc((size_t)h.original_len))) {
-            *rc = MPI_ERR_NO_MEM;
+        } else if (h.payload_len > (uint64_t)compi_g.aside_tag_ub) {
+            snprintf(why, sizeof why, "pipelined message names side tag %llu (MPI_TAG_UB is %d)",
+                     (unsigned long long)h.payload_len, compi_g.aside_tag_ub);
+            *rc = compi_frame_fail(comm, &st, why);
         } else {
-            compi_typeinfo ti;
-            compi_typeinfo_get(MPI_BYTE, (int)h.original_len, &ti);
-            MPI_Status cst = st;
-            *rc = compi_pipe_receive(ci, st.MPI_SOURCE, &h, whole, (int)h.original_len, MPI_BYTE, &ti, &cst, comm);
+            s->pipelined = 1;
+            s->pipe_h = h;
+            s->ci = compi_comm_info_hold(ci);
+            free(frame);
+            frame = NULL;
+            wire = 0;
         }
-        free(frame);
-        frame = whole;
-        if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
-        wire = (MPI_Count)h.original_len;
-        kind = COMPI_ARRIVAL_UNFRAMED;
     }
     if (*rc != MPI_SUCCESS) {
         free(s);
         free(frame);
         return NULL;
     }
-    s->unframed = kind == COMPI_ARRIVAL_UNFRAMED;
+    s->unframed = kind == COMPI_ARRIVAL_UNFRAMED;   /* a pipelined message counts original bytes below */
     s->comm = comm;
     s->source = st.MPI_SOURCE;
     s->tag = st.MPI_TAG;
@@ -140,10 +165,18 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
 int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
 {
     *st = s->status;
-    int rc = s->unframed ? compi_bytes_deliver(s->frame, s->frame_len, buf, count, dt, st)
+    int rc;
+    if (s->pipelined) {
+        compi_typeinfo ti;
+        compi_typeinfo_get(dt, count, &ti);
+        rc = compi_pipe_receive(s->ci, s->source, &s->pipe_h, buf, count, dt, &ti, st, s->comm);
+        compi_comm_info_release(s->ci);
+        s->pipelined = 0;
+    } else {
+        rc = s->unframed ? compi_bytes_deliver(s->frame, s->frame_len, buf, count, dt, st)
                          : compi_frame_deliver(s->frame, s->frame_len, buf, count, dt, st, s->comm);
-    free(s->frame);
-    free(s);
+    }
+    compi_stash_free(s);
     return rc;
 }
 

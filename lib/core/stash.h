@@ -2,7 +2,11 @@
  * count, which only the frame header knows, so probing a framed message means
  * receiving it (matched probe + receive) and holding it here until the
  * application receives it. Matching is FIFO, which keeps MPI's per-sender
- * ordering: a stashed message is older than anything still in MPI. */
+ * ordering: a stashed message is older than anything still in MPI.
+ * A pipelined message's header alone says its count: only the header is
+ * stashed, and its chunks, which wait on compi's side communicator under
+ * their own tag, are received into the application's buffer when it
+ * receives the message (no second copy of a large message). */
 #ifndef COMPI_STASH_H
 #define COMPI_STASH_H
 #include "core/internal.h"
@@ -13,6 +17,9 @@ typedef struct compi_stashed {
     unsigned char *frame;         /* the message as it arrived: a frame, or */
     size_t frame_len;
     int unframed;                 /* raw bytes (unframed or a resolved escape) */
+    int pipelined;                /* a pipelined message's header (pipe_h), no bytes yet */
+    compi_frame_header pipe_h;
+    const compi_comm_info *ci;    /* held while the chunks are due */
     MPI_Status status;            /* application view: counts are original bytes */
     MPI_Message handle;           /* when claimed by a matched probe */
     MPI_Fint fint;                /* its Fortran value */
@@ -29,7 +36,8 @@ compi_stashed *compi_stash_take(MPI_Comm comm, int source, int tag);
 compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status, MPI_Comm comm, int *rc);
 void compi_stash_append(compi_stashed *s);
 /* Drops what is stashed for a communicator being freed (its handle may be
- * reused by a new communicator, which must not see old messages). */
+ * reused by a new communicator, which must not see old messages); the
+ * chunks of a stashed pipelined message are drained. */
 void compi_stash_purge(MPI_Comm comm);
 /* Decodes into the user buffer, frees s, returns an MPI error code; st gets the status. */
 int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt, MPI_Status *st);

@@ -7,7 +7,9 @@
  * ctest: needs ~8 GB RAM) round-trips 2 GiB + 13 bytes, past the 31-bit limits
  * of LZ4/Blosc; a codec may instead refuse with a clean error. Each failure prints one line with
  * codec, data set, size and what went wrong; the last line is always
- * "N passed, N failed" and the exit status is non-zero on any failure. */
+ * "N passed, N failed" and the exit status is non-zero on any failure.
+ * --limits checks each codec's declared input limit (max_input): one byte
+ * more is refused cleanly without reading the input. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -435,9 +437,14 @@ static void tc_huge_codec(const compi_codec *c)
     size_t cap = c->bound(n);
     unsigned char *z = tc_xmalloc(cap);
     long long r = c->compress(data, n, z, cap, &p);
-    if (r == COMPI_ERR_CODEC) {
-        printf("%-11s huge: refused cleanly (%s)\n", c->name, compi_error_string((int)r));
+    if (r == COMPI_ERR_CODEC && compi_codec_accepts(c, n)) {
+        tc_fail(c, "int_r75", n, "refused %zu bytes although its max_input (%zu) takes them", n, c->max_input);
+    } else if (r == COMPI_ERR_CODEC) {
+        printf("%-11s huge: refused cleanly (%s), as its max_input %zu says\n", c->name, compi_error_string((int)r),
+               c->max_input);
         tc_pass();
+    } else if (!compi_codec_accepts(c, n)) {
+        tc_fail(c, "int_r75", n, "compressed %zu bytes although its max_input is %zu", n, c->max_input);
     } else if (r < 0 || (size_t)r > cap) {
         tc_fail(c, "int_r75", n, "huge compress returned %lld", r);
     } else {
@@ -454,6 +461,36 @@ static void tc_huge_codec(const compi_codec *c)
     fflush(stdout);
     free(z);
     free(data);
+}
+
+/* ---------------------------------------------------------------- limits */
+
+/* A codec that declares an input limit refuses one byte more cleanly,
+ * before reading any of it (the input is an inaccessible reservation). */
+static void tc_limits_codec(const compi_codec *c)
+{
+    if (!c->max_input) {
+        if (compi_codec_accepts(c, SIZE_MAX)) tc_pass();
+        else tc_fail(c, "-", SIZE_MAX, "no max_input but compi_codec_accepts refuses");
+        return;
+    }
+    size_t n = c->max_input + 1;
+    if (!compi_codec_accepts(c, n - 1) && compi_codec_accepts(c, n)) {
+        tc_fail(c, "-", n, "compi_codec_accepts disagrees with max_input %zu", c->max_input);
+        return;
+    }
+    void *src = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    unsigned char dst[64];
+    if (src == MAP_FAILED) {
+        tc_fail(c, "-", n, "cannot reserve %zu bytes of address space", n);
+        return;
+    }
+    compi_codec_params p = {COMPI_CLASS_BYTE, 1, 0};
+    long long r = c->compress(src, n, dst, sizeof dst, &p);
+    munmap(src, n);
+    if (r == COMPI_ERR_CODEC) tc_pass();
+    else tc_fail(c, "-", n, "max_input %zu + 1 bytes: compress returned %lld, not COMPI_ERR_CODEC", c->max_input, r);
+    printf("%-11s limits: max_input %zu\n", c->name, c->max_input);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -486,22 +523,23 @@ static void tc_check_datasets(void)
 
 int main(int argc, char **argv)
 {
-    int do_rt = 0, do_robust = 0, do_threads = 0, do_huge = 0;
+    int do_rt = 0, do_robust = 0, do_threads = 0, do_huge = 0, do_limits = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--roundtrip")) do_rt = 1;
         else if (!strcmp(argv[i], "--robust")) do_robust = 1;
         else if (!strcmp(argv[i], "--threads")) do_threads = 1;
         else if (!strcmp(argv[i], "--huge")) do_huge = 1;
+        else if (!strcmp(argv[i], "--limits")) do_limits = 1;
         else if (!strcmp(argv[i], "--quick")) tc_quick = 1;
         else if (!strcmp(argv[i], "--codec") && i + 1 < argc) only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--roundtrip] [--robust] [--threads] [--huge] [--quick] [--codec NAME]\n",
+            fprintf(stderr, "usage: %s [--roundtrip] [--robust] [--threads] [--huge] [--limits] [--quick] [--codec NAME]\n",
                     argv[0]);
             return 2;
         }
     }
-    if (!do_rt && !do_robust && !do_threads && !do_huge) do_rt = do_robust = do_threads = 1;
+    if (!do_rt && !do_robust && !do_threads && !do_huge && !do_limits) do_rt = do_robust = do_threads = 1;
     uint64_t seed = 20261123;
     if (getenv("COMPI_TEST_SEED")) seed = strtoull(getenv("COMPI_TEST_SEED"), NULL, 0);
     printf("test_codecs: %zu codecs, %zu data sets, seed %" PRIu64 "\n", compi_codec_count(),
@@ -532,6 +570,7 @@ int main(int argc, char **argv)
         if (do_robust) tc_robust_codec(c, data, seed);
         if (do_threads) tc_threads_codec(c, data);
         if (do_huge) tc_huge_codec(c);
+        if (do_limits) tc_limits_codec(c);
     }
     for (size_t ds = 0; ds < nds; ds++) free(data[ds]);
     free(data);
