@@ -9,7 +9,8 @@
  *                           consistent fields that write back to the same
  *                           words, or COMPI_ERR_CORRUPT with a reason and
  *                           an empty block; the lengths of the good ones
- *                           are split into pieces ([1..3]: piece size) that
+ *                           are split into pieces ([1..3]: piece size, at
+ *                           most 2^30) that
  *                           must add up exactly, as the exchange posts them
  *   metadata, round trip:   [1] kind, [2] log2, [3] any, [4..11] len,
  *                           [12..19] size: a block built from them that
@@ -104,7 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char why[256];
     if (!header && !roundtrip) {
         if (size < 4) return 0;
-        uint64_t piece = 1 + ((uint64_t)data[1] | (uint64_t)data[2] << 8 | (uint64_t)data[3] << 16) * 4099u;
+        /* 1 .. 2^30 bytes, what compi_coll_piece() may return */
+        uint64_t piece = 1 + ((uint64_t)data[1] | (uint64_t)data[2] << 8 | (uint64_t)data[3] << 16) * 4099u % (1u << 30);
         for (size_t at = 4; at + 24 <= size; at += 24) {
             int64_t w[3];
             for (int k = 0; k < 3; k++) w[k] = (int64_t)le64(data + at + 8 * (size_t)k);
