@@ -4,27 +4,40 @@
 #include <string.h>
 #include "coll/coll.h"
 
-/* The blocks of node k's members in recvbuf, as one datatype (count 1):
- * what a leader sends of its node and receives of every other node, with
- * no packing when it goes raw (the MPI moves it), straight from and into
- * recvbuf. MPI_DATATYPE_NULL with MPI_SUCCESS: the node has no bytes. */
-static int compi_node_type(const compi_coll_layout *l, int k, const int recvcounts[], const int displs[],
-                           MPI_Datatype recvtype, MPI_Datatype *t)
+/* Blocks of recvtype in recvbuf as one datatype (count 1): m blocks, block
+ * j recvcounts[r] elements at element displs[r] for r = ranks[j] (MPI_Aint:
+ * no int limit on where a block lies). MPI_DATATYPE_NULL with MPI_SUCCESS:
+ * no bytes. */
+static int compi_blocks_type(int m, const int *ranks, const int recvcounts[], const MPI_Aint displs[],
+                             MPI_Datatype recvtype, MPI_Datatype *t)
 {
-    const int m = l->first[k + 1] - l->first[k];
-    int *c = malloc(sizeof(int) * (size_t)(m ? m : 1)), *d = malloc(sizeof(int) * (size_t)(m ? m : 1));
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(recvtype, &lb, &ext);
+    int *c = malloc(sizeof(int) * (size_t)(m ? m : 1));
+    MPI_Aint *d = malloc(sizeof(MPI_Aint) * (size_t)(m ? m : 1));
     int rc = c && d ? MPI_SUCCESS : MPI_ERR_NO_MEM, any = 0;
     *t = MPI_DATATYPE_NULL;
     for (int j = 0; j < m && rc == MPI_SUCCESS; j++) {
-        c[j] = recvcounts[l->members[l->first[k] + j]];
-        d[j] = displs[l->members[l->first[k] + j]];
+        int r = ranks ? ranks[j] : j;
+        c[j] = recvcounts[r];
+        d[j] = displs[r] * ext;
         any |= c[j] > 0;
     }
-    if (rc == MPI_SUCCESS && any) rc = PMPI_Type_indexed(m, c, d, recvtype, t);
+    if (rc == MPI_SUCCESS && any) rc = PMPI_Type_create_hindexed(m, c, d, recvtype, t);
     if (rc == MPI_SUCCESS && any) rc = PMPI_Type_commit(t);
     free(c);
     free(d);
     return rc;
+}
+
+/* The blocks of node k's members in recvbuf: what a leader sends of its
+ * node and receives of every other node, with no packing when it goes raw
+ * (the MPI moves it), straight from and into recvbuf. */
+static int compi_node_type(const compi_coll_layout *l, int k, const int recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, MPI_Datatype *t)
+{
+    return compi_blocks_type(l->first[k + 1] - l->first[k], l->members + l->first[k], recvcounts, displs, recvtype,
+                             t);
 }
 
 /* Steps 2-3, leaders: my node's blocks (in recvbuf) to every other leader,
@@ -32,7 +45,7 @@ static int compi_node_type(const compi_coll_layout *l, int k, const int recvcoun
  * typed, straight there; a pipelined block decoded in place as it arrives
  * when its node's blocks are one contiguous run (else staged and unpacked);
  * frames decoded into place after the exchange. */
-static int compi_coll_allgather_leaders(void *recvbuf, const int recvcounts[], const int displs[],
+static int compi_coll_allgather_leaders(void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
                                         MPI_Datatype recvtype, MPI_Comm comm, const compi_comm_info *ci,
                                         const compi_coll_layout *l, uint64_t *wire)
 {
@@ -76,7 +89,7 @@ out:
 }
 
 int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          const int recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                           const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
     MPI_Aint lb, ext;
@@ -87,24 +100,33 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
     int leader = l->local_rank == 0;
     int rc = MPI_SUCCESS;
 
-    /* 1. the node's blocks land in the leader's recvbuf, where they belong */
-    int *lcounts = malloc(sizeof(int) * (size_t)nmine), *ldispls = malloc(sizeof(int) * (size_t)nmine);
-    if (!lcounts || !ldispls) { free(lcounts); free(ldispls); return MPI_ERR_NO_MEM; }
-    for (int j = 0; j < nmine; j++) {
-        lcounts[j] = recvcounts[mine[j]];
-        ldispls[j] = displs[mine[j]];
-    }
+    /* 1. the node's blocks land in the leader's recvbuf, where they belong
+     * (point to point on the node's communicator: displacements need no int) */
     int in_place = sendbuf == MPI_IN_PLACE;
+    MPI_Count rsize = 0;
+    PMPI_Type_size_x(recvtype, &rsize);
     if (leader) {
-        rc = PMPI_Gatherv(in_place ? MPI_IN_PLACE : sendbuf, sendcount, sendtype, recvbuf, lcounts, ldispls,
-                          recvtype, 0, l->local);
+        MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)(nmine ? nmine : 1));
+        int nq = 0;
+        if (!rq) return MPI_ERR_NO_MEM;
+        for (int j = 1; j < nmine && rc == MPI_SUCCESS; j++)
+            if (recvcounts[mine[j]] > 0 && rsize > 0)
+                rc = PMPI_Irecv((char *)recvbuf + displs[mine[j]] * ext, recvcounts[mine[j]], recvtype, j, 0, l->local,
+                                &rq[nq++]);
+        /* the leader's own block, from its send buffer (MPI_IN_PLACE: there already) */
+        if (rc == MPI_SUCCESS && !in_place)
+            rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, (char *)recvbuf + displs[me] * ext, recvcounts[me],
+                               recvtype, 0, 0, compi_g.self_comm, MPI_STATUS_IGNORE);
+        int wrc = nq ? PMPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS) rc = wrc;
+        free(rq);
     } else {
-        const void *sb = in_place ? (const char *)recvbuf + (MPI_Aint)displs[me] * ext : sendbuf;
-        rc = PMPI_Gatherv(sb, in_place ? recvcounts[me] : sendcount, in_place ? recvtype : sendtype, NULL, NULL,
-                          NULL, recvtype, 0, l->local);
+        const void *sb = in_place ? (const char *)recvbuf + displs[me] * ext : sendbuf;
+        int cnt = in_place ? recvcounts[me] : sendcount;
+        MPI_Count bytes = 0;
+        PMPI_Type_size_x(in_place ? recvtype : sendtype, &bytes);
+        if (cnt > 0 && bytes > 0) rc = PMPI_Send(sb, cnt, in_place ? recvtype : sendtype, 0, 0, l->local);
     }
-    free(lcounts);
-    free(ldispls);
     if (rc != MPI_SUCCESS) return rc;
 
     /* 2-3. leaders: the node's blocks to every other leader, theirs into recvbuf */
@@ -116,9 +138,8 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
     /* 4. the whole result from the leader to the node */
     if (l->local_size > 1) {
         MPI_Datatype whole;
-        rc = PMPI_Type_indexed(l->size, recvcounts, displs, recvtype, &whole);
-        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&whole);
-        if (rc == MPI_SUCCESS) {
+        rc = compi_blocks_type(l->size, NULL, recvcounts, displs, recvtype, &whole);
+        if (rc == MPI_SUCCESS && whole != MPI_DATATYPE_NULL) {
             rc = PMPI_Bcast(recvbuf, 1, whole, 0, l->local);
             PMPI_Type_free(&whole);
         }

@@ -10,8 +10,8 @@
 #include <string.h>
 #include "coll/coll.h"
 
-int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire_out)
 {
     int n, rc = MPI_SUCCESS;
@@ -33,7 +33,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
     if (rc == MPI_SUCCESS && !outs) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) goto out;
     for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        const void *blk = (const char *)sendbuf + (MPI_Aint)sdispls[j] * sext;
+        const void *blk = (const char *)sendbuf + sdispls[j] * sext;
         compi_typeinfo ti;
         compi_typeinfo_get(sendtype, sendcounts[j], &ti);
         size_t len = (size_t)ti.size;
@@ -54,7 +54,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
         if (recvcounts[i] <= 0 || (in_place && i == l->rank)) continue;
         compi_typeinfo ti;
         compi_typeinfo_get(recvtype, recvcounts[i], &ti);
-        void *dst = (char *)recvbuf + (MPI_Aint)rdispls[i] * rext;
+        void *dst = (char *)recvbuf + rdispls[i] * rext;
         rc = compi_coll_xfer_expect(&x, i, (size_t)ti.size,
                                     ti.contiguous ? (unsigned char *)dst + ti.true_lb : NULL, dst, recvcounts[i],
                                     recvtype);
@@ -65,7 +65,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
         if (x.out[j] && compi_peer_is_remote(ci, j)) wire += compi_coll_out_wire(x.out[j]);
     *wire_out += wire;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        void *dst = (char *)recvbuf + (MPI_Aint)rdispls[i] * rext;
+        void *dst = (char *)recvbuf + rdispls[i] * rext;
         if (compi_peer_is_remote(ci, i)) {
             rc = compi_coll_xfer_deliver(&x, i, dst, recvcounts[i], recvtype, i, comm);
         } else if (x.got.lens[i] > 0) {

@@ -90,11 +90,13 @@ void compi_coll_finalize(void);
 
 /* ---- algorithms (the caller checked that the path applies); *wire grows
  * by the bytes this rank put on inter-node links */
+/* Displacements are in elements, as MPI_Aint: Allgather's and Alltoall's
+ * i * count may exceed an int where the MPI's own call has no such limit. */
 int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          const int recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                           const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
-int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
 /* root < 0: allreduce. *path: how it ran (compi_prof_path: the leaders'
  * way; ranks that are not node leaders do not know it and get
