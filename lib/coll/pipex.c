@@ -95,6 +95,7 @@ int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer,
          * raw but the caller's data is overwritten during the exchange: a
          * frame of compi's own */
         compi_typeinfo packed_ti = *ti;
+        packed_ti.type_size = 1;   /* frames land in compi's buffer as bytes: no element padding needed */
         if (o->packed) {
             packed_ti.contiguous = 1;
             packed_ti.true_lb = 0;
