@@ -19,6 +19,7 @@
  * once and one blocking Waitall completes them (oversubscribed ranks yield
  * as in a collective). */
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,8 +217,16 @@ static int compi_coll_waitall(int nq, MPI_Request *rq)
 {
     if (nq == 0) return MPI_SUCCESS;
     MPI_Status *st = malloc(sizeof(MPI_Status) * (size_t)nq);
-    int rc = PMPI_Waitall(nq, rq, st ? st : MPI_STATUSES_IGNORE);
-    if (st && rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_IN_STATUS)
+    if (!st) {   /* no room for statuses: one by one, each error as it is */
+        int rc = MPI_SUCCESS;
+        for (int q = 0; q < nq; q++) {
+            int w = PMPI_Wait(&rq[q], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS) rc = w;
+        }
+        return rc;
+    }
+    int rc = PMPI_Waitall(nq, rq, st);
+    if (rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_IN_STATUS)
         for (int q = 0; q < nq; q++)
             if (st[q].MPI_ERROR != MPI_SUCCESS && st[q].MPI_ERROR != MPI_ERR_PENDING) { rc = st[q].MPI_ERROR; break; }
     free(st);
@@ -274,7 +283,14 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
         }
         piped[i] = rm[i].kind == COMPI_COLL_BLOCK_CHUNKED;
         streaming |= piped[i];
-        if (rm[i].kind == COMPI_COLL_BLOCK_BYTES) {
+        if (rm[i].kind == COMPI_COLL_BLOCK_BYTES && rm[i].len > (uint64_t)(SIZE_MAX / 2 - total)) {
+            if (bad_source < 0) {
+                snprintf(why, sizeof why, "blocks from rank %d and before declare more bytes than memory holds",
+                         names ? names[i] : i);
+                bad_source = i;
+            }
+            rm[i].kind = COMPI_COLL_BLOCK_NONE;
+        } else if (rm[i].kind == COMPI_COLL_BLOCK_BYTES) {
             got->lens[i] = (size_t)rm[i].len;
             got->displs[i] = total;
             total += got->lens[i];
@@ -520,8 +536,8 @@ drained:
         PMPI_Cancel(&rreq[r]);
         PMPI_Wait(&rreq[r], MPI_STATUS_IGNORE);
     }
-    if (ns) {
-        int wrc = PMPI_Waitall((int)ns, sreq, MPI_STATUSES_IGNORE);
+    {
+        int wrc = compi_coll_waitall((int)ns, sreq);
         if (rc == MPI_SUCCESS) rc = wrc;
     }
     COMPI_STAT_ADD(pipe_wait_ns, wait_ns);
