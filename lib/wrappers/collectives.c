@@ -124,7 +124,7 @@ static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi
     size_t chunk;
     int rc = MPI_SUCCESS;
     if (compi_decision_settle(&d, src, &pti, &chunk))
-        rc = compi_frame_encode(src, count, dt, &pti, &d, frame, flen);
+        rc = compi_frame_encode(packed ? (const void *)packed : buf, count, dt, &pti, &d, frame, flen);
     free(packed);
     if (rc != MPI_SUCCESS) return rc;
     compi_frame_header h;
