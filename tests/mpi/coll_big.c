@@ -14,10 +14,17 @@
  *     by about 5%, so a compressed payload of 2.4 GB of it exceeds 2 GiB).
  * Elements are uint64 computed from (sender, receiver, index), so every
  * receiver checks every element against what was sent. Rank 0 prints every
- * rank's peak resident memory (VmHWM) at the end: "peak_rss_kb rank R N". */
+ * rank's peak resident memory (VmHWM) at the end: "peak_rss_kb rank R N";
+ * with COLL_BIG_RSS_FACTOR set, every rank checks it against its buffers. */
 #include "mpitest.h"
 
 static char data_kind = 'r';
+/* the most bytes of buffers this rank passed to one call */
+static size_t app_bytes;
+static void app_live(size_t n)
+{
+    if (n > app_bytes) app_bytes = n;
+}
 
 static uint64_t value(uint64_t src, uint64_t dst, uint64_t i)
 {
@@ -66,6 +73,7 @@ static void run_bcast(size_t bytes)
 {
     size_t n = bytes / 8;
     uint64_t *b = xmalloc(n * 8);
+    app_live(n * 8);
     if (mt_rank == 0) fill(b, n, 0, 0);
     else memset(b, 0, n * 8);
     int rc = MPI_Bcast(b, (int)n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -96,6 +104,7 @@ static void run_alltoall(size_t bytes)
 {
     size_t blk = bytes / 8 / (size_t)mt_size;
     uint64_t *s = xmalloc(blk * 8 * (size_t)mt_size), *r = xmalloc(blk * 8 * (size_t)mt_size);
+    app_live(2 * blk * 8 * (size_t)mt_size);
     for (int j = 0; j < mt_size; j++) fill(s + (size_t)j * blk, blk, mt_rank, j);
     memset(r, 0, blk * 8 * (size_t)mt_size);
     int rc = MPI_Alltoall(s, (int)blk, MPI_UINT64_T, r, (int)blk, MPI_UINT64_T, MPI_COMM_WORLD);
@@ -119,6 +128,7 @@ static void run_gather(size_t bytes, int v)
     if (!v)
         for (int i = 0; i < mt_size; i++) displs[i] = (int)((size_t)i * base);
     uint64_t *s = xmalloc((size_t)counts[mt_rank] * 8), *r = mt_rank == 0 ? xmalloc(total * 8) : NULL;
+    app_live((size_t)counts[mt_rank] * 8 + (r ? total * 8 : 0));
     fill(s, (size_t)counts[mt_rank], mt_rank, 0);
     if (r) memset(r, 0, total * 8);
     int rc = v ? MPI_Gatherv(s, counts[mt_rank], MPI_UINT64_T, r, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD)
@@ -136,6 +146,7 @@ static void run_scatter(size_t bytes)
 {
     size_t blk = bytes / 8;
     uint64_t *s = mt_rank == 0 ? xmalloc(blk * 8 * (size_t)mt_size) : NULL, *r = xmalloc(blk * 8);
+    app_live(blk * 8 * (s ? (size_t)mt_size + 1 : 1));
     for (int j = 0; s && j < mt_size; j++) fill(s + (size_t)j * blk, blk, 0, j);
     memset(r, 0, blk * 8);
     int rc = MPI_Scatter(s, (int)blk, MPI_UINT64_T, r, (int)blk, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -149,6 +160,7 @@ static void run_allgather(size_t bytes)
 {
     size_t blk = bytes / 8 / (size_t)mt_size;
     uint64_t *s = xmalloc(blk * 8), *r = xmalloc(blk * 8 * (size_t)mt_size);
+    app_live(blk * 8 * ((size_t)mt_size + 1));
     fill(s, blk, mt_rank, 0);
     memset(r, 0, blk * 8 * (size_t)mt_size);
     int rc = MPI_Allgather(s, (int)blk, MPI_UINT64_T, r, (int)blk, MPI_UINT64_T, MPI_COMM_WORLD);
@@ -163,6 +175,7 @@ static void run_allreduce(size_t bytes)
 {
     size_t n = bytes / 8;
     uint64_t *b = xmalloc(n * 8);
+    app_live(n * 8);
     fill(b, n, mt_rank, 0);
     int rc = MPI_Allreduce(MPI_IN_PLACE, b, (int)n, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
     CHECK_RC("MPI_Allreduce", rc);
@@ -218,6 +231,19 @@ int main(int argc, char **argv)
         case 5: run_allgather(bytes); break;
         case 6: run_allreduce(bytes); break;
         }
+        mt_group_end();
+    }
+    /* COLL_BIG_RSS_FACTOR=F: each rank's peak RSS must stay within F times
+     * the buffers it passed to one call, plus 256 MB for the program, the
+     * MPI and compi themselves (the large runs: compi's memory bound,
+     * docs/limits.md) */
+    const char *fs = getenv("COLL_BIG_RSS_FACTOR");
+    if (fs && *fs) {
+        mt_group_begin("peak memory");
+        double limit = atof(fs) * (double)app_bytes / 1024.0 + 256.0 * 1024.0;
+        long peak = peak_rss_kb();
+        CHECK((double)peak <= limit, "peak RSS", "%ld kB, more than %s x %zu bytes of buffers + 256 MB (%.0f kB)",
+              peak, fs, app_bytes, limit);
         mt_group_end();
     }
     /* one printer: lines of several ranks would interleave */
