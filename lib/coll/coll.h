@@ -12,12 +12,12 @@
  * class then runs compi's path or the MPI's own, from trials agreed by a
  * small vote (see "gates" below and lib/engine/gate.h).
  *
- *   allgather(v)  node-local gatherv to the node's leader (its lowest rank);
- *                 leaders exchange one frame per node (allgatherv among
+ *   allgather(v)  node-local gather to the node's leader (its lowest rank);
+ *                 leaders exchange one block per node (an exchange among
  *                 leaders); node-local broadcast of the whole result
  *   alltoall(v)   every rank pair: blocks for other nodes as frames (one
  *                 decision per destination), blocks inside the node raw;
- *                 an alltoall of lengths, then one alltoallv of bytes
+ *                 one exchange (lengths, then the blocks point to point)
  *   allreduce     node-local reduce to the leader; leaders reduce-scatter
  *                 (a framed chunk to each leader, combined in node order:
  *                 the same result on every rank and in every run with the
