@@ -70,8 +70,8 @@ stage foreign     foreign_stage
 # /tmp/compi-big.lock while it runs and prints each rank's peak RSS.
 big_stage() {
   local rc=0
-  ctest --test-dir build/openmpi --output-on-failure -L big || rc=1
-  ctest --test-dir build/mpich --output-on-failure -L big || rc=1
+  ctest --test-dir build/openmpi --output-on-failure -j1 -L big || rc=1
+  ctest --test-dir build/mpich --output-on-failure -j1 -L big || rc=1
   return $rc
 }
 stage big         big_stage

@@ -4,145 +4,142 @@
 #include <string.h>
 #include "coll/coll.h"
 
-/* Steps 2-3, leaders: my node's packed bytes (mine, nbytes) to every other
- * leader, one exchange (pipex.c); a pipelined block from a node whose
- * blocks lie contiguous in recvbuf (a contiguous type, its members' blocks
- * in rank order one after the other) is decoded straight there as it
- * arrives, others are staged or delivered whole and unpacked block by
- * block. */
-static int compi_coll_allgather_leaders(const unsigned char *mine, size_t nbytes, void *recvbuf,
-                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                        MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l,
-                                        uint64_t *wire)
+/* Blocks of recvtype in recvbuf as one datatype (count 1): m blocks, block
+ * j recvcounts[r] elements at element displs[r] for r = ranks[j] (MPI_Aint:
+ * no int limit on where a block lies). MPI_DATATYPE_NULL with MPI_SUCCESS:
+ * no bytes. */
+static int compi_blocks_type(int m, const int *ranks, const int recvcounts[], const MPI_Aint displs[],
+                             MPI_Datatype recvtype, MPI_Datatype *t)
 {
-    const int p = l->nnodes, k = l->my_node;
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(recvtype, &lb, &ext);
-    compi_typeinfo elem;
-    compi_typeinfo_get(recvtype, 1, &elem);
+    int *c = malloc(sizeof(int) * (size_t)(m ? m : 1));
+    MPI_Aint *d = malloc(sizeof(MPI_Aint) * (size_t)(m ? m : 1));
+    int rc = c && d ? MPI_SUCCESS : MPI_ERR_NO_MEM, any = 0;
+    *t = MPI_DATATYPE_NULL;
+    for (int j = 0; j < m && rc == MPI_SUCCESS; j++) {
+        int r = ranks ? ranks[j] : j;
+        c[j] = recvcounts[r];
+        d[j] = displs[r] * ext;
+        any |= c[j] > 0;
+    }
+    if (rc == MPI_SUCCESS && any) rc = PMPI_Type_create_hindexed(m, c, d, recvtype, t);
+    if (rc == MPI_SUCCESS && any) rc = PMPI_Type_commit(t);
+    free(c);
+    free(d);
+    return rc;
+}
+
+/* The blocks of node k's members in recvbuf: what a leader sends of its
+ * node and receives of every other node, with no packing when it goes raw
+ * (the MPI moves it), straight from and into recvbuf. */
+static int compi_node_type(const compi_coll_layout *l, int k, const int recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, MPI_Datatype *t)
+{
+    return compi_blocks_type(l->first[k + 1] - l->first[k], l->members + l->first[k], recvcounts, displs, recvtype,
+                             t);
+}
+
+/* Steps 2-3, leaders: my node's blocks (in recvbuf) to every other leader,
+ * one exchange (pipex.c), every other node's blocks into recvbuf: raw ones
+ * typed, straight there; a pipelined block decoded in place as it arrives
+ * when its node's blocks are one contiguous run (else staged and unpacked);
+ * frames decoded into place after the exchange. */
+static int compi_coll_allgather_leaders(void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm, const compi_comm_info *ci,
+                                        const compi_coll_layout *l, uint64_t *wire)
+{
+    const int p = l->nnodes, k = l->my_node;
+    MPI_Datatype *nt = malloc(sizeof(MPI_Datatype) * (size_t)p);
     compi_coll_out o;
     compi_coll_xfer x;
     int rc = compi_coll_xfer_init(&x, p), built = 0;
-    if (rc != MPI_SUCCESS) return rc;
-    compi_typeinfo ti = elem;
-    ti.size = (MPI_Count)nbytes;
-    ti.contiguous = 1;
-    ti.true_lb = 0;
-    ti.type_size = 1;
-    rc = compi_coll_out_build(&o, ci, -1, COMPI_FAM_ALLGATHER, mine, (int)nbytes, MPI_BYTE, &ti, 0);
+    if (rc == MPI_SUCCESS && !nt) rc = MPI_ERR_NO_MEM;
+    for (int kk = 0; kk < p && nt; kk++) nt[kk] = MPI_DATATYPE_NULL;
+    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) rc = compi_node_type(l, kk, recvcounts, displs, recvtype, &nt[kk]);
     if (rc != MPI_SUCCESS) goto out;
-    built = 1;
+    if (nt[k] != MPI_DATATYPE_NULL) {
+        compi_typeinfo ti;
+        compi_typeinfo_get(nt[k], 1, &ti);
+        rc = compi_coll_out_build(&o, ci, -1, COMPI_FAM_ALLGATHER, recvbuf, 1, nt[k], &ti, 0);
+        if (rc != MPI_SUCCESS) goto out;
+        built = 1;
+        for (int kk = 0; kk < p; kk++) x.out[kk] = kk == k ? NULL : &o;
+    }
     for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) {
-        if (kk == k) continue;
-        x.out[kk] = &o;
-        long long cnt = 0;
-        int consecutive = 1, r0 = l->members[l->first[kk]];
-        for (int j = l->first[kk]; j < l->first[kk + 1]; j++) {
-            int r = l->members[j];
-            if ((long long)displs[r] != (long long)displs[r0] + cnt) consecutive = 0;
-            cnt += recvcounts[r];
-        }
+        if (kk == k || nt[kk] == MPI_DATATYPE_NULL) continue;
         compi_typeinfo t;
-        compi_typeinfo_get(recvtype, cnt < 0x7fffffff ? (int)cnt : 0, &t);
-        size_t size = (size_t)cnt * (size_t)elem.type_size;
-        if (size == 0) continue;
-        rc = compi_coll_xfer_expect(&x, kk, size,
-                                    consecutive && t.contiguous
-                                        ? (unsigned char *)recvbuf + (MPI_Aint)displs[r0] * ext + t.true_lb
-                                        : NULL);
+        compi_typeinfo_get(nt[kk], 1, &t);
+        rc = compi_coll_xfer_expect(&x, kk, (size_t)t.size, t.contiguous ? (unsigned char *)recvbuf + t.true_lb : NULL,
+                                    recvbuf, 1, nt[kk]);
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
-    *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
-    /* every other node's bytes, unpacked block by block where they did not land in place */
-    unsigned char *scratch = NULL;
-    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) {
-        if (kk == k || x.in[kk].size == 0 || (x.piped[kk] && !x.stage[kk])) continue;
-        const unsigned char *from = x.stage[kk];
-        if (!x.piped[kk]) {
-            free(scratch);
-            scratch = malloc(x.in[kk].size);
-            if (!scratch) { rc = MPI_ERR_NO_MEM; break; }
-            rc = compi_coll_xfer_deliver(&x, kk, scratch, (int)x.in[kk].size, MPI_BYTE, l->leader_of[kk], comm);
-            from = scratch;
-        }
-        size_t off = 0;
-        for (int j = l->first[kk]; j < l->first[kk + 1] && rc == MPI_SUCCESS; j++) {
-            int r = l->members[j];
-            size_t rb = (size_t)recvcounts[r] * (size_t)elem.type_size;
-            rc = compi_unpack_bytes(from + off, rb, (char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r],
-                                    recvtype);
-            off += rb;
-        }
-    }
-    free(scratch);
+    if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
+    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++)
+        if (kk != k && nt[kk] != MPI_DATATYPE_NULL)
+            rc = compi_coll_xfer_deliver(&x, kk, recvbuf, 1, nt[kk], l->leader_of[kk], comm);
 out:
     if (built) compi_coll_out_free(&o);
+    for (int kk = 0; kk < p && nt; kk++)
+        if (nt[kk] != MPI_DATATYPE_NULL) PMPI_Type_free(&nt[kk]);
+    free(nt);
     compi_coll_xfer_free(&x);
     return rc;
 }
 
 int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          const int recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                           const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(recvtype, &lb, &ext);
-    compi_typeinfo elem;
-    compi_typeinfo_get(recvtype, 1, &elem);
-    size_t tsize = (size_t)elem.type_size;
     const int me = l->rank, k = l->my_node;
     const int *mine = l->members + l->first[k];
     const int nmine = l->first[k + 1] - l->first[k];
     int leader = l->local_rank == 0;
     int rc = MPI_SUCCESS;
 
-    /* 1. the node's blocks land in the leader's recvbuf, where they belong */
-    int *lcounts = malloc(sizeof(int) * (size_t)nmine), *ldispls = malloc(sizeof(int) * (size_t)nmine);
-    if (!lcounts || !ldispls) { free(lcounts); free(ldispls); return MPI_ERR_NO_MEM; }
-    for (int j = 0; j < nmine; j++) {
-        lcounts[j] = recvcounts[mine[j]];
-        ldispls[j] = displs[mine[j]];
-    }
+    /* 1. the node's blocks land in the leader's recvbuf, where they belong
+     * (point to point on the node's communicator: displacements need no int) */
     int in_place = sendbuf == MPI_IN_PLACE;
+    MPI_Count rsize = 0;
+    PMPI_Type_size_x(recvtype, &rsize);
     if (leader) {
-        rc = PMPI_Gatherv(in_place ? MPI_IN_PLACE : sendbuf, sendcount, sendtype, recvbuf, lcounts, ldispls,
-                          recvtype, 0, l->local);
+        MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)(nmine ? nmine : 1));
+        int nq = 0;
+        if (!rq) return MPI_ERR_NO_MEM;
+        for (int j = 1; j < nmine && rc == MPI_SUCCESS; j++)
+            if (recvcounts[mine[j]] > 0 && rsize > 0)
+                rc = PMPI_Irecv((char *)recvbuf + displs[mine[j]] * ext, recvcounts[mine[j]], recvtype, j, 0, l->local,
+                                &rq[nq++]);
+        /* the leader's own block, from its send buffer (MPI_IN_PLACE: there already) */
+        if (rc == MPI_SUCCESS && !in_place)
+            rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, (char *)recvbuf + displs[me] * ext, recvcounts[me],
+                               recvtype, 0, 0, compi_g.self_comm, MPI_STATUS_IGNORE);
+        int wrc = nq ? PMPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS) rc = wrc;
+        free(rq);
     } else {
-        const void *sb = in_place ? (const char *)recvbuf + (MPI_Aint)displs[me] * ext : sendbuf;
-        rc = PMPI_Gatherv(sb, in_place ? recvcounts[me] : sendcount, in_place ? recvtype : sendtype, NULL, NULL,
-                          NULL, recvtype, 0, l->local);
+        const void *sb = in_place ? (const char *)recvbuf + displs[me] * ext : sendbuf;
+        int cnt = in_place ? recvcounts[me] : sendcount;
+        MPI_Count bytes = 0;
+        PMPI_Type_size_x(in_place ? recvtype : sendtype, &bytes);
+        if (cnt > 0 && bytes > 0) rc = PMPI_Send(sb, cnt, in_place ? recvtype : sendtype, 0, 0, l->local);
     }
-    free(lcounts);
-    free(ldispls);
     if (rc != MPI_SUCCESS) return rc;
 
-    /* 2. leaders: the node's blocks packed in rank order, one frame to all */
+    /* 2-3. leaders: the node's blocks to every other leader, theirs into recvbuf */
     if (leader && l->nnodes > 1) {
-        size_t nbytes = 0;
-        for (int j = 0; j < nmine; j++) nbytes += (size_t)recvcounts[mine[j]] * tsize;
-        unsigned char *packed = malloc(nbytes ? nbytes : 1);
-        if (!packed) return MPI_ERR_NO_MEM;
-        size_t off = 0;
-        for (int j = 0; j < nmine && rc == MPI_SUCCESS; j++) {
-            int r = mine[j];
-            size_t b = (size_t)recvcounts[r] * tsize;
-            rc = compi_pack_bytes((char *)recvbuf + (MPI_Aint)displs[r] * ext, recvcounts[r], recvtype,
-                                  packed + off, b);
-            off += b;
-        }
-        if (rc == MPI_SUCCESS)
-            rc = compi_coll_allgather_leaders(packed, nbytes, recvbuf, recvcounts, displs, recvtype, comm, ci, l, wire);
-        free(packed);
+        rc = compi_coll_allgather_leaders(recvbuf, recvcounts, displs, recvtype, comm, ci, l, wire);
         if (rc != MPI_SUCCESS) return rc;
     }
 
     /* 4. the whole result from the leader to the node */
     if (l->local_size > 1) {
         MPI_Datatype whole;
-        rc = PMPI_Type_indexed(l->size, recvcounts, displs, recvtype, &whole);
-        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&whole);
-        if (rc == MPI_SUCCESS) {
+        rc = compi_blocks_type(l->size, NULL, recvcounts, displs, recvtype, &whole);
+        if (rc == MPI_SUCCESS && whole != MPI_DATATYPE_NULL) {
             rc = PMPI_Bcast(recvbuf, 1, whole, 0, l->local);
             PMPI_Type_free(&whole);
         }

@@ -1,17 +1,17 @@
-/* Alltoall(v) with every block for another node sent as a frame (one
- * decision per destination) and blocks inside the node raw (see coll.h).
- * Every block is built first (a frame, the raw bytes of a same-node block,
- * or a pipelined block), then one exchange (pipex.c): lengths first, then
- * one alltoallv of the whole blocks, or, when some rank pipelines, every
- * block point to point; blocks from other nodes that come pipelined are
- * decoded straight into recvbuf (a contiguous receive) or staged and
- * unpacked. */
+/* Alltoall(v) with every block for another node decided like a p2p
+ * message (one decision per destination) and blocks inside the node raw
+ * (see coll.h). Every block is built first (a frame, a pipelined block, or
+ * the application's data as it is: raw blocks, the rank's own and those
+ * inside its node, travel typed from the send buffer straight into the
+ * receive buffer), then one exchange (pipex.c); frames are decoded into
+ * recvbuf after it. An in-place call sends copies (its send data is where
+ * the blocks arrive). */
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
 
-int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire_out)
 {
     int n, rc = MPI_SUCCESS;
@@ -33,32 +33,31 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
     if (rc == MPI_SUCCESS && !outs) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) goto out;
     for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        const void *blk = (const char *)sendbuf + (MPI_Aint)sdispls[j] * sext;
+        const void *blk = (const char *)sendbuf + sdispls[j] * sext;
         compi_typeinfo ti;
         compi_typeinfo_get(sendtype, sendcounts[j], &ti);
         size_t len = (size_t)ti.size;
-        if (len == 0) continue;
-        if (len > 0x7fffffff) compi_die("an alltoall block exceeds 2 GiB");
+        if (len == 0 || (in_place && j == l->rank)) continue;   /* in place: my own block stays where it is */
         x.out[j] = &outs[j];
         if (compi_peer_is_remote(ci, j)) {
             rc = compi_coll_out_build(&outs[j], ci, j, COMPI_FAM_ALLTOALL, blk, sendcounts[j], sendtype, &ti, in_place);
-        } else if (ti.contiguous && !in_place) {   /* same node: sent from the caller's buffer */
-            outs[j].ref = (const unsigned char *)blk + ti.true_lb;
-            outs[j].flen = len;
+        } else if (!in_place) {   /* same node: sent from the caller's buffer as it is */
+            compi_coll_out_typed(&outs[j], blk, sendcounts[j], sendtype, len);
         } else if (!(outs[j].frame = malloc(len))) {
             rc = MPI_ERR_NO_MEM;
-        } else {
+        } else {   /* in place, same node: packed bytes (no header), delivered after the exchange */
             outs[j].flen = len;
             rc = compi_pack_bytes(blk, sendcounts[j], sendtype, outs[j].frame, len);
         }
     }
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        if (!compi_peer_is_remote(ci, i) || recvcounts[i] <= 0) continue;
+        if (recvcounts[i] <= 0 || (in_place && i == l->rank)) continue;
         compi_typeinfo ti;
         compi_typeinfo_get(recvtype, recvcounts[i], &ti);
+        void *dst = (char *)recvbuf + rdispls[i] * rext;
         rc = compi_coll_xfer_expect(&x, i, (size_t)ti.size,
-                                    ti.contiguous ? (unsigned char *)recvbuf + (MPI_Aint)rdispls[i] * rext + ti.true_lb
-                                                  : NULL);
+                                    ti.contiguous ? (unsigned char *)dst + ti.true_lb : NULL, dst, recvcounts[i],
+                                    recvtype);
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, comm, l->xall, 0, NULL, comm);
     if (rc != MPI_SUCCESS) goto out;
@@ -66,15 +65,14 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int 
         if (x.out[j] && compi_peer_is_remote(ci, j)) wire += compi_coll_out_wire(x.out[j]);
     *wire_out += wire;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        void *dst = (char *)recvbuf + (MPI_Aint)rdispls[i] * rext;
+        void *dst = (char *)recvbuf + rdispls[i] * rext;
         if (compi_peer_is_remote(ci, i)) {
             rc = compi_coll_xfer_deliver(&x, i, dst, recvcounts[i], recvtype, i, comm);
         } else if (x.got.lens[i] > 0) {
             MPI_Status st;
             memset(&st, 0, sizeof st);
             st.MPI_SOURCE = i;
-            rc = compi_bytes_deliver(x.got.bytes + x.got.displs[i], (size_t)x.got.lens[i], dst, recvcounts[i], recvtype,
-                                     &st);
+            rc = compi_bytes_deliver(x.got.bytes + x.got.displs[i], x.got.lens[i], dst, recvcounts[i], recvtype, &st);
         }
     }
 out:

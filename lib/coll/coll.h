@@ -12,12 +12,12 @@
  * class then runs compi's path or the MPI's own, from trials agreed by a
  * small vote (see "gates" below and lib/engine/gate.h).
  *
- *   allgather(v)  node-local gatherv to the node's leader (its lowest rank);
- *                 leaders exchange one frame per node (allgatherv among
+ *   allgather(v)  node-local gather to the node's leader (its lowest rank);
+ *                 leaders exchange one block per node (an exchange among
  *                 leaders); node-local broadcast of the whole result
  *   alltoall(v)   every rank pair: blocks for other nodes as frames (one
  *                 decision per destination), blocks inside the node raw;
- *                 an alltoall of lengths, then one alltoallv of bytes
+ *                 one exchange (lengths, then the blocks point to point)
  *   allreduce     node-local reduce to the leader; leaders reduce-scatter
  *                 (a framed chunk to each leader, combined in node order:
  *                 the same result on every rank and in every run with the
@@ -59,9 +59,10 @@ typedef struct compi_coll_layout {
     int *leader_of;      /* node index -> comm rank of its leader */
     int *first, *members;/* ranks of node k: members[first[k] .. first[k+1]), increasing */
     int local_rank, local_size;
-    /* pipelined blocks (pipex.c) travel point to point on these dups of comm
-     * and of leaders, never matched by the application's or compi's other
-     * messages; MPI_COMM_NULL with COMPI_CHUNK=off */
+    /* the blocks of compi's exchanges (pipex.c) travel point to point on
+     * these dups of comm and of leaders (xleaders: MPI_COMM_NULL on ranks
+     * that are not leaders), never matched by the application's or compi's
+     * other messages; errors come back as codes */
     MPI_Comm xall, xleaders;
     compi_gate *gates[COMPI_GATE_KINDS];   /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
     compi_leaders_plan *plans[2];          /* Allreduce, Reduce: the leaders' way per size class, lazily */
@@ -89,11 +90,13 @@ void compi_coll_finalize(void);
 
 /* ---- algorithms (the caller checked that the path applies); *wire grows
  * by the bytes this rank put on inter-node links */
+/* Displacements are in elements, as MPI_Aint: Allgather's and Alltoall's
+ * i * count may exceed an int where the MPI's own call has no such limit. */
 int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          const int recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                           const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
-int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
 /* root < 0: allreduce. *path: how it ran (compi_prof_path: the leaders'
  * way; ranks that are not node leaders do not know it and get
@@ -115,15 +118,31 @@ int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op);
 int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, const void *bytes, size_t n,
                       const compi_typeinfo *elem, unsigned char **frame, size_t *flen);
 
-/* ---- pipelined blocks (pipex.c): a block for another node that its
- * decision compresses and that is at least two chunks long by the chunk
- * rule of point-to-point messages (compi_decision_chunk, COMPI_CHUNK)
- * travels in chunks compressed during the exchange and decoded where they
- * belong as they arrive; other blocks are encoded whole first, as frames. */
+/* ---- blocks of an exchange (pipex.c). A block for another rank goes one
+ * of three ways, named in the metadata sent before any data
+ * (frame/coll_meta.h):
+ *   typed      the application's data as it is, when it goes raw: one
+ *              message from the caller's buffer with the caller's datatype,
+ *              received straight into the receiver's (no copy on either
+ *              side, no int limit on its bytes)
+ *   bytes      a frame (compressed) or bytes the caller packed, landing in
+ *              compi's buffer at the receiver, in messages of at most 1 GiB
+ *   pipelined  a block its decision compresses that is at least two chunks
+ *              long by the chunk rule of point-to-point messages
+ *              (compi_decision_chunk, COMPI_CHUNK): its chunks are
+ *              compressed during the exchange and decoded where they belong
+ *              as they arrive.
+ * compi's extra memory per block is therefore its compressed frame (or
+ * chunk buffers), plus a packed copy of a non-contiguous block that is
+ * compressed, plus the copies an in-place call needs. */
 typedef struct {
-    unsigned char *frame;        /* whole (chunk == 0): the frame, flen bytes */
-    const unsigned char *ref;    /* whole, frame NULL: flen raw bytes of the caller's, sent as they are */
-    size_t flen;
+    unsigned char *frame;        /* bytes: the frame, flen bytes */
+    const unsigned char *ref;    /* bytes, frame NULL: flen bytes of the caller's, sent as they are */
+    size_t flen;                 /* bytes; typed: the packed bytes */
+    int typed;                   /* typed: (tbuf, tcount, ttype) of the caller's */
+    const void *tbuf;
+    int tcount;
+    MPI_Datatype ttype;
     size_t chunk;                /* pipelined: the chunk size (2^log2) */
     unsigned log2;
     const unsigned char *src;    /* pipelined: the packed bytes (the caller's, or packed) */
@@ -150,51 +169,60 @@ static inline int compi_coll_pipelines(void)
     return compi_cfg.chunk != COMPI_CHUNK_OFF && compi_cfg.chunk != 0;
 }
 /* The block of count dt at buf (its typeinfo ti) for comm rank peer of ci
- * (-1: every other node), decided like a p2p message of family fam: a
- * whole frame, or (COMPI_CHUNK not off) a pipelined block. copy: the send
- * data is overwritten by the exchange (in place): a pipelined block keeps a
- * copy. */
+ * (-1: every other node), decided like a p2p message of family fam: typed
+ * when it goes raw, else a frame or (COMPI_CHUNK not off) a pipelined
+ * block. copy: the send data is overwritten by the exchange (in place):
+ * the block is never sent from it (raw: a raw frame). */
 int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
                          int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy);
+/* A block sent as it is, typed (same-node blocks). */
+void compi_coll_out_typed(compi_coll_out *o, const void *buf, int count, MPI_Datatype dt, size_t size);
 void compi_coll_out_free(compi_coll_out *o);
-/* Bytes it put on the wire per destination (frame or chunks). */
+/* Bytes it put on the wire per destination (frame, data or chunks). */
 size_t compi_coll_out_wire(const compi_coll_out *o);
-/* Where a pipelined block from one source goes: size packed bytes to dst
- * (NULL: none expected). */
+/* Where a block from one source goes: a pipelined one as size packed bytes
+ * to dst (NULL: none expected); a typed one into (tbuf, tcount, ttype)
+ * (typed 0: none may come typed). */
 typedef struct {
     unsigned char *dst;
     size_t size;
+    int typed;
+    void *tbuf;
+    int tcount;
+    MPI_Datatype ttype;
 } compi_coll_in;
 
-/* Blocks that arrived: block i (from rank i) is lens[i] bytes at bytes + displs[i]. */
+/* Bytes blocks that arrived: block i (from rank i) is lens[i] bytes at
+ * bytes + displs[i] (0: none, or it came typed or pipelined). */
 typedef struct {
     unsigned char *bytes;
-    int *lens, *displs;
+    size_t *lens, *displs;
 } compi_coll_blocks;
 void compi_coll_blocks_free(compi_coll_blocks *b);
+/* Bytes per message of a bytes block: 2^30, or COMPI_DEBUG_COLL_PIECE
+ * (tests: the same on every rank) to take the many-message path with
+ * small data. */
+size_t compi_coll_piece(void);
 /* The blocks out[j] (NULL: none; same: one block for every rank but me,
  * as in an allgather) to every rank j of sub, and every rank's block to me:
- * a whole one lands in got (block i: lens[i] bytes at bytes + displs[i]), a pipelined one
- * (piped[i] set) is decoded into in[i].dst as its chunks arrive. Metadata
- * first (lengths, chunk sizes); if no rank of sub pipelines, the frames go
- * in one alltoallv as before, else every block point to point on chunks (a
- * dup of sub). names[i]: the comm rank of sub rank i, for errors: a damaged
- * chunk fails the call with compi's frame error naming "chunk k of n from
- * rank r". sparse: the whole blocks too go point to point on chunks (only
- * the pairs that have a block, each sent from its frame or ref without
- * copying it into one send buffer): collective I/O's exchange, where most
- * pairs have nothing. */
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, int sparse, compi_coll_out *const out[],
-                        const compi_coll_in in[], compi_coll_blocks *got, int *piped, const int *names,
-                        MPI_Comm comm);
+ * a bytes block lands in got, a typed one in in[i]'s buffer, a pipelined
+ * one (piped[i] set) is decoded into in[i].dst as its chunks arrive (dst
+ * NULL: into a buffer of stage[i] made for it, when stage is not NULL).
+ * Metadata first (frame/coll_meta.h, over sub), then every block point to
+ * point on chunks (a dup of sub reserved for it), only between the pairs
+ * that have a block. names[i]: the comm rank of sub rank i, for errors:
+ * damaged metadata or a damaged chunk fails the call with compi's frame
+ * error (naming the rank), which the caller raises on comm. */
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
+                        const compi_coll_in in[], unsigned char **stage, compi_coll_blocks *got, int *piped,
+                        const int *names, MPI_Comm comm);
 
 /* One exchange's state, as every algorithm above uses it: what goes to
- * each rank of sub (out[j]; NULL: nothing), where each rank's pipelined
- * block goes (in[i]), the staging buffers of blocks that cannot be decoded
- * in place, which sources pipelined, and the whole blocks that arrived. */
+ * each rank of sub (out[j]; NULL: nothing), where each rank's block goes
+ * (in[i]), the staging buffers of pipelined blocks that cannot be decoded
+ * in place, which sources pipelined, and the bytes blocks that arrived. */
 typedef struct {
     int n;
-    int sparse;          /* compi_coll_exchange's sparse (set after init) */
     compi_coll_out **out;
     compi_coll_in *in;
     unsigned char **stage;
@@ -204,14 +232,17 @@ typedef struct {
 /* Allocates for n ranks (all empty); MPI_ERR_NO_MEM or MPI_SUCCESS. */
 int compi_coll_xfer_init(compi_coll_xfer *x, int n);
 void compi_coll_xfer_free(compi_coll_xfer *x);
-/* A block of size packed bytes is due from rank i: decoded straight to dst
- * if it comes pipelined (dst NULL: into a staging buffer of its own). */
-int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char *dst);
+/* A block of size packed bytes is due from rank i, to land in count dt at
+ * buf: typed, straight there; pipelined, decoded straight to dst (buf's
+ * first byte for a contiguous type; dst NULL: into a staging buffer of its
+ * own); bytes (a frame), into got. */
+int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char *dst, void *buf, int count,
+                           MPI_Datatype dt);
 /* compi_coll_exchange with x's blocks. */
 int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int same, const int *names, MPI_Comm comm);
-/* Rank i's block into count dt at dst: unpacked from its staging buffer
- * (pipelined; nothing to do if it was decoded in place) or decoded from
- * its whole frame (source: its comm rank, for errors). */
+/* Rank i's block into count dt at dst: nothing to do when it came typed or
+ * was decoded in place, unpacked from its staging buffer (pipelined), or
+ * decoded from its frame (source: its comm rank, for errors). */
 int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,
                             MPI_Comm comm);
 

@@ -56,8 +56,12 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
     if (*rc == MPI_SUCCESS)
         *rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node,
                               &l->leaders);
-    if (*rc == MPI_SUCCESS && compi_coll_pipelines()) {
-        /* errors come back as codes: a damaged chunk is compi's frame error, not an abort */
+    /* errors on compi's communicators come back as codes, raised on comm by
+     * the collective (the application's handler), never on these */
+    if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_errhandler(l->local, MPI_ERRORS_RETURN);
+    if (*rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) *rc = PMPI_Comm_set_errhandler(l->leaders, MPI_ERRORS_RETURN);
+    if (*rc == MPI_SUCCESS) {
+        /* a damaged chunk is compi's frame error, not an abort */
         *rc = PMPI_Comm_dup(comm, &l->xall);
         if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_errhandler(l->xall, MPI_ERRORS_RETURN);
         if (*rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) *rc = PMPI_Comm_dup(l->leaders, &l->xleaders);

@@ -1,31 +1,69 @@
-/* Pipelined exchange of collective blocks (coll.h, "pipelined blocks").
+/* The exchange of collective blocks (coll.h, "blocks of an exchange").
  *
- * A block the sender's decision compresses and that is long enough for the
- * chunk rule of point-to-point messages (compi_decision_chunk, COMPI_CHUNK)
- * is not encoded whole before the exchange: its chunks (lib/frame/frame.h,
- * compi_chunk_encode) are compressed one by one during it, each posted with
- * PMPI_Isend as soon as it is ready, destinations interleaved chunk by
- * chunk, while the receivers keep COMPI_COLL_SLOTS chunk receives posted per
- * source and decode each chunk straight into its place as it arrives. Cost:
- * about c + w + d + (n-1) max(c, w, d) instead of c + w + d.
+ * Metadata first (frame/coll_meta.h: 64-bit lengths, so nothing is cut to
+ * an int): per block its kind and length, and per sender whether it
+ * pipelines anything. Then every block travels point to point on a
+ * communicator reserved for it, only between the pairs that have one:
+ * typed blocks as one message with the application's buffers and types,
+ * bytes blocks as messages of at most compi_coll_piece() bytes (tag
+ * COMPI_COLL_TAG_WHOLE), chunks in order (tag COMPI_COLL_TAG_CHUNK). No
+ * step stages a whole side of the exchange in one buffer.
  *
- * Agreement: the exchange's metadata step (the lengths the unpipelined
- * exchange sends anyway) carries per block its frame length or its chunk
- * size and length, and per sender whether it pipelines anything. When no
- * rank pipelines, the blocks travel as before (one alltoallv of frames);
- * when one does, every block goes point to point on a communicator
- * reserved for it (whole frames as one message, tag COMPI_COLL_TAG_WHOLE;
- * chunks in order, tag COMPI_COLL_TAG_CHUNK), so no rank waits in a
- * blocking collective while others stream. */
+ * A pipelined block is not encoded whole before the exchange: its chunks
+ * (lib/frame/frame.h, compi_chunk_encode) are compressed one by one during
+ * it, each posted with PMPI_Isend as soon as it is ready, destinations
+ * interleaved chunk by chunk, while the receivers keep COMPI_COLL_SLOTS
+ * chunk receives posted per source and decode each chunk straight into its
+ * place as it arrives. Cost: about c + w + d + (n-1) max(c, w, d) instead
+ * of c + w + d. When no rank pipelines, every receive and send is posted at
+ * once and one blocking Waitall completes them (oversubscribed ranks yield
+ * as in a collective). */
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "frame/coll_meta.h"
 
 #define COMPI_COLL_SLOTS 4
 #define COMPI_COLL_TAG_WHOLE 1
 #define COMPI_COLL_TAG_CHUNK 2
+
+void compi_coll_out_typed(compi_coll_out *o, const void *buf, int count, MPI_Datatype dt, size_t size)
+{
+    o->typed = 1;
+    o->tbuf = buf;
+    o->tcount = count;
+    o->ttype = dt;
+    o->flen = size;
+}
+
+/* A pipelined block of size bytes at src, compressed with codec in chunks
+ * of chunk bytes (o->packed, if set, is compi's copy src points into). */
+static int compi_coll_out_pipe(compi_coll_out *o, const unsigned char *src, size_t size, size_t chunk,
+                               const compi_codec *codec, const compi_typeinfo *ti, int copy)
+{
+    unsigned log2 = 0;
+    while (((size_t)1 << log2) < chunk) log2++;
+    if (((size_t)1 << log2) != chunk || log2 < COMPI_CHUNK_LOG2_MIN || log2 > COMPI_CHUNK_LOG2_MAX)
+        return MPI_ERR_INTERN;
+    if (copy && !o->packed) {   /* the send data is overwritten during the exchange (in place) */
+        if (!(o->packed = malloc(size))) return MPI_ERR_NO_MEM;
+        memcpy(o->packed, src, size);
+        src = o->packed;
+    }
+    o->log2 = log2;
+    o->chunk = chunk;
+    o->src = src;
+    o->size = size;
+    o->codec = codec;
+    o->params = (compi_codec_params){ti->dtclass, ti->elem_size, compi_cfg.level};
+    o->n = compi_chunk_count(size, log2);
+    o->bufs = calloc(o->n, sizeof *o->bufs);
+    o->blen = calloc(o->n, sizeof *o->blen);
+    return o->bufs && o->blen ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
 
 int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
                          int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy)
@@ -35,45 +73,50 @@ int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer,
     compi_decide(&o->d, ci, peer, -1, ti, fam);
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], size);
-    if (compi_coll_pipelines() && compi_decision_needs_data(&o->d) &&
-        size >= (size_t)2 << COMPI_CHUNK_LOG2_MIN) {
-        const unsigned char *src = (const unsigned char *)buf + ti->true_lb;
+    const compi_codec *codec = NULL;
+    size_t chunk = 0;
+    const unsigned char *src = (const unsigned char *)buf + ti->true_lb;
+    if (compi_decision_needs_data(&o->d) && size > 0) {
         if (!ti->contiguous) {
             if (!(o->packed = malloc(size))) return MPI_ERR_NO_MEM;
             int rc = compi_pack_bytes(buf, count, dt, o->packed, size);
             if (rc != MPI_SUCCESS) { compi_coll_out_free(o); return rc; }
             src = o->packed;
         }
-        size_t chunk;
-        const compi_codec *codec = compi_decision_settle(&o->d, (const char *)src, ti, &chunk);
-        if (codec && chunk) {
-            unsigned log2 = 0;
-            while (((size_t)1 << log2) < chunk) log2++;
-            if (((size_t)1 << log2) != chunk || log2 < COMPI_CHUNK_LOG2_MIN || log2 > COMPI_CHUNK_LOG2_MAX) {
-                compi_coll_out_free(o);
-                return MPI_ERR_INTERN;
-            }
-            if (copy && !o->packed) {   /* the send data is overwritten during the exchange (in place) */
-                if (!(o->packed = malloc(size))) { compi_coll_out_free(o); return MPI_ERR_NO_MEM; }
-                memcpy(o->packed, src, size);
-                src = o->packed;
-            }
-            o->log2 = log2;
-            o->chunk = chunk;
-            o->src = src;
-            o->size = size;
-            o->codec = codec;
-            o->params = (compi_codec_params){ti->dtclass, ti->elem_size, compi_cfg.level};
-            o->n = compi_chunk_count(size, log2);
-            o->bufs = calloc(o->n, sizeof *o->bufs);
-            o->blen = calloc(o->n, sizeof *o->blen);
-            if (!o->bufs || !o->blen) { compi_coll_out_free(o); return MPI_ERR_NO_MEM; }
-            return MPI_SUCCESS;
-        }
-        free(o->packed);   /* whole after all: encoded from the application's buffer as before */
-        o->packed = NULL;
+        codec = compi_decision_settle(&o->d, (const char *)src, ti, &chunk);
     }
-    return compi_frame_encode(buf, count, dt, ti, &o->d, &o->frame, &o->flen);
+    int rc = MPI_SUCCESS;
+    if (codec && chunk && compi_coll_pipelines() && size >= (size_t)2 << COMPI_CHUNK_LOG2_MIN) {
+        rc = compi_coll_out_pipe(o, src, size, chunk, codec, ti, copy);
+        if (rc != MPI_SUCCESS) compi_coll_out_free(o);
+        return rc;
+    }
+    if (codec || copy) {
+        /* compressed (the settled decision compresses the packed bytes), or
+         * raw but the caller's data is overwritten during the exchange: a
+         * frame of compi's own */
+        compi_typeinfo packed_ti = *ti;
+        packed_ti.type_size = 1;   /* frames land in compi's buffer as bytes: no element padding needed */
+        if (o->packed) {
+            packed_ti.contiguous = 1;
+            packed_ti.true_lb = 0;
+        }
+        rc = compi_frame_encode(o->packed ? o->packed : buf, count, dt, &packed_ti, &o->d, &o->frame, &o->flen);
+        free(o->packed);
+        o->packed = NULL;
+        if (rc != MPI_SUCCESS) { compi_coll_out_free(o); return rc; }
+        compi_frame_header h;
+        char why[160];
+        if (copy || (compi_frame_read_header(o->frame, o->flen, &h, why, sizeof why) == COMPI_OK &&
+                     h.codec != COMPI_CODEC_RAW))
+            return MPI_SUCCESS;
+        free(o->frame);   /* raw after all: sent from the caller's buffer, not from a copy */
+        o->frame = NULL;
+    }
+    free(o->packed);
+    o->packed = NULL;
+    compi_coll_out_typed(o, buf, count, dt, size);
+    return MPI_SUCCESS;
 }
 
 void compi_coll_out_free(compi_coll_out *o)
@@ -139,170 +182,223 @@ typedef struct {
     uint8_t codec;
 } compi_coll_stream;
 
-/* metadata per block: the frame length (whole) or -log2 of the chunk size */
-enum { COMPI_META_LEN, COMPI_META_SIZE, COMPI_META_ANY, COMPI_META_INTS };
+size_t compi_coll_piece(void)
+{
+    static size_t piece;
+    size_t p = __atomic_load_n(&piece, __ATOMIC_RELAXED);
+    if (p) return p;
+    p = (size_t)1 << 30;
+    const char *v = getenv("COMPI_DEBUG_COLL_PIECE");
+    if (v && *v) {
+        unsigned long long t = strtoull(v, NULL, 10);
+        if (t >= 1 && t < p) p = (size_t)t;
+    }
+    __atomic_store_n(&piece, p, __ATOMIC_RELAXED);
+    return p;
+}
 
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, int sparse, compi_coll_out *const out[],
-                        const compi_coll_in in[], compi_coll_blocks *got, int *piped, const int *names,
-                        MPI_Comm comm)
+static void compi_coll_meta_of(const compi_coll_out *o, int any, int64_t w[COMPI_COLL_META_WORDS])
+{
+    compi_coll_meta m = {COMPI_COLL_BLOCK_NONE, 0, 0, 0, any};
+    if (o && o->chunk) {
+        m.kind = COMPI_COLL_BLOCK_CHUNKED;
+        m.log2 = o->log2;
+        m.size = o->size;
+    } else if (o && o->flen) {
+        m.kind = o->typed ? COMPI_COLL_BLOCK_TYPED : COMPI_COLL_BLOCK_BYTES;
+        m.len = o->flen;
+    }
+    compi_coll_meta_write(w, &m);
+}
+
+/* Waitall; with MPI_ERR_IN_STATUS, the first failed request's own error
+ * (a truncated typed block: MPI_ERR_TRUNCATE, as the MPI's collective says). */
+static int compi_coll_waitall(int nq, MPI_Request *rq)
+{
+    if (nq == 0) return MPI_SUCCESS;
+    MPI_Status *st = malloc(sizeof(MPI_Status) * (size_t)nq);
+    if (!st) {   /* no room for statuses: one by one, each error as it is */
+        int rc = MPI_SUCCESS;
+        for (int q = 0; q < nq; q++) {
+            int w = PMPI_Wait(&rq[q], MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS) rc = w;
+        }
+        return rc;
+    }
+    int rc = PMPI_Waitall(nq, rq, st);
+    if (rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_IN_STATUS)
+        for (int q = 0; q < nq; q++)
+            if (st[q].MPI_ERROR != MPI_SUCCESS && st[q].MPI_ERROR != MPI_ERR_PENDING) { rc = st[q].MPI_ERROR; break; }
+    free(st);
+    return rc;
+}
+
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
+                        const compi_coll_in in[], unsigned char **stage, compi_coll_blocks *got, int *piped,
+                        const int *names, MPI_Comm comm)
 {
     int n, me;
     PMPI_Comm_size(sub, &n);
     PMPI_Comm_rank(sub, &me);
+    const size_t W = COMPI_COLL_META_WORDS;
     int rc = MPI_SUCCESS;
     got->bytes = NULL;
-    got->lens = malloc(sizeof(int) * (size_t)n);
-    got->displs = malloc(sizeof(int) * (size_t)n);
-    int *smeta = calloc((size_t)n * COMPI_META_INTS, sizeof(int));
-    int *rmeta = calloc((size_t)n * COMPI_META_INTS, sizeof(int));
-    if (!got->lens || !got->displs || !smeta || !rmeta) {
+    got->lens = calloc((size_t)n, sizeof(size_t));
+    got->displs = calloc((size_t)n, sizeof(size_t));
+    int64_t *smeta = calloc((size_t)n * W, sizeof(int64_t));
+    int64_t *rmeta = calloc((size_t)n * W, sizeof(int64_t));
+    compi_coll_meta *rm = calloc((size_t)n, sizeof *rm);
+    if (!got->lens || !got->displs || !smeta || !rmeta || !rm) {
         free(smeta);
         free(rmeta);
+        free(rm);
         compi_coll_blocks_free(got);
         return MPI_ERR_NO_MEM;
     }
     int any = 0;
-    for (int j = 0; j < n; j++) {
-        compi_coll_out *o = out[j];
-        int *m = smeta + (size_t)j * COMPI_META_INTS;
-        if (!o) continue;
-        if (o->chunk) {
-            if (o->size > 0x7fffffff) compi_die("a pipelined collective block exceeds 2 GiB");
-            m[COMPI_META_LEN] = -(int)o->log2;
-            m[COMPI_META_SIZE] = (int)o->size;
-            any = 1;
-        } else {
-            if (o->flen > 0x7fffffff) compi_die("a collective frame exceeds 2 GiB");
-            m[COMPI_META_LEN] = (int)o->flen;
-        }
-    }
-    for (int j = 0; j < n; j++) smeta[(size_t)j * COMPI_META_INTS + COMPI_META_ANY] = any;
+    for (int j = 0; j < n; j++) any |= out[j] && out[j]->chunk;
+    for (int j = 0; j < n; j++) compi_coll_meta_of(out[j], any, smeta + (size_t)j * W);
     /* same: one block for every rank (allgather): each rank's metadata once */
     if (same) {
-        int mine[COMPI_META_INTS] = {0, 0, any};
+        int64_t mine[COMPI_COLL_META_WORDS];
+        compi_coll_meta_of(NULL, any, mine);
         for (int j = 0; j < n; j++)
-            if (out[j]) { memcpy(mine, smeta + (size_t)j * COMPI_META_INTS, sizeof mine); break; }
-        rc = PMPI_Allgather(mine, COMPI_META_INTS, MPI_INT, rmeta, COMPI_META_INTS, MPI_INT, sub);
-        /* nothing to myself */
-        rmeta[(size_t)me * COMPI_META_INTS + COMPI_META_LEN] = rmeta[(size_t)me * COMPI_META_INTS + COMPI_META_SIZE] = 0;
+            if (out[j]) { memcpy(mine, smeta + (size_t)j * W, sizeof mine); break; }
+        rc = PMPI_Allgather(mine, (int)W, MPI_INT64_T, rmeta, (int)W, MPI_INT64_T, sub);
+        compi_coll_meta_of(NULL, any, rmeta + (size_t)me * W);   /* nothing to myself */
     } else {
-        rc = PMPI_Alltoall(smeta, COMPI_META_INTS, MPI_INT, rmeta, COMPI_META_INTS, MPI_INT, sub);
+        rc = PMPI_Alltoall(smeta, (int)W, MPI_INT64_T, rmeta, (int)W, MPI_INT64_T, sub);
     }
-    int anyone = 0;
-    long long total = 0;
+    free(smeta);
+    char why[320] = "";
+    int bad_source = -1;
+    size_t total = 0, nwq = 0, nsq = 0, maxk = 0;
+    int streaming = any;   /* chunks to send or to receive: the polling loop below */
+    const size_t piece = compi_coll_piece();
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        const int *m = rmeta + (size_t)i * COMPI_META_INTS;
-        anyone |= m[COMPI_META_ANY];
-        got->lens[i] = m[COMPI_META_LEN] > 0 ? m[COMPI_META_LEN] : 0;
-        got->displs[i] = (int)total;
-        total += got->lens[i];
-        piped[i] = m[COMPI_META_LEN] < 0;
-    }
-    if (total > 0x7fffffff) compi_die("collective blocks to receive exceed 2 GiB");
-    if (rc == MPI_SUCCESS && !(got->bytes = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
-    if (rc != MPI_SUCCESS) goto fail;
-
-    if (!anyone && sparse) {
-        /* sparse, nothing pipelined: every block with one Isend from where it
-         * lies, one Irecv per source that has one, then one Waitall (a
-         * blocking wait, so oversubscribed ranks yield as in a collective) */
-        if (chunks == MPI_COMM_NULL) compi_die("a point-to-point collective exchange without its communicator");
-        MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
-        int nq = 0;
-        if (!rq) rc = MPI_ERR_NO_MEM;
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-            if (got->lens[i] > 0)
-                rc = PMPI_Irecv(got->bytes + got->displs[i], got->lens[i], MPI_BYTE, i, COMPI_COLL_TAG_WHOLE, chunks,
-                                &rq[nq++]);
-        for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
-            if (out[j] && out[j]->flen)
-                rc = PMPI_Isend(out[j]->frame ? out[j]->frame : out[j]->ref, (int)out[j]->flen, MPI_BYTE, j,
-                                COMPI_COLL_TAG_WHOLE, chunks, &rq[nq++]);
-        int wrc = nq ? PMPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
-        if (rc == MPI_SUCCESS) rc = wrc;
-        free(rq);
-        if (rc != MPI_SUCCESS) goto fail;
-        free(smeta);
-        free(rmeta);
-        return MPI_SUCCESS;
-    }
-    if (!anyone) {
-        /* nothing pipelined anywhere: one alltoallv of the whole blocks. With
-         * same (an allgather), an alltoallv of one send block too, not an
-         * allgatherv: measured on the emulated 100 Mbit/s link between two
-         * MPICH 4.0 ranks, an allgather(v) of 4 MiB took 706 ms, a sendrecv
-         * or an alltoallv of the same 4 MiB 384-397 ms (the allgather did
-         * not use both directions of the link at once) */
-        int *slens = calloc((size_t)n, sizeof(int)), *sdb = calloc((size_t)n, sizeof(int));
-        unsigned char *sbytes = NULL;
-        long long stotal = 0;
-        for (int j = 0; j < n && slens && sdb; j++) {
-            slens[j] = smeta[(size_t)j * COMPI_META_INTS + COMPI_META_LEN];
-            /* same: the one frame, sent to every rank from one copy */
-            sdb[j] = same ? 0 : (int)stotal;
-            if (same) stotal = slens[j] > stotal ? slens[j] : stotal;
-            else stotal += slens[j];
+        char mwhy[200];
+        if (compi_coll_meta_read(rmeta + (size_t)i * W, &rm[i], mwhy, sizeof mwhy) != COMPI_OK && bad_source < 0) {
+            snprintf(why, sizeof why, "from rank %d: %s", names ? names[i] : i, mwhy);
+            bad_source = i;
         }
-        if (stotal > 0x7fffffff) compi_die("collective send blocks exceed 2 GiB");
-        if (!slens || !sdb || !(sbytes = malloc(stotal ? (size_t)stotal : 1))) rc = MPI_ERR_NO_MEM;
-        for (int j = 0, copied = 0; j < n && rc == MPI_SUCCESS; j++)
-            if (slens[j] && !(same && copied++))
-                memcpy(sbytes + sdb[j], out[j]->frame ? out[j]->frame : out[j]->ref, (size_t)slens[j]);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Alltoallv(sbytes, slens, sdb, MPI_BYTE, got->bytes, got->lens, got->displs, MPI_BYTE, sub);
-        free(sbytes);
-        free(slens);
-        free(sdb);
-        if (rc != MPI_SUCCESS) goto fail;
-        free(smeta);
-        free(rmeta);
-        return MPI_SUCCESS;
+        piped[i] = rm[i].kind == COMPI_COLL_BLOCK_CHUNKED;
+        streaming |= piped[i];
+        if (rm[i].kind == COMPI_COLL_BLOCK_BYTES && rm[i].len > (uint64_t)(SIZE_MAX / 2 - total)) {
+            if (bad_source < 0) {
+                snprintf(why, sizeof why, "blocks from rank %d and before declare more bytes than memory holds",
+                         names ? names[i] : i);
+                bad_source = i;
+            }
+            rm[i].kind = COMPI_COLL_BLOCK_NONE;
+        } else if (rm[i].kind == COMPI_COLL_BLOCK_BYTES) {
+            got->lens[i] = (size_t)rm[i].len;
+            got->displs[i] = total;
+            total += got->lens[i];
+            nwq += compi_coll_pieces(rm[i].len, piece);
+        } else if (rm[i].kind == COMPI_COLL_BLOCK_TYPED) {
+            if (!in[i].typed) {
+                if (bad_source < 0) {
+                    snprintf(why, sizeof why, "a raw block of %llu bytes from rank %d where none was due",
+                             (unsigned long long)rm[i].len, names ? names[i] : i);
+                    bad_source = i;
+                }
+                rm[i].kind = COMPI_COLL_BLOCK_NONE;
+            } else {
+                nwq++;
+            }
+        }
+    }
+    free(rmeta);
+    for (int j = 0; j < n; j++) {
+        const compi_coll_out *o = out[j];
+        if (!o) continue;
+        if (o->chunk) {
+            nsq += o->n;
+            if (o->n > maxk) maxk = o->n;
+        } else if (o->flen) {
+            nsq += o->typed ? 1 : compi_coll_pieces(o->flen, piece);
+        }
+    }
+    if (rc == MPI_SUCCESS && !(got->bytes = malloc(total ? total : 1))) rc = MPI_ERR_NO_MEM;
+    MPI_Request *wq = rc == MPI_SUCCESS ? malloc(sizeof(MPI_Request) * (nwq + nsq + 1)) : NULL;
+    if (rc == MPI_SUCCESS && !wq) rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) {
+        free(rm);
+        compi_coll_blocks_free(got);
+        return rc;
+    }
+    /* whole blocks: every receive, then every send, posted at once (wq:
+     * receives first, sends after them) */
+    size_t nq = 0;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (rm[i].kind == COMPI_COLL_BLOCK_TYPED) {
+            rc = PMPI_Irecv(in[i].tbuf, in[i].tcount, in[i].ttype, i, COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+        } else if (rm[i].kind == COMPI_COLL_BLOCK_BYTES) {
+            uint64_t np = compi_coll_pieces(rm[i].len, piece);
+            for (uint64_t k = 0; k < np && rc == MPI_SUCCESS; k++)
+                rc = PMPI_Irecv(got->bytes + got->displs[i] + k * piece, (int)compi_coll_piece_len(rm[i].len, piece, k),
+                                MPI_BYTE, i, COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+        }
+    }
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        const compi_coll_out *o = out[j];
+        if (!o || o->chunk || !o->flen) continue;
+        if (o->typed) {
+            rc = PMPI_Isend(o->tbuf, o->tcount, o->ttype, j, COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+            continue;
+        }
+        const unsigned char *b = o->frame ? o->frame : o->ref;
+        uint64_t np = compi_coll_pieces(o->flen, piece);
+        for (uint64_t k = 0; k < np && rc == MPI_SUCCESS; k++)
+            rc = PMPI_Isend(b + k * piece, (int)compi_coll_piece_len(o->flen, piece, k), MPI_BYTE, j,
+                            COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+    }
+    if (!streaming || rc != MPI_SUCCESS) {
+        int wrc = compi_coll_waitall((int)nq, wq);
+        if (rc == MPI_SUCCESS) rc = wrc;
+        free(wq);
+        free(rm);
+        goto done;
     }
 
-    /* point to point (something pipelined, or sparse: only the pairs with a
-     * block, sent from where it lies): receives first (whole frames, then
-     * chunk slots) */
-    if (chunks == MPI_COMM_NULL) compi_die("a point-to-point collective exchange without its communicator");
+    /* chunks: receives first (slots), then rounds of sends over the destinations */
     compi_coll_stream *st = calloc((size_t)n, sizeof *st);
     MPI_Request *rreq = malloc(sizeof(MPI_Request) * (size_t)n * (COMPI_COLL_SLOTS + 1));
     int *ridx = malloc(sizeof(int) * (size_t)n * (COMPI_COLL_SLOTS + 1));
     MPI_Status *rst = malloc(sizeof(MPI_Status) * (size_t)n * (COMPI_COLL_SLOTS + 1));
-    size_t nsreq = 0, maxk = 0;
-    for (int j = 0; j < n; j++)
-        if (out[j]) nsreq += out[j]->chunk ? out[j]->n : 1;
-    MPI_Request *sreq = malloc(sizeof(MPI_Request) * (nsreq ? nsreq : 1));
-    char why[320] = "";
-    int bad_source = -1;
+    MPI_Request *sreq = malloc(sizeof(MPI_Request) * (nsq ? nsq : 1));
     if (!st || !rreq || !ridx || !rst || !sreq) {
         free(st); free(rreq); free(ridx); free(rst); free(sreq);
+        int wrc = compi_coll_waitall((int)nq, wq);
+        (void)wrc;
+        free(wq);
+        free(rm);
         rc = MPI_ERR_NO_MEM;
-        goto fail;
+        goto done;
     }
-    const int nr = n * (COMPI_COLL_SLOTS + 1);   /* request i*(SLOTS+1): whole; then the slots */
+    const int nr = n * (COMPI_COLL_SLOTS + 1);   /* request i*(SLOTS+1) + 1 + s: source i's chunk slot s */
     for (int r = 0; r < nr; r++) rreq[r] = MPI_REQUEST_NULL;
-    /* messages still to arrive: whole frames, and the chunks still due */
+    /* chunks still to arrive */
     size_t pending = 0;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        const int *m = rmeta + (size_t)i * COMPI_META_INTS;
         MPI_Request *q = rreq + (size_t)i * (COMPI_COLL_SLOTS + 1);
-        if (got->lens[i] > 0) {
-            rc = PMPI_Irecv(got->bytes + got->displs[i], got->lens[i], MPI_BYTE, i, COMPI_COLL_TAG_WHOLE, chunks, q);
-            pending++;   /* a whole frame */
-        }
-        if (!piped[i] || rc != MPI_SUCCESS) continue;
+        if (!piped[i]) continue;
         compi_coll_stream *s = &st[i];
-        unsigned log2 = (unsigned)-m[COMPI_META_LEN];
-        s->size = (size_t)(unsigned)m[COMPI_META_SIZE];
-        if (log2 < COMPI_CHUNK_LOG2_MIN || log2 > COMPI_CHUNK_LOG2_MAX) compi_die("collective metadata damaged");
+        unsigned log2 = rm[i].log2;
+        s->size = (size_t)rm[i].size;
         s->chunk = (size_t)1 << log2;
         s->n = s->due = compi_chunk_count(s->size, log2);
         s->dst = in[i].dst;
         if (s->size != in[i].size) {
-            snprintf(why, sizeof why, "a pipelined block of %zu bytes from rank %d where %zu bytes were due "
-                     "(type signatures differ)", s->size, names ? names[i] : i, in[i].size);
-            bad_source = i;
+            if (bad_source < 0) {
+                snprintf(why, sizeof why, "a pipelined block of %zu bytes from rank %d where %zu bytes were due "
+                         "(type signatures differ)", s->size, names ? names[i] : i, in[i].size);
+                bad_source = i;
+            }
             s->bad = 1;
         }
+        if (!s->dst && !s->bad && stage && in[i].typed && (stage[i] = malloc(s->size ? s->size : 1)))
+            s->dst = stage[i];   /* a destination that is not one contiguous run: staged, unpacked after */
         if (!s->dst) s->bad = 1;
         s->slots = s->n < COMPI_COLL_SLOTS ? (int)s->n : COMPI_COLL_SLOTS;
         pending += s->n;
@@ -315,18 +411,8 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, int sparse, com
                             chunks, q + 1 + k);
         }
     }
-    /* sends: whole frames at once, chunks round by round over the destinations */
+    free(rm);
     size_t ns = 0;
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        compi_coll_out *o = out[j];
-        if (!o) continue;
-        if (o->chunk) {
-            if (o->n > maxk) maxk = o->n;
-        } else if (o->flen) {
-            rc = PMPI_Isend(o->frame ? o->frame : o->ref, (int)o->flen, MPI_BYTE, j, COMPI_COLL_TAG_WHOLE, chunks,
-                            &sreq[ns++]);
-        }
-    }
     uint64_t wait_ns = 0;
     uint64_t last = compi_now_ns();
     int *done_idx = malloc(sizeof(int) * (size_t)nr);
@@ -450,8 +536,8 @@ drained:
         PMPI_Cancel(&rreq[r]);
         PMPI_Wait(&rreq[r], MPI_STATUS_IGNORE);
     }
-    if (ns) {
-        int wrc = PMPI_Waitall((int)ns, sreq, MPI_STATUSES_IGNORE);
+    {
+        int wrc = compi_coll_waitall((int)ns, sreq);
         if (rc == MPI_SUCCESS) rc = wrc;
     }
     COMPI_STAT_ADD(pipe_wait_ns, wait_ns);
@@ -463,8 +549,12 @@ drained:
     free(rst);
     free(sreq);
     free(done_idx);
-    free(smeta);
-    free(rmeta);
+    {
+        int wrc = compi_coll_waitall((int)nq, wq);
+        if (rc == MPI_SUCCESS) rc = wrc;
+    }
+    free(wq);
+done:
     if (rc != MPI_SUCCESS) {
         compi_coll_blocks_free(got);
         return rc;
@@ -478,11 +568,6 @@ drained:
         return compi_frame_fail(comm, &fst, why);
     }
     return MPI_SUCCESS;
-fail:
-    free(smeta);
-    free(rmeta);
-    compi_coll_blocks_free(got);
-    return rc;
 }
 
 int compi_coll_xfer_init(compi_coll_xfer *x, int n)
@@ -509,26 +594,30 @@ void compi_coll_xfer_free(compi_coll_xfer *x)
     memset(x, 0, sizeof *x);
 }
 
-int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char *dst)
+int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char *dst, void *buf, int count,
+                           MPI_Datatype dt)
 {
     x->in[i].size = size;
-    if (!dst && !(dst = x->stage[i] = malloc(size ? size : 1))) return MPI_ERR_NO_MEM;
+    x->in[i].typed = 1;
+    x->in[i].tbuf = buf;
+    x->in[i].tcount = count;
+    x->in[i].ttype = dt;
     x->in[i].dst = dst;
     return MPI_SUCCESS;
 }
 
 int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int same, const int *names, MPI_Comm comm)
 {
-    return compi_coll_exchange(sub, chunks, same, x->sparse, x->out, x->in, &x->got, x->piped, names, comm);
+    return compi_coll_exchange(sub, chunks, same, x->out, x->in, x->stage, &x->got, x->piped, names, comm);
 }
 
 int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,
                             MPI_Comm comm)
 {
     if (x->piped[i]) return x->stage[i] ? compi_unpack_bytes(x->stage[i], x->in[i].size, dst, count, dt) : MPI_SUCCESS;
-    if (x->got.lens[i] <= 0) return MPI_SUCCESS;
+    if (x->got.lens[i] == 0) return MPI_SUCCESS;   /* nothing, or it came typed: in place already */
     MPI_Status st;
     memset(&st, 0, sizeof st);
     st.MPI_SOURCE = source;
-    return compi_frame_deliver(x->got.bytes + x->got.displs[i], (size_t)x->got.lens[i], dst, count, dt, &st, comm);
+    return compi_frame_deliver(x->got.bytes + x->got.displs[i], x->got.lens[i], dst, count, dt, &st, comm);
 }

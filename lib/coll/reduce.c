@@ -114,7 +114,8 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
         if (c == my) continue;
         if (!(contrib[c] = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text))) { rc = MPI_ERR_NO_MEM; break; }
         /* contrib[c] - tlb is the buffer: its first element's bytes start at contrib[c] */
-        rc = compi_coll_xfer_expect(&x, c, (size_t)mti.size, mti.contiguous ? (unsigned char *)contrib[c] : NULL);
+        rc = compi_coll_xfer_expect(&x, c, (size_t)mti.size, mti.contiguous ? (unsigned char *)contrib[c] : NULL,
+                                    contrib[c] - tlb, len, dt);
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 0, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
@@ -172,8 +173,9 @@ static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint e
         if (c == my || clen == 0) continue;
         compi_typeinfo t;
         compi_typeinfo_get(dt, clen, &t);
-        rc = compi_coll_xfer_expect(&x, c, (size_t)t.size,
-                                    t.contiguous ? (unsigned char *)acc + (MPI_Aint)cs * ext + t.true_lb : NULL);
+        char *at = (char *)acc + (MPI_Aint)cs * ext;
+        rc = compi_coll_xfer_expect(&x, c, (size_t)t.size, t.contiguous ? (unsigned char *)at + t.true_lb : NULL, at,
+                                    clen, dt);
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
@@ -191,56 +193,49 @@ out:
 }
 
 /* Leaders: the reduced chunks, each leader's own, to the leader of
- * root_node (Reduce): lengths gathered, then the frames. */
+ * root_node (Reduce): one exchange (pipex.c) whose only receiver is that
+ * leader; raw chunks land in acc as they are, frames are decoded there. */
 static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext, int root_node, MPI_Comm comm,
                                 const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
     const int p = l->nnodes, my = l->my_node;
-    int s, len, rc;
+    int s, len, rc, built = 0;
     compi_chunk(n, p, my, &s, &len);
-    unsigned char *frame = NULL, *all = NULL;
-    size_t flen = 0;
-    int *lens = NULL, *displs = NULL;
+    compi_coll_out o;
+    compi_coll_xfer x;
+    rc = compi_coll_xfer_init(&x, p);
+    if (rc != MPI_SUCCESS) return rc;
     if (len > 0 && my != root_node) {
         compi_typeinfo ti;
         compi_typeinfo_get(dt, len, &ti);
-        compi_decision d;
-        compi_decide(&d, ci, l->leader_of[root_node], -1, &ti, COMPI_FAM_REDUCE);
-        COMPI_STAT_ADD(messages[COMPI_FAM_REDUCE], 1);
-        COMPI_STAT_ADD(bytes[COMPI_FAM_REDUCE], ti.size);
-        rc = compi_frame_encode((char *)acc + (MPI_Aint)s * ext, len, dt, &ti, &d, &frame, &flen);
-        if (rc != MPI_SUCCESS) return rc;
+        rc = compi_coll_out_build(&o, ci, l->leader_of[root_node], COMPI_FAM_REDUCE, (char *)acc + (MPI_Aint)s * ext,
+                                  len, dt, &ti, 0);
+        if (rc != MPI_SUCCESS) goto out;
+        built = 1;
+        x.out[root_node] = &o;
     }
-    lens = malloc(sizeof(int) * (size_t)p);
-    displs = malloc(sizeof(int) * (size_t)p);
-    if (!lens || !displs) { free(frame); free(lens); free(displs); return MPI_ERR_NO_MEM; }
-    int my_len = (int)flen;
-    rc = PMPI_Gather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, root_node, l->leaders);
-    long long total = 0;
-    if (my == root_node)
-        for (int c = 0; c < p; c++) {
-            displs[c] = (int)total;
-            total += lens[c];
-        }
-    if (rc == MPI_SUCCESS && my == root_node && !(all = malloc(total ? (size_t)total : 1))) rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Gatherv(frame, my_len, MPI_BYTE, all, lens, displs, MPI_BYTE, root_node, l->leaders);
-    *wire += flen;
-    free(frame);
     for (int c = 0; c < p && rc == MPI_SUCCESS && my == root_node; c++) {
-        if (c == my) continue;
         int cs, clen;
         compi_chunk(n, p, c, &cs, &clen);
-        if (clen == 0) continue;
-        MPI_Status st;
-        memset(&st, 0, sizeof st);
-        st.MPI_SOURCE = l->leader_of[c];
-        rc = compi_frame_deliver(all + displs[c], (size_t)lens[c], (char *)acc + (MPI_Aint)cs * ext, clen, dt, &st,
-                                 comm);
+        if (c == my || clen == 0) continue;
+        compi_typeinfo t;
+        compi_typeinfo_get(dt, clen, &t);
+        char *at = (char *)acc + (MPI_Aint)cs * ext;
+        rc = compi_coll_xfer_expect(&x, c, (size_t)t.size, t.contiguous ? (unsigned char *)at + t.true_lb : NULL, at,
+                                    clen, dt);
     }
-    free(all);
-    free(lens);
-    free(displs);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 0, l->leader_of, comm);
+    if (rc != MPI_SUCCESS) goto out;
+    if (built) *wire += compi_coll_out_wire(&o);
+    for (int c = 0; c < p && rc == MPI_SUCCESS && my == root_node; c++) {
+        int cs, clen;
+        compi_chunk(n, p, c, &cs, &clen);
+        if (c == my || clen == 0) continue;
+        rc = compi_coll_xfer_deliver(&x, c, (char *)acc + (MPI_Aint)cs * ext, clen, dt, l->leader_of[c], comm);
+    }
+out:
+    if (built) compi_coll_out_free(&o);
+    compi_coll_xfer_free(&x);
     return rc;
 }
 
@@ -271,7 +266,8 @@ static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, const compi_t
     for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++) {
         if (c == my) continue;
         if (!(contrib[c] = malloc((size_t)ti->size))) { rc = MPI_ERR_NO_MEM; break; }
-        rc = compi_coll_xfer_expect(&x, c, (size_t)ti->size, (unsigned char *)contrib[c]);
+        rc = compi_coll_xfer_expect(&x, c, (size_t)ti->size, (unsigned char *)contrib[c], contrib[c] - ti->true_lb, n,
+                                    dt);
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, to < 0, l->leader_of, comm);
     if (rc == MPI_SUCCESS && built) *wire += compi_coll_out_wire(&o) * (size_t)(to < 0 ? p - 1 : 1);

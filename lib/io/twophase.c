@@ -642,7 +642,7 @@ static void compi_io_count(compi_io_call *c, int p, int64_t bytes, int64_t meta,
 
 /* One exchange of messages msgs[p] (lens[p] bytes; NULL/0: none) with
  * every process, through the collective layer's exchange (lib/coll/pipex.c:
- * lengths first, then, sparse, point to point with only the processes that
+ * lengths first, then point to point with only the processes that
  * have a message, each sent from where it lies) on the file's duplicate
  * communicator; inter-node ones as compi frames. A message to myself is
  * never sent: the caller handles its own part in place. Frees msgs[p];
@@ -653,7 +653,6 @@ static int compi_io_exchange(compi_io_call *c, unsigned char **msgs, int *lens, 
     int rc = MPI_SUCCESS;
     compi_coll_out *outs = calloc((size_t)c->n, sizeof *outs);
     if (!outs || compi_coll_xfer_init(x, c->n) != MPI_SUCCESS) compi_die("out of memory in collective I/O");
-    x->sparse = 1;
     for (int p = 0; p < c->n; p++) {
         if (!msgs[p] || lens[p] <= 0 || p == c->me) continue;
         compi_coll_out *o = &outs[p];

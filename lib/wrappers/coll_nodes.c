@@ -127,20 +127,23 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
         compi_coll_count(kind, 0, mine, 0, t0);
         return rc;
     }
-    int *counts = (int *)recvcounts, *at = (int *)displs;
-    if (!recvcounts) {
-        counts = malloc(sizeof(int) * (size_t)n);
-        at = malloc(sizeof(int) * (size_t)n);
-        if (!counts || !at) compi_die("out of memory in a collective");
-        for (int i = 0; i < n; i++) {
-            counts[i] = recvcount;
-            at[i] = i * recvcount;
-        }
+    int *counts = (int *)recvcounts;
+    MPI_Aint *at = malloc(sizeof(MPI_Aint) * (size_t)n);
+    if (!recvcounts) counts = malloc(sizeof(int) * (size_t)n);
+    if (!counts || !at) {
+        if (!recvcounts) free(counts);
+        free(at);
+        return compi_raise(comm, compi_coll_gated(&tk, comm, MPI_ERR_NO_MEM));
+    }
+    for (int i = 0; i < n; i++) {
+        if (!recvcounts) counts[i] = recvcount;
+        at[i] = recvcounts ? (MPI_Aint)displs[i] : (MPI_Aint)i * recvcount;
     }
     *path = COMPI_PROF_PATH_COMPI;
     rc = compi_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, at, recvtype, comm, ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
-    if (!recvcounts) { free(counts); free(at); }
+    if (!recvcounts) free(counts);
+    free(at);
     compi_coll_count(kind, 1, mine, wire, t0);
     return compi_coll_done(comm, rc);
 }
@@ -187,14 +190,17 @@ static int compi_alltoall_common(const void *sendbuf, int sendcount, MPI_Datatyp
         compi_coll_count(COMPI_COLL_ALLTOALL, 0, block * n, 0, t0);
         return rc;
     }
-    int *scounts = malloc(sizeof(int) * (size_t)n), *sd = malloc(sizeof(int) * (size_t)n);
-    int *rcounts = malloc(sizeof(int) * (size_t)n), *rd = malloc(sizeof(int) * (size_t)n);
-    if (!scounts || !sd || !rcounts || !rd) compi_die("out of memory in a collective");
+    int *scounts = malloc(sizeof(int) * (size_t)n), *rcounts = malloc(sizeof(int) * (size_t)n);
+    MPI_Aint *sd = malloc(sizeof(MPI_Aint) * (size_t)n), *rd = malloc(sizeof(MPI_Aint) * (size_t)n);
+    if (!scounts || !sd || !rcounts || !rd) {
+        free(scounts); free(sd); free(rcounts); free(rd);
+        return compi_raise(comm, compi_coll_gated(&tk, comm, MPI_ERR_NO_MEM));
+    }
     for (int i = 0; i < n; i++) {
         scounts[i] = sendcount;
-        sd[i] = i * sendcount;
+        sd[i] = (MPI_Aint)i * sendcount;
         rcounts[i] = recvcount;
-        rd[i] = i * recvcount;
+        rd[i] = (MPI_Aint)i * recvcount;
     }
     *path = COMPI_PROF_PATH_COMPI;
     rc = compi_coll_alltoallv(sendbuf, scounts, sd, sendtype, recvbuf, rcounts, rd, recvtype, comm, ci, l, &wire);
@@ -234,9 +240,21 @@ static int compi_alltoallv_common(const void *sendbuf, const int sendcounts[], c
         compi_coll_count(COMPI_COLL_ALLTOALLV, 0, bytes, 0, t0);
         return rc;
     }
+    MPI_Aint *sd = malloc(sizeof(MPI_Aint) * (size_t)n), *rd = malloc(sizeof(MPI_Aint) * (size_t)n);
+    if (!sd || !rd) {
+        free(sd); free(rd);
+        return compi_raise(comm, compi_coll_gated(&tk, comm, MPI_ERR_NO_MEM));
+    }
+    for (int i = 0; i < n; i++) {
+        /* in place: the send side is the receive side (and sdispls may be anything) */
+        sd[i] = sendbuf == MPI_IN_PLACE ? 0 : sdispls[i];
+        rd[i] = rdispls[i];
+    }
     *path = COMPI_PROF_PATH_COMPI;
-    rc = compi_coll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                              ci, l, &wire);
+    rc = compi_coll_alltoallv(sendbuf, sendcounts, sd, sendtype, recvbuf, recvcounts, rd, recvtype, comm, ci, l,
+                              &wire);
+    free(sd);
+    free(rd);
     rc = compi_coll_gated(&tk, comm, rc);
     compi_coll_count(COMPI_COLL_ALLTOALLV, 1, bytes, wire, t0);
     return compi_coll_done(comm, rc);
@@ -355,7 +373,7 @@ static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf
     int *counts = (int *)recvcounts;
     if (!recvcounts) {
         counts = malloc(sizeof(int) * (size_t)n);
-        if (!counts) compi_die("out of memory in a collective");
+        if (!counts) return compi_raise(comm, compi_coll_gated(&tk, comm, MPI_ERR_NO_MEM));
         for (int r = 0; r < n; r++) counts[r] = recvcount;
     }
     *path = COMPI_PROF_PATH_COMPI;

@@ -1,14 +1,20 @@
 /* Rooted collectives with compressed payloads (PRAcTiCaL's set).
  *
  * Bcast/Scatter/Gather: every rank knows the block size, so all agree
- * without talking whether it is large enough to compress; then the frames'
- * lengths travel first and the frames (compressed or raw) after, through
- * MPI's own collective algorithms. Scatterv/Gatherv: block sizes differ per
- * rank, so on framed communicators they always take the two-step path.
- * Blocks between ranks of the root's node are never compressed. */
+ * without talking whether it is large enough to compress. A broadcast's
+ * root then sends a header (raw, or the compressed frame's) and the payload
+ * follows: raw data as the MPI's own broadcast of the application's buffer
+ * (no copy), a compressed payload over each node's link once, in pieces of
+ * at most 1 GiB. Gather/Scatter(v) run one exchange of blocks (lib/coll,
+ * pipex.c): lengths first, then each block point to point, raw ones
+ * straight from and into the application's buffers. Scatterv/Gatherv:
+ * block sizes differ per rank, so on framed communicators they always take
+ * that path. Blocks between ranks of the root's node are never compressed.
+ * Errors in any step are raised on the application's communicator. */
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "frame/coll_meta.h"
 #include "wrappers/impl.h"
 
 
@@ -44,15 +50,13 @@ static char *compi_block(const void *base, MPI_Aint displ_elems, MPI_Datatype dt
  * themselves, each leader broadcasts it inside its node (where every rank
  * decodes it itself, in parallel). The MPI's own broadcast of the payload
  * over the whole communicator may send it over a link more than once and
- * picks its algorithm for the payload's size, not the data's. */
-static int compi_bcast_payload(unsigned char *pay, int len, int root, MPI_Comm comm, const compi_comm_info *ci)
+ * picks its algorithm for the payload's size, not the data's. Each step
+ * moves len bytes as pieces of at most compi_coll_piece() bytes. */
+static int compi_bcast_piece(unsigned char *pay, int len, int root, MPI_Comm comm, const compi_coll_layout *l)
 {
-    int rc;
-    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, &rc);
-    if (!l) return rc;
     if (l->nnodes < 2) return PMPI_Bcast(pay, len, MPI_BYTE, root, comm);
     const int root_node = l->node_of[root], leader = l->local_rank == 0;
-    rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
     if (l->my_node == root_node && l->leader_of[root_node] != root) {
         if (l->rank == root) {
             rc = PMPI_Send(pay, len, MPI_BYTE, 0, 0, l->local);
@@ -64,6 +68,17 @@ static int compi_bcast_payload(unsigned char *pay, int len, int root, MPI_Comm c
     }
     if (rc == MPI_SUCCESS && leader) rc = PMPI_Bcast(pay, len, MPI_BYTE, root_node, l->leaders);
     if (rc == MPI_SUCCESS && l->local_size > 1) rc = PMPI_Bcast(pay, len, MPI_BYTE, 0, l->local);
+    return rc;
+}
+
+static int compi_bcast_payload(unsigned char *pay, uint64_t len, int root, MPI_Comm comm, const compi_comm_info *ci)
+{
+    int rc;
+    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, &rc);
+    if (!l) return rc;
+    const uint64_t piece = compi_coll_piece();
+    for (uint64_t k = 0; k < compi_coll_pieces(len, piece) && rc == MPI_SUCCESS; k++)
+        rc = compi_bcast_piece(pay + k * piece, (int)compi_coll_piece_len(len, piece, k), root, comm, l);
     return rc;
 }
 
@@ -84,43 +99,91 @@ static int compi_rooted_done(compi_coll_ticket *t, MPI_Comm comm, int rc)
     return rc != MPI_SUCCESS ? rc : vrc;
 }
 
-static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                              const compi_comm_info *ci, const compi_typeinfo *tip)
+/* The root's frame of the broadcast data: compressed, or NULL with
+ * *frame_len 0 when the data goes raw (then nothing is copied: the MPI
+ * broadcasts the application's buffer). */
+static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi_comm_info *ci,
+                              const compi_typeinfo *ti, unsigned char **frame, size_t *flen)
 {
-    compi_typeinfo ti = *tip;
+    compi_decision d;
+    compi_decide(&d, ci, -1, -1, ti, COMPI_FAM_BCAST);
+    *frame = NULL;
+    *flen = 0;
+    if (!compi_decision_needs_data(&d) || ti->size == 0) return MPI_SUCCESS;
+    unsigned char *packed = NULL;
+    const char *src = (const char *)buf + ti->true_lb;
+    compi_typeinfo pti = *ti;
+    if (!ti->contiguous) {
+        if (!(packed = malloc((size_t)ti->size))) return MPI_ERR_NO_MEM;
+        int rc = compi_pack_bytes(buf, count, dt, packed, (size_t)ti->size);
+        if (rc != MPI_SUCCESS) { free(packed); return rc; }
+        src = (const char *)packed;
+        pti.contiguous = 1;
+        pti.true_lb = 0;
+    }
+    size_t chunk;
+    int rc = MPI_SUCCESS;
+    if (compi_decision_settle(&d, src, &pti, &chunk))
+        rc = compi_frame_encode(packed ? (const void *)packed : buf, count, dt, &pti, &d, frame, flen);
+    free(packed);
+    if (rc != MPI_SUCCESS) return rc;
+    compi_frame_header h;
+    char why[160];
+    if (*frame && (compi_frame_read_header(*frame, *flen, &h, why, sizeof why) != COMPI_OK ||
+                   h.codec == COMPI_CODEC_RAW)) {
+        free(*frame);   /* it did not shrink: raw after all */
+        *frame = NULL;
+        *flen = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                              const compi_comm_info *ci, const compi_typeinfo *ti)
+{
     int rank;
     PMPI_Comm_rank(comm, &rank);
-    unsigned char *frame = NULL;
+    unsigned char *frame = NULL, head[COMPI_FRAME_HEADER_SIZE];
     size_t flen = 0;
-    int rc;
+    int rc = MPI_SUCCESS;
     if (rank == root) {
-        compi_decision d;
-        compi_decide(&d, ci, -1, -1, &ti, COMPI_FAM_BCAST);
-        rc = compi_frame_encode(buf, count, dt, &ti, &d, &frame, &flen);
-        if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
-    } else {
-        frame = malloc(COMPI_FRAME_HEADER_SIZE);
-        if (!frame) return compi_raise(comm, MPI_ERR_NO_MEM);
+        rc = compi_bcast_encode(buf, count, dt, ci, ti, &frame, &flen);
+        /* an encoding failure still sends a header (raw), so no rank waits for a payload */
+        if (frame) {
+            memcpy(head, frame, COMPI_FRAME_HEADER_SIZE);
+        } else {
+            compi_frame_header raw = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, (uint64_t)ti->size, (uint64_t)ti->size, 0};
+            compi_frame_write_header(head, &raw);
+        }
     }
-    rc = PMPI_Bcast(frame, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, root, comm);
-    if (rc != MPI_SUCCESS) { free(frame); return rc; }
+    int hrc = PMPI_Bcast(head, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, root, comm);
+    if (hrc != MPI_SUCCESS) { free(frame); return hrc; }   /* raised on comm by the MPI */
     compi_frame_header h;
     char why[200];
-    if (compi_frame_read_header(frame, COMPI_FRAME_HEADER_SIZE, &h, why, sizeof why) != COMPI_OK)
-        compi_die("broadcast frame header from root %d invalid: %s", root, why);
-    if (h.codec == COMPI_CODEC_RAW) {
-        /* Incompressible: the data goes as it is, no copy. */
+    if (compi_bcast_header_read(head, sizeof head, (uint64_t)ti->size, &h, why, sizeof why) != COMPI_OK) {
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        st.MPI_SOURCE = root;
+        st.MPI_TAG = -1;
         free(frame);
-        return PMPI_Bcast(buf, count, dt, root, comm);
+        return compi_raise(comm, compi_frame_fail(comm, &st, why));
+    }
+    if (h.codec == COMPI_CODEC_RAW) {
+        /* incompressible (or not worth it): the data goes as it is, no copy */
+        free(frame);
+        int brc = PMPI_Bcast(buf, count, dt, root, comm);
+        return rc != MPI_SUCCESS ? compi_raise(comm, rc) : brc;
     }
     flen = COMPI_FRAME_HEADER_SIZE + (size_t)h.payload_len;
     if (rank != root) {
-        unsigned char *grown = realloc(frame, flen);
-        if (!grown) { free(frame); return compi_raise(comm, MPI_ERR_NO_MEM); }
-        frame = grown;
+        /* payload_len <= the data's size (checked): never more than the caller's buffer holds */
+        frame = malloc(flen);
+        if (!frame) return compi_raise(comm, MPI_ERR_NO_MEM);
+        memcpy(frame, head, COMPI_FRAME_HEADER_SIZE);
     }
-    rc = compi_bcast_payload(frame + COMPI_FRAME_HEADER_SIZE, (int)h.payload_len, root, comm, ci);
+    rc = compi_bcast_payload(frame + COMPI_FRAME_HEADER_SIZE, h.payload_len, root, comm, ci);
     if (rc == MPI_SUCCESS && rank != root) rc = compi_coll_decode(frame, flen, buf, count, dt, root, comm);
+    else rc = compi_raise(comm, rc);
     free(frame);
     return rc;
 }
@@ -170,77 +233,53 @@ static void compi_rooted_record(MPI_Comm comm, int fam, int root, int rcount, MP
 
 /* ---------------------------------------------------------------- gather */
 
-/* Two-step gather of per-rank frames to root: lengths, then bytes. On the
- * root, frames[] gets one pointer per rank into *all (NULL length 0 = none). */
-static int compi_gather_frames(const unsigned char *mine, int mylen, int root, MPI_Comm comm,
-                               unsigned char **all, int **lens_out, int **displs_out)
-{
-    int rank, size;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-    int *lens = NULL, *displs = NULL;
-    *all = NULL;
-    if (rank == root) {
-        lens = malloc(sizeof(int) * (size_t)size);
-        displs = malloc(sizeof(int) * (size_t)size);
-        if (!lens || !displs) { free(lens); free(displs); return MPI_ERR_NO_MEM; }
-    }
-    int rc = PMPI_Gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, root, comm);
-    if (rc != MPI_SUCCESS) { free(lens); free(displs); return rc; }
-    if (rank == root) {
-        long long total = 0;
-        for (int i = 0; i < size; i++) {
-            displs[i] = (int)total;
-            total += lens[i];
-        }
-        if (total > 0x7fffffff) compi_die("gathered frames exceed 2 GiB");
-        *all = malloc(total ? (size_t)total : 1);
-        if (!*all) { free(lens); free(displs); return MPI_ERR_NO_MEM; }
-    }
-    rc = PMPI_Gatherv(mine, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, root, comm);
-    *lens_out = lens;
-    *displs_out = displs;
-    return rc;
-}
-
+/* Gather(v): every rank's block to the root in one exchange (lib/coll,
+ * pipex.c) on the layout's dup of comm: compressed blocks as frames
+ * decoded at the root, raw ones typed, straight into recvbuf. */
 static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                const int *recvcounts, const int *rdispls, int recvcount_uniform,
                                MPI_Datatype recvtype, int root, MPI_Comm comm, const compi_comm_info *ci)
 {
-    int rank, size;
+    int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    unsigned char *mine = NULL;
-    size_t mylen = 0;
-    int rc = MPI_SUCCESS;
-    if (!(rank == root && sendbuf == MPI_IN_PLACE)) {
+    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, &rc);
+    if (!l) return compi_raise(comm, rc);
+    compi_coll_out o;
+    compi_coll_xfer x;
+    int built = 0;
+    rc = compi_coll_xfer_init(&x, size);
+    if (rc == MPI_SUCCESS && !(rank == root && sendbuf == MPI_IN_PLACE)) {
         compi_typeinfo ti;
         compi_typeinfo_get(sendtype, sendcount, &ti);
-        COMPI_STAT_ADD(messages[COMPI_FAM_GATHER], 1);
-        COMPI_STAT_ADD(bytes[COMPI_FAM_GATHER], ti.size);
-        compi_decision d;
-        compi_decide(&d, ci, root, -1, &ti, COMPI_FAM_GATHER);
-        rc = compi_frame_encode(sendbuf, sendcount, sendtype, &ti, &d, &mine, &mylen);
-        if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
-    }
-    unsigned char *all;
-    int *lens, *displs;
-    rc = compi_gather_frames(mine, (int)mylen, root, comm, &all, &lens, &displs);
-    free(mine);
-    if (rc != MPI_SUCCESS) return rc;
-    if (rank == root) {
-        for (int i = 0; i < size && rc == MPI_SUCCESS; i++) {
-            if (lens[i] == 0) continue;      /* the root's in-place block */
-            int cnt = recvcounts ? recvcounts[i] : recvcount_uniform;
-            MPI_Aint at = rdispls ? rdispls[i] : (MPI_Aint)i * recvcount_uniform;
-            rc = compi_coll_decode(all + displs[i], (size_t)lens[i], compi_block(recvbuf, at, recvtype), cnt,
-                                   recvtype, i, comm);
+        if (ti.size > 0) {
+            rc = compi_coll_out_build(&o, ci, root, COMPI_FAM_GATHER, sendbuf, sendcount, sendtype, &ti, 0);
+            built = rc == MPI_SUCCESS;
+            if (built) x.out[root] = &o;
         }
-        free(all);
-        free(lens);
-        free(displs);
     }
-    return rc;
+    for (int i = 0; i < size && rc == MPI_SUCCESS && rank == root; i++) {
+        int cnt = recvcounts ? recvcounts[i] : recvcount_uniform;
+        if (cnt <= 0 || (i == root && sendbuf == MPI_IN_PLACE)) continue;
+        MPI_Aint at = rdispls ? rdispls[i] : (MPI_Aint)i * recvcount_uniform;
+        char *dst = compi_block(recvbuf, at, recvtype);
+        compi_typeinfo t;
+        compi_typeinfo_get(recvtype, cnt, &t);
+        rc = compi_coll_xfer_expect(&x, i, (size_t)t.size, t.contiguous ? (unsigned char *)dst + t.true_lb : NULL, dst,
+                                    cnt, recvtype);
+    }
+    /* a rank that failed before the exchange still takes part in it (sending nothing) */
+    int xrc = x.out ? compi_coll_xfer_run(&x, comm, l->xall, 0, NULL, comm) : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) rc = xrc;
+    for (int i = 0; i < size && rc == MPI_SUCCESS && rank == root; i++) {
+        int cnt = recvcounts ? recvcounts[i] : recvcount_uniform;
+        if (cnt <= 0 || (i == root && sendbuf == MPI_IN_PLACE)) continue;
+        MPI_Aint at = rdispls ? rdispls[i] : (MPI_Aint)i * recvcount_uniform;
+        rc = compi_coll_xfer_deliver(&x, i, compi_block(recvbuf, at, recvtype), cnt, recvtype, i, comm);
+    }
+    if (built) compi_coll_out_free(&o);
+    compi_coll_xfer_free(&x);
+    return compi_raise(comm, rc);
 }
 
 static int compi_gather_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -314,60 +353,50 @@ int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 /* ---------------------------------------------------------------- scatter */
 
+/* Scatter(v): the root's block for every rank in one exchange (lib/coll,
+ * pipex.c), as compi_gather_common in the other direction. */
 static int compi_scatter_common(const void *sendbuf, const int *sendcounts, const int *sdispls,
                                 int sendcount_uniform, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                 MPI_Datatype recvtype, int root, MPI_Comm comm, const compi_comm_info *ci)
 {
-    int rank, size, rc = MPI_SUCCESS;
+    int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    unsigned char *all = NULL;
-    int *lens = NULL, *displs = NULL;
-    if (rank == root) {
-        lens = calloc((size_t)size, sizeof(int));
-        displs = calloc((size_t)size, sizeof(int));
-        unsigned char **frames = calloc((size_t)size, sizeof *frames);
-        if (!lens || !displs || !frames) compi_die("out of memory in scatter");
-        long long total = 0;
-        for (int i = 0; i < size && rc == MPI_SUCCESS; i++) {
-            displs[i] = (int)total;
-            if (i == root && recvbuf == MPI_IN_PLACE) continue;
-            int cnt = sendcounts ? sendcounts[i] : sendcount_uniform;
-            MPI_Aint at = sdispls ? sdispls[i] : (MPI_Aint)i * sendcount_uniform;
-            compi_typeinfo ti;
-            compi_typeinfo_get(sendtype, cnt, &ti);
-            size_t flen;
-            const void *blk = compi_block(sendbuf, at, sendtype);
-            COMPI_STAT_ADD(messages[COMPI_FAM_SCATTER], 1);
-            COMPI_STAT_ADD(bytes[COMPI_FAM_SCATTER], ti.size);
-            compi_decision d;
-            compi_decide(&d, ci, i, -1, &ti, COMPI_FAM_SCATTER);
-            rc = compi_frame_encode(blk, cnt, sendtype, &ti, &d, &frames[i], &flen);
-            lens[i] = (int)flen;
-            total += (long long)flen;
-        }
-        if (total > 0x7fffffff) compi_die("scattered frames exceed 2 GiB");
-        all = malloc(total ? (size_t)total : 1);
-        if (!all) compi_die("out of memory in scatter");
-        for (int i = 0; i < size; i++) {
-            if (frames[i]) memcpy(all + displs[i], frames[i], (size_t)lens[i]);
-            free(frames[i]);
-        }
-        free(frames);
-        if (rc != MPI_SUCCESS) compi_die("encoding scatter blocks failed: error %d", rc);
+    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, &rc);
+    if (!l) return compi_raise(comm, rc);
+    compi_coll_xfer x;
+    compi_coll_out *outs = rank == root ? calloc((size_t)size, sizeof *outs) : NULL;
+    rc = compi_coll_xfer_init(&x, size);
+    if (rc == MPI_SUCCESS && rank == root && !outs) rc = MPI_ERR_NO_MEM;
+    for (int i = 0; i < size && rc == MPI_SUCCESS && rank == root; i++) {
+        int cnt = sendcounts ? sendcounts[i] : sendcount_uniform;
+        if (cnt <= 0 || (i == root && recvbuf == MPI_IN_PLACE)) continue;
+        MPI_Aint at = sdispls ? sdispls[i] : (MPI_Aint)i * sendcount_uniform;
+        compi_typeinfo ti;
+        compi_typeinfo_get(sendtype, cnt, &ti);
+        if (ti.size == 0) continue;
+        rc = compi_coll_out_build(&outs[i], ci, i, COMPI_FAM_SCATTER, compi_block(sendbuf, at, sendtype), cnt, sendtype,
+                                  &ti, 0);
+        if (rc == MPI_SUCCESS) x.out[i] = &outs[i];
     }
-    int mylen = 0;
-    rc = PMPI_Scatter(lens, 1, MPI_INT, &mylen, 1, MPI_INT, root, comm);
-    unsigned char *mine = malloc(mylen ? (size_t)mylen : 1);
-    if (!mine) compi_die("out of memory in scatter");
-    if (rc == MPI_SUCCESS) rc = PMPI_Scatterv(all, lens, displs, MPI_BYTE, mine, mylen, MPI_BYTE, root, comm);
-    if (rc == MPI_SUCCESS && mylen > 0)
-        rc = compi_coll_decode(mine, (size_t)mylen, recvbuf, recvcount, recvtype, root, comm);
-    free(mine);
-    free(all);
-    free(lens);
-    free(displs);
-    return rc;
+    if (rc == MPI_SUCCESS && recvcount > 0 && !(rank == root && recvbuf == MPI_IN_PLACE)) {
+        compi_typeinfo t;
+        compi_typeinfo_get(recvtype, recvcount, &t);
+        rc = compi_coll_xfer_expect(&x, root, (size_t)t.size,
+                                    t.contiguous ? (unsigned char *)recvbuf + t.true_lb : NULL, recvbuf, recvcount,
+                                    recvtype);
+    }
+    /* a rank that failed before the exchange still takes part in it (sending nothing) */
+    if (rc != MPI_SUCCESS && x.out)
+        for (int i = 0; i < size; i++) x.out[i] = NULL;
+    int xrc = x.out ? compi_coll_xfer_run(&x, comm, l->xall, 0, NULL, comm) : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) rc = xrc;
+    if (rc == MPI_SUCCESS && recvcount > 0 && !(rank == root && recvbuf == MPI_IN_PLACE))
+        rc = compi_coll_xfer_deliver(&x, root, recvbuf, recvcount, recvtype, root, comm);
+    for (int i = 0; i < size && outs; i++) compi_coll_out_free(&outs[i]);
+    free(outs);
+    compi_coll_xfer_free(&x);
+    return compi_raise(comm, rc);
 }
 
 static int compi_scatter_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

@@ -76,6 +76,29 @@ for target in frame escape; do
     grep -m5 -E 'ERROR|SUMMARY|runtime error|failed|decoded|accepted|wrote|refused' "$log" || tail -20 "$log"
   fi
 done
+# collective block metadata and the broadcast header (lib/frame/coll_meta.c)
+meta_corpus="$BUILD/corpus/collmeta"
+mkdir -p "$meta_corpus"
+# seeds: a bytes block and a pipelined block as received, a round trip of
+# each kind, a raw and an lz4 broadcast header round trip
+printf '\x00\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' >"$meta_corpus/bytes"
+printf '\x00\x01\x00\x00\x03\x0c\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x20\x00\x00\x00\x00\x00\x00' >"$meta_corpus/chunked"
+for k in 0 1 2 3; do
+  printf "\\x02\\x0$k\\x0c\\x01\\x00\\x40\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x80\\x00\\x00\\x00\\x00\\x00\\x00\\x07" >"$meta_corpus/rt$k"
+done
+printf '\x03\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00' >"$meta_corpus/hdr-raw"
+printf '\x03\x01\x00\x10\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00' >"$meta_corpus/hdr-lz4"
+log="$BUILD/logs/collmeta.log"
+total=$((total + 1))
+if "$BUILD/fuzz_collmeta" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 -max_len=4096 -print_final_stats=1 \
+     -artifact_prefix="$BUILD/artifacts/collmeta-" "$meta_corpus" >"$log" 2>&1; then
+  runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  printf 'ok    %-10s %-11s %s runs\n' collmeta coll "$runs"
+else
+  failed=$((failed + 1))
+  printf 'FAIL  %-10s %-11s see %s\n' collmeta coll "$log"
+  grep -m5 -E 'ERROR|SUMMARY|runtime error|abort|read|accepted|pieces' "$log" || tail -20 "$log"
+fi
 # compact piece lists of collective I/O (lib/io/plist.c)
 if [[ -x "$BUILD/fuzz_plist" ]]; then
   plist_corpus="$BUILD/corpus/plist"
