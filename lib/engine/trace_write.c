@@ -58,6 +58,27 @@ static void tr_write(compi_trace_writer *w, const void *p, size_t n)
     w->st.file_bytes += n;
 }
 
+/* The file's fixed header (trace_format.h). */
+static void tr_write_header(compi_trace_writer *w, int rank, int world_size, const char *program,
+                            const char *my_node, size_t cap_bytes)
+{
+    uint8_t h[TR_HDR_LEN];
+    memset(h, 0, sizeof h);
+    memcpy(h, TR_MAGIC, 8);
+    compi_store_le32(h + 8, TR_VERSION);
+    compi_store_le32(h + 12, TR_HDR_LEN);
+    compi_store_le32(h + 16, (uint32_t)rank);
+    compi_store_le32(h + 20, (uint32_t)world_size);
+    compi_store_le64(h + 24, cap_bytes);
+    compi_store_le32(h + 32, COMPI_TRACE_SAMPLE_MAX);
+    compi_store_le32(h + 36, COMPI_TRACE_SLICE);
+    compi_store_le32(h + 40, COMPI_TRACE_SAMPLES_PER_KEY);
+    snprintf((char *)h + 48, COMPI_TRACE_PROGRAM_MAX, "%s", program);
+    snprintf((char *)h + 304, COMPI_TRACE_NODE_MAX, "%s", my_node);
+    compi_store_le32(h + TR_HDR_CRC_OFF, tr_crc32(0, h, TR_HDR_CRC_OFF));
+    tr_write(w, h, sizeof h);
+}
+
 compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, const char *program,
                                      const char *my_node, size_t cap_bytes, char *err, size_t errlen)
 {
@@ -98,21 +119,7 @@ compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, 
     w->f = wf.f;
     pthread_mutex_init(&w->lock, NULL);
 
-    uint8_t h[TR_HDR_LEN];
-    memset(h, 0, sizeof h);
-    memcpy(h, TR_MAGIC, 8);
-    compi_store_le32(h + 8, TR_VERSION);
-    compi_store_le32(h + 12, TR_HDR_LEN);
-    compi_store_le32(h + 16, (uint32_t)rank);
-    compi_store_le32(h + 20, (uint32_t)world_size);
-    compi_store_le64(h + 24, cap_bytes);
-    compi_store_le32(h + 32, COMPI_TRACE_SAMPLE_MAX);
-    compi_store_le32(h + 36, COMPI_TRACE_SLICE);
-    compi_store_le32(h + 40, COMPI_TRACE_SAMPLES_PER_KEY);
-    snprintf((char *)h + 48, COMPI_TRACE_PROGRAM_MAX, "%s", program);
-    snprintf((char *)h + 304, COMPI_TRACE_NODE_MAX, "%s", my_node);
-    compi_store_le32(h + TR_HDR_CRC_OFF, tr_crc32(0, h, TR_HDR_CRC_OFF));
-    tr_write(w, h, sizeof h);
+    tr_write_header(w, rank, world_size, program, my_node, cap_bytes);
     if (w->st.write_error) {
         compi_errf(err, errlen, "%s: write failed: %s", w->path, strerror(w->st.write_error));
         fclose(w->f);
@@ -360,10 +367,9 @@ int compi_trace_set_profile(compi_trace_writer *w, const void *blob, size_t len)
     return rc;
 }
 
-int compi_trace_close(compi_trace_writer *w, char *err, size_t errlen)
+/* INDX: one entry per key, in first-occurrence order. Lock held. */
+static void tr_write_index(compi_trace_writer *w)
 {
-    if (!w) return COMPI_OK;
-    pthread_mutex_lock(&w->lock);
     tr_chunk c;
     uint8_t b[TR_INDX_ENTRY];
     compi_store_le64(b, w->nentries);
@@ -388,7 +394,12 @@ int compi_trace_close(compi_trace_writer *w, char *err, size_t errlen)
         tr_chunk_put(&c, b, TR_INDX_ENTRY);
     }
     tr_chunk_end(&c);
+}
 
+/* SUMM: the counters, the last chunk. Lock held. */
+static void tr_write_summary(compi_trace_writer *w)
+{
+    tr_chunk c;
     const compi_trace_stats *s = &w->st;
     uint8_t m[TR_SUMM_LEN];
     const uint64_t v[11] = {s->messages, s->bytes, s->keys, s->untracked_messages, s->untracked_bytes,
@@ -400,6 +411,14 @@ int compi_trace_close(compi_trace_writer *w, char *err, size_t errlen)
     tr_chunk_begin(&c, w, TR_SUMM, TR_SUMM_LEN);
     tr_chunk_put(&c, m, sizeof m);
     tr_chunk_end(&c);
+}
+
+int compi_trace_close(compi_trace_writer *w, char *err, size_t errlen)
+{
+    if (!w) return COMPI_OK;
+    pthread_mutex_lock(&w->lock);
+    tr_write_index(w);
+    tr_write_summary(w);
 
     int rc = COMPI_OK;
     int werr = w->st.write_error;
