@@ -1,5 +1,5 @@
 /* Guided rules (COMPI_MODE=guided): rules.<rank>.txt, made by `compi guide`
- * from traces (trace.c) and looked up by message key at run time. Format:
+ * from traces (trace_read.c) and looked up by message key at run time. Format:
  * docs/guided.md. */
 #include <errno.h>
 #include <limits.h>
