@@ -354,110 +354,144 @@ const char *compi_prof_path_name(int path)
     return path >= 0 && path < COMPI_PROF_NPATHS ? cp_path_names[path] : "?";
 }
 
+#define BAD(...) do { compi_errf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+
+/* Communicator record i's id, size, rank and members (each a distinct world
+ * rank, this rank where the record says), registered in p. *idp = its id. */
+static int cp_load_members(compi_commprof *p, cp_in *x, uint32_t i, uint32_t *idp, char *err, size_t errlen)
+{
+    int ws = p->world_size, wr = p->world_rank;
+    int *world = NULL;
+    uint32_t id = cp_g32(x);
+    int size = (int32_t)cp_g32(x), rank = (int32_t)cp_g32(x);
+    if (x->short_read) BAD("profile truncated in communicator %u", i);
+    if (size < 1 || size > ws || rank < 0 || rank >= size || id > (1u << 28) || cp_get(p, id))
+        BAD("profile: communicator %u (id %u): size %d, rank %d out of range or id repeated", i, id, size, rank);
+    if ((size_t)size * 4 > x->n - x->at) BAD("profile truncated in communicator %u's members", id);
+    world = malloc((size_t)size * sizeof *world);
+    char *seen = calloc((size_t)ws, 1);
+    if (!world || !seen) { free(seen); BAD("out of memory"); }
+    int dup = 0;
+    for (int k = 0; k < size; k++) {
+        world[k] = (int32_t)cp_g32(x);
+        if (world[k] < 0 || world[k] >= ws || seen[world[k]]) dup = 1;
+        else seen[world[k]] = 1;
+    }
+    free(seen);
+    if (dup) BAD("profile: communicator %u maps its members to world ranks out of range or twice", id);
+    if (world[rank] != wr) BAD("profile: communicator %u puts this rank (world %d) at world rank %d", id, wr, world[rank]);
+    if (cp_register(p, id, size, rank, world) != 0) BAD("out of memory");
+    free(world);
+    *idp = id;
+    return 0;
+fail:
+    free(world);
+    return -1;
+}
+
+/* Communicator record i: its members, then its histograms and per-peer
+ * counters. */
+static int cp_load_comm(compi_commprof *p, cp_in *x, uint32_t i, char *err, size_t errlen)
+{
+    uint32_t id;
+    if (cp_load_members(p, x, i, &id, err, errlen) != 0) return -1;
+    compi_prof_comm *c = cp_get(p, id);
+    int size = c->size;
+    uint32_t nfam = cp_g32(x);
+    if (nfam > COMPI_PROF_NFAM) BAD("profile: communicator %u has %u families", id, nfam);
+    for (uint32_t k = 0; k < nfam; k++) {
+        uint32_t f = cp_g32(x);
+        if (x->short_read) BAD("profile truncated in communicator %u's histograms", id);
+        if (f >= COMPI_PROF_NFAM || c->hist[f]) BAD("profile: communicator %u: family %u unknown or repeated", id, f);
+        if (!(c->hist[f] = calloc(1, sizeof *c->hist[f]))) BAD("out of memory");
+        for (int b = 0; b < COMPI_PROF_HIST; b++) c->hist[f]->n[b] = cp_g64(x);
+        for (int b = 0; b < COMPI_PROF_HIST; b++) c->hist[f]->bytes[b] = cp_g64(x);
+    }
+    uint32_t has = cp_g32(x);
+    if (x->short_read) BAD("profile truncated in communicator %u", id);
+    if (has > 1) BAD("profile: communicator %u: peer flag %u", id, has);
+    if (has) {
+        if ((size_t)size * 16 > x->n - x->at) BAD("profile truncated in communicator %u's peers", id);
+        c->peer_msgs = calloc((size_t)size, sizeof *c->peer_msgs);
+        c->peer_bytes = calloc((size_t)size, sizeof *c->peer_bytes);
+        if (!c->peer_msgs || !c->peer_bytes) BAD("out of memory");
+        for (int k = 0; k < size; k++) {
+            c->peer_msgs[k] = cp_g64(x);
+            c->peer_bytes[k] = cp_g64(x);
+            if (c->peer_bytes[k] && !c->peer_msgs[k])
+                BAD("profile: communicator %u: %llu bytes to peer %d in no message", id,
+                    (unsigned long long)c->peer_bytes[k], k);
+        }
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* Collective record i (format version v): a signature on a known
+ * communicator, with its fields in range, not seen before. */
+static int cp_load_coll(compi_commprof *p, cp_in *x, uint32_t i, uint32_t v, char *err, size_t errlen)
+{
+    int64_t *counts = NULL;
+    uint32_t comm = cp_g32(x), fam = cp_g32(x);
+    int root = (int32_t)cp_g32(x);
+    uint32_t commut = cp_g32(x);
+    int64_t count = (int64_t)cp_g64(x);
+    uint32_t tsize = cp_g32(x), ncounts = cp_g32(x);
+    if (x->short_read) BAD("profile truncated in collective record %u", i);
+    const compi_prof_comm *c = cp_get(p, comm);
+    if (!c) BAD("profile: collective record %u names communicator %u, which is not in the profile", i, comm);
+    if (fam < COMPI_PROF_NP2P || fam >= COMPI_PROF_NFAM) BAD("profile: collective record %u: family %u", i, fam);
+    if (cp_rooted((int)fam) ? (root < 0 || root >= c->size) : root != -1)
+        BAD("profile: collective record %u (%s): root %d for %d ranks", i, cp_names[fam], root, c->size);
+    if (commut > 1 || count < 0 || tsize < 1 || (ncounts != 0 && ncounts != (uint32_t)c->size))
+        BAD("profile: collective record %u (%s): fields out of range", i, cp_names[fam]);
+    if ((size_t)ncounts * 8 + 8 > x->n - x->at) BAD("profile truncated in collective record %u", i);
+    counts = malloc((ncounts ? ncounts : 1) * sizeof *counts);
+    if (!counts) BAD("out of memory");
+    for (uint32_t k = 0; k < ncounts; k++)
+        if ((counts[k] = (int64_t)cp_g64(x)) < 0) BAD("profile: collective record %u: negative count", i);
+    uint32_t path = v >= 2 ? cp_g32(x) : COMPI_PROF_PATH_MPI;
+    uint64_t calls = cp_g64(x);
+    if (x->short_read) BAD("profile truncated in collective record %u", i);
+    if (calls == 0) BAD("profile: collective record %u counts no call", i);
+    if (path >= COMPI_PROF_NPATHS || (path != COMPI_PROF_PATH_MPI && !cp_compi_path((int)fam)) ||
+        (path > COMPI_PROF_PATH_COMPI && fam != COMPI_PROF_ALLREDUCE && fam != COMPI_PROF_REDUCE))
+        BAD("profile: collective record %u (%s): path %u", i, cp_names[fam], path);
+    compi_prof_call call = {(int)fam, root, count, tsize, (int)commut, (int)ncounts, counts, (int)path};
+    size_t before = p->ncolls;
+    if (cp_coll_add(p, comm, &call, calls) != 0) BAD("out of memory");
+    if (p->ncolls == before) BAD("profile: collective record %u repeats an earlier signature", i);
+    free(counts);
+    return 0;
+fail:
+    free(counts);
+    return -1;
+}
+
+#undef BAD
+
 compi_commprof *compi_commprof_load(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
     cp_in x = {buf, len, 0, 0};
-#define BAD(...) do { compi_errf(err, errlen, __VA_ARGS__); goto fail; } while (0)
-    compi_commprof *p = NULL;
-    int *world = NULL;
-    int64_t *counts = NULL;
     uint32_t v = cp_g32(&x);
     if (v != CP_VERSION && v != 1) { compi_errf(err, errlen, "profile format version %u is not supported (this compi reads 1 and %u)", v, CP_VERSION); return NULL; }
     int wr = (int32_t)cp_g32(&x), ws = (int32_t)cp_g32(&x);
     uint32_t ncomms = cp_g32(&x), ncolls = cp_g32(&x);
     if (x.short_read) { compi_errf(err, errlen, "profile truncated in its header"); return NULL; }
     if (ws < 1 || wr < 0 || wr >= ws) { compi_errf(err, errlen, "profile: rank %d of %d ranks", wr, ws); return NULL; }
-    p = compi_commprof_new(wr, ws);
+    compi_commprof *p = compi_commprof_new(wr, ws);
     if (!p) { compi_errf(err, errlen, "out of memory"); return NULL; }
-    for (uint32_t i = 0; i < ncomms; i++) {
-        uint32_t id = cp_g32(&x);
-        int size = (int32_t)cp_g32(&x), rank = (int32_t)cp_g32(&x);
-        if (x.short_read) BAD("profile truncated in communicator %u", i);
-        if (size < 1 || size > ws || rank < 0 || rank >= size || id > (1u << 28) || cp_get(p, id))
-            BAD("profile: communicator %u (id %u): size %d, rank %d out of range or id repeated", i, id, size, rank);
-        if ((size_t)size * 4 > len - x.at) BAD("profile truncated in communicator %u's members", id);
-        world = malloc((size_t)size * sizeof *world);
-        char *seen = calloc((size_t)ws, 1);
-        if (!world || !seen) { free(seen); BAD("out of memory"); }
-        int dup = 0;
-        for (int k = 0; k < size; k++) {
-            world[k] = (int32_t)cp_g32(&x);
-            if (world[k] < 0 || world[k] >= ws || seen[world[k]]) dup = 1;
-            else seen[world[k]] = 1;
-        }
-        free(seen);
-        if (dup) BAD("profile: communicator %u maps its members to world ranks out of range or twice", id);
-        if (world[rank] != wr) BAD("profile: communicator %u puts this rank (world %d) at world rank %d", id, wr, world[rank]);
-        if (cp_register(p, id, size, rank, world) != 0) BAD("out of memory");
-        free(world);
-        world = NULL;
-        compi_prof_comm *c = cp_get(p, id);
-        uint32_t nfam = cp_g32(&x);
-        if (nfam > COMPI_PROF_NFAM) BAD("profile: communicator %u has %u families", id, nfam);
-        for (uint32_t k = 0; k < nfam; k++) {
-            uint32_t f = cp_g32(&x);
-            if (x.short_read) BAD("profile truncated in communicator %u's histograms", id);
-            if (f >= COMPI_PROF_NFAM || c->hist[f]) BAD("profile: communicator %u: family %u unknown or repeated", id, f);
-            if (!(c->hist[f] = calloc(1, sizeof *c->hist[f]))) BAD("out of memory");
-            for (int b = 0; b < COMPI_PROF_HIST; b++) c->hist[f]->n[b] = cp_g64(&x);
-            for (int b = 0; b < COMPI_PROF_HIST; b++) c->hist[f]->bytes[b] = cp_g64(&x);
-        }
-        uint32_t has = cp_g32(&x);
-        if (x.short_read) BAD("profile truncated in communicator %u", id);
-        if (has > 1) BAD("profile: communicator %u: peer flag %u", id, has);
-        if (has) {
-            if ((size_t)size * 16 > len - x.at) BAD("profile truncated in communicator %u's peers", id);
-            c->peer_msgs = calloc((size_t)size, sizeof *c->peer_msgs);
-            c->peer_bytes = calloc((size_t)size, sizeof *c->peer_bytes);
-            if (!c->peer_msgs || !c->peer_bytes) BAD("out of memory");
-            for (int k = 0; k < size; k++) {
-                c->peer_msgs[k] = cp_g64(&x);
-                c->peer_bytes[k] = cp_g64(&x);
-                if (c->peer_bytes[k] && !c->peer_msgs[k])
-                    BAD("profile: communicator %u: %llu bytes to peer %d in no message", id,
-                        (unsigned long long)c->peer_bytes[k], k);
-            }
-        }
+    for (uint32_t i = 0; i < ncomms; i++)
+        if (cp_load_comm(p, &x, i, err, errlen) != 0) goto fail;
+    for (uint32_t i = 0; i < ncolls; i++)
+        if (cp_load_coll(p, &x, i, v, err, errlen) != 0) goto fail;
+    if (x.at != len) {
+        compi_errf(err, errlen, "profile: %zu unexpected bytes after the last record", len - x.at);
+        goto fail;
     }
-    for (uint32_t i = 0; i < ncolls; i++) {
-        uint32_t comm = cp_g32(&x), fam = cp_g32(&x);
-        int root = (int32_t)cp_g32(&x);
-        uint32_t commut = cp_g32(&x);
-        int64_t count = (int64_t)cp_g64(&x);
-        uint32_t tsize = cp_g32(&x), ncounts = cp_g32(&x);
-        if (x.short_read) BAD("profile truncated in collective record %u", i);
-        const compi_prof_comm *c = cp_get(p, comm);
-        if (!c) BAD("profile: collective record %u names communicator %u, which is not in the profile", i, comm);
-        if (fam < COMPI_PROF_NP2P || fam >= COMPI_PROF_NFAM) BAD("profile: collective record %u: family %u", i, fam);
-        if (cp_rooted((int)fam) ? (root < 0 || root >= c->size) : root != -1)
-            BAD("profile: collective record %u (%s): root %d for %d ranks", i, cp_names[fam], root, c->size);
-        if (commut > 1 || count < 0 || tsize < 1 || (ncounts != 0 && ncounts != (uint32_t)c->size))
-            BAD("profile: collective record %u (%s): fields out of range", i, cp_names[fam]);
-        if ((size_t)ncounts * 8 + 8 > len - x.at) BAD("profile truncated in collective record %u", i);
-        counts = malloc((ncounts ? ncounts : 1) * sizeof *counts);
-        if (!counts) BAD("out of memory");
-        for (uint32_t k = 0; k < ncounts; k++)
-            if ((counts[k] = (int64_t)cp_g64(&x)) < 0) BAD("profile: collective record %u: negative count", i);
-        uint32_t path = v >= 2 ? cp_g32(&x) : COMPI_PROF_PATH_MPI;
-        uint64_t calls = cp_g64(&x);
-        if (x.short_read) BAD("profile truncated in collective record %u", i);
-        if (calls == 0) BAD("profile: collective record %u counts no call", i);
-        if (path >= COMPI_PROF_NPATHS || (path != COMPI_PROF_PATH_MPI && !cp_compi_path((int)fam)) ||
-            (path > COMPI_PROF_PATH_COMPI && fam != COMPI_PROF_ALLREDUCE && fam != COMPI_PROF_REDUCE))
-            BAD("profile: collective record %u (%s): path %u", i, cp_names[fam], path);
-        compi_prof_call call = {(int)fam, root, count, tsize, (int)commut, (int)ncounts, counts, (int)path};
-        size_t before = p->ncolls;
-        if (cp_coll_add(p, comm, &call, calls) != 0) BAD("out of memory");
-        if (p->ncolls == before) BAD("profile: collective record %u repeats an earlier signature", i);
-        free(counts);
-        counts = NULL;
-    }
-    if (x.at != len) BAD("profile: %zu unexpected bytes after the last record", len - x.at);
-#undef BAD
     return p;
 fail:
-    free(world);
-    free(counts);
     compi_commprof_free(p);
     return NULL;
 }

@@ -1,6 +1,8 @@
 /* Guided rules (COMPI_MODE=guided): rules.<rank>.txt, made by `compi guide`
- * from traces (trace.c) and looked up by message key at run time. Format:
- * docs/guided.md. */
+ * from traces (trace_read.c) and looked up by message key at run time. Format:
+ * docs/guided.md. The writer, the parser and the lookups stay in one file:
+ * the writer and the parser share the format's version and its encoding of
+ * program names, and the lookups search the table the parser builds. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -102,6 +104,143 @@ static int rules_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+/* One rules file being parsed. Every step returns 0, or -1 with err set
+ * to "file:line: why" (rules_fail). */
+typedef struct {
+    const char *path;
+    int lineno;
+    char *err;
+    size_t errlen;
+    compi_rules *r;
+    size_t cap;
+    char prog[3 * COMPI_TRACE_PROGRAM_MAX + 4];
+    long ranks, frank, end_count;   /* -1 until their lines are read */
+    int seen_header;
+} rules_parser;
+
+__attribute__((format(printf, 2, 3)))
+static int rules_fail(rules_parser *ps, const char *fmt, ...)
+{
+    int n = snprintf(ps->err, ps->errlen, "%s:%d: ", ps->path, ps->lineno);
+    if (n < 0 || (size_t)n >= ps->errlen) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* The first line: "compi-rules <version>". */
+static int rules_header_line(rules_parser *ps, char **tok, int n)
+{
+    if (ps->lineno == 1 && n == 2 && strcmp(tok[0], "compi-rules") == 0 && strcmp(tok[1], RULES_VERSION) != 0)
+        return rules_fail(ps, "rules format version '%s' is not supported (this compi reads version " RULES_VERSION
+                          "); rerun compi guide", tok[1]);
+    if (ps->lineno != 1 || n != 2 || strcmp(tok[0], "compi-rules") != 0)
+        return rules_fail(ps, "not a compi rules file: the first line must be 'compi-rules " RULES_VERSION "'");
+    ps->seen_header = 1;
+    return 0;
+}
+
+/* "rule <key> <codec|raw>", after the program, ranks and rank lines. */
+static int rules_rule_line(rules_parser *ps, char **tok, int n)
+{
+    compi_rules *r = ps->r;
+    if (!ps->prog[0] || ps->ranks < 0 || ps->frank < 0)
+        return rules_fail(ps, "'rule' before the program, ranks and rank lines");
+    if (n != 3) return rules_fail(ps, "expected 'rule <key: 16 hex digits> <codec|raw>'");
+    if (strlen(tok[1]) != 16 || strspn(tok[1], "0123456789abcdefABCDEF") != 16)
+        return rules_fail(ps, "key '%s' is not 16 hex digits", tok[1]);
+    tr_rule x = {strtoull(tok[1], NULL, 16), NULL, 0, 0};
+    if (strcmp(tok[2], "raw") != 0 && !(x.codec = compi_codec_by_name(tok[2])))
+        return rules_fail(ps, "unknown codec '%s' (known: raw,%s)", tok[2], compi_codec_names());
+    if (r->n == ps->cap) {
+        size_t nc = ps->cap ? ps->cap * 2 : 64;
+        tr_rule *g = realloc(r->rules, nc * sizeof *g);
+        if (!g) return rules_fail(ps, "out of memory");
+        r->rules = g;
+        ps->cap = nc;
+    }
+    r->rules[r->n++] = x;
+    return 0;
+}
+
+/* Any line after the header, as its n tokens (comments stripped). */
+static int rules_line(rules_parser *ps, char **tok, int n)
+{
+    if (!ps->seen_header) return rules_header_line(ps, tok, n);
+    if (n == 0) return 0;
+    if (ps->end_count >= 0) return rules_fail(ps, "'%s' after the 'end' line", tok[0]);
+    if (strcmp(tok[0], "program") == 0) {
+        if (n != 2) return rules_fail(ps, "expected 'program <name>'");
+        if (ps->prog[0]) return rules_fail(ps, "second 'program' line");
+        if (strlen(tok[1]) >= sizeof ps->prog) return rules_fail(ps, "program name too long");
+        strcpy(ps->prog, tok[1]);
+    } else if (strcmp(tok[0], "ranks") == 0) {
+        if (n != 2 || rules_int(tok[1], 1, INT_MAX, &ps->ranks)) return rules_fail(ps, "expected 'ranks <count >= 1>'");
+    } else if (strcmp(tok[0], "rank") == 0) {
+        if (n != 2 || rules_int(tok[1], 0, INT_MAX, &ps->frank)) return rules_fail(ps, "expected 'rank <number >= 0>'");
+    } else if (strcmp(tok[0], "rule") == 0) {
+        return rules_rule_line(ps, tok, n);
+    } else if (strcmp(tok[0], "end") == 0) {
+        if (n != 2 || rules_int(tok[1], 0, LONG_MAX, &ps->end_count))
+            return rules_fail(ps, "expected 'end <number of rules>'");
+        if ((size_t)ps->end_count != ps->r->n)
+            return rules_fail(ps, "'end %ld' but the file has %zu rules", ps->end_count, ps->r->n);
+    } else {
+        return rules_fail(ps, "unknown keyword '%s' (expected program, ranks, rank, rule or end)", tok[0]);
+    }
+    return 0;
+}
+
+/* Every line of f, then what must have been seen by the end. */
+static int rules_parse(rules_parser *ps, FILE *f)
+{
+    char line[1024], *tok[4];
+    while (fgets(line, sizeof line, f)) {
+        ps->lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) return rules_fail(ps, "line too long");
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        int n = 0;
+        for (char *save = NULL, *s = strtok_r(line, " \t\r\n", &save); s; s = strtok_r(NULL, " \t\r\n", &save)) {
+            if (n == 4) return rules_fail(ps, "too many fields");
+            tok[n++] = s;
+        }
+        if (rules_line(ps, tok, n) != 0) return -1;
+    }
+    if (ferror(f)) return rules_fail(ps, "read error");
+    if (!ps->seen_header) return rules_fail(ps, "empty file; expected 'compi-rules " RULES_VERSION "'");
+    if (ps->end_count < 0) return rules_fail(ps, "no 'end' line: the file is truncated");
+    if (!ps->prog[0] || ps->ranks < 0 || ps->frank < 0) return rules_fail(ps, "missing program, ranks or rank line");
+    return 0;
+}
+
+/* Sorted for lookups, one rule per key, and made for this program, world
+ * size and rank. */
+static int rules_check(rules_parser *ps, int rank, int world_size, const char *program)
+{
+    compi_rules *r = ps->r;
+    if (r->n) qsort(r->rules, r->n, sizeof *r->rules, rules_cmp);
+    for (size_t i = 1; i < r->n; i++)
+        if (r->rules[i].key == r->rules[i - 1].key) {
+            snprintf(ps->err, ps->errlen, "%s: two rules for key %016llx", ps->path, (unsigned long long)r->rules[i].key);
+            return -1;
+        }
+    /* the trace header keeps COMPI_TRACE_PROGRAM_MAX - 1 characters of the name */
+    char want[sizeof ps->prog], cut[COMPI_TRACE_PROGRAM_MAX];
+    snprintf(cut, sizeof cut, "%s", program);
+    rules_encode(want, sizeof want, cut);
+    if (strcmp(want, ps->prog) != 0 || ps->ranks != world_size || ps->frank != rank) {
+        snprintf(ps->err, ps->errlen, "%s: stale rules: made for program '%s' with %ld ranks (rank %ld), this is '%s' "
+                 "with %d ranks (rank %d); trace and run compi guide again", ps->path, ps->prog, ps->ranks, ps->frank,
+                 want, world_size, rank);
+        return -1;
+    }
+    return 0;
+}
+
 compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const char *program,
                               char *err, size_t errlen)
 {
@@ -109,100 +248,12 @@ compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const c
     compi_rules_path(path, sizeof path, dir, rank);
     FILE *f = compi_file_open_read(path, NULL, err, errlen);
     if (!f) return NULL;
-    compi_rules *r = calloc(1, sizeof *r);
-    size_t cap = 0;
-    char line[1024], *tok[4];
-    char prog[3 * COMPI_TRACE_PROGRAM_MAX + 4] = "";
-    long ranks = -1, frank = -1, end_count = -1;
-    int lineno = 0, seen_header = 0;
-#define RFAIL(...) do { \
-        int n_ = snprintf(err, errlen, "%s:%d: ", path, lineno); \
-        if (n_ < 0 || (size_t)n_ >= errlen) n_ = 0; \
-        snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
-        goto fail; } while (0)
-    if (!r) RFAIL("out of memory");
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) RFAIL("line too long");
-        char *hash = strchr(line, '#');
-        if (hash) *hash = 0;
-        int n = 0;
-        for (char *save = NULL, *s = strtok_r(line, " \t\r\n", &save); s; s = strtok_r(NULL, " \t\r\n", &save)) {
-            if (n == 4) RFAIL("too many fields");
-            tok[n++] = s;
-        }
-        if (!seen_header) {
-            if (lineno == 1 && n == 2 && strcmp(tok[0], "compi-rules") == 0 && strcmp(tok[1], RULES_VERSION) != 0)
-                RFAIL("rules format version '%s' is not supported (this compi reads version " RULES_VERSION
-                      "); rerun compi guide", tok[1]);
-            if (lineno != 1 || n != 2 || strcmp(tok[0], "compi-rules") != 0)
-                RFAIL("not a compi rules file: the first line must be 'compi-rules " RULES_VERSION "'");
-            seen_header = 1;
-            continue;
-        }
-        if (n == 0) continue;
-        if (end_count >= 0) RFAIL("'%s' after the 'end' line", tok[0]);
-        if (strcmp(tok[0], "program") == 0) {
-            if (n != 2) RFAIL("expected 'program <name>'");
-            if (prog[0]) RFAIL("second 'program' line");
-            if (strlen(tok[1]) >= sizeof prog) RFAIL("program name too long");
-            strcpy(prog, tok[1]);
-        } else if (strcmp(tok[0], "ranks") == 0) {
-            if (n != 2 || rules_int(tok[1], 1, INT_MAX, &ranks)) RFAIL("expected 'ranks <count >= 1>'");
-        } else if (strcmp(tok[0], "rank") == 0) {
-            if (n != 2 || rules_int(tok[1], 0, INT_MAX, &frank)) RFAIL("expected 'rank <number >= 0>'");
-        } else if (strcmp(tok[0], "rule") == 0) {
-            if (!prog[0] || ranks < 0 || frank < 0) RFAIL("'rule' before the program, ranks and rank lines");
-            if (n != 3) RFAIL("expected 'rule <key: 16 hex digits> <codec|raw>'");
-            if (strlen(tok[1]) != 16 || strspn(tok[1], "0123456789abcdefABCDEF") != 16)
-                RFAIL("key '%s' is not 16 hex digits", tok[1]);
-            tr_rule x = {strtoull(tok[1], NULL, 16), NULL, 0, 0};
-            if (strcmp(tok[2], "raw") != 0 && !(x.codec = compi_codec_by_name(tok[2])))
-                RFAIL("unknown codec '%s' (known: raw,%s)", tok[2], compi_codec_names());
-            if (r->n == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                tr_rule *g = realloc(r->rules, nc * sizeof *g);
-                if (!g) RFAIL("out of memory");
-                r->rules = g;
-                cap = nc;
-            }
-            r->rules[r->n++] = x;
-        } else if (strcmp(tok[0], "end") == 0) {
-            if (n != 2 || rules_int(tok[1], 0, LONG_MAX, &end_count)) RFAIL("expected 'end <number of rules>'");
-            if ((size_t)end_count != r->n)
-                RFAIL("'end %ld' but the file has %zu rules", end_count, r->n);
-        } else {
-            RFAIL("unknown keyword '%s' (expected program, ranks, rank, rule or end)", tok[0]);
-        }
-    }
-    if (ferror(f)) RFAIL("read error");
-    if (!seen_header) RFAIL("empty file; expected 'compi-rules " RULES_VERSION "'");
-    if (end_count < 0) RFAIL("no 'end' line: the file is truncated");
-    if (!prog[0] || ranks < 0 || frank < 0) RFAIL("missing program, ranks or rank line");
+    rules_parser ps = {.path = path, .err = err, .errlen = errlen, .r = calloc(1, sizeof *ps.r),
+                       .ranks = -1, .frank = -1, .end_count = -1};
+    int rc = ps.r ? rules_parse(&ps, f) : rules_fail(&ps, "out of memory");
     fclose(f);
-    f = NULL;
-    if (r->n) qsort(r->rules, r->n, sizeof *r->rules, rules_cmp);
-    for (size_t i = 1; i < r->n; i++)
-        if (r->rules[i].key == r->rules[i - 1].key) {
-            snprintf(err, errlen, "%s: two rules for key %016llx", path, (unsigned long long)r->rules[i].key);
-            goto fail;
-        }
-    /* the trace header keeps COMPI_TRACE_PROGRAM_MAX - 1 characters of the name */
-    char want[sizeof prog], cut[COMPI_TRACE_PROGRAM_MAX];
-    snprintf(cut, sizeof cut, "%s", program);
-    rules_encode(want, sizeof want, cut);
-    if (strcmp(want, prog) != 0 || ranks != world_size || frank != rank) {
-        snprintf(err, errlen, "%s: stale rules: made for program '%s' with %ld ranks (rank %ld), this is '%s' "
-                 "with %d ranks (rank %d); trace and run compi guide again", path, prog, ranks, frank, want,
-                 world_size, rank);
-        goto fail;
-    }
-#undef RFAIL
-    return r;
-fail:
-    if (f) fclose(f);
-    compi_rules_free(r);
+    if (rc == 0 && rules_check(&ps, rank, world_size, program) == 0) return ps.r;
+    compi_rules_free(ps.r);
     return NULL;
 }
 

@@ -12,7 +12,11 @@
  * class, call family and packed size. Formats: docs/guided.md.
  *
  * MPI-free. The writer is thread-safe (one mutex); loaded rules are
- * read-only, so lookups from many threads need no lock. */
+ * read-only, so lookups from many threads need no lock.
+ *
+ * Where each part lives in lib/engine: trace.c the key and the file names,
+ * trace_write.c the writer, trace_read.c the reader, trace_format.h the
+ * binary layout they share (internal), rules.c the rules. */
 #ifndef COMPI_ENGINE_TRACE_H
 #define COMPI_ENGINE_TRACE_H
 

@@ -1,5 +1,6 @@
 /* Tests of the GUIDED strategy's MPI-free parts: trace writer/reader
- * (lib/engine/trace.c), the compi_guide tool and the rules loader.
+ * (lib/engine/trace_write.c, trace_read.c), the compi_guide tool and the rules
+ * loader (rules.c).
  *
  *   test_guide --roundtrip DIR          trace round trip, cycle detection, samples
  *   test_guide --cap DIR                the file cap: samples stop, counting goes on
