@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the thesis-class mini-applications (bips3d, stem, psrg,
  * nas_is): seeded random numbers, bitwise hashing and the closing report.
  *

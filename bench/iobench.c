@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_iobench: collective writes and reads through MPI-IO, the MPI's own
  * two-phase against compi's (issue 12), in one run.
  *

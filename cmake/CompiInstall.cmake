@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Install rules (included at the end of CMakeLists.txt).  Both MPIs' builds
 # install side by side into one prefix P:
 #   P/bin/compi                        the command (finds everything relative to itself)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi public header: the codec table and error helpers, for tools, tests and
  * benchmarks. MPI applications need no header: compi interposes through PMPI. */
 #ifndef COMPI_H

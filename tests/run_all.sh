@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The whole test suite, as CI runs it (README: "Run the tests").
 # Installs dependencies, builds libcompi for Open MPI and MPICH, then runs
 # each stage and ends with one line "tests: N passed, N failed" over stages.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what compi needs on Debian 12 (root): both MPIs, compilers, the
 # codec libraries, clang for the fuzzers, iproute2 for the emulated cluster,
 # METIS and Scotch for the bips3d mini-application's mesh partitioning,

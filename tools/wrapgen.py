@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Generates compi's PMPI entry points from lib/wrappers/mpi_calls.def.
 
 One table row gives, for MPI call X:

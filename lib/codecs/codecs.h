@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal: every codec object, defined one per file in lib/codecs/. */
 #ifndef COMPI_CODECS_H
 #define COMPI_CODECS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Pipelined exchange of collective blocks (coll.h, "pipelined blocks").
  *
  * A block the sender's decision compresses and that is long enough for the

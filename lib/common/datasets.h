@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Synthetic data sets shared by codec tests, fuzz seeds, calibration and
  * benchmarks (the thesis's redundancy levels plus float-specific patterns). */
 #ifndef COMPI_DATASETS_H

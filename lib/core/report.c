@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The finalize report: every rank's counters gathered to rank 0, written as
  * JSON (COMPI_REPORT) and summarised on stderr (COMPI_VERBOSE >= 1). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's settings: defaults, configuration files, COMPI_* environment.
  * MPI-free, so libcompi and `compi config` (tools/config) share one parser
  * and one precedence rule and can never disagree:

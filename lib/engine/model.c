@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Network and codec models: evaluation, built-in defaults, heuristics files.
  * The file format is documented in docs/heuristics.md. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The adaptive engine's two measured models and their heuristics files.
  *
  * Network model: per link (a node pair, or a class default "*"), the Hockney

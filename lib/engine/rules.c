@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Guided rules (COMPI_MODE=guided): rules.<rank>.txt, made by `compi guide`
  * from traces (trace.c) and looked up by message key at run time. Format:
  * docs/guided.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message traces (COMPI_MODE=trace) and guided rules (COMPI_MODE=guided).
  * Formats are documented in docs/guided.md; the layout constants below are
  * the binary format's definition.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The compression window of the Runtime Adaptive Strategy (cMPI thesis,
  * section 4.4 and Fig 4.14), one per datatype class and link.
  *

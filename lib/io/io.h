@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi collective I/O: the foundations of LA-Two-Phase (issue 12).
  *
  * Two-phase collective I/O cuts the accessed file range into equal file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's two-phase collective I/O over PMPI (see twophase.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* dl_iterate_phdr */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's own two-phase collective I/O (issue 12), wired into MPI_File_* by
  * lib/wrappers/fileio.c. Part of libcompi (needs compi's core for frames).
  *

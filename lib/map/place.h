@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: from traces to a placement (OPP, issue 14). MPI-free.
  *
  *   communication graph  n x n world ranks: messages and bytes sent from

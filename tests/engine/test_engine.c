@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the adaptive engine's MPI-free parts: the compression window
  * state machine on synthetic decision sequences (time and evaluation results
  * injected, so every run is identical), the heuristics-file parsers (valid

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The installed compi, used only through its prefix: tools/build.sh --mpi
 # both --prefix P into a fresh temporary P, then, from outside the
 # repository with COMPI_ROOT unset:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* File domains, processes x domains matrices, `default` and `la` placements
  * and redistribution volumes (lib/io/domains.c), MPI-free:
  *   hand cases (domain boundaries with and without stripe alignment; a

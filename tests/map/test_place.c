@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lib/map/place.c and lib/engine/commprof.c without MPI, against brute
  * force (ctest map_place, label engine):
  *   cost       compi_map_cost vs a sum written out message by message over

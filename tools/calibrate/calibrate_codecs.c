@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_calibrate_codecs: measures every codec of the table on synthetic data
  * (or on the user's sample files) and writes the codec heuristics file
  * (docs/heuristics.md): the candidate codecs per datatype class and the
