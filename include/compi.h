@@ -11,9 +11,8 @@
 extern "C" {
 #endif
 
-#define COMPI_VERSION_MAJOR 0
-#define COMPI_VERSION_MINOR 1
-#define COMPI_VERSION_PATCH 0
+/* The version is CMakeLists.txt's project() version, in the generated
+ * compi_version.h (COMPI_VERSION_STRING, COMPI_GIT_DESCRIBE). */
 
 /* Errors are negative return values; one helper tells them apart (zstd style). */
 typedef enum {

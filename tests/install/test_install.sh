@@ -6,6 +6,8 @@
 #   layout     both libraries named per MPI (and their sonames), .pc files,
 #              modulefile, P/bin/compi, MPI programs per MPI; no installed
 #              script or text file names the repository
+#   exports    the installed libraries export only MPI_*/mpi_* symbols
+#   version    P/bin/compi --version prints the project's version and git describe
 #   help       P/bin/compi help lists the subcommands
 #   run        P/bin/compi run -- mpirun.openmpi / mpiexec.mpich: preloads
 #              P/lib/libcompi-<mpi>.so, the report shows compressed messages
@@ -70,6 +72,21 @@ else
     fail "layout: missing: ${missing[*]:-none}; files naming the repository: ${leaks:-none}"
 fi
 
+# --- exports: only the MPI entry points ------------------------------------------
+if out=$(bash "$ROOT/tests/install/check_exports.sh" "$P/lib/libcompi-openmpi.so" "$P/lib/libcompi-mpich.so" 2>&1); then
+    pass "exports: the installed libraries export only MPI_*/mpi_* entry points"
+else
+    fail "exports: $out"
+fi
+
+# --- version ---------------------------------------------------------------------
+want=$(sed -n 's/^project(compi VERSION \([0-9.]*\).*/\1/p' "$ROOT/CMakeLists.txt")
+if out=$("$P/bin/compi" --version 2>&1) && [[ $out == "compi $want ("*")" ]]; then
+    pass "P/bin/compi --version: $out"
+else
+    fail "P/bin/compi --version: '$out' (want compi $want (<git describe>))"
+fi
+
 # --- help ----------------------------------------------------------------------
 if out=$("$P/bin/compi" help 2>&1) && grep -q '^  run ' <<<"$out" && grep -q '^  demo ' <<<"$out"; then
     pass "P/bin/compi help lists the subcommands"
@@ -79,7 +96,7 @@ fi
 
 # Does report FILE show NP ranks and compressed inter-node messages?
 check_report() {  # FILE NP
-    python3 - "$1" "$2" <<'PY'
+    python3 - "$1" "$2" "$want" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
@@ -91,6 +108,9 @@ n, bi, bo = lz4.get("messages", 0), lz4.get("bytes_in", 0), lz4.get("bytes_out",
 print("report: %d ranks, lz4 %d messages %d -> %d bytes, %d compressed frames decoded"
       % (len(r.get("ranks", [])), n, bi, bo, t.get("frames_decoded_compressed", 0)))
 ok = len(r.get("ranks", [])) == int(sys.argv[2]) and n > 0 and 0 < bo < bi and t.get("frames_decoded_compressed", 0) > 0
+# the library says which compi it is: the project's version and git describe
+print("report: compi_version %s, git_describe %s" % (r.get("compi_version"), r.get("git_describe")))
+ok = ok and r.get("compi_version") == sys.argv[3] and bool(r.get("git_describe"))
 sys.exit(0 if ok else 1)
 PY
 }
