@@ -117,8 +117,13 @@ install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/report/compi_report.py DESTINATION ${
 
 # --- documentation --------------------------------------------------------------
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/LICENSE ${CMAKE_SOURCE_DIR}/THIRD-PARTY.md
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/compi)
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/compi/docs)
+              ${CMAKE_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DATADIR}/compi)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/compi/docs
+        PATTERN "man" EXCLUDE)
+# manual pages: hand-written roff in docs/man (man -l docs/man/man1/compi.1
+# reads one in the source tree); `compi help SUB` shows them
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/man/man1 ${CMAKE_SOURCE_DIR}/docs/man/man5
+        DESTINATION ${CMAKE_INSTALL_MANDIR})
 
 # --- pkg-config file and modulefile -----------------------------------------------
 # Both name the prefix, which is known only at install time

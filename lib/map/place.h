@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* compi map: from traces to a placement (OPP, issue 14). MPI-free.
+/* compi map: from traces to a placement (OPP). MPI-free.
  *
  *   communication graph  n x n world ranks: messages and bytes sent from
  *                        row to column, point-to-point as traced and every

@@ -8,6 +8,7 @@
 #              script or text file names the repository
 #   exports    the installed libraries export only MPI_*/mpi_* symbols
 #   version    P/bin/compi --version prints the project's version and git describe
+#   man        the manual pages installed; compi help SUB shows them; man compi
 #   help       P/bin/compi help lists the subcommands
 #   run        P/bin/compi run -- mpirun.openmpi / mpiexec.mpich: preloads
 #              P/lib/libcompi-<mpi>.so, the report shows compressed messages
@@ -85,6 +86,24 @@ if out=$("$P/bin/compi" --version 2>&1) && [[ $out == "compi $want ("*")" ]]; th
     pass "P/bin/compi --version: $out"
 else
     fail "P/bin/compi --version: '$out' (want compi $want (<git describe>))"
+fi
+
+# --- manual pages: compi help SUB, man compi ---------------------------------------
+man_ok=1 man_why=""
+for sub in run map guide report config calibrate demo; do
+    [[ -f $P/share/man/man1/compi-$sub.1 ]] || { man_ok=0; man_why+=" no share/man/man1/compi-$sub.1"; }
+done
+[[ -f $P/share/man/man1/compi.1 && -f $P/share/man/man5/compi.conf.5 ]] || { man_ok=0; man_why+=" no compi.1 or compi.conf.5"; }
+out=$("$P/bin/compi" help run 2>&1) && grep -q 'compi-run - run an MPI job' <<<"$out" || { man_ok=0; man_why+=" compi help run: ${out:0:200}"; }
+out=$("$P/bin/compi" help compi.conf 2>&1) && grep -q 'COMPI_MIN_BYTES' <<<"$out" || { man_ok=0; man_why+=" compi help compi.conf"; }
+if command -v man >/dev/null 2>&1; then   # man finds P/share/man from P/bin on PATH
+    page=$(PATH=$P/bin:$PATH MANPATH= man -w compi 2>&1) && [[ $page == "$P/share/man/man1/compi.1"* ]] ||
+        { man_ok=0; man_why+=" man -w compi: $page"; }
+fi
+if (( man_ok )); then
+    pass "manual pages installed; compi help run / compi.conf show them; man compi finds them"
+else
+    fail "manual pages:$man_why"
 fi
 
 # --- help ----------------------------------------------------------------------
