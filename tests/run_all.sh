@@ -9,7 +9,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-all_stages="codecs engine fuzz mpi-openmpi mpi-mpich install asan vcluster slurm foreign"
+all_stages="lint codecs engine fuzz mpi-openmpi mpi-mpich install asan vcluster slurm foreign"
 stages=${COMPI_TEST_STAGES:-$all_stages}
 jobs=$(nproc)
 passed=0 failed=0 failed_names=()
@@ -34,6 +34,8 @@ ctest_in() {  # ctest_in BUILDDIR ARGS...
 bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 tools/build.sh --mpi both || { echo "build failed"; echo "tests: 0 passed, 1 failed"; exit 1; }
 
+# license lines, docs against the code (settings, links, wording), shellcheck, pyflakes
+stage lint        bash tests/lint/run_lint.sh
 stage codecs      ctest_in build/openmpi -R "^(codec|hand)"
 # the decision engine, heuristics files, traces/rules, calibration and report
 # tools (MPI-free; the MPI calibration tests run in the mpi stages)
