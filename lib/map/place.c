@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef COMPI_WITH_SCOTCH
 #include <scotch.h>
+#endif
 #include "common/errf.h"
 #include "map/place.h"
 
@@ -890,6 +892,7 @@ static void pl_cyclic(const compi_map_net *net, int *node, int total)
     free(used);
 }
 
+#ifdef COMPI_WITH_SCOTCH
 /* Scotch: ranks onto nodes, weights = traffic cost over an average
  * inter-node link; then ranks beyond a node's slots move to the node with
  * free slots where they cost least. */
@@ -999,6 +1002,26 @@ static int pl_scotch(const compi_map_problem *p, int *node, char *err, size_t er
 out:
     free(w); free(verttab); free(edgetab); free(edlotab); free(parttab); free(velo);
     return rc;
+}
+#else
+/* Built without Scotch (CMake option COMPI_WITH_SCOTCH=OFF): the mapper
+ * fails with a message naming the option; the other mappers still run. */
+static int pl_scotch(const compi_map_problem *p, int *node, char *err, size_t errlen)
+{
+    (void)p;
+    (void)node;
+    compi_errf(err, errlen, "built without Scotch (configure with -DCOMPI_WITH_SCOTCH=ON)");
+    return COMPI_MAP_EUNSUPP;
+}
+#endif
+
+int compi_map_have_scotch(void)
+{
+#ifdef COMPI_WITH_SCOTCH
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 int compi_map_swap_descend(const compi_map_problem *p, int *node_of_rank)
