@@ -77,6 +77,10 @@ const compi_codec *compi_codec_by_id(uint8_t id);
 size_t compi_codec_bound_max(size_t len);
 /* Comma-separated list of codec names, for error messages. */
 const char *compi_codec_names(void);
+/* 1 when name is an optional codec this library was built without (lzo:
+ * CMake option COMPI_WITH_LZO), so a heuristics file written by a build
+ * that had it can skip it and an error can name the option. */
+int compi_codec_not_built(const char *name);
 
 #ifdef __cplusplus
 }

@@ -64,3 +64,11 @@ const char *compi_codec_names(void)
     }
     return names;
 }
+
+int compi_codec_not_built(const char *name)
+{
+#ifndef COMPI_WITH_LZO
+    if (name && strcmp(name, "lzo") == 0) return 1;
+#endif
+    return 0;
+}

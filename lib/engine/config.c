@@ -118,7 +118,7 @@ static int set_codec(compi_config *c, const char *v, char *why, size_t whylen)
 {
     const compi_codec *k = compi_codec_by_name(v);
     /* lzo is optional (its library is GPL): say so rather than "unknown" */
-    if (!k && strcmp(v, "lzo") == 0)
+    if (!k && compi_codec_not_built(v))
         return COMPI_BAD("is not built into this library (configure with -DCOMPI_WITH_LZO=ON); valid values: %s",
                          compi_codec_names());
     if (!k) return COMPI_BAD("is not a known codec; valid values: %s", compi_codec_names());
