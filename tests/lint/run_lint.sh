@@ -4,7 +4,7 @@
 #   spdx        every source file's SPDX-License-Identifier line (tools/spdx.py)
 #   docs        settings documented as config.c defines them, internal links,
 #               wording of README/docs/lib (tools/check_docs.py)
-#   shellcheck  every shell script of the tree, errors (-S error)
+#   scripts     every shell script of the tree through shellcheck, errors (-S error)
 #   pyflakes    every Python file of the tree
 # Vendored third-party files (tests/foreign/romio, tests/foreign/mpich_io)
 # are left as published.  Prints PASS/FAIL per check and "N passed, N failed".
