@@ -26,6 +26,7 @@ typedef struct {
     int iters;
     int decomp3d;     /* 0: slabs along z, 1: MPI_Dims_create over 3 dims */
     int use_isend;    /* 0: MPI_Sendrecv per direction, 1: Irecv/Isend/Waitall */
+    int face_types;   /* 0: faces packed into contiguous doubles, 1: one derived-type element each */
     int check_every;  /* residual Allreduce period */
     double radius;    /* source radius as a fraction of the smallest global extent */
     double kappa;     /* diffusion number; explicit scheme is stable for <= 1/6 */
@@ -39,9 +40,13 @@ static void usage_exit(int code)
     if (g_rank == 0)
         fprintf(stderr,
                 "usage: compi_stencil3d [--n N] [--nx X --ny Y --nz Z] [--iters I] [--decomp 1d|3d]\n"
-                "                       [--halo sendrecv|isend] [--check-every K] [--radius F] [--kappa K] [--quiet]\n"
+                "                       [--halo sendrecv|isend] [--faces packed|types] [--check-every K] [--radius F]\n"
+                "                       [--kappa K] [--quiet]\n"
                 "  N^3 cells per rank (default 64; --nx/--ny/--nz override one dimension, e.g. thin\n"
-                "  slabs), I iterations (default 100). 1d = slabs along z, in rank order.\n");
+                "  slabs), I iterations (default 100). 1d = slabs along z, in rank order.\n"
+                "  --faces types sends and receives each face in place as count 1 of a derived\n"
+                "  type (z faces: a vector of rows, x and y faces: subarrays) instead of packing\n"
+                "  it into contiguous doubles (the default).\n");
     MPI_Finalize();
     exit(code);
 }
@@ -68,6 +73,10 @@ static void parse_args(int argc, char **argv, options *o)
             if (!strcmp(v, "1d")) o->decomp3d = 0;
             else if (!strcmp(v, "3d")) o->decomp3d = 1;
             else bad = 1;
+        } else if (!strcmp(a, "--faces")) {
+            if (!strcmp(v, "packed")) o->face_types = 0;
+            else if (!strcmp(v, "types")) o->face_types = 1;
+            else bad = 1;
         } else if (!strcmp(a, "--halo")) {
             if (!strcmp(v, "sendrecv")) o->use_isend = 0;
             else if (!strcmp(v, "isend")) o->use_isend = 1;
@@ -89,6 +98,10 @@ typedef struct {
     int coords[3], dims[3];
     int nb[3][2];             /* neighbour ranks, [dim][low/high], MPI_PROC_NULL at the boundary */
     double *sendbuf[6], *recvbuf[6];
+    /* --faces types: face 2*dim+side of the field as count 1 of ftype at
+     * offset foff (doubles), to send (the owned layer) and receive (the ghost) */
+    MPI_Datatype send_type[6], recv_type[6];
+    size_t send_off[6], recv_off[6];
     MPI_Comm comm;
 } grid;
 
@@ -113,6 +126,54 @@ static void face_copy(const grid *g, double *field, int dim, int layer, double *
             if (to_buf) buf[m] = field[id];
             else field[id] = buf[m];
         }
+}
+
+/* The layer `layer` normal to dim as one derived-type element from the
+ * field's start plus *off doubles: z layers are a vector of rows (n[1] rows of
+ * n[0] doubles, s[0] apart), x and y layers subarrays of the whole field. */
+static MPI_Datatype face_type(const grid *g, int dim, int layer, size_t *off)
+{
+    MPI_Datatype t;
+    *off = 0;
+    if (dim == 2) {
+        MPI_Type_vector(g->n[1], g->n[0], g->s[0], MPI_DOUBLE, &t);
+        *off = IDX(g, 1, 1, layer);
+    } else {
+        int sizes[3] = {g->s[2], g->s[1], g->s[0]}, subs[3] = {g->n[2], g->n[1], g->n[0]}, starts[3] = {1, 1, 1};
+        subs[2 - dim] = 1;
+        starts[2 - dim] = layer;
+        MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE, &t);
+    }
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* Halo exchange with each face sent from and received into the field itself. */
+static void exchange_types(grid *g, int use_isend)
+{
+    MPI_Request req[12];
+    MPI_Status st[12];
+    int nr = 0;
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            int f = 2 * d + s, to = g->nb[d][s], from = g->nb[d][1 - s], rf = 2 * d + 1 - s;
+            if (use_isend) {
+                if (g->nb[d][s] != MPI_PROC_NULL)
+                    MPI_Irecv(g->u + g->recv_off[f], 1, g->recv_type[f], g->nb[d][s], 100 + 2 * d + s, g->comm,
+                              &req[nr++]);
+                continue;
+            }
+            MPI_Sendrecv(g->u + g->send_off[f], 1, g->send_type[f], to, 100 + 2 * d + (1 - s),
+                         g->u + g->recv_off[rf], 1, g->recv_type[rf], from, 100 + 2 * d + (1 - s), g->comm,
+                         MPI_STATUS_IGNORE);
+        }
+    if (!use_isend) return;
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++)
+            if (g->nb[d][s] != MPI_PROC_NULL)
+                MPI_Isend(g->u + g->send_off[2 * d + s], 1, g->send_type[2 * d + s], g->nb[d][s], 100 + 2 * d + (1 - s),
+                          g->comm, &req[nr++]);
+    MPI_Waitall(nr, req, st);
 }
 
 /* Halo exchange of g->u. Tags name the receiver's ghost side so the blocking
@@ -237,6 +298,12 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
 
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            g.send_type[2 * d + s] = face_type(&g, d, s ? g.n[d] : 1, &g.send_off[2 * d + s]);
+            g.recv_type[2 * d + s] = face_type(&g, d, s ? g.n[d] + 1 : 0, &g.recv_off[2 * d + s]);
+        }
+
     /* Ghosts at the global boundary keep T_AMBIENT forever (Dirichlet walls). */
     for (size_t c = 0; c < cells; c++) g.u[c] = g.unew[c] = T_AMBIENT;
     long gext[3];
@@ -269,9 +336,10 @@ int main(int argc, char **argv)
     MPI_Reduce(&nsrc_local, &nsrc_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (g_rank == 0) {
         printf("compi_stencil3d: %d ranks, decomposition %dx%dx%d, local %dx%dx%d, global %ldx%ldx%ld, %d iterations, "
-               "halo %s, kappa %g, source radius %.1f cells (%llu cells at %.0f)\n",
+               "halo %s (%s), kappa %g, source radius %.1f cells (%llu cells at %.0f)\n",
                nranks, g.dims[0], g.dims[1], g.dims[2], g.n[0], g.n[1], g.n[2], gext[0], gext[1], gext[2], o.iters,
-               o.use_isend ? "isend" : "sendrecv", o.kappa, r, nsrc_all, T_SOURCE);
+               o.use_isend ? "isend" : "sendrecv", o.face_types ? "faces as derived types" : "faces packed", o.kappa,
+               r, nsrc_all, T_SOURCE);
         printf("halo messages (doubles): x faces %d, y faces %d, z faces %d (%d bytes)\nplacement:", face_count(&g, 0),
                face_count(&g, 1), face_count(&g, 2), face_count(&g, 2) * (int)sizeof(double));
         for (int q = 0; q < nranks; q++) {
@@ -289,7 +357,8 @@ int main(int argc, char **argv)
     double t0 = MPI_Wtime();
     for (int it = 1; it <= o.iters; it++) {
         double tc = MPI_Wtime();
-        exchange(&g, o.use_isend);
+        if (o.face_types) exchange_types(&g, o.use_isend);
+        else exchange(&g, o.use_isend);
         comm_time += MPI_Wtime() - tc;
         double local = step(&g, o.kappa);
         if (it % o.check_every == 0 || it == o.iters) {
@@ -346,7 +415,11 @@ int main(int argc, char **argv)
     free(hashes);
     free(slices);
     free(slice);
-    for (int f = 0; f < 6; f++) free(g.sendbuf[f]), free(g.recvbuf[f]);
+    for (int f = 0; f < 6; f++) {
+        free(g.sendbuf[f]), free(g.recvbuf[f]);
+        MPI_Type_free(&g.send_type[f]);
+        MPI_Type_free(&g.recv_type[f]);
+    }
     free(g.u);
     free(g.unew);
     free(g.source);

@@ -79,7 +79,7 @@ def parse(path):
 
 
 def gen_c(calls):
-    """C entry points. compi_bypass (lib/core/interpose.c) is set when another
+    """C entry points. compi_bypass (lib/wrappers/interpose.c) is set when another
     PMPI tool shadows some of compi's symbols: then every call goes straight
     to the MPI, so no message is ever compressed on one side only."""
     out = []

@@ -337,6 +337,9 @@ typedef struct {
     size_t tmp_cap;
     MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
+    void *post_addr;      /* what the PMPI receive is posted on (COMPI_IN_*): */
+    int post_count;       /* a layout that takes a message of any byte length */
+    MPI_Datatype post_dt;
 } compi_incoming;
 /* hold: the receive completes after this call returns (nonblocking,
  * persistent), so compi keeps its own reference on a derived dt it will
@@ -344,9 +347,9 @@ typedef struct {
 int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatype dt, int hold);
 /* The PMPI receive is posted on (COMPI_IN_ADDR, COMPI_IN_COUNT, COMPI_IN_TYPE)
  * and holds at most compi_incoming_room bytes. */
-#define COMPI_IN_ADDR(in) ((in)->direct ? (in)->buf : (in)->tmp ? (in)->tmp : MPI_BOTTOM)
-#define COMPI_IN_COUNT(in) ((in)->direct ? (in)->count : (in)->tmp ? (int)(in)->tmp_cap : 1)
-#define COMPI_IN_TYPE(in) ((in)->direct ? (in)->dt : (in)->tmp ? MPI_BYTE : (in)->dtype)
+#define COMPI_IN_ADDR(in) ((in)->post_addr)
+#define COMPI_IN_COUNT(in) ((in)->post_count)
+#define COMPI_IN_TYPE(in) ((in)->post_dt)
 size_t compi_incoming_room(const compi_incoming *in);
 /* After the PMPI receive completed with wire status st: decodes into the user
  * buffer, rewrites st so counts are the application's, returns an MPI error

@@ -10,6 +10,7 @@
  *     bytes sent aside (lib/core/escape.c).
  * The receiver tells them apart by compi_bytes_look_framed on the first
  * bytes. Same-node messages are always unframed (compi_p2p_plain). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,9 +96,9 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
     size_t size = (size_t)ti->size;
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size, 0};
     int use_data = compi_decision_needs_data(d) && size > 0;
-    /* Compressed payloads are padded to whole elements: a receiver that
-     * lets the frame land in its typed buffer (MPICH) rejects partial ones. */
-    size_t pad_unit = ti->type_size > 1 ? (size_t)ti->type_size : 1;
+    /* A frame is exactly header + codec output, whatever the datatype:
+     * every receive compi posts accepts any byte length (see
+     * compi_incoming_prepare), so nothing is padded to whole elements. */
     void *packed = NULL;
     const char *src = (const char *)buf + ti->true_lb;
     if (use_data && !ti->contiguous) {
@@ -126,7 +127,7 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
     if (codec) {
         /* room for whichever codec the decision ends with */
         size_t bound = compi_codec_bound_max(size);
-        cap = (bound > size ? bound : size) + pad_unit;
+        cap = bound > size ? bound : size;
     }
     unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
     if (!frame) { free(packed); return MPI_ERR_NO_MEM; }
@@ -142,17 +143,16 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         long long clen = codec->compress(src, size, payload, cap, &params);
         uint64_t ns = compi_now_ns() - t0;
         COMPI_STAT_ADD(compress_ns, ns);
-        size_t padded = clen >= 0 ? ((size_t)clen + pad_unit - 1) / pad_unit * pad_unit : 0;
         /* a frame may land in a buffer of exactly the data's size */
-        if (clen >= 0 && padded + COMPI_FRAME_HEADER_SIZE <= size) {
+        if (clen >= 0 && (size_t)clen + COMPI_FRAME_HEADER_SIZE <= size) {
             h.codec = codec->id;
             h.payload_len = (uint64_t)clen;
-            memset(payload + clen, 0, padded - (size_t)clen);
-            wire_payload = padded;
+            wire_payload = (size_t)clen;
             COMPI_STAT_ADD(codec_msgs[codec->id], 1);
             COMPI_STAT_ADD(codec_in[codec->id], size);
-            COMPI_STAT_ADD(codec_out[codec->id], clen);
-            compi_decision_outcome(d, size, (long long)padded, ns);
+            /* the report's ratio is data over what went on the wire */
+            COMPI_STAT_ADD(codec_out[codec->id], COMPI_FRAME_HEADER_SIZE + (size_t)clen);
+            compi_decision_outcome(d, size, clen, ns);
         } else {
             /* Incompressible (or a codec error): the raw bytes go instead. */
             COMPI_STAT_ADD(raw_incompressible, 1);
@@ -273,12 +273,26 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     in->tmp = NULL;
     in->tmp_cap = 0;
     in->dtype = MPI_DATATYPE_NULL;
+    in->post_addr = buf;
+    in->post_count = count;
+    in->post_dt = dt;
     compi_typeinfo_get(dt, count, &in->ti);
     size_t cap = (size_t)in->ti.size;
     if (in->ti.contiguous && cap >= COMPI_DIRECT_MIN) {
-        /* raw messages arrive as they are: zero copies. The PMPI receive
-         * holds its own reference on dt, and completion never needs it. */
+        /* raw messages arrive as they are: zero copies. The data is one
+         * block at buf + true_lb, received as bytes, so a frame lands
+         * whatever its length and the type's basic elements (MPICH refuses
+         * a partial basic element in non-contiguous typed receives).
+         * Beyond INT_MAX bytes an int count cannot say that and the typed
+         * receive stays: both MPIs take any length in a contiguous type
+         * (measured, also beyond 2 GiB). The PMPI receive holds its own
+         * reference on dt, and completion never needs it. */
         in->direct = 1;
+        if (cap <= (size_t)INT_MAX) {
+            in->post_addr = (char *)buf + in->ti.true_lb;
+            in->post_count = (int)cap;
+            in->post_dt = MPI_BYTE;
+        }
         return MPI_SUCCESS;
     }
     if (hold) {   /* staged bytes are unpacked with dt at completion */
@@ -288,8 +302,13 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     if (in->ti.contiguous || COMPI_STAGE_NONCONTIG) {
         in->tmp_cap = COMPI_FRAME_HEADER_SIZE + cap;
         in->tmp = malloc(in->tmp_cap);
+        in->post_addr = in->tmp;
+        in->post_count = (int)in->tmp_cap;
+        in->post_dt = MPI_BYTE;
         return in->tmp ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     }
+    /* Open MPI places any byte length in a typed layout, partial basic
+     * elements included (measured), so a frame lands here whole too. */
     MPI_Aint disp[2];
     int lens[2] = {COMPI_FRAME_HEADER_SIZE, count};
     MPI_Datatype types[2] = {MPI_BYTE, in->dt};
@@ -297,6 +316,9 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     PMPI_Get_address(buf, &disp[1]);
     int rc = PMPI_Type_create_struct(2, lens, disp, types, &in->dtype);
     if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&in->dtype);
+    in->post_addr = MPI_BOTTOM;
+    in->post_count = 1;
+    in->post_dt = in->dtype;
     return rc;
 }
 
@@ -391,14 +413,12 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
     return rc;
 }
 
-/* Raw payloads are exact; compressed ones may carry element padding, but
- * never more than the data they stand for; a pipelined header has none. */
+/* Payloads are exact (raw or compressed: nothing is padded); a pipelined
+ * header has none. */
 int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen)
 {
     int chunked = h->codec == COMPI_CODEC_CHUNKED;
-    int ok = h->codec == COMPI_CODEC_RAW ? arrived == h->payload_len
-           : chunked                     ? arrived == 0
-                                         : arrived >= h->payload_len && arrived <= h->original_len;
+    int ok = chunked ? arrived == 0 : arrived == h->payload_len;
     if (!ok)
         snprintf(why, whylen, "frame declares %llu payload bytes but %llu arrived%s",
                  (unsigned long long)(chunked ? 0 : h->payload_len), (unsigned long long)arrived,

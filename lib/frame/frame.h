@@ -39,9 +39,8 @@ typedef struct {
     uint8_t codec;          /* 0 = raw */
     uint8_t dtclass;
     uint64_t original_len;  /* bytes of packed application data */
-    uint64_t payload_len;   /* bytes of codec output after the header; the wire may
-                               carry up to one element of zero padding after it
-                               (some MPIs refuse partial elements in typed receives) */
+    uint64_t payload_len;   /* bytes of codec output after the header, exactly
+                               what follows it on the wire */
     uint8_t flags;          /* 0; COMPI_CODEC_CHUNKED: log2 chunk size; a chunk: its number mod 256 */
 } compi_frame_header;
 

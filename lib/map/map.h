@@ -8,12 +8,13 @@
  * from a trace of collective calls has the edges the network really sees
  * (the OPP idea: placement must see collectives as the MPI runs them).
  *
- * One table-driven file per MPI: every (collective, algorithm) row names
- * its decomposition function; a decision table reproduces the MPI's own
- * choice when no algorithm is pinned. Today: Open MPI 4.1 coll/tuned
- * (dkb_openmpi.c), checked message by message against Open MPI's
- * monitoring component (tests/map); MPICH 4.0's pinned MPIR algorithms
- * (dkb_mpich.c), checked against a count of UCX sends; compi's own
+ * Table-driven per MPI: every (collective, algorithm) row names its
+ * decomposition function; a decision table reproduces the MPI's own choice
+ * when no algorithm is pinned. Today: Open MPI 4.1 coll/tuned
+ * (dkb_ompi41*.c: entry points, decision table, trees, one file per family
+ * of collectives; dkb_internal.h lists them), checked message by message
+ * against Open MPI's monitoring component (tests/map); MPICH 4.0's pinned
+ * MPIR algorithms (dkb_mpich.c), checked against a count of UCX sends; compi's own
  * node-aware collectives (dkb_compi.c), checked against Open MPI's monitoring
  * of runs that took compi's path.
  *

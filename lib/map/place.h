@@ -52,7 +52,7 @@ int compi_map_algs_parse(const char *text, compi_map_algs *a, char *err, size_t 
 /* A rooted linear collective as the root runs it: one message per peer, in
  * the order the root handles them (communicator rank order). Its messages
  * are also in the graph's matrices (they are the traffic); the cost prices
- * them by the sequence's makespan instead of their sum (place.c):
+ * them by the sequence's makespan instead of their sum (place_cost.c):
  *   blocking  Open MPI 4.1 coll/basic: MPI_Send / MPI_Recv one peer after
  *             the other. A send above COMPI_MAP_EAGER_BYTES (rendezvous)
  *             returns once its handshake got through the link, queued
@@ -88,7 +88,7 @@ typedef struct {
 typedef struct {
     int n;
     double *msgs, *bytes;                /* n x n, row = sender (world ranks) */
-    uint64_t approximated[COMPI_PROF_NFAM];   /* calls decomposed by a stand-in (see place.c) */
+    uint64_t approximated[COMPI_PROF_NFAM];   /* calls decomposed by a stand-in (see place_graph.c) */
     uint64_t node_aware[COMPI_PROF_NFAM];     /* calls that ran compi's algorithm (priced per placement) */
     int nseq, capseq;
     compi_map_seq *seq;                  /* rooted linear collectives (above) */

@@ -131,7 +131,7 @@ int compi_impl_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *
 int compi_impl_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
 int compi_impl_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
 
-/* Living with other PMPI tools (lib/core/interpose.c). compi_bypass is set at
+/* Living with other PMPI tools (lib/wrappers/interpose.c). compi_bypass is set at
  * load time when another library's definitions come before compi's for some of
  * the symbols compi defines (compi_symbols, generated): then every compi entry
  * point goes straight to PMPI_ on every rank. */

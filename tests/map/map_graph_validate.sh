@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # compi's communication profile + compi map's graph vs the MPI's own count of
-# what went over the wire (issue 14, step 1-2 end to end).
+# what went over the wire, end to end.
 #
 # For each communicator size: comm_app (point-to-point of every kind,
 # collectives on WORLD, a split and a dup communicator) runs

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lib/map/place.c and lib/engine/commprof.c without MPI, against brute
+/* lib/map/place_*.c and lib/engine/commprof.c without MPI, against brute
  * force (ctest map_place, label engine):
  *   cost       compi_map_cost vs a sum written out message by message over
  *              the graph's edge list, on random placements of random graphs
@@ -60,7 +60,7 @@ static double unif(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 
 typedef struct { int src, dst; double msgs, bytes; } edge;
 
-/* the cost, written independently of place.c: over an edge list */
+/* the cost, written independently of place_cost.c: over an edge list */
 static double brute_cost(const edge *e, int ne, const compi_map_net *net, const int *node)
 {
     double c = 0;

@@ -2,14 +2,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Run an MPI program under compi with COMPI_REPORT set, then validate the report.
 
-usage: check_report.py --report FILE --codec NAME [--ranks N] -- launcher args...
+usage: check_report.py --report FILE --codec NAME [--ranks N] [--all-compressed [--bcast-root R]]
+                       [--min-ratio X] [--wire-oracle] -- launcher args...
 
 Expected schema (lib/core/report.c): a top-level object with a "ranks" array
 (one entry per rank) and a "totals" object; totals["codecs"][<codec>] holds
-"bytes_in" and "bytes_out".  The check is defensive: if the exact schema is
+"bytes_in" and "bytes_out" (bytes_out: what went on the wire, frame headers
+included, so "ratio" is bytes_in / bytes_out and each compressed message
+counts at least its 32-byte header).
+
+--all-compressed: every byte each rank sent point-to-point (every rank its own
+node) went through the codec, and with --bcast-root R every byte rank R
+broadcast too. --min-ratio: bytes_in / bytes_out at least X. --wire-oracle:
+the program ran with wirecount.c preloaded after compi, which printed the
+bytes of the frames compi handed to the MPI; every rank but the --bcast-root
+(whose codec also counts broadcast frames) must report exactly those bytes as
+its codec's bytes_out.  The check is defensive: if the exact schema is
 not found it searches the document for per-codec byte counters and says so.
 """
-import argparse, glob, json, os, subprocess, sys
+import argparse, glob, json, os, re, subprocess, sys
 
 
 def fail(msg):
@@ -39,13 +50,20 @@ def main():
     ap.add_argument("--report", required=True)
     ap.add_argument("--codec", required=True)
     ap.add_argument("--ranks", type=int, default=0)
+    ap.add_argument("--all-compressed", action="store_true")
+    ap.add_argument("--bcast-root", type=int, default=-1)
+    ap.add_argument("--min-ratio", type=float, default=0.0)
+    ap.add_argument("--wire-oracle", action="store_true")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     for f in glob.glob(a.report + "*"):
         os.remove(f)
     print("running:", " ".join(cmd), flush=True)
-    rc = subprocess.call(cmd)
+    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    sys.stdout.write(run.stdout)
+    sys.stdout.flush()
+    rc = run.returncode
     if rc != 0:
         fail("program exited with %d" % rc)
     path = a.report
@@ -96,7 +114,62 @@ def main():
         fail("%s: bytes_out is %s, expected > 0" % (where, bout))
     if bout >= bin_:
         fail("%s: bytes_out %s >= bytes_in %s although the test data compresses" % (where, bout, bin_))
+    msgs = num(entry, "messages")
+    if msgs and bout < FRAME_HEADER * msgs:
+        fail("%s: bytes_out %s is less than a %d-byte frame header for each of %s messages: the report does not "
+             "count the bytes on the wire" % (where, bout, FRAME_HEADER, msgs))
+    ratio = num(entry, "ratio")
+    if ratio is not None and abs(ratio - bin_ / bout) > 0.001 + 1e-6 * ratio:
+        fail("%s: ratio %s is not bytes_in / bytes_out = %.3f" % (where, ratio, bin_ / bout))
+    if a.min_ratio and bin_ / bout < a.min_ratio:
+        fail("%s: bytes_in / bytes_out = %.2f, expected at least %g" % (where, bin_ / bout, a.min_ratio))
+    if a.all_compressed:
+        check_all_compressed(doc, a.codec, a.bcast_root)
+    if a.wire_oracle:
+        check_wire(doc, a.codec, a.bcast_root, run.stdout)
     print("PASS [check_report] %s ratio %.2f" % (where, bin_ / bout))
+
+
+FRAME_HEADER = 32
+SEND_FAMILIES = ("send", "isend", "persistent_send", "sendrecv")
+
+
+def check_wire(doc, codec, bcast_root, out):
+    wire = {int(m.group(1)): int(m.group(2))
+            for m in re.finditer(r"^WIRE rank (\d+): \d+ messages, (\d+) bytes", out, re.M)}
+    ranks = doc.get("ranks") or []
+    if len(wire) != len(ranks):
+        fail("the wire counter (wirecount.c) reported %d ranks, the report has %d" % (len(wire), len(ranks)))
+    checked = 0
+    for i, r in enumerate(ranks):
+        if i == bcast_root:
+            continue
+        bout = num(r.get("codecs", {}).get(codec, {}), "bytes_out") or 0
+        print("rank %d: report bytes_out %d, frames handed to the MPI %d bytes" % (i, bout, wire[i]))
+        if bout != wire[i]:
+            fail("rank %d: the report's %s bytes_out %d are not the %d bytes compi sent" % (i, codec, bout, wire[i]))
+        checked += 1
+    if not checked:
+        fail("--wire-oracle: no rank to check")
+
+
+def check_all_compressed(doc, codec, bcast_root):
+    """Each rank's codec took in at least the bytes it sent (and broadcast as
+    the root): nothing it sent went raw."""
+    ranks = doc.get("ranks")
+    if not isinstance(ranks, list) or not ranks:
+        fail("--all-compressed needs the per-rank records")
+    for i, r in enumerate(ranks):
+        fam = r.get("families", {})
+        sent = sum(num(fam.get(f, {}), "bytes") or 0 for f in SEND_FAMILIES)
+        if i == bcast_root:
+            sent += num(fam.get("bcast", {}), "bytes") or 0
+        c = r.get("codecs", {}).get(codec, {})
+        got = num(c, "bytes_in") or 0
+        print("rank %d: sent %d bytes, %d of them through %s (raw_incompressible %s, raw_unframed %s)"
+              % (i, sent, got, codec, r.get("raw_incompressible"), r.get("raw_unframed")))
+        if got < sent:
+            fail("rank %d: %s took in %d bytes but the rank sent %d: %d bytes went raw" % (i, codec, got, sent, sent - got))
 
 
 if __name__ == "__main__":

@@ -135,40 +135,65 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-int main(int argc, char **argv)
+/* the command line */
+typedef struct {
+    const char *dir, *hosts, *out, *netfile, *graph_out, *rules;
+    unsigned long long seed;
+    double min_gain;
+    int verbose;
+} map_opts;
+
+/* -1 to go on, else the exit code */
+static int parse_args(int argc, char **argv, map_opts *o)
 {
-    const char *dir = NULL, *hosts = NULL, *out = NULL, *netfile = NULL, *graph_out = NULL, *rules = NULL;
-    unsigned long long seed = 1;
-    double min_gain = 0.02;
-    int verbose = 0;
+    *o = (map_opts){.seed = 1, .min_gain = 0.02};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        if (!strcmp(a, "-v")) { verbose++; continue; }
+        if (!strcmp(a, "-v")) { o->verbose++; continue; }
         if (i + 1 >= argc && a[0] == '-') { fprintf(stderr, "compi map: %s needs a value\n", a); return 2; }
-        if (!strcmp(a, "--hosts")) hosts = argv[++i];
-        else if (!strcmp(a, "-o")) out = argv[++i];
-        else if (!strcmp(a, "--network")) netfile = argv[++i];
-        else if (!strcmp(a, "--graph-out")) graph_out = argv[++i];
-        else if (!strcmp(a, "--rules")) rules = argv[++i];
+        if (!strcmp(a, "--hosts")) o->hosts = argv[++i];
+        else if (!strcmp(a, "-o")) o->out = argv[++i];
+        else if (!strcmp(a, "--network")) o->netfile = argv[++i];
+        else if (!strcmp(a, "--graph-out")) o->graph_out = argv[++i];
+        else if (!strcmp(a, "--rules")) o->rules = argv[++i];
         else if (!strcmp(a, "--min-gain")) {
             char *end;
-            min_gain = strtod(argv[++i], &end);
-            if (*end || !(min_gain >= 0 && min_gain < 1)) {
+            o->min_gain = strtod(argv[++i], &end);
+            if (*end || !(o->min_gain >= 0 && o->min_gain < 1)) {
                 fprintf(stderr, "compi map: --min-gain: not a fraction in [0, 1): '%s'\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(a, "--seed")) {
             char *end;
-            seed = strtoull(argv[++i], &end, 10);
+            o->seed = strtoull(argv[++i], &end, 10);
             if (*end) { fprintf(stderr, "compi map: --seed: not a number: '%s'\n", argv[i]); return 2; }
         } else if (a[0] == '-') { fprintf(stderr, "compi map: unknown option '%s'\n", a); usage(stderr); return 2; }
-        else if (!dir) dir = a;
-        else { fprintf(stderr, "compi map: more than one trace directory ('%s', '%s')\n", dir, a); return 2; }
+        else if (!o->dir) o->dir = a;
+        else { fprintf(stderr, "compi map: more than one trace directory ('%s', '%s')\n", o->dir, a); return 2; }
     }
-    if (!dir || (!hosts && !graph_out) || (hosts && !out)) { usage(stderr); return 2; }
+    if (!o->dir || (!o->hosts && !o->graph_out) || (o->hosts && !o->out)) { usage(stderr); return 2; }
+    return -1;
+}
 
-    /* ---- traces ---- */
+/* what the traces of one run give */
+typedef struct {
+    int n;
+    char program[COMPI_TRACE_PROGRAM_MAX];
+    compi_map_algs algs;
+    char *algtext;                          /* rank 0's ALGS text (NULL: none) */
+    compi_map_graph g;
+    int *traced;                            /* the traced run's placement: rank -> index of its node's name */
+    char (*tnames)[COMPI_TRACE_NODE_MAX];
+    int ntnodes;
+    double *fraw, *fpacked;                 /* --rules: raw and compressed bytes of compi's frames, n x n */
+    int nrules;
+} map_run;
+
+/* Rank 0's trace: the run's size, program and algorithms; and no trace
+ * beyond its ranks. 0, else 1 with the message printed. */
+static int open_run(const char *dir, map_run *run)
+{
     char path[4200], err[1024], msg[8192];
     compi_trace_path(path, sizeof path, dir, 0);
     if (!file_exists(path)) {
@@ -178,177 +203,226 @@ int main(int argc, char **argv)
     }
     compi_trace *t0 = compi_trace_load(path, err, sizeof err);
     if (!t0) return fail(err);
-    int n = t0->world_size;
-    char program[COMPI_TRACE_PROGRAM_MAX];
-    snprintf(program, sizeof program, "%s", t0->program);
-    compi_map_algs algs;
-    if (compi_map_algs_parse(t0->algorithms, &algs, err, sizeof err) != 0) {
+    run->n = t0->world_size;
+    snprintf(run->program, sizeof run->program, "%s", t0->program);
+    if (compi_map_algs_parse(t0->algorithms, &run->algs, err, sizeof err) != 0) {
         snprintf(msg, sizeof msg, "%s: %s", path, err);
         compi_trace_free(t0);
         return fail(msg);
     }
-    char *algtext = t0->algorithms ? strdup(t0->algorithms) : NULL;
+    run->algtext = t0->algorithms ? strdup(t0->algorithms) : NULL;
     compi_trace_free(t0);
-    compi_trace_path(path, sizeof path, dir, n);
+    compi_trace_path(path, sizeof path, dir, run->n);
     if (file_exists(path)) {
         snprintf(msg, sizeof msg, "%s exists, but trace.0.bin is from a run of %d ranks: traces of different runs "
-                 "in one directory?", path, n);
+                 "in one directory?", path, run->n);
         return fail(msg);
     }
-    compi_map_graph g;
-    if (compi_map_graph_init(&g, n) != 0) return fail("out of memory for the communication graph");
-    /* compi guide's rules: compi's frames compressed per pair (--rules) */
-    double *fraw = NULL, *fpacked = NULL;
-    int nrules = 0;
-    if (rules && (!(fraw = calloc((size_t)n * n, sizeof *fraw)) || !(fpacked = calloc((size_t)n * n, sizeof *fpacked))))
-        return fail("out of memory");
-    /* the traced run's placement: rank -> index of its node's name */
-    int *traced = malloc(sizeof(int) * (size_t)n);
-    char (*tnames)[COMPI_TRACE_NODE_MAX] = malloc(sizeof *tnames * (size_t)n);
-    int ntnodes = 0;
-    if (!traced || !tnames) return fail("out of memory");
-    for (int r = 0; r < n; r++) {
-        compi_trace_path(path, sizeof path, dir, r);
-        compi_trace *t = compi_trace_load(path, err, sizeof err);
-        if (!t) {
-            if (!file_exists(path))
-                snprintf(msg, sizeof msg, "%s: missing: the run had %d ranks (trace.0.bin says so), so every rank "
-                         "0..%d needs its trace", path, n, n - 1);
-            else snprintf(msg, sizeof msg, "%s", err);
-            return fail(msg);
-        }
-        if (t->world_size != n || t->rank != r || strcmp(t->program, program) != 0) {
-            snprintf(msg, sizeof msg, "%s: rank %d of %d ranks of '%s', but trace.0.bin is of %d ranks of '%s': "
-                     "traces of different runs in one directory?", path, t->rank, t->world_size, t->program, n,
-                     program);
-            return fail(msg);
-        }
-        if (!t->profile) {
-            snprintf(msg, sizeof msg, "%s: holds no communication profile (written by a compi older than "
-                     "trace format 2?)", path);
-            return fail(msg);
-        }
-        if ((algtext || t->algorithms) && (!algtext || !t->algorithms || strcmp(algtext, t->algorithms) != 0))
-            fprintf(stderr, "compi map: warning: %s: the collective algorithms differ from rank 0's; using rank 0's\n",
-                    path);
-        int x = 0;
-        while (x < ntnodes && strcmp(tnames[x], t->my_node) != 0) x++;
-        if (x == ntnodes) snprintf(tnames[ntnodes++], COMPI_TRACE_NODE_MAX, "%s", t->my_node);
-        traced[r] = x;
-        compi_commprof *p = compi_commprof_load(t->profile, t->profile_len, err, sizeof err);
-        if (!p) {
-            snprintf(msg, sizeof msg, "%s: corrupt: %s", path, err);
-            return fail(msg);
-        }
-        if (p->world_rank != r || p->world_size != n) {
-            snprintf(msg, sizeof msg, "%s: corrupt: the profile is of rank %d of %d", path, p->world_rank, p->world_size);
-            return fail(msg);
-        }
-        if (rules) {
-            int k = read_rules(rules, r, p, fraw + (size_t)r * n, fpacked + (size_t)r * n);
-            if (k < 0) {
-                snprintf(msg, sizeof msg, "--rules %s: no rules.%d.txt (compi guide TRACE_DIR -o %s writes one per rank)",
-                         rules, r, rules);
-                return fail(msg);
-            }
-            nrules += k;
-        }
-        if (compi_map_graph_add(&g, p, &algs, err, sizeof err) != 0) {
-            snprintf(msg, sizeof msg, "%s: %s", path, err);
-            return fail(msg);
-        }
-        compi_commprof_free(p);
-        compi_trace_free(t);
+    return 0;
+}
+
+/* Rank r's trace: checked against rank 0's, its node, its profile added to
+ * the graph, its rules read (--rules). 0, else 1 with the message printed. */
+static int add_rank(const map_opts *o, map_run *run, int r)
+{
+    char path[4200], err[1024], msg[8192];
+    int n = run->n;
+    compi_trace_path(path, sizeof path, o->dir, r);
+    compi_trace *t = compi_trace_load(path, err, sizeof err);
+    if (!t) {
+        if (!file_exists(path))
+            snprintf(msg, sizeof msg, "%s: missing: the run had %d ranks (trace.0.bin says so), so every rank "
+                     "0..%d needs its trace", path, n, n - 1);
+        else snprintf(msg, sizeof msg, "%s", err);
+        return fail(msg);
     }
+    if (t->world_size != n || t->rank != r || strcmp(t->program, run->program) != 0) {
+        snprintf(msg, sizeof msg, "%s: rank %d of %d ranks of '%s', but trace.0.bin is of %d ranks of '%s': "
+                 "traces of different runs in one directory?", path, t->rank, t->world_size, t->program, n,
+                 run->program);
+        return fail(msg);
+    }
+    if (!t->profile) {
+        snprintf(msg, sizeof msg, "%s: holds no communication profile (written by a compi older than "
+                 "trace format 2?)", path);
+        return fail(msg);
+    }
+    if ((run->algtext || t->algorithms) &&
+        (!run->algtext || !t->algorithms || strcmp(run->algtext, t->algorithms) != 0))
+        fprintf(stderr, "compi map: warning: %s: the collective algorithms differ from rank 0's; using rank 0's\n",
+                path);
+    int x = 0;
+    while (x < run->ntnodes && strcmp(run->tnames[x], t->my_node) != 0) x++;
+    if (x == run->ntnodes) snprintf(run->tnames[run->ntnodes++], COMPI_TRACE_NODE_MAX, "%s", t->my_node);
+    run->traced[r] = x;
+    compi_commprof *p = compi_commprof_load(t->profile, t->profile_len, err, sizeof err);
+    if (!p) {
+        snprintf(msg, sizeof msg, "%s: corrupt: %s", path, err);
+        return fail(msg);
+    }
+    if (p->world_rank != r || p->world_size != n) {
+        snprintf(msg, sizeof msg, "%s: corrupt: the profile is of rank %d of %d", path, p->world_rank, p->world_size);
+        return fail(msg);
+    }
+    if (o->rules) {
+        int k = read_rules(o->rules, r, p, run->fraw + (size_t)r * n, run->fpacked + (size_t)r * n);
+        if (k < 0) {
+            snprintf(msg, sizeof msg, "--rules %s: no rules.%d.txt (compi guide TRACE_DIR -o %s writes one per rank)",
+                     o->rules, r, o->rules);
+            return fail(msg);
+        }
+        run->nrules += k;
+    }
+    if (compi_map_graph_add(&run->g, p, &run->algs, err, sizeof err) != 0) {
+        snprintf(msg, sizeof msg, "%s: %s", path, err);
+        return fail(msg);
+    }
+    compi_commprof_free(p);
+    compi_trace_free(t);
+    return 0;
+}
+
+/* Every rank's trace into the communication graph. 0, else 1 with the
+ * message printed. */
+static int load_run(const map_opts *o, map_run *run)
+{
+    int rc = open_run(o->dir, run);
+    if (rc) return rc;
+    int n = run->n;
+    if (compi_map_graph_init(&run->g, n) != 0) return fail("out of memory for the communication graph");
+    /* compi guide's rules: compi's frames compressed per pair (--rules) */
+    if (o->rules && (!(run->fraw = calloc((size_t)n * n, sizeof *run->fraw)) ||
+                     !(run->fpacked = calloc((size_t)n * n, sizeof *run->fpacked))))
+        return fail("out of memory");
+    run->traced = malloc(sizeof(int) * (size_t)n);
+    run->tnames = malloc(sizeof *run->tnames * (size_t)n);
+    if (!run->traced || !run->tnames) return fail("out of memory");
+    for (int r = 0; r < n; r++)
+        if ((rc = add_rank(o, run, r)) != 0) return rc;
+    return 0;
+}
+
+/* What the graph holds, the stand-ins, the rules' ratios (set in the graph
+ * here), compi's node-aware calls. 0, else 1 with the message printed. */
+static int report_graph(const map_opts *o, map_run *run)
+{
+    compi_map_graph *g = &run->g;
+    int n = run->n;
     double tm = 0, tb = 0;
-    for (size_t e = 0; e < (size_t)n * n; e++) { tm += g.msgs[e]; tb += g.bytes[e]; }
-    printf("compi map: %d ranks of '%s', %s: %.0f messages, %.0f bytes in the graph\n", n, program,
-           algs.mpich ? "MPICH (pinned algorithms)" : algs.dynamic ? "Open MPI (pinned coll/tuned algorithms)"
-                                                                 : "Open MPI (coll/tuned fixed rules)", tm, tb);
+    for (size_t e = 0; e < (size_t)n * n; e++) { tm += g->msgs[e]; tb += g->bytes[e]; }
+    printf("compi map: %d ranks of '%s', %s: %.0f messages, %.0f bytes in the graph\n", n, run->program,
+           run->algs.mpich ? "MPICH (pinned algorithms)" : run->algs.dynamic ? "Open MPI (pinned coll/tuned algorithms)"
+                                                                         : "Open MPI (coll/tuned fixed rules)", tm, tb);
     for (int f = 0; f < COMPI_PROF_NFAM; f++)
-        if (g.approximated[f])
+        if (g->approximated[f])
             printf("compi map: note: %llu %s call(s) decomposed by a stand-in, not by the DKB (see docs/map.md)\n",
-                   (unsigned long long)g.approximated[f], compi_prof_family_name(f));
-    if (rules) {
+                   (unsigned long long)g->approximated[f], compi_prof_family_name(f));
+    if (o->rules) {
+        double *fraw = run->fraw, *fpacked = run->fpacked;
         for (size_t e = 0; e < (size_t)n * n; e++) fraw[e] = fpacked[e] > 0 ? fraw[e] / fpacked[e] : 0;
-        if (compi_map_graph_set_frame_ratio(&g, fraw) != 0) return fail("out of memory");
-        printf("compi map: compi's frames compressed as %d inter-node collective rule(s) of %s say\n", nrules, rules);
-        free(fraw);
-        free(fpacked);
+        if (compi_map_graph_set_frame_ratio(g, fraw) != 0) return fail("out of memory");
+        printf("compi map: compi's frames compressed as %d inter-node collective rule(s) of %s say\n", run->nrules,
+               o->rules);
+        free(run->fraw);
+        free(run->fpacked);
+        run->fraw = run->fpacked = NULL;
     }
     uint64_t na_calls = 0;
-    for (int f = 0; f < COMPI_PROF_NFAM; f++) na_calls += g.node_aware[f];
+    for (int f = 0; f < COMPI_PROF_NFAM; f++) na_calls += g->node_aware[f];
     if (na_calls) {
         printf("compi map: %llu collective call(s) ran compi's node-aware algorithm (", (unsigned long long)na_calls);
         for (int f = 0, first = 1; f < COMPI_PROF_NFAM; f++)
-            if (g.node_aware[f]) {
-                printf("%s%s %llu", first ? "" : ", ", compi_prof_family_name(f), (unsigned long long)g.node_aware[f]);
+            if (g->node_aware[f]) {
+                printf("%s%s %llu", first ? "" : ", ", compi_prof_family_name(f), (unsigned long long)g->node_aware[f]);
                 first = 0;
             }
-        printf("): not in the count above, decomposed under each placement (%d traced node(s))\n", ntnodes);
+        printf("): not in the count above, decomposed under each placement (%d traced node(s))\n", run->ntnodes);
     }
-    if (!hosts) {
-        int rc = graph_out ? write_graph(graph_out, &g, traced) : 0;
-        compi_map_graph_free(&g);
-        free(algtext);
-        free(traced);
-        free(tnames);
-        return rc;
-    }
+    return 0;
+}
 
-    /* ---- network, mappers ---- */
-    compi_net_model model, *mp = NULL;
-    if (netfile) {
-        if (compi_net_load(netfile, &model, err, sizeof err) != COMPI_OK) return fail(err);
-        mp = &model;
+/* The network of --hosts and --network, printed. 0, else the exit code with
+ * the message printed. */
+static int build_net(const map_opts *o, int n, compi_net_model *model, compi_net_model **mp, compi_map_net *net)
+{
+    char err[1024], msg[8192];
+    *mp = NULL;
+    if (o->netfile) {
+        if (compi_net_load(o->netfile, model, err, sizeof err) != COMPI_OK) return fail(err);
+        *mp = model;
     }
-    compi_map_net net;
-    if (compi_map_net_build(&net, hosts, mp, err, sizeof err) != 0) { fprintf(stderr, "compi map: %s\n", err); return 2; }
-    if (compi_map_net_slots(&net) < n) {
+    if (compi_map_net_build(net, o->hosts, *mp, err, sizeof err) != 0) {
+        fprintf(stderr, "compi map: %s\n", err);
+        return 2;
+    }
+    if (compi_map_net_slots(net) < n) {
         snprintf(msg, sizeof msg, "--hosts: %d slot%s for the trace's %d ranks: list more hosts or slots",
-                 compi_map_net_slots(&net), compi_map_net_slots(&net) == 1 ? "" : "s", n);
+                 compi_map_net_slots(net), compi_map_net_slots(net) == 1 ? "" : "s", n);
         fprintf(stderr, "compi map: %s\n", msg);
         return 2;
     }
     printf("compi map: hosts");
-    for (int x = 0; x < net.nnodes; x++)
-        printf(" %s:%d%s", net.names[x], net.slots[x], net.slots_hwloc[x] ? " (cores, hwloc)" : "");
+    for (int x = 0; x < net->nnodes; x++)
+        printf(" %s:%d%s", net->names[x], net->slots[x], net->slots_hwloc[x] ? " (cores, hwloc)" : "");
     printf("\n");
-    compi_map_problem prob = {&g, &net};
+    return 0;
+}
+
+/* every mapper's placement, predicted cost (-1: it failed) and bottleneck */
+typedef struct {
     int *place[COMPI_MAPPER_COUNT];
     double cost[COMPI_MAPPER_COUNT], neck[COMPI_MAPPER_COUNT];
+} map_choice;
+
+/* Runs every mapper and prints its predictions; the kept one in *kept:
+ * cheaper than the one kept before it (block, cyclic, ...) by more than
+ * min_gain, or that one stays. 0, else 1 with the message printed. */
+static int run_mappers(const map_opts *o, const map_run *run, const compi_map_problem *prob, map_choice *ch,
+                       int *kept)
+{
+    char err[1024];
+    const compi_map_graph *g = &run->g;
+    double *cost = ch->cost, *neck = ch->neck;
     int bestm = -1;
-    if (g.nseq) {
+    if (g->nseq) {
         double calls = 0;
-        for (int q = 0; q < g.nseq; q++) calls += g.seq[q].calls;
+        for (int q = 0; q < g->nseq; q++) calls += g->seq[q].calls;
         printf("compi map: %d rooted linear collective sequence(s), %.0f call(s), priced by their makespan (%s)\n",
-               g.nseq, calls, algs.mpich ? "MPICH: posted at once" : "Open MPI coll/basic: blocking, in rank order");
+               g->nseq, calls,
+               run->algs.mpich ? "MPICH: posted at once" : "Open MPI coll/basic: blocking, in rank order");
     }
     printf("%-8s %14s %10s %16s %14s\n", "mapper", "predicted_ms", "vs_block", "inter-node_bytes", "bottleneck_ms");
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
-        place[m] = malloc(sizeof(int) * (size_t)n);
-        if (!place[m]) return fail("out of memory");
-        if (compi_map_run((compi_mapper)m, &prob, seed, place[m], err, sizeof err) != 0) {
+        ch->place[m] = malloc(sizeof(int) * (size_t)run->n);
+        if (!ch->place[m]) return fail("out of memory");
+        if (compi_map_run((compi_mapper)m, prob, o->seed, ch->place[m], err, sizeof err) != 0) {
             printf("%-8s failed: %s\n", compi_mapper_name((compi_mapper)m), err);
             cost[m] = -1;
             continue;
         }
-        cost[m] = compi_map_cost(&prob, place[m]);
-        neck[m] = compi_map_bottleneck(&prob, place[m]);
-        double inter = compi_map_inter_bytes(&prob, place[m]);
+        cost[m] = compi_map_cost(prob, ch->place[m]);
+        neck[m] = compi_map_bottleneck(prob, ch->place[m]);
+        double inter = compi_map_inter_bytes(prob, ch->place[m]);
         printf("%-8s %14.3f %10.3f %16.0f %14.3f\n", compi_mapper_name((compi_mapper)m), cost[m] * 1e-3,
                cost[0] > 0 ? cost[m] / cost[0] : 1.0, inter, neck[m] * 1e-3);
         /* cheaper by more than min_gain (and beyond rounding), or the simpler mapper stays */
-        if (bestm < 0 || cost[m] < cost[bestm] * (1 - min_gain) * (1 - 1e-9)) bestm = m;
+        if (bestm < 0 || cost[m] < cost[bestm] * (1 - o->min_gain) * (1 - 1e-9)) bestm = m;
     }
     if (bestm < 0) return fail("every mapper failed");
-    /* Near-ties: block and cyclic when their predicted cost is within
-     * min_gain of the kept mapper's. The model cannot order them; the regular
-     * placement whose most loaded link carries less by more than min_gain is
-     * kept (the smallest such bottleneck; block on equal ones), else the kept
-     * stays. Only block and cyclic: the other mappers' placements were
-     * searched on the cost itself, their bottleneck below min_gain is not
-     * evidence (docs/map.md). */
+    *kept = bestm;
+    return 0;
+}
+
+/* Near-ties: block and cyclic when their predicted cost is within
+ * min_gain of the kept mapper's. The model cannot order them; the regular
+ * placement whose most loaded link carries less by more than min_gain is
+ * kept (the smallest such bottleneck; block on equal ones), else the kept
+ * stays. Only block and cyclic: the other mappers' placements were
+ * searched on the cost itself, their bottleneck below min_gain is not
+ * evidence (docs/map.md). Returns the mapper kept, printed. */
+static int break_tie(double min_gain, const map_choice *ch, int bestm)
+{
+    const double *cost = ch->cost, *neck = ch->neck;
     int tie = bestm, cheapest = -1;
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++) {
         if (m == bestm || cost[m] < 0 || fabs(cost[m] - cost[bestm]) > min_gain * cost[bestm]) continue;
@@ -370,11 +444,19 @@ int main(int argc, char **argv)
     }
     printf("compi map: kept %s (predicted %.3f ms, %.3fx of block)\n", compi_mapper_name((compi_mapper)bestm),
            cost[bestm] * 1e-3, cost[0] > 0 ? cost[bestm] / cost[0] : 1.0);
+    return bestm;
+}
 
-    /* ---- output ---- */
+/* OUT/{placement.txt,rankfile,machinefile,env} for mapper bestm's
+ * placement. 0, else 1 with the message printed. */
+static int write_placement(const map_opts *o, map_run *run, const compi_map_net *net, const map_choice *ch, int bestm)
+{
+    char path[4200], err[1024], msg[8192];
+    const char *out = o->out;
+    int n = run->n;
     if (compi_trace_mkdirs(out, err, sizeof err) != COMPI_OK) return fail(err);
-    const int *pl = place[bestm];
-    int *used = calloc((size_t)net.nnodes, sizeof *used);
+    const int *pl = ch->place[bestm];
+    int *used = calloc((size_t)net->nnodes, sizeof *used);
     snprintf(path, sizeof path, "%s/rankfile", out);
     FILE *rf = fopen(path, "w");
     snprintf(path, sizeof path, "%s/machinefile", out);
@@ -387,36 +469,73 @@ int main(int argc, char **argv)
         snprintf(msg, sizeof msg, "%s: cannot write: %s", out, strerror(errno));
         return fail(msg);
     }
-    fprintf(pf, "compi-placement 1\nprogram %s\nranks %d\nhosts %s\nmapper %s\n", program, n, hosts,
+    fprintf(pf, "compi-placement 1\nprogram %s\nranks %d\nhosts %s\nmapper %s\n", run->program, n, o->hosts,
             compi_mapper_name((compi_mapper)bestm));
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++)
-        if (cost[m] >= 0) fprintf(pf, "predicted_us %s %.3f\n", compi_mapper_name((compi_mapper)m), cost[m]);
+        if (ch->cost[m] >= 0) fprintf(pf, "predicted_us %s %.3f\n", compi_mapper_name((compi_mapper)m), ch->cost[m]);
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++)
-        if (cost[m] >= 0) fprintf(pf, "bottleneck_us %s %.3f\n", compi_mapper_name((compi_mapper)m), neck[m]);
+        if (ch->cost[m] >= 0) fprintf(pf, "bottleneck_us %s %.3f\n", compi_mapper_name((compi_mapper)m), ch->neck[m]);
     for (int i = 0; i < n; i++) {
         int x = pl[i];
-        fprintf(rf, "rank %d=%s slot=%d\n", i, net.names[x], used[x]++);
-        fprintf(mf, "%s\n", net.names[x]);
-        fprintf(pf, "rank %d %s\n", i, net.names[x]);
+        fprintf(rf, "rank %d=%s slot=%d\n", i, net->names[x], used[x]++);
+        fprintf(mf, "%s\n", net->names[x]);
+        fprintf(pf, "rank %d %s\n", i, net->names[x]);
     }
-    if (algs.mpich && algtext) {
+    if (run->algs.mpich && run->algtext) {
         /* the placed run must use the algorithms the graph was built for */
-        for (char *line = strtok(algtext, "\n"); line; line = strtok(NULL, "\n"))
+        for (char *line = strtok(run->algtext, "\n"); line; line = strtok(NULL, "\n"))
             if (!strncmp(line, "MPIR_CVAR_", 10)) fprintf(ef, "%s\n", line);
     }
     fprintf(pf, "end\n");
     int werr = ferror(rf) | ferror(mf) | ferror(pf) | ferror(ef);
     werr |= fclose(rf) | fclose(mf) | fclose(pf) | fclose(ef);
+    free(used);
     if (werr) { snprintf(msg, sizeof msg, "%s: write failed", out); return fail(msg); }
     printf("compi map: wrote %s/{placement.txt,rankfile,machinefile,env}\n", out);
-    if (graph_out && write_graph(graph_out, &g, traced) != 0) return 1;
-    free(traced);
-    free(tnames);
-    for (int m = 0; m < COMPI_MAPPER_COUNT; m++) free(place[m]);
-    free(used);
-    free(algtext);
+    return 0;
+}
+
+static void free_run(map_run *run)
+{
+    compi_map_graph_free(&run->g);
+    free(run->algtext);
+    free(run->traced);
+    free(run->tnames);
+    free(run->fraw);
+    free(run->fpacked);
+}
+
+int main(int argc, char **argv)
+{
+    map_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+
+    /* ---- traces ---- */
+    map_run run = {0};
+    if ((rc = load_run(&o, &run)) != 0 || (rc = report_graph(&o, &run)) != 0) return rc;
+    if (!o.hosts) {
+        rc = o.graph_out ? write_graph(o.graph_out, &run.g, run.traced) : 0;
+        free_run(&run);
+        return rc;
+    }
+
+    /* ---- network, mappers ---- */
+    compi_net_model model, *mp;
+    compi_map_net net;
+    if ((rc = build_net(&o, run.n, &model, &mp, &net)) != 0) return rc;
+    compi_map_problem prob = {&run.g, &net};
+    map_choice ch = {0};
+    int bestm;
+    if ((rc = run_mappers(&o, &run, &prob, &ch, &bestm)) != 0) return rc;
+    bestm = break_tie(o.min_gain, &ch, bestm);
+
+    /* ---- output ---- */
+    if ((rc = write_placement(&o, &run, &net, &ch, bestm)) != 0) return rc;
+    if (o.graph_out && write_graph(o.graph_out, &run.g, run.traced) != 0) return 1;
+    for (int m = 0; m < COMPI_MAPPER_COUNT; m++) free(ch.place[m]);
     compi_map_net_free(&net);
     if (mp) compi_net_free(mp);
-    compi_map_graph_free(&g);
+    free_run(&run);
     return 0;
 }
