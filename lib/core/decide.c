@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/safefile.h"
 #include "core/internal.h"
 #include "engine/estimate.h"
 #include "engine/model.h"
@@ -159,29 +160,22 @@ static void compi_heuristics_error(const char *why, char *err, size_t errlen)
 
 static int compi_engine_load_models(char *err, size_t errlen)
 {
-    char path[1100], why[512];
+    char why[512];
     compi_net_default(&compi_E.net);
     compi_codec_model_default(&compi_E.codecs);
     if (!compi_cfg.heuristics_dir[0]) return COMPI_OK;
-    FILE *probe;
-    snprintf(path, sizeof path, "%s/network.txt", compi_cfg.heuristics_dir);
-    if ((probe = fopen(path, "r"))) {
-        fclose(probe);
-        compi_net_model m;
-        if (compi_net_load(path, &m, why, sizeof why) != COMPI_OK) {
-            compi_heuristics_error(why, err, errlen);
-            return COMPI_ERR_CONFIG;
-        }
-        compi_engine_use_network(&m);
+    compi_net_model m;
+    compi_codec_model c;
+    int have_net, have_codecs;
+    if (compi_models_load_dir(compi_cfg.heuristics_dir, &m, &have_net, &c, &have_codecs, why, sizeof why) != COMPI_OK) {
+        compi_heuristics_error(why, err, errlen);
+        return COMPI_ERR_CONFIG;
     }
-    snprintf(path, sizeof path, "%s/codecs.txt", compi_cfg.heuristics_dir);
-    if ((probe = fopen(path, "r"))) {
-        fclose(probe);
-        if (compi_codec_model_load(path, &compi_E.codecs, why, sizeof why) != COMPI_OK) {
-            compi_heuristics_error(why, err, errlen);
-            return COMPI_ERR_CONFIG;
-        }
-    }
+    if (have_net) compi_engine_use_network(&m);
+    if (have_codecs) compi_E.codecs = c;
+    if (!have_net && !have_codecs && compi_g.world_rank == 0)
+        fprintf(stderr, "compi: warning: heuristics directory %s holds neither network.txt nor codecs.txt: "
+                "built-in models (write them with 'compi calibrate')\n", compi_cfg.heuristics_dir);
     return COMPI_OK;
 }
 
@@ -229,16 +223,21 @@ static void compi_link_init(compi_link_state *l, const compi_net_link *model, co
     snprintf(l->name, sizeof l->name, "inter %s-%s", a, b);
 }
 
-/* Traces are written for `compi guide`; rules it wrote are read. Missing or
- * stale rules are not fatal: the run goes on adaptively, with a warning. */
-static void compi_engine_open_guidance(void)
+/* Traces are written for `compi guide`; rules it wrote are read. A trace
+ * that cannot be created is a configuration error (COMPI_ERR_CONFIG, err
+ * set). Missing or stale rules are not fatal: the run goes on adaptively,
+ * with a warning. */
+static int compi_engine_open_guidance(char *eout, size_t eoutlen)
 {
-    char err[512];
+    char err[4400];
     const char *prog = program_invocation_short_name;
     if (compi_cfg.mode == COMPI_MODE_TRACE || compi_cfg.mode == COMPI_MODE_PROFILE) {
         compi_E.trace = compi_trace_open(compi_cfg.trace_dir, compi_g.world_rank, compi_g.world_size, prog,
                                          compi_E.node_names[compi_g.my_node], compi_cfg.trace_max, err, sizeof err);
-        if (!compi_E.trace) compi_die("COMPI_TRACE: %s", err);
+        if (!compi_E.trace) {
+            snprintf(eout, eoutlen, "COMPI_TRACE: %s", err);
+            return COMPI_ERR_CONFIG;
+        }
         compi_prof_trace_opened(compi_E.trace);
     }
     if (compi_cfg.mode == COMPI_MODE_GUIDED) {
@@ -248,6 +247,18 @@ static void compi_engine_open_guidance(void)
             fprintf(stderr, "compi: rank %d: warning: COMPI_MODE=guided without usable rules (%s); deciding adaptively\n",
                     compi_g.world_rank, err);
     }
+    return COMPI_OK;
+}
+
+/* Rank 0 writes the report at MPI_Finalize: a path it would refuse is
+ * refused now, before the run. */
+static int compi_report_path_check(char *err, size_t errlen)
+{
+    char why[4400];
+    if (compi_g.world_rank != 0 || !compi_cfg.report_path[0]) return COMPI_OK;
+    if (compi_file_check_writable(compi_cfg.report_path, why, sizeof why) == COMPI_OK) return COMPI_OK;
+    snprintf(err, errlen, "COMPI_REPORT: %s", why);
+    return COMPI_ERR_CONFIG;
 }
 
 int compi_engine_init(char *err, size_t errlen)
@@ -256,6 +267,7 @@ int compi_engine_init(char *err, size_t errlen)
     pthread_key_create(&compi_E.scratch_key, free);
     /* heuristics files may be node-local: all ranks stop if any cannot load its own */
     if (compi_config_agree(compi_engine_load_models(err, errlen) != COMPI_OK, err, errlen)) return COMPI_ERR_CONFIG;
+    if (compi_config_agree(compi_report_path_check(err, errlen) != COMPI_OK, err, errlen)) return COMPI_ERR_CONFIG;
     int rc = compi_engine_node_names();
     if (rc != MPI_SUCCESS) return rc;
     if (compi_cfg.calibrate_init) compi_engine_calibrate();
@@ -289,7 +301,8 @@ int compi_engine_init(char *err, size_t errlen)
         compi_config_agree(1, err, errlen);
         return COMPI_ERR_CONFIG;
     }
-    compi_engine_open_guidance();
+    /* every rank writes its own trace; all stop if any cannot */
+    if (compi_config_agree(compi_engine_open_guidance(err, errlen) != COMPI_OK, err, errlen)) return COMPI_ERR_CONFIG;
     compi_E.ready = 1;
     /* the models are the same on every rank; a user of fixed or off mode, or
      * of a single node where nothing is compressed, needs them only in detail */

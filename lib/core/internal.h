@@ -321,9 +321,11 @@ int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_
  * for dest (a rank of ci) on the aside communicator, and a header naming
  * them takes their place. */
 int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes, size_t size, int dtclass);
-/* Puts an escaped message's first 32 bytes back over its header. They were
- * sent first; if they are still missing after COMPI_ESCAPE_WAIT seconds the
- * header was damaged or forged: compi's frame error, cause on stderr. */
+/* Receives an escaped message's first 32 bytes into head (32 bytes;
+ * compi_escape_put_back, frame/frame.h, checks them and puts them over the
+ * header). They were sent first; if they are still missing after
+ * COMPI_ESCAPE_WAIT seconds (*arrived = 0) the header was damaged or forged:
+ * compi's frame error, cause on stderr. */
 int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head,
                          int *arrived);
 
@@ -363,8 +365,7 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
 typedef enum { COMPI_ARRIVAL_UNFRAMED, COMPI_ARRIVAL_FRAME, COMPI_ARRIVAL_BAD } compi_arrival;
 compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed,
                                     size_t n, int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen);
-/* Whether a frame's payload of `arrived` bytes fits its header; fills why if not. */
-int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen);
+/* compi_frame_length_check: frame/frame.h */
 /* Reports a message that failed validation (naming why) and returns compi's frame error code. */
 int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why);
 /* Decodes a whole frame held in memory (probed/stashed messages). */

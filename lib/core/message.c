@@ -382,23 +382,18 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
                                 int count, MPI_Datatype dt, const compi_typeinfo *ti,
                                 const MPI_Status *st, MPI_Comm comm)
 {
-    const compi_codec *codec = compi_codec_by_id(h->codec);
     size_t cap = (size_t)ti->size;
     size_t orig = (size_t)h->original_len;
     int direct = ti->contiguous && orig <= cap;
     if (orig > cap && !COMPI_TRUNC_WRITES_PREFIX) return MPI_ERR_TRUNCATE;
     char *dst = direct ? (char *)buf + ti->true_lb : malloc(orig ? orig : 1);
     if (!dst) return MPI_ERR_NO_MEM;
-    compi_codec_params params = {(compi_dtclass)h->dtclass, 0, 0};
+    char why[200];
     uint64_t t0 = compi_now_ns();
-    long long n = codec->decompress(payload, (size_t)h->payload_len, dst, orig, &params);
+    int drc = compi_frame_decode_payload(h, payload, dst, orig, why, sizeof why);
     COMPI_STAT_ADD(decompress_ns, compi_now_ns() - t0);
     COMPI_STAT_ADD(frames_decoded_compressed, 1);
-    if (n < 0 || (size_t)n != orig) {
-        char why[160];
-        snprintf(why, sizeof why, "%s payload of %llu bytes did not decode to %zu bytes: %s",
-                 codec->name, (unsigned long long)h->payload_len, orig,
-                 n < 0 ? compi_error_string((int)n) : "length mismatch");
+    if (drc != COMPI_OK) {
         if (!direct) free(dst);
         return compi_frame_fail(comm, st, why);
     }
@@ -411,19 +406,6 @@ static int compi_decode_payload(const compi_frame_header *h, const void *payload
     }
     if (rc == MPI_SUCCESS && orig > cap) rc = MPI_ERR_TRUNCATE;
     return rc;
-}
-
-/* Payloads are exact (raw or compressed: nothing is padded); a pipelined
- * header has none. */
-int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen)
-{
-    int chunked = h->codec == COMPI_CODEC_CHUNKED;
-    int ok = chunked ? arrived == 0 : arrived == h->payload_len;
-    if (!ok)
-        snprintf(why, whylen, "frame declares %llu payload bytes but %llu arrived%s",
-                 (unsigned long long)(chunked ? 0 : h->payload_len), (unsigned long long)arrived,
-                 chunked ? " (a pipelined header travels alone)" : "");
-    return ok;
 }
 
 int compi_bytes_deliver(const void *bytes, size_t n, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
@@ -460,12 +442,7 @@ int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int coun
     compi_frame_header h;
     char why[200];
     COMPI_STAT_ADD(frames_decoded, 1);
-    if (compi_frame_read_header(frame, frame_len, &h, why, sizeof why) != COMPI_OK)
-        return compi_frame_fail(comm, st, why);
-    if (h.codec == COMPI_CODEC_ESCAPE || h.codec == COMPI_CODEC_CHUNKED)   /* resolved where they arrive */
-        return compi_frame_fail(comm, st, h.codec == COMPI_CODEC_ESCAPE ? "escape header where a whole frame was expected"
-                                                                        : "pipelined header where a whole frame was expected");
-    if (!compi_frame_length_check(&h, (uint64_t)frame_len - COMPI_FRAME_HEADER_SIZE, why, sizeof why))
+    if (compi_frame_check_whole(frame, frame_len, &h, why, sizeof why) != COMPI_OK)
         return compi_frame_fail(comm, st, why);
     return compi_payload_deliver(&h, (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE, buf, count, dt, st, comm);
 }
@@ -556,27 +533,23 @@ compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsig
     if (h->codec != COMPI_CODEC_ESCAPE) return COMPI_ARRIVAL_FRAME;
     /* the message's own first bytes come back over the header: then it is
      * an unframed raw message like any other */
-    if (!truncated && h->original_len != (uint64_t)n) {
-        snprintf(why, whylen, "escaped message of %zu bytes declares %llu", n, (unsigned long long)h->original_len);
+    if (compi_escape_check(h, landed, n, truncated, (uint64_t)compi_g.aside_tag_ub, why, whylen) != COMPI_OK)
         return COMPI_ARRIVAL_BAD;
-    }
     if (source < 0 || source >= ci->peer_count) {   /* MPI's status names the sender: compi's bug */
         *rc = MPI_ERR_INTERN;
         return COMPI_ARRIVAL_BAD;
     }
-    if (h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
-        snprintf(why, whylen, "escape header names side message tag %llu (MPI_TAG_UB is %d)",
-                 (unsigned long long)h->payload_len, compi_g.aside_tag_ub);
-        return COMPI_ARRIVAL_BAD;
-    }
     int arrived = 0;
-    *rc = compi_escape_restore(ci, source, h, head, &arrived);
+    unsigned char aside[COMPI_FRAME_HEADER_SIZE];
+    *rc = compi_escape_restore(ci, source, h, aside, &arrived);
     if (*rc == MPI_SUCCESS && !arrived) {
         snprintf(why, whylen, "escape header names side message tag %llu, which did not arrive within "
                  "COMPI_ESCAPE_WAIT=%g s (damaged header, or a sender without compi)",
                  (unsigned long long)h->payload_len, compi_cfg.escape_wait_s);
         return COMPI_ARRIVAL_BAD;
     }
+    if (*rc == MPI_SUCCESS && compi_escape_put_back(head, landed, aside, sizeof aside, why, whylen) != COMPI_OK)
+        return COMPI_ARRIVAL_BAD;
     COMPI_STAT_ADD(frames_decoded, 1);
     return COMPI_ARRIVAL_UNFRAMED;
 }
@@ -592,8 +565,9 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
     size_t n = wire > 0 ? (size_t)wire : 0;
     /* The PMPI receive reports truncation itself when the message exceeds
      * its room; then the tail is missing (Open MPI) or nothing was written
-     * (MPICH). */
-    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE;
+     * (MPICH). Open MPI's MPI_Request_get_status returns MPI_SUCCESS for such
+     * a receive, with the message's full length: that tells it too. */
+    int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE || n > compi_incoming_room(in);
     /* where the message's first bytes are, and how many of them */
     unsigned char *head = in->direct ? (unsigned char *)in->buf + in->ti.true_lb
                           : in->tmp  ? (unsigned char *)in->tmp : in->header;

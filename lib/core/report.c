@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/safefile.h"
 #include "core/internal.h"
 #include "coll/coll.h"
 #include "io/twophase.h"
@@ -340,10 +341,16 @@ void compi_report_write(void)
         for (int i = 0; i < compi_call_count_n; i++) call_total[i] += calls[(size_t)r * compi_call_count_n + i];
     }
     if (compi_cfg.report_path[0]) {
-        FILE *f = fopen(compi_cfg.report_path, "w");
-        if (!f) {
-            perror("compi: cannot write COMPI_REPORT");
-        } else {
+        /* replaced whole (a path reused run after run), never written
+         * through a link (common/safefile.h) */
+        compi_wfile w;
+        char err[4400];
+        FILE *f = NULL;
+        if (compi_file_create(&w, compi_cfg.report_path, 0666, COMPI_FILE_REPLACE, err, sizeof err) != COMPI_OK)
+            fprintf(stderr, "compi: warning: COMPI_REPORT not written: %s\n", err);
+        else
+            f = w.f;
+        if (f) {
             fprintf(f, "{\n  \"compi_version\": \"%d.%d.%d\",\n", COMPI_VERSION_MAJOR, COMPI_VERSION_MINOR,
                     COMPI_VERSION_PATCH);
 #if defined(COMPI_MPI_openmpi)
@@ -374,7 +381,8 @@ void compi_report_write(void)
             fprintf(f, "],\n  \"totals\": {\n");
             compi_json_record(f, &total, call_total, "    ");
             fprintf(f, "\n  }\n}\n");
-            fclose(f);
+            if (compi_file_commit(&w, err, sizeof err) != COMPI_OK)
+                fprintf(stderr, "compi: warning: COMPI_REPORT not written: %s\n", err);
         }
     }
     if (compi_cfg.verbose >= 1) compi_summary(&total);

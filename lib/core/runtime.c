@@ -81,6 +81,31 @@ static int compi_comm_info_delete(MPI_Comm comm, int keyval, void *attr, void *e
     return MPI_SUCCESS;
 }
 
+/* A member's reading of a communicator's compi_* hints. */
+typedef struct compi_hints {
+    int has_mode, has_codec, has_min;
+    compi_mode mode;
+    const compi_codec *codec;
+    size_t min_bytes;
+} compi_hints;
+
+static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *h);
+
+/* MPI_Comm_dup gives the copy the original's hints (MPI-3.1 6.4.2), which
+ * MPIs keep or drop as they like (MPICH 4.0 drops compi's): compi gives the
+ * copy the policy its members agreed on for the original. A dup has the
+ * same members, so it needs no agreement of its own. */
+static int compi_comm_info_copy(MPI_Comm oldcomm, int keyval, void *extra, void *attr_in, void *attr_out, int *flag)
+{
+    (void)keyval;
+    (void)extra;
+    const compi_comm_info *src = attr_in;
+    compi_hints h = {1, 1, 1, src->mode, src->codec, src->min_bytes};
+    *(void **)attr_out = compi_comm_info_build(oldcomm, &h);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
 /* Node ids: ranks sharing memory (MPI_COMM_TYPE_SHARED) form a node, named by
  * their lowest world rank, then renumbered densely. */
 static int compi_build_node_map(void)
@@ -212,7 +237,7 @@ int compi_core_init(void)
     int rc = compi_build_node_map();
     if (rc != MPI_SUCCESS) return rc;
     PMPI_Comm_group(MPI_COMM_WORLD, &compi_world_group);
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
+    PMPI_Comm_create_keyval(compi_comm_info_copy, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
     PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm);
     PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
     /* compi judges what goes wrong on its side communicator (a chunk longer
@@ -302,35 +327,57 @@ static int compi_group_nodes(MPI_Group grp, int **nodes_out, int **world_out, in
     return MPI_SUCCESS;
 }
 
-/* The environment's policy, then the communicator's hints. Hints are set
- * collectively (MPI_Comm_set_info, MPI_Comm_dup_with_info), so every member
- * decides alike. MPIs may drop hints they do not know (MPICH 4.0 does, Open
- * MPI 4.1 does for set_info), so compi reads them from the call that set
- * them; otherwise from MPI_Comm_get_info. A bad value is fatal, like a bad
- * environment value. */
-static void compi_comm_policy(MPI_Comm comm, MPI_Info hints, compi_comm_info *ci)
+/* A hint value compi cannot honour is ignored, as an MPI ignores hints it
+ * cannot honour (and as compi ignores bad file hints): the application's
+ * error handler is not for advice. Each rank says so once per key. */
+static void compi_hint_bad(int key, const char *name, const char *v, const char *valid)
 {
-    ci->mode = compi_cfg.mode;
-    ci->codec = compi_cfg.codec;
-    ci->min_bytes = compi_cfg.min_bytes;
+    static int warned[3];
+    if (__atomic_exchange_n(&warned[key], 1, __ATOMIC_RELAXED)) return;
+    compi_log(0, "communicator hint %s='%.64s' is not valid (%s); ignored", name, v, valid);
+}
+
+/* MPIs may drop hints they do not know (MPICH 4.0 does, Open MPI 4.1 does
+ * for set_info), so compi reads them from the call that set them (hints);
+ * otherwise from MPI_Comm_get_info. */
+static void compi_hints_read(MPI_Comm comm, MPI_Info hints, compi_hints *h)
+{
+    memset(h, 0, sizeof *h);
     MPI_Info info = hints;
     if (hints == MPI_INFO_NULL && (PMPI_Comm_get_info(comm, &info) != MPI_SUCCESS || info == MPI_INFO_NULL))
         return;
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     PMPI_Info_get(info, "compi_mode", MPI_MAX_INFO_VAL, v, &flag);
-    if (flag && compi_parse_mode(v, &ci->mode) != COMPI_OK)
-        compi_die("communicator hint compi_mode='%s' is not valid; valid values: " COMPI_MODE_NAMES, v);
+    if (flag && !(h->has_mode = compi_parse_mode(v, &h->mode) == COMPI_OK))
+        compi_hint_bad(0, "compi_mode", v, "valid values: " COMPI_MODE_NAMES);
     PMPI_Info_get(info, "compi_codec", MPI_MAX_INFO_VAL, v, &flag);
-    if (flag && !(ci->codec = compi_codec_by_name(v)))
-        compi_die("communicator hint compi_codec='%s' is not a known codec; valid values: %s", v, compi_codec_names());
+    if (flag && !(h->has_codec = (h->codec = compi_codec_by_name(v)) != NULL)) {
+        char valid[512];
+        snprintf(valid, sizeof valid, "valid values: %s", compi_codec_names());
+        compi_hint_bad(1, "compi_codec", v, valid);
+    }
     PMPI_Info_get(info, "compi_min_bytes", MPI_MAX_INFO_VAL, v, &flag);
-    if (flag && compi_parse_size(v, &ci->min_bytes) != COMPI_OK)
-        compi_die("communicator hint compi_min_bytes='%s' is not valid; expected a byte count such as 0, 2048, 64K", v);
+    if (flag && !(h->has_min = compi_parse_size(v, &h->min_bytes) == COMPI_OK))
+        compi_hint_bad(2, "compi_min_bytes", v, "expected a byte count such as 0, 2048, 64K");
     if (hints == MPI_INFO_NULL) PMPI_Info_free(&info);
 }
 
-static compi_comm_info *compi_comm_info_build(MPI_Comm comm, MPI_Info hints)
+/* The environment's policy (the same on every rank: MPI_Init agreed on it),
+ * then the hints. */
+static void compi_comm_policy(const compi_hints *h, compi_comm_info *ci)
+{
+    ci->mode = h->has_mode ? h->mode : compi_cfg.mode;
+    ci->codec = h->has_codec ? h->codec : compi_cfg.codec;
+    ci->min_bytes = h->has_min ? h->min_bytes : compi_cfg.min_bytes;
+}
+
+static int compi_mode_frames(compi_mode m)
+{
+    return m != COMPI_MODE_OFF && m != COMPI_MODE_PROFILE;
+}
+
+static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *h)
 {
     static uint32_t next_id;
     compi_comm_info *ci = calloc(1, sizeof *ci);
@@ -360,8 +407,8 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, MPI_Info hints)
         if (local_nodes[i] < 0) outside = 1;
         else if (local_nodes[i] != first) spans = 1;
     }
-    compi_comm_policy(comm, hints, ci);
-    ci->framed = ci->mode != COMPI_MODE_OFF && ci->mode != COMPI_MODE_PROFILE && spans && !outside;
+    compi_comm_policy(h, ci);
+    ci->framed = compi_mode_frames(ci->mode) && spans && !outside;
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);
@@ -378,26 +425,150 @@ const compi_comm_info *compi_comm_lookup(MPI_Comm comm)
     pthread_mutex_lock(&compi_g.lock);
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
     if (!found) {
-        attr = compi_comm_info_build(comm, MPI_INFO_NULL);
+        /* hints the MPI kept on a communicator compi did not see them given
+         * to (not collective here: no agreement, see compi_comm_apply_hints) */
+        compi_hints h;
+        compi_hints_read(comm, MPI_INFO_NULL, &h);
+        attr = compi_comm_info_build(comm, &h);
         PMPI_Comm_set_attr(comm, compi_g.comm_keyval, attr);
     }
     pthread_mutex_unlock(&compi_g.lock);
     return attr;
 }
 
+/* Ranks of comm (an intracommunicator) whose value of a hint is v, as text. */
+static void compi_ranks_with(const int64_t *all, int n, int64_t v, char *out, size_t cap)
+{
+    size_t len = 0;
+    int listed = 0;
+    out[0] = 0;
+    for (int r = 0; r < n && len + 24 < cap; r++) {
+        if (all[r] != v) continue;
+        if (listed == 16) { len += (size_t)snprintf(out + len, cap - len, ", ..."); break; }
+        len += (size_t)snprintf(out + len, cap - len, "%s%d", listed ? ", " : "", r);
+        listed++;
+    }
+}
+
+/* Says once (per hint, from the communicator's rank 0) which members gave
+ * which value of a hint they disagree on. Collective over an
+ * intracommunicator; an intercommunicator's members are not listed. */
+static void compi_hint_disagreement(MPI_Comm comm, int is_inter, int key, const char *name, int64_t mine,
+                                    const char *(*text)(int64_t, char *, size_t), const char *used)
+{
+    static int warned[2];
+    int rank, n;
+    PMPI_Comm_rank(comm, &rank);
+    char who[1024] = "";
+    if (!is_inter) {
+        PMPI_Comm_size(comm, &n);
+        int64_t *all = malloc(sizeof *all * (size_t)n);
+        if (all && PMPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm) == MPI_SUCCESS && rank == 0) {
+            size_t len = 0;
+            for (int r = 0; r < n && len + 64 < sizeof who; r++) {
+                int first = 1;
+                for (int q = 0; q < r; q++) first &= all[q] != all[r];
+                if (!first) continue;
+                char val[64], ranks[400];
+                compi_ranks_with(all, n, all[r], ranks, sizeof ranks);
+                len += (size_t)snprintf(who + len, sizeof who - len, "%s%s on rank%s %s", len ? "; " : " (",
+                                        text(all[r], val, sizeof val), strchr(ranks, ',') ? "s" : "", ranks);
+            }
+            if (len && len < sizeof who - 1) strcat(who, ")");
+        }
+        free(all);
+    }
+    if (rank != 0 || __atomic_exchange_n(&warned[key], 1, __ATOMIC_RELAXED)) return;
+    compi_log(0, "communicator hint %s differs between the members of a communicator%s; the hint is ignored on "
+                 "every member, which use %s (the configuration's value)", name, who, used);
+}
+
+static const char *compi_mode_text(int64_t v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", compi_mode_name((compi_mode)v));
+    return out;
+}
+static const char *compi_size_text(int64_t v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%lld", (long long)v);
+    return out;
+}
+
+/* Lowest and highest of every member's v[0..n) over comm, both groups of an
+ * intercommunicator included (there a reduction yields the other group's:
+ * a second one over the values combined with it yields everyone's). */
+static int compi_agree_range(MPI_Comm comm, int is_inter, const int64_t *v, int64_t *lo, int64_t *hi, int n)
+{
+    int64_t mine[4], neg[4], t[4];
+    for (int k = 0; k < n; k++) { mine[k] = v[k]; neg[k] = -v[k]; }
+    for (int pass = 0; pass < (is_inter ? 2 : 1); pass++) {
+        int rc = PMPI_Allreduce(mine, t, n, MPI_INT64_T, MPI_MIN, comm);
+        if (rc == MPI_SUCCESS) { for (int k = 0; k < n; k++) if (t[k] < mine[k]) mine[k] = t[k]; }
+        if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(neg, t, n, MPI_INT64_T, MPI_MIN, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        for (int k = 0; k < n; k++) if (t[k] < neg[k]) neg[k] = t[k];
+    }
+    for (int k = 0; k < n; k++) { lo[k] = mine[k]; hi[k] = -neg[k]; }
+    return MPI_SUCCESS;
+}
+
+/* Hints are given collectively (MPI_Comm_set_info, MPI_Comm_dup_with_info),
+ * but nothing makes the members give the same ones. Those that decide what
+ * goes on the wire and which collectives run, compi_mode and
+ * compi_min_bytes, must be the same on every member (a framed message to a
+ * member that does not decode frames arrives as its frame's bytes; differing
+ * collectives hang), so the members agree on them here, as MPI_Init agrees
+ * on the configuration. A member's disagreement drops that hint on every
+ * member, with a notice: a hint is advice an MPI may ignore, and the
+ * configuration's value is the one common setting every member has (MPI_Init
+ * checked), whereas failing the call would stop a job that compi would slow
+ * down at worst. compi_codec need not agree: every frame names its codec. */
+static void compi_hints_agree(MPI_Comm comm, compi_hints *h)
+{
+    int is_inter = 0;
+    PMPI_Comm_test_inter(comm, &is_inter);
+    int64_t v[2] = {h->has_mode ? h->mode : compi_cfg.mode,
+                    (int64_t)(h->has_min ? h->min_bytes : compi_cfg.min_bytes)}, lo[2], hi[2];
+    if (compi_agree_range(comm, is_inter, v, lo, hi, 2) != MPI_SUCCESS) {
+        /* the communicator cannot carry the agreement: it cannot carry
+         * compi's frames either; every member ends up here alike */
+        h->has_mode = h->has_min = 0;
+        return;
+    }
+    if (lo[0] != hi[0]) {
+        char used[64];
+        snprintf(used, sizeof used, "compi_mode=%s", compi_mode_name(compi_cfg.mode));
+        compi_hint_disagreement(comm, is_inter, 0, "compi_mode", v[0], compi_mode_text, used);
+        h->has_mode = 0;
+    }
+    /* the threshold matters only where the agreed mode frames */
+    compi_mode agreed = h->has_mode ? h->mode : compi_cfg.mode;
+    if (lo[1] != hi[1] && compi_mode_frames(agreed)) {
+        char used[64];
+        snprintf(used, sizeof used, "compi_min_bytes=%zu", compi_cfg.min_bytes);
+        compi_hint_disagreement(comm, is_inter, 1, "compi_min_bytes", v[1], compi_size_text, used);
+        h->has_min = 0;
+    }
+}
+
 void compi_comm_apply_hints(MPI_Comm comm, MPI_Info hints)
 {
     compi_ensure_init();
+    compi_hints h;
+    compi_hints_read(comm, hints, &h);
+    /* collective: outside compi's lock, which no blocking call may hold */
+    compi_hints_agree(comm, &h);
     pthread_mutex_lock(&compi_g.lock);
-    /* a new communicator (dup_with_info: the attribute is not copied) has
-     * none; deleting a missing attribute is an error Open MPI 4.1 hands to
-     * the communicator's handler, fatal by default */
+    /* a dup_with_info's copy of the original's (compi_comm_info_copy) goes;
+     * only a present one is deleted: deleting a missing attribute is an
+     * error Open MPI 4.1 hands to the communicator's handler, fatal by
+     * default */
     void *old;
     int found = 0;
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &old, &found);
     compi_forgetting = 1;
     if (found) PMPI_Comm_delete_attr(comm, compi_g.comm_keyval);
     compi_forgetting = 0;
-    PMPI_Comm_set_attr(comm, compi_g.comm_keyval, compi_comm_info_build(comm, hints));
+    PMPI_Comm_set_attr(comm, compi_g.comm_keyval, compi_comm_info_build(comm, &h));
     pthread_mutex_unlock(&compi_g.lock);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <unistd.h>
 #include <limits.h>
+#include "common/safefile.h"
 #include "engine/config.h"
 #include "engine/leaders.h"
 
@@ -377,10 +378,13 @@ static int compi_config_read_file(compi_config *cfg, const char *path, compi_con
                                   int *read, int *nset, char *err, size_t errlen)
 {
     *read = 0;
-    FILE *f = fopen(path, "r");
+    int missing = 0;
+    char oerr[600];
+    FILE *f = compi_file_open_read(path, &missing, oerr, sizeof oerr);
     if (!f) {
-        if (errno == ENOENT && !must_exist) return COMPI_OK;
-        snprintf(err, errlen, "configuration file %s: %s", path, strerror(errno));
+        if (missing && !must_exist) return COMPI_OK;
+        if (missing) snprintf(err, errlen, "configuration file %s: %s", path, strerror(ENOENT));
+        else snprintf(err, errlen, "configuration file %s", oerr);
         return COMPI_ERR_CONFIG;
     }
     *read = 1;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/safefile.h"
 #include "engine/model.h"
 
 static const char *const compi_class_names[COMPI_CLASS_COUNT] = {"byte", "int", "float", "double"};
@@ -213,11 +214,8 @@ static int compi_tokenize(char *line, char **tok, int max)
 /* Opens the file and checks the "compi-heuristics 1 <kind>" first line. */
 static FILE *compi_heur_open(compi_parse_ctx *p, const char *kind)
 {
-    FILE *f = fopen(p->path, "r");
-    if (!f) {
-        snprintf(p->err, p->errlen, "%s: cannot open: %s", p->path, strerror(errno));
-        return NULL;
-    }
+    FILE *f = compi_file_open_read(p->path, NULL, p->err, p->errlen);
+    if (!f) return NULL;
     char line[512], *tok[4];
     p->line = 1;
     if (!fgets(line, sizeof line, f)) {
@@ -386,23 +384,13 @@ static void compi_write_comment(FILE *f, const char *comment)
     }
 }
 
-static int compi_close_written(FILE *f, const char *path, char *err, size_t errlen)
-{
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
-        return COMPI_ERR_CONFIG;
-    }
-    return COMPI_OK;
-}
 
 int compi_net_save(const char *path, const compi_net_model *m, const char *comment, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return COMPI_ERR_CONFIG;
-    }
+    /* replaced whole: a model file another job reads is never half written */
+    compi_wfile w;
+    if (compi_file_create(&w, path, 0666, COMPI_FILE_REPLACE, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
+    FILE *f = w.f;
     fprintf(f, "compi-heuristics 1 network\n");
     compi_write_comment(f, comment);
     if (m->source[0]) fprintf(f, "source %s\n", m->source);
@@ -416,7 +404,7 @@ int compi_net_save(const char *path, const compi_net_model *m, const char *comme
         for (int k = 0; k < l->npoints; k++) fprintf(f, "beta %.0f %.6f\n", l->bytes[k], l->beta_ns[k]);
         fprintf(f, "end\n");
     }
-    return compi_close_written(f, path, err, errlen);
+    return compi_file_commit(&w, err, errlen);
 }
 
 int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, size_t errlen)
@@ -475,11 +463,10 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
 int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment,
                            char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return COMPI_ERR_CONFIG;
-    }
+    /* replaced whole: a model file another job reads is never half written */
+    compi_wfile w;
+    if (compi_file_create(&w, path, 0666, COMPI_FILE_REPLACE, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
+    FILE *f = w.f;
     fprintf(f, "compi-heuristics 1 codecs\n");
     compi_write_comment(f, comment);
     if (m->source[0]) fprintf(f, "source %s\n", m->source);
@@ -493,5 +480,41 @@ int compi_codec_model_save(const char *path, const compi_codec_model *m, const c
         fprintf(f, "relation %s %s %g %g %.4f\n", r->codec->name, compi_dtclass_name(r->dtclass), r->ratio_lo,
                 r->ratio_hi, r->d_over_c);
     }
-    return compi_close_written(f, path, err, errlen);
+    return compi_file_commit(&w, err, errlen);
+}
+
+/* 1 if path is there (a regular file or not: the loader names what it is),
+ * 0 if it does not exist, -1 (err set) if it cannot be looked at. */
+static int compi_heur_present(const char *path, char *err, size_t errlen)
+{
+    int missing = 0;
+    FILE *f = compi_file_open_read(path, &missing, err, errlen);
+    if (f) fclose(f);
+    return f || !missing ? 1 : 0;
+}
+
+int compi_models_load_dir(const char *dir, compi_net_model *net, int *have_net, compi_codec_model *codecs,
+                          int *have_codecs, char *err, size_t errlen)
+{
+    char path[4200], why[512];
+    *have_net = *have_codecs = 0;
+    if (compi_dir_check(dir, why, sizeof why) != COMPI_OK) {
+        snprintf(err, errlen, "heuristics directory %s", why);
+        return COMPI_ERR_CONFIG;
+    }
+    snprintf(path, sizeof path, "%s/network.txt", dir);
+    if (compi_heur_present(path, why, sizeof why)) {
+        if (compi_net_load(path, net, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
+        *have_net = 1;
+    }
+    snprintf(path, sizeof path, "%s/codecs.txt", dir);
+    if (compi_heur_present(path, why, sizeof why)) {
+        if (compi_codec_model_load(path, codecs, err, errlen) != COMPI_OK) {
+            if (*have_net) compi_net_free(net);
+            *have_net = 0;
+            return COMPI_ERR_CONFIG;
+        }
+        *have_codecs = 1;
+    }
+    return COMPI_OK;
 }

@@ -114,6 +114,14 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
 int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment,
                            char *err, size_t errlen);
 
+/* A heuristics directory (COMPI_HEURISTICS): dir/network.txt into *net
+ * (*have_net = 1) and dir/codecs.txt into *codecs (*have_codecs = 1), each
+ * if it is there. The directory must exist and each present file must be
+ * a regular file that parses: a mistyped path never falls back to the
+ * built-in models unnoticed (callers say so when neither file is there). */
+int compi_models_load_dir(const char *dir, compi_net_model *net, int *have_net, compi_codec_model *codecs,
+                          int *have_codecs, char *err, size_t errlen);
+
 const char *compi_dtclass_name(int cls);      /* "byte", "int", "float", "double"; "*" for -1 */
 int compi_dtclass_parse(const char *s);       /* inverse; -2 if unknown */
 

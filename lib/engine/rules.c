@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/errf.h"
+#include "common/safefile.h"
 #include "engine/model.h"
 #include "engine/trace.h"
 #include "engine/window.h"
@@ -48,19 +49,16 @@ static void rules_encode(char *dst, size_t cap, const char *s)
 int compi_rules_save(const char *dir, int rank, int world_size, const char *program,
                      const compi_rule *rules, size_t n, const char *comment, char *err, size_t errlen)
 {
-    if (compi_trace_mkdirs(dir, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
-    char path[4096], tmp[4200], prog[3 * COMPI_TRACE_PROGRAM_MAX + 4];
+    if (compi_dir_create(dir, 0777, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
+    char path[4096], prog[3 * COMPI_TRACE_PROGRAM_MAX + 4];
     if ((size_t)compi_rules_path(path, sizeof path, dir, rank) >= sizeof path) {
         compi_errf(err, errlen, "%s: directory name too long", dir);
         return COMPI_ERR_CONFIG;
     }
     /* written aside and renamed: a rank never reads a half-written file */
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        compi_errf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
-        return COMPI_ERR_CONFIG;
-    }
+    compi_wfile w;
+    if (compi_file_create(&w, path, 0666, COMPI_FILE_REPLACE, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
+    FILE *f = w.f;
     rules_encode(prog, sizeof prog, program);
     fprintf(f, "compi-rules " RULES_VERSION "\n");
     while (comment && *comment) {
@@ -86,18 +84,7 @@ int compi_rules_save(const char *dir, int rank, int world_size, const char *prog
         fputc('\n', f);
     }
     fprintf(f, "end %zu\n", n);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        compi_errf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
-        remove(tmp);
-        return COMPI_ERR_CONFIG;
-    }
-    if (rename(tmp, path) != 0) {
-        compi_errf(err, errlen, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
-        remove(tmp);
-        return COMPI_ERR_CONFIG;
-    }
-    return COMPI_OK;
+    return compi_file_commit(&w, err, errlen);
 }
 
 static int rules_cmp(const void *a, const void *b)
@@ -121,8 +108,8 @@ compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const c
 {
     char path[4096];
     compi_rules_path(path, sizeof path, dir, rank);
-    FILE *f = fopen(path, "r");
-    if (!f) { compi_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
+    FILE *f = compi_file_open_read(path, NULL, err, errlen);
+    if (!f) return NULL;
     compi_rules *r = calloc(1, sizeof *r);
     size_t cap = 0;
     char line[1024], *tok[4];

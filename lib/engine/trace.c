@@ -25,6 +25,7 @@
 #include <sys/types.h>
 #include <zlib.h>
 #include "common/errf.h"
+#include "common/safefile.h"
 #include "codecs/codec_util.h"
 #include "engine/model.h"
 #include "engine/trace.h"
@@ -69,31 +70,6 @@ int compi_trace_path(char *buf, size_t len, const char *dir, int rank)
 int compi_rules_path(char *buf, size_t len, const char *dir, int rank)
 {
     return snprintf(buf, len, "%s/rules.%d.txt", dir, rank);
-}
-
-int compi_trace_mkdirs(const char *dir, char *err, size_t errlen)
-{
-    char path[4096];
-    size_t n = strlen(dir);
-    if (n == 0) { compi_errf(err, errlen, "empty directory name"); return COMPI_ERR_CONFIG; }
-    if (n >= sizeof path) { compi_errf(err, errlen, "%s: directory name too long", dir); return COMPI_ERR_CONFIG; }
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != 0) continue;
-        char c = path[i];
-        path[i] = 0;
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            compi_errf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
-            return COMPI_ERR_CONFIG;
-        }
-        path[i] = c;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        compi_errf(err, errlen, "%s: not a directory", dir);
-        return COMPI_ERR_CONFIG;
-    }
-    return COMPI_OK;
 }
 
 /* ------------------------------------------------------------- layout */
@@ -180,7 +156,9 @@ compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, 
         compi_errf(err, errlen, "trace: cap of %zu bytes is below the minimum of %zu", cap_bytes, compi_trace_min_cap());
         return NULL;
     }
-    if (compi_trace_mkdirs(dir, err, errlen) != COMPI_OK) return NULL;
+    /* traces hold samples of message contents: a directory compi makes for
+     * them, and every trace file, is its user's alone */
+    if (compi_dir_create(dir, 0700, err, errlen) != COMPI_OK) return NULL;
     compi_trace_writer *w = calloc(1, sizeof *w);
     if (!w) { compi_errf(err, errlen, "trace: out of memory"); return NULL; }
     w->hist = malloc(sizeof(uint64_t) * COMPI_TRACE_MAX_PERIOD);
@@ -197,12 +175,12 @@ compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, 
         compi_errf(err, errlen, "trace: directory name too long");
         return NULL;
     }
-    w->f = fopen(w->path, "wb");
-    if (!w->f) {
-        compi_errf(err, errlen, "%s: cannot create: %s", w->path, strerror(errno));
+    compi_wfile wf;
+    if (compi_file_create(&wf, w->path, 0600, COMPI_FILE_IN_PLACE | COMPI_FILE_PRIVATE, err, errlen) != COMPI_OK) {
         free(w->hist); free(w->table); free(w);
         return NULL;
     }
+    w->f = wf.f;
     pthread_mutex_init(&w->lock, NULL);
 
     uint8_t h[TR_HDR_LEN];
@@ -559,8 +537,8 @@ typedef struct { uint64_t key; size_t off; } tr_pending;
 compi_trace *compi_trace_load(const char *path, char *err, size_t errlen)
 {
     tr_rctx x = {path, err, errlen};
-    FILE *f = fopen(path, "rb");
-    if (!f) { compi_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
+    FILE *f = compi_file_open_read(path, NULL, err, errlen);
+    if (!f) return NULL;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

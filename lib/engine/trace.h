@@ -55,7 +55,10 @@ uint64_t compi_trace_key(const compi_trace_msg *m);
 
 typedef struct compi_trace_writer compi_trace_writer;
 
-/* Creates <dir>/trace.<rank>.bin (dir created if missing). program: basename
+/* Creates <dir>/trace.<rank>.bin, mode 0600 (traces hold samples of message
+ * contents); dir is created (0700) if missing, not its parents, and an
+ * existing trace file is truncated, never a link or non-regular file
+ * (common/safefile.h). program: basename
  * of the executable; cap_bytes bounds the file (samples stop when reached;
  * counting goes on); 0 means COMPI_TRACE_DEFAULT_CAP. A cap below
  * compi_trace_min_cap() is refused. */
@@ -186,12 +189,10 @@ typedef struct {
                                      a slower link's codec would reach (compi map --rules) */
 } compi_rule;
 
-/* Writes <dir>/rules.<rank>.txt (dir created if missing). comment: free
+/* Writes <dir>/rules.<rank>.txt, replacing it whole (dir created if missing,
+ * not its parents: common/safefile.h). comment: free
  * text written as '#' lines after the header. */
 int compi_rules_save(const char *dir, int rank, int world_size, const char *program,
                      const compi_rule *rules, size_t n, const char *comment, char *err, size_t errlen);
-
-/* mkdir -p; COMPI_OK or COMPI_ERR_CONFIG with err set. */
-int compi_trace_mkdirs(const char *dir, char *err, size_t errlen);
 
 #endif

@@ -127,6 +127,113 @@ int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h
     return compi_header_parse(src, avail, h, why, whylen, 0);
 }
 
+/* ---------------------------------------------------------- whole frames */
+
+int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen)
+{
+    int chunked = h->codec == COMPI_CODEC_CHUNKED;
+    int ok = chunked ? arrived == 0 : arrived == h->payload_len;
+    if (!ok)
+        snprintf(why, whylen, "frame declares %llu payload bytes but %llu arrived%s",
+                 (unsigned long long)(chunked ? 0 : h->payload_len), (unsigned long long)arrived,
+                 chunked ? " (a pipelined header travels alone)" : "");
+    return ok;
+}
+
+int compi_frame_check_whole(const void *frame, size_t frame_len, compi_frame_header *h, char *why, size_t whylen)
+{
+    if (compi_frame_read_header(frame, frame_len, h, why, whylen) != COMPI_OK) return COMPI_ERR_CORRUPT;
+    if (h->codec == COMPI_CODEC_ESCAPE || h->codec == COMPI_CODEC_CHUNKED) {
+        snprintf(why, whylen, "%s header where a whole frame was expected",
+                 h->codec == COMPI_CODEC_ESCAPE ? "escape" : "pipelined");
+        return COMPI_ERR_CORRUPT;
+    }
+    if (!compi_frame_length_check(h, (uint64_t)(frame_len - COMPI_FRAME_HEADER_SIZE), why, whylen))
+        return COMPI_ERR_CORRUPT;
+    return COMPI_OK;
+}
+
+int compi_frame_decode_payload(const compi_frame_header *h, const void *payload, void *dst, size_t cap, char *why,
+                               size_t whylen)
+{
+    if (h->original_len > (uint64_t)cap) {
+        snprintf(why, whylen, "frame of %llu bytes does not fit %zu bytes", (unsigned long long)h->original_len, cap);
+        return COMPI_ERR_DST_TOO_SMALL;
+    }
+    size_t orig = (size_t)h->original_len;
+    if (h->codec == COMPI_CODEC_RAW) {   /* the header check made payload_len == original_len */
+        if (orig) memcpy(dst, payload, orig);
+        return COMPI_OK;
+    }
+    const compi_codec *codec = compi_codec_by_id(h->codec);
+    if (!codec) {
+        snprintf(why, whylen, "frame names unknown codec id %u", h->codec);
+        return COMPI_ERR_CORRUPT;
+    }
+    compi_codec_params params = {(compi_dtclass)h->dtclass, 0, 0};
+    /* the codec may write at most orig bytes: no more than the frame said */
+    long long n = codec->decompress(payload, (size_t)h->payload_len, dst, orig, &params);
+    if (n < 0 || (uint64_t)n != h->original_len) {
+        snprintf(why, whylen, "%s payload of %llu bytes did not decode to %zu bytes: %s", codec->name,
+                 (unsigned long long)h->payload_len, orig, n < 0 ? compi_error_string((int)n) : "length mismatch");
+        return COMPI_ERR_CORRUPT;
+    }
+    return COMPI_OK;
+}
+
+int compi_frame_decode_whole(const void *frame, size_t frame_len, void *dst, size_t cap, compi_frame_header *h,
+                             char *why, size_t whylen)
+{
+    if (compi_frame_check_whole(frame, frame_len, h, why, whylen) != COMPI_OK) return COMPI_ERR_CORRUPT;
+    return compi_frame_decode_payload(h, (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE, dst, cap, why,
+                                      whylen);
+}
+
+/* --------------------------------------------------------------- escapes */
+
+int compi_escape_check(const compi_frame_header *h, size_t landed, size_t n, int truncated, uint64_t tag_ub,
+                       char *why, size_t whylen)
+{
+    if (h->codec != COMPI_CODEC_ESCAPE) {
+        snprintf(why, whylen, "frame with codec id %u is not an escape header", h->codec);
+        return COMPI_ERR_CORRUPT;
+    }
+    if (!truncated && h->original_len != (uint64_t)n) {
+        snprintf(why, whylen, "escaped message of %zu bytes declares %llu", n, (unsigned long long)h->original_len);
+        return COMPI_ERR_CORRUPT;
+    }
+    if (h->payload_len > tag_ub) {
+        snprintf(why, whylen, "escape header names side message tag %llu (MPI_TAG_UB is %llu)",
+                 (unsigned long long)h->payload_len, (unsigned long long)tag_ub);
+        return COMPI_ERR_CORRUPT;
+    }
+    if (landed < COMPI_FRAME_HEADER_SIZE) {
+        snprintf(why, whylen, "escape header with %zu of its %d bytes in memory", landed, COMPI_FRAME_HEADER_SIZE);
+        return COMPI_ERR_CORRUPT;
+    }
+    return COMPI_OK;
+}
+
+int compi_escape_put_back(unsigned char *head, size_t landed, const unsigned char *aside, size_t got, char *why,
+                          size_t whylen)
+{
+    if (got != COMPI_FRAME_HEADER_SIZE) {
+        snprintf(why, whylen, "escape side message of %zu bytes (%d expected)", got, COMPI_FRAME_HEADER_SIZE);
+        return COMPI_ERR_CORRUPT;
+    }
+    if (landed < COMPI_FRAME_HEADER_SIZE) {
+        snprintf(why, whylen, "escape header with %zu of its %d bytes in memory", landed, COMPI_FRAME_HEADER_SIZE);
+        return COMPI_ERR_CORRUPT;
+    }
+    if (!compi_bytes_look_framed(aside, got, got)) {
+        snprintf(why, whylen, "escape side message does not hold the frame-like bytes it stands for "
+                 "(a message of another sender?)");
+        return COMPI_ERR_CORRUPT;
+    }
+    memcpy(head, aside, COMPI_FRAME_HEADER_SIZE);
+    return COMPI_OK;
+}
+
 /* ---------------------------------------------------------------- chunks */
 
 size_t compi_chunk_capacity(size_t len)

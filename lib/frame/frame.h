@@ -58,6 +58,48 @@ static inline int compi_bytes_look_framed(const void *p, size_t avail, size_t le
 int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
                             char *why, size_t whylen);
 
+/* ---------------------------------------------------------- whole frames */
+/* A frame whose payload is all in memory (a collective's block, a stashed
+ * message): its header and original length come from the peer, so every
+ * length is checked before a byte is decoded. */
+
+/* Whether arrived payload bytes fit header h: payloads are exact (raw or
+ * compressed: nothing is padded); a pipelined header travels alone. 1 if
+ * they do; else 0 with why. */
+int compi_frame_length_check(const compi_frame_header *h, uint64_t arrived, char *why, size_t whylen);
+/* The frame_len bytes at frame as one whole frame: a valid header, neither
+ * an escape nor a pipelined header (those are resolved where they arrive),
+ * and a payload of a length the header allows. COMPI_OK with *h, or
+ * COMPI_ERR_CORRUPT with why. */
+int compi_frame_check_whole(const void *frame, size_t frame_len, compi_frame_header *h, char *why, size_t whylen);
+/* Decodes the payload of a checked header h (h->payload_len bytes at
+ * payload) into dst, which has room for cap bytes: COMPI_OK when it gave
+ * exactly h->original_len bytes; COMPI_ERR_DST_TOO_SMALL (nothing written)
+ * when cap < h->original_len; COMPI_ERR_CORRUPT with why when the payload
+ * does not decode to exactly that many bytes (dst[0..original_len) may then
+ * hold garbage; nothing beyond is written). */
+int compi_frame_decode_payload(const compi_frame_header *h, const void *payload, void *dst, size_t cap, char *why,
+                               size_t whylen);
+/* Both: the whole frame at frame into dst (cap bytes); *h gets its header
+ * (when the header checks out, also on COMPI_ERR_DST_TOO_SMALL). */
+int compi_frame_decode_whole(const void *frame, size_t frame_len, void *dst, size_t cap, compi_frame_header *h,
+                             char *why, size_t whylen);
+
+/* --------------------------------------------------------------- escapes */
+/* An escape header (h, read from the landed bytes at the head of an
+ * n-byte message; truncated: the MPI cut the message) before its side
+ * message is fetched: the declared length must be the message's, the side
+ * tag an MPI tag (at most tag_ub), and the 32 bytes to put back must be in
+ * memory. COMPI_OK, or COMPI_ERR_CORRUPT with why. */
+int compi_escape_check(const compi_frame_header *h, size_t landed, size_t n, int truncated, uint64_t tag_ub,
+                       char *why, size_t whylen);
+/* Puts the side message (got bytes at aside) back over the escape header
+ * at head (landed bytes of room): exactly the 32 bytes the sender set
+ * aside, which look like a frame (that is why they were escaped).
+ * COMPI_OK, or COMPI_ERR_CORRUPT with why and head unchanged. */
+int compi_escape_put_back(unsigned char *head, size_t landed, const unsigned char *aside, size_t got, char *why,
+                          size_t whylen);
+
 /* ---------------------------------------------------------------- chunks */
 /* Chunks of a pipelined message: chunk k holds bytes [k*chunk, k*chunk+len)
  * of the message. */

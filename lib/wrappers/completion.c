@@ -122,7 +122,12 @@ int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
 static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *done, int ndone,
                               MPI_Status *user_st, int prc)
 {
-    int any_err = prc == MPI_ERR_IN_STATUS;
+    /* The statuses' MPI_ERROR fields are written only with MPI_ERR_IN_STATUS.
+     * Any other error is about the call itself: the MPI raised it, completed
+     * nothing and wrote no status, so compi's entries stay as they are. */
+    int in_status = prc != MPI_SUCCESS && compi_error_class(prc) == MPI_ERR_IN_STATUS;
+    if (prc != MPI_SUCCESS && !in_status) return prc;
+    int any_err = in_status;
     MPI_Comm err_comm = MPI_COMM_NULL;
     for (int k = 0; k < ndone; k++) {
         int i = done[k];
@@ -140,7 +145,6 @@ static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *don
         }
         compi_status_out(user_st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &user_st[k], &b->st[i]);
     }
-    if (prc != MPI_SUCCESS && prc != MPI_ERR_IN_STATUS) return prc;
     if (!any_err) return MPI_SUCCESS;
     /* MPI_ERR_IN_STATUS: now every status carries its own code */
     if (user_st != MPI_STATUSES_IGNORE)
@@ -198,7 +202,9 @@ static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
     int f = 1;
     int prc = wait ? PMPI_Waitany(count, b.work, index, &st) : PMPI_Testany(count, b.work, index, &f, &st);
     if (flag) *flag = f;
-    if (f && *index != MPI_UNDEFINED) {
+    /* an error about the call itself (not the completed request's) may
+     * leave index unwritten */
+    if (f && *index != MPI_UNDEFINED && *index >= 0 && *index < count) {
         int i = *index;
         b.st[i] = st;
         b.st[i].MPI_ERROR = prc;
@@ -235,7 +241,10 @@ static int compi_some(int incount, MPI_Request reqs[], int *outcount, int indice
     if (!pst) { compi_batch_close(&b); return MPI_ERR_NO_MEM; }
     int prc = wait ? PMPI_Waitsome(incount, b.work, outcount, indices, pst)
                    : PMPI_Testsome(incount, b.work, outcount, indices, pst);
-    if (*outcount != MPI_UNDEFINED) {
+    /* outcount and the statuses are written on success and with
+     * MPI_ERR_IN_STATUS only */
+    int written = prc == MPI_SUCCESS || compi_error_class(prc) == MPI_ERR_IN_STATUS;
+    if (written && *outcount != MPI_UNDEFINED) {
         for (int k = 0; k < *outcount; k++) b.st[indices[k]] = pst[k];
         rc = compi_batch_finish(&b, reqs, indices, *outcount, statuses, prc);
     } else {
@@ -275,6 +284,8 @@ int compi_impl_Request_free(MPI_Request *request)
                                           r->comm, r->ci, r->fam);
             op->inner = r->inner; op->out = r->out; op->in = r->in;
             op->delivered = r->delivered;
+            op->delivered_status = r->delivered_status;
+            op->delivered_rc = r->delivered_rc;
             r->out = NULL; r->in = NULL;
             compi_orphan_add(op);
         }

@@ -59,6 +59,24 @@ else
   printf 'FAIL  %-10s %-11s see %s\n' chunk all "$log"
   grep -m5 -E 'ERROR|SUMMARY|runtime error|returned|failed|decoded' "$log" || tail -20 "$log"
 fi
+# whole frames in memory (collective blocks, stashed messages) and escapes
+# (lib/frame/frame.c): one binary each, seeded with valid frames of every codec
+for target in frame escape; do
+  corpus="$BUILD/corpus/$target"
+  mkdir -p "$corpus"
+  "$BUILD/fuzz_tool" "${target}s" "$corpus"
+  log="$BUILD/logs/$target.log"
+  total=$((total + 1))
+  if "$BUILD/fuzz_$target" -max_total_time="$((2 * SECONDS_PER_TARGET))" -timeout=30 -max_len=16384 \
+       -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$target-" "$corpus" >"$log" 2>&1; then
+    runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    printf 'ok    %-10s %-11s %s runs\n' "$target" all "$runs"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL  %-10s %-11s see %s\n' "$target" all "$log"
+    grep -m5 -E 'ERROR|SUMMARY|runtime error|failed|decoded|accepted|wrote|refused' "$log" || tail -20 "$log"
+  fi
+done
 # compact piece lists of collective I/O (lib/io/plist.c)
 if [[ -x "$BUILD/fuzz_plist" ]]; then
   plist_corpus="$BUILD/corpus/plist"

@@ -724,6 +724,11 @@ static void test_errors(const char *dir, const char *guide)
     out = run_capture(cmd, &st);
     CHECK(st == 1 && contains(out, "codecs.txt:2: unknown codec 'nosuch'"), "bad heuristics (exit %d):\n%s", st, out);
     free(out);
+    /* a mistyped directory is an error, not the built-in models */
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --heuristics '%s-typo' 2>&1", guide, tdir, hdir);
+    out = run_capture(cmd, &st);
+    CHECK(st == 1 && contains(out, "heur-typo: no such directory"), "mistyped heuristics (exit %d):\n%s", st, out);
+    free(out);
     free(img);
 
     /* writer: a directory that cannot be created */

@@ -167,6 +167,149 @@ static void run_completion(int which, int round)
     mt_group_end();
 }
 
+/* Fills the stack below the caller with a pattern that is no MPI error code,
+ * so a status field MPI_Request_get_status does not write, read by a
+ * library underneath, is that pattern (under Open MPI an invalid code makes
+ * MPI_Error_class raise MPI_ERR_ARG, fatal by default) instead of whatever
+ * happened to be there. */
+static void __attribute__((noinline)) scribble_stack(void)
+{
+    volatile unsigned char junk[32768];
+    memset((void *)junk, 0x5a, sizeof junk);
+}
+
+static int err_class(int rc)
+{
+    int c = rc;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
+/* MPI_Request_get_status polling receives from another node (rank 0 and the
+ * last rank: each its own node in every layout the tests run), many rounds,
+ * with MPI_COMM_WORLD's errors fatal as in an application that sets none:
+ * complete receives of 8 B to 2.4 MB, a truncated one, and a cancelled one. */
+static void request_get_status_rounds(void)
+{
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int last = size - 1, me = mt_rank == 0 ? 0 : mt_rank == last ? 1 : -1;
+    int other = me == 0 ? last : 0;
+    static const int counts[] = {1, 100, 4000, 30000, 300000};
+    const int rounds = 120;
+    mt_group_begin("MPI_Request_get_status polling inter-node MPI_Irecv, %d rounds", rounds);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    int nmax = counts[4];
+    double *a = mt_malloc((size_t)nmax * sizeof(double)), *b = mt_malloc((size_t)nmax * sizeof(double));
+    for (int k = 0; k < rounds && me >= 0; k++) {
+        int n = counts[k % 5], tag = 300 + k % 7;
+        if (me == 1) {
+            mt_fill(a, n, 'd', k % 2 ? PAT_SMOOTH : PAT_RANDOM, k);
+            MPI_CALL(MPI_Send(a, n, MPI_DOUBLE, other, tag, MPI_COMM_WORLD));
+            continue;
+        }
+        MPI_Request r;
+        MPI_Status st;
+        MPI_CALL(MPI_Irecv(b, n, MPI_DOUBLE, other, tag, MPI_COMM_WORLD, &r));
+        int flag = 0, polls = 0;
+        double t0 = MPI_Wtime();
+        /* bounded only to turn a hang into a failure; not a performance check */
+        while (!flag && MPI_Wtime() - t0 < 20.0) {
+            scribble_stack();
+            MPI_CALL(MPI_Request_get_status(r, &flag, &st));
+            polls++;
+        }
+        char w[96];
+        snprintf(w, sizeof w, "round %d: %d doubles after %d polls", k, n, polls);
+        CHECK(flag, w, "MPI_Request_get_status never reported completion within 20 s");
+        if (!flag) break;
+        CHECK_STATUS(w, &st, other, tag, MPI_DOUBLE, n);
+        CHECK_PATTERN(w, b, n, 'd', k % 2 ? PAT_SMOOTH : PAT_RANDOM, k);
+        MPI_CALL(MPI_Wait(&r, &st));
+        CHECK_STATUS(w, &st, other, tag, MPI_DOUBLE, n);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mt_group_end();
+
+    mt_group_begin("MPI_Request_get_status on a truncated inter-node MPI_Irecv");
+    for (int v = 0; v < 2 && me >= 0; v++) {
+        int n = v ? 300000 : 100, cap = n / 2;
+        if (me == 1) {
+            mt_fill(a, n, 'd', PAT_SMOOTH, 40 + v);
+            MPI_CALL(MPI_Send(a, n, MPI_DOUBLE, other, 310, MPI_COMM_WORLD));
+            continue;
+        }
+        MPI_Request r;
+        MPI_Status st;
+        /* MPICH 4.0 leaves a truncated receive's count as its (recycled)
+         * request last held it: a completed zero-byte receive just before
+         * makes that 0 */
+        MPI_CALL(MPI_Sendrecv(NULL, 0, MPI_BYTE, 0, 309, NULL, 0, MPI_BYTE, 0, 309, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_CALL(MPI_Irecv(b, cap, MPI_DOUBLE, other, 310, MPI_COMM_WORLD, &r));
+        int flag = 0, rc = MPI_SUCCESS;
+        double t0 = MPI_Wtime();
+        while (!flag && MPI_Wtime() - t0 < 20.0) {
+            scribble_stack();
+            rc = MPI_Request_get_status(r, &flag, &st);
+        }
+        char w[96];
+        snprintf(w, sizeof w, "%d doubles into %d", n, cap);
+        CHECK(flag, w, "MPI_Request_get_status never reported completion within 20 s");
+        int c = -5, e = -5;
+        MPI_Get_count(&st, MPI_DOUBLE, &c);
+        MPI_Get_elements(&st, MPI_DOUBLE, &e);
+        CHECK_INT("MPI_Request_get_status: status source", other, st.MPI_SOURCE);
+        CHECK_INT("MPI_Request_get_status: status tag", 310, st.MPI_TAG);
+#ifdef MPICH_VERSION
+        /* MPICH 4.0: the request's error, status count 0 */
+        CHECK(err_class(rc) == MPI_ERR_TRUNCATE, w, "MPI_Request_get_status returned %s, expected MPI_ERR_TRUNCATE",
+              mt_errstr(rc));
+        CHECK_INT("MPI_Request_get_status truncated: MPI_Get_count", 0, c);
+        CHECK_INT("MPI_Request_get_status truncated: MPI_Get_elements", 0, e);
+#else
+        /* Open MPI 4.1: success now, the error at completion; the message's full length */
+        CHECK_INT("MPI_Request_get_status on a truncated receive returns", MPI_SUCCESS, rc);
+        CHECK_INT("MPI_Request_get_status truncated: MPI_Get_count", n, c);
+        CHECK_INT("MPI_Request_get_status truncated: MPI_Get_elements", n, e);
+#endif
+        rc = MPI_Wait(&r, &st);
+        CHECK(err_class(rc) == MPI_ERR_TRUNCATE, w, "MPI_Wait returned %s, expected MPI_ERR_TRUNCATE", mt_errstr(rc));
+    }
+    mt_group_end();
+
+    mt_group_begin("MPI_Cancel of an inter-node MPI_Irecv, then MPI_Request_get_status");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    for (int k = 0; k < 20 && me == 0; k++) {
+        MPI_Request r;
+        MPI_Status st;
+        MPI_CALL(MPI_Irecv(b, nmax, MPI_DOUBLE, other, 320, MPI_COMM_WORLD, &r));
+        MPI_CALL(MPI_Cancel(&r));
+        int flag = 0, cancelled = 0;
+        double t0 = MPI_Wtime();
+        while (!flag && MPI_Wtime() - t0 < 20.0) {
+            scribble_stack();
+            MPI_CALL(MPI_Request_get_status(r, &flag, &st));
+        }
+        CHECK(flag, "MPI_Request_get_status after MPI_Cancel", "never reported completion within 20 s");
+        MPI_CALL(MPI_Test_cancelled(&st, &cancelled));
+        CHECK_INT("MPI_Test_cancelled after MPI_Request_get_status", 1, cancelled);
+        scribble_stack();
+        if (k % 2) {
+            MPI_CALL(MPI_Wait(&r, &st));
+        } else {
+            flag = 0;
+            while (!flag) { scribble_stack(); MPI_CALL(MPI_Test(&r, &flag, &st)); }
+        }
+        MPI_CALL(MPI_Test_cancelled(&st, &cancelled));
+        CHECK_INT(k % 2 ? "MPI_Test_cancelled after MPI_Wait" : "MPI_Test_cancelled after MPI_Test", 1, cancelled);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+    free(a);
+    free(b);
+    mt_group_end();
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "p2p_complete");
@@ -587,6 +730,8 @@ int main(int argc, char **argv)
         free(a);
     }
     mt_group_end();
+
+    request_get_status_rounds();
 
     return mt_finish();
 }

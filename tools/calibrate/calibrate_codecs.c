@@ -47,6 +47,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/safefile.h"
 #include "common/datasets.h"
 #include "engine/model.h"
 #include "engine/stats.h"
@@ -186,8 +187,9 @@ static void cc_synthetic_sets(cc_ctx *c, int skip_cls)
 /* Reads a whole file; *len its size. */
 static unsigned char *cc_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) cc_die("%s: %s", path, strerror(errno));
+    char err[4400];
+    FILE *f = compi_file_open_read(path, NULL, err, sizeof err);
+    if (!f) cc_die("%s", err);
     size_t cap = 1 << 20, n = 0;
     unsigned char *buf = cc_xmalloc(cap);
     for (;;) {

@@ -272,29 +272,27 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 
 static int load_models(const guide_opts *o, compi_net_model *net, compi_codec_model *cm)
 {
-    char path[4096], err[1024];
+    char err[4400];
     compi_net_default(net);
     compi_codec_model_default(cm);
     if (!o->heur_dir || !*o->heur_dir) return 0;
-    snprintf(path, sizeof path, "%s/network.txt", o->heur_dir);
-    if (access(path, F_OK) == 0) {
+    /* as at MPI_Init: a mistyped directory, or a model that is not a
+     * regular file, is an error, not the built-in models */
+    compi_net_model m;
+    compi_codec_model c;
+    int have_net, have_codecs;
+    if (compi_models_load_dir(o->heur_dir, &m, &have_net, &c, &have_codecs, err, sizeof err) != COMPI_OK) {
+        fprintf(stderr, "compi_guide: error: --heuristics: %s\n", err);
+        return -1;
+    }
+    if (have_net) {
         compi_net_free(net);
-        if (compi_net_load(path, net, err, sizeof err) != COMPI_OK) {
-            fprintf(stderr, "compi_guide: error: %s\n", err);
-            return -1;
-        }
+        *net = m;
     } else if (!o->quiet) {
-        printf("compi_guide: %s missing: built-in network model\n", path);
+        printf("compi_guide: %s/network.txt missing: built-in network model\n", o->heur_dir);
     }
-    snprintf(path, sizeof path, "%s/codecs.txt", o->heur_dir);
-    if (access(path, F_OK) == 0) {
-        if (compi_codec_model_load(path, cm, err, sizeof err) != COMPI_OK) {
-            fprintf(stderr, "compi_guide: error: %s\n", err);
-            return -1;
-        }
-    } else if (!o->quiet) {
-        printf("compi_guide: %s missing: built-in codec model\n", path);
-    }
+    if (have_codecs) *cm = c;
+    else if (!o->quiet) printf("compi_guide: %s/codecs.txt missing: built-in codec model\n", o->heur_dir);
     return 0;
 }
 

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "common/safefile.h"
 #include "engine/commprof.h"
 #include "engine/model.h"
 #include "engine/trace.h"
@@ -67,15 +68,20 @@ static int write_graph(const char *file, compi_map_graph *g, const int *node_of)
         fprintf(stderr, "compi map: %s: the node-aware collectives could not be decomposed\n", file);
         return 1;
     }
-    FILE *f = fopen(file, "w");
-    if (!f) { fprintf(stderr, "compi map: %s: cannot write: %s\n", file, strerror(errno)); return 1; }
+    compi_wfile w;
+    char err[4400];
+    if (compi_file_create(&w, file, 0666, COMPI_FILE_REPLACE, err, sizeof err) != COMPI_OK) {
+        fprintf(stderr, "compi map: %s\n", err);
+        return 1;
+    }
+    FILE *f = w.f;
     fprintf(f, "# src dst messages bytes (world ranks)\n");
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             size_t e = (size_t)i * n + j;
             if (g->msgs[e] || g->bytes[e]) fprintf(f, "%d %d %.0f %.0f\n", i, j, g->msgs[e], g->bytes[e]);
         }
-    if (fclose(f) != 0) { fprintf(stderr, "compi map: %s: write failed\n", file); return 1; }
+    if (compi_file_commit(&w, err, sizeof err) != COMPI_OK) { fprintf(stderr, "compi map: %s\n", err); return 1; }
     return 0;
 }
 
@@ -91,7 +97,8 @@ static int read_rules(const char *dir, int r, const compi_commprof *p, double *r
 {
     char path[4200], line[1024];
     snprintf(path, sizeof path, "%s/rules.%d.txt", dir, r);
-    FILE *f = fopen(path, "r");
+    char err[4400];
+    FILE *f = compi_file_open_read(path, NULL, err, sizeof err);
     if (!f) return -1;
     int used = 0;
     while (fgets(line, sizeof line, f)) {
@@ -448,27 +455,28 @@ static int break_tie(double min_gain, const map_choice *ch, int bestm)
 }
 
 /* OUT/{placement.txt,rankfile,machinefile,env} for mapper bestm's
- * placement. 0, else 1 with the message printed. */
+ * placement, each replaced whole, never written through a link
+ * (common/safefile.h). 0, else 1 with the message printed. */
 static int write_placement(const map_opts *o, map_run *run, const compi_map_net *net, const map_choice *ch, int bestm)
 {
-    char path[4200], err[1024], msg[8192];
+    char path[4200], err[1024];
     const char *out = o->out;
     int n = run->n;
-    if (compi_trace_mkdirs(out, err, sizeof err) != COMPI_OK) return fail(err);
+    if (compi_dir_create(out, 0777, err, sizeof err) != COMPI_OK) return fail(err);
     const int *pl = ch->place[bestm];
     int *used = calloc((size_t)net->nnodes, sizeof *used);
-    snprintf(path, sizeof path, "%s/rankfile", out);
-    FILE *rf = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/machinefile", out);
-    FILE *mf = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/placement.txt", out);
-    FILE *pf = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/env", out);
-    FILE *ef = fopen(path, "w");
-    if (!used || !rf || !mf || !pf || !ef) {
-        snprintf(msg, sizeof msg, "%s: cannot write: %s", out, strerror(errno));
-        return fail(msg);
+    if (!used) return fail("out of memory");
+    static const char *const outs[4] = {"rankfile", "machinefile", "placement.txt", "env"};
+    compi_wfile wf[4];
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/%s", out, outs[k]);
+        if (compi_file_create(&wf[k], path, 0666, COMPI_FILE_REPLACE, err, sizeof err) != COMPI_OK) {
+            for (int j = 0; j < k; j++) compi_file_abort(&wf[j]);
+            free(used);
+            return fail(err);
+        }
     }
+    FILE *rf = wf[0].f, *mf = wf[1].f, *pf = wf[2].f, *ef = wf[3].f;
     fprintf(pf, "compi-placement 1\nprogram %s\nranks %d\nhosts %s\nmapper %s\n", run->program, n, o->hosts,
             compi_mapper_name((compi_mapper)bestm));
     for (int m = 0; m < COMPI_MAPPER_COUNT; m++)
@@ -487,10 +495,12 @@ static int write_placement(const map_opts *o, map_run *run, const compi_map_net 
             if (!strncmp(line, "MPIR_CVAR_", 10)) fprintf(ef, "%s\n", line);
     }
     fprintf(pf, "end\n");
-    int werr = ferror(rf) | ferror(mf) | ferror(pf) | ferror(ef);
-    werr |= fclose(rf) | fclose(mf) | fclose(pf) | fclose(ef);
     free(used);
-    if (werr) { snprintf(msg, sizeof msg, "%s: write failed", out); return fail(msg); }
+    for (int k = 0; k < 4; k++)
+        if (compi_file_commit(&wf[k], err, sizeof err) != COMPI_OK) {
+            for (int j = k + 1; j < 4; j++) compi_file_abort(&wf[j]);
+            return fail(err);
+        }
     printf("compi map: wrote %s/{placement.txt,rankfile,machinefile,env}\n", out);
     return 0;
 }
