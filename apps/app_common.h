@@ -1,4 +1,5 @@
-/* Helpers shared by the thesis-class mini-applications (bips3d, stem, psrg,
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the mini-applications (bips3d, stem, psrg,
  * nas_is): seeded random numbers, bitwise hashing and the closing report.
  *
  * Every app ends with the same two lines from rank 0, which tools and tests

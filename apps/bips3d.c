@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_bips3d: irregular-mesh device simulation kernel in the style of BIPS3D
  * (3D semiconductor device simulation on unstructured meshes).
  *

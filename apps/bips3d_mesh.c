@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The bips3d mesh and its partition (see bips3d_mesh.h). Moved here from
  * apps/bips3d.c unchanged, so the mini-app, compi_iobench and
  * compi_io_placement build the same mesh. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The bips3d mesh: the irregular device mesh of compi_bips3d (apps/bips3d.c)
  * and its METIS/Scotch partition, shared by the mini-app, compi_iobench
  * (bench/iobench.c: the BIPS3D-like collective writer) and

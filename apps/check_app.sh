@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Lossless end-to-end check for a mini-application (registered with CTest by
 # apps/CMakeLists.txt): the app runs on 4 ranks plain and with compi preloaded
 # (every rank its own node, every message compressed with CODEC); both runs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Lossless check for compi_stencil3d (registered with CTest by apps/CMakeLists.txt):
 # the same 32^3 global problem, computed
 #   1 rank plain, 4 ranks slabs plain, 4 ranks slabs with compi (codec A),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Node numberings for a mesh file (see mesh_order.h). MPI-free. */
 #include "mesh_order.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Node numberings for a mesh file (MPI-free): which file position each mesh
  * node gets. compi_iobench's BIPS3D-like writer (--numbering) renumbers the
  * bips3d mesh with these before it takes the file positions; the partition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_nas_is: NAS Parallel Benchmarks IS (integer sort), MPI version, in miniature.
  *
  * Keys come from NPB's own generator: the randlc linear congruential stream

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_pairs: heavy talkers that are not neighbours in rank order.
  *
  * The communication of a code whose ranks were numbered by something else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_psrg: parallel image segmentation by region growing (PSRG-like).
  *
  * For each of --iters images, rank 0 synthesises a grey-scale picture (ints

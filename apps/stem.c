@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_stem: regional air-quality transport in the style of STEM (Eulerian
  * chemical transport model) on a regular 3D grid.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_stencil3d: explicit 3D heat diffusion (7-point Jacobi) with halo exchange.
  *
  * The physics is chosen to look like a real simulation's halos: a cold box at

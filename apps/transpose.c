@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_transpose: the global transpose of a 3D FFT-style solver.
  *
  * A periodic N^3 field of doubles (x fastest) is distributed in z-slabs of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* See bench_common.h. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What compi's benchmarks share: command-line sizes and data sets, the
  * median, and whether libcompi really interposes the MPI calls measured. */
 #ifndef COMPI_BENCH_COMMON_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi_collbench's compi path, checked (registered with CTest by
 # bench/CMakeLists.txt): NP ranks on this machine, compi preloaded in mode
 # fixed with lz4 and COMPI_MIN_BYTES=0, COMPI_DEBUG_RANKS_PER_NODE=RPN (so the

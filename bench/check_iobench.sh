@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi_iobench's compi path, checked (registered with CTest by
 # bench/CMakeLists.txt): 4 ranks on this machine as 2 "nodes" of 2
 # (COMPI_DEBUG_RANKS_PER_NODE=2), compi preloaded in adaptive mode, both

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Peak memory of large collectives, plain MPI vs compi, in one run: each
 # collective of tests/mpi/coll_big.c at SIZE bytes on NP ranks (2 by
 # default), plain and with compi preloaded (fixed lz4, every rank its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_collbench: plain MPI vs compi collectives in the same run (OSU style).
  *
  * As in compi_pingpong, the plain variant calls the PMPI_* entry points,

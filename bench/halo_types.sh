@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Halo faces as one derived-type element vs the same data packed into doubles,
 # on 2 emulated nodes (one rank each) at RATE, plain MPI and compi in the same
 # run: compi_stencil3d --faces types|packed, each of the four cells once per

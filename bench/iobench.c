@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_iobench: collective writes and reads through MPI-IO, the MPI's own
  * two-phase against compi's (issue 12), in one run.
  *
@@ -17,7 +18,7 @@
  *             compi_mode=off
  *   default   compi's two-phase, ROMIO-like aggregators (one per node)
  *   la        compi's two-phase, linear-assignment aggregators (bytes weight)
- *   la-blocks la weighing contiguous block counts (the thesis's weight)
+ *   la-blocks la weighing contiguous block counts ([Filgueira 2010]'s weight)
  *   la-z      la on a communicator in the environment's COMPI_MODE
  *             (adaptive when run by `compi bench io`): the redistribution
  *             compressed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_pairprobe: what one pair of ranks pays to exchange messages, while
  * the job's other ranks wait busily inside MPI or sleep.
  *

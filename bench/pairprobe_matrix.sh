@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs compi_pairprobe on an emulated cluster that is already up (compi
 # vcluster up --name NAME --nodes 4 --slots 2 ...): ranks 0 and 1 on the same
 # node or on two nodes, with 2 ranks in all or with NP ranks whose others

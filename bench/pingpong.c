@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_pingpong: plain MPI vs compi in the same run.
  *
  * The plain variant calls PMPI_Send/PMPI_Recv, which a PMPI interposer never

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Install rules (included at the end of CMakeLists.txt).  Both MPIs' builds
 # install side by side into one prefix P:
 #   P/bin/compi                        the command (finds everything relative to itself)
@@ -5,7 +6,8 @@
 #   P/lib/pkgconfig/compi-<mpi>.pc     link line for building compi into an application
 #   P/libexec/compi/                   subcommand scripts + MPI-free tools (identical from both builds)
 #   P/libexec/compi/<mpi>/             MPI programs: benchmarks, calibrate network, mini-apps
-#   P/share/compi/                     documentation
+#   P/share/compi/                     documentation (README, docs/, LICENSE, THIRD-PARTY, CHANGELOG)
+#   P/share/man/man1, man5             manual pages: compi(1), compi-<sub>(1), compi.conf(5)
 #   P/share/modulefiles/compi/<ver>    environment-modules / Lmod modulefile
 # In the build tree the library stays reachable as build/<mpi>/lib/libcompi.so.
 include(GNUInstallDirs)
@@ -34,6 +36,7 @@ compi_rel_dir(COMPI_REL_BINDIR ${CMAKE_INSTALL_BINDIR})
 compi_rel_dir(COMPI_REL_LIBDIR ${CMAKE_INSTALL_LIBDIR})
 compi_rel_dir(COMPI_REL_DATADIR ${CMAKE_INSTALL_DATADIR}/compi)
 compi_rel_dir(COMPI_REL_SYSCONFDIR ${CMAKE_INSTALL_SYSCONFDIR}/compi)
+compi_rel_dir(COMPI_REL_MANDIR ${CMAKE_INSTALL_MANDIR})
 compi_rel_dir(COMPI_REL_PREFIX .)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_BINDIR}")
   message(FATAL_ERROR "CMAKE_INSTALL_BINDIR must be relative to the prefix (got ${CMAKE_INSTALL_BINDIR})")
@@ -101,16 +104,26 @@ COMPI_LAYOUT_BINDIR=${COMPI_REL_BINDIR}
 COMPI_LAYOUT_LIBDIR=${COMPI_REL_LIBDIR}
 COMPI_LAYOUT_DATADIR=${COMPI_REL_DATADIR}
 COMPI_LAYOUT_SYSCONFDIR=${COMPI_REL_SYSCONFDIR}
+COMPI_LAYOUT_MANDIR=${COMPI_REL_MANDIR}
 COMPI_LAYOUT_VERSION=${PROJECT_VERSION}
 ")
 install(FILES ${CMAKE_BINARY_DIR}/install/_layout.sh DESTINATION ${COMPI_LIBEXEC_DIR})
+# `compi --version` of an installation: the version and git describe of the
+# build (generated/version.txt, cmake/CompiVersion.cmake)
+install(FILES ${COMPI_GEN}/version.txt DESTINATION ${COMPI_LIBEXEC_DIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/tools/cmd/ DESTINATION ${COMPI_LIBEXEC_DIR}
         USE_SOURCE_PERMISSIONS PATTERN "__pycache__" EXCLUDE)
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/report/compi_report.py DESTINATION ${COMPI_LIBEXEC_DIR})
 
 # --- documentation --------------------------------------------------------------
-install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/compi)
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/compi/docs)
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/LICENSE ${CMAKE_SOURCE_DIR}/THIRD-PARTY.md
+              ${CMAKE_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DATADIR}/compi)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/compi/docs
+        PATTERN "man" EXCLUDE)
+# manual pages: hand-written roff in docs/man (man -l docs/man/man1/compi.1
+# reads one in the source tree); `compi help SUB` shows them
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/man/man1 ${CMAKE_SOURCE_DIR}/docs/man/man5
+        DESTINATION ${CMAKE_INSTALL_MANDIR})
 
 # --- pkg-config file and modulefile -----------------------------------------------
 # Both name the prefix, which is known only at install time

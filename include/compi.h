@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi public header: the codec table and error helpers, for tools, tests and
  * benchmarks. MPI applications need no header: compi interposes through PMPI. */
 #ifndef COMPI_H
@@ -10,9 +11,8 @@
 extern "C" {
 #endif
 
-#define COMPI_VERSION_MAJOR 0
-#define COMPI_VERSION_MINOR 1
-#define COMPI_VERSION_PATCH 0
+/* The version is CMakeLists.txt's project() version, in the generated
+ * compi_version.h (COMPI_VERSION_STRING, COMPI_GIT_DESCRIBE). */
 
 /* Errors are negative return values; one helper tells them apart (zstd style). */
 typedef enum {
@@ -83,6 +83,10 @@ size_t compi_codec_bound_max(size_t len);
 int compi_codec_accepts(const compi_codec *codec, size_t len);
 /* Comma-separated list of codec names, for error messages. */
 const char *compi_codec_names(void);
+/* 1 when name is an optional codec this library was built without (lzo:
+ * CMake option COMPI_WITH_LZO), so a heuristics file written by a build
+ * that had it can skip it and an error can name the option. */
+int compi_codec_not_built(const char *name);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The whole test suite, as CI runs it (README: "Run the tests").
 # Installs dependencies, builds libcompi for Open MPI and MPICH, then runs
 # each stage and ends with one line "tests: N passed, N failed" over stages.
@@ -9,7 +10,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-all_stages="codecs engine fuzz mpi-openmpi mpi-mpich install asan vcluster slurm foreign"
+all_stages="lint codecs engine fuzz mpi-openmpi mpi-mpich install asan vcluster slurm foreign"
 stages=${COMPI_TEST_STAGES:-$all_stages}
 jobs=$(nproc)
 passed=0 failed=0 failed_names=()
@@ -34,6 +35,8 @@ ctest_in() {  # ctest_in BUILDDIR ARGS...: never the > 2 GiB tests (label big; t
 bash tools/install-deps.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 tools/build.sh --mpi both || { echo "build failed"; echo "tests: 0 passed, 1 failed"; exit 1; }
 
+# license lines, docs against the code (settings, links, wording), shellcheck, pyflakes
+stage lint        bash tests/lint/run_lint.sh
 stage codecs      ctest_in build/openmpi -R "^(codec|hand)"
 # the decision engine, heuristics files, traces/rules, calibration and report
 # tools (MPI-free; the MPI calibration tests run in the mpi stages)

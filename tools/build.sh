@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds libcompi once per MPI (a PMPI library is tied to one MPI's ABI):
 #   build/openmpi/lib/libcompi.so and build/mpich/lib/libcompi.so
 # With --prefix P, also installs each build into P, side by side

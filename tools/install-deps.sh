@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what compi needs on Debian 12 (root): both MPIs, compilers, the
 # codec libraries, clang for the fuzzers, iproute2 for the emulated cluster,
 # METIS and Scotch for the bips3d mini-application's mesh partitioning,
@@ -15,7 +16,8 @@ pkgs=(build-essential cmake pkg-config python3 gfortran
       clang libclang-rt-14-dev iproute2 util-linux procps python3-venv python3-dev python3-numpy
       python3-matplotlib python3-scipy libmetis-dev libscotch-dev libhwloc-dev
       slurmctld slurmd slurm-client munge
-      libhdf5-openmpi-dev libhdf5-mpich-dev)
+      libhdf5-openmpi-dev libhdf5-mpich-dev
+      shellcheck pyflakes3 man-db)   # the lint stage; man: compi help SUBCOMMAND
 # a `module` command for the modulefile test (tests/install): environment-modules,
 # unless Lmod is there (the two packages conflict: installing one removes the other)
 dpkg-query -W -f='${Status}' lmod 2>/dev/null | grep -q "install ok installed" || pkgs+=(environment-modules)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Blosc 1.x with byte shuffle (typesize = element size) over LZ4 or Zstd.
  * Uses the context API with one internal thread so calls share no state.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dfcm: cMPI-style third-order DFCM predictor with bit-packed residuals.
  *
  * Stream: [version=1][LEB128 original length][mode] ...

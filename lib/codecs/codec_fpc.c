@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fpc: Burtscher & Ratanaworabhan's FPC (IEEE TC 2009) for floating point.
  *
  * Stream: [version=1][LEB128 original length][mode] ...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* huffman: canonical static Huffman over bytes, block by block.
  *
  * Stream: [version=1][LEB128 original length][block_log] then blocks of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* LZ4 raw block codec. The block format carries no length; the decoder gets
  * the original length from the caller (dst_len) and LZ4_decompress_safe
  * must produce exactly that many bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* LZO1X-1 (liblzo2). The stream carries no length; lzo1x_decompress_safe is
  * bounded by dst_len and must fill it exactly while consuming all input. */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Adaptive Rice coding (CCSDS 121.0, libaec) with the unit-delay predictor
  * (AEC_DATA_PREPROCESS), block size 16 (8-bit samples) or 32 (32-bit
  * samples), reference sample interval 128.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rle: PackBits-style byte run-length coding.
  *
  * Stream: [version=1][LEB128 original length][control-coded body]

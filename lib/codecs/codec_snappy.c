@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Snappy raw format (snappy-c.h). The stream starts with a varint of the
  * uncompressed length, which is validated against dst_len. */
 #include <stdint.h>

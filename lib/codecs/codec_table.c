@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The codec table: one line per codec. Wire ids live in each codec's file. */
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +11,9 @@ static const compi_codec *const codec_table[] = {
     &compi_codec_rice,
     &compi_codec_fpc,
     &compi_codec_dfcm,
+#ifdef COMPI_WITH_LZO /* optional: liblzo2 is GPL (CMake option COMPI_WITH_LZO) */
     &compi_codec_lzo,
+#endif
     &compi_codec_lz4,
     &compi_codec_zstd,
     &compi_codec_snappy,
@@ -65,4 +68,12 @@ const char *compi_codec_names(void)
         off += (size_t)n;
     }
     return names;
+}
+
+int compi_codec_not_built(const char *name)
+{
+#ifndef COMPI_WITH_LZO
+    if (name && strcmp(name, "lzo") == 0) return 1;
+#endif
+    return 0;
 }

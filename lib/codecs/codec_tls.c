@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-thread codec objects (codec_tls.h). The objects hang off a __thread
  * array for a lookup without a call into libpthread; a pthread key whose
  * value is that array's owner record makes the destructor run at thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-thread objects that library codecs would otherwise create per call:
  * a zstd context (~0.2 MB, allocated and initialised) or LZO's 128 KiB work
  * memory. Measured here (2 KiB of text, zstd level 1): 17 us to compress

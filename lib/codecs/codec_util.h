@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal helpers shared by the hand-written codecs (rle, huffman, fpc,
  * dfcm): LEB128 varints, little-endian word access and the common stream
  * header [version byte][LEB128 original length]. Header-only, everything

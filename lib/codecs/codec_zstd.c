@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Zstandard single frame. ZSTD_compress always records the content size in
  * the frame header; the decoder checks it against dst_len before decoding. */
 #include <zstd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal: every codec object, defined one per file in lib/codecs/.
  *
  * Input limits (compi_codec.max_input, 0 = none): a codec whose library or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Node-aware allgather(v): gather inside the node, one frame per node
  * between leaders, broadcast inside the node (see coll.h). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoall(v) with every block for another node decided like a p2p
  * message (one decision per destination) and blocks inside the node raw
  * (see coll.h). Every block is built first (a frame, a pipelined block, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's collectives over nodes: what a communicator that spans nodes runs
  * instead of the MPI's own algorithm when compression may pay.
  *

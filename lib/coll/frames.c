@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Frames of packed bytes for the node-aware collectives, and their report
  * counters. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a communicator's collectives agree on, stored in its node layout:
  * the gates (coll.h, lib/engine/gate.h: compi's path or the MPI's own; the
  * call's clock and the votes) and the leaders' way of a reduction

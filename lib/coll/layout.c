@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The node structure of a communicator for node-aware collectives: a
  * node-local communicator and one of node leaders, built in the first
  * collective call that needs them (every rank takes the same path, so every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The exchange of collective blocks (coll.h, "blocks of an exchange").
  *
  * Metadata first (frame/coll_meta.h: 64-bit lengths, so nothing is cut to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Node-aware reductions (see coll.h): reduce inside the node, reduce-scatter
  * of framed chunks between leaders combined in node order, then allgather
  * (allreduce) or gather to the root's leader (reduce) of the reduced chunks,

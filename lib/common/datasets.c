@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Synthetic data sets (see datasets.h).
  *
  * Redundancy level X% (int_rX, float_rX, double_rX): each element, with

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Synthetic data sets shared by codec tests, fuzz seeds, calibration and
- * benchmarks (the thesis's redundancy levels plus float-specific patterns). */
+ * benchmarks ([Filgueira 2010]'s redundancy levels plus float-specific patterns). */
 #ifndef COMPI_DATASETS_H
 #define COMPI_DATASETS_H
 #include <stddef.h>

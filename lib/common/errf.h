@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Filling a caller's error buffer (MPI-free; lib/common/errors.c). */
 #ifndef COMPI_COMMON_ERRF_H
 #define COMPI_COMMON_ERRF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening user-named files for reading and writing (common/safefile.h). */
 #define _GNU_SOURCE
 #include <errno.h>

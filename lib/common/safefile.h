@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening files whose paths a user names (COMPI_REPORT, COMPI_TRACE,
  * COMPI_HEURISTICS, COMPI_RULES, configuration files, the tools' inputs and
  * outputs). MPI-free (lib/common/safefile.c).

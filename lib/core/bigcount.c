@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Byte buffers beyond an int count.
  *
  * MPI-3.1 calls take an int count, so a frame, a staging buffer or a stashed

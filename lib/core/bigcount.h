@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sizes beyond what one int count or one codec call takes: the arithmetic
  * (MPI-free, unit-tested in tests/engine/test_bigcount.c). The MPI side is
  * lib/core/bigcount.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Application datatypes as compi sees them: the class a codec is chosen
  * for, size and contiguity (compi_typeinfo), packing to and from bytes, and
  * the references compi keeps on datatypes that outlive the call that gave

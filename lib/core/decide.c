@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The per-message compression decision for every mode, and the state of the
  * runtime adaptive strategy: the network and codec models, and compression
  * windows per destination node, per family group (point-to-point shares one

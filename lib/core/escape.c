@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Escapes: raw messages that look like frames.
  *
  * On a framed communicator a raw inter-node message travels unframed, the

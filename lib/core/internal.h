@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi internals shared by the core, the frame layer and the wrappers.
  * Not installed; applications never see this. */
 #ifndef COMPI_INTERNAL_H

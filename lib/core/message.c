@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Turning one application message into what goes on the wire and back.
  *
  * On a framed communicator an inter-node message is one of:

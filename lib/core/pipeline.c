@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Pipelined transfers: a large compressed message goes in chunks, so the
  * codec of one chunk overlaps the wire time of the others.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The communication profile (engine/commprof.h) as the wrappers feed it:
  * every point-to-point send (sender side, per peer) and every collective
  * call, on every communicator, in every mode. Recorded when the run writes a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The finalize report: every rank's counters gathered to rank 0, written as
  * JSON (COMPI_REPORT) and summarised on stderr (COMPI_VERBOSE >= 1). */
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include "core/internal.h"
 #include "coll/coll.h"
 #include "io/twophase.h"
+#include "compi_version.h"   /* generated: the project's version, git describe */
 
 extern uint64_t compi_call_counts[];
 extern const int compi_call_count_n;
@@ -362,6 +364,7 @@ void compi_report_write(void)
 #else
             fprintf(f, "  \"mpi\": \"mpich\",\n");
 #endif
+            fprintf(f, "  \"git_describe\": \"%s\",\n", COMPI_GIT_DESCRIBE);
             fprintf(f, "  \"mode\": \"%s\", \"codec\": \"%s\", \"min_bytes\": %zu,\n",
                     compi_mode_name(compi_cfg.mode), compi_cfg.codec->name, compi_cfg.min_bytes);
             fprintf(f, "  \"world_size\": %d, \"nodes\": %d,\n  \"ranks\": [\n", n, compi_g.node_count);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's side table for requests whose completion needs work (decode a
  * frame, free a frame buffer) and for persistent requests, which compi runs
  * itself. Keyed by the handle the application holds. */

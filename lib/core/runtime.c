@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's process-wide state: configuration, node map, communicator cache. */
 #define _GNU_SOURCE   /* dladdr */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Messages compi had to receive early: a probe must report the application's
  * count, which only the frame header knows, so probing a framed message means
  * receiving it (matched probe + receive) and holding it here until the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A rank's communication profile (commprof.h): recording, serialisation,
  * strict parsing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The communication profile of one rank (COMPI_MODE=profile and trace, and
  * the report's "profile" section): per communicator, the point-to-point
  * messages and bytes this rank sent to each peer, a message-size histogram

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Settings from configuration files and the COMPI_* environment (config.h).
  * Bad values are fatal at MPI_Init: a typo must not silently run an
  * experiment with the wrong settings. One table below is the list of
@@ -117,6 +118,10 @@ static int set_mode(compi_config *c, const char *v, char *why, size_t whylen)
 static int set_codec(compi_config *c, const char *v, char *why, size_t whylen)
 {
     const compi_codec *k = compi_codec_by_name(v);
+    /* lzo is optional (its library is GPL): say so rather than "unknown" */
+    if (!k && compi_codec_not_built(v))
+        return COMPI_BAD("is not built into this library (configure with -DCOMPI_WITH_LZO=ON); valid values: %s",
+                         compi_codec_names());
     if (!k) return COMPI_BAD("is not a known codec; valid values: %s", compi_codec_names());
     c->codec = k;
     return COMPI_OK;

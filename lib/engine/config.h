@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's settings: defaults, configuration files, COMPI_* environment.
  * MPI-free, so libcompi and `compi config` (tools/config) share one parser
  * and one precedence rule and can never disagree:
@@ -100,7 +101,7 @@ typedef enum { COMPI_IO_MPI = 0, COMPI_IO_DEFAULT, COMPI_IO_LA, COMPI_IO_POLICY_
 #define COMPI_IO_POLICY_NAMES "mpi, default, la"
 const char *compi_io_policy_name(int p);
 int compi_parse_io_policy(const char *s, int *out);
-/* What `la` maximises: locally held bytes, or contiguous blocks (the thesis). */
+/* What `la` maximises: locally held bytes, or contiguous blocks ([Filgueira 2010]). */
 typedef enum { COMPI_IO_WEIGHT_BYTES = 0, COMPI_IO_WEIGHT_BLOCKS, COMPI_IO_WEIGHT_COUNT } compi_io_weight;
 #define COMPI_IO_WEIGHT_NAMES "bytes, blocks"
 const char *compi_io_weight_name(int w);

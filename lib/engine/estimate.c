@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Speedup prediction from the models and a compressed sample; see estimate.h. */
 #include <time.h>
 #include "engine/estimate.h"

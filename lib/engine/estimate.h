@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Speedup prediction: one formula shared by the runtime adaptive strategy
  * and the offline guide tool.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collective gate (gate.h): trials, agreed votes, holds. */
 #include "engine/gate.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collective gate: for one collective on one communicator and one size
  * class, which algorithm runs, compi's node-aware compressed path or the
  * MPI's own, decided from measurements every rank agrees on.

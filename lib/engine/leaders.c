@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The leaders' way of ending a node-aware reduction (leaders.h). */
 #include "engine/leaders.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How the node leaders end compi's node-aware reductions (lib/coll/reduce.c).
  *
  * Once every node's leader holds its node's partial result (a node-local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Network and codec models: evaluation, built-in defaults, heuristics files.
  * The file format is documented in docs/heuristics.md. */
 #include <errno.h>
@@ -431,6 +432,7 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
             if (seen_class[cls]++) { rc = compi_parse_fail(&p, "second 'candidates' line for class %s", tok[1]); break; }
             for (int i = 2; i < n && rc == COMPI_OK; i++) {
                 const compi_codec *c = compi_codec_by_name(tok[i]);
+                if (!c && compi_codec_not_built(tok[i])) continue;   /* written by a build with it */
                 if (!c) rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[i], compi_codec_names());
                 else m->candidates[cls][m->ncandidates[cls]++] = c;
             }
@@ -439,6 +441,7 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
             if (n != 6) { rc = compi_parse_fail(&p, "expected 'relation <codec> <class|*> <ratio_lo> <ratio_hi> <d_over_c>'"); break; }
             if (m->nrelations == COMPI_MODEL_MAX_RELATIONS) { rc = compi_parse_fail(&p, "more than %d relation lines", COMPI_MODEL_MAX_RELATIONS); break; }
             r.codec = compi_codec_by_name(tok[1]);
+            if (!r.codec && compi_codec_not_built(tok[1])) continue;   /* written by a build with it */
             if (!r.codec) { rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[1], compi_codec_names()); break; }
             r.dtclass = compi_dtclass_parse(tok[2]);
             if (r.dtclass < -1) { rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double, *)", tok[2]); break; }

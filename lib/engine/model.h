@@ -1,14 +1,15 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The adaptive engine's two measured models and their heuristics files.
  *
  * Network model: per link (a node pair, or a class default "*"), the Hockney
- * model with a per-size table, as the cMPI thesis's Table 4.1:
+ * model with a per-size table, as [Filgueira 2010]'s Table 4.1:
  *     t(S) = alpha + S * beta(S)
  * alpha is the one-way latency, beta(S) the time per byte measured at size S
  * (interpolated between measured sizes on a log scale, the last one kept
  * beyond the table).
  *
  * Codec model: the candidate codecs per datatype class, and the relation
- * T_decompress / T_compress per codec by ratio bucket (thesis Table 4.3),
+ * T_decompress / T_compress per codec by ratio bucket ([Filgueira 2010] Table 4.3),
  * which lets a sender predict the receiver's decompression time from its own
  * compression time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The built-in codec model, used when COMPI_HEURISTICS names no codec file.
  *
  * Measured by `compi calibrate codecs` (full run, not --quick) on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Guided rules (COMPI_MODE=guided): rules.<rank>.txt, made by `compi guide`
  * from traces (trace_read.c) and looked up by message key at run time. Format:
  * docs/guided.md. The writer, the parser and the lookups stay in one file:

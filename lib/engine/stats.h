@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small statistics shared by the calibration code and the engine. */
 #ifndef COMPI_ENGINE_STATS_H
 #define COMPI_ENGINE_STATS_H

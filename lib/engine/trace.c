@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the trace writer (trace_write.c), the trace reader (trace_read.c)
  * and the rules (rules.c) share: the message key and the files' names. The
  * binary format is defined in trace_format.h, documented in docs/guided.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The GUIDED strategy's files: message traces and the rules made from them.
  *
  *   COMPI_MODE=trace   each rank records its messages (compi_trace_writer)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The binary layout of a trace file, shared by its writer (trace_write.c)
  * and its reader (trace_read.c); the public API is engine/trace.h, the
  * format's description for users docs/guided.md. Internal to lib/engine.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The trace reader: compi_trace_load and compi_trace_free (engine/trace.h)
  * read back, validating everything, a file laid out as trace_format.h
  * says. */

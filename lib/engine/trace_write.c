@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The trace writer (COMPI_MODE=trace): compi_trace_open, _record, _close
  * (engine/trace.h). Counts every message, keeps bounded content samples,
  * detects the application's cycle and writes the file laid out in

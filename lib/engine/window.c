@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compression window state machine; see window.h. */
 #include <string.h>
 #include "engine/stats.h"

@@ -1,5 +1,6 @@
-/* The compression window of the Runtime Adaptive Strategy (cMPI thesis,
- * section 4.4 and Fig 4.14), one per datatype class and link.
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The compression window of the Runtime Adaptive Strategy ([Filgueira 2010],
+ * section 4.4 and Fig 4.14; README.md References), one per datatype class and link.
  *
  * Two thresholds split message sizes into three zones:
  *     size <  no_len            raw, no evaluation

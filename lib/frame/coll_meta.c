@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective metadata and the broadcast header (coll_meta.h). */
 #include <stdio.h>
 #include "frame/coll_meta.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What compi's collectives exchange before their data (MPI-free, fuzzed):
  * the per-block metadata of an exchange (lib/coll/pipex.c) and the header
  * a broadcast root sends first (lib/wrappers/collectives.c). Both come from

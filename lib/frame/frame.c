@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The wire frame header. Little-endian fixed layout, 32 bytes:
  *   0 magic "CMPI" | 4 version | 5 codec id (0 raw) | 6 dtclass | 7 flags
  *   8 original_len u64 | 16 payload_len u64 | 24 check u32 | 28 reserved (0)

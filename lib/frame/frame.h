@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's wire format: what a compressed (or specially sent) message looks
  * like between two ranks on different nodes. MPI-free, so the fuzzers and
  * the unit tests exercise exactly the code the library runs.

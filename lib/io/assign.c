@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Linear assignment, Jonker & Volgenant, "A shortest augmenting path
  * algorithm for dense and sparse linear assignment problems", Computing 38
  * (1987). Written here from the paper's four phases; see io.h for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* File domains, processes x domains matrices, aggregator placements and
  * redistribution volume (see io.h). MPI-free. */
 #include "io/io.h"

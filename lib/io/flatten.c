@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Flattening MPI datatypes and file views into byte segments (see io.h).
  * Walks the constructor tree with PMPI_Type_get_envelope/get_contents; a
  * child type is flattened once and its segments replicated per instance

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The gate of compi's two-phase collective I/O (see io.h): whether compi's
  * plan can beat the MPI's own MPI-IO. MPI-free. */
 #include "io/io.h"

@@ -1,4 +1,5 @@
-/* compi collective I/O: the foundations of LA-Two-Phase (issue 12).
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* compi collective I/O: the foundations of LA-Two-Phase.
  *
  * Two-phase collective I/O cuts the accessed file range into equal file
  * domains, one per aggregator; each aggregator gathers the bytes of its
@@ -6,7 +7,7 @@
  * contiguous range. ROMIO and OMPIO hand domain i to aggregator i of a fixed
  * list whatever data each process holds; LA-Two-Phase instead assigns each
  * domain to the process holding most of it, by solving a linear assignment
- * problem on the processes x domains matrix (thesis, ch. 3).
+ * problem on the processes x domains matrix ([Filgueira 2010], ch. 3; README.md References).
  *
  * This room so far offers the pieces, not yet wired into MPI_File_*:
  *   assign.c   a Jonker-Volgenant linear assignment solver (MPI-free)
@@ -163,7 +164,7 @@ void compi_io_access_range(int nprocs, const compi_io_segs *segs, int64_t *start
 
 /* The processes x domains matrices (row-major, nprocs x d->n): bytes[p][k]
  * = bytes of process p inside domain k; blocks[p][k] = contiguous pieces of
- * p's access inside k (the thesis's weight; a segment crossing a boundary
+ * p's access inside k ([Filgueira 2010]'s weight; a segment crossing a boundary
  * counts in both). Either out may be NULL. */
 int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io_segs *segs,
                            double *bytes, double *blocks);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compact piece lists (see io.h, "plist.c"). MPI-free. */
 #include "io/io.h"
 

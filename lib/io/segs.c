@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Byte segment lists of lib/io (see io.h). MPI-free. */
 #include "io/io.h"
 

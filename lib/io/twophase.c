@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's two-phase collective I/O over PMPI (see twophase.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* dl_iterate_phdr */
@@ -1397,23 +1398,25 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
 }
 
 /* For tests (found with dlsym): collective calls this process ran on compi's
- * path, over every file, open or closed. */
-uint64_t compi_io_path_calls(void);
-uint64_t compi_io_path_calls(void)
+ * path, over every file, open or closed. Exported by the test build of the
+ * library (libcompi_testhooks.so) only; libcompi's export list hides them. */
+#define COMPI_TEST_HOOK __attribute__((visibility("default")))
+COMPI_TEST_HOOK uint64_t compi_io_path_calls(void);
+COMPI_TEST_HOOK uint64_t compi_io_path_calls(void)
 {
     return __atomic_load_n(&compi_io_path_total, __ATOMIC_RELAXED);
 }
 
 /* For tests: collective calls the gate passed to the MPI on this process. */
-uint64_t compi_io_gate_passes(void);
-uint64_t compi_io_gate_passes(void)
+COMPI_TEST_HOOK uint64_t compi_io_gate_passes(void);
+COMPI_TEST_HOOK uint64_t compi_io_gate_passes(void)
 {
     return __atomic_load_n(&compi_io_gate_total, __ATOMIC_RELAXED);
 }
 
 /* For tests: calls passed from the view memo (no planning at all). */
-uint64_t compi_io_memo_passes(void);
-uint64_t compi_io_memo_passes(void)
+COMPI_TEST_HOOK uint64_t compi_io_memo_passes(void);
+COMPI_TEST_HOOK uint64_t compi_io_memo_passes(void)
 {
     return __atomic_load_n(&compi_io_memo_total, __ATOMIC_RELAXED);
 }

@@ -1,4 +1,5 @@
-/* compi's own two-phase collective I/O (issue 12), wired into MPI_File_* by
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* compi's own two-phase collective I/O, wired into MPI_File_* by
  * lib/wrappers/fileio.c. Part of libcompi (needs compi's core for frames).
  *
  * A file opened through compi carries a compi_io_file. Its policy
@@ -10,7 +11,7 @@
  *            node) that holds most of its bytes: a linear assignment
  *            (lib/io/assign.c) on the processes x domains bytes matrix, or
  *            with compi_cb_weight=blocks (COMPI_IO_WEIGHT) on the matrix of
- *            contiguous block counts (the thesis's weight).
+ *            contiguous block counts ([Filgueira 2010]'s weight).
  * The collective data calls (write_all, write_at_all, read_all, read_at_all)
  * then run, on every process of the file's communicator:
  *   1 flatten the access: file segments from the view (disp, filetype) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The DKB's shared helpers (map.h, dkb_internal.h): message lists, the
  * collectives' names, the error texts, and the reader of a fixed decision
  * table, which every MPI's table is read by. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The DKB of compi's own collectives: the node-aware ones (lib/coll/coll.h)
  * and the rooted ones with framed payloads (lib/wrappers/collectives.c):
  * the messages a call sends when compi runs it, on any MPI. See map.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the DKB's files share (lib/map only; the room's public header is
  * map.h):
  *

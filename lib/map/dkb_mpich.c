@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* DKB for MPICH 4.0 (ch4:ucx, checked with Debian's 4.0.2): the MPIR
  * algorithms a run can pin with MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<name>,
  * one table row each. Most are the very algorithms Open MPI's coll/base

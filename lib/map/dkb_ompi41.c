@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* DKB for Open MPI 4.1 coll/tuned: which point-to-point messages each
  * algorithm sends, and which algorithm the fixed decision rules pick (the
  * entry points of map.h; dkb_internal.h lists the files behind them).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Open MPI 4.1 coll/tuned's Alltoall and Alltoallv algorithms
  * (coll_base_alltoall.c, coll_base_alltoallv.c of v4.1.4), and the two_proc
  * exchange other families share: every message each one sends (dkb_ompi41.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Open MPI 4.1 coll/tuned's Barrier algorithms (coll_base_barrier.c of
  * v4.1.4): the zero-byte messages each one sends (dkb_ompi41.c says how the
  * decompositions were transcribed and checked). */

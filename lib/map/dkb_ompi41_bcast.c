@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Open MPI 4.1 coll/tuned's Bcast algorithms (coll_base_bcast.c of
  * v4.1.4): every message each one sends (dkb_ompi41.c says how the
  * decompositions were transcribed and checked). */

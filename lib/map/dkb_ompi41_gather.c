@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Open MPI 4.1 coll/tuned's Allgather, Gather and Scatter algorithms and
  * their v variants (coll_base_allgather(v).c, coll_base_gather.c,
  * coll_base_scatter.c of v4.1.4; coll/basic's linear Gatherv and Scatterv,

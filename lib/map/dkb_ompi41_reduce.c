@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Open MPI 4.1 coll/tuned's reductions: Reduce, Allreduce, Reduce_scatter
  * (coll_base_reduce.c, coll_base_allreduce.c, coll_base_reduce_scatter.c of
  * v4.1.4): every message each algorithm sends (dkb_ompi41.c says how the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Open MPI 4.1's fixed decision rules (coll/tuned's
  * coll_tuned_decision_fixed.c of v4.1.x, ompi_coll_tuned_<coll>_intra_dec_fixed),
  * transcribed mechanically into rows: data, read by compi_map_dec_pick

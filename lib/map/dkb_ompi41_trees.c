@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Open MPI 4.1's trees (ompi/mca/coll/base/coll_base_topo.c of v4.1.4): for
  * one rank of a collective, its parent and children in the tree an
  * algorithm sends along (dkb_internal.h names the kinds). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: the decomposition knowledge base (DKB).
  *
  * A collective call is, underneath, a set of point-to-point messages whose

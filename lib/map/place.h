@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: from traces to a placement (OPP). MPI-free.
  *
  *   communication graph  n x n world ranks: messages and bytes sent from
@@ -166,9 +167,11 @@ typedef enum {
 const char *compi_mapper_name(compi_mapper m);
 /* Fills node_of_rank (g->n entries). seed: random and swap's random starts.
  * 0, or COMPI_MAP_EARG (fewer slots than ranks) / COMPI_MAP_ENOMEM /
- * COMPI_MAP_EUNSUPP (Scotch failed) with err set. */
+ * COMPI_MAP_EUNSUPP (Scotch failed, or the build has no Scotch) with err set. */
 int compi_map_run(compi_mapper m, const compi_map_problem *p, uint64_t seed, int *node_of_rank, char *err,
                   size_t errlen);
+/* 1 when the scotch mapper is built in (CMake option COMPI_WITH_SCOTCH). */
+int compi_map_have_scotch(void);
 /* swap's descent alone, from the placement in node_of_rank (tests). */
 int compi_map_swap_descend(const compi_map_problem *p, int *node_of_rank);
 

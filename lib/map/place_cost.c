@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: the predicted cost of a placement, its inter-node bytes and
  * its most loaded link (place.h). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: the communication graph from the traced profiles (place.h).
  *
  * Which rank decomposes a collective (commprof.h): Alltoallv and Alltoallw

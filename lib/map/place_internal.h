@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the placement files share (lib/map only; the public header is
  * place.h):
  *

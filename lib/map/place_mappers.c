@@ -1,9 +1,12 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: the mappers (block, cyclic, random, swap, scotch; place.h).
  * The only file of lib/map that uses Scotch. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef COMPI_WITH_SCOTCH
 #include <scotch.h>
+#endif
 #include "common/errf.h"
 #include "map/place_internal.h"
 
@@ -124,6 +127,7 @@ static void pl_cyclic(const compi_map_net *net, int *node, int total)
     free(used);
 }
 
+#ifdef COMPI_WITH_SCOTCH
 /* Scotch's edge weights: w[i x n + j] = the traffic between ranks i and j
  * (both directions) priced on an average inter-node link, compi's
  * node-aware collectives as they are under block placement included.
@@ -270,6 +274,26 @@ static int pl_scotch(const compi_map_problem *p, int *node, char *err, size_t er
     free(w);
     free(parttab);
     return rc;
+}
+#else
+/* Built without Scotch (CMake option COMPI_WITH_SCOTCH=OFF): the mapper
+ * fails with a message naming the option; the other mappers still run. */
+static int pl_scotch(const compi_map_problem *p, int *node, char *err, size_t errlen)
+{
+    (void)p;
+    (void)node;
+    compi_errf(err, errlen, "built without Scotch (configure with -DCOMPI_WITH_SCOTCH=ON)");
+    return COMPI_MAP_EUNSUPP;
+}
+#endif
+
+int compi_map_have_scotch(void)
+{
+#ifdef COMPI_WITH_SCOTCH
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 int compi_map_swap_descend(const compi_map_problem *p, int *node_of_rank)

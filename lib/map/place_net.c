@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: the network a placement is priced on, from --hosts and
  * `compi calibrate network`'s model (place.h). */
 #include <stdio.h>

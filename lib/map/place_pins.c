@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: the algorithms a traced run used (the trace's ALGS text:
  * Open MPI's coll/tuned MCA values, MPICH's CVARs) and the messages of one
  * collective call under them (place.h).

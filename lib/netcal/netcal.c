@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Network calibration by ping-pong between node leaders (see netcal.h).
  * PMPI_* only: this file is part of libcompi and of compi_calibrate_network. */
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Network calibration: measures the network model (engine/model.h) of the
  * nodes a communicator spans, with ping-pong round trips between node
  * leaders. Uses only PMPI_* calls, so the same code runs inside libcompi (at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives every rank takes part in: allgather(v), alltoall(v)(w),
  * the reductions and scans. Each call either runs compi's node-aware
  * algorithm (lib/coll/coll.h) or passes to the MPI; the choice comes from

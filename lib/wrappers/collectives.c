@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rooted collectives with compressed payloads (PRAcTiCaL's set).
  *
  * Bcast/Scatter/Gather: every rank knows the block size, so all agree

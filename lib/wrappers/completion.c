@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Completion calls. The application's handles are swapped for the PMPI
  * requests doing the work (they differ only for persistent requests), PMPI
  * completes them, and compi finishes what completed: decode frames, free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO: the collective data calls may run compi's two-phase algorithm
  * (lib/io/twophase.h); everything else goes to the MPI's own MPI-IO and is
  * counted per file with the reason. */

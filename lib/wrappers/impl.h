@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The hand-written semantics behind each generated wrapper. The generated
  * MPI_X / mpi_x_ entry points (tools/wrapgen.py, lib/wrappers/mpi_calls.def)
  * call compi_impl_X with the C signature of MPI_X. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Living with other PMPI tools (mpiP, Score-P, TAU, ...) in one process.
  *
  * Symbol interposition runs only the FIRST definition of MPI_Send in lookup

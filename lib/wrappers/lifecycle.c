@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_Init/Finalize hooks and the buffered-send buffer. */
 #include "core/requests.h"
 #include "core/stash.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point semantics. Every entry first asks whether the message needs
  * compi at all (compi_p2p_plain: the communicator is framed, i.e. spans
  * nodes with compi on, and the peer is on another node or a wildcard); if

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Probes report the application's count, so a probed framed (inter-node)
  * message is received at once (matched probe + receive) and stashed; see
  * core/stash.h. Same-node messages are unframed and stay in MPI. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/cmd/bench_apps_summary.py on synthetic results with known answers."""
 import io
 import math

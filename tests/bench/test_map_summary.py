@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/cmd/bench_map_summary.py (compi bench map's table) on
 synthetic results with known answers: paired ratios against block, the
 mapped-vs-best-of-block/cyclic verdict, the predicted vs measured ranking

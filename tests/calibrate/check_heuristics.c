@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checks a heuristics file written by compi calibrate (tests/calibrate):
  *   check_heuristics codecs FILE
  *       loads; every class has candidates; every candidate has relations

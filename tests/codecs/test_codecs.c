@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Codec test suite: round trips and decoder robustness for every codec in the
  * table (iterated through compi_codec_at, so new codecs are covered without
  * edits) over every synthetic data set.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """compi_config and the configuration files, MPI-free (README: Configuration).
 
 Runs the built compi_config (the library's own parser) in scratch
@@ -139,6 +140,12 @@ for key, env, value in [("mode", "COMPI_MODE", "fast"), ("codec", "COMPI_CODEC",
     m2 = re.search(rf"{env}='{value}' (.*)$", err2.strip())
     check(rc1 == 2 and rc2 == 2 and m1 and m2 and m1.group(1) == m2.group(1),
           f"{key}: a bad value gives the same reason in a file and in {env}", err1 + err2)
+# lzo is optional (liblzo2 is GPL; -DCOMPI_WITH_LZO=ON): a build without it
+# says why the name is refused, one with it accepts it
+rc, out, err = run([a.tool], {"COMPI_CODEC": "lzo"})
+check((rc == 2 and "COMPI_CODEC='lzo' is not built into this library (configure with -DCOMPI_WITH_LZO=ON)" in err) or
+      (rc == 0 and table(out).get("codec") == ("lzo", "environment (COMPI_CODEC)")),
+      "COMPI_CODEC=lzo: accepted, or refused naming the build option", err + out)
 rc, _, err = run([a.tool], {"COMPI_MODE": "fast"})
 check("COMPI_MODE='fast' is not valid; valid values: off, fixed, adaptive, trace, guided" in err,
       "environment message as before (names the variable and the valid values)", err)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the engine's unit tests share: a failure counter with CHECK, and a
  * network link of one latency and one time per byte. */
 #ifndef COMPI_ENGINE_TEST_H

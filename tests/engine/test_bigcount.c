@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sizes beyond an int count and beyond a codec's input limit (MPI-free):
  * compi_bytes_split, which every PMPI call on a compi buffer of more than
  * INT_MAX bytes is built from, and compi_whole_frame_plan, which keeps a

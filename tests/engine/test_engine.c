@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the adaptive engine's MPI-free parts: the compression window
  * state machine on synthetic decision sequences (time and evaluation results
  * injected, so every run is identical), the heuristics-file parsers (valid
@@ -303,8 +304,19 @@ static void test_codec_file(void)
     const char *again = write_file("codecs2.txt", "");
     CHECK(compi_codec_model_save(again, &m, "x", err, sizeof err) == COMPI_OK, "save: %s", err);
     compi_codec_model m2;
+    int rc_lzo;
     CHECK(compi_codec_model_load(again, &m2, err, sizeof err) == COMPI_OK && m2.nrelations == 3 &&
               m2.ncandidates[COMPI_CLASS_DOUBLE] == 2, "round trip: %s", err);
+    /* a file written by a build with the optional lzo codec loads in one
+     * without it: lzo's candidate and relation lines are skipped */
+    path = write_file("codecs_lzo.txt", "compi-heuristics 1 codecs\ncandidates byte lzo lz4\ncandidates int lz4\n"
+                                        "candidates float\ncandidates double fpc\nrelation lzo * 0 1e9 0.8\n");
+    rc_lzo = compi_codec_model_load(path, &m2, err, sizeof err);
+    if (compi_codec_by_name("lzo"))
+        CHECK(rc_lzo == COMPI_OK && m2.ncandidates[COMPI_CLASS_BYTE] == 2 && m2.nrelations == 1, "lzo built: %s", err);
+    else
+        CHECK(rc_lzo == COMPI_OK && m2.ncandidates[COMPI_CLASS_BYTE] == 1 && m2.candidates[COMPI_CLASS_BYTE][0] == lz4 &&
+                  m2.nrelations == 0, "lzo not built, its lines skipped: rc %d %s", rc_lzo, err);
     compi_codec_model dflt;
     compi_codec_model_default(&dflt);
     for (int c = 0; c < COMPI_CLASS_COUNT; c++) CHECK(dflt.ncandidates[c] > 0, "default has candidates for class %d", c);

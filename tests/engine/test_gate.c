@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the collective gate (lib/engine/gate.h) and of the window's
  * probe (compi_window_classify_probe), MPI-free and deterministic: a few
  * simulated ranks each keep their own gate, call times and compressed-frame

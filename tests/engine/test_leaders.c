@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the node leaders' way of a reduction (lib/engine/leaders.h),
  * MPI-free and deterministic. The predicted times are checked against values
  * worked out by hand from the formulas in leaders.h (a link of 50 us and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Files compi opens at a user's word (common/safefile.h), MPI-free: what is
  * written (replaced whole, never through a link, FIFO, device or directory,
  * private where asked), what is read (never blocking on a FIFO, naming a

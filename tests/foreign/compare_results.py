@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Parse per-rank unittest -v logs of two mpi4py test runs and compare them.
 
 Usage: compare_results.py [--allow FILE] [--config NAME] [--max-rows N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Per-rank wrapper used by mpi4py.sh: started by mpirun/mpiexec in place of
 # python, it sends this rank's output to its own log and applies the compi
 # preload only here, so the launcher itself never loads libcompi.so.

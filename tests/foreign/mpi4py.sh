@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Foreign MPI test suite: run mpi4py's own unittest suite with and without
 # libcompi.so LD_PRELOADed and require identical per-test outcomes.
 #

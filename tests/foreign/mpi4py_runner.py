@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run mpi4py's test/runtests.py with two additions used by mpi4py.sh.
 
 Usage: python mpi4py_runner.py [--skip REGEX=REASON]... -- runtests.py ARGS...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # MPICH's own MPI-IO test suite (test/mpi/io of MPICH 4.0, with its mtest
 # harness: vendored in tests/foreign/mpich_io with MPICH's COPYRIGHT; the two
 # configure-generated headers are replaced by small ones) with compi's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # ROMIO's own test programs (MPICH src/mpi/romio/test, vendored in
 # tests/foreign/romio with MPICH's COPYRIGHT) with compi's collective I/O:
 # each program runs plainly and with libcompi preloaded, with

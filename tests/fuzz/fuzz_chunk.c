@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: chunks of pipelined messages (lib/frame/frame.c), the
  * part of the wire a receiver decodes from another process.
  *

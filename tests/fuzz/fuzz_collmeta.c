@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: what compi's collectives read from other processes
  * before their data (lib/frame/coll_meta.c): the per-block metadata of an
  * exchange and a broadcast root's header.

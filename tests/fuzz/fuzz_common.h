@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the fuzz targets and the seed writer: which codec to fuzz and how
  * a fuzz input is laid out.
  *

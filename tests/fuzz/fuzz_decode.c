@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: a decoder on arbitrary input must return an error or
  * exactly dst_len bytes, and never touch memory outside src or dst (ASan
  * sees both as exact-size heap blocks). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: escapes (lib/frame/frame.c compi_escape_check and
  * compi_escape_put_back), the steps lib/core/message.c takes when a
  * message's head is an escape header: its first 32 bytes come back from a

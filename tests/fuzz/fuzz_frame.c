@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: whole frames held in memory (lib/frame/frame.c,
  * compi_frame_decode_whole), as a collective's block or a stashed message
  * arrives from another process: header, payload length and original length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: compact piece lists (lib/io/plist.c), the two-phase
  * metadata an aggregator parses from other processes.
  *

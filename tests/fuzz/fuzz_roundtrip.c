@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: compress arbitrary data with arbitrary params, check the
  * bound, decompress into an exact-size buffer and compare. */
 #include <stdint.h>

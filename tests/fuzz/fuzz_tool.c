@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helper for run_fuzzers.sh (no fuzzer runtime):
  *   fuzz_tool list                   codec names, one per line
  *   fuzz_tool seed CODEC DEC_DIR RT_DIR   write seed corpora from the data sets

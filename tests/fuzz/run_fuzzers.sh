@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Build the codec fuzzers with clang (standalone, no MPI) and run every
 # fuzzer on every codec for SECONDS seconds each, seeded from the data sets.
 # Exit status is non-zero if any fuzzer crashes, leaks or hangs (one input

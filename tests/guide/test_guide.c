@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the GUIDED strategy's MPI-free parts: trace writer/reader
  * (lib/engine/trace_write.c, trace_read.c), the compi_guide tool and the rules
  * loader (rules.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Parallel HDF5 through compi's collective I/O (issue 12, item 7): the file
 # h5_collective writes with compi preloaded (compi_cb_aggregators la forced
 # onto compi's path with the gate off, in fixed lz4 and adaptive mode, and la

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A real I/O client of compi's collective I/O: parallel HDF5 writing
  * datasets collectively (H5FD_MPIO_COLLECTIVE) through MPI-IO, then reading
  * them back collectively and checking every value.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* install_check: a plain MPI program for tests/install/test_install.sh.
  * Every rank sends rank+1 (mod size) 1 MiB of smooth doubles (compressible)
  * and checks what it receives from rank-1 bit for bit.  Rank 0 prints

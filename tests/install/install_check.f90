@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! install_check.f90: the Fortran ("use mpi") twin of install_check.c for
 ! tests/install/test_install.sh: every rank sends rank+1 (mod size) 1 MiB of
 ! smooth doubles and checks what it receives from rank-1.  Rank 0 prints

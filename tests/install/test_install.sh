@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The installed compi, used only through its prefix: tools/build.sh --mpi
 # both --prefix P into a fresh temporary P, then, from outside the
 # repository with COMPI_ROOT unset:
 #   layout     both libraries named per MPI (and their sonames), .pc files,
 #              modulefile, P/bin/compi, MPI programs per MPI; no installed
 #              script or text file names the repository
+#   exports    the installed libraries export only MPI_*/mpi_* symbols
+#   version    P/bin/compi --version prints the project's version and git describe
+#   man        the manual pages installed; compi help SUB shows them; man compi
 #   help       P/bin/compi help lists the subcommands
 #   run        P/bin/compi run -- mpirun.openmpi / mpiexec.mpich: preloads
 #              P/lib/libcompi-<mpi>.so, the report shows compressed messages
@@ -69,6 +73,39 @@ else
     fail "layout: missing: ${missing[*]:-none}; files naming the repository: ${leaks:-none}"
 fi
 
+# --- exports: only the MPI entry points ------------------------------------------
+if out=$(bash "$ROOT/tests/install/check_exports.sh" "$P/lib/libcompi-openmpi.so" "$P/lib/libcompi-mpich.so" 2>&1); then
+    pass "exports: the installed libraries export only MPI_*/mpi_* entry points"
+else
+    fail "exports: $out"
+fi
+
+# --- version ---------------------------------------------------------------------
+want=$(sed -n 's/^project(compi VERSION \([0-9.]*\).*/\1/p' "$ROOT/CMakeLists.txt")
+if out=$("$P/bin/compi" --version 2>&1) && [[ $out == "compi $want ("*")" ]]; then
+    pass "P/bin/compi --version: $out"
+else
+    fail "P/bin/compi --version: '$out' (want compi $want (<git describe>))"
+fi
+
+# --- manual pages: compi help SUB, man compi ---------------------------------------
+man_ok=1 man_why=""
+for sub in run map guide report config calibrate demo; do
+    [[ -f $P/share/man/man1/compi-$sub.1 ]] || { man_ok=0; man_why+=" no share/man/man1/compi-$sub.1"; }
+done
+[[ -f $P/share/man/man1/compi.1 && -f $P/share/man/man5/compi.conf.5 ]] || { man_ok=0; man_why+=" no compi.1 or compi.conf.5"; }
+out=$("$P/bin/compi" help run 2>&1) && grep -q 'compi-run - run an MPI job' <<<"$out" || { man_ok=0; man_why+=" compi help run: ${out:0:200}"; }
+out=$("$P/bin/compi" help compi.conf 2>&1) && grep -q 'COMPI_MIN_BYTES' <<<"$out" || { man_ok=0; man_why+=" compi help compi.conf"; }
+if command -v man >/dev/null 2>&1; then   # man finds P/share/man from P/bin on PATH
+    page=$(PATH=$P/bin:$PATH MANPATH= man -w compi 2>&1) && [[ $page == "$P/share/man/man1/compi.1"* ]] ||
+        { man_ok=0; man_why+=" man -w compi: $page"; }
+fi
+if (( man_ok )); then
+    pass "manual pages installed; compi help run / compi.conf show them; man compi finds them"
+else
+    fail "manual pages:$man_why"
+fi
+
 # --- help ----------------------------------------------------------------------
 if out=$("$P/bin/compi" help 2>&1) && grep -q '^  run ' <<<"$out" && grep -q '^  demo ' <<<"$out"; then
     pass "P/bin/compi help lists the subcommands"
@@ -78,7 +115,7 @@ fi
 
 # Does report FILE show NP ranks and compressed inter-node messages?
 check_report() {  # FILE NP
-    python3 - "$1" "$2" <<'PY'
+    python3 - "$1" "$2" "$want" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
@@ -90,6 +127,9 @@ n, bi, bo = lz4.get("messages", 0), lz4.get("bytes_in", 0), lz4.get("bytes_out",
 print("report: %d ranks, lz4 %d messages %d -> %d bytes, %d compressed frames decoded"
       % (len(r.get("ranks", [])), n, bi, bo, t.get("frames_decoded_compressed", 0)))
 ok = len(r.get("ranks", [])) == int(sys.argv[2]) and n > 0 and 0 < bo < bi and t.get("frames_decoded_compressed", 0) > 0
+# the library says which compi it is: the project's version and git describe
+print("report: compi_version %s, git_describe %s" % (r.get("compi_version"), r.get("git_describe")))
+ok = ok and r.get("compi_version") == sys.argv[3] and bool(r.get("git_describe"))
 sys.exit(0 if ok else 1)
 PY
 }

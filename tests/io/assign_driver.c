@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reads "rows cols sense" (sense: min or max) then rows*cols weights from
  * stdin, solves with compi_assign_solve and prints "total <T>" then one line
  * "row col" per assigned pair. Used by check_assign_scipy.py. */

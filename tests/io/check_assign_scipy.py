@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """compi's assignment solver against scipy.optimize.linear_sum_assignment on
 random rectangular matrices (up to 300x500 and 500x300), integer weights with
 ties and zeros, and uniform doubles. Optimal assignments may differ under

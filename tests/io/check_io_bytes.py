@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Independent oracle for compi's collective-write redistribution bytes (issue 12).
 
 From the distribution alone (compi_iobench --dump: every rank's file segments,

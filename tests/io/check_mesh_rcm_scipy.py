@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """compi_mesh_rcm (apps/mesh_order.c) against scipy.sparse.csgraph.
 reverse_cuthill_mckee (Debian python3-scipy; tests only), issue 12.
 

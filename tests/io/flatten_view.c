@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_io_flatten_view / compi_io_flatten_memory against the MPI's own
  * MPI-IO. Each round builds, on every rank, a random nested filetype
  * (contiguous, vector, hvector, indexed, hindexed, indexed_block,

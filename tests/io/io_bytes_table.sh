@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Redistribution bytes of compi's `default` and `la` collective writes, from
 # compi's own report, checked against the independent oracle
 # tests/io/check_io_bytes.py (issue 12): one compi_iobench run per pattern and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's two-phase collective I/O against the MPI's own MPI-IO, in one run.
  * Every round opens two files on MPI_COMM_WORLD: A with the hint
  * compi_cb_aggregators=la or default (compi's path when libcompi is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The gate of compi's collective I/O end to end (libcompi preloaded,
  * compi_cb_aggregators=la): which calls go to the MPI's own MPI-IO, and that
  * the files do not change.

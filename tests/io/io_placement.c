@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_io_placement: redistribution bytes of two-phase collective writes
  * under the `default` and `la` aggregator placements, for the bips3d
  * mini-app's mesh (the same mesh builder and METIS partition,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Driver for tests/io/check_mesh_rcm_scipy.py (apps/mesh_order.h against
  * scipy.sparse.csgraph.reverse_cuthill_mckee). MPI-free at run time.
  *   mesh_order_driver rcm    stdin: "n nnz", n+1 xadj, nnz adj, then "roots"

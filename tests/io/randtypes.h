@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Random MPI datatypes for the lib/io tests (flatten_view.c, io_collective.c):
  * gen() draws nested filetypes (mono: nonnegative, increasing, well tiled)
  * or memory types; typemap() reads a type map back from MPI_Pack;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Test helper shared by the io tests: a whole file read into memory. */
 #ifndef COMPI_TESTS_IO_SLURP_H
 #define COMPI_TESTS_IO_SLURP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_assign_solve against brute force: every shape up to 7x7 (square and
  * rectangular both ways), random integer weights with many ties and zeros,
  * both senses, with and without forbidden pairs; plus error values.

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* File domains, processes x domains matrices, `default` and `la` placements
  * and redistribution volumes (lib/io/domains.c), MPI-free:
  *   hand cases (domain boundaries with and without stripe alignment; a
- *   24-int vector over 4 processes on 3 nodes in the style of the thesis's
+ *   24-int vector over 4 processes on 3 nodes in the style of [Filgueira 2010]'s
  *   section 3.2 example, every number worked out by hand below);
  *   property tests on random irregular distributions: matrices add up,
  *   every domain gets exactly one distinct aggregator, and `la` never moves
@@ -41,7 +42,7 @@ static void test_domains(void)
 
 /* 24 ints (elements e0..e23, 4 bytes) over 4 processes; process 3 shares
  * node 0 with process 0 (so `default` has 3 aggregators: 0, 1, 2 and 3
- * domains of 8 elements). Process 0 holds e0, e8, e21 as in the thesis; the
+ * domains of 8 elements). Process 0 holds e0, e8, e21 as in [Filgueira 2010]; the
  * rest is chosen so each domain lives mostly elsewhere:
  *   P1: e4 e12 e16-19   P2: e1-3 e5-6 e14-15 e22   P3: e7 e9-11 e13 e20 e23 */
 static void test_hand(void)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The gate of compi's collective I/O (lib/io/gate.c), MPI-free, against a
  * byte-by-byte oracle: random files whose every byte belongs to one process
  * (or none), random nodes, ROMIO hints and aggregator lists. For each case

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compact piece lists (lib/io/plist.c), MPI-free.
  *   - known encodings, byte for byte (the format of io.h)
  *   - round trips of random lists (irregular, strided, touching pieces, huge

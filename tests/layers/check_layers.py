@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The layering rule of lib/, checked on includes and on symbol references.
 
 Each room of lib/ (a folder) may use only the rooms listed for it in
@@ -156,7 +157,7 @@ def main():
     new = sorted(bad - known)
     gone = sorted(known - bad)
     for line in new:
-        room, target = line.split(" -> ")[0], line.split(" -> ")[1].split(" ")[0]
+        room = line.split(" -> ")[0]
         print("check_layers: FAIL %s (lib/%s may use only: %s)"
               % (line, room, ", ".join(sorted(LAYERS[room])) or "nothing"))
     for line in gone:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A small MPI program with a known, irregular communication pattern for
  * validating compi's communication profile and `compi map`'s graph against
  * the MPI's own accounting (map_graph_validate.sh): point-to-point sends of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The DKB of compi's own node-aware collectives (lib/map/dkb_compi.c) and the
 # path each call records in the trace, end to end, against Open MPI's pml
 # monitoring (an independent count of every message, inside collectives and

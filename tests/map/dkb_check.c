@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compares the DKB's prediction for collective calls with what Open MPI's
  * pml monitoring recorded (MPI-free; dkb_validate.sh runs dkb_probe under
  * mpirun first).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective calls on MPI_COMM_WORLD, for the DKB's validation: run under
  * Open MPI's pml monitoring, the per-peer message counts it writes are the
  * oracle dkb_check compares the DKB's prediction with.

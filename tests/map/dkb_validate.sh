@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Validates the DKB (lib/map) against Open MPI's pml monitoring component:
 # each case is one mpirun of dkb_probe (a list of collective calls) with
 #   --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi's communication profile + compi map's graph vs the MPI's own count of
 # what went over the wire, end to end.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by dkb_probe (MPI) and dkb_check (MPI-free): the per-rank block
  * counts the probe's Reduce_scatter, Allgatherv, Gatherv and Scatterv use,
  * and the per-pair counts of its Alltoallv, irregular on purpose (some

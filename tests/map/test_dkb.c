@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the DKB (MPI-free): for every algorithm of every covered
  * collective, communicator sizes 1..64, several counts, roots and segment
  * sizes, the decomposition must satisfy what the collective's semantics

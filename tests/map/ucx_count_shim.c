@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The oracle for MPICH (ch4:ucx): an LD_PRELOAD shim that counts, per
  * destination, the messages and bytes each rank hands to UCX's tagged sends
  * (ucp_tag_send_nbx, ucp_tag_send_sync_nbx), internal collective traffic

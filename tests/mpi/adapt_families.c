@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Adaptive windows per family: point-to-point messages and each collective's
  * frames to the same node are judged by windows of their own (decide.c).
  * The program is a correct MPI program (checks its results); the companion

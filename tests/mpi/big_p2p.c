@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point messages beyond 2 GiB (ctest label "big", opt-in stage).
  *
  * Plain MPI accepts a send of 300,000,000 doubles (2.4 GB): so must compi,

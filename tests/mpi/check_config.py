@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Configuration files through real MPI runs (README: Configuration).
 
 Installs the built libcompi and compi_config into a scratch prefix P

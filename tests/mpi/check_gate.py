@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run tests/mpi/coll_gate under compi and check the report's per-collective
 counters against the paths the collective gates must have chosen.
 

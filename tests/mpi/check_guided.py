@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The guided strategy end to end on a real MPI program: trace, guide, replay.
 
 usage: check_guided.py --dir D --compi TOOL --mpi MPI --heuristics H --ranks N

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs comm_hints under compi (env codec lz4) and checks the report: per
 rank, world and the dup made before set_info go lz4 (2 messages), the
 compi_codec=zstd communicator and the one switched by MPI_Comm_set_info go

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run tests/mpi/coll_all under compi with the node leaders' way of Allreduce
 and Reduce forced to split, forced to whole, and left to compi (auto), and
 check that:

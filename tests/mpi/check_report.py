@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run an MPI program under compi with COMPI_REPORT set, then validate the report.
 
 usage: check_report.py --report FILE --codec NAME [--ranks N] [--all-compressed [--bcast-root R]]

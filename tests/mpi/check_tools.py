@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """compi next to another PMPI tool (tests/mpi/pmpi_tool.c): run a program with
 both preloaded in one order and check what compi decided and said.
 

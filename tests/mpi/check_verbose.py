@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run an MPI program under compi with COMPI_VERBOSE=1 and check what a user reads.
 
 usage: check_verbose.py --ranks N --expect adaptive|fixed:CODEC|one-node -- launcher args...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run tests/mpi/adapt_families under compi (adaptive, COMPI_REPORT) and check
 that every rank's adaptive windows count exactly the decisions of each family
 (decide.c keeps windows per family group: p2p, and each collective).

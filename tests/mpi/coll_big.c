@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives whose data or frames exceed what one int count of bytes
  * holds (> 2 GiB), and the peak memory they take: every call plain MPI
  * accepts, compi must accept, with the same results.

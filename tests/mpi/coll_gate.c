@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_gate: the collective gates (lib/engine/gate.h) in a real run.
  *
  * A correct MPI program: each group runs GATE_CALLS calls of one collective

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Damaged and missing chunks of pipelined collective blocks
  * (lib/coll/pipex.c): the collective fails with compi's error on the ranks
  * that receive them, stderr names "chunk 3 of 16 from rank r" and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_rooted: MPI_Bcast, MPI_Scatter, MPI_Scatterv, MPI_Gather, MPI_Gatherv
  * with every root, counts 0 / small / large, MPI_IN_PLACE at the root
  * (Gather/Gatherv sendbuf, Scatter/Scatterv recvbuf), derived datatypes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_Info hints on communicators: compi_mode=off keeps a communicator raw,
  * compi_codec picks its codec, MPI_Comm_set_info changes them later.
  * Every rank sends one compressible 256 KiB message to the next rank on

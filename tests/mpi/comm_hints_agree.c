@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Members that give a communicator different compi hints, or bad ones.
  * Hints are advice: the MPI (and compi) may ignore them, but no combination
  * may change what the application receives. Even and odd ranks give

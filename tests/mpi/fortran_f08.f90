@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! fortran_f08: the "use mpi_f08" bindings through compi (derived-type handles,
 ! TYPE(MPI_Status), OPTIONAL ierror). The same semantic checks as the C and
 ! "use mpi" programs: send/recv, isend/irecv + wait/waitall/waitany/testall,

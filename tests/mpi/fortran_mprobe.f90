@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! fortran_mprobe: matched probes from "use mpi" (INTEGER message handles).
 ! Under compi a matched probe of a compressed message hands out compi's own
 ! MPI_Message; the MPI's Fortran layer converts it (MPICH: a cast, Open MPI:

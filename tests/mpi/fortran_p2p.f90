@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! fortran_p2p: the Fortran bindings ("use mpi") through compi.
 ! send/recv, isend/irecv/waitall, probe + get_count, sendrecv, bcast,
 ! gather with MPI_IN_PLACE at the root; compressible and random data, verified.

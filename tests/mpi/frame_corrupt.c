@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Damaged frames on the wire: a clear error naming the cause, never garbage.
  *
  * Rank 0 sends byte strings that start like compi frames (magic "CMPI") but

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* handles: MPI handles an application frees while operations still use them,
  * and the empty status of null and inactive requests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared harness for the compi MPI semantic tests (tests/mpi/).
  *
  * Every program is a correct MPI program that must PASS under plain MPI; run

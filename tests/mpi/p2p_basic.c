@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_basic: every send mode x blocking/nonblocking receive, contiguous basic
  * types, sizes 0 B .. 3 MiB with compressible and random content; data, status
  * (MPI_SOURCE, MPI_TAG, MPI_ERROR), MPI_Get_count / MPI_Get_elements, bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_complete: completion calls.  Waitall/Waitany/Waitsome/Testall/Testany/
  * Testsome over arrays mixing sends, receives and MPI_REQUEST_NULL (indices,
  * statuses, handles reset to MPI_REQUEST_NULL, MPI_UNDEFINED at the end);

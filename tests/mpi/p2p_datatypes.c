@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_datatypes: derived datatypes on both sides of a transfer, sender and
  * receiver using different but type-signature-compatible types.  Vector with
  * stride, indexed, struct {int, double, char[3]} with resized extent,

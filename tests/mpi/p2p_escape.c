@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_escape: messages whose bytes start like a compi frame header.
  *
  * compi sends a raw inter-node message unframed (the application's bytes as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_halo_types: halo faces sent the way stencil codes send them, as one or a
  * few elements of a derived datatype: a strided vector, a subarray face, an
  * indexed type and structs of absolute addresses sent from MPI_BOTTOM (with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_order: non-overtaking.  Many messages of varying size (small ones that
  * compi leaves raw, large compressible ones, random ones, empty ones) from one
  * sender arrive in send order, with one tag and with several tags (MPI_ANY_TAG

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_persistent: MPI_Send_init / MPI_Ssend_init / MPI_Bsend_init /
  * MPI_Rsend_init / MPI_Recv_init + MPI_Start / MPI_Startall over many
  * iterations; the send buffers change every iteration (compressible in some,

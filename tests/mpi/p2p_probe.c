@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_probe: MPI_Probe / MPI_Iprobe / MPI_Mprobe / MPI_Improbe + MPI_Mrecv /
  * MPI_Imrecv.  The probed status must report the application's count (not the
  * compressed wire size), source and tag; the probed message is the one then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_truncate: a receive buffer smaller than the message gives MPI_ERR_TRUNCATE
  * (MPI_ERRORS_RETURN on the communicator), for a small message and for a large
  * compressible one whose compressed size would fit the buffer but whose

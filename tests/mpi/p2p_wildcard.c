@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_wildcard: receives posted with MPI_ANY_SOURCE that match senders on
  * the receiver's node and on other nodes in one run. compi sends same-node
  * messages unframed and inter-node ones framed, so a wildcard receive learns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Damaged and missing chunks of pipelined messages (lib/core/pipeline.c):
  * the receive fails with compi's error and a message naming the chunk and
  * the cause; the library stays sound afterwards.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pmpi_tool: a small mpiP-style PMPI tool, to test compi next to another PMPI
  * layer (no PMPI tool is packaged in Debian 12). It wraps a subset of MPI that
  * overlaps compi's table only partly (MPI_Send, MPI_Recv, MPI_Bcast, MPI_Finalize

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* threads: MPI_THREAD_MULTIPLE.  NT pthreads per rank; each does ping-pong with
  * the partner rank (0<->1, 2<->3, ...) on its own tag, cycling through Send/Recv,
  * Isend/Irecv, Sendrecv, Probe+Recv, Mprobe+Mrecv, Issend+Test, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The oracle for the bytes compi puts on the wire: preloaded after libcompi,
  * this library defines PMPI_Send, PMPI_Isend and PMPI_Sendrecv, so compi's own
  * calls (the frames it sends) come here before the MPI's. It counts the bytes

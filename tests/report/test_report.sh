@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of `compi report` (tools/cmd/report.sh -> tools/report/compi_report.py).
 # usage: test_report.sh CASE     (run from anywhere; CTest runs each case)
 #   adaptive   sample_adaptive.json (hand-made, engine + guided sections):

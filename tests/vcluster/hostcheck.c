@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hostcheck: sanity probe for the emulated cluster (tools/cmd/vcluster.sh).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the emulated-cluster tests (source it after `set -euo pipefail`):
 #   vct_begin NAME [TMPDIR_TEMPLATE]   ROOT, COMPI, NAME, TMP; on exit the
 #                                      cluster NAME goes down and TMP goes

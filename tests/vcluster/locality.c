@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every rank sends one compressible 1 MiB message to every other rank and
  * checks what it receives. On the emulated cluster (2 nodes x 2 ranks) the
  * report must show the inter-node sends compressed and the intra-node ones

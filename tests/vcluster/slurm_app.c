@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slurm_app: the MPI program of tests/vcluster/test_slurm.sh.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The adaptive engine on an emulated 2-node cluster at 100 Mbit/s, under both
 # MPIs: with compressible data (zeros, a repeating double pattern) it must
 # turn compression on, with random data it must leave it off. Decisions are

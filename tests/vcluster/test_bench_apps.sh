@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `compi bench apps` end to end on its emulated cluster: the bench's mechanics,
 # with verdicts that are certain.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Links that differ per node pair, and `compi bench map`'s plumbing (tiny
 # sizes; no timing is asserted):
 #  1. vcluster up --links: <state>/links lists each pair's rate, the node's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The collectives on real (emulated) nodes: tests/mpi/coll_all (randomised
 # collectives against a local oracle, every wrapped collective, in place,
 # derived and pair types, all predefined ops, user ops) on 2 emulated nodes x

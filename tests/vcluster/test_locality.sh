@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # On a 2-node emulated cluster (2 ranks per node), under both MPIs: every
 # rank sends to every other; compi's report must show exactly the inter-node
 # sends compressed (2 per rank) and the intra-node ones never (1 per rank).

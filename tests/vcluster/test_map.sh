@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi map end to end on the emulated cluster (3 nodes x 2 slots), both MPIs:
 # a run traced with COMPI_MODE=profile, `compi map` to a placement, and
 # `compi vcluster run --placement` launching with it: every rank reports the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Pipelined messages between real (emulated) nodes: the point-to-point
 # semantic programs of tests/mpi on 2 emulated nodes x 2 ranks under both
 # MPIs, compi in fixed mode (lz4) with COMPI_CHUNK=4K, so every message of

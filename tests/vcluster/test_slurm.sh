@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi under a real Slurm (Debian's slurmctld/slurmd 22.05 + munge) on the
 # emulated cluster: `compi vcluster up --slurm`, 2 nodes at 100 Mbit/s, then
 #   - compi run -- srun --mpi=pmix  (Open MPI, PMIx)      4 ranks on 2 nodes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Self-test of `compi vcluster`: brings up 2 emulated nodes at 100mbit, runs
 # hostcheck.c under Open MPI and MPICH (4 ranks, 2 per node) and checks
 # hostnames, MPI_COMM_TYPE_SHARED node sizes, the links' shaping, rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_calibrate_codecs: measures every codec of the table on synthetic data
  * (or on the user's sample files) and writes the codec heuristics file
  * (docs/heuristics.md): the candidate codecs per datatype class and the
@@ -8,7 +9,7 @@
  *                          [--codecs a,b,...] [--files F1 F2 ... --class C]
  *                          [--print-c] [--quiet]
  *
- * Data (the cMPI thesis's synthetic sets): buffer sizes 100 KB .. 3000 KB,
+ * Data ([Filgueira 2010]'s synthetic sets, README.md References): buffer sizes 100 KB .. 3000 KB,
  * per class the redundancy levels 0/25/50/75/100 % without a pattern plus
  * sets with one:
  *   int     int_r0 .. int_r100, int_pattern (1000, 1003, 1006, ...)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_calibrate_network: measures the network model and writes the network
  * heuristics file (docs/heuristics.md). A plain MPI program: it links the
  * engine and lib/netcal/netcal.c, never libcompi (run it without LD_PRELOAD).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 # Helpers shared by the compi subcommands (sourced, not run; the leading
 # underscore keeps it out of `compi help`).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: benchmarks: pingpong, coll and io (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster), map (block/cyclic/compi map placements)
 #
 # compi_pingpong and compi_collbench measure both paths in one process

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The table, comparisons and RESULT lines of `compi bench apps`.
 
 usage: bench_apps_summary.py RESULTS.tsv "MODES" "APP=CODEC ..." [CONFIRM.tsv]

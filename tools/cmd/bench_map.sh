@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck disable=SC2034  # BENCH_REBUILD is read by bench_build (bench.sh)
 # compi bench map: block vs cyclic vs compi map's placement on the emulated
 # cluster, measured in the same run, next to the placements' predicted costs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The table, rankings and verdicts of `compi bench map`.
 
 usage: bench_map_summary.py RESULTS.tsv PREDICTED.tsv

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: calibrate the adaptive engine: network.txt (ping-pong between nodes), codecs.txt (codec speed/ratio)
 #
 # Builds and runs the two calibration tools (tools/calibrate/) that write the

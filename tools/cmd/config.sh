@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: effective settings and where each came from (files, environment); --check validates a file
 #
 # Runs compi_config (tools/config/compi_config.c), which parses the

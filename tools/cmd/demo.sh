@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: the showcase: a stencil on 2 emulated nodes, plain MPI vs compi (adaptive, fixed), same results
 #
 # Builds (from the repository; an installed compi runs its installed

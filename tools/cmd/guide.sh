@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: guided mode: turn a trace directory into per-rank rules (rules.<rank>.txt)
 #
 # The GUIDED strategy (docs/guided.md): trace a run with COMPI_MODE=trace

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: process placement: traces -> communication graph -> rankfile/machinefile (OPP)
 #
 # compi map TRACE_DIR --hosts H1:SLOTS,... -o PLACEMENT: builds the

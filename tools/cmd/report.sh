@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: summarise (and plot) a COMPI_REPORT JSON: codecs, ranks, adaptive-engine decisions
 #
 # A thin wrapper: the work is in tools/report/compi_report.py (standard library,

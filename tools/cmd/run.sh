@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: run an unmodified MPI program with compi preloaded into its ranks
 #
 # compi run [--mpi openmpi|mpich] [--build-dir DIR] [--dry-run] -- LAUNCHER ARGS...

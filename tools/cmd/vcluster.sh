@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compi-help: emulated multi-node cluster on this machine (up|down|status|run)
 #
 # How the emulation works (and why):

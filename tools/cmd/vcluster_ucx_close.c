@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Preloaded into MPICH ranks by `compi vcluster run --mpi mpich`.
  *

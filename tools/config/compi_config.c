@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi config: the settings libcompi would run with, and where each came
  * from (default, system file, user file, environment); --check validates
  * configuration files. Same parser and precedence as the library

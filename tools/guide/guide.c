@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi_guide: turns message traces (COMPI_MODE=trace) into per-rank rules
  * for COMPI_MODE=guided. For every key of every rank's trace it compresses
  * the recorded samples with the candidate codecs of the key's datatype

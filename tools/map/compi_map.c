@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compi map: traces -> communication graph -> placement (lib/map/place.h).
  *
  *   compi_map TRACE_DIR --hosts H1:S1,H2:S2,... -o OUT [--network FILE]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Summarise a compi JSON report (COMPI_REPORT=path, written by rank 0 at
 MPI_Finalize; schema in lib/core/report.c) and optionally plot it.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hard tests for the hand-written codecs (rle, huffman, fpc, dfcm): round
  * trips over generated data at every small length and large sizes with
  * unaligned buffers, exact worst-case bounds, truncation, bit flips, garbage,

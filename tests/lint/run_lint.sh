@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The lint stage of tests/run_all.sh (needs no build, no MPI, no root):
+#   spdx        every source file's SPDX-License-Identifier line (tools/spdx.py)
+#   docs        settings documented as config.c defines them, internal links,
+#               wording of README/docs/lib (tools/check_docs.py)
+#   scripts     every shell script of the tree through shellcheck, errors (-S error)
+#   pyflakes    every Python file of the tree
+# Vendored third-party files (tests/foreign/romio, tests/foreign/mpich_io)
+# are left as published.  Prints PASS/FAIL per check and "N passed, N failed".
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+passed=0 failed=0
+check() {  # NAME CMD...
+    local name=$1; shift
+    local out
+    if out=$("$@" 2>&1); then
+        echo "PASS $name"; passed=$((passed + 1))
+    else
+        echo "FAIL $name"; echo "$out" | tail -n 40 | sed 's/^/    /'; failed=$((failed + 1))
+    fi
+}
+vendored='^tests/foreign/(romio|mpich_io)/'
+mapfile -t shells < <(git ls-files '*.sh' tools/compi tools/cmd/jobshims/srun | grep -Ev "$vendored")
+mapfile -t pys < <(git ls-files '*.py' | grep -Ev "$vendored")
+
+check spdx python3 tools/spdx.py --check
+check docs python3 tools/check_docs.py
+if command -v shellcheck >/dev/null 2>&1; then
+    check "shellcheck (${#shells[@]} scripts)" shellcheck -s bash -S error "${shells[@]}"
+else
+    echo "FAIL shellcheck: not installed (tools/install-deps.sh installs it)"; failed=$((failed + 1))
+fi
+if command -v pyflakes3 >/dev/null 2>&1; then
+    check "pyflakes (${#pys[@]} files)" pyflakes3 "${pys[@]}"
+else
+    echo "FAIL pyflakes: pyflakes3 not installed (tools/install-deps.sh installs it)"; failed=$((failed + 1))
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
