@@ -648,23 +648,22 @@ static void compi_io_count(compi_io_call *c, int p, int64_t bytes, int64_t meta,
  * communicator; inter-node ones as compi frames. A message to myself is
  * never sent: the caller handles its own part in place. Frees msgs[p];
  * x->got holds what arrived (compi_coll_xfer_free). */
-static int compi_io_exchange(compi_io_call *c, unsigned char **msgs, int *lens, const int64_t *data_bytes,
+static int compi_io_exchange(compi_io_call *c, unsigned char **msgs, size_t *lens, const int64_t *data_bytes,
                              const int64_t *meta_bytes, compi_coll_xfer *x)
 {
     int rc = MPI_SUCCESS;
     compi_coll_out *outs = calloc((size_t)c->n, sizeof *outs);
     if (!outs || compi_coll_xfer_init(x, c->n) != MPI_SUCCESS) compi_die("out of memory in collective I/O");
     for (int p = 0; p < c->n; p++) {
-        if (!msgs[p] || lens[p] <= 0 || p == c->me) continue;
+        if (!msgs[p] || lens[p] == 0 || p == c->me) continue;
         compi_coll_out *o = &outs[p];
         if (c->frames && compi_io_remote(c, p)) {
-            int erc = compi_coll_encode(c->f->ci, p, COMPI_FAM_IO, msgs[p], (size_t)lens[p], &c->elem, &o->frame,
+            int erc = compi_coll_encode(c->f->ci, p, COMPI_FAM_IO, msgs[p], lens[p], &c->elem, &o->frame,
                                         &o->flen);
             if (erc != MPI_SUCCESS) { rc = erc; break; }
-            if (o->flen > INT_MAX) compi_die("a collective I/O frame exceeds 2 GiB");
         } else {
             o->ref = msgs[p];
-            o->flen = (size_t)lens[p];
+            o->flen = lens[p];
         }
         compi_io_count(c, p, data_bytes ? data_bytes[p] : 0, meta_bytes ? meta_bytes[p] : 0, o->flen);
         x->out[p] = o;
@@ -692,7 +691,7 @@ static int compi_io_block(compi_io_call *c, const compi_coll_blocks *in, int i, 
     if (*n == 0 || !c->frames || !compi_io_remote(c, i)) return MPI_SUCCESS;
     compi_frame_header h;
     char why[200];
-    if (compi_frame_read_header(*p, *n, &h, why, sizeof why) != COMPI_OK || h.original_len > INT_MAX) {
+    if (compi_frame_read_header(*p, *n, &h, why, sizeof why) != COMPI_OK) {
         MPI_Status st;
         memset(&st, 0, sizeof st);
         st.MPI_SOURCE = i;
@@ -703,7 +702,14 @@ static int compi_io_block(compi_io_call *c, const compi_coll_blocks *in, int i, 
     MPI_Status st;
     memset(&st, 0, sizeof st);
     st.MPI_SOURCE = i;
-    int rc = compi_frame_deliver(*p, *n, b, (int)h.original_len, MPI_BYTE, &st, c->f->comm);
+    int rc;
+    if (h.original_len <= INT_MAX) {
+        rc = compi_frame_deliver(*p, *n, b, (int)h.original_len, MPI_BYTE, &st, c->f->comm);
+    } else {   /* beyond an int count: the MPI-free decoder, no MPI datatype involved */
+        rc = compi_frame_decode_whole(*p, *n, b, (size_t)h.original_len, &h, why, sizeof why) == COMPI_OK
+                 ? MPI_SUCCESS
+                 : compi_frame_fail(c->f->comm, &st, why);
+    }
     if (rc != MPI_SUCCESS) { free(b); return rc; }
     *owned = b;
     *p = b;
@@ -802,7 +808,7 @@ static void compi_io_own_get_fn(void *arg, int64_t off, int64_t len, int64_t spo
 static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
 {
     unsigned char **msgs = calloc((size_t)c->n, sizeof *msgs);
-    int *lens = calloc((size_t)c->n, sizeof(int));
+    size_t *lens = calloc((size_t)c->n, sizeof *lens);
     int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t)), *mbytes = calloc((size_t)c->n, sizeof(int64_t));
     if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
     uint64_t t0 = compi_now_ns();
@@ -815,14 +821,13 @@ static void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
         if (meta.pl.n == 0) { compi_io_plist_free(&meta.pl); continue; }
         int a = c->agg[k];
         size_t msize = compi_io_plist_size(&meta.pl), size = msize + (size_t)meta.pl.bytes;
-        if (size > INT_MAX) compi_die("collective I/O: a message to an aggregator exceeds 2 GiB");
         unsigned char *m = malloc(size);
         if (!m) compi_die("out of memory in collective I/O");
         compi_io_plist_write(&meta.pl, m);
         compi_io_fill w = {m + msize, c->stream};
         compi_io_pieces(c, lo, hi, compi_io_fill_fn, &w);
         msgs[a] = m;
-        lens[a] = (int)size;
+        lens[a] = size;
         dbytes[a] = meta.pl.bytes;
         mbytes[a] = (int64_t)msize;
         compi_io_plist_free(&meta.pl);
@@ -896,7 +901,7 @@ static void compi_io_get_fn(void *arg, int64_t off, int64_t len)
 static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
 {
     unsigned char **msgs = calloc((size_t)c->n, sizeof *msgs);
-    int *lens = calloc((size_t)c->n, sizeof(int));
+    size_t *lens = calloc((size_t)c->n, sizeof *lens);
     int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t)), *mbytes = calloc((size_t)c->n, sizeof(int64_t));
     if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
     uint64_t t0 = compi_now_ns();
@@ -910,12 +915,11 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         if (meta.pl.n == 0) { compi_io_plist_free(&meta.pl); continue; }
         int a = c->agg[k];
         size_t size = compi_io_plist_size(&meta.pl);
-        if (size > INT_MAX) compi_die("collective I/O: a request to an aggregator exceeds 2 GiB");
         unsigned char *m = malloc(size);
         if (!m) compi_die("out of memory in collective I/O");
         compi_io_plist_write(&meta.pl, m);
         msgs[a] = m;
-        lens[a] = (int)size;
+        lens[a] = size;
         mbytes[a] = (int64_t)size;
         compi_io_plist_free(&meta.pl);
     }
@@ -924,7 +928,7 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
     int rc = compi_io_exchange(c, msgs, lens, NULL, mbytes, &req);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     /* 2: the aggregator reads the runs asked for and answers each process */
-    memset(lens, 0, sizeof(int) * (size_t)c->n);
+    memset(lens, 0, sizeof *lens * (size_t)c->n);
     if (c->mydom >= 0 && rc == MPI_SUCCESS) {
         int64_t lo, hi;
         compi_io_window(c, c->mydom, cyc, &lo, &hi);
@@ -985,13 +989,12 @@ static void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         }
         for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
             if (!reqp[i] || dbytes[i] == 0) continue;
-            if (dbytes[i] > INT_MAX) compi_die("collective I/O: a reply exceeds 2 GiB");
             unsigned char *m = malloc((size_t)dbytes[i]);
             if (!m) compi_die("out of memory in collective I/O");
             compi_io_get get = {c->cbuf, lo, m};
             compi_io_plist_parse(reqp[i], reql[i], lo, hi, compi_io_get_fn, &get, NULL, NULL, NULL);
             msgs[i] = m;
-            lens[i] = (int)dbytes[i];
+            lens[i] = (size_t)dbytes[i];
         }
         if (c->rc != MPI_SUCCESS)   /* nothing half-answered */
             for (int i = 0; i < c->n; i++) { free(msgs[i]); msgs[i] = NULL; lens[i] = 0; }
