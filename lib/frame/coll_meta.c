@@ -57,8 +57,14 @@ int compi_bcast_header_read(const void *src, size_t avail, uint64_t expect, comp
                             size_t whylen)
 {
     if (compi_frame_read_header(src, avail, h, why, whylen) != COMPI_OK) return COMPI_ERR_CORRUPT;
-    if (h->codec == COMPI_CODEC_ESCAPE || h->codec == COMPI_CODEC_CHUNKED) {
+    if (h->codec == COMPI_CODEC_ESCAPE) {
         snprintf(why, whylen, "broadcast header with codec %u, which only point-to-point messages use", h->codec);
+        return COMPI_ERR_CORRUPT;
+    }
+    /* a broadcast in chunks: its chunks follow, each with its length first */
+    if (h->codec == COMPI_CODEC_CHUNKED && h->payload_len != 0) {
+        snprintf(why, whylen, "chunked broadcast header with a payload length of %llu (0 expected)",
+                 (unsigned long long)h->payload_len);
         return COMPI_ERR_CORRUPT;
     }
     if (h->original_len != expect) {
@@ -66,7 +72,7 @@ int compi_bcast_header_read(const void *src, size_t avail, uint64_t expect, comp
                  (unsigned long long)h->original_len, (unsigned long long)expect);
         return COMPI_ERR_CORRUPT;
     }
-    if (h->codec != COMPI_CODEC_RAW && (h->payload_len == 0 || h->payload_len > h->original_len)) {
+    if (h->codec != COMPI_CODEC_RAW && h->codec != COMPI_CODEC_CHUNKED && (h->payload_len == 0 || h->payload_len > h->original_len)) {
         snprintf(why, whylen, "compressed broadcast payload of %llu bytes for %llu bytes of data",
                  (unsigned long long)h->payload_len, (unsigned long long)h->original_len);
         return COMPI_ERR_CORRUPT;

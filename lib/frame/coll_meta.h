@@ -61,11 +61,12 @@ static inline uint64_t compi_coll_piece_len(uint64_t len, uint64_t piece, uint64
     return len - off < piece ? len - off : piece;
 }
 
-/* The header a broadcast root sends before its data: either raw (the data
- * follows as the application's own broadcast) or compressed (payload_len
- * bytes of codec output follow, in pieces). Checks it as a receiver
- * expecting expect packed bytes: a frame header (compi_frame_read_header),
- * raw or a codec's (not an escape or a pipelined header), of exactly
+/* The header a broadcast root sends before its data: raw (the data
+ * follows as the application's own broadcast), compressed (payload_len
+ * bytes of codec output follow, in pieces) or chunked (COMPI_CODEC_CHUNKED,
+ * flags = log2 of the chunk size, payload_len 0: each chunk message follows
+ * after its length). Checks it as a receiver expecting expect packed bytes:
+ * a frame header (compi_frame_read_header), not an escape, of exactly
  * expect bytes, and a compressed payload no longer than the data. */
 int compi_bcast_header_read(const void *src, size_t avail, uint64_t expect, compi_frame_header *h, char *why,
                             size_t whylen);

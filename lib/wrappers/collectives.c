@@ -12,6 +12,7 @@
  * block sizes differ per rank, so on framed communicators they always take
  * that path. Blocks between ranks of the root's node are never compressed.
  * Errors in any step are raised on the application's communicator. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
@@ -100,17 +101,59 @@ static int compi_rooted_done(compi_coll_ticket *t, MPI_Comm comm, int rc)
     return rc != MPI_SUCCESS ? rc : vrc;
 }
 
-/* The root's frame of the broadcast data: compressed, or NULL with
- * *frame_len 0 when the data goes raw (then nothing is copied: the MPI
- * broadcasts the application's buffer). */
-static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi_comm_info *ci,
-                              const compi_typeinfo *ti, unsigned char **frame, size_t *flen)
+/* A compressed broadcast of more than this many bytes goes in chunks of
+ * COMPI_BCAST_CHUNK_LOG2 (compi_bcast_chunked), so no rank holds a whole
+ * compressed copy beside the data: compi's extra memory per broadcast is
+ * one chunk's room, not the payload. Smaller ones go as one frame unless
+ * COMPI_CHUNK fixes a chunk size. */
+#define COMPI_BCAST_WHOLE_MAX ((uint64_t)64 << 20)
+#define COMPI_BCAST_CHUNK_LOG2 24
+
+/* The chunk size (log2) a compressed broadcast of size bytes goes in, 0
+ * for one frame: COMPI_CHUNK when set (not off), else chunks beyond
+ * COMPI_BCAST_WHOLE_MAX or beyond what the codec takes in one call. */
+static unsigned compi_bcast_chunk_log2(const compi_codec *codec, uint64_t size)
 {
+    size_t fixed = compi_cfg.chunk;
+    if (fixed == COMPI_CHUNK_OFF) return 0;
+    if (fixed) {
+        unsigned lg = COMPI_CHUNK_LOG2_MIN;
+        while (lg < COMPI_CHUNK_LOG2_MAX && ((size_t)1 << lg) < fixed) lg++;
+        return compi_chunk_count(size, lg) >= 2 ? lg : 0;
+    }
+    if (size > COMPI_BCAST_WHOLE_MAX || !compi_codec_accepts(codec, (size_t)size)) return COMPI_BCAST_CHUNK_LOG2;
+    return 0;
+}
+
+/* What the root sends: one frame (compressed), chunks, or nothing of its
+ * own (raw: the MPI broadcasts the application's buffer, no copy). */
+typedef struct {
+    unsigned char *frame;    /* a whole compressed frame, or NULL */
+    size_t flen;
+    const compi_codec *codec;   /* chunked: the codec the chunks try */
+    unsigned chunk_log2;        /* chunked: log2 of the chunk size; else 0 */
+    const char *src;            /* chunked: the data's bytes in pack order */
+    unsigned char *packed;      /* compi's packed copy of non-contiguous data, or NULL */
     compi_decision d;
-    compi_decide(&d, ci, -1, -1, ti, COMPI_FAM_BCAST);
-    *frame = NULL;
-    *flen = 0;
-    if (!compi_decision_needs_data(&d) || ti->size == 0) return MPI_SUCCESS;
+} compi_bcast_plan;
+
+static void compi_bcast_plan_free(compi_bcast_plan *p)
+{
+    free(p->frame);
+    free(p->packed);
+    p->frame = p->packed = NULL;
+}
+
+/* The root's plan for the broadcast data (see compi_bcast_plan). */
+static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi_comm_info *ci,
+                              const compi_typeinfo *ti, compi_bcast_plan *plan)
+{
+    compi_decision *dp = &plan->d;
+    memset(plan, 0, sizeof *plan);
+    compi_decide(dp, ci, -1, -1, ti, COMPI_FAM_BCAST);
+    unsigned char **frame = &plan->frame;
+    size_t *flen = &plan->flen;
+    if (!compi_decision_needs_data(dp) || ti->size == 0) return MPI_SUCCESS;
     unsigned char *packed = NULL;
     const char *src = (const char *)buf + ti->true_lb;
     compi_typeinfo pti = *ti;
@@ -124,8 +167,16 @@ static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi
     }
     size_t chunk;
     int rc = MPI_SUCCESS;
-    if (compi_decision_settle(&d, src, &pti, &chunk))
-        rc = compi_frame_encode(packed ? (const void *)packed : buf, count, dt, &pti, &d, frame, flen);
+    const compi_codec *codec = compi_decision_settle(dp, src, &pti, &chunk);
+    unsigned lg = codec ? compi_bcast_chunk_log2(codec, (uint64_t)ti->size) : 0;
+    if (lg) {   /* chunks, encoded one by one as they go (compi_bcast_chunked) */
+        plan->codec = codec;
+        plan->chunk_log2 = lg;
+        plan->src = src;
+        plan->packed = packed;
+        return MPI_SUCCESS;
+    }
+    if (codec) rc = compi_frame_encode(packed ? (const void *)packed : buf, count, dt, &pti, dp, frame, flen);
     free(packed);
     if (rc != MPI_SUCCESS) return rc;
     compi_frame_header h;
@@ -139,6 +190,93 @@ static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi
     return MPI_SUCCESS;
 }
 
+/* A broadcast in chunks (header h: COMPI_CODEC_CHUNKED, flags = log2 of
+ * the chunk size): for each chunk the root encodes it (compi_chunk_encode:
+ * compressed, or raw where that does not shrink it), broadcasts its length,
+ * then the chunk message as a compressed payload is (compi_bcast_payload);
+ * the others decode it straight into place (a contiguous buffer) or into a
+ * staging copy unpacked at the end. While the others decode chunk k the
+ * root encodes chunk k+1. A rank that meets a bad chunk keeps taking part
+ * in the remaining steps (no rank waits for one that left) and fails the
+ * call with compi's frame error naming the chunk. plan: the root's. */
+static int compi_bcast_chunked(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                               const compi_comm_info *ci, const compi_typeinfo *ti, const compi_frame_header *h,
+                               compi_bcast_plan *plan)
+{
+    const uint64_t size = h->original_len;
+    const size_t chunk = (size_t)1 << h->flags, n = compi_chunk_count(size, h->flags);
+    const size_t cap = compi_chunk_capacity(chunk);
+    unsigned char *msg = malloc(cap), *stage = NULL;
+    int rc = msg ? MPI_SUCCESS : MPI_ERR_NO_MEM, fail = MPI_SUCCESS;
+    char *dst = NULL;
+    if (!plan && rc == MPI_SUCCESS) {
+        if (ti->contiguous) dst = (char *)buf + ti->true_lb;
+        else if (!(dst = (char *)(stage = malloc((size_t)size)))) rc = MPI_ERR_NO_MEM;
+    }
+    compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
+    uint64_t wire = 0, ns = 0, raw_chunks = 0, decode_ns = 0;
+    uint8_t codec_id = COMPI_CODEC_RAW;
+    char why[256] = "";
+    for (size_t k = 0; k < n; k++) {
+        size_t len = k + 1 < n ? chunk : (size_t)(size - (uint64_t)k * chunk);
+        uint64_t mlen = 0;   /* 0: the root has nothing to send (an error of its own) */
+        if (plan && rc == MPI_SUCCESS) {
+            int compressed = 0;
+            uint64_t t0 = compi_now_ns();
+            long long m = compi_chunk_encode(k, plan->src + (size_t)k * chunk, len, plan->codec, &params, msg, cap,
+                                             &compressed);
+            ns += compi_now_ns() - t0;
+            if (m < 0) rc = MPI_ERR_INTERN;
+            else {
+                mlen = (uint64_t)m;
+                wire += mlen;
+                raw_chunks += !compressed;
+            }
+        }
+        int brc = PMPI_Bcast(&mlen, 1, MPI_UINT64_T, root, comm);
+        if (brc != MPI_SUCCESS) { rc = brc; break; }   /* the MPI's own failure: every rank sees it */
+        if (mlen == 0 || mlen > cap) {
+            if (!plan && fail == MPI_SUCCESS)
+                snprintf(why, sizeof why, mlen ? "chunk %zu of %zu of a broadcast declares %llu bytes (at most %zu)"
+                                                : "chunk %zu of %zu of a broadcast: the root sent none (%llu bytes, "
+                                                  "its own error)",
+                         k, n, (unsigned long long)mlen, cap);
+            if (!plan && fail == MPI_SUCCESS) fail = compi_g.frame_error_code;
+            continue;
+        }
+        brc = compi_bcast_payload(msg, mlen, root, comm, ci);
+        if (brc != MPI_SUCCESS) { rc = brc; break; }
+        if (plan || rc != MPI_SUCCESS || fail != MPI_SUCCESS) continue;
+        uint8_t cid = COMPI_CODEC_RAW;
+        char cwhy[160];
+        uint64_t t0 = compi_now_ns();
+        if (compi_chunk_decode(k, msg, (size_t)mlen, len, (unsigned char *)dst + (size_t)k * chunk, &cid, cwhy,
+                               sizeof cwhy) != COMPI_OK) {
+            snprintf(why, sizeof why, "chunk %zu of %zu of a broadcast: %s", k, n, cwhy);
+            fail = compi_g.frame_error_code;
+        }
+        decode_ns += compi_now_ns() - t0;
+        if (cid != COMPI_CODEC_RAW) codec_id = cid;
+    }
+    if (plan) {
+        compi_pipe_count_sent(plan->codec, (size_t)size, n, (size_t)wire, (size_t)raw_chunks, ns, 0);
+        compi_decision_outcome(&plan->d, (size_t)size, wire < size ? (long long)wire : -1, ns);
+    } else if (rc == MPI_SUCCESS && fail == MPI_SUCCESS) {
+        compi_pipe_count_received(codec_id, decode_ns, 0, 0);
+        if (stage) rc = compi_unpack_bytes(stage, (size_t)size, buf, count, dt);
+    }
+    if (!plan && fail != MPI_SUCCESS && why[0]) {
+        MPI_Status st;
+        memset(&st, 0, sizeof st);
+        st.MPI_SOURCE = root;
+        st.MPI_TAG = -1;
+        fail = compi_frame_fail(comm, &st, why);
+    }
+    free(msg);
+    free(stage);
+    return compi_raise(comm, rc != MPI_SUCCESS ? rc : fail);
+}
+
 static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                               const compi_comm_info *ci, const compi_typeinfo *ti)
 {
@@ -147,18 +285,27 @@ static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, M
     unsigned char *frame = NULL, head[COMPI_FRAME_HEADER_SIZE];
     size_t flen = 0;
     int rc = MPI_SUCCESS;
+    compi_bcast_plan plan;
+    memset(&plan, 0, sizeof plan);
     if (rank == root) {
-        rc = compi_bcast_encode(buf, count, dt, ci, ti, &frame, &flen);
+        rc = compi_bcast_encode(buf, count, dt, ci, ti, &plan);
+        frame = plan.frame;
+        flen = plan.flen;
+        plan.frame = NULL;
         /* an encoding failure still sends a header (raw), so no rank waits for a payload */
         if (frame) {
             memcpy(head, frame, COMPI_FRAME_HEADER_SIZE);
+        } else if (plan.chunk_log2) {
+            compi_frame_header ch = {COMPI_CODEC_CHUNKED, (uint8_t)ti->dtclass, (uint64_t)ti->size, 0,
+                                     (uint8_t)plan.chunk_log2};
+            compi_frame_write_header(head, &ch);
         } else {
             compi_frame_header raw = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, (uint64_t)ti->size, (uint64_t)ti->size, 0};
             compi_frame_write_header(head, &raw);
         }
     }
     int hrc = PMPI_Bcast(head, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, root, comm);
-    if (hrc != MPI_SUCCESS) { free(frame); return hrc; }   /* raised on comm by the MPI */
+    if (hrc != MPI_SUCCESS) { free(frame); compi_bcast_plan_free(&plan); return hrc; }   /* raised on comm by the MPI */
     compi_frame_header h;
     char why[200];
     if (compi_bcast_header_read(head, sizeof head, (uint64_t)ti->size, &h, why, sizeof why) != COMPI_OK) {
@@ -167,7 +314,13 @@ static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, M
         st.MPI_SOURCE = root;
         st.MPI_TAG = -1;
         free(frame);
+        compi_bcast_plan_free(&plan);
         return compi_raise(comm, compi_frame_fail(comm, &st, why));
+    }
+    if (h.codec == COMPI_CODEC_CHUNKED) {
+        rc = compi_bcast_chunked(buf, count, dt, root, comm, ci, ti, &h, rank == root ? &plan : NULL);
+        compi_bcast_plan_free(&plan);
+        return rc;
     }
     if (h.codec == COMPI_CODEC_RAW) {
         /* incompressible (or not worth it): the data goes as it is, no copy */

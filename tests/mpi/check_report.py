@@ -54,6 +54,8 @@ def main():
     ap.add_argument("--bcast-root", type=int, default=-1)
     ap.add_argument("--min-ratio", type=float, default=0.0)
     ap.add_argument("--wire-oracle", action="store_true")
+    ap.add_argument("--pipelined-from", type=int, default=-1,
+                    help="this rank sent pipelined (chunked) messages with the codec, every other rank received some")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -127,10 +129,30 @@ def main():
         check_all_compressed(doc, a.codec, a.bcast_root)
     if a.wire_oracle:
         check_wire(doc, a.codec, a.bcast_root, run.stdout)
+    if a.pipelined_from >= 0:
+        check_pipelined(doc, a.codec, a.pipelined_from)
     print("PASS [check_report] %s ratio %.2f" % (where, bin_ / bout))
 
 
 FRAME_HEADER = 32
+
+
+def check_pipelined(doc, codec, sender):
+    """The sender's report counts pipelined messages of codec, each other rank's pipelined receptions."""
+    for i, r in enumerate(doc.get("ranks", [])):
+        pipe = r.get("pipelined") if isinstance(r, dict) else None
+        if not isinstance(pipe, dict):
+            fail("rank %d: no pipelined section in the report" % i)
+        if i == sender:
+            sent = num(pipe.get("codecs", {}).get(codec, {}), "messages") or 0
+            print("rank %d: %d pipelined %s messages sent" % (i, sent, codec))
+            if sent < 1:
+                fail("rank %d sent no pipelined %s message" % (i, codec))
+        else:
+            got = num(pipe, "received") or 0
+            print("rank %d: %d pipelined messages received" % (i, got))
+            if got < 1:
+                fail("rank %d received no pipelined message" % i)
 SEND_FAMILIES = ("send", "isend", "persistent_send", "sendrecv")
 
 
