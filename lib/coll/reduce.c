@@ -146,6 +146,23 @@ out:
     return rc;
 }
 
+/* Every other leader's chunk of the vector (chunks of n elements over p
+ * leaders, compi_chunk) is due to arrive in its place in acc. */
+static int compi_expect_chunks(compi_coll_xfer *x, void *acc, int n, MPI_Datatype dt, MPI_Aint ext, int p, int my)
+{
+    int rc = MPI_SUCCESS;
+    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
+        int cs, clen;
+        compi_chunk(n, p, c, &cs, &clen);
+        if (c == my || clen == 0) continue;
+        compi_typeinfo t;
+        compi_typeinfo_get(dt, clen, &t);
+        char *at = (char *)acc + (MPI_Aint)cs * ext;
+        rc = compi_coll_xfer_expect(x, c, (size_t)t.size, t.contiguous ? (unsigned char *)at + t.true_lb : NULL, at,
+                                    clen, dt);
+    }
+    return rc;
+}
 /* Leaders: the reduced chunks, each leader's own, to every leader (one
  * exchange, pipex.c): a pipelined chunk is decoded into acc as it arrives
  * (a contiguous type), else staged and unpacked; whole frames are delivered
@@ -168,16 +185,7 @@ static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint e
         built = 1;
         for (int c = 0; c < p; c++) x.out[c] = c == my ? NULL : &o;
     }
-    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
-        int cs, clen;
-        compi_chunk(n, p, c, &cs, &clen);
-        if (c == my || clen == 0) continue;
-        compi_typeinfo t;
-        compi_typeinfo_get(dt, clen, &t);
-        char *at = (char *)acc + (MPI_Aint)cs * ext;
-        rc = compi_coll_xfer_expect(&x, c, (size_t)t.size, t.contiguous ? (unsigned char *)at + t.true_lb : NULL, at,
-                                    clen, dt);
-    }
+    if (rc == MPI_SUCCESS) rc = compi_expect_chunks(&x, acc, n, dt, ext, p, my);
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
@@ -215,16 +223,7 @@ static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext,
         built = 1;
         x.out[root_node] = &o;
     }
-    for (int c = 0; c < p && rc == MPI_SUCCESS && my == root_node; c++) {
-        int cs, clen;
-        compi_chunk(n, p, c, &cs, &clen);
-        if (c == my || clen == 0) continue;
-        compi_typeinfo t;
-        compi_typeinfo_get(dt, clen, &t);
-        char *at = (char *)acc + (MPI_Aint)cs * ext;
-        rc = compi_coll_xfer_expect(&x, c, (size_t)t.size, t.contiguous ? (unsigned char *)at + t.true_lb : NULL, at,
-                                    clen, dt);
-    }
+    if (rc == MPI_SUCCESS && my == root_node) rc = compi_expect_chunks(&x, acc, n, dt, ext, p, my);
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 0, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o);
