@@ -638,8 +638,8 @@ static void test_sequences(void)
  * each placement step by step, a step costing its busiest directed node pair;
  * the oracle takes dkb_compi.c's messages and steps (checked against the
  * MPIs' own counts by tests/map/compi_dkb_validate.sh) and prices them link
- * by link. With frame ratios, the frames between nodes shrink by the pair's
- * ratio (header kept). */
+ * by link. With frame ratios, the blocks between nodes go as frames: the
+ * 32-byte header and the bytes divided by the pair's ratio. */
 /* the sub-steps by Open MPI's fixed rules, as compi map decomposes them */
 static int sub(void *ctx, const compi_map_call *sc, compi_map_msgs *o)
 {
@@ -671,8 +671,10 @@ static double nodeaware_oracle(const compi_map_net *net, const int *node, int n,
                 for (size_t m = from; m < to; m++) {
                     if (node[out.v[m].src] != x || node[out.v[m].dst] != y) continue;
                     uint64_t b = out.v[m].bytes;
-                    if (ratio && x != y && f == ph.n - 1 && b > 32) /* the frames' step: header + bytes / ratio */
-                        b = 32 + (uint64_t)ceil((double)(b - 32) / ratio[out.v[m].src * n + out.v[m].dst]);
+                    if (ratio && x != y && f == ph.n - 1) { /* the blocks' step: a frame, header + bytes / ratio, if smaller */
+                        uint64_t z = 32 + (uint64_t)ceil((double)b / ratio[out.v[m].src * n + out.v[m].dst]);
+                        if (z < b) b = z;
+                    }
                     t += net->lat_us[x * k + y] + (double)b * net->us_per_byte[x * k + y];
                 }
                 if (t > worst) worst = t;
@@ -736,21 +738,23 @@ static void test_nodeaware(void)
         double want = 2 * nodeaware_oracle(&net, pls[q], n, count, ratio), got = compi_map_cost(&prob, pls[q]);
         CHECK(fabs(got - want) <= 1e-9 * want, "placement %d with ratios: cost %.6f, oracle %.6f", q, got, want);
     }
-    /* the graph of block placement: frame 0 -> 2 is 32 + 8000 / 4 bytes, twice */
+    /* the graph of block placement: block 0 -> 2 is 8000 bytes raw, a frame
+     * of 32 + 8000 / 4 bytes compressed, twice */
     compi_map_graph raw;
     compi_map_graph_init(&raw, n);
     compi_map_graph_add(&raw, p, &a, err, sizeof err);
     compi_map_graph_materialize(&raw, pls[0]);
     compi_map_graph_materialize(&g, pls[0]);
-    CHECK(raw.bytes[0 * n + 2] - g.bytes[0 * n + 2] == 2 * (8000.0 - 2000.0),
+    CHECK(raw.bytes[0 * n + 2] - g.bytes[0 * n + 2] == 2 * (8000.0 - (32.0 + 2000.0)),
           "frame 0 -> 2: %g bytes raw, %g compressed", raw.bytes[2], g.bytes[2]);
     CHECK(raw.bytes[0 * n + 1] == g.bytes[0 * n + 1], "same node: raw either way");
     compi_map_graph_free(&raw);
     compi_map_graph_free(&g);
 
-    /* compi's Gatherv (lengths, then frames by the MPI's Gatherv: Open MPI's
-     * coll/basic, blocking in rank order): the frames' step costs its root's
-     * sequence (compi_map_seq_time), the other steps their busiest link */
+    /* compi's Gatherv (the blocks' metadata by the MPI's Alltoall, then
+     * every block to the root point to point): each step costs its busiest
+     * link; a step that is the MPI's Gatherv would cost its root's sequence
+     * (compi_map_seq_time) */
     compi_commprof *pv = compi_commprof_new(1, n);
     compi_commprof_comm(pv, 0, n, 1, w);
     int64_t vc[4] = {30000, 5000, 0, 120000};
