@@ -154,12 +154,13 @@ static int dc_allgatherv(dc_state *s, const int64_t *counts)
     /* 1. every member's block to its node's leader, point to point on the
      * node's communicator (none of no bytes); the leader's own from its send
      * buffer into its receive buffer, a message to itself on compi's
-     * MPI_COMM_SELF (zero bytes included: not in place, as a trace records) */
+     * MPI_COMM_SELF (zero bytes included: not in place, as a trace records)
+     * unless the MPI copies it locally (c->self_comm_local) */
     for (int k = 0; k < p && !rc; k++)
         for (int j = s->first[k]; j < s->first[k + 1] && !rc; j++) {
             int r = s->members[j];
             uint64_t b = (uint64_t)counts[r] * ts;
-            if (j == s->first[k]) rc = compi_map_msgs_add(s->out, r, r, b);
+            if (j == s->first[k]) rc = s->c->self_comm_local ? 0 : compi_map_msgs_add(s->out, r, r, b);
             else if (b > 0) rc = compi_map_msgs_add(s->out, r, s->leader_of[k], b);
         }
     dc_phase(s);
