@@ -802,8 +802,81 @@ static void test_nodeaware(void)
     compi_commprof_free(p);
 }
 
+/* A pair's ratio for test_blocks: r[0] between nodes (the DKB asks only there) */
+static double blocks_ratio(void *ctx, int src, int dst)
+{
+    (void)src, (void)dst;
+    return *(const double *)ctx;
+}
+
+/* The messages of src -> dst in the last step of a compi call, by size. */
+static int blocks_of(const compi_map_msgs *out, const compi_map_phases *ph, int src, int dst, uint64_t *b, int max)
+{
+    int k = 0;
+    for (size_t m = ph->n > 1 ? ph->end[ph->n - 2] : 0; m < out->n; m++)
+        if (out->v[m].src == src && out->v[m].dst == dst && k < max) b[k++] = out->v[m].bytes;
+    return k;
+}
+
+/* compi's exchange block by block (lib/coll/pipex.c): 3 GiB per block of
+ * an Alltoall on 2 nodes; a rank's own block one raw message to itself; a
+ * block to the other node raw, or (a ratio) a frame of header + bytes /
+ * ratio in pieces of at most 1 GiB, raw again when the frame would not be
+ * smaller. Allgather's leader sends its own block to itself on
+ * MPI_COMM_SELF: a message unless the MPI copies it locally. */
+static void test_blocks(void)
+{
+    compi_map_algs a;
+    compi_map_algs_parse(NULL, &a, NULL, 0);
+    const int two[2] = {0, 1}, one[2] = {0, 0};
+    const uint64_t G = (uint64_t)1 << 30, b = 3 * G;
+    compi_map_call call = {.coll = COMPI_MAP_ALLTOALL, .size = 2, .count = (int64_t)(b / 8), .type_size = 8,
+                           .commutative = 1};
+    const double ratios[3] = {1.0, 1.5, 1.0 + 1e-12};
+    for (int q = 0; q < 3; q++) {
+        compi_map_compi_call c = {.call = call, .node = two, .way = COMPI_MAP_WAY_SPLIT, .me = -1,
+                                  .ratio = blocks_ratio, .ratio_ctx = (void *)&ratios[q]};
+        compi_map_msgs out = {0};
+        compi_map_phases ph;
+        CHECK(compi_map_compi_messages(&c, sub, &a, &out, &ph) == 0 && ph.n == 2, "alltoall: metadata, blocks");
+        uint64_t m[4] = {0};
+        int k = blocks_of(&out, &ph, 0, 0, m, 4);
+        CHECK(k == 1 && m[0] == b, "ratio %g: own block one raw message (%d, %llu)", ratios[q], k,
+              (unsigned long long)m[0]);
+        k = blocks_of(&out, &ph, 0, 1, m, 4);
+        if (q == 1)
+            CHECK(k == 3 && m[0] == G && m[1] == G && m[2] == 32, "ratio 1.5: a frame of 2 GiB + 32 in 3 pieces (%d)",
+                  k);
+        else
+            CHECK(k == 1 && m[0] == b, "ratio %g: one raw message (%d, %llu)", ratios[q], k, (unsigned long long)m[0]);
+        /* the metadata: 3 64-bit words per block, by the MPI's Alltoall (each
+         * rank's to the other; its own stays local) */
+        uint64_t meta = 0;
+        for (size_t x = 0; x < ph.end[0]; x++) meta += out.v[x].bytes;
+        CHECK(meta == 2 * 24, "metadata: %llu bytes", (unsigned long long)meta);
+        compi_map_msgs_free(&out);
+    }
+    compi_map_call ag = {.coll = COMPI_MAP_ALLGATHER, .size = 2, .count = 1000, .type_size = 8, .commutative = 1};
+    for (int local = 0; local < 2; local++) {
+        compi_map_compi_call c = {.call = ag, .node = one, .way = COMPI_MAP_WAY_SPLIT, .me = -1,
+                                  .self_comm_local = local};
+        compi_map_msgs out = {0};
+        compi_map_phases ph;
+        CHECK(compi_map_compi_messages(&c, sub, &a, &out, &ph) == 0, "allgather decomposed");
+        int self = 0, up = 0;
+        for (size_t x = 0; x < ph.end[0]; x++) {
+            self += out.v[x].src == 0 && out.v[x].dst == 0 && out.v[x].bytes == 8000;
+            up += out.v[x].src == 1 && out.v[x].dst == 0 && out.v[x].bytes == 8000;
+        }
+        CHECK(up == 1 && self == !local, "allgather, self_comm_local %d: %d to itself, %d from the member", local,
+              self, up);
+        compi_map_msgs_free(&out);
+    }
+}
+
 int main(void)
 {
+    test_blocks();
     test_nodeaware();
     test_mappers();
     test_profile();
