@@ -5,19 +5,25 @@
  *
  * Every step below is the step lib/coll runs, in the same order, with the
  * same node structure (engine/leaders.h's compi_leaders_group, the very
- * function lib/coll/layout.c builds its communicators from). The node-local
- * steps and the leaders' metadata and frame exchanges are collectives of
- * the MPI on compi's sub-communicators (a node's ranks; one leader per
- * node), so they are decomposed by the MPI's own DKB (the caller's sub
- * function) and their ranks mapped back to the communicator's. Frames are
- * the 32-byte header and the packed bytes: what a traced run sends (trace
- * mode frames raw), or divided by the call's per-pair compression ratio
- * (c->ratio: what compi guide found in the trace's samples). Steps are
- * marked (phases), so a cost can price each step by its busiest link.
+ * function lib/coll/layout.c builds its communicators from). Steps that
+ * are collectives of the MPI on compi's sub-communicators (a node's ranks;
+ * one leader per node; the whole communicator) are decomposed by the MPI's
+ * own DKB (the caller's sub function) and their ranks mapped back to the
+ * communicator's. An exchange (lib/coll/pipex.c) is the blocks' metadata
+ * (frame/coll_meta.h: COMPI_COLL_META_WORDS 64-bit words per block, an
+ * allgather when every rank sends one block to all, else an alltoall),
+ * then every block point to point, only between the pairs that have one,
+ * a rank's block to itself included. A block goes raw (what a traced run
+ * sends; inside a node always) as one message of its packed bytes, or
+ * compressed (c->ratio: what compi guide found in the trace's samples) as
+ * a frame, the 32-byte header and the packed bytes divided by the pair's
+ * ratio, in messages of at most DC_PIECE bytes (compi_coll_piece()). Steps
+ * are marked (phases), so a cost can price each step by its busiest link.
  * Not pipelined: collective blocks go whole unless COMPI_CHUNK is set. */
 #include <stdlib.h>
 #include <string.h>
 #include "engine/leaders.h"
+#include "frame/coll_meta.h"
 #include "frame/frame.h"
 #include "map/map.h"
 
@@ -35,14 +41,27 @@ typedef struct {
     int only_src;    /* alltoallv: only this rank's sends (-1: all) */
 } dc_state;
 
-/* A frame of b packed bytes from comm rank src to dst: the header and the
- * bytes, divided by the call's compression ratio for the pair if it has
- * one (c->ratio). */
-static uint64_t dc_frame(const dc_state *s, int src, int dst, uint64_t b)
+/* The largest message of a compressed block (lib/coll/pipex.c,
+ * compi_coll_piece() without COMPI_DEBUG_COLL_PIECE). */
+#define DC_PIECE ((uint64_t)1 << 30)
+
+/* A block of b packed bytes from comm rank src to dst as an exchange sends
+ * it (lib/coll/pipex.c): a frame, the header and the bytes divided by the
+ * pair's compression ratio (c->ratio), in pieces of at most DC_PIECE bytes,
+ * when the pair is on two nodes (compi compresses nothing inside a node)
+ * and the frame is smaller than the data; else raw, one message of b
+ * bytes with the application's own datatype. Only src's sends when
+ * s->only_src is set. */
+static int dc_block(dc_state *s, int src, int dst, uint64_t b)
 {
-    double r = s->c->ratio ? s->c->ratio(s->c->ratio_ctx, src, dst) : 1.0;
-    uint64_t z = r > 1.0 ? (uint64_t)((double)b / r + 0.999999) : b;
-    return (uint64_t)COMPI_FRAME_HEADER_SIZE + z;
+    if (b == 0 || (s->only_src >= 0 && src != s->only_src)) return 0;
+    double r = s->c->ratio && s->node_of[src] != s->node_of[dst] ? s->c->ratio(s->c->ratio_ctx, src, dst) : 1.0;
+    uint64_t f = r > 1.0 ? (uint64_t)COMPI_FRAME_HEADER_SIZE + (uint64_t)((double)b / r + 0.999999) : b;
+    if (f >= b) return compi_map_msgs_add(s->out, src, dst, b);
+    int rc = 0;
+    for (uint64_t off = 0; off < f && rc == 0; off += DC_PIECE)
+        rc = compi_map_msgs_add(s->out, src, dst, f - off < DC_PIECE ? f - off : DC_PIECE);
+    return rc;
 }
 
 /* The messages listed so far end a step: those of one step travel at once
@@ -94,18 +113,20 @@ static int dc_local(dc_state *s, int k, compi_map_call *sc)
     return dc_sub(s, sc, s->members + s->first[k]);
 }
 
-/* lib/coll/pipex.c's exchange among the leaders (sub = leaders) or among
- * all ranks (sub = NULL): metadata (3 ints: an allgather when every rank
- * sends one block to all, else an alltoall), then one alltoallv of bytes,
- * len[i * m + j] from sub rank i to j (row i only when only_src). */
+/* lib/coll/pipex.c's exchange among the leaders (names = leader_of) or
+ * among all ranks (names = ranks): the metadata (an allgather when every
+ * rank sends one block to all, else an alltoall), then len[i * m + j]
+ * packed bytes from sub rank i to j point to point (dc_block), on compi's
+ * duplicate of the communicator: i == j too (a rank's block to itself is
+ * a message like any other). */
 static int dc_exchange(dc_state *s, int m, const int *names, int same, const int64_t *len)
 {
-    compi_map_call mc = {.coll = same ? COMPI_MAP_ALLGATHER : COMPI_MAP_ALLTOALL, .size = m, .count = 3,
-                         .type_size = 4, .commutative = 1};
+    compi_map_call mc = {.coll = same ? COMPI_MAP_ALLGATHER : COMPI_MAP_ALLTOALL, .size = m,
+                         .count = COMPI_COLL_META_WORDS, .type_size = 8, .commutative = 1};
     int rc = dc_sub(s, &mc, names);
     dc_phase(s);
-    compi_map_call xc = {.coll = COMPI_MAP_ALLTOALLV, .size = m, .counts = len, .type_size = 1, .commutative = 1};
-    if (!rc) rc = dc_sub(s, &xc, names);
+    for (int i = 0; i < m && !rc; i++)
+        for (int j = 0; j < m && !rc; j++) rc = dc_block(s, names[i], names[j], (uint64_t)len[(size_t)i * m + j]);
     dc_phase(s);
     return rc;
 }
@@ -128,22 +149,28 @@ static int dc_allgatherv(dc_state *s, const int64_t *counts)
     const compi_map_call *a = &s->c->call;
     int rc = 0, p = s->p;
     uint64_t ts = a->type_size;
-    int64_t *gc = malloc(sizeof *gc * (size_t)s->n), *len = dc_matrix(p);
-    if (!gc || !len) { free(gc); free(len); return COMPI_MAP_ENOMEM; }
-    /* 1. gatherv to each node's leader */
-    for (int k = 0; k < p && !rc; k++) {
-        dc_member_counts(s, k, counts, gc);
-        compi_map_call g = {.coll = COMPI_MAP_GATHERV, .root = 0, .counts = gc, .type_size = ts, .commutative = 1};
-        rc = dc_local(s, k, &g);
-    }
+    int64_t *len = dc_matrix(p);
+    if (!len) return COMPI_MAP_ENOMEM;
+    /* 1. every member's block to its node's leader, point to point on the
+     * node's communicator (none of no bytes); the leader's own from its send
+     * buffer into its receive buffer, a message to itself on compi's
+     * MPI_COMM_SELF (zero bytes included: not in place, as a trace records)
+     * unless the MPI copies it locally (c->self_comm_local) */
+    for (int k = 0; k < p && !rc; k++)
+        for (int j = s->first[k]; j < s->first[k + 1] && !rc; j++) {
+            int r = s->members[j];
+            uint64_t b = (uint64_t)counts[r] * ts;
+            if (j == s->first[k]) rc = s->c->self_comm_local ? 0 : compi_map_msgs_add(s->out, r, r, b);
+            else if (b > 0) rc = compi_map_msgs_add(s->out, r, s->leader_of[k], b);
+        }
     dc_phase(s);
-    /* 2. leaders: one frame of the node's blocks to every other leader */
+    /* 2. leaders: the node's blocks, one block, to every other leader */
     if (!rc && p > 1) {
         for (int k = 0; k < p; k++) {
             uint64_t b = 0;
             for (int j = s->first[k]; j < s->first[k + 1]; j++) b += (uint64_t)counts[s->members[j]] * ts;
             for (int kk = 0; kk < p; kk++)
-                if (kk != k) len[(size_t)k * p + kk] = (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[kk], b);
+                if (kk != k) len[(size_t)k * p + kk] = (int64_t)b;
         }
         rc = dc_exchange(s, p, s->leader_of, 1, len);
     }
@@ -156,7 +183,6 @@ static int dc_allgatherv(dc_state *s, const int64_t *counts)
         rc = dc_local(s, k, &b);
     }
     dc_phase(s);
-    free(gc);
     free(len);
     return rc;
 }
@@ -168,15 +194,11 @@ static int dc_alltoallv(dc_state *s, const int64_t *counts)
     uint64_t ts = a->type_size;
     int64_t *len = dc_matrix(n);
     if (!len) return COMPI_MAP_ENOMEM;
-    /* every block: raw inside a node (its own block too: the MPI decides
-     * whether that is a message), a frame to another node */
+    /* every block of some bytes: raw inside a node (its own block too: a
+     * message to itself), a frame or raw to another node (dc_block) */
     for (int i = 0; i < n; i++) {
         if (s->only_src >= 0 && i != s->only_src) continue;
-        for (int j = 0; j < n; j++) {
-            uint64_t b = (uint64_t)counts[(size_t)i * n + j] * ts;
-            if (b == 0) continue;
-            len[(size_t)i * n + j] = (int64_t)(s->node_of[i] != s->node_of[j] ? dc_frame(s, i, j, b) : b);
-        }
+        for (int j = 0; j < n; j++) len[(size_t)i * n + j] = counts[(size_t)i * n + j] * (int64_t)ts;
     }
     int rc = dc_exchange(s, n, s->ranks, 0, len);
     free(len);
@@ -202,11 +224,11 @@ static int dc_reduce(dc_state *s)
     int64_t *len = p > 1 ? dc_matrix(p) : NULL;
     if (p > 1 && !len) return COMPI_MAP_ENOMEM;
     if (!rc && p > 1 && s->c->way == COMPI_MAP_WAY_WHOLE) {
-        /* each leader's whole partial, one frame, to every other leader or to the root's */
+        /* each leader's whole partial, one block, to every other leader or to the root's */
         for (int k = 0; k < p && n > 0; k++)
             for (int c = 0; c < p; c++)
                 if (c != k && (all || c == root_node))
-                    len[(size_t)k * p + c] = (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)n * ts);
+                    len[(size_t)k * p + c] = n * (int64_t)ts;
         rc = dc_exchange(s, p, s->leader_of, all, len);
     } else if (!rc && p > 1) {
         /* split: reduce-scatter of chunk c to leader c ... */
@@ -214,7 +236,7 @@ static int dc_reduce(dc_state *s)
             for (int c = 0; c < p; c++) {
                 int64_t cl = dc_chunk(n, p, c);
                 if (c != k && cl > 0)
-                    len[(size_t)k * p + c] = (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)cl * ts);
+                    len[(size_t)k * p + c] = cl * (int64_t)ts;
             }
         rc = dc_exchange(s, p, s->leader_of, 0, len);
         if (!rc && all) {
@@ -225,25 +247,15 @@ static int dc_reduce(dc_state *s)
                 for (int c = 0; c < p && cl > 0; c++)
                     if (c != k)
                         len[(size_t)k * p + c] =
-                            (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)cl * ts);
+                            cl * (int64_t)ts;
             }
             rc = dc_exchange(s, p, s->leader_of, 1, len);
         } else if (!rc) {
-            /* ... or to the root's leader: lengths gathered, then the frames */
-            compi_map_call g = {.coll = COMPI_MAP_GATHER, .size = p, .root = root_node, .count = 1, .type_size = 4,
-                                .commutative = 1};
-            rc = dc_sub(s, &g, s->leader_of);
-            dc_phase(s);
-            for (int k = 0; k < p; k++) {
-                int64_t cl = dc_chunk(n, p, k);
-                len[k] = k != root_node && cl > 0
-                             ? (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[root_node], (uint64_t)cl * ts)
-                             : 0;
-            }
-            compi_map_call gv = {.coll = COMPI_MAP_GATHERV, .size = p, .root = root_node, .counts = len,
-                                 .type_size = 1, .commutative = 1};
-            if (!rc) rc = dc_sub(s, &gv, s->leader_of);
-            dc_phase(s);
+            /* ... or to the root's leader: one exchange whose only receiver it is */
+            memset(len, 0, sizeof *len * (size_t)p * (size_t)p);
+            for (int k = 0; k < p; k++)
+                if (k != root_node) len[(size_t)k * p + root_node] = dc_chunk(n, p, k) * (int64_t)ts;
+            rc = dc_exchange(s, p, s->leader_of, 0, len);
         }
         if (!rc && s->c->way == COMPI_MAP_WAY_SPLIT_AGREE) {
             /* a measuring call agrees two sizes among the leaders */
@@ -290,7 +302,7 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
             for (int k = 0; k < p && part > 0; k++)
                 if (k != c)
                     len[(size_t)k * p + c] =
-                        (int64_t)dc_frame(s, s->leader_of[k], s->leader_of[c], (uint64_t)part * ts);
+                        part * (int64_t)ts;
         }
         rc = dc_exchange(s, p, s->leader_of, 0, len);
         free(len);
@@ -309,19 +321,18 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
 }
 
 /* Bcast, Gather(v), Scatter(v) (lib/wrappers/collectives.c), on the
- * communicator itself. Bcast: the root's frame header to all, then (a raw
- * frame: what a traced run sends) the data by the MPI's own broadcast; a
+ * communicator itself. Bcast: the root's frame header to all, then (raw:
+ * what a traced run sends) the data by the MPI's own broadcast; a
  * compressed payload would instead go root -> its leader -> leaders ->
- * nodes, not modelled. Gather(v) / Scatter(v): every rank's frame length
- * (a gather / scatter of one int), then the frames (a gatherv / scatterv of
- * bytes). */
+ * nodes in pieces, and beyond 64 MiB (or with COMPI_CHUNK) in chunks, each
+ * after an 8-byte length: not modelled. Gather(v) / Scatter(v): one
+ * exchange on the whole communicator (dc_exchange), every rank's block to
+ * the root / the root's block for every rank, the root's own included. */
 static int dc_rooted(dc_state *s, const int64_t *counts)
 {
     const compi_map_call *a = &s->c->call;
     int n = s->n, rc;
     const int *names = s->ranks;
-    int64_t *len = malloc(sizeof *len * (size_t)n);
-    if (!len) return COMPI_MAP_ENOMEM;
     if (a->coll == COMPI_MAP_BCAST) {
         compi_map_call h = {.coll = COMPI_MAP_BCAST, .size = n, .root = a->root, .count = COMPI_FRAME_HEADER_SIZE,
                             .type_size = 1, .commutative = 1};
@@ -330,20 +341,17 @@ static int dc_rooted(dc_state *s, const int64_t *counts)
         dc_phase(s);
         if (!rc) rc = dc_sub(s, &d, names);
         dc_phase(s);
-    } else {
-        int gather = a->coll == COMPI_MAP_GATHER || a->coll == COMPI_MAP_GATHERV;
-        compi_map_call l = {.coll = gather ? COMPI_MAP_GATHER : COMPI_MAP_SCATTER, .size = n, .root = a->root,
-                            .count = 1, .type_size = 4, .commutative = 1};
-        for (int r = 0; r < n; r++)
-            len[r] = (int64_t)(gather ? dc_frame(s, r, a->root, (uint64_t)counts[r] * a->type_size)
-                                      : dc_frame(s, a->root, r, (uint64_t)counts[r] * a->type_size));
-        compi_map_call f = {.coll = gather ? COMPI_MAP_GATHERV : COMPI_MAP_SCATTERV, .size = n, .root = a->root,
-                            .counts = len, .type_size = 1, .commutative = 1};
-        rc = dc_sub(s, &l, names);
-        dc_phase(s);
-        if (!rc) rc = dc_sub(s, &f, names);
-        dc_phase(s);
+        return rc;
     }
+    int gather = a->coll == COMPI_MAP_GATHER || a->coll == COMPI_MAP_GATHERV;
+    int64_t *len = dc_matrix(n);
+    if (!len) return COMPI_MAP_ENOMEM;
+    for (int r = 0; r < n; r++) {
+        int64_t b = counts[r] * (int64_t)a->type_size;
+        if (gather) len[(size_t)r * n + a->root] = b;
+        else len[(size_t)a->root * n + r] = b;
+    }
+    rc = dc_exchange(s, n, names, 0, len);
     free(len);
     return rc;
 }

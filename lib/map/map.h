@@ -135,14 +135,15 @@ int compi_map_mpich40_messages(const compi_map_call *c, int alg, compi_map_msgs 
 /* ---- compi's own collectives (lib/coll/coll.h, lib/wrappers/collectives.c;
  * dkb_compi.c) ----
  * A call compi ran with its own algorithm instead of the MPI's: node-local
- * steps and leaders' exchanges, which are collectives of the MPI on compi's
- * sub-communicators (Bcast, Gather(v), Scatter(v): frame lengths, then the
- * frames, by the MPI's collectives on the communicator). Which messages it sends depends on which ranks share a
- * node, so the decomposition takes the node of every rank (a placement's);
- * the sub-communicators' collectives are decomposed by sub (the MPI's DKB
- * for the run's algorithms) and mapped back to the communicator's ranks.
- * Frames are counted raw (32-byte header + packed bytes: a traced run's;
- * a compressing run sends as many messages, fewer bytes). */
+ * steps and exchanges (lib/coll/pipex.c: the blocks' metadata by a
+ * collective of the MPI on compi's sub-communicators, then every block
+ * point to point), on the leaders, on all ranks (Alltoall(v)) or on the
+ * communicator (Gather(v), Scatter(v)). Which messages it sends depends on
+ * which ranks share a node, so the decomposition takes the node of every
+ * rank (a placement's); the sub-communicators' collectives are decomposed by
+ * sub (the MPI's DKB for the run's algorithms) and mapped back to the
+ * communicator's ranks. Blocks are counted raw (one message of the packed
+ * bytes: a traced run's) unless ratio makes a pair's block a frame. */
 typedef enum {
     COMPI_MAP_WAY_SPLIT = 0,        /* the one way of the non-reductions; Allreduce/Reduce: split */
     COMPI_MAP_WAY_SPLIT_AGREE,      /* split, on a call that measures (one 2-number allreduce among leaders) */
@@ -155,10 +156,14 @@ typedef struct {
     int way;                 /* compi_map_way */
     int me;                  /* alltoallv: the rank whose send row call.counts holds (row me of a size x size
                                 matrix); only its sends are listed. Else -1 */
-    /* compression ratio (> 1) of a frame from comm rank src to dst; NULL or
-     * <= 1: raw frames (a traced run's) */
+    /* compression ratio (> 1) of a block from comm rank src to dst on
+     * another node (sent as a frame); NULL or <= 1: raw blocks (a traced run's) */
     double (*ratio)(void *ratio_ctx, int src, int dst);
     void *ratio_ctx;
+    /* 1: a message a rank sends itself on MPI_COMM_SELF is a local copy the
+     * MPI hands to no network module (MPICH 4.0: ucx_count_shim sees none),
+     * so it is not listed; 0: a message (Open MPI's pml counts it) */
+    int self_comm_local;
 } compi_map_compi_call;
 typedef int (*compi_map_sub_fn)(void *ctx, const compi_map_call *c, compi_map_msgs *out);
 /* The steps of one call: messages [end[k-1], end[k]) of out travel at once

@@ -225,6 +225,7 @@ int compi_place_nodeaware_call(const compi_map_graph *g, int q, const int *node,
     pl_ratio_ctx rc_ = {g, x->world};
     c.node = nid;
     if (g->frame_ratio) c.ratio = pl_ratio, c.ratio_ctx = &rc_;
+    c.self_comm_local = g->algs.mpich;
     out->n = 0;
     int rc = compi_map_compi_messages(&c, pl_sub, (void *)&g->algs, out, ph);
     if (nid != stack) free(nid);
@@ -302,7 +303,8 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
             call.coll = fam == COMPI_PROF_REDUCE_SCATTER_BLOCK ? COMPI_MAP_REDUCE_SCATTER_BLOCK : call.coll;
             if (fam == COMPI_PROF_REDUCE_SCATTER_BLOCK) call.counts = NULL;
             int *one = calloc((size_t)n, sizeof *one);
-            compi_map_compi_call cc = {.call = call, .node = one, .way = (int)pl_way(r->path), .me = per_rank ? me : -1};
+            compi_map_compi_call cc = {.call = call, .node = one, .way = (int)pl_way(r->path), .me = per_rank ? me : -1,
+                                      .self_comm_local = a->mpich};
             out.n = 0;
             rc = one ? compi_map_compi_messages(&cc, pl_sub, (void *)a, &out, NULL) : COMPI_MAP_ENOMEM;
             free(one);

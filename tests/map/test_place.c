@@ -638,8 +638,8 @@ static void test_sequences(void)
  * each placement step by step, a step costing its busiest directed node pair;
  * the oracle takes dkb_compi.c's messages and steps (checked against the
  * MPIs' own counts by tests/map/compi_dkb_validate.sh) and prices them link
- * by link. With frame ratios, the frames between nodes shrink by the pair's
- * ratio (header kept). */
+ * by link. With frame ratios, the blocks between nodes go as frames: the
+ * 32-byte header and the bytes divided by the pair's ratio. */
 /* the sub-steps by Open MPI's fixed rules, as compi map decomposes them */
 static int sub(void *ctx, const compi_map_call *sc, compi_map_msgs *o)
 {
@@ -671,8 +671,10 @@ static double nodeaware_oracle(const compi_map_net *net, const int *node, int n,
                 for (size_t m = from; m < to; m++) {
                     if (node[out.v[m].src] != x || node[out.v[m].dst] != y) continue;
                     uint64_t b = out.v[m].bytes;
-                    if (ratio && x != y && f == ph.n - 1 && b > 32) /* the frames' step: header + bytes / ratio */
-                        b = 32 + (uint64_t)ceil((double)(b - 32) / ratio[out.v[m].src * n + out.v[m].dst]);
+                    if (ratio && x != y && f == ph.n - 1) { /* the blocks' step: a frame, header + bytes / ratio, if smaller */
+                        uint64_t z = 32 + (uint64_t)ceil((double)b / ratio[out.v[m].src * n + out.v[m].dst]);
+                        if (z < b) b = z;
+                    }
                     t += net->lat_us[x * k + y] + (double)b * net->us_per_byte[x * k + y];
                 }
                 if (t > worst) worst = t;
@@ -736,21 +738,23 @@ static void test_nodeaware(void)
         double want = 2 * nodeaware_oracle(&net, pls[q], n, count, ratio), got = compi_map_cost(&prob, pls[q]);
         CHECK(fabs(got - want) <= 1e-9 * want, "placement %d with ratios: cost %.6f, oracle %.6f", q, got, want);
     }
-    /* the graph of block placement: frame 0 -> 2 is 32 + 8000 / 4 bytes, twice */
+    /* the graph of block placement: block 0 -> 2 is 8000 bytes raw, a frame
+     * of 32 + 8000 / 4 bytes compressed, twice */
     compi_map_graph raw;
     compi_map_graph_init(&raw, n);
     compi_map_graph_add(&raw, p, &a, err, sizeof err);
     compi_map_graph_materialize(&raw, pls[0]);
     compi_map_graph_materialize(&g, pls[0]);
-    CHECK(raw.bytes[0 * n + 2] - g.bytes[0 * n + 2] == 2 * (8000.0 - 2000.0),
+    CHECK(raw.bytes[0 * n + 2] - g.bytes[0 * n + 2] == 2 * (8000.0 - (32.0 + 2000.0)),
           "frame 0 -> 2: %g bytes raw, %g compressed", raw.bytes[2], g.bytes[2]);
     CHECK(raw.bytes[0 * n + 1] == g.bytes[0 * n + 1], "same node: raw either way");
     compi_map_graph_free(&raw);
     compi_map_graph_free(&g);
 
-    /* compi's Gatherv (lengths, then frames by the MPI's Gatherv: Open MPI's
-     * coll/basic, blocking in rank order): the frames' step costs its root's
-     * sequence (compi_map_seq_time), the other steps their busiest link */
+    /* compi's Gatherv (the blocks' metadata by the MPI's Alltoall, then
+     * every block to the root point to point): each step costs its busiest
+     * link; a step that is the MPI's Gatherv would cost its root's sequence
+     * (compi_map_seq_time) */
     compi_commprof *pv = compi_commprof_new(1, n);
     compi_commprof_comm(pv, 0, n, 1, w);
     int64_t vc[4] = {30000, 5000, 0, 120000};
@@ -798,8 +802,81 @@ static void test_nodeaware(void)
     compi_commprof_free(p);
 }
 
+/* A pair's ratio for test_blocks: r[0] between nodes (the DKB asks only there) */
+static double blocks_ratio(void *ctx, int src, int dst)
+{
+    (void)src, (void)dst;
+    return *(const double *)ctx;
+}
+
+/* The messages of src -> dst in the last step of a compi call, by size. */
+static int blocks_of(const compi_map_msgs *out, const compi_map_phases *ph, int src, int dst, uint64_t *b, int max)
+{
+    int k = 0;
+    for (size_t m = ph->n > 1 ? ph->end[ph->n - 2] : 0; m < out->n; m++)
+        if (out->v[m].src == src && out->v[m].dst == dst && k < max) b[k++] = out->v[m].bytes;
+    return k;
+}
+
+/* compi's exchange block by block (lib/coll/pipex.c): 3 GiB per block of
+ * an Alltoall on 2 nodes; a rank's own block one raw message to itself; a
+ * block to the other node raw, or (a ratio) a frame of header + bytes /
+ * ratio in pieces of at most 1 GiB, raw again when the frame would not be
+ * smaller. Allgather's leader sends its own block to itself on
+ * MPI_COMM_SELF: a message unless the MPI copies it locally. */
+static void test_blocks(void)
+{
+    compi_map_algs a;
+    compi_map_algs_parse(NULL, &a, NULL, 0);
+    const int two[2] = {0, 1}, one[2] = {0, 0};
+    const uint64_t G = (uint64_t)1 << 30, b = 3 * G;
+    compi_map_call call = {.coll = COMPI_MAP_ALLTOALL, .size = 2, .count = (int64_t)(b / 8), .type_size = 8,
+                           .commutative = 1};
+    const double ratios[3] = {1.0, 1.5, 1.0 + 1e-12};
+    for (int q = 0; q < 3; q++) {
+        compi_map_compi_call c = {.call = call, .node = two, .way = COMPI_MAP_WAY_SPLIT, .me = -1,
+                                  .ratio = blocks_ratio, .ratio_ctx = (void *)&ratios[q]};
+        compi_map_msgs out = {0};
+        compi_map_phases ph;
+        CHECK(compi_map_compi_messages(&c, sub, &a, &out, &ph) == 0 && ph.n == 2, "alltoall: metadata, blocks");
+        uint64_t m[4] = {0};
+        int k = blocks_of(&out, &ph, 0, 0, m, 4);
+        CHECK(k == 1 && m[0] == b, "ratio %g: own block one raw message (%d, %llu)", ratios[q], k,
+              (unsigned long long)m[0]);
+        k = blocks_of(&out, &ph, 0, 1, m, 4);
+        if (q == 1)
+            CHECK(k == 3 && m[0] == G && m[1] == G && m[2] == 32, "ratio 1.5: a frame of 2 GiB + 32 in 3 pieces (%d)",
+                  k);
+        else
+            CHECK(k == 1 && m[0] == b, "ratio %g: one raw message (%d, %llu)", ratios[q], k, (unsigned long long)m[0]);
+        /* the metadata: 3 64-bit words per block, by the MPI's Alltoall (each
+         * rank's to the other; its own stays local) */
+        uint64_t meta = 0;
+        for (size_t x = 0; x < ph.end[0]; x++) meta += out.v[x].bytes;
+        CHECK(meta == 2 * 24, "metadata: %llu bytes", (unsigned long long)meta);
+        compi_map_msgs_free(&out);
+    }
+    compi_map_call ag = {.coll = COMPI_MAP_ALLGATHER, .size = 2, .count = 1000, .type_size = 8, .commutative = 1};
+    for (int local = 0; local < 2; local++) {
+        compi_map_compi_call c = {.call = ag, .node = one, .way = COMPI_MAP_WAY_SPLIT, .me = -1,
+                                  .self_comm_local = local};
+        compi_map_msgs out = {0};
+        compi_map_phases ph;
+        CHECK(compi_map_compi_messages(&c, sub, &a, &out, &ph) == 0, "allgather decomposed");
+        int self = 0, up = 0;
+        for (size_t x = 0; x < ph.end[0]; x++) {
+            self += out.v[x].src == 0 && out.v[x].dst == 0 && out.v[x].bytes == 8000;
+            up += out.v[x].src == 1 && out.v[x].dst == 0 && out.v[x].bytes == 8000;
+        }
+        CHECK(up == 1 && self == !local, "allgather, self_comm_local %d: %d to itself, %d from the member", local,
+              self, up);
+        compi_map_msgs_free(&out);
+    }
+}
+
 int main(void)
 {
+    test_blocks();
     test_nodeaware();
     test_mappers();
     test_profile();
