@@ -23,6 +23,23 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$BUILD/artifacts" "$BUILD/logs"
 failed=0
 total=0
+# run_target NAME LABEL SECONDS MAX_LEN WHY CORPUS...: runs $BUILD/fuzz_NAME on
+# the corpora (the first one grows), logs to logs/NAME.log, counts and prints
+# the outcome; on failure the log lines matching the regex WHY.
+run_target() {
+  local name=$1 label=$2 secs=$3 maxlen=$4 why=$5 log="$BUILD/logs/$1.log" runs
+  shift 5
+  total=$((total + 1))
+  if "$BUILD/fuzz_$name" -max_total_time="$secs" -timeout=30 -max_len="$maxlen" -print_final_stats=1 \
+       -artifact_prefix="$BUILD/artifacts/$name-" "$@" >"$log" 2>&1; then
+    runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    printf 'ok    %-10s %-11s %s runs\n' "$name" "$label" "$runs"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL  %-10s %-11s see %s\n' "$name" "$label" "$log"
+    grep -m5 -E "$why" "$log" || tail -20 "$log"
+  fi
+}
 for codec in $("$BUILD/fuzz_tool" list); do
   dec="$BUILD/corpus/decode-$codec"
   rt="$BUILD/corpus/roundtrip-$codec"
@@ -48,34 +65,16 @@ done
 # chunks of pipelined messages (lib/frame/frame.c): one binary, every codec
 chunk_corpus="$BUILD/corpus/chunk"
 mkdir -p "$chunk_corpus"
-log="$BUILD/logs/chunk.log"
-total=$((total + 1))
-if "$BUILD/fuzz_chunk" -max_total_time="$((2 * SECONDS_PER_TARGET))" -timeout=30 -max_len=16384 -print_final_stats=1 \
-     -artifact_prefix="$BUILD/artifacts/chunk-" "$chunk_corpus" "$BUILD/corpus/roundtrip-lz4" >"$log" 2>&1; then
-  runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-  printf 'ok    %-10s %-11s %s runs\n' chunk all "$runs"
-else
-  failed=$((failed + 1))
-  printf 'FAIL  %-10s %-11s see %s\n' chunk all "$log"
-  grep -m5 -E 'ERROR|SUMMARY|runtime error|returned|failed|decoded' "$log" || tail -20 "$log"
-fi
+run_target chunk all "$((2 * SECONDS_PER_TARGET))" 16384 'ERROR|SUMMARY|runtime error|returned|failed|decoded' \
+  "$chunk_corpus" "$BUILD/corpus/roundtrip-lz4"
 # whole frames in memory (collective blocks, stashed messages) and escapes
 # (lib/frame/frame.c): one binary each, seeded with valid frames of every codec
 for target in frame escape; do
   corpus="$BUILD/corpus/$target"
   mkdir -p "$corpus"
   "$BUILD/fuzz_tool" "${target}s" "$corpus"
-  log="$BUILD/logs/$target.log"
-  total=$((total + 1))
-  if "$BUILD/fuzz_$target" -max_total_time="$((2 * SECONDS_PER_TARGET))" -timeout=30 -max_len=16384 \
-       -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$target-" "$corpus" >"$log" 2>&1; then
-    runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    printf 'ok    %-10s %-11s %s runs\n' "$target" all "$runs"
-  else
-    failed=$((failed + 1))
-    printf 'FAIL  %-10s %-11s see %s\n' "$target" all "$log"
-    grep -m5 -E 'ERROR|SUMMARY|runtime error|failed|decoded|accepted|wrote|refused' "$log" || tail -20 "$log"
-  fi
+  run_target "$target" all "$((2 * SECONDS_PER_TARGET))" 16384 \
+    'ERROR|SUMMARY|runtime error|failed|decoded|accepted|wrote|refused' "$corpus"
 done
 # collective block metadata and the broadcast header (lib/frame/coll_meta.c)
 meta_corpus="$BUILD/corpus/collmeta"
@@ -89,17 +88,8 @@ for k in 0 1 2 3; do
 done
 printf '\x03\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00' >"$meta_corpus/hdr-raw"
 printf '\x03\x01\x00\x10\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00' >"$meta_corpus/hdr-lz4"
-log="$BUILD/logs/collmeta.log"
-total=$((total + 1))
-if "$BUILD/fuzz_collmeta" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 -max_len=4096 -print_final_stats=1 \
-     -artifact_prefix="$BUILD/artifacts/collmeta-" "$meta_corpus" >"$log" 2>&1; then
-  runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-  printf 'ok    %-10s %-11s %s runs\n' collmeta coll "$runs"
-else
-  failed=$((failed + 1))
-  printf 'FAIL  %-10s %-11s see %s\n' collmeta coll "$log"
-  grep -m5 -E 'ERROR|SUMMARY|runtime error|abort|read|accepted|pieces' "$log" || tail -20 "$log"
-fi
+run_target collmeta coll "$SECONDS_PER_TARGET" 4096 'ERROR|SUMMARY|runtime error|abort|read|accepted|pieces' \
+  "$meta_corpus"
 # compact piece lists of collective I/O (lib/io/plist.c)
 if [[ -x "$BUILD/fuzz_plist" ]]; then
   plist_corpus="$BUILD/corpus/plist"
@@ -108,17 +98,7 @@ if [[ -x "$BUILD/fuzz_plist" ]]; then
   printf '\x00\xff\x00\x01\x03\x18\x04\x04\x03\x08\x08' >"$plist_corpus/strided"
   printf '\x00\xff\xff\x00\x02\xad\x02\x07\x00\x01\xac\x02\x00\x01\x01' >"$plist_corpus/two"
   printf '\x01\x00\x00\x00\x00\x07\x03\x07\x03\x07\x00\x01' >"$plist_corpus/build"
-  log="$BUILD/logs/plist.log"
-  total=$((total + 1))
-  if "$BUILD/fuzz_plist" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 -max_len=4096 -print_final_stats=1 \
-       -artifact_prefix="$BUILD/artifacts/plist-" "$plist_corpus" >"$log" 2>&1; then
-    runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    printf 'ok    %-10s %-11s %s runs\n' plist io "$runs"
-  else
-    failed=$((failed + 1))
-    printf 'FAIL  %-10s %-11s see %s\n' plist io "$log"
-    grep -m5 -E 'ERROR|SUMMARY|runtime error|failed|outside' "$log" || tail -20 "$log"
-  fi
+  run_target plist io "$SECONDS_PER_TARGET" 4096 'ERROR|SUMMARY|runtime error|failed|outside' "$plist_corpus"
 fi
 echo "$((total - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
