@@ -18,7 +18,7 @@ void bench_sort(double *v, int n);
 /* Median of v[0..n) (sorts v); 0 for n = 0. */
 double bench_median(double *v, int n);
 /* Distribution-free interval of the median of xs[0..n) (sorts xs; as
- * tools/cmd/bench_apps_summary.py's median_ci): [x(k), x(n+1-k)] with the
+ * dev/cmd/bench_apps_summary.py's median_ci): [x(k), x(n+1-k)] with the
  * largest k whose two-sided binomial tail stays <= alpha; with few values
  * the whole range, *coverage saying how much it covers. */
 void bench_median_ci(double *xs, int n, double alpha, double *lo, double *hi, double *coverage);

@@ -14,7 +14,7 @@
  * such time per variant, and so one paired ratio plain/compi; a point (coll,
  * size, data) reports the median times, the median of the ratios and a
  * distribution-free confidence interval of that median (order statistics of
- * the binomial, as tools/cmd/bench_apps_summary.py computes it: ~90 %
+ * the binomial, as dev/cmd/bench_apps_summary.py computes it: ~90 %
  * coverage when the reps allow, the whole range with its lower coverage
  * below 5 reps).
  *

@@ -6,7 +6,7 @@
 # poll (inside MPI) or sleep, for one MPI with and without its yield setting
 # (Open MPI: --mca mpi_yield_when_idle 1; MPICH: VCLUSTER_MPICH_YIELD=1, which
 # the emulated cluster's UCX shim turns into a sched_yield after an empty
-# ucp_worker_progress, tools/cmd/vcluster_ucx_close.c; MPICH itself never
+# ucp_worker_progress, dev/cmd/vcluster_ucx_close.c; MPICH itself never
 # yields on Linux).
 # Usage: bench/pairprobe_matrix.sh NAME MPI BUILD_DIR [NP] [SIZES]
 set -euo pipefail

@@ -4,7 +4,8 @@
 #   P/bin/compi                        the command (finds everything relative to itself)
 #   P/lib/libcompi-<mpi>.so*           the PMPI library, named after its MPI
 #   P/lib/pkgconfig/compi-<mpi>.pc     link line for building compi into an application
-#   P/libexec/compi/                   subcommand scripts + MPI-free tools (identical from both builds)
+#   P/libexec/compi/                   subcommand scripts + MPI-free tools (identical from both builds);
+#                                      the development commands (dev/: bench, vcluster) are not installed
 #   P/libexec/compi/<mpi>/             MPI programs: benchmarks, calibrate network, mini-apps
 #   P/share/compi/                     documentation (README, docs/, LICENSE, THIRD-PARTY, CHANGELOG)
 #   P/share/man/man1, man5             manual pages: compi(1), compi-<sub>(1), compi.conf(5)

@@ -8,21 +8,41 @@
 # COMPI_MODE/COMPI_CODEC for the ranks, and runs them intra-node and/or across
 # emulated nodes.
 #
-# demo.sh sources this file for bench_build / bench_env_flags / bench_vcluster_* /
-# bench_apps_round_order / bench_median;
-# main only runs when executed.
+# Development tooling (dev/cmd, run from the repository: tools/compi bench);
+# never installed.  Its launch helpers are the product's (tools/cmd/_launch.sh).
 set -euo pipefail
 # shellcheck source=tools/cmd/_common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/cmd/_common.sh"
+# shellcheck source=tools/cmd/_launch.sh
+source "$COMPI_CMD_DIR/_launch.sh"
 
-# Build trees live in $COMPI_BUILD_DIR/<mpi> (default build/, as tools/build.sh makes them).
-# An installed compi runs its installed programs (nothing to build) unless
-# COMPI_BUILD_DIR names a build tree.
-if [[ $COMPI_INSTALLED == 1 ]]; then
-    COMPI_BUILD_DIR=${COMPI_BUILD_DIR:-}
-else
-    COMPI_BUILD_DIR=${COMPI_BUILD_DIR:-$COMPI_ROOT/build}
-fi
+COMPI_DEV_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# A benchmark builds what it runs (incrementally: never stale binaries) in
+# $COMPI_BUILD_DIR/<mpi> (default build/); --rebuild (BENCH_REBUILD=1) runs
+# tools/build.sh first.
+bench_build() {  # MPI TARGET...
+    COMPI_FORCE_BUILD=${BENCH_REBUILD:-0} compi_build "$@"
+}
+
+bench_bin() { compi_bin_for "$1" "$2" "$COMPI_BUILD_DIR"; }
+
+# Builds PROGRAM (with libcompi unless LIB names the library to preload,
+# and any EXTRA targets) for MPI, checks PROGRAM is there and prints the
+# library to preload: LIB resolved, else this build's libcompi.
+bench_prepare() {  # MPI PROGRAM LIB [EXTRA_TARGET...]
+    local mpi=$1 prog=$2 lib=$3; shift 3
+    local -a targets=("$prog" "$@")
+    [[ -n $lib ]] || targets+=(compi)
+    bench_build "$mpi" "${targets[@]}"
+    [[ -x $(bench_bin "$mpi" "$prog") ]] || die "$prog not built at $(bench_bin "$mpi" "$prog")"
+    if [[ -n $lib ]]; then
+        [[ -f $lib ]] || die "--lib: no such file '$lib'"
+        readlink -f "$lib"
+    else
+        compi_lib_for "$mpi" "$COMPI_BUILD_DIR"
+    fi
+}
 
 bench_usage() {
     cat <<'USAGE'
@@ -152,7 +172,7 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   interval, codecs compi used per the report), the comparisons compi's goals
   name (adaptive vs off against 0.97, adaptive vs fixed, guided vs
   adaptive) with a verdict: above, BELOW (beyond noise) or within noise
-  (tools/cmd/bench_apps_summary.py), the confirmation of each BELOW, "RESULT
+  (dev/cmd/bench_apps_summary.py), the confirmation of each BELOW, "RESULT
   app= mpi= rate= mode= median_s= speedup= ci= status=", "COMPARE ...
   verdict=" and "CONFIRM ... verdict=" lines; exit status 1 when any run
   failed.
@@ -198,135 +218,6 @@ usage: compi bench io [--mpi openmpi|mpich|both] [--ios LIST] [--rates LIST] [--
 USAGE
 }
 
-# Build the given targets (e.g. compi compi_pingpong) for one MPI. An existing build tree
-# is updated incrementally (cheap, and never runs stale binaries); a missing
-# one is made by tools/build.sh when it exists (the lead's canonical build),
-# else by plain cmake.
-bench_build() {
-    local mpi=$1; shift
-    [[ -n $COMPI_BUILD_DIR ]] || return 0   # installed: the programs are in P/libexec/compi
-    local bd=$COMPI_BUILD_DIR/$mpi
-    if [[ $COMPI_INSTALLED == 1 ]]; then
-        [[ -f $bd/CMakeCache.txt ]] || die "no build tree at $bd (COMPI_BUILD_DIR); an installed compi builds nothing"
-    elif [[ ! -f $bd/CMakeCache.txt || ${BENCH_REBUILD:-0} == 1 ]]; then
-        if [[ -f $COMPI_ROOT/tools/build.sh && $COMPI_BUILD_DIR -ef $COMPI_ROOT/build ]]; then
-            note "building with tools/build.sh"
-            bash "$COMPI_ROOT/tools/build.sh" --mpi "$mpi" >&2
-        fi
-        if [[ ! -f $bd/CMakeCache.txt ]]; then
-            note "configuring $bd"
-            cmake -S "$COMPI_ROOT" -B "$bd" -DCOMPI_MPI="$mpi" >&2
-        fi
-    fi
-    # A tree copied from another build dir still points at the original (its
-    # Makefiles use absolute paths): building "here" would rebuild someone
-    # else's tree. Use it as it is, and say so.
-    local origin
-    origin=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$bd/CMakeCache.txt")
-    if [[ -n $origin && ! $origin -ef $bd ]]; then
-        note "warning: $bd is a copy of $origin; not rebuilding it (binaries may be stale; rm -rf $bd to rebuild)"
-        return 0
-    fi
-    note "building $* in $bd"
-    cmake --build "$bd" -j"$(nproc)" --target "$@" >&2 ||
-        die "build failed in $bd (targets: $*)"
-}
-
-bench_bin() { compi_bin_for "$1" "$2" "$COMPI_BUILD_DIR"; }
-
-# Launcher flags that put the COMPI_* settings into the ranks' environment.
-# Needed explicitly: on the emulated cluster ranks start with a clean
-# environment (like over ssh), and Open MPI only forwards what -x names.
-# Usage: bench_env_flags MPI NAME=VALUE...  -> prints one flag per line.
-bench_env_flags() {
-    local mpi=$1; shift
-    local kv
-    for kv in "$@"; do
-        if [[ $mpi == openmpi ]]; then printf '%s\n' -x "$kv"
-        else printf '%s\n' -genv "${kv%%=*}" "${kv#*=}"; fi
-    done
-}
-
-# COMPI_* settings from the caller's environment, as NAME=VALUE lines, minus
-# the ones we set ourselves and the tool's own variables.
-bench_passthrough_env() {
-    local v
-    for v in $(compi_env_names); do
-        case "$v" in COMPI_MODE|COMPI_CODEC|COMPI_BENCH_*|COMPI_BUILD_DIR) continue ;; esac
-        printf '%s=%s\n' "$v" "${!v}"
-    done
-}
-
-# `env -u` arguments removing every COMPI_* variable from a launcher's
-# environment. compi rejects unknown COMPI_* names (typo protection), and a
-# locally forked rank inherits everything, including the tool's own
-# COMPI_ROOT; the settings meant for ranks are passed explicitly instead.
-bench_unset_compi_args() {
-    local v
-    for v in $(compgen -e | grep -E '^COMPI_' || true); do printf '%s\n' -u "$v"; done
-}
-
-# Launcher flags for the emulated cluster. MPICH's hydra forwards mpiexec's
-# whole environment (with the dispatcher's COMPI_ROOT) unless told not to;
-# -envnone makes it behave like Open MPI there: only what is named travels.
-bench_vcluster_launch_flags() {
-    [[ $1 == mpich ]] && printf '%s\n' -envnone
-    return 0
-}
-
-# Launcher flags that make an MPI's waiting ranks yield the core after a
-# poll that found nothing (emulated nodes share this host's cores; on a real
-# cluster each rank has its own): Open MPI mpi_yield_when_idle; MPICH 4.0
-# has no such setting (its yield is compiled to nothing on Linux), so the
-# emulated cluster's preloaded UCX shim does it when VCLUSTER_MPICH_YIELD=1
-# (tools/cmd/vcluster_ucx_close.c). Usage: bench_idle_flags MPI yield|poll
-bench_idle_flags() {
-    [[ $2 == yield ]] || return 0
-    if [[ $1 == openmpi ]]; then printf '%s\n' --mca mpi_yield_when_idle 1
-    else printf '%s\n' -genv VCLUSTER_MPICH_YIELD 1; fi
-}
-
-# Test hook, not a user feature: with COMPI_BENCH_TEST_WRAP=PROGRAM set,
-# bench apps and the demo run each rank as PROGRAM APP ARGS... instead of
-# APP ARGS... (tests/vcluster/test_bench_apps.sh runs the ranks under strace
-# to count their sched_yield calls). Usage: bench_test_wrap ARRAY_NAME
-bench_test_wrap() {
-    [[ -n ${COMPI_BENCH_TEST_WRAP:-} ]] || return 0
-    local -n bench_test_wrap_cmd=$1
-    bench_test_wrap_cmd=("$COMPI_BENCH_TEST_WRAP" "${bench_test_wrap_cmd[@]}")
-}
-
-# Private emulated cluster for benchmarks: its own name and subnet so it can
-# coexist with a cluster someone else has up on this machine.
-bench_vcluster_up() {  # NAME SUBNET NODES RATE SLOTS
-    bash "$COMPI_TOOL" vcluster up --name "$1" --subnet "$2" --nodes "$3" --rate "$4" --slots "$5" >&2
-}
-bench_vcluster_down() {  # NAME
-    bash "$COMPI_TOOL" vcluster down --name "$1" >&2 || true
-}
-
-# Intra-node launch of an MPI job with optional preload; with BENCH_TIMEOUT
-# set, the launcher is killed after that many seconds.
-# Usage: bench_local_run MPI NP PRELOAD(or "") ENVFLAGS... -- CMD...
-bench_local_run() {
-    local mpi=$1 np=$2 preload=$3; shift 3
-    local -a flags=()
-    while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
-    shift
-    local launcher; launcher=$(launcher_for_mpi "$mpi")
-    local -a clean pre=()
-    mapfile -t clean < <(bench_unset_compi_args)
-    [[ -n ${BENCH_TIMEOUT:-} ]] && pre=(timeout --kill-after=10 "$BENCH_TIMEOUT")
-    if [[ $mpi == openmpi ]]; then
-        [[ -n $preload ]] && flags+=(-x "LD_PRELOAD=$preload")
-        env "${clean[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-            "${pre[@]}" "$launcher" -np "$np" --oversubscribe "${flags[@]}" "$@"
-    else
-        [[ -n $preload ]] && flags+=(-genv LD_PRELOAD "$preload")
-        env "${clean[@]}" "${pre[@]}" "$launcher" -n "$np" "${flags[@]}" "$@"
-    fi
-}
-
 bench_pingpong() {
     local mpi="" codec=lz4 vcluster=0 rate=100mbit intra=1 lib=""
     local -a args=()
@@ -349,36 +240,29 @@ bench_pingpong() {
     (( intra || vcluster )) || die "--no-intra without --vcluster leaves nothing to run"
 
     # libcompi.so too, unless --lib names another library to preload
-    if [[ -n $lib ]]; then bench_build "$mpi" compi_pingpong; else bench_build "$mpi" compi compi_pingpong; fi
+    lib=$(bench_prepare "$mpi" compi_pingpong "$lib")
     local bin
     bin=$(bench_bin "$mpi" compi_pingpong)
-    [[ -x $bin ]] || die "compi_pingpong not built at $bin"
-    if [[ -n $lib ]]; then
-        [[ -f $lib ]] || die "--lib: no such file '$lib'"
-        lib=$(readlink -f "$lib")
-    else
-        lib=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
-    fi
 
     # --codec adaptive: the runtime adaptive strategy instead of one codec
     local -a envkv=("COMPI_MODE=fixed" "COMPI_CODEC=$codec")
     [[ $codec == adaptive ]] && envkv=("COMPI_MODE=adaptive" "COMPI_CODEC=lz4")
     mapfile -t -O 2 envkv < <(bench_passthrough_env)
     local -a envflags
-    mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
+    mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
 
     if (( intra )); then
         echo "=== compi bench pingpong: $mpi, 2 ranks on this node, ${envkv[*]} ==="
-        bench_local_run "$mpi" 2 "$lib" "${envflags[@]}" -- "$bin" "${args[@]}"
+        compi_local_run "$mpi" 2 "$lib" "${envflags[@]}" -- "$bin" "${args[@]}"
     fi
     if (( vcluster )); then
         local name=cbench subnet=${COMPI_BENCH_SUBNET:-10.213.41}
         # The trap tears the cluster down on any exit, also Ctrl-C or failure.
-        trap 'bench_vcluster_down '"$name" EXIT
-        bench_vcluster_up "$name" "$subnet" 2 "$rate" 1
+        trap 'compi_vcluster_down '"$name" EXIT
+        compi_vcluster_up "$name" "$subnet" 2 "$rate" 1
         echo "=== compi bench pingpong: $mpi, 2 ranks on 2 emulated nodes at $rate, ${envkv[*]} ==="
         local -a vflags
-        mapfile -t vflags < <(bench_vcluster_launch_flags "$mpi")
+        mapfile -t vflags < <(compi_vcluster_launch_flags "$mpi")
         bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi" --preload "$lib" -- \
             "${vflags[@]}" -np 2 "${envflags[@]}" "$bin" "${args[@]}"
     fi
@@ -443,11 +327,6 @@ bench_apps_unavailable() {  # LIB MODE
     esac
 }
 
-# Median of numbers, one per line on stdin ("" when none).
-bench_median() {
-    sort -g | awk '{a[NR] = $1} END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-
 # The codecs a run used, from its COMPI_REPORT: "fpc 93%,lz4 7%" by bytes
 # compressed ("-" when nothing was compressed, "?" without a report).
 bench_apps_codecs_used() {  # REPORT.json
@@ -486,11 +365,11 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     local log=$BA_LOGS/$tag.log json=$BA_LOGS/$tag.json codec="" label=$mode
     local -a envkv=() appcmd launch
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BA_SCALE")
-    bench_test_wrap appcmd
-    # waiting ranks yield the core (bench_idle_flags: Open MPI's
+    compi_test_wrap appcmd
+    # waiting ranks yield the core (compi_idle_flags: Open MPI's
     # mpi_yield_when_idle, the emulated cluster's UCX shim for MPICH), as in
     # bench coll and bench map
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" yield)
+    mapfile -t launch < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" yield)
     # Before MPICH's ranks yielded, they polled busily and, unbound, landed
     # where the scheduler put them: runs were bimodal (2 emulated nodes x 2
     # ranks on this 2-core host: stencil3d off took 7.7-8.1 s in 7 of 20
@@ -519,7 +398,7 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
         runner+=(--preload "$lib")
     fi
     local -a envflags=()
-    mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
+    mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
     local rc=0 t0 t1
     t0=$(date +%s.%N)
     { echo "# $mode run: ${envkv[*]}"; "${runner[@]}" -- -np "$BA_NP" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}"; } \
@@ -649,7 +528,7 @@ bench_apps_calibrate() {  # MPI RATE NODES
     local mpi=$1 rate=$2 nodes=$3 dir=$BA_LOGS/heuristics.$2.$1
     mkdir -p "$dir"
     local -a launch
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" yield)
+    mapfile -t launch < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" yield)
     if timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi" --map rr -- \
             -np "$nodes" "${launch[@]}" "$(bench_bin "$mpi" compi_calibrate_network)" -o "$dir/network.txt" \
             --serial --max-bytes 16777216 --reps 5 --quiet >"$dir.log" 2>&1 && [[ -s $dir/network.txt ]]; then
@@ -715,7 +594,7 @@ bench_apps() {
     : >"$BA_RESULTS"
     : >"$BA_CONFIRMS"
     BA_UP=0
-    trap '[[ $BA_UP == 0 ]] || bench_vcluster_down "$BA_NAME"; if [[ $BA_KEEP == 1 || $BA_ANY_FAIL == 1 ]]; then echo "logs: $BA_LOGS" >&2; else rm -rf "$BA_LOGS"; fi' EXIT
+    trap '[[ $BA_UP == 0 ]] || compi_vcluster_down "$BA_NAME"; if [[ $BA_KEEP == 1 || $BA_ANY_FAIL == 1 ]]; then echo "logs: $BA_LOGS" >&2; else rm -rf "$BA_LOGS"; fi' EXIT
 
     # Build per MPI: the library must build; an app that cannot is skipped.
     declare -A lib_of=() have=()
@@ -764,7 +643,7 @@ bench_apps() {
     local rate rep guided_rc
     for rate in "${rates[@]}"; do
         BA_UP=1
-        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
+        compi_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
         for mpi in "${mpis[@]}"; do
             if (( calibrate )); then
                 # adaptive/guided decide with the network model measured at this rate with this MPI
@@ -785,7 +664,7 @@ bench_apps() {
                     esac
                 fi
                 for ((rep = 1; rep <= BA_REPS; rep++)); do
-                    for mode in $(bench_apps_round_order "$rep" "${modes[@]}"); do
+                    for mode in $(compi_round_order "$rep" "${modes[@]}"); do
                         [[ -z ${why_na[$mode.$mpi]:-} ]] || continue
                         if [[ $mode == guided && $guided_rc != 0 ]]; then
                             printf '%s\t%s\t%s\t%s\t%s\t%s\tNA\t-\t-\t-\t%s\n' "$app" "$mpi" "$rate" "$mode" "$rep" \
@@ -798,7 +677,7 @@ bench_apps() {
             done
             (( BA_CONFIRM == 0 )) || bench_apps_confirm "$mpi" "$rate" "${lib_of[$mpi]}"
         done
-        bench_vcluster_down "$BA_NAME"
+        compi_vcluster_down "$BA_NAME"
         BA_UP=0
     done
 
@@ -823,14 +702,6 @@ bench_apps() {
         { BA_ANY_FAIL=1; return 1; }
 }
 
-# The modes of round REP in the order they run: round r starts with the r-th
-# mode, so every mode runs early and late alike and noise hits all of them.
-bench_apps_round_order() {  # REP MODE...
-    local rep=$1 i; shift
-    local -a m=("$@")
-    for ((i = 0; i < ${#m[@]}; i++)); do echo "${m[(i + rep - 1) % ${#m[@]}]}"; done
-}
-
 # The second stage: each configuration of this MPI and rate with a comparison
 # BELOW its threshold in the first rounds is rerun, in BA_CONFIRM fresh rounds
 # of that comparison's modes alone (interleaved as before), into
@@ -846,11 +717,11 @@ bench_apps_confirm() {  # MPI RATE LIB
         app=${f[0]} cmodes=("${f[@]:3}")
         echo "  $app $mpi $rate: a comparison of ${cmodes[*]} came out BELOW; confirming in $BA_CONFIRM fresh rounds"
         for ((rep = BA_REPS - BA_CONFIRM + 1; rep <= BA_REPS; rep++)); do
-            for mode in $(bench_apps_round_order "$rep" "${cmodes[@]}"); do
+            for mode in $(compi_round_order "$rep" "${cmodes[@]}"); do
                 bench_apps_run_one "$mpi" "$rate" "$app" "$mode" "$rep" "$lib" || true
             done
         done
-    done < <(python3 "$COMPI_CMD_DIR/bench_apps_summary.py" --flagged "$first")
+    done < <(python3 "$COMPI_DEV_DIR/bench_apps_summary.py" --flagged "$first")
 }
 
 bench_apps_fixed_list() {
@@ -860,7 +731,7 @@ bench_apps_fixed_list() {
 
 # The table, per-round comparisons and RESULT lines from results.tsv (one line per run).
 bench_apps_summary() {  # RESULTS.tsv "MODES" "APP=CODEC ..."
-    python3 "$COMPI_CMD_DIR/bench_apps_summary.py" "$@"
+    python3 "$COMPI_DEV_DIR/bench_apps_summary.py" "$@"
 }
 
 # ------------------------------------------------------------- bench coll ---
@@ -910,17 +781,9 @@ bench_coll() {
 
     declare -A lib_of=()
     for mpi in "${mpis[@]}"; do
-        local -a targets=(compi_collbench)
-        [[ -n $lib ]] || targets+=(compi)
-        (( calibrate )) && targets+=(compi_calibrate_network)
-        bench_build "$mpi" "${targets[@]}"
-        [[ -x $(bench_bin "$mpi" compi_collbench) ]] || die "compi_collbench not built at $(bench_bin "$mpi" compi_collbench)"
-        if [[ -n $lib ]]; then
-            [[ -f $lib ]] || die "--lib: no such file '$lib'"
-            lib_of[$mpi]=$(readlink -f "$lib")
-        else
-            lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
-        fi
+        local -a extra=()
+        (( calibrate )) && extra+=(compi_calibrate_network)
+        lib_of[$mpi]=$(bench_prepare "$mpi" compi_collbench "$lib" "${extra[@]}")
     done
     if [[ -n $logs ]]; then mkdir -p "$logs"; logs=$(readlink -f "$logs"); else logs=$(mktemp -d /tmp/compi-bench-coll.XXXXXX); fi
 
@@ -940,9 +803,9 @@ bench_coll() {
         (( inp >= 2 )) || inp=2
         for mpi in "${mpis[@]}"; do
             echo "=== compi bench coll: $mpi, $inp ranks on this node, ${base[*]} ==="
-            mapfile -t envflags < <(bench_env_flags "$mpi" "${base[@]}")
+            mapfile -t envflags < <(compi_env_flags "$mpi" "${base[@]}")
             rc=0
-            BENCH_TIMEOUT=$timeout bench_local_run "$mpi" "$inp" "${lib_of[$mpi]}" "${envflags[@]}" -- \
+            BENCH_TIMEOUT=$timeout compi_local_run "$mpi" "$inp" "${lib_of[$mpi]}" "${envflags[@]}" -- \
                 "$(bench_bin "$mpi" compi_collbench)" "${args[@]}" || rc=$?
             if (( rc )); then any_fail=1; echo "=== compi bench coll: $mpi on this node FAILED (exit $rc$( ((rc == 124)) && echo ": killed after ${timeout}s")) ==="; fi
         done
@@ -952,8 +815,8 @@ bench_coll() {
         local BA_NAME=${COMPI_BENCH_COLL_NAME:-cbcoll} BA_LOGS=$logs BA_TIMEOUT=$timeout
         local subnet=${COMPI_BENCH_COLL_SUBNET:-10.213.45}
         # The trap tears the cluster down on any exit, also Ctrl-C or failure.
-        trap 'bench_vcluster_down '"$BA_NAME"'; [[ '"$keep"' == 1 ]] || rm -rf '"$logs" EXIT
-        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
+        trap 'compi_vcluster_down '"$BA_NAME"'; [[ '"$keep"' == 1 ]] || rm -rf '"$logs" EXIT
+        compi_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
         local -a envkv launch
         for mpi in "${mpis[@]}"; do
             envkv=("${base[@]}")
@@ -961,13 +824,13 @@ bench_coll() {
                 # adaptive decides with the network model measured on this cluster with this MPI
                 bench_apps_calibrate "$mpi" "$rate" "$nodes" && envkv+=("COMPI_HEURISTICS=$logs/heuristics.$rate.$mpi")
             fi
-            mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
-            mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
-            # idle ranks yield the core (bench_idle_flags: Open MPI's
+            mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
+            mapfile -t launch < <(compi_vcluster_launch_flags "$mpi")
+            # idle ranks yield the core (compi_idle_flags: Open MPI's
             # mpi_yield_when_idle, the emulated cluster's UCX shim for MPICH),
             # as each rank would have its own core on a real cluster; MPICH's
             # are also bound when a node's ranks cover the cores once
-            mapfile -t -O "${#launch[@]}" launch < <(bench_idle_flags "$mpi" yield)
+            mapfile -t -O "${#launch[@]}" launch < <(compi_idle_flags "$mpi" yield)
             [[ $mpi == mpich && $ppn == "$(nproc)" ]] && launch+=(-bind-to core)
             echo "=== compi bench coll: $mpi, $nodes emulated nodes x $ppn ranks at $rate, ${envkv[*]} ==="
             rc=0
@@ -1058,17 +921,9 @@ bench_io() {
 
     declare -A lib_of=()
     for mpi in "${mpis[@]}"; do
-        local -a targets=(compi_iobench)
-        [[ -n $lib ]] || targets+=(compi)
-        (( calibrate )) && targets+=(compi_calibrate_network)
-        bench_build "$mpi" "${targets[@]}"
-        [[ -x $(bench_bin "$mpi" compi_iobench) ]] || die "compi_iobench not built at $(bench_bin "$mpi" compi_iobench)"
-        if [[ -n $lib ]]; then
-            [[ -f $lib ]] || die "--lib: no such file '$lib'"
-            lib_of[$mpi]=$(readlink -f "$lib")
-        else
-            lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
-        fi
+        local -a extra=()
+        (( calibrate )) && extra+=(compi_calibrate_network)
+        lib_of[$mpi]=$(bench_prepare "$mpi" compi_iobench "$lib" "${extra[@]}")
     done
     if [[ -n $logs ]]; then mkdir -p "$logs"; logs=$(readlink -f "$logs"); else logs=$(mktemp -d /tmp/compi-bench-io.XXXXXX); fi
     local files=$logs/files
@@ -1083,14 +938,14 @@ bench_io() {
 
     local BA_NAME=${COMPI_BENCH_IO_NAME:-cbio} BA_LOGS=$logs BA_TIMEOUT=$timeout
     local subnet=${COMPI_BENCH_IO_SUBNET:-10.213.47}
-    trap 'bench_vcluster_down '"$BA_NAME"'; [[ '"$keep"' == 1 ]] || rm -rf '"$logs" EXIT
+    trap 'compi_vcluster_down '"$BA_NAME"'; [[ '"$keep"' == 1 ]] || rm -rf '"$logs" EXIT
     local any_fail=0 rc tag out v
     local -a envkv envflags launch pargs mpi_ios
     declare -A model_of=()
     for rate in "${rates[@]}"; do
       for ppn in "${ppns[@]}"; do
         # the cluster's slots are the ranks per node: ranks fill nodes by slot
-        bench_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
+        compi_vcluster_up "$BA_NAME" "$subnet" "$nodes" "$rate" "$ppn"
         for mpi in "${mpis[@]}"; do
             envkv=("${base[@]}")
             if (( calibrate )) && [[ -z ${model_of[$rate.$mpi]:-} ]]; then
@@ -1107,8 +962,8 @@ bench_io() {
                         pargs=(--reps "$reps" --dir "$files" --keep --variants "$variants" --expect-nodes "$nodes")
                         if [[ $pat == stem ]]; then pargs+=(--pattern stem --grid "$grid")
                         else pargs+=(--pattern bips3d --load "${pat#bips3d:}" --mesh-nodes "$mesh_nodes"); fi
-                        mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}" "COMPI_REPORT=$logs/report.$stem_tag.json")
-                        mapfile -t launch < <(bench_vcluster_launch_flags "$mpi")
+                        mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}" "COMPI_REPORT=$logs/report.$stem_tag.json")
+                        mapfile -t launch < <(compi_vcluster_launch_flags "$mpi")
                         [[ $mpi == openmpi ]] && launch+=(--mca mpi_yield_when_idle 1)
                         [[ $mpi == openmpi && $io == romio ]] && launch+=(--mca io romio321)
                         [[ $mpi == mpich && $ppn == "$(nproc)" ]] && launch+=(-bind-to core)
@@ -1137,7 +992,7 @@ bench_io() {
                     done
             done
         done
-        bench_vcluster_down "$BA_NAME"
+        compi_vcluster_down "$BA_NAME"
       done
     done
     (( any_fail == 0 ))
@@ -1152,12 +1007,13 @@ bench_main() {
         coll) bench_coll "$@" ;;
         io) bench_io "$@" ;;
         map)
-            # shellcheck source=tools/cmd/bench_map.sh
-            source "$COMPI_CMD_DIR/bench_map.sh"
+            # shellcheck source=dev/cmd/bench_map.sh
+            source "$COMPI_DEV_DIR/bench_map.sh"
             bench_map "$@" ;;
         ""|-h|--help|help) bench_usage
             echo
-            source "$COMPI_CMD_DIR/bench_map.sh"
+            # shellcheck source=dev/cmd/bench_map.sh
+            source "$COMPI_DEV_DIR/bench_map.sh"
             bench_map_usage ;;
         *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps, io, map)" ;;
     esac

@@ -6,7 +6,7 @@ usage: bench_apps_summary.py RESULTS.tsv "MODES" "APP=CODEC ..." [CONFIRM.tsv]
        bench_apps_summary.py --flagged RESULTS.tsv
 
 RESULTS.tsv has one line per run (app, mpi, rate, mode, rep, status, seconds,
-checksum, codecs, log, why), as tools/cmd/bench.sh writes it.
+checksum, codecs, log, why), as dev/cmd/bench.sh writes it.
 
 Why paired ratios: the bench interleaves the modes, so rep r of every mode ran
 in the same round, minutes apart at most. The machine's noise (other load, a

@@ -21,7 +21,7 @@
 # the median over rounds of block's time / its time (paired: same round)
 # with a distribution-free interval, the predicted cost compi map printed
 # for it, and whether the predicted ranking is the measured one
-# (tools/cmd/bench_map_summary.py). Block and cyclic are written as
+# (dev/cmd/bench_map_summary.py). Block and cyclic are written as
 # placements with the same machinefile mechanism (and the traced run's
 # MPICH pins, D/env) as the mapped one, so the launches differ only in where
 # the ranks are.
@@ -104,7 +104,7 @@ bench_map_run_one() {  # MPI APP MODE PLACEMENT REP
     local log=$BM_LOGS/run.$app.$mpi.$mode.$pl.$rep.log
     local -a appcmd launch envkv=() runner
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BM_SCALE")
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
+    mapfile -t launch < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" "$BM_IDLE")
     local plfile=$BM_LOGS/pl.$app.$mpi.$pl
     [[ $pl == mapped ]] && plfile=$BM_LOGS/pl.$app.$mpi.mapped-$mode
     runner=(timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi"
@@ -115,7 +115,7 @@ bench_map_run_one() {  # MPI APP MODE PLACEMENT REP
         [[ -n $BM_HEUR ]] && envkv+=("COMPI_HEURISTICS=$BM_HEUR")
     fi
     local -a envflags=()
-    (( ${#envkv[@]} )) && mapfile -t envflags < <(bench_env_flags "$mpi" "${envkv[@]}")
+    (( ${#envkv[@]} )) && mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
     local rc=0
     "${runner[@]}" -- -np "$BM_NP" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}" >"$log" 2>&1 || rc=$?
     local appline t="" check="" cs status=OK why=""
@@ -143,7 +143,7 @@ bench_map_run_one() {  # MPI APP MODE PLACEMENT REP
 bench_map_calibrate() {  # MPI -> prints the file's path ("" if it failed)
     local mpi=$1 out=$BM_LOGS/network.$1.txt
     local -a launch
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
+    mapfile -t launch < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" "$BM_IDLE")
     if timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" --mpi "$mpi" -- \
             -np "$BM_NP" "${launch[@]}" "$(bench_bin "$mpi" compi_calibrate_network)" -o "$out" \
             --serial --max-bytes "$BM_CAL_BYTES" --reps 5 --quiet >"$out.log" 2>&1 && [[ -s $out ]]; then
@@ -202,7 +202,7 @@ bench_map() {
     BM_RESULTS=$BM_LOGS/results.tsv BM_PRED=$BM_LOGS/predicted.tsv BM_ANY_FAIL=0 BM_KEEP=$keep BM_UP=0
     : >"$BM_RESULTS"
     : >"$BM_PRED"
-    trap '[[ $BM_UP == 0 ]] || bench_vcluster_down "$BM_NAME"; if [[ $BM_KEEP == 1 || $BM_ANY_FAIL == 1 ]]; then echo "logs: $BM_LOGS" >&2; else rm -rf "$BM_LOGS"; fi' EXIT
+    trap '[[ $BM_UP == 0 ]] || compi_vcluster_down "$BM_NAME"; if [[ $BM_KEEP == 1 || $BM_ANY_FAIL == 1 ]]; then echo "logs: $BM_LOGS" >&2; else rm -rf "$BM_LOGS"; fi' EXIT
 
     local mpi app
     for mpi in "${mpis[@]}"; do
@@ -249,7 +249,7 @@ bench_map() {
             local -a appcmd launch tenv netarg=()
             [[ -n $netfile ]] && netarg=(--network "$netfile")
             mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BM_SCALE")
-            mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" "$BM_IDLE")
+            mapfile -t launch < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" "$BM_IDLE")
             # one traced run and one placement per mode: plain runs the MPI's
             # collectives (COMPI_MODE=profile), adaptive compi's own where it
             # takes them (COMPI_MODE=trace runs compi's paths, frames raw, and
@@ -259,7 +259,7 @@ bench_map() {
                 [[ $mode == adaptive ]] && tmode=trace
                 tr=$BM_LOGS/tr.$app.$mpi.$mode mapped=$BM_LOGS/pl.$app.$mpi.mapped-$mode
                 rm -rf "$tr"
-                mapfile -t tenv < <(bench_env_flags "$mpi" "COMPI_MODE=$tmode" "COMPI_TRACE=$tr")
+                mapfile -t tenv < <(compi_env_flags "$mpi" "COMPI_MODE=$tmode" "COMPI_TRACE=$tr")
                 if ! timeout --kill-after=10 "$BM_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BM_NAME" \
                         --mpi "$mpi" --preload "$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")" -- -np "$BM_NP" \
                         "${launch[@]}" "${tenv[@]}" "${appcmd[@]}" >"$BM_LOGS/trace.$app.$mpi.$mode.log" 2>&1; then
@@ -302,17 +302,17 @@ bench_map() {
             done
             for ((rep = 1; rep <= BM_REPS; rep++)); do
                 for mode in "${modes[@]}"; do
-                    for pl in $(bench_apps_round_order "$rep" block cyclic mapped); do
+                    for pl in $(compi_round_order "$rep" block cyclic mapped); do
                         bench_map_run_one "$mpi" "$app" "$mode" "$pl" "$rep"
                     done
                 done
             done
         done
     done
-    bench_vcluster_down "$BM_NAME"
+    compi_vcluster_down "$BM_NAME"
     BM_UP=0
     echo "load after: $(cat /proc/loadavg)"
     echo
-    python3 "$COMPI_CMD_DIR/bench_map_summary.py" "$BM_RESULTS" "$BM_PRED" || { BM_ANY_FAIL=1; return 1; }
+    python3 "$COMPI_DEV_DIR/bench_map_summary.py" "$BM_RESULTS" "$BM_PRED" || { BM_ANY_FAIL=1; return 1; }
     (( BM_ANY_FAIL == 0 ))
 }

@@ -5,7 +5,7 @@
 usage: bench_map_summary.py RESULTS.tsv PREDICTED.tsv
 
 RESULTS.tsv: one line per run (app, mpi, mode, placement, rep, status,
-seconds, checksum, log, why), as tools/cmd/bench_map.sh writes it.
+seconds, checksum, log, why), as dev/cmd/bench_map.sh writes it.
 PREDICTED.tsv: app, mpi, mode, placement, predicted cost in microseconds
 (compi map's own figure for block, cyclic and the mapper it kept, from the
 mode's own trace) [, mapper].

@@ -41,7 +41,7 @@
 #     link; the alternative UCX_TLS=tcp,self would push intra-node traffic
 #     through tcp too.  MPICH ranks get UCX_TLS=sm,self,tcp and
 #     UCX_NET_DEVICES=<node veth>, plus a preloaded fix for a finalize hang
-#     (tools/cmd/vcluster_ucx_close.c), which with VCLUSTER_MPICH_YIELD=1 in
+#     (dev/cmd/vcluster_ucx_close.c), which with VCLUSTER_MPICH_YIELD=1 in
 #     the ranks' environment also yields the core after an empty UCX poll
 #     (MPICH never yields on Linux; the emulated nodes share the cores).
 #     Open MPI: pml ob1 with btl tcp,self,vader (pml ucx would bring UCX in),
@@ -52,7 +52,8 @@
 # test can run its own cluster next to someone else's).
 set -euo pipefail
 # shellcheck source=tools/cmd/_common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/cmd/_common.sh"
+COMPI_DEV_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 LOCK_FILE=/run/compi-vcluster.lock
 NS_DEV=ceth0   # node-side interface name, identical on every node (UCX_NET_DEVICES)
@@ -658,11 +659,11 @@ CFG
     write_agent
 }
 
-# See tools/cmd/vcluster_ucx_close.c: without it MPICH jobs over UCX tcp
+# See dev/cmd/vcluster_ucx_close.c: without it MPICH jobs over UCX tcp
 # hang in MPI_Finalize about half the time.  Built per `up` (needs a C
 # compiler and UCX headers, both there when MPICH's dev package is).
 build_ucx_shim() {
-    local src=$COMPI_CMD_DIR/vcluster_ucx_close.c out=$STATE_DIR/ucx-force-close.so
+    local src=$COMPI_DEV_DIR/vcluster_ucx_close.c out=$STATE_DIR/ucx-force-close.so
     if [[ -f /usr/include/ucp/api/ucp.h ]] && command -v cc >/dev/null &&
         cc -shared -fPIC -O2 -o "$out" "$src" -lucp -ldl 2>"$STATE_DIR/ucx-shim.log"; then
         return 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tests of tools/cmd/bench_apps_summary.py on synthetic results with known answers."""
+"""Tests of dev/cmd/bench_apps_summary.py on synthetic results with known answers."""
 import io
 import math
 import os
@@ -9,7 +9,7 @@ import tempfile
 from contextlib import redirect_stdout
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tools", "cmd"))
+sys.path.insert(0, os.path.join(ROOT, "dev", "cmd"))
 import bench_apps_summary as S  # noqa: E402
 
 fails = 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tests of tools/cmd/bench_map_summary.py (compi bench map's table) on
+"""Tests of dev/cmd/bench_map_summary.py (compi bench map's table) on
 synthetic results with known answers: paired ratios against block, the
 mapped-vs-best-of-block/cyclic verdict, the predicted vs measured ranking
 (with ties inside noise), checksum disagreement and failed runs."""
@@ -11,7 +11,7 @@ import tempfile
 from contextlib import redirect_stdout
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tools", "cmd"))
+sys.path.insert(0, os.path.join(ROOT, "dev", "cmd"))
 import bench_map_summary as M  # noqa: E402
 
 fails = 0

@@ -5,7 +5,8 @@
 # repository with COMPI_ROOT unset:
 #   layout     both libraries named per MPI (and their sonames), .pc files,
 #              modulefile, P/bin/compi, MPI programs per MPI; no installed
-#              script or text file names the repository
+#              script or text file names the repository; the development
+#              commands (dev/cmd: bench, vcluster) are not installed
 #   exports    the installed libraries export only MPI_*/mpi_* symbols
 #   version    P/bin/compi --version prints the project's version and git describe
 #   man        the manual pages installed; compi help SUB shows them; man compi
@@ -22,8 +23,10 @@
 #              LD_PRELOAD, the report shows compressed messages (C, Fortran)
 #   module     module use P/share/modulefiles; module load compi: compi
 #              and pkg-config work; module unload undoes it
-#   demo       P/bin/compi demo --help, and a small demo on a private
-#              emulated cluster (COMPI_TEST_INSTALL_DEMO=0 skips the run)
+#   demo       P/bin/compi demo --help; without COMPI_ROOT a clear error
+#              naming it (the emulated cluster is not installed); a small
+#              demo on a private emulated cluster from the repository
+#              (COMPI_ROOT=repo; COMPI_TEST_INSTALL_DEMO=0 skips the run)
 # Prints PASS/FAIL per check and "N passed, N failed".
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +37,7 @@ passed=0 failed=0
 demo_started=0
 cleanup() {
     # the demo tears its cluster down itself; this is for a demo killed by timeout
-    if [[ $demo_started == 1 ]]; then "$P/bin/compi" vcluster down --name "$DEMO_NAME" >/dev/null 2>&1 || true; fi
+    if [[ $demo_started == 1 ]]; then "$ROOT/tools/compi" vcluster down --name "$DEMO_NAME" >/dev/null 2>&1 || true; fi
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -71,6 +74,17 @@ if (( ${#missing[@]} == 0 )) && [[ -z $leaks ]]; then
     pass "layout: libraries per MPI, pkg-config, modulefile, command, programs; nothing names $ROOT"
 else
     fail "layout: missing: ${missing[*]:-none}; files naming the repository: ${leaks:-none}"
+fi
+
+# --- the development commands stay in the repository --------------------------------
+lab=$(cd "$P" && find . \( -name 'bench*' -o -name 'vcluster*' -o -name '*_summary.py' \) -print | sort | tr '\n' ' ')
+out=$("$P/bin/compi" help 2>&1 || true)
+bench_out=$("$P/bin/compi" bench --help 2>&1) && bench_rc=0 || bench_rc=$?
+if [[ -z $lab ]] && ! grep -qE '^  (bench|vcluster) ' <<<"$out" &&
+        [[ $bench_rc == 2 ]] && grep -q "unknown subcommand 'bench'" <<<"$bench_out"; then
+    pass "layout: no bench or vcluster script installed; P/bin/compi help lists neither; compi bench is unknown"
+else
+    fail "layout: lab tooling installed: ${lab:-none}; compi bench: rc $bench_rc ${bench_out:0:200}"
 fi
 
 # --- exports: only the MPI entry points ------------------------------------------
@@ -297,11 +311,18 @@ if out=$("$P/bin/compi" demo --help 2>&1) && grep -q '^usage: compi demo' <<<"$o
 else
     fail "P/bin/compi demo --help: $out"
 fi
+if ! out=$("$P/bin/compi" demo --mpi openmpi --runs 1 2>&1) &&
+        grep -q 'emulated cluster.*not installed: set COMPI_ROOT to a compi source tree' <<<"$out"; then
+    pass "P/bin/compi demo without COMPI_ROOT: the emulated cluster is not installed, the error says where it comes from"
+else
+    fail "P/bin/compi demo without COMPI_ROOT: $out"
+fi
 if [[ ${COMPI_TEST_INSTALL_DEMO:-1} != 0 ]]; then
     # small: 1 run each of plain MPI and compi adaptive, a tiny grid; only
-    # that it runs from the prefix and the results agree, never its speed
+    # that it runs from the prefix (the emulated cluster from the
+    # repository) and the results agree, never its speed
     demo_started=1
-    if COMPI_BENCH_DEMO_NAME=$DEMO_NAME COMPI_BENCH_DEMO_SUBNET=$DEMO_SUBNET \
+    if COMPI_ROOT=$ROOT COMPI_BENCH_DEMO_NAME=$DEMO_NAME COMPI_BENCH_DEMO_SUBNET=$DEMO_SUBNET \
             env -u COMPI_DEBUG_RANKS_PER_NODE -u COMPI_MODE -u COMPI_CODEC -u COMPI_MIN_BYTES \
             timeout 300 "$P/bin/compi" demo --mpi openmpi --runs 1 --no-fixed --n 32 --nz 4 --iters 20 \
             --timeout 120 >"$TMP/demo.log" 2>&1 &&

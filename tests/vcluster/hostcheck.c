@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * hostcheck: sanity probe for the emulated cluster (tools/cmd/vcluster.sh).
+ * hostcheck: sanity probe for the emulated cluster (dev/cmd/vcluster.sh).
  *
  * Prints one machine-readable line per fact so tests/vcluster/test_vcluster.sh
  * can check them with grep/awk:

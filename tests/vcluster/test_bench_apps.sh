@@ -6,7 +6,7 @@
 # The runs are real: stencil3d in modes off, fixed (lz4) and adaptive, with
 # Open MPI on 2 emulated nodes at 1 Gbit/s, 3 interleaved rounds, each run
 # checked and its checksum compared with the others'. Only the timing is
-# injected: the test hook COMPI_BENCH_TEST_TIME (tools/cmd/bench.sh) records
+# injected: the test hook COMPI_BENCH_TEST_TIME (dev/cmd/bench.sh) records
 # every run's timed phase as off 1 s, fixed 3 s, adaptive 2 s. So adaptive vs
 # off is 0.5 in every round (BELOW 0.97, certainly), adaptive vs fixed 1.5
 # (above 1), and the bench must rerun off and adaptive alone (not fixed) in 3
@@ -22,7 +22,7 @@
 #
 # Third, MPICH's waiting ranks yield the core in bench apps and in the demo,
 # as in bench coll and bench map (the emulated cluster's UCX shim, with
-# VCLUSTER_MPICH_YIELD=1 from bench_idle_flags): each rank runs under strace
+# VCLUSTER_MPICH_YIELD=1 from compi_idle_flags): each rank runs under strace
 # (test hook COMPI_BENCH_TEST_WRAP), whose count of sched_yield calls on the
 # rank's main thread, where MPICH polls, is the oracle. MPICH itself never
 # calls sched_yield on Linux, so without the setting the count is 0.

@@ -2,17 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # compi-help: calibrate the adaptive engine: network.txt (ping-pong between nodes), codecs.txt (codec speed/ratio)
 #
-# Builds and runs the two calibration tools (tools/calibrate/) that write the
+# Runs the two calibration tools (tools/calibrate/) that write the
 # heuristics files of docs/heuristics.md; point COMPI_HEURISTICS=<dir> at the
 # directory holding network.txt and codecs.txt to use them.
 #   network  compi_calibrate_network, a plain MPI program (no libcompi), on
 #            this host or on a private emulated cluster (--vcluster)
 #   codecs   compi_calibrate_codecs, MPI-free
 set -euo pipefail
-# bench_build / bench_bin / bench_local_run / bench_vcluster_* (and _common.sh);
-# bench.sh's main only runs when executed.
-# shellcheck source=tools/cmd/bench.sh
-source "$(dirname "${BASH_SOURCE[0]}")/bench.sh"
+# shellcheck source=tools/cmd/_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+# shellcheck source=tools/cmd/_launch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_launch.sh"
 
 calibrate_usage() {
     cat <<'USAGE'
@@ -64,7 +64,7 @@ calibrate_abs() {
 }
 
 calibrate_network() {
-    local mpi="" np=2 out=network.txt vcluster=0 rate=100mbit nodes=2 ppn=1
+    local mpi="" np=2 out=network.txt vcluster=0 rate=100mbit nodes=2 ppn=1 rebuild=0
     local -a args=() links=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -76,7 +76,7 @@ calibrate_network() {
             --nodes) nodes=${2:?--nodes needs a value}; vcluster=1; shift 2 ;;
             --ppn) ppn=${2:?--ppn needs a value}; shift 2 ;;
             --links|--racks|--cross-rate) links+=("$1" "${2:?$1 needs a value}"); vcluster=1; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) rebuild=1; shift ;;
             -h|--help) calibrate_usage; return 0 ;;
             --) shift; args+=("$@"); break ;;
             *) args+=("$1"); shift ;;   # compi_calibrate_network's own options
@@ -90,40 +90,39 @@ calibrate_network() {
     (( vcluster == 0 || nodes * ppn >= 2 )) || die "--nodes 1 --ppn 1 is a single rank: nothing to measure"
     out=$(calibrate_abs "$out")
 
-    bench_build "$mpi" compi_calibrate_network
     local bin
-    bin=$(bench_bin "$mpi" compi_calibrate_network)
-    [[ -x $bin ]] || die "compi_calibrate_network not built at $bin"
+    bin=$(compi_program "$mpi" compi_calibrate_network compi_calibrate_network "$rebuild")
 
     if (( ! vcluster )); then
         echo "=== compi calibrate network: $mpi, $np ranks on this host -> $out ==="
-        bench_local_run "$mpi" "$np" "" -- "$bin" -o "$out" "${args[@]}"
+        compi_local_run "$mpi" "$np" "" -- "$bin" -o "$out" "${args[@]}"
         return
     fi
     local name=ccalib subnet=${COMPI_BENCH_CALIBRATE_SUBNET:-10.213.44}
     # The trap tears the cluster down on any exit, also Ctrl-C or failure.
-    trap 'bench_vcluster_down '"$name" EXIT
-    bash "$COMPI_TOOL" vcluster up --name "$name" --subnet "$subnet" --nodes "$nodes" --rate "$rate" --slots "$ppn" \
+    compi_vcluster_script >/dev/null   # says where to find it when it is not there
+    trap 'compi_vcluster_down '"$name" EXIT
+    compi_vcluster up --name "$name" --subnet "$subnet" --nodes "$nodes" --rate "$rate" --slots "$ppn" \
         "${links[@]}" >&2
     echo "=== compi calibrate network: $mpi, $nodes emulated nodes x $ppn ranks at $rate${links[*]:+ (${links[*]})} -> $out ==="
     local -a vflags
-    mapfile -t vflags < <(bench_vcluster_launch_flags "$mpi")
+    mapfile -t vflags < <(compi_vcluster_launch_flags "$mpi")
     # (compi vcluster run passes Open MPI --bind-to none: every emulated node
     # shares this host's cores)
     # --serial: the emulated nodes share this host's cores, so pairs measured
     # at once would slow each other down (real nodes measure a round at once).
-    bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi" -- \
+    compi_vcluster run --name "$name" --mpi "$mpi" -- \
         "${vflags[@]}" -np $((nodes * ppn)) "$bin" -o "$out" --serial "${args[@]}"
 }
 
 calibrate_codecs() {
-    local mpi="" out=codecs.txt
+    local mpi="" out=codecs.txt rebuild=0
     local -a args=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
             -o|--output) out=${2:?-o needs a file}; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) rebuild=1; shift ;;
             -h|--help) calibrate_usage; return 0 ;;
             --) shift; args+=("$@"); break ;;
             *) args+=("$1"); shift ;;
@@ -132,10 +131,8 @@ calibrate_codecs() {
     mpi=${mpi:-$(default_mpi)}
     check_mpi_name "$mpi"
     out=$(calibrate_abs "$out")
-    bench_build "$mpi" compi_calibrate_codecs
     local bin
-    bin=$(bench_bin "$mpi" compi_calibrate_codecs)
-    [[ -x $bin ]] || die "compi_calibrate_codecs not built at $bin"
+    bin=$(compi_program "$mpi" compi_calibrate_codecs compi_calibrate_codecs "$rebuild")
     "$bin" -o "$out" "${args[@]}"
 }
 

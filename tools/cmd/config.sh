@@ -8,9 +8,10 @@
 # script (<prefix>/libexec/compi); in a source tree it is built into
 # build/<mpi>/bin like the other MPI-free tools.
 set -euo pipefail
-# bench_build / bench_bin (and _common.sh); bench.sh's main only runs when executed
-# shellcheck source=tools/cmd/bench.sh
-source "$(dirname "${BASH_SOURCE[0]}")/bench.sh"
+# shellcheck source=tools/cmd/_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+# shellcheck source=tools/cmd/_launch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_launch.sh"
 
 config_usage() {
     cat <<'USAGE'
@@ -40,12 +41,12 @@ config_default_mpi() {
 }
 
 config_main() {
-    local mpi="" check=0
+    local mpi="" check=0 rebuild=0
     local -a files=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) rebuild=1; shift ;;
             --check) check=1; shift ;;
             -h|--help) config_usage; return 0 ;;
             -*) config_usage >&2; die "unknown option '$1'" ;;
@@ -62,9 +63,7 @@ config_main() {
     else
         mpi=${mpi:-$(config_default_mpi)}
         check_mpi_name "$mpi"
-        bench_build "$mpi" compi_config
-        bin=$(bench_bin "$mpi" compi_config)
-        [[ -x $bin ]] || die "compi_config not built at $bin"
+        bin=$(compi_program "$mpi" compi_config compi_config "$rebuild")
     fi
     if [[ $check == 1 ]]; then
         exec "$bin" --check "${files[@]}"

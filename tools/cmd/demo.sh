@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # compi-help: the showcase: a stencil on 2 emulated nodes, plain MPI vs compi (adaptive, fixed), same results
 #
-# Builds (from the repository; an installed compi runs its installed
-# compi_stencil3d), brings up a private 2-node emulated cluster (2 ranks per node),
+# Runs the built (or installed) compi_stencil3d (--rebuild builds it first),
+# brings up a private 2-node emulated cluster (2 ranks per node; development
+# tooling from compi's source tree: compi_vcluster_script in _launch.sh),
 # runs compi_stencil3d plain, with libcompi.so in its default mode
 # (adaptive) and with a fixed codec, in rotating order (--runs times each),
 # checks every result is bitwise identical to plain MPI's (compression is
@@ -11,8 +12,10 @@
 # own report of the adaptive run. The cluster is torn down on every exit
 # path (trap).
 set -euo pipefail
-# shellcheck source=tools/cmd/bench.sh
-source "$(dirname "${BASH_SOURCE[0]}")/bench.sh"
+# shellcheck source=tools/cmd/_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+# shellcheck source=tools/cmd/_launch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_launch.sh"
 
 demo_usage() {
     cat <<'USAGE'
@@ -40,6 +43,10 @@ usage: compi demo [--mpi openmpi|mpich] [--codec NAME] [--no-fixed] [--rate RATE
            MPI_Finalize) is killed; its result still counts if it was printed
   --lib    preload PATH instead of build/<mpi>/lib/libcompi.so (installed
            compi: P/lib/libcompi-<mpi>.so)
+  --rebuild  build libcompi and compi_stencil3d first (in the repository)
+  The emulated cluster needs root (network namespaces, tc) and is not part
+  of an installation: it comes from compi's source tree (dev/cmd/vcluster.sh;
+  an installed compi takes it from the source tree COMPI_ROOT names).
   Logs and compi's JSON reports go to a temporary directory, printed at the
   end with --keep-logs (else removed). The emulated cluster is private:
   name $COMPI_BENCH_DEMO_NAME (default cdemo), subnet $COMPI_BENCH_DEMO_SUBNET
@@ -64,6 +71,7 @@ demo_label() {  # VARIANT CODEC
 
 demo_main() {
     local mpi="" codec=zstd rate=100mbit n=128 nz=16 iters=200 halo=sendrecv keep=0 lib="" runs=3 tmo=600 fixed=1
+    local rebuild=0
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?}; shift 2 ;;
@@ -76,7 +84,7 @@ demo_main() {
             --timeout) tmo=${2:?}; shift 2 ;;
             --iters) iters=${2:?}; shift 2 ;;
             --halo) halo=${2:?}; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) rebuild=1; shift ;;
             --keep-logs) keep=1; shift ;;
             --lib) lib=${2:?}; shift 2 ;;
             -h|--help) demo_usage; return 0 ;;
@@ -86,43 +94,43 @@ demo_main() {
     mpi=${mpi:-$(default_mpi)}
     check_mpi_name "$mpi"
     [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs takes a positive integer"
-    if [[ -n $COMPI_BUILD_DIR ]]; then require_cmds cmake python3; else require_cmds python3; fi
+    require_cmds python3
+    local vcluster
+    vcluster=$(compi_vcluster_script)
 
     local bin
+    if (( rebuild )); then COMPI_FORCE_BUILD=1 compi_build "$mpi" compi compi_stencil3d; fi
+    bin=$(compi_program "$mpi" compi_stencil3d compi_stencil3d 0)
     if [[ -n $lib ]]; then
         [[ -f $lib ]] || die "--lib: no such file '$lib'"
         lib=$(readlink -f "$lib")
-        bench_build "$mpi" compi_stencil3d
     else
-        bench_build "$mpi" compi compi_stencil3d
         lib=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
     fi
-    bin=$(bench_bin "$mpi" compi_stencil3d)
-    [[ -x $bin ]] || die "compi_stencil3d not built at $bin"
 
     local name=${COMPI_BENCH_DEMO_NAME:-cdemo} subnet=${COMPI_BENCH_DEMO_SUBNET:-10.213.42}
     local logs; logs=$(mktemp -d /tmp/compi-demo.XXXXXX)
     # One trap for every exit: failure, Ctrl-C or success. Globals, because
     # the trap runs after this function's locals are gone.
     DEMO_NAME=$name DEMO_LOGS=$logs DEMO_KEEP=$keep
-    trap 'bench_vcluster_down "$DEMO_NAME"; [[ $DEMO_KEEP == 1 ]] || rm -rf "$DEMO_LOGS"' EXIT
+    trap 'compi_vcluster_down "$DEMO_NAME"; [[ $DEMO_KEEP == 1 ]] || rm -rf "$DEMO_LOGS"' EXIT
 
-    bench_vcluster_up "$name" "$subnet" 2 "$rate" 2
+    compi_vcluster_up "$name" "$subnet" 2 "$rate" 2
     local -a app=("$bin" --nx "$n" --ny "$n" --nz "$nz" --iters "$iters" --halo "$halo")
-    bench_test_wrap app
+    compi_test_wrap app
     # 4 ranks share this machine's cores, but each emulated node claims 2
     # slots, so the MPIs would busy-poll; yielding when idle keeps the ranks
     # (and their TCP progress) from starving each other. Same for all
-    # variants. bench_idle_flags: Open MPI's mpi_yield_when_idle; MPICH,
+    # variants. compi_idle_flags: Open MPI's mpi_yield_when_idle; MPICH,
     # which never yields, through the emulated cluster's UCX shim.
     local -a launch
-    mapfile -t launch < <(bench_vcluster_launch_flags "$mpi"; bench_idle_flags "$mpi" yield)
+    mapfile -t launch < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" yield)
     # The adaptive run sets only what every compi run here sets (the mode
     # it would get anyway, the summary, the report): no model, no tuning.
     local -a env_adaptive env_fixed
-    mapfile -t env_adaptive < <(bench_env_flags "$mpi" COMPI_MODE=adaptive COMPI_VERBOSE=1 \
+    mapfile -t env_adaptive < <(compi_env_flags "$mpi" COMPI_MODE=adaptive COMPI_VERBOSE=1 \
         "COMPI_REPORT=$logs/report.adaptive.json")
-    mapfile -t env_fixed < <(bench_env_flags "$mpi" COMPI_MODE=fixed "COMPI_CODEC=$codec" COMPI_VERBOSE=1 \
+    mapfile -t env_fixed < <(compi_env_flags "$mpi" COMPI_MODE=fixed "COMPI_CODEC=$codec" COMPI_VERBOSE=1 \
         "COMPI_REPORT=$logs/report.fixed.json")
     local -a variants=(plain adaptive)
     (( fixed )) && variants+=(fixed)
@@ -132,10 +140,10 @@ demo_main() {
     local r v log res t
     local -A times=() results=() bad=()
     for ((r = 1; r <= runs; r++)); do
-        for v in $(bench_apps_round_order "$r" "${variants[@]}"); do
+        for v in $(compi_round_order "$r" "${variants[@]}"); do
             log=$logs/$v.$r.log
             echo
-            local -a runner=(timeout --kill-after=10 "$tmo" bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi")
+            local -a runner=(timeout --kill-after=10 "$tmo" bash "$vcluster" run --name "$name" --mpi "$mpi")
             local rc=0
             case $v in
                 plain)
@@ -168,7 +176,7 @@ demo_main() {
     local ref=${results[plain]%%;*} x ok=1 med_plain
     local -A med=() same=()
     for v in "${variants[@]}"; do
-        med[$v]=$(printf '%s\n' ${times[$v]} | bench_median)
+        med[$v]=$(printf '%s\n' ${times[$v]} | compi_median)
         local k=0 total=0
         local -a all
         IFS=';' read -r -a all <<<"${results[$v]%;}"

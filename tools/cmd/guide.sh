@@ -4,13 +4,14 @@
 #
 # The GUIDED strategy (docs/guided.md): trace a run with COMPI_MODE=trace
 # COMPI_TRACE=<dir>, run `compi guide <dir>`, then replay with
-# COMPI_MODE=guided COMPI_RULES=<dir>. This script builds compi_guide (an
-# MPI-free tool, in build/<mpi>/bin like the other tools) if it is missing or
-# out of date and runs it.
+# COMPI_MODE=guided COMPI_RULES=<dir>. This script runs compi_guide (an
+# MPI-free tool: installed, or in build/<mpi>/bin like the other tools;
+# --rebuild builds it first).
 set -euo pipefail
-# bench_build / bench_bin (and _common.sh); bench.sh's main only runs when executed
-# shellcheck source=tools/cmd/bench.sh
-source "$(dirname "${BASH_SOURCE[0]}")/bench.sh"
+# shellcheck source=tools/cmd/_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+# shellcheck source=tools/cmd/_launch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_launch.sh"
 
 guide_usage() {
     cat <<'USAGE'
@@ -39,12 +40,12 @@ USAGE
 }
 
 guide_main() {
-    local mpi=""
+    local mpi="" rebuild=0
     local -a args=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) rebuild=1; shift ;;
             -h|--help) guide_usage; return 0 ;;
             *) args+=("$1"); shift ;;
         esac
@@ -52,10 +53,8 @@ guide_main() {
     [[ ${#args[@]} -gt 0 ]] || { guide_usage >&2; return 2; }
     mpi=${mpi:-$(default_mpi)}
     check_mpi_name "$mpi"
-    bench_build "$mpi" compi_guide
     local bin
-    bin=$(bench_bin "$mpi" compi_guide)
-    [[ -x $bin ]] || die "compi_guide not built at $bin"
+    bin=$(compi_program "$mpi" compi_guide compi_guide "$rebuild")
     exec "$bin" "${args[@]}"
 }
 

@@ -11,27 +11,41 @@
 # predicted cost of each and writes the cheapest placement. Launch with it:
 # compi run --placement PLACEMENT -- mpirun ... / compi vcluster run
 # --placement PLACEMENT ... (docs/map.md). compi_map is MPI-free; this
-# script builds it (build/<mpi>/bin) if needed.
+# script runs the installed or built one (--rebuild builds it first).
 set -euo pipefail
-# shellcheck source=tools/cmd/bench.sh
-source "$(dirname "${BASH_SOURCE[0]}")/bench.sh"
+# shellcheck source=tools/cmd/_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+# shellcheck source=tools/cmd/_launch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_launch.sh"
 
 map_main() {
-    local mpi=""
+    local mpi="" rebuild=0
     local -a args=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpi=${2:?--mpi needs a value}; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) rebuild=1; shift ;;
             *) args+=("$1"); shift ;;
         esac
     done
     mpi=${mpi:-$(default_mpi)}
     check_mpi_name "$mpi"
-    bench_build "$mpi" compi_maptool
-    local bin
-    bin=$(bench_bin "$mpi" compi_map)
-    [[ -x $bin ]] || die "compi_map not built at $bin"
+    local bin a
+    # --help never needs a build: compi_map's own text when it is there,
+    # else the synopsis and where the rest is.
+    for a in "${args[@]}"; do
+        [[ $a == -h || $a == --help ]] || continue
+        bin=$(compi_bin_for "$mpi" compi_map "$COMPI_BUILD_DIR")
+        [[ $rebuild == 0 && ! -x $bin ]] || break
+        cat <<USAGE
+usage: compi map TRACE_DIR --hosts H1:SLOTS,H2:SLOTS,... -o OUT [--network network.txt]
+                 [--mpi openmpi|mpich] [--rebuild]
+  The full option list is compi_map's --help; compi_map is not built here
+  ($bin): tools/build.sh --mpi $mpi, or add --rebuild. See also compi help map.
+USAGE
+        return 0
+    done
+    bin=$(compi_program "$mpi" compi_map compi_maptool "$rebuild")
     exec "$bin" "${args[@]}"
 }
 
