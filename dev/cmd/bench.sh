@@ -27,6 +27,16 @@ bench_build() {  # MPI TARGET...
 
 bench_bin() { compi_bin_for "$1" "$2" "$COMPI_BUILD_DIR"; }
 
+# COMPI_* settings from the caller's environment, as NAME=VALUE lines, minus
+# the ones we set ourselves and the tool's own variables.
+bench_passthrough_env() {
+    local v
+    for v in $(compi_env_names); do
+        case "$v" in COMPI_MODE|COMPI_CODEC|COMPI_BENCH_*|COMPI_BUILD_DIR) continue ;; esac
+        printf '%s=%s\n' "$v" "${!v}"
+    done
+}
+
 # Builds PROGRAM (with libcompi unless LIB names the library to preload,
 # and any EXTRA targets) for MPI, checks PROGRAM is there and prints the
 # library to preload: LIB resolved, else this build's libcompi.
