@@ -221,6 +221,10 @@ usage: compi bench io [--mpi openmpi|mpich|both] [--ios LIST] [--rates LIST] [--
   --logs DIR  keep outputs and reports there (default: a temporary directory
               under /tmp, removed at the end); the files are written there
               too (/tmp is one file system for every emulated node)
+  --markdown  at the end, the rows of docs/results.md's collective I/O
+              table with its test bed, git describe, MPI versions, reps,
+              statistic, load averages and this command
+              (dev/cmd/bench_results_md.py)
   Output: each run's table and RESULT lines, then "IOBYTES pattern= ...
   variant= op= local= intra= inter= wire= meta=" lines (bytes per call,
   summed over ranks) and "CMP ... identical=yes|no" lines; exit status 1
@@ -889,11 +893,14 @@ PY
 bench_io() {
     local mpis_csv=both ios_csv=ompio,romio rates_csv=100mbit,1gbit ppn_csv=2,4 nodes=2
     local patterns_csv=bips3d:100,bips3d:500,stem reps=5 mesh_nodes=10000 grid=96 variants=mpi,default,la,la-blocks,la-z
-    local calibrate=1 timeout=1800 logs="" keep=0 lib=""
+    local calibrate=1 timeout=1800 logs="" keep=0 lib="" markdown=0
+    local command="tools/compi bench io${*:+ $*}" load_before
+    load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     [[ -n ${COMPI_HEURISTICS:-} ]] && calibrate=0
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpis_csv=${2:?--mpi needs a value}; shift 2 ;;
+            --markdown) markdown=1; shift ;;
             --ios) ios_csv=${2:?--ios needs a value}; shift 2 ;;
             --rates) rates_csv=${2:?--rates needs a value}; shift 2 ;;
             --ppn) ppn_csv=${2:?--ppn needs a value}; shift 2 ;;
@@ -936,6 +943,7 @@ bench_io() {
         lib_of[$mpi]=$(bench_prepare "$mpi" compi_iobench "$lib" "${extra[@]}")
     done
     if [[ -n $logs ]]; then mkdir -p "$logs"; logs=$(readlink -f "$logs"); else logs=$(mktemp -d /tmp/compi-bench-io.XXXXXX); fi
+    : >"$logs/results.txt"
     local files=$logs/files
     mkdir -p "$files"
     local -a base=("COMPI_MODE=adaptive")
@@ -985,7 +993,7 @@ bench_io() {
                             --preload "${lib_of[$mpi]}" -- "${launch[@]}" -np $((nodes * ppn)) "${envflags[@]}" \
                             "$(bench_bin "$mpi" compi_iobench)" "${pargs[@]}" >"$out" 2>&1 || rc=$?
                         grep -v '^RESULT' "$out" | grep -v '^compi\[' || true
-                        sed -n "s/^RESULT /RESULT mpi=$mpi io=$io rate=$rate ppn=$ppn /p" "$out"
+                        sed -n "s/^RESULT /RESULT mpi=$mpi io=$io rate=$rate ppn=$ppn /p" "$out" | tee -a "$logs/results.txt"
                         if (( rc )); then
                             any_fail=1
                             echo "=== compi bench io: $tag FAILED (exit $rc$( ((rc == 124)) && echo ": killed after ${timeout}s")); log $out ==="
@@ -1005,6 +1013,11 @@ bench_io() {
         compi_vcluster_down "$BA_NAME"
       done
     done
+    if (( markdown )) && [[ -s $logs/results.txt ]]; then
+        echo
+        python3 "$COMPI_DEV_DIR/bench_results_md.py" io --command "$command" --load-before "$load_before" \
+            --load-after "$(cut -d' ' -f1-3 /proc/loadavg)" "$logs/results.txt" || any_fail=1
+    fi
     (( any_fail == 0 ))
 }
 
