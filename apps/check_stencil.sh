@@ -10,6 +10,7 @@
 # node and compress every message, so every halo goes through a codec.
 # Usage: check_stencil.sh openmpi|mpich <libcompi.so> <compi_stencil3d> [codecA codecB]
 set -euo pipefail
+# shellcheck disable=SC2034  # mpi, lib, bin: read by check_app.sh (app_run)
 mpi=$1 lib=$2 bin=$3 codec_a=${4:-zstd} codec_b=${5:-fpc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -48,7 +48,7 @@ for mpi in $mpis; do
             log=$TMP/$mpi.$mode.$faces.$r
             kv=()
             if [[ $mode != plain ]]; then
-                kv=(COMPI_MODE=fixed COMPI_CODEC=$codec COMPI_MIN_BYTES=0 COMPI_REPORT=$log.json)
+                kv=(COMPI_MODE=fixed "COMPI_CODEC=$codec" COMPI_MIN_BYTES=0 "COMPI_REPORT=$log.json")
             fi
             flags=()
             for e in "${kv[@]}"; do

@@ -8,7 +8,7 @@
 #   COMPI_FUZZ_SECONDS (default 10) per fuzz target.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 all_stages="lint codecs engine fuzz mpi-openmpi mpi-mpich install asan vcluster slurm foreign"
 stages=${COMPI_TEST_STAGES:-$all_stages}

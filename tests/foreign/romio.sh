@@ -64,7 +64,7 @@ for mpi in $mpis; do
                 continue
             fi
             fargs=(-fname)
-            [[ -n ${a1:-} ]] && fargs=($a1 ${a2:-})
+            if [[ -n ${a1:-} ]]; then fargs=("$a1"); [[ -z ${a2:-} ]] || fargs+=("$a2"); fi
             d=$out/$mpi-$io/$p
             mkdir -p "$d"
             outcome() {   # $1 log, $2 exit status -> "exit=N noerrors=yes|no"

@@ -111,7 +111,7 @@ done
 out=$("$P/bin/compi" help run 2>&1) && grep -q 'compi-run - run an MPI job' <<<"$out" || { man_ok=0; man_why+=" compi help run: ${out:0:200}"; }
 out=$("$P/bin/compi" help compi.conf 2>&1) && grep -q 'COMPI_MIN_BYTES' <<<"$out" || { man_ok=0; man_why+=" compi help compi.conf"; }
 if command -v man >/dev/null 2>&1; then   # man finds P/share/man from P/bin on PATH
-    page=$(PATH=$P/bin:$PATH MANPATH= man -w compi 2>&1) && [[ $page == "$P/share/man/man1/compi.1"* ]] ||
+    page=$(PATH=$P/bin:$PATH MANPATH='' man -w compi 2>&1) && [[ $page == "$P/share/man/man1/compi.1"* ]] ||
         { man_ok=0; man_why+=" man -w compi: $page"; }
 fi
 if (( man_ok )); then
@@ -150,7 +150,10 @@ PY
 
 # The settings of every compressed run: every rank its own node, every message compressed.
 export COMPI_DEBUG_RANKS_PER_NODE=1 COMPI_MODE=fixed COMPI_CODEC=lz4 COMPI_MIN_BYTES=0
+# launch_<mpi>: read through declare -n
+# shellcheck disable=SC2034
 launch_openmpi=(mpirun.openmpi --oversubscribe -np 2)
+# shellcheck disable=SC2034
 launch_mpich=(mpiexec.mpich -n 2)
 
 # --- run -----------------------------------------------------------------------
