@@ -121,7 +121,7 @@ def main(argv):
     ap.add_argument("--load-before", default="")
     ap.add_argument("--load-after", default="")
     ap.add_argument("results", nargs="?")
-    a = ap.parse_args(argv)
+    a = ap.parse_intermixed_args(argv)
     lines = open(a.results).read().splitlines() if a.results else sys.stdin.read().splitlines()
     results = parse(lines)
     if not results:
