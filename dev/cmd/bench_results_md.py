@@ -16,6 +16,7 @@ lies above 1 (faster beyond noise), marked "slower" when below 1.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -85,10 +86,29 @@ def first_line(cmd):
     return "unknown"
 
 
+def compi_version():
+    """compi's version (CMakeLists.txt's project()) and `git describe` of the
+    tree when it names a release tag; a bare commit hash is left out (the
+    docs name releases, not commits)."""
+    version = "unknown"
+    try:
+        with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+            m = re.search(r"^project\(compi VERSION ([0-9.]+)", f.read(), re.M)
+            version = m.group(1) if m else version
+    except OSError:
+        pass
+    describe = first_line(["git", "-C", ROOT, "describe", "--tags", "--always", "--dirty"])
+    if re.match(r"^[0-9a-f]{7,40}(-dirty)?$", describe) or describe == "unknown":
+        return "%s (no release tag: `git describe` names no tag)" % version
+    return "%s (`git describe`: `%s`)" % (version, describe)
+
+
 def mpi_versions(mpis):
     v = []
     if "openmpi" in mpis:
-        v.append(first_line(["mpirun.openmpi", "--version"]))
+        line = first_line(["mpirun.openmpi", "--version"])
+        m = re.search(r"([0-9]+\.[0-9]+\.[0-9]+)", line)
+        v.append("Open MPI " + m.group(1) if m else line)
     if "mpich" in mpis:
         line = first_line(["mpichversion"])
         v.append(("MPICH " + line.split(":", 1)[1].strip()) if ":" in line else line)
@@ -99,13 +119,13 @@ def header(results, command, load_before, load_after):
     mpis = sorted({r.get("mpi", "") for r in results} - {""})
     reps = sorted({r.get("reps", "?") for r in results})
     cov = sorted({r.get("coverage", "") for r in results} - {""})
-    describe = first_line(["git", "-C", ROOT, "describe", "--tags", "--always", "--dirty"])
+    describe = compi_version()
     nodes = sorted({r.get("nodes", "?") for r in results})
     lines = [
         "- Test bed: emulated cluster, %s nodes (network namespaces, a `tc` rate per link) on one %d-core host "
         "shared with other work; load average %s before, %s after." % (
             "/".join(nodes), os.cpu_count() or 0, load_before or "?", load_after or "?"),
-        "- compi `%s`; %s." % (describe, "; ".join(mpi_versions(mpis)) or "MPI unknown"),
+        "- compi %s; %s." % (describe, "; ".join(mpi_versions(mpis)) or "MPI unknown"),
         "- %s repetitions after a warm-up; a cell is the median over repetitions of time(MPI's own) / "
         "time(compi) with its distribution-free interval (coverage %s): **bold** = faster beyond noise." % (
             "/".join(reps), "/".join(cov) or "?"),

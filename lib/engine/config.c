@@ -298,7 +298,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_ESCAPE_WAIT] = {{"escape_wait", "COMPI_ESCAPE_WAIT", "60", 0}, set_escape_wait, 0},
     [COMPI_SET_CHUNK] = {{"chunk", "COMPI_CHUNK", "auto", 0}, set_chunk, 0},
     [COMPI_SET_COLL_LEADERS] = {{"coll_leaders", "COMPI_COLL_LEADERS", "auto", 0}, set_coll_leaders, 0},
-    [COMPI_SET_IO_AGGREGATORS] = {{"io_aggregators", "COMPI_IO_AGGREGATORS", "la", 0}, set_io_aggregators, 0},
+    [COMPI_SET_IO_AGGREGATORS] = {{"io_aggregators", "COMPI_IO_AGGREGATORS", "mpi", 0}, set_io_aggregators, 0},
     [COMPI_SET_IO_WEIGHT] = {{"io_weight", "COMPI_IO_WEIGHT", "bytes", 0}, set_io_weight, 0},
     [COMPI_SET_IO_GATE] = {{"io_gate", "COMPI_IO_GATE", "on", 0}, set_io_gate, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
@@ -318,9 +318,6 @@ static void compi_config_defaults(compi_config *cfg)
     cfg->codec = compi_codec_by_name("lz4");
     cfg->min_bytes = 2048;
     cfg->escape_wait_s = 60;
-    /* LA-Two-Phase by default: never slower than the MPI's own MPI-IO beyond
-     * noise with the gate (docs/results.md#collective-io), often faster */
-    cfg->io_aggregators = COMPI_IO_LA;
     cfg->io_gate = 1;
     compi_window_params_default(&cfg->window);
     cfg->min_speedup = 1.05;
@@ -538,10 +535,6 @@ int compi_config_load(compi_config *cfg, const char *system_file, char *err, siz
         snprintf(err, errlen, "mode guided (from %s) needs the directory written by compi guide: COMPI_RULES=<dir> or 'rules = <dir>' in a configuration file", from);
         return COMPI_ERR_CONFIG;
     }
-    /* COMPI_MODE=off is pure pass-through: collective I/O stays the MPI's
-     * unless io_aggregators is set (or a file's hint asks for compi's path) */
-    if (cfg->mode == COMPI_MODE_OFF && cfg->src[COMPI_SET_IO_AGGREGATORS].origin == COMPI_FROM_DEFAULT)
-        cfg->io_aggregators = COMPI_IO_MPI;
     /* A COMPI_ name one or two edits away from a library variable is a typo
      * that would silently run the wrong experiment. */
     for (char **e = environ; e && *e; e++) {
@@ -602,10 +595,7 @@ const char *compi_config_value(const compi_config *cfg, size_t i)
     if (i >= COMPI_SET_COUNT) return "";
     const compi_setting_def *d = &compi_settings[i];
     if (!d->set) return (const char *)cfg + d->path_off;
-    if (cfg->src[i].origin != COMPI_FROM_DEFAULT) return cfg->src[i].text;
-    /* the one default that depends on another setting (mode off: the MPI's I/O) */
-    if (i == COMPI_SET_IO_AGGREGATORS) return compi_io_policy_name(cfg->io_aggregators);
-    return d->pub.dflt;
+    return cfg->src[i].origin == COMPI_FROM_DEFAULT ? d->pub.dflt : cfg->src[i].text;
 }
 
 void compi_config_origin_text(const compi_config *cfg, size_t i, char *out, size_t cap)

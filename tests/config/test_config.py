@@ -182,17 +182,6 @@ good = write(os.path.join(scratch, "good.conf"), "# comment\n\n  mode   =   fixe
 rc, out, err = run([a.tool, "--check", good])
 check(rc == 0 and f"{good}: ok (2 settings)" in out, "--check of a good file (spaces around '=' and the value are trimmed)", out + err)
 
-# --- collective I/O: LA-Two-Phase by default, the MPI's own with mode off --------
-IO = [({}, ("la", "default")),
-      ({"COMPI_MODE": "fixed"}, ("la", "default")),
-      ({"COMPI_MODE": "off"}, ("mpi", "default")),
-      ({"COMPI_MODE": "off", "COMPI_IO_AGGREGATORS": "la"}, ("la", "environment (COMPI_IO_AGGREGATORS)")),
-      ({"COMPI_IO_AGGREGATORS": "mpi"}, ("mpi", "environment (COMPI_IO_AGGREGATORS)"))]
-for env, want in IO:
-    rc, out, err = run([a.tool], env)
-    got = table(out).get("io_aggregators")
-    check(rc == 0 and got == want, f"io_aggregators with {env or 'nothing set'}: {want}", f"rc {rc}: {got} {err}")
-
 # --- environment typos are still caught ------------------------------------------
 rc, out, err = run([a.tool], {"COMPI_CODECC": "lz4"})
 check(rc == 2 and "unknown variable COMPI_CODECC: did you mean COMPI_CODEC?" in err, "COMPI_CODECC is a typo", err)
