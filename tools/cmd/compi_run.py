@@ -356,7 +356,8 @@ def run_srun(common, mpi, build_dir, dry, launcher, args):
     split = split_slurm("srun", args)
     if not split.prog:
         die("srun: no program to run (compi run -- srun [options] PROGRAM ...)")
-    prog_path = which(split.prog) if "/" not in split.prog else split.prog
+    prog_path = which(split.prog) if "/" not in split.prog else (
+        split.prog if os.access(split.prog, os.X_OK) else None)
     detected = common.call("mpi_of_binary", prog_path or split.prog)
     if not mpi:
         if not detected:
