@@ -112,6 +112,9 @@ usage: compi bench coll [--mpi openmpi|mpich|both] [--vcluster] [--nodes N] [--p
   --timeout seconds per run (default 7200); a run still going is killed
   --logs DIR  keep the measured network models there (default: a temporary
             directory, removed at the end)
+  --markdown  at the end, the rows of docs/results.md's collectives table
+            with its test bed, git describe, MPI versions, reps, statistic,
+            load averages and this command (dev/cmd/bench_results_md.py)
   compi_collbench args (see compi_collbench --help):
     --colls allgather,alltoall,...|all  --sizes 1K:16M:4 | 64K,1M  --data double_smooth,...
     --reps N (11)  --min-reps N (5)  --budget SEC (10)  --warmup N (1)  --max-mem BYTES (1G)
@@ -752,13 +755,16 @@ bench_apps_summary() {  # RESULTS.tsv "MODES" "APP=CODEC ..."
 
 bench_coll() {
     local mpis_csv=both vcluster=0 nodes=2 ppn=2 rate=100mbit intra=1 lib="" mode=adaptive codec=""
-    local calibrate=1 timeout=7200 logs="" keep=0
+    local calibrate=1 timeout=7200 logs="" keep=0 markdown=0
+    local command="tools/compi bench coll${*:+ $*}" load_before out
+    load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     [[ -n ${COMPI_HEURISTICS:-} ]] && calibrate=0
     local -a args=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --mpi) mpis_csv=${2:?--mpi needs a value}; shift 2 ;;
             --vcluster) vcluster=1; shift ;;
+            --markdown) markdown=1; shift ;;
             --nodes) nodes=${2:?--nodes needs a number}; shift 2 ;;
             --ppn) ppn=${2:?--ppn needs a number}; shift 2 ;;
             --rate) rate=${2:?--rate needs a value}; vcluster=1; shift 2 ;;
@@ -800,6 +806,7 @@ bench_coll() {
         lib_of[$mpi]=$(bench_prepare "$mpi" compi_collbench "$lib" "${extra[@]}")
     done
     if [[ -n $logs ]]; then mkdir -p "$logs"; logs=$(readlink -f "$logs"); else logs=$(mktemp -d /tmp/compi-bench-coll.XXXXXX); fi
+    : >"$logs/results.txt"
 
     local -a base=("COMPI_MODE=$mode")
     [[ -n $codec ]] && base+=("COMPI_CODEC=$codec")
@@ -819,8 +826,10 @@ bench_coll() {
             echo "=== compi bench coll: $mpi, $inp ranks on this node, ${base[*]} ==="
             mapfile -t envflags < <(compi_env_flags "$mpi" "${base[@]}")
             rc=0
+            out=$logs/out.$mpi.intra.txt
             BENCH_TIMEOUT=$timeout compi_local_run "$mpi" "$inp" "${lib_of[$mpi]}" "${envflags[@]}" -- \
-                "$(bench_bin "$mpi" compi_collbench)" "${args[@]}" || rc=$?
+                "$(bench_bin "$mpi" compi_collbench)" "${args[@]}" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+            sed -n "s/^RESULT /RESULT mpi=$mpi where=intra nodes=1 ppn=$inp rate=- /p" "$out" >>"$logs/results.txt"
             if (( rc )); then any_fail=1; echo "=== compi bench coll: $mpi on this node FAILED (exit $rc$( ((rc == 124)) && echo ": killed after ${timeout}s")) ==="; fi
         done
     fi
@@ -848,14 +857,20 @@ bench_coll() {
             [[ $mpi == mpich && $ppn == "$(nproc)" ]] && launch+=(-bind-to core)
             echo "=== compi bench coll: $mpi, $nodes emulated nodes x $ppn ranks at $rate, ${envkv[*]} ==="
             rc=0
+            out=$logs/out.$mpi.vcluster.txt
             timeout --kill-after=10 "$timeout" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi" \
                 --preload "${lib_of[$mpi]}" -- "${launch[@]}" -np "$np" "${envflags[@]}" \
-                "$(bench_bin "$mpi" compi_collbench)" "${args[@]}" || rc=$?
+                "$(bench_bin "$mpi" compi_collbench)" "${args[@]}" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+            sed -n "s/^RESULT /RESULT mpi=$mpi where=vcluster nodes=$nodes ppn=$ppn rate=$rate /p" "$out" >>"$logs/results.txt"
             if (( rc )); then any_fail=1; echo "=== compi bench coll: $mpi on the emulated cluster FAILED (exit $rc$( ((rc == 124)) && echo ": killed after ${timeout}s")) ==="; fi
         done
-    elif (( keep == 0 )); then
-        rm -rf "$logs"
     fi
+    if (( markdown )) && [[ -s $logs/results.txt ]]; then
+        echo
+        python3 "$COMPI_DEV_DIR/bench_results_md.py" coll --command "$command" --load-before "$load_before" \
+            --load-after "$(cut -d' ' -f1-3 /proc/loadavg)" "$logs/results.txt" || any_fail=1
+    fi
+    (( vcluster || keep )) || rm -rf "$logs"
     (( any_fail == 0 ))
 }
 

@@ -5,7 +5,7 @@ the test bed, `git describe`, the MPI versions, the repetitions and the
 statistic, the machine's load and the command, so the tables are printed by
 the benchmark and not edited by hand.
 
-usage: bench_results_md.py io --command CMD [--load-before L] [--load-after L] [RESULTS]
+usage: bench_results_md.py io|coll --command CMD [--load-before L] [--load-after L] [RESULTS]
 
 io: `compi bench io`'s lines (RESULT mpi= io= rate= ppn= pattern= load= op=
 variant= reps= ratio= lo= hi= coverage= identical= ...): one row per MPI,
@@ -13,6 +13,12 @@ MPI-IO layer, rate, ranks per node and pattern; one column per operation
 and compi variant; a cell is the median over reps of time(MPI's own) /
 time(variant) with its distribution-free interval, bold when the interval
 lies above 1 (faster beyond noise), marked "slower" when below 1.
+
+coll: `compi bench coll`'s lines (RESULT mpi= where= nodes= ppn= rate= coll=
+size= data= reps= ratio= lo= hi= ...): one row per collective and size, one
+column per MPI, place (this node, or the emulated cluster's nodes x ranks at
+a rate) and data set; a cell is the median of the per-rep ratios plain
+time / compi time with its interval, marked as for io.
 """
 import argparse
 import os
@@ -75,6 +81,36 @@ def io_table(results):
     return out
 
 
+def size_text(n):
+    n = int(n)
+    for unit, b in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= b and n % b == 0:
+            return "%d %siB" % (n // b, unit)
+    return "%d B" % n
+
+
+def coll_table(results):
+    """The markdown table of compi bench coll's results."""
+    cols, rows = [], {}
+    for r in results:
+        where = "this node, %s ranks" % r.get("ppn", "?") if r.get("where") == "intra" else \
+            "%sx%s at %s" % (r.get("nodes", "?"), r.get("ppn", "?"), r.get("rate", "?"))
+        col = (r.get("mpi", "?"), where, r.get("data", "?"))
+        if col not in cols:
+            cols.append(col)
+        rows.setdefault((r["coll"], int(r["size"])), {})[col] = r
+    head = ["collective", "size"] + ["%s %s %s" % (MPI_LABEL.get(m, m), w, d) for m, w, d in cols]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    order = []
+    for r in results:                  # the bench's own order of collectives
+        if r["coll"] not in order:
+            order.append(r["coll"])
+    for key in sorted(rows, key=lambda k: (order.index(k[0]), k[1])):
+        cells = [cell(rows[key][c]) if c in rows[key] else "-" for c in cols]
+        out.append("| " + " | ".join([key[0], size_text(key[1])] + cells) + " |")
+    return out
+
+
 def first_line(cmd):
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=20)
@@ -115,20 +151,21 @@ def mpi_versions(mpis):
     return v
 
 
-def header(results, command, load_before, load_after):
+def header(results, command, load_before, load_after, reference):
     mpis = sorted({r.get("mpi", "") for r in results} - {""})
     reps = sorted({r.get("reps", "?") for r in results})
     cov = sorted({r.get("coverage", "") for r in results} - {""})
     describe = compi_version()
     nodes = sorted({r.get("nodes", "?") for r in results})
     lines = [
-        "- Test bed: emulated cluster, %s nodes (network namespaces, a `tc` rate per link) on one %d-core host "
-        "shared with other work; load average %s before, %s after." % (
-            "/".join(nodes), os.cpu_count() or 0, load_before or "?", load_after or "?"),
+        "- Test bed: %s on one %d-core host shared with other work; load average %s before, %s after." % (
+            "emulated cluster of %s nodes (network namespaces, a `tc` rate per link)" % "/".join(n for n in nodes
+            if n != "1") if nodes != ["1"] else "ranks on this host alone (no emulated network)",
+            os.cpu_count() or 0, load_before or "?", load_after or "?"),
         "- compi %s; %s." % (describe, "; ".join(mpi_versions(mpis)) or "MPI unknown"),
-        "- %s repetitions after a warm-up; a cell is the median over repetitions of time(MPI's own) / "
+        "- %s repetitions after a warm-up; a cell is the median over repetitions of time(%s) / "
         "time(compi) with its distribution-free interval (coverage %s): **bold** = faster beyond noise." % (
-            "/".join(reps), "/".join(cov) or "?"),
+            "/".join(reps), reference, "/".join(cov) or "?"),
         "- Command: `%s`" % command,
     ]
     return lines
@@ -136,7 +173,7 @@ def header(results, command, load_before, load_after):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("kind", choices=["io"])
+    ap.add_argument("kind", choices=["io", "coll"])
     ap.add_argument("--command", required=True)
     ap.add_argument("--load-before", default="")
     ap.add_argument("--load-after", default="")
@@ -147,7 +184,10 @@ def main(argv):
     if not results:
         print("bench_results_md: no RESULT lines", file=sys.stderr)
         return 1
-    out = header(results, a.command, a.load_before, a.load_after) + [""] + io_table(results)
+    if a.kind == "io":
+        out = header(results, a.command, a.load_before, a.load_after, "MPI's own") + [""] + io_table(results)
+    else:
+        out = header(results, a.command, a.load_before, a.load_after, "plain MPI") + [""] + coll_table(results)
     print("\n".join(out))
     return 0
 
