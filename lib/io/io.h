@@ -9,7 +9,7 @@
  * domain to the process holding most of it, by solving a linear assignment
  * problem on the processes x domains matrix ([Filgueira 2010], ch. 3; README.md References).
  *
- * This room so far offers the pieces, not yet wired into MPI_File_*:
+ * The room's pieces (twophase.h wires them into MPI_File_*):
  *   assign.c   a Jonker-Volgenant linear assignment solver (MPI-free)
  *   flatten.c  the (file offset, length) segments an access touches, from a
  *              file view and a memory datatype (needs MPI: envelope/contents)
@@ -18,6 +18,9 @@
  *              and `la` aggregator placements, the redistribution volume each
  *              implies (MPI-free)
  *   gate.c     whether compi can beat the MPI's own MPI-IO (ROMIO modelled; MPI-free)
+ * and the two-phase call itself (twophase_internal.h): file.c (open files,
+ * hints, views), twophase.c (the call's steps), exchange.c (one cycle's
+ * redistribution and the aggregators' accesses), report.c.
  * Errors are negative values: compi_status codes plus the COMPI_IO_ERR_* below. */
 #ifndef COMPI_IO_H
 #define COMPI_IO_H
