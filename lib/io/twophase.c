@@ -54,7 +54,7 @@ static int compi_io_node_count(const compi_io_call *c)
 
 
 /* My bytes that the MPI's own (ROMIO) placement would send to an
- * aggregator on another node (see io.h, gate.c): none when ROMIO accesses
+ * aggregator on another node (see io.h, mpiio_model.c): none when ROMIO accesses
  * independently (romio_cb_* disable, or automatic and no interleaving). */
 static int64_t compi_io_mpi_internode(const compi_io_file *f, const compi_io_call *c, int is_write, int64_t gs,
                                       int64_t ge, const int64_t *starts, const int64_t *ends)
