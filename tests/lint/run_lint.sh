@@ -6,6 +6,8 @@
 #               wording of README/docs/lib (tools/check_docs.py)
 #   scripts     every shell script of the tree through shellcheck, errors (-S error)
 #   pyflakes    every Python file of the tree
+#   sizes       no lib/ file over 800 lines, no function over 150, data
+#               tables aside (tests/lint/check_sizes.py)
 # Vendored third-party files (tests/foreign/romio, tests/foreign/mpich_io)
 # are left as published.  Prints PASS/FAIL per check and "N passed, N failed".
 set -uo pipefail
@@ -27,6 +29,7 @@ mapfile -t pys < <(git ls-files '*.py' | grep -Ev "$vendored")
 
 check spdx python3 tools/spdx.py --check
 check docs python3 tools/check_docs.py
+check sizes python3 tests/lint/check_sizes.py
 if command -v shellcheck >/dev/null 2>&1; then
     check "shellcheck (${#shells[@]} scripts)" shellcheck -s bash -S error "${shells[@]}"
 else
