@@ -266,33 +266,69 @@ static void compi_io_own_get_fn(void *arg, int64_t off, int64_t len, int64_t spo
     memcpy(u->c->stream + spos, u->cbuf + (off - u->lo), (size_t)len);
 }
 
-void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
+/* One cycle's messages to every process: msgs[p] (lens[p] bytes; NULL:
+ * none), of which dbytes[p] data and mbytes[p] piece list. */
+typedef struct {
+    unsigned char **msgs;
+    size_t *lens;
+    int64_t *dbytes, *mbytes;
+} compi_io_outbox;
+
+static void compi_io_outbox_init(compi_io_outbox *o, int n)
 {
-    unsigned char **msgs = calloc((size_t)c->n, sizeof *msgs);
-    size_t *lens = calloc((size_t)c->n, sizeof *lens);
-    int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t)), *mbytes = calloc((size_t)c->n, sizeof(int64_t));
-    if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
-    uint64_t t0 = compi_now_ns();
+    o->msgs = calloc((size_t)n, sizeof *o->msgs);
+    o->lens = calloc((size_t)n, sizeof *o->lens);
+    o->dbytes = calloc((size_t)n, sizeof(int64_t));
+    o->mbytes = calloc((size_t)n, sizeof(int64_t));
+    if (!o->msgs || !o->lens || !o->dbytes || !o->mbytes) compi_die("out of memory in collective I/O");
+}
+
+static void compi_io_outbox_free(compi_io_outbox *o)
+{
+    free(o->msgs);
+    free(o->lens);
+    free(o->dbytes);
+    free(o->mbytes);
+}
+
+/* My message to each aggregator of another domain for its window in cycle
+ * cyc: my piece list, then (with_data: writes) my bytes. My own domain's
+ * pieces travel in no message. */
+static void compi_io_to_aggregators(compi_io_call *c, int64_t cyc, int with_data, compi_io_outbox *o)
+{
     for (int k = 0; k < c->d.n; k++) {
-        if (c->agg[k] == c->me) continue;   /* my own domain: my pieces go straight to the cycle buffer */
+        if (c->agg[k] == c->me) continue;
         int64_t lo, hi;
         compi_io_window(c, k, cyc, &lo, &hi);
         compi_io_meta meta;
         compi_io_meta_build(c, lo, hi, &meta);
         if (meta.pl.n == 0) { compi_io_plist_free(&meta.pl); continue; }
         int a = c->agg[k];
-        size_t msize = compi_io_plist_size(&meta.pl), size = msize + (size_t)meta.pl.bytes;
+        size_t msize = compi_io_plist_size(&meta.pl), size = msize + (with_data ? (size_t)meta.pl.bytes : 0);
         unsigned char *m = malloc(size);
         if (!m) compi_die("out of memory in collective I/O");
         compi_io_plist_write(&meta.pl, m);
-        compi_io_fill w = {m + msize, c->stream};
-        compi_io_pieces(c, lo, hi, compi_io_fill_fn, &w);
-        msgs[a] = m;
-        lens[a] = size;
-        dbytes[a] = meta.pl.bytes;
-        mbytes[a] = (int64_t)msize;
+        if (with_data) {
+            compi_io_fill w = {m + msize, c->stream};
+            compi_io_pieces(c, lo, hi, compi_io_fill_fn, &w);
+            o->dbytes[a] = meta.pl.bytes;
+        }
+        o->msgs[a] = m;
+        o->lens[a] = size;
+        o->mbytes[a] = (int64_t)msize;
         compi_io_plist_free(&meta.pl);
     }
+}
+
+void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
+{
+    compi_io_outbox o;
+    compi_io_outbox_init(&o, c->n);
+    unsigned char **msgs = o.msgs;
+    size_t *lens = o.lens;
+    int64_t *dbytes = o.dbytes, *mbytes = o.mbytes;
+    uint64_t t0 = compi_now_ns();
+    compi_io_to_aggregators(c, cyc, 1, &o);   /* my own domain: my pieces go straight to the cycle buffer */
     compi_coll_xfer x;
     int rc = compi_io_exchange(c, msgs, lens, dbytes, mbytes, &x);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
@@ -344,10 +380,7 @@ void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
         c->f->st.ns[COMPI_IO_T_EXCHANGE] += compi_now_ns() - t0;
     }
     compi_coll_xfer_free(&x);
-    free(msgs);
-    free(lens);
-    free(dbytes);
-    free(mbytes);
+    compi_io_outbox_free(&o);
 }
 
 /* An aggregator answers a reader: the bytes of its pieces, in its order. */
@@ -359,112 +392,110 @@ static void compi_io_get_fn(void *arg, int64_t off, int64_t len)
     g->out += len;
 }
 
+/* Step 2 of a read cycle, on an aggregator: the runs the requests ask for
+ * read, the answers (each process's pieces, in its order) put in o; the
+ * stage times counted from *t0 on. */
+static void compi_io_serve_reads(compi_io_call *c, int64_t cyc, const compi_coll_xfer *req, compi_io_outbox *o,
+                                 uint64_t *t0_io)
+{
+    unsigned char **msgs = o->msgs;
+    size_t *lens = o->lens;
+    int64_t *dbytes = o->dbytes;
+    uint64_t t0 = *t0_io;
+    int rc;
+    int64_t lo, hi;
+    compi_io_window(c, c->mydom, cyc, &lo, &hi);
+    compi_io_seg *pv = NULL;
+    size_t pn = 0, pcap = 0;
+    const unsigned char **reqp = calloc((size_t)c->n, sizeof *reqp);
+    unsigned char **owned = calloc((size_t)c->n, sizeof *owned);
+    size_t *reql = calloc((size_t)c->n, sizeof *reql);
+    if (!reqp || !owned || !reql) compi_die("out of memory in collective I/O");
+    int64_t own_bytes = 0;
+    for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
+        const unsigned char *p, *data;
+        size_t len;
+        int64_t np, nb;
+        if (i == c->me) {   /* my own pieces of my domain: runs to read, no request */
+            compi_io_own own = {c, NULL, lo, &pv, &pn, &pcap, 0};
+            compi_io_pieces(c, lo, hi, compi_io_own_put_fn, &own);
+            own_bytes = own.bytes;
+            continue;
+        }
+        if (req->got.lens[i] == 0) continue;
+        if ((rc = compi_io_block(c, &req->got, i, &p, &len, &owned[i])) != MPI_SUCCESS) { c->rc = rc; break; }
+        if (!compi_io_parse(p, len, lo, hi, 0, &np, &nb, &data)) {
+            c->rc = compi_io_internal(c, i, "a collective I/O request does not match the aggregator's window");
+            break;
+        }
+        reqp[i] = p;
+        reql[i] = len;
+        dbytes[i] = nb;
+        compi_io_put put = {NULL, lo, NULL, &pv, &pn, &pcap};
+        compi_io_plist_parse(p, len, lo, hi, compi_io_put_fn, &put, NULL, NULL, NULL);
+    }
+    uint64_t t1 = compi_now_ns();
+    c->f->st.ns[COMPI_IO_T_EXCHANGE] += t1 - t0;
+    t0 = t1;
+    size_t nr = c->rc == MPI_SUCCESS ? compi_io_runs(pv, pn, COMPI_IO_READ_GAP) : 0;
+    if (nr > 0 && (rc = compi_io_open_raw(c->f)) != MPI_SUCCESS) c->rc = rc;
+    for (size_t r = 0; r < nr && c->rc == MPI_SUCCESS; r++) {
+        MPI_Status st;
+        int got = 0;
+        int rrc = PMPI_File_read_at(c->f->raw, (MPI_Offset)pv[r].off, c->cbuf + (pv[r].off - lo), (int)pv[r].len,
+                                    MPI_BYTE, &st);
+        c->f->st.io_runs++;
+        if (rrc == MPI_SUCCESS) PMPI_Get_count(&st, MPI_BYTE, &got);
+        if (rrc != MPI_SUCCESS) c->rc = rrc;
+        else if (got != (int)pv[r].len) {
+            /* the file got shorter since the size was checked: a read past its end */
+            c->rc = compi_io_internal(c, c->me, "collective I/O: the file ended before the bytes asked for");
+        }
+    }
+    uint64_t t2 = compi_now_ns();
+    c->f->st.ns[COMPI_IO_T_IO] += t2 - t0;
+    t0 = t2;
+    if (c->rc == MPI_SUCCESS && own_bytes) {   /* my own pieces, from the cycle buffer to my stream */
+        compi_io_own own = {c, c->cbuf, lo, NULL, NULL, NULL, 0};
+        compi_io_pieces(c, lo, hi, compi_io_own_get_fn, &own);
+        compi_io_count(c, c->me, own_bytes, 0, 0);
+    }
+    for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
+        if (!reqp[i] || dbytes[i] == 0) continue;
+        unsigned char *m = malloc((size_t)dbytes[i]);
+        if (!m) compi_die("out of memory in collective I/O");
+        compi_io_get get = {c->cbuf, lo, m};
+        compi_io_plist_parse(reqp[i], reql[i], lo, hi, compi_io_get_fn, &get, NULL, NULL, NULL);
+        msgs[i] = m;
+        lens[i] = (size_t)dbytes[i];
+    }
+    if (c->rc != MPI_SUCCESS)   /* nothing half-answered */
+        for (int i = 0; i < c->n; i++) { free(msgs[i]); msgs[i] = NULL; lens[i] = 0; }
+    for (int i = 0; i < c->n; i++) free(owned[i]);
+    free(owned);
+    free(reqp);
+    free(reql);
+    free(pv);
+    *t0_io = t0;
+}
+
 void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
 {
-    unsigned char **msgs = calloc((size_t)c->n, sizeof *msgs);
-    size_t *lens = calloc((size_t)c->n, sizeof *lens);
-    int64_t *dbytes = calloc((size_t)c->n, sizeof(int64_t)), *mbytes = calloc((size_t)c->n, sizeof(int64_t));
-    if (!msgs || !lens || !dbytes || !mbytes) compi_die("out of memory in collective I/O");
+    compi_io_outbox o;
+    compi_io_outbox_init(&o, c->n);
+    unsigned char **msgs = o.msgs;
+    size_t *lens = o.lens;
+    int64_t *dbytes = o.dbytes, *mbytes = o.mbytes;
     uint64_t t0 = compi_now_ns();
     /* 1: requests (piece lists) to the aggregators; my own domain's pieces need none */
-    for (int k = 0; k < c->d.n; k++) {
-        if (c->agg[k] == c->me) continue;
-        int64_t lo, hi;
-        compi_io_window(c, k, cyc, &lo, &hi);
-        compi_io_meta meta;
-        compi_io_meta_build(c, lo, hi, &meta);
-        if (meta.pl.n == 0) { compi_io_plist_free(&meta.pl); continue; }
-        int a = c->agg[k];
-        size_t size = compi_io_plist_size(&meta.pl);
-        unsigned char *m = malloc(size);
-        if (!m) compi_die("out of memory in collective I/O");
-        compi_io_plist_write(&meta.pl, m);
-        msgs[a] = m;
-        lens[a] = size;
-        mbytes[a] = (int64_t)size;
-        compi_io_plist_free(&meta.pl);
-    }
+    compi_io_to_aggregators(c, cyc, 0, &o);
     compi_coll_xfer req, rep;
     memset(&rep, 0, sizeof rep);
     int rc = compi_io_exchange(c, msgs, lens, NULL, mbytes, &req);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     /* 2: the aggregator reads the runs asked for and answers each process */
     memset(lens, 0, sizeof *lens * (size_t)c->n);
-    if (c->mydom >= 0 && rc == MPI_SUCCESS) {
-        int64_t lo, hi;
-        compi_io_window(c, c->mydom, cyc, &lo, &hi);
-        compi_io_seg *pv = NULL;
-        size_t pn = 0, pcap = 0;
-        const unsigned char **reqp = calloc((size_t)c->n, sizeof *reqp);
-        unsigned char **owned = calloc((size_t)c->n, sizeof *owned);
-        size_t *reql = calloc((size_t)c->n, sizeof *reql);
-        if (!reqp || !owned || !reql) compi_die("out of memory in collective I/O");
-        int64_t own_bytes = 0;
-        for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
-            const unsigned char *p, *data;
-            size_t len;
-            int64_t np, nb;
-            if (i == c->me) {   /* my own pieces of my domain: runs to read, no request */
-                compi_io_own own = {c, NULL, lo, &pv, &pn, &pcap, 0};
-                compi_io_pieces(c, lo, hi, compi_io_own_put_fn, &own);
-                own_bytes = own.bytes;
-                continue;
-            }
-            if (req.got.lens[i] == 0) continue;
-            if ((rc = compi_io_block(c, &req.got, i, &p, &len, &owned[i])) != MPI_SUCCESS) { c->rc = rc; break; }
-            if (!compi_io_parse(p, len, lo, hi, 0, &np, &nb, &data)) {
-                c->rc = compi_io_internal(c, i, "a collective I/O request does not match the aggregator's window");
-                break;
-            }
-            reqp[i] = p;
-            reql[i] = len;
-            dbytes[i] = nb;
-            compi_io_put put = {NULL, lo, NULL, &pv, &pn, &pcap};
-            compi_io_plist_parse(p, len, lo, hi, compi_io_put_fn, &put, NULL, NULL, NULL);
-        }
-        uint64_t t1 = compi_now_ns();
-        c->f->st.ns[COMPI_IO_T_EXCHANGE] += t1 - t0;
-        t0 = t1;
-        size_t nr = c->rc == MPI_SUCCESS ? compi_io_runs(pv, pn, COMPI_IO_READ_GAP) : 0;
-        if (nr > 0 && (rc = compi_io_open_raw(c->f)) != MPI_SUCCESS) c->rc = rc;
-        for (size_t r = 0; r < nr && c->rc == MPI_SUCCESS; r++) {
-            MPI_Status st;
-            int got = 0;
-            int rrc = PMPI_File_read_at(c->f->raw, (MPI_Offset)pv[r].off, c->cbuf + (pv[r].off - lo), (int)pv[r].len,
-                                        MPI_BYTE, &st);
-            c->f->st.io_runs++;
-            if (rrc == MPI_SUCCESS) PMPI_Get_count(&st, MPI_BYTE, &got);
-            if (rrc != MPI_SUCCESS) c->rc = rrc;
-            else if (got != (int)pv[r].len) {
-                /* the file got shorter since the size was checked: a read past its end */
-                c->rc = compi_io_internal(c, c->me, "collective I/O: the file ended before the bytes asked for");
-            }
-        }
-        uint64_t t2 = compi_now_ns();
-        c->f->st.ns[COMPI_IO_T_IO] += t2 - t0;
-        t0 = t2;
-        if (c->rc == MPI_SUCCESS && own_bytes) {   /* my own pieces, from the cycle buffer to my stream */
-            compi_io_own own = {c, c->cbuf, lo, NULL, NULL, NULL, 0};
-            compi_io_pieces(c, lo, hi, compi_io_own_get_fn, &own);
-            compi_io_count(c, c->me, own_bytes, 0, 0);
-        }
-        for (int i = 0; i < c->n && c->rc == MPI_SUCCESS; i++) {
-            if (!reqp[i] || dbytes[i] == 0) continue;
-            unsigned char *m = malloc((size_t)dbytes[i]);
-            if (!m) compi_die("out of memory in collective I/O");
-            compi_io_get get = {c->cbuf, lo, m};
-            compi_io_plist_parse(reqp[i], reql[i], lo, hi, compi_io_get_fn, &get, NULL, NULL, NULL);
-            msgs[i] = m;
-            lens[i] = (size_t)dbytes[i];
-        }
-        if (c->rc != MPI_SUCCESS)   /* nothing half-answered */
-            for (int i = 0; i < c->n; i++) { free(msgs[i]); msgs[i] = NULL; lens[i] = 0; }
-        for (int i = 0; i < c->n; i++) free(owned[i]);
-        free(owned);
-        free(reqp);
-        free(reql);
-        free(pv);
-    }
+    if (c->mydom >= 0 && rc == MPI_SUCCESS) compi_io_serve_reads(c, cyc, &req, &o, &t0);
     rc = compi_io_exchange(c, msgs, lens, dbytes, NULL, &rep);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
     /* 3: my pieces from each other aggregator's reply, in the order asked */
@@ -496,8 +527,5 @@ void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
     c->f->st.ns[COMPI_IO_T_EXCHANGE] += compi_now_ns() - t0;
     compi_coll_xfer_free(&req);
     compi_coll_xfer_free(&rep);
-    free(msgs);
-    free(lens);
-    free(dbytes);
-    free(mbytes);
+    compi_io_outbox_free(&o);
 }
