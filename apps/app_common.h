@@ -9,11 +9,14 @@
  *   APP name=<name> ranks=<n> time_s=<max over ranks of the timed phase>
  *       bytes_sent=<payload bytes all ranks sent to other ranks in the timed phase>
  *       check=OK|FAIL
- * preceded by `CHECK OK` or `CHECK FAIL <why>`; a failed check exits 1. */
+ * preceded by `CHECK OK` or `CHECK FAIL <why>`; a failed check exits 1.
+ * main() opens with app_start and ends with app_end; app_result prints the
+ * RESULT line. */
 #ifndef COMPI_APP_COMMON_H
 #define COMPI_APP_COMMON_H
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,27 @@ static inline uint64_t app_hash_term(uint64_t index, uint64_t bits)
     return app_mix64(bits ^ app_mix64(index + 0x9e3779b97f4a7c15ULL));
 }
 
+/* The opening every app's main() shares: MPI up, this rank, the ranks. */
+static inline void app_start(int *argc, char ***argv, int *rank, int *nranks)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+}
+
+/* Rank 0's result line: "RESULT checksum=<16 hex digits>", then the app's
+ * own fields (fmt, printf-style). */
+static inline void app_result(uint64_t checksum, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void app_result(uint64_t checksum, const char *fmt, ...)
+{
+    va_list ap;
+    printf("RESULT checksum=%016llx ", (unsigned long long)checksum);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
 /* The closing lines. `ok` and `why` matter on rank 0 (where verification
  * runs); the verdict is shared so that every rank exits with the same status.
  * Returns the process exit code. */
@@ -76,6 +100,15 @@ static inline int app_finish(const char *name, double t_local, uint64_t bytes_lo
         fflush(stdout);
     }
     return ok ? 0 : 1;
+}
+
+/* app_finish, then MPI down: the end of every app's main(). Returns the
+ * process exit code. */
+static inline int app_end(const char *name, double t_local, uint64_t bytes_local, int ok, const char *why)
+{
+    int rc = app_finish(name, t_local, bytes_local, ok, why);
+    MPI_Finalize();
+    return rc;
 }
 
 /* Shared option parsing: the options every app accepts. Returns 1 if argv[i]

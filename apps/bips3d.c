@@ -316,9 +316,7 @@ static uint64_t node_hash(const node_t *s, int n)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+    app_start(&argc, &argv, &g_rank, &g_nranks);
     options o;
     parse_args(argc, argv, &o);
 
@@ -392,15 +390,13 @@ int main(int argc, char **argv)
         if (!o.c.quiet)
             printf("serial check: %.2f s, %ld nodes differ; n=0 at %.0f%%, p=0 at %.0f%% of nodes\n", ts, diff,
                    100.0 * zn / m.n, 100.0 * zp / m.n);
-        printf("RESULT checksum=%016llx nodes=%d\n", (unsigned long long)node_hash(par, m.n), m.n);
+        app_result(node_hash(par, m.n), "nodes=%d", m.n);
         free_subdomain(&ser);
         free(par), free(fill);
     }
-    int rc = app_finish("bips3d", elapsed, sent, ok, why);
     free(counts), free(displs), free(gathered), free(part);
     free_subdomain(&d);
     bips3d_mesh_free(&m);
     MPI_Type_free(&node_type);
-    MPI_Finalize();
-    return rc;
+    return app_end("bips3d", elapsed, sent, ok, why);
 }

@@ -226,9 +226,7 @@ static uint64_t rank_iteration(is_state *s, int iteration, int max_iters, int p2
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+    app_start(&argc, &argv, &g_rank, &g_nranks);
     options o;
     parse_args(argc, argv, &o);
 
@@ -313,11 +311,9 @@ int main(int argc, char **argv)
         if (gtot[0]) snprintf(why, sizeof why, "%ld keys out of order", gtot[0]), ok = 0;
         else if (gtot[1] != want) snprintf(why, sizeof why, "%ld keys after the exchange, want %ld", gtot[1], want), ok = 0;
         else if (ghs[0] != ghs[1]) snprintf(why, sizeof why, "key multiset changed in the exchange"), ok = 0;
-        printf("RESULT checksum=%016llx keys=%ld\n", (unsigned long long)ghs[2], gtot[1]);
+        app_result(ghs[2], "keys=%ld", gtot[1]);
     }
-    int rc = app_finish("nas_is", elapsed, sent, ok, why);
     free(sorted);
     free(s.key_array), free(s.key_buff1), free(s.key_buff2), free(ints), free(s.reqs), free(s.stats);
-    MPI_Finalize();
-    return rc;
+    return app_end("nas_is", elapsed, sent, ok, why);
 }

@@ -161,10 +161,8 @@ static int pairs_serial(int p, int n, int iters, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, p;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    app_start(&argc, &argv, &rank, &p);
     options o = {.c = {.scale = 1.0, .iters = 10}, .n = 0, .seed = 1, .serial = -1};
     app_parse_args(argc, argv, &o.c, "compi_pairs", usage, pairs_option, &o);
     int n = o.n ? o.n : (int)(131072 * o.c.scale + 0.5);
@@ -252,7 +250,7 @@ int main(int argc, char **argv)
             serial = "same";
             if (!all_ok) serial = "DIFFERENT";
         }
-        printf("RESULT checksum=%016llx n=%d iters=%d seed=%llu serial=%s\n", sum, n, o.c.iters, o.seed, serial);
+        app_result(sum, "n=%d iters=%d seed=%llu serial=%s", n, o.c.iters, o.seed, serial);
     }
     free(perm);
     free(pos);
@@ -260,7 +258,5 @@ int main(int argc, char **argv)
     free(y);
     free(l);
     free(r);
-    int rc = app_finish("pairs", elapsed, sent, all_ok, why);
-    MPI_Finalize();
-    return rc;
+    return app_end("pairs", elapsed, sent, all_ok, why);
 }

@@ -202,9 +202,7 @@ static long merge_strips(const int *img, const int *label, int *out, int w, int 
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+    app_start(&argc, &argv, &g_rank, &g_nranks);
     options o;
     parse_args(argc, argv, &o);
     const int w = o.w, h = o.h;
@@ -272,11 +270,9 @@ int main(int argc, char **argv)
     if (g_rank == 0) {
         if (bad_merge) snprintf(why, sizeof why, "%ld merged labels differ from the whole-image segmentation", bad_merge), ok = 0;
         else if (bad_strips) snprintf(why, sizeof why, "%ld strip labels differ from rank 0's segmentation", bad_strips), ok = 0;
-        printf("RESULT checksum=%016llx images=%d\n", (unsigned long long)hash, o.c.iters);
+        app_result(hash, "images=%d", o.c.iters);
     }
-    int rc = app_finish("psrg", elapsed, sent, ok, why);
     free(row0), free(counts), free(displs), free(strip), free(slabel), free(queue);
     free(img), free(label), free(merged), free(parent), free(ref);
-    MPI_Finalize();
-    return rc;
+    return app_end("psrg", elapsed, sent, ok, why);
 }

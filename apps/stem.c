@@ -467,9 +467,7 @@ static uint64_t output(block *b, int step, const int *counts, const int *displs,
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+    app_start(&argc, &argv, &g_rank, &g_nranks);
     options o;
     parse_args(argc, argv, &o);
 
@@ -568,12 +566,10 @@ int main(int argc, char **argv)
             if (hs != hsum) snprintf(why, sizeof why, "field differs from the serial run"), ok = 0;
             free_block(&sb);
         } else if (!o.c.quiet) printf("serial check: skipped (problem too large; --serial on forces it)\n");
-        printf("RESULT checksum=%016llx O3=%.17g\n", (unsigned long long)hsum, glob[NSPEC + O3]);
+        app_result(hsum, "O3=%.17g", glob[NSPEC + O3]);
     }
-    int rc = app_finish("stem", elapsed, sent, ok, why);
     free(mine), free(all), free(counts), free(displs);
     free_block(&b);
     MPI_Comm_free(&comm);
-    MPI_Finalize();
-    return rc;
+    return app_end("stem", elapsed, sent, ok, why);
 }

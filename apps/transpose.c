@@ -278,9 +278,7 @@ static uint64_t field_hash(const field *f, unsigned long long *ambient, unsigned
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+    app_start(&argc, &argv, &g_rank, &g_nranks);
     options o;
     parse_args(argc, argv, &o);
     const int n = o.n;
@@ -330,10 +328,7 @@ int main(int argc, char **argv)
             printf("%.1f %% of the cells still exactly at %g; transposes: max %.3f s per rank in MPI_Alltoall; "
                    "serial recheck %s\n",
                    100.0 * gcounts[0] / cells, T_AMBIENT, comm_max, serial ? (ok ? "identical" : "DIFFERS") : "off");
-        printf("RESULT checksum=%016llx n=%d iters=%d alltoall_s=%.6f ambient=%.4f\n", (unsigned long long)gh, n,
-               o.c.iters, comm_max, gcounts[0] / cells);
+        app_result(gh, "n=%d iters=%d alltoall_s=%.6f ambient=%.4f", n, o.c.iters, comm_max, gcounts[0] / cells);
     }
-    int rc = app_finish("transpose", elapsed, sent, ok, why);
-    MPI_Finalize();
-    return rc;
+    return app_end("transpose", elapsed, sent, ok, why);
 }

@@ -36,6 +36,79 @@ C_TYPES = {
 }
 
 
+# kind -> how a Fortran argument becomes the C one (gen_fortran_one):
+#   arg      the C call's argument
+#   pre      lines before the call (C copies of handles, arrays, strings)
+#   post     lines after a successful call (results back to Fortran)
+#   always   lines after the call whatever it returned
+#   cleanup  lines freeing the copies
+#   fparam   the Fortran parameter when it is not MPI_Fint *
+#   hidden   hidden parameters after ierror (string lengths)
+# Fields: {n} the parameter's name, {ln} an array's length before the call,
+# {cnt} the entries holding results after it, {base} the Fortran index base,
+# {st_ign} / {sts_ign} the STATUS(ES)_IGNORE tests of the flavour.
+F_CONVERSIONS = {
+    "int": {"arg": "(int)*{n}"},
+    "dtype": {"arg": "PMPI_Type_f2c(*{n})"},
+    "comm": {"arg": "PMPI_Comm_f2c(*{n})"},
+    "info": {"arg": "PMPI_Info_f2c(*{n})"},
+    "op": {"arg": "PMPI_Op_f2c(*{n})"},
+    "comm_out": {"pre": ["MPI_Comm c_{n} = MPI_COMM_NULL;"], "arg": "&c_{n}",
+                 "post": ["*{n} = PMPI_Comm_c2f(c_{n});"]},
+    "cints": {"arg": "(const int *){n}"},
+    # c_status starts as the caller's status: fields the MPI leaves alone
+    # (MPI_ERROR in single completions) stay as they were, as in C; copied
+    # back also on error: the MPIs' own bindings hand the caller's status to
+    # C directly, so e.g. a truncated receive (MPI_ERR_TRUNCATE) still
+    # reports its source and tag
+    "status": {"pre": ["MPI_Status c_{n}, *p_{n} = {st_ign}({n}) ? MPI_STATUS_IGNORE : &c_{n};",
+                       "if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_f2c({n}, &c_{n});"],
+               "arg": "p_{n}",
+               "always": ["if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_c2f(&c_{n}, {n});"]},
+    "statuses": {"pre": ["MPI_Status *c_{n} = {sts_ign}({n}) ? MPI_STATUSES_IGNORE : "
+                         "malloc(sizeof(MPI_Status) * (size_t)({ln} > 0 ? {ln} : 1));"],
+                 "arg": "c_{n}",
+                 "post": ["if (c_{n} != MPI_STATUSES_IGNORE) {{ for (int i = 0; i < {cnt}; i++) "
+                          "PMPI_Status_c2f(&c_{n}[i], {n} + (size_t)i * COMPI_F_STATUS_SIZE); }}"],
+                 "cleanup": ["if (c_{n} != MPI_STATUSES_IGNORE) free(c_{n});"]},
+    "req_out": {"pre": ["MPI_Request c_{n} = MPI_REQUEST_NULL;"], "arg": "&c_{n}",
+                "post": ["*{n} = PMPI_Request_c2f(c_{n});"]},
+    "req_inout": {"pre": ["MPI_Request c_{n} = PMPI_Request_f2c(*{n});"], "arg": "&c_{n}",
+                  "post": ["*{n} = PMPI_Request_c2f(c_{n});"]},
+    "req_in": {"arg": "PMPI_Request_f2c(*{n})"},
+    "reqs": {"pre": ["MPI_Request *c_{n} = malloc(sizeof(MPI_Request) * (size_t)({ln} > 0 ? {ln} : 1));",
+                     "for (int i = 0; i < {ln}; i++) c_{n}[i] = PMPI_Request_f2c({n}[i]);"],
+             "arg": "c_{n}",
+             "post": ["for (int i = 0; i < {ln}; i++) {n}[i] = PMPI_Request_c2f(c_{n}[i]);"],
+             "cleanup": ["free(c_{n});"]},
+    "flag": {"pre": ["int c_{n} = 0;"], "arg": "&c_{n}", "post": ["*{n} = c_{n} ? COMPI_F_TRUE : 0;"]},
+    "iout": {"pre": ["int c_{n} = 0;"], "arg": "&c_{n}", "post": ["*{n} = (MPI_Fint)c_{n};"]},
+    "index": {"pre": ["int c_{n} = MPI_UNDEFINED;"], "arg": "&c_{n}",
+              "post": ["*{n} = c_{n} == MPI_UNDEFINED ? MPI_UNDEFINED : c_{n} + {base};"]},
+    "indices": {"pre": ["int *c_{n} = malloc(sizeof(int) * (size_t)({ln} > 0 ? {ln} : 1));"], "arg": "c_{n}",
+                "post": ["for (int i = 0; i < {cnt}; i++) {n}[i] = c_{n}[i] + {base};"],
+                "cleanup": ["free(c_{n});"]},
+    "file": {"arg": "PMPI_File_f2c(*{n})"},
+    "file_out": {"pre": ["MPI_File c_{n} = MPI_FILE_NULL;"], "arg": "&c_{n}",
+                 "post": ["*{n} = PMPI_File_c2f(c_{n});"]},
+    "file_inout": {"pre": ["MPI_File c_{n} = PMPI_File_f2c(*{n});"], "arg": "&c_{n}",
+                   "post": ["*{n} = PMPI_File_c2f(c_{n});"]},
+    "info_out": {"pre": ["MPI_Info c_{n} = MPI_INFO_NULL;"], "arg": "&c_{n}",
+                 "post": ["*{n} = PMPI_Info_c2f(c_{n});"]},
+    "offset": {"fparam": "MPI_Offset *{n}", "arg": "*{n}"},   # INTEGER(KIND=MPI_OFFSET_KIND)
+    "offset_out": {"fparam": "MPI_Offset *{n}", "arg": "{n}"},
+    # CHARACTER(LEN=*): the length comes as a hidden argument after ierror
+    # (gfortran >= 8: size_t); blanks trimmed as the MPIs do
+    "str": {"fparam": "char *{n}", "hidden": ["size_t {n}_len"],
+            "pre": ["char *c_{n} = compi_f_string({n}, {n}_len);"], "arg": "c_{n}",
+            "cleanup": ["free(c_{n});"]},
+    "msg_out": {"pre": ["MPI_Message c_{n} = MPI_MESSAGE_NULL;"], "arg": "&c_{n}",
+                "post": ["*{n} = compi_message_c2f(c_{n});"]},
+    "msg_inout": {"pre": ["MPI_Message c_{n} = compi_message_f2c(*{n});"], "arg": "&c_{n}",
+                  "post": ["*{n} = compi_message_c2f(c_{n});"]},
+}
+
+
 class Param:
     def __init__(self, token):
         m = re.fullmatch(r"(\w+)(?:\[(\w+)\])?:(\w+)", token)
@@ -150,113 +223,18 @@ def gen_fortran_one(call, flavor="f77"):
             args.append(f"compi_f2c_buf({n})")
             continue
         fparams.append(f"MPI_Fint *{n}")
-        if k == "int":
-            args.append(f"(int)*{n}")
-        elif k == "dtype":
-            args.append(f"PMPI_Type_f2c(*{n})")
-        elif k == "comm":
-            args.append(f"PMPI_Comm_f2c(*{n})")
-        elif k == "info":
-            args.append(f"PMPI_Info_f2c(*{n})")
-        elif k == "op":
-            args.append(f"PMPI_Op_f2c(*{n})")
-        elif k == "comm_out":
-            pre.append(f"MPI_Comm c_{n} = MPI_COMM_NULL;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = PMPI_Comm_c2f(c_{n});")
-        elif k == "cints":
-            args.append(f"(const int *){n}")
-        elif k == "status":
-            # c_status starts as the caller's status: fields the MPI leaves
-            # alone (MPI_ERROR in single completions) stay as they were, as in C
-            pre.append(f"MPI_Status c_{n}, *p_{n} = {st_ign}({n}) ? MPI_STATUS_IGNORE : &c_{n};")
-            pre.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_f2c({n}, &c_{n});")
-            args.append(f"p_{n}")
-            # also on error: the MPIs' own bindings hand the caller's status
-            # to C directly, so e.g. a truncated receive (MPI_ERR_TRUNCATE)
-            # still reports its source and tag
-            always.append(f"if (p_{n} != MPI_STATUS_IGNORE) PMPI_Status_c2f(&c_{n}, {n});")
-        elif k == "statuses":
-            ln = length_expr(call, p)
-            pre.append(f"MPI_Status *c_{n} = {sts_ign}({n}) ? MPI_STATUSES_IGNORE : "
-                       f"malloc(sizeof(MPI_Status) * (size_t)({ln} > 0 ? {ln} : 1));")
-            args.append(f"c_{n}")
-            post.append(f"if (c_{n} != MPI_STATUSES_IGNORE) {{ for (int i = 0; i < {count_after(call, p)}; i++) "
-                        f"PMPI_Status_c2f(&c_{n}[i], {n} + (size_t)i * COMPI_F_STATUS_SIZE); }}")
-            cleanup.append(f"if (c_{n} != MPI_STATUSES_IGNORE) free(c_{n});")
-        elif k == "req_out":
-            pre.append(f"MPI_Request c_{n} = MPI_REQUEST_NULL;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = PMPI_Request_c2f(c_{n});")
-        elif k == "req_inout":
-            pre.append(f"MPI_Request c_{n} = PMPI_Request_f2c(*{n});")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = PMPI_Request_c2f(c_{n});")
-        elif k == "req_in":
-            args.append(f"PMPI_Request_f2c(*{n})")
-        elif k == "reqs":
-            ln = length_expr(call, p)
-            pre.append(f"MPI_Request *c_{n} = malloc(sizeof(MPI_Request) * (size_t)({ln} > 0 ? {ln} : 1));")
-            pre.append(f"for (int i = 0; i < {ln}; i++) c_{n}[i] = PMPI_Request_f2c({n}[i]);")
-            args.append(f"c_{n}")
-            post.append(f"for (int i = 0; i < {ln}; i++) {n}[i] = PMPI_Request_c2f(c_{n}[i]);")
-            cleanup.append(f"free(c_{n});")
-        elif k == "flag":
-            pre.append(f"int c_{n} = 0;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = c_{n} ? COMPI_F_TRUE : 0;")
-        elif k == "iout":
-            pre.append(f"int c_{n} = 0;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = (MPI_Fint)c_{n};")
-        elif k == "index":
-            pre.append(f"int c_{n} = MPI_UNDEFINED;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = c_{n} == MPI_UNDEFINED ? MPI_UNDEFINED : c_{n} + {base};")
-        elif k == "indices":
-            ln = length_expr(call, p)
-            pre.append(f"int *c_{n} = malloc(sizeof(int) * (size_t)({ln} > 0 ? {ln} : 1));")
-            args.append(f"c_{n}")
-            post.append(f"for (int i = 0; i < {count_after(call, p)}; i++) {n}[i] = c_{n}[i] + {base};")
-            cleanup.append(f"free(c_{n});")
-        elif k == "file":
-            args.append(f"PMPI_File_f2c(*{n})")
-        elif k == "file_out":
-            pre.append(f"MPI_File c_{n} = MPI_FILE_NULL;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = PMPI_File_c2f(c_{n});")
-        elif k == "file_inout":
-            pre.append(f"MPI_File c_{n} = PMPI_File_f2c(*{n});")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = PMPI_File_c2f(c_{n});")
-        elif k == "info_out":
-            pre.append(f"MPI_Info c_{n} = MPI_INFO_NULL;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = PMPI_Info_c2f(c_{n});")
-        elif k == "offset":
-            fparams[-1] = f"MPI_Offset *{n}"   # INTEGER(KIND=MPI_OFFSET_KIND)
-            args.append(f"*{n}")
-        elif k == "offset_out":
-            fparams[-1] = f"MPI_Offset *{n}"
-            args.append(n)
-        elif k == "str":
-            # CHARACTER(LEN=*): the length comes as a hidden argument after
-            # ierror (gfortran >= 8: size_t); blanks trimmed as the MPIs do
-            fparams[-1] = f"char *{n}"
-            hidden.append(f"size_t {n}_len")
-            pre.append(f"char *c_{n} = compi_f_string({n}, {n}_len);")
-            args.append(f"c_{n}")
-            cleanup.append(f"free(c_{n});")
-        elif k == "msg_out":
-            pre.append(f"MPI_Message c_{n} = MPI_MESSAGE_NULL;")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = compi_message_c2f(c_{n});")
-        elif k == "msg_inout":
-            pre.append(f"MPI_Message c_{n} = compi_message_f2c(*{n});")
-            args.append(f"&c_{n}")
-            post.append(f"*{n} = compi_message_c2f(c_{n});")
-        else:
+        conv = F_CONVERSIONS.get(k)
+        if conv is None:
             raise SystemExit(f"wrapgen: no Fortran mapping for kind {k}")
+        ln = length_expr(call, p) if k in ("statuses", "reqs", "indices") else ""
+        cnt = count_after(call, p) if k in ("statuses", "indices") else ""
+        fill = dict(n=n, ln=ln, cnt=cnt, base=base, st_ign=st_ign, sts_ign=sts_ign)
+        if "fparam" in conv:
+            fparams[-1] = conv["fparam"].format(**fill)
+        args.append(conv["arg"].format(**fill))
+        for key, out in (("pre", pre), ("post", post), ("always", always), ("cleanup", cleanup),
+                         ("hidden", hidden)):
+            out += [t.format(**fill) for t in conv.get(key, ())]
     fparams.append("MPI_Fint *ierr")
     fparams += hidden
     sig = ", ".join(fparams)

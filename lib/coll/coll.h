@@ -11,7 +11,7 @@
  * before the frames, so each sender still picks its codec (or raw) alone.
  * In adaptive and guided mode a gate per communicator, collective and size
  * class then runs compi's path or the MPI's own, from trials agreed by a
- * small vote (see "gates" below and lib/engine/gate.h).
+ * small vote (see "gates" below and lib/engine/trials.h).
  *
  *   allgather(v)  node-local gather to the node's leader (its lowest rank);
  *                 leaders exchange one block per node (an exchange among
@@ -41,7 +41,7 @@
 #ifndef COMPI_COLL_H
 #define COMPI_COLL_H
 #include "core/internal.h"
-#include "engine/gate.h"
+#include "engine/trials.h"
 #include "engine/leaders.h"
 
 /* Gate kinds (see "gates" below): the compi_coll_kind values, then these. */
@@ -65,7 +65,7 @@ typedef struct compi_coll_layout {
      * that are not leaders), never matched by the application's or compi's
      * other messages; errors come back as codes */
     MPI_Comm xall, xleaders;
-    compi_gate *gates[COMPI_GATE_KINDS];   /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
+    compi_trials *gates[COMPI_GATE_KINDS];   /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
     compi_leaders_plan *plans[2];          /* Allreduce, Reduce: the leaders' way per size class, lazily */
 } compi_coll_layout;
 
@@ -247,19 +247,19 @@ int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int s
 int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,
                             MPI_Comm comm);
 
-/* ---- gates (lib/engine/gate.h): in adaptive and guided mode, whether a
+/* ---- gates (lib/engine/trials.h): in adaptive and guided mode, whether a
  * call runs compi's path or the MPI's own, per communicator, collective and
  * size class (log2 of a size every rank knows alike; 0 for the v variants
  * whose sizes differ per rank), from agreed trials. Fixed and trace mode
  * always run compi's path. */
 #define COMPI_GATE_CLASSES 48
 typedef struct {
-    compi_gate *g;       /* NULL: no gate, compi's path */
+    compi_trials *g;       /* NULL: no gate, compi's path */
     int kind;            /* gate kind */
-    int path;            /* compi_gate_path */
+    int path;            /* compi_trials_path */
     uint64_t t0;
 } compi_coll_ticket;
-/* Which path this call takes: COMPI_GATE_PATH_COMPI or _MPI. Starts the
+/* Which path this call takes: COMPI_TRIALS_PATH_COMPI or _MPI. Starts the
  * call's clock and scope; every call must be followed by
  * compi_coll_gate_end on the same communicator, whichever path ran (a vote
  * may be due: a small collective on comm). size: the size the class is
@@ -267,7 +267,7 @@ typedef struct {
 int compi_coll_gate_begin(const compi_comm_info *ci, const compi_coll_layout *l, int kind, size_t size,
                           compi_coll_ticket *t);
 int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm);
-void compi_coll_gates_free(compi_coll_layout *l);
+void compi_coll_choices_free(compi_coll_layout *l);
 
 /* ---- the leaders' way of a reduction (engine/leaders.h): split or whole,
  * per communicator, Allreduce / Reduce and size class (of raw, the packed

@@ -24,7 +24,7 @@ static void compi_coll_layout_free(compi_coll_layout *l)
     if (l->leaders != MPI_COMM_NULL) PMPI_Comm_free(&l->leaders);
     if (l->xall != MPI_COMM_NULL) PMPI_Comm_free(&l->xall);
     if (l->xleaders != MPI_COMM_NULL) PMPI_Comm_free(&l->xleaders);
-    compi_coll_gates_free(l);
+    compi_coll_choices_free(l);
     free(l->node_of);
     free(l->leader_of);
     free(l->first);

@@ -234,341 +234,454 @@ static int compi_coll_waitall(int nq, MPI_Request *rq)
     return rc;
 }
 
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
-                        const compi_coll_in in[], unsigned char **stage, compi_coll_blocks *got, int *piped,
-                        const int *names, MPI_Comm comm)
-{
+/* One exchange in progress (compi_coll_exchange), step by step. */
+typedef struct {
+    MPI_Comm sub, chunks;
     int n, me;
-    PMPI_Comm_size(sub, &n);
-    PMPI_Comm_rank(sub, &me);
+    compi_coll_out *const *out;
+    const compi_coll_in *in;
+    unsigned char **stage;
+    compi_coll_blocks *got;
+    int *piped;
+    const int *names;
+    int rc;
+    size_t piece;
+    compi_coll_meta *meta;       /* the metadata of every source's block to me */
+    int any_chunked;             /* I send a pipelined block */
+    int streaming;               /* chunks to send or to receive: the polling loop */
+    size_t total;                /* bytes of the bytes blocks to me */
+    size_t nrecv_whole, nsend;   /* messages: whole blocks' receives; every send */
+    size_t max_chunks;           /* chunks of my largest pipelined block */
+    char why[320];               /* the first bad source's story */
+    int bad_source;              /* -1: none */
+    /* whole blocks: receives first, sends after them */
+    MPI_Request *whole;
+    size_t nwhole;
+    /* pipelined blocks */
+    compi_coll_stream *st;
+    MPI_Request *rreq;           /* request i*(SLOTS+1) + 1 + s: source i's chunk slot s */
+    int *ridx;
+    MPI_Status *rst;
+    MPI_Request *sreq;
+    int *done_idx;
+    int nr;
+    size_t pending;              /* chunks still to arrive */
+    size_t nsent;
+    uint64_t wait_ns, last;
+} compi_coll_xchg;
+
+static int compi_coll_name(const compi_coll_xchg *x, int i)
+{
+    return x->names ? x->names[i] : i;
+}
+
+/* Step 1: every rank's metadata to every rank: what each block to me is. */
+static int compi_coll_xchg_meta(compi_coll_xchg *x, int same, int64_t **rmeta)
+{
     const size_t W = COMPI_COLL_META_WORDS;
-    int rc = MPI_SUCCESS;
+    int n = x->n;
+    compi_coll_blocks *got = x->got;
     got->bytes = NULL;
     got->lens = calloc((size_t)n, sizeof(size_t));
     got->displs = calloc((size_t)n, sizeof(size_t));
     int64_t *smeta = calloc((size_t)n * W, sizeof(int64_t));
-    int64_t *rmeta = calloc((size_t)n * W, sizeof(int64_t));
-    compi_coll_meta *rm = calloc((size_t)n, sizeof *rm);
-    if (!got->lens || !got->displs || !smeta || !rmeta || !rm) {
+    *rmeta = calloc((size_t)n * W, sizeof(int64_t));
+    x->meta = calloc((size_t)n, sizeof *x->meta);
+    if (!got->lens || !got->displs || !smeta || !*rmeta || !x->meta) {
         free(smeta);
-        free(rmeta);
-        free(rm);
+        free(*rmeta);
+        *rmeta = NULL;
+        free(x->meta);
+        x->meta = NULL;
         compi_coll_blocks_free(got);
         return MPI_ERR_NO_MEM;
     }
     int any = 0;
-    for (int j = 0; j < n; j++) any |= out[j] && out[j]->chunk;
-    for (int j = 0; j < n; j++) compi_coll_meta_of(out[j], any, smeta + (size_t)j * W);
+    for (int j = 0; j < n; j++) any |= x->out[j] && x->out[j]->chunk;
+    x->any_chunked = any;
+    for (int j = 0; j < n; j++) compi_coll_meta_of(x->out[j], any, smeta + (size_t)j * W);
+    int rc;
     /* same: one block for every rank (allgather): each rank's metadata once */
     if (same) {
         int64_t mine[COMPI_COLL_META_WORDS];
         compi_coll_meta_of(NULL, any, mine);
         for (int j = 0; j < n; j++)
-            if (out[j]) { memcpy(mine, smeta + (size_t)j * W, sizeof mine); break; }
-        rc = PMPI_Allgather(mine, (int)W, MPI_INT64_T, rmeta, (int)W, MPI_INT64_T, sub);
-        compi_coll_meta_of(NULL, any, rmeta + (size_t)me * W);   /* nothing to myself */
+            if (x->out[j]) { memcpy(mine, smeta + (size_t)j * W, sizeof mine); break; }
+        rc = PMPI_Allgather(mine, (int)W, MPI_INT64_T, *rmeta, (int)W, MPI_INT64_T, x->sub);
+        compi_coll_meta_of(NULL, any, *rmeta + (size_t)x->me * W);   /* nothing to myself */
     } else {
-        rc = PMPI_Alltoall(smeta, (int)W, MPI_INT64_T, rmeta, (int)W, MPI_INT64_T, sub);
+        rc = PMPI_Alltoall(smeta, (int)W, MPI_INT64_T, *rmeta, (int)W, MPI_INT64_T, x->sub);
     }
     free(smeta);
-    char why[320] = "";
-    int bad_source = -1;
-    size_t total = 0, nwq = 0, nsq = 0, maxk = 0;
-    int streaming = any;   /* chunks to send or to receive: the polling loop below */
-    const size_t piece = compi_coll_piece();
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+    return rc;
+}
+
+/* Step 2: the metadata read and checked; where each bytes block lands. A
+ * bad block is dropped (kind NONE) and its source remembered. */
+static void compi_coll_xchg_read_meta(compi_coll_xchg *x, const int64_t *rmeta)
+{
+    const size_t W = COMPI_COLL_META_WORDS;
+    compi_coll_meta *rm = x->meta;
+    compi_coll_blocks *got = x->got;
+    x->streaming = x->any_chunked;
+    for (int i = 0; i < x->n && x->rc == MPI_SUCCESS; i++) {
         char mwhy[200];
-        if (compi_coll_meta_read(rmeta + (size_t)i * W, &rm[i], mwhy, sizeof mwhy) != COMPI_OK && bad_source < 0) {
-            snprintf(why, sizeof why, "from rank %d: %s", names ? names[i] : i, mwhy);
-            bad_source = i;
+        if (compi_coll_meta_read(rmeta + (size_t)i * W, &rm[i], mwhy, sizeof mwhy) != COMPI_OK && x->bad_source < 0) {
+            snprintf(x->why, sizeof x->why, "from rank %d: %s", compi_coll_name(x, i), mwhy);
+            x->bad_source = i;
         }
-        piped[i] = rm[i].kind == COMPI_COLL_BLOCK_CHUNKED;
-        streaming |= piped[i];
-        if (rm[i].kind == COMPI_COLL_BLOCK_BYTES && rm[i].len > (uint64_t)(SIZE_MAX / 2 - total)) {
-            if (bad_source < 0) {
-                snprintf(why, sizeof why, "blocks from rank %d and before declare more bytes than memory holds",
-                         names ? names[i] : i);
-                bad_source = i;
+        x->piped[i] = rm[i].kind == COMPI_COLL_BLOCK_CHUNKED;
+        x->streaming |= x->piped[i];
+        if (rm[i].kind == COMPI_COLL_BLOCK_BYTES && rm[i].len > (uint64_t)(SIZE_MAX / 2 - x->total)) {
+            if (x->bad_source < 0) {
+                snprintf(x->why, sizeof x->why,
+                         "blocks from rank %d and before declare more bytes than memory holds", compi_coll_name(x, i));
+                x->bad_source = i;
             }
             rm[i].kind = COMPI_COLL_BLOCK_NONE;
         } else if (rm[i].kind == COMPI_COLL_BLOCK_BYTES) {
             got->lens[i] = (size_t)rm[i].len;
-            got->displs[i] = total;
-            total += got->lens[i];
-            nwq += compi_coll_pieces(rm[i].len, piece);
+            got->displs[i] = x->total;
+            x->total += got->lens[i];
+            x->nrecv_whole += compi_coll_pieces(rm[i].len, x->piece);
         } else if (rm[i].kind == COMPI_COLL_BLOCK_TYPED) {
-            if (!in[i].typed) {
-                if (bad_source < 0) {
-                    snprintf(why, sizeof why, "a raw block of %llu bytes from rank %d where none was due",
-                             (unsigned long long)rm[i].len, names ? names[i] : i);
-                    bad_source = i;
+            if (!x->in[i].typed) {
+                if (x->bad_source < 0) {
+                    snprintf(x->why, sizeof x->why, "a raw block of %llu bytes from rank %d where none was due",
+                             (unsigned long long)rm[i].len, compi_coll_name(x, i));
+                    x->bad_source = i;
                 }
                 rm[i].kind = COMPI_COLL_BLOCK_NONE;
             } else {
-                nwq++;
+                x->nrecv_whole++;
             }
         }
     }
-    free(rmeta);
-    for (int j = 0; j < n; j++) {
-        const compi_coll_out *o = out[j];
+}
+
+/* Step 3: how many messages I send, and my longest pipelined block. */
+static void compi_coll_xchg_count_sends(compi_coll_xchg *x)
+{
+    for (int j = 0; j < x->n; j++) {
+        const compi_coll_out *o = x->out[j];
         if (!o) continue;
         if (o->chunk) {
-            nsq += o->n;
-            if (o->n > maxk) maxk = o->n;
+            x->nsend += o->n;
+            if (o->n > x->max_chunks) x->max_chunks = o->n;
         } else if (o->flen) {
-            nsq += o->typed ? 1 : compi_coll_pieces(o->flen, piece);
+            x->nsend += o->typed ? 1 : compi_coll_pieces(o->flen, x->piece);
         }
     }
-    if (rc == MPI_SUCCESS && !(got->bytes = malloc(total ? total : 1))) rc = MPI_ERR_NO_MEM;
-    MPI_Request *wq = rc == MPI_SUCCESS ? malloc(sizeof(MPI_Request) * (nwq + nsq + 1)) : NULL;
-    if (rc == MPI_SUCCESS && !wq) rc = MPI_ERR_NO_MEM;
-    if (rc != MPI_SUCCESS) {
-        free(rm);
-        compi_coll_blocks_free(got);
-        return rc;
-    }
-    /* whole blocks: every receive, then every send, posted at once (wq:
-     * receives first, sends after them) */
-    size_t nq = 0;
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+}
+
+/* Step 4: whole blocks: every receive, then every send, posted at once. */
+static void compi_coll_xchg_post_whole(compi_coll_xchg *x)
+{
+    const compi_coll_meta *rm = x->meta;
+    size_t piece = x->piece;
+    for (int i = 0; i < x->n && x->rc == MPI_SUCCESS; i++) {
         if (rm[i].kind == COMPI_COLL_BLOCK_TYPED) {
-            rc = PMPI_Irecv(in[i].tbuf, in[i].tcount, in[i].ttype, i, COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+            x->rc = PMPI_Irecv(x->in[i].tbuf, x->in[i].tcount, x->in[i].ttype, i, COMPI_COLL_TAG_WHOLE, x->chunks,
+                               &x->whole[x->nwhole++]);
         } else if (rm[i].kind == COMPI_COLL_BLOCK_BYTES) {
             uint64_t np = compi_coll_pieces(rm[i].len, piece);
-            for (uint64_t k = 0; k < np && rc == MPI_SUCCESS; k++)
-                rc = PMPI_Irecv(got->bytes + got->displs[i] + k * piece, (int)compi_coll_piece_len(rm[i].len, piece, k),
-                                MPI_BYTE, i, COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+            for (uint64_t k = 0; k < np && x->rc == MPI_SUCCESS; k++)
+                x->rc = PMPI_Irecv(x->got->bytes + x->got->displs[i] + k * piece,
+                                   (int)compi_coll_piece_len(rm[i].len, piece, k), MPI_BYTE, i, COMPI_COLL_TAG_WHOLE,
+                                   x->chunks, &x->whole[x->nwhole++]);
         }
     }
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        const compi_coll_out *o = out[j];
+    for (int j = 0; j < x->n && x->rc == MPI_SUCCESS; j++) {
+        const compi_coll_out *o = x->out[j];
         if (!o || o->chunk || !o->flen) continue;
         if (o->typed) {
-            rc = PMPI_Isend(o->tbuf, o->tcount, o->ttype, j, COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+            x->rc = PMPI_Isend(o->tbuf, o->tcount, o->ttype, j, COMPI_COLL_TAG_WHOLE, x->chunks, &x->whole[x->nwhole++]);
             continue;
         }
         const unsigned char *b = o->frame ? o->frame : o->ref;
         uint64_t np = compi_coll_pieces(o->flen, piece);
-        for (uint64_t k = 0; k < np && rc == MPI_SUCCESS; k++)
-            rc = PMPI_Isend(b + k * piece, (int)compi_coll_piece_len(o->flen, piece, k), MPI_BYTE, j,
-                            COMPI_COLL_TAG_WHOLE, chunks, &wq[nq++]);
+        for (uint64_t k = 0; k < np && x->rc == MPI_SUCCESS; k++)
+            x->rc = PMPI_Isend(b + k * piece, (int)compi_coll_piece_len(o->flen, piece, k), MPI_BYTE, j,
+                               COMPI_COLL_TAG_WHOLE, x->chunks, &x->whole[x->nwhole++]);
     }
-    if (!streaming || rc != MPI_SUCCESS) {
-        int wrc = compi_coll_waitall((int)nq, wq);
-        if (rc == MPI_SUCCESS) rc = wrc;
-        free(wq);
-        free(rm);
-        goto done;
-    }
+}
 
-    /* chunks: receives first (slots), then rounds of sends over the destinations */
-    compi_coll_stream *st = calloc((size_t)n, sizeof *st);
-    MPI_Request *rreq = malloc(sizeof(MPI_Request) * (size_t)n * (COMPI_COLL_SLOTS + 1));
-    int *ridx = malloc(sizeof(int) * (size_t)n * (COMPI_COLL_SLOTS + 1));
-    MPI_Status *rst = malloc(sizeof(MPI_Status) * (size_t)n * (COMPI_COLL_SLOTS + 1));
-    MPI_Request *sreq = malloc(sizeof(MPI_Request) * (nsq ? nsq : 1));
-    if (!st || !rreq || !ridx || !rst || !sreq) {
-        free(st); free(rreq); free(ridx); free(rst); free(sreq);
-        int wrc = compi_coll_waitall((int)nq, wq);
-        (void)wrc;
-        free(wq);
-        free(rm);
-        rc = MPI_ERR_NO_MEM;
-        goto done;
+/* Step 5: the chunk streams' state, and their first receives posted (one per
+ * slot). Returns 0 when there is no memory for the state (x->rc set). */
+static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
+{
+    int n = x->n;
+    x->st = calloc((size_t)n, sizeof *x->st);
+    x->rreq = malloc(sizeof(MPI_Request) * (size_t)n * (COMPI_COLL_SLOTS + 1));
+    x->ridx = malloc(sizeof(int) * (size_t)n * (COMPI_COLL_SLOTS + 1));
+    x->rst = malloc(sizeof(MPI_Status) * (size_t)n * (COMPI_COLL_SLOTS + 1));
+    x->sreq = malloc(sizeof(MPI_Request) * (x->nsend ? x->nsend : 1));
+    if (!x->st || !x->rreq || !x->ridx || !x->rst || !x->sreq) {
+        free(x->st); free(x->rreq); free(x->ridx); free(x->rst); free(x->sreq);
+        x->rc = MPI_ERR_NO_MEM;
+        return 0;
     }
-    const int nr = n * (COMPI_COLL_SLOTS + 1);   /* request i*(SLOTS+1) + 1 + s: source i's chunk slot s */
-    for (int r = 0; r < nr; r++) rreq[r] = MPI_REQUEST_NULL;
-    /* chunks still to arrive */
-    size_t pending = 0;
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        MPI_Request *q = rreq + (size_t)i * (COMPI_COLL_SLOTS + 1);
-        if (!piped[i]) continue;
-        compi_coll_stream *s = &st[i];
-        unsigned log2 = rm[i].log2;
-        s->size = (size_t)rm[i].size;
+    x->nr = n * (COMPI_COLL_SLOTS + 1);
+    for (int r = 0; r < x->nr; r++) x->rreq[r] = MPI_REQUEST_NULL;
+    for (int i = 0; i < n && x->rc == MPI_SUCCESS; i++) {
+        MPI_Request *q = x->rreq + (size_t)i * (COMPI_COLL_SLOTS + 1);
+        if (!x->piped[i]) continue;
+        compi_coll_stream *s = &x->st[i];
+        unsigned log2 = x->meta[i].log2;
+        s->size = (size_t)x->meta[i].size;
         s->chunk = (size_t)1 << log2;
         s->n = s->due = compi_chunk_count(s->size, log2);
-        s->dst = in[i].dst;
-        if (s->size != in[i].size) {
-            if (bad_source < 0) {
-                snprintf(why, sizeof why, "a pipelined block of %zu bytes from rank %d where %zu bytes were due "
-                         "(type signatures differ)", s->size, names ? names[i] : i, in[i].size);
-                bad_source = i;
+        s->dst = x->in[i].dst;
+        if (s->size != x->in[i].size) {
+            if (x->bad_source < 0) {
+                snprintf(x->why, sizeof x->why, "a pipelined block of %zu bytes from rank %d where %zu bytes were "
+                         "due (type signatures differ)", s->size, compi_coll_name(x, i), x->in[i].size);
+                x->bad_source = i;
             }
             s->bad = 1;
         }
-        if (!s->dst && !s->bad && stage && in[i].typed && (stage[i] = malloc(s->size ? s->size : 1)))
-            s->dst = stage[i];   /* a destination that is not one contiguous run: staged, unpacked after */
+        if (!s->dst && !s->bad && x->stage && x->in[i].typed && (x->stage[i] = malloc(s->size ? s->size : 1)))
+            s->dst = x->stage[i];   /* a destination that is not one contiguous run: staged, unpacked after */
         if (!s->dst) s->bad = 1;
         s->slots = s->n < COMPI_COLL_SLOTS ? (int)s->n : COMPI_COLL_SLOTS;
-        pending += s->n;
-        for (int k = 0; k < s->slots && rc == MPI_SUCCESS; k++) {
-            if (!(s->slot[k] = malloc(COMPI_FRAME_HEADER_SIZE + s->chunk))) { rc = MPI_ERR_NO_MEM; break; }
+        x->pending += s->n;
+        for (int k = 0; k < s->slots && x->rc == MPI_SUCCESS; k++) {
+            if (!(s->slot[k] = malloc(COMPI_FRAME_HEADER_SIZE + s->chunk))) { x->rc = MPI_ERR_NO_MEM; break; }
             s->slot_k[k] = (size_t)k;
             s->busy[k] = 1;
             s->posted++;
-            rc = PMPI_Irecv(s->slot[k], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i, COMPI_COLL_TAG_CHUNK,
-                            chunks, q + 1 + k);
+            x->rc = PMPI_Irecv(s->slot[k], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i,
+                               COMPI_COLL_TAG_CHUNK, x->chunks, q + 1 + k);
         }
     }
-    free(rm);
-    size_t ns = 0;
-    uint64_t wait_ns = 0;
-    uint64_t last = compi_now_ns();
-    int *done_idx = malloc(sizeof(int) * (size_t)nr);
-    if (!done_idx) rc = MPI_ERR_NO_MEM;
-    for (size_t k = 0; rc == MPI_SUCCESS && (k < maxk || pending > 0); k++) {
-        for (int jj = 0; jj < n && k < maxk && rc == MPI_SUCCESS; jj++) {
-            int j = (me + 1 + jj) % n;   /* each rank starts with the next one: not all on one rank first */
-            compi_coll_out *o = out[j];
-            if (!o || !o->chunk || k >= o->n) continue;
-            rc = compi_coll_chunk(o, k);
-            if (rc == MPI_SUCCESS && o->blen[k] >= 0)
-                rc = PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, chunks, &sreq[ns++]);
+    return 1;
+}
+
+/* Chunk k of every pipelined block I send, destinations interleaved. */
+static void compi_coll_xchg_send_round(compi_coll_xchg *x, size_t k)
+{
+    for (int jj = 0; jj < x->n && k < x->max_chunks && x->rc == MPI_SUCCESS; jj++) {
+        int j = (x->me + 1 + jj) % x->n;   /* each rank starts with the next one: not all on one rank first */
+        compi_coll_out *o = x->out[j];
+        if (!o || !o->chunk || k >= o->n) continue;
+        x->rc = compi_coll_chunk(o, k);
+        if (x->rc == MPI_SUCCESS && o->blen[k] >= 0)
+            x->rc = PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks,
+                               &x->sreq[x->nsent++]);
+    }
+}
+
+/* Chunk kk of source i, in slot cs, decoded into its place. A bad one marks
+ * the stream bad; a chunk the sender never sent (the next came in its
+ * place) is no longer waited for. */
+static void compi_coll_stream_decode(compi_coll_xchg *x, int i, compi_coll_stream *s, int cs, size_t kk)
+{
+    size_t off = kk * s->chunk, len = s->size - off < s->chunk ? s->size - off : s->chunk;
+    char cwhy[200];
+    uint8_t cid = COMPI_CODEC_RAW;
+    uint64_t d0 = compi_now_ns();
+    int ok = !s->trunc[cs] && compi_chunk_decode(kk, s->slot[cs], (size_t)s->got[cs], len, s->dst + off, &cid, cwhy,
+                                                 sizeof cwhy) == COMPI_OK;
+    uint64_t dt = compi_now_ns() - d0;
+    s->decode_ns += dt;
+    if (kk + 1 < s->n) s->hidden_ns += dt;
+    if (cid != COMPI_CODEC_RAW) s->codec = cid;
+    if (ok) return;
+    s->bad = 1;
+    if (x->bad_source < 0) {
+        snprintf(x->why, sizeof x->why, "chunk %zu of %zu from rank %d: %s", kk, s->n, compi_coll_name(x, i),
+                 s->trunc[cs] ? "longer than the chunks its block's metadata declares" : cwhy);
+        x->bad_source = i;
+    }
+    int num = s->trunc[cs] ? -1 : compi_chunk_number(s->slot[cs], (size_t)s->got[cs]);
+    size_t missing = num < 0 ? 0 : (size_t)((unsigned)num - (unsigned)kk) & 0xffu;
+    if (missing && missing < s->due - kk) {
+        s->due -= missing;
+        x->pending = x->pending > missing ? x->pending - missing : 0;
+    }
+}
+
+/* Source i's chunks that arrived, taken in order (receives complete in any
+ * order); each freed slot gets the next chunk's receive. */
+static void compi_coll_stream_take(compi_coll_xchg *x, int i)
+{
+    compi_coll_stream *s = &x->st[i];
+    while (x->rc == MPI_SUCCESS && s->dec < s->due && s->arrived[s->dec % (size_t)s->slots]) {
+        int cs = (int)(s->dec % (size_t)s->slots);
+        size_t kk = s->dec++;
+        s->arrived[cs] = 0;
+        s->next = kk + 1;
+        s->completed++;
+        if (!s->bad) compi_coll_stream_decode(x, i, s, cs, kk);
+        if (s->completed == s->due) compi_pipe_count_received(s->codec, s->decode_ns, s->hidden_ns, 0);
+        /* receives match in posting order: chunk k's receive is
+         * posted into slot k % slots once chunk k - slots left it */
+        s->busy[cs] = 0;
+        while (x->rc == MPI_SUCCESS && s->posted < s->due && !s->busy[s->posted % (size_t)s->slots]) {
+            int ps = (int)(s->posted % (size_t)s->slots);
+            s->slot_k[ps] = s->posted++;
+            s->busy[ps] = 1;
+            x->rc = PMPI_Irecv(s->slot[ps], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i,
+                               COMPI_COLL_TAG_CHUNK, x->chunks, &x->rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + ps]);
         }
-        /* receives: whatever arrived; once everything is sent, wait for the rest */
-        int blocking = k + 1 >= maxk;
-        for (;;) {
-            int outcount = 0;
-            uint64_t t0 = compi_now_ns();
-            if (pending == 0) break;
-            rc = PMPI_Testsome(nr, rreq, &outcount, done_idx, rst);
-            /* the statuses' MPI_ERROR fields are set only with MPI_ERR_IN_STATUS */
-            int in_status = rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_IN_STATUS;
-            if (rc != MPI_SUCCESS && !in_status) goto drained;
-            if (rc != MPI_SUCCESS) {
-                /* MPI_ERR_IN_STATUS: a chunk longer than its slot (damaged) */
-                for (int t = 0; t < outcount; t++)
-                    if (rst[t].MPI_ERROR != MPI_SUCCESS && compi_error_class(rst[t].MPI_ERROR) != MPI_ERR_TRUNCATE)
-                        goto drained;
-                rc = MPI_SUCCESS;
-            }
-            if (outcount == MPI_UNDEFINED) outcount = 0;
-            if (outcount == 0) {
-                if (!blocking) break;
-                uint64_t now = compi_now_ns();
-                if (now - last > (uint64_t)(compi_cfg.escape_wait_s * 1e9)) {
-                    for (int i = 0; i < n && bad_source < 0; i++)
-                        if (piped[i] && st[i].next < st[i].due) {
-                            snprintf(why, sizeof why, "chunk %zu of %zu from rank %d did not arrive within "
-                                     "COMPI_ESCAPE_WAIT=%g s of the one before", st[i].next, st[i].n,
-                                     names ? names[i] : i, compi_cfg.escape_wait_s);
-                            bad_source = i;
-                        }
-                    if (bad_source < 0) {
-                        snprintf(why, sizeof why, "a collective block did not arrive within COMPI_ESCAPE_WAIT=%g s",
-                                 compi_cfg.escape_wait_s);
-                        bad_source = 0;
-                    }
-                    goto drained;
-                }
-                sched_yield();
-                wait_ns += compi_now_ns() - t0;
-                continue;
-            }
-            last = compi_now_ns();
-            for (int t = 0; t < outcount && rc == MPI_SUCCESS; t++) {
-                int r = done_idx[t], i = r / (COMPI_COLL_SLOTS + 1), sl = r % (COMPI_COLL_SLOTS + 1) - 1;
-                if (pending) pending--;
-                if (sl < 0) continue;   /* a whole frame: delivered by the caller */
-                compi_coll_stream *s = &st[i];
-                s->trunc[sl] = in_status && rst[t].MPI_ERROR != MPI_SUCCESS &&
-                               compi_error_class(rst[t].MPI_ERROR) == MPI_ERR_TRUNCATE;
-                s->got[sl] = 0;
-                if (!s->trunc[sl]) PMPI_Get_count(&rst[t], MPI_BYTE, &s->got[sl]);
-                s->arrived[sl] = 1;
-                /* chunks are taken in order (receives complete in any order) */
-                while (rc == MPI_SUCCESS && s->dec < s->due && s->arrived[s->dec % (size_t)s->slots]) {
-                    int cs = (int)(s->dec % (size_t)s->slots);
-                    size_t kk = s->dec++;
-                    s->arrived[cs] = 0;
-                    s->next = kk + 1;
-                    s->completed++;
-                    if (!s->bad) {
-                        size_t off = kk * s->chunk, len = s->size - off < s->chunk ? s->size - off : s->chunk;
-                        char cwhy[200];
-                        uint8_t cid = COMPI_CODEC_RAW;
-                        uint64_t d0 = compi_now_ns();
-                        int ok = !s->trunc[cs] && compi_chunk_decode(kk, s->slot[cs], (size_t)s->got[cs], len,
-                                                                     s->dst + off, &cid, cwhy, sizeof cwhy) == COMPI_OK;
-                        uint64_t dt = compi_now_ns() - d0;
-                        s->decode_ns += dt;
-                        if (kk + 1 < s->n) s->hidden_ns += dt;
-                        if (cid != COMPI_CODEC_RAW) s->codec = cid;
-                        if (!ok) {
-                            s->bad = 1;
-                            if (bad_source < 0) {
-                                snprintf(why, sizeof why, "chunk %zu of %zu from rank %d: %s", kk, s->n,
-                                         names ? names[i] : i,
-                                         s->trunc[cs] ? "longer than the chunks its block's metadata declares" : cwhy);
-                                bad_source = i;
-                            }
-                            /* a chunk the sender never sent: the next one came in its place */
-                            int num = s->trunc[cs] ? -1 : compi_chunk_number(s->slot[cs], (size_t)s->got[cs]);
-                            size_t missing = num < 0 ? 0 : (size_t)((unsigned)num - (unsigned)kk) & 0xffu;
-                            if (missing && missing < s->due - kk) {
-                                s->due -= missing;
-                                pending = pending > missing ? pending - missing : 0;
-                            }
-                        }
-                    }
-                    if (s->completed == s->due) compi_pipe_count_received(s->codec, s->decode_ns, s->hidden_ns, 0);
-                    /* receives match in posting order: chunk k's receive is
-                     * posted into slot k % slots once chunk k - slots left it */
-                    s->busy[cs] = 0;
-                    while (rc == MPI_SUCCESS && s->posted < s->due && !s->busy[s->posted % (size_t)s->slots]) {
-                        int ps = (int)(s->posted % (size_t)s->slots);
-                        s->slot_k[ps] = s->posted++;
-                        s->busy[ps] = 1;
-                        rc = PMPI_Irecv(s->slot[ps], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i,
-                                        COMPI_COLL_TAG_CHUNK, chunks,
-                                        &rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + ps]);
-                    }
-                }
-            }
+    }
+}
+
+/* No chunk arrived within COMPI_ESCAPE_WAIT of the one before: the story. */
+static void compi_coll_xchg_timed_out(compi_coll_xchg *x)
+{
+    for (int i = 0; i < x->n && x->bad_source < 0; i++)
+        if (x->piped[i] && x->st[i].next < x->st[i].due) {
+            snprintf(x->why, sizeof x->why, "chunk %zu of %zu from rank %d did not arrive within "
+                     "COMPI_ESCAPE_WAIT=%g s of the one before", x->st[i].next, x->st[i].n, compi_coll_name(x, i),
+                     compi_cfg.escape_wait_s);
+            x->bad_source = i;
+        }
+    if (x->bad_source < 0) {
+        snprintf(x->why, sizeof x->why, "a collective block did not arrive within COMPI_ESCAPE_WAIT=%g s",
+                 compi_cfg.escape_wait_s);
+        x->bad_source = 0;
+    }
+}
+
+/* The receives: whatever arrived (blocking: once everything is sent, wait
+ * for the rest). Returns 1 when the exchange must stop receiving (an error,
+ * or a chunk that never came). */
+static int compi_coll_xchg_receive(compi_coll_xchg *x, int blocking)
+{
+    for (;;) {
+        int outcount = 0;
+        uint64_t t0 = compi_now_ns();
+        if (x->pending == 0) break;
+        x->rc = PMPI_Testsome(x->nr, x->rreq, &outcount, x->done_idx, x->rst);
+        /* the statuses' MPI_ERROR fields are set only with MPI_ERR_IN_STATUS */
+        int in_status = x->rc != MPI_SUCCESS && compi_error_class(x->rc) == MPI_ERR_IN_STATUS;
+        if (x->rc != MPI_SUCCESS && !in_status) return 1;
+        if (x->rc != MPI_SUCCESS) {
+            /* MPI_ERR_IN_STATUS: a chunk longer than its slot (damaged) */
+            for (int t = 0; t < outcount; t++)
+                if (x->rst[t].MPI_ERROR != MPI_SUCCESS && compi_error_class(x->rst[t].MPI_ERROR) != MPI_ERR_TRUNCATE)
+                    return 1;
+            x->rc = MPI_SUCCESS;
+        }
+        if (outcount == MPI_UNDEFINED) outcount = 0;
+        if (outcount == 0) {
             if (!blocking) break;
+            uint64_t now = compi_now_ns();
+            if (now - x->last > (uint64_t)(compi_cfg.escape_wait_s * 1e9)) {
+                compi_coll_xchg_timed_out(x);
+                return 1;
+            }
+            sched_yield();
+            x->wait_ns += compi_now_ns() - t0;
+            continue;
         }
+        x->last = compi_now_ns();
+        for (int t = 0; t < outcount && x->rc == MPI_SUCCESS; t++) {
+            int r = x->done_idx[t], i = r / (COMPI_COLL_SLOTS + 1), sl = r % (COMPI_COLL_SLOTS + 1) - 1;
+            if (x->pending) x->pending--;
+            if (sl < 0) continue;   /* a whole frame: delivered by the caller */
+            compi_coll_stream *s = &x->st[i];
+            s->trunc[sl] = in_status && x->rst[t].MPI_ERROR != MPI_SUCCESS &&
+                           compi_error_class(x->rst[t].MPI_ERROR) == MPI_ERR_TRUNCATE;
+            s->got[sl] = 0;
+            if (!s->trunc[sl]) PMPI_Get_count(&x->rst[t], MPI_BYTE, &s->got[sl]);
+            s->arrived[sl] = 1;
+            compi_coll_stream_take(x, i);
+        }
+        if (!blocking) break;
     }
-drained:
-    /* nothing stays posted: receives left over (a lost chunk, an error, fewer chunks due) are cancelled */
-    for (int r = 0; r < nr; r++) {
-        if (rreq[r] == MPI_REQUEST_NULL) continue;
-        PMPI_Cancel(&rreq[r]);
-        PMPI_Wait(&rreq[r], MPI_STATUS_IGNORE);
+    return 0;
+}
+
+/* Step 6: rounds of chunk sends over the destinations, each followed by the
+ * receives that completed, until every chunk is sent and received. */
+static void compi_coll_xchg_stream(compi_coll_xchg *x)
+{
+    x->last = compi_now_ns();
+    x->done_idx = malloc(sizeof(int) * (size_t)x->nr);
+    if (!x->done_idx) x->rc = MPI_ERR_NO_MEM;
+    for (size_t k = 0; x->rc == MPI_SUCCESS && (k < x->max_chunks || x->pending > 0); k++) {
+        compi_coll_xchg_send_round(x, k);
+        if (compi_coll_xchg_receive(x, k + 1 >= x->max_chunks)) return;
     }
-    {
-        int wrc = compi_coll_waitall((int)ns, sreq);
-        if (rc == MPI_SUCCESS) rc = wrc;
+}
+
+/* Step 7: nothing stays posted: receives left over (a lost chunk, an
+ * error, fewer chunks due) are cancelled, the sends completed. */
+static void compi_coll_xchg_drain(compi_coll_xchg *x)
+{
+    for (int r = 0; r < x->nr; r++) {
+        if (x->rreq[r] == MPI_REQUEST_NULL) continue;
+        PMPI_Cancel(&x->rreq[r]);
+        PMPI_Wait(&x->rreq[r], MPI_STATUS_IGNORE);
     }
-    COMPI_STAT_ADD(pipe_wait_ns, wait_ns);
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < COMPI_COLL_SLOTS; k++) free(st[i].slot[k]);
-    free(st);
-    free(rreq);
-    free(ridx);
-    free(rst);
-    free(sreq);
-    free(done_idx);
-    {
-        int wrc = compi_coll_waitall((int)nq, wq);
-        if (rc == MPI_SUCCESS) rc = wrc;
-    }
-    free(wq);
-done:
-    if (rc != MPI_SUCCESS) {
+    int wrc = compi_coll_waitall((int)x->nsent, x->sreq);
+    if (x->rc == MPI_SUCCESS) x->rc = wrc;
+    COMPI_STAT_ADD(pipe_wait_ns, x->wait_ns);
+    for (int i = 0; i < x->n; i++)
+        for (int k = 0; k < COMPI_COLL_SLOTS; k++) free(x->st[i].slot[k]);
+    free(x->st);
+    free(x->rreq);
+    free(x->ridx);
+    free(x->rst);
+    free(x->sreq);
+    free(x->done_idx);
+}
+
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
+                        const compi_coll_in in[], unsigned char **stage, compi_coll_blocks *got, int *piped,
+                        const int *names, MPI_Comm comm)
+{
+    compi_coll_xchg x = {.sub = sub, .chunks = chunks, .out = out, .in = in, .stage = stage, .got = got,
+                         .piped = piped, .names = names, .bad_source = -1, .piece = compi_coll_piece()};
+    PMPI_Comm_size(sub, &x.n);
+    PMPI_Comm_rank(sub, &x.me);
+    int64_t *rmeta;
+    x.rc = compi_coll_xchg_meta(&x, same, &rmeta);
+    if (!x.meta) return MPI_ERR_NO_MEM;   /* no room for the metadata */
+    compi_coll_xchg_read_meta(&x, rmeta);
+    free(rmeta);
+    compi_coll_xchg_count_sends(&x);
+    if (x.rc == MPI_SUCCESS && !(got->bytes = malloc(x.total ? x.total : 1))) x.rc = MPI_ERR_NO_MEM;
+    x.whole = x.rc == MPI_SUCCESS ? malloc(sizeof(MPI_Request) * (x.nrecv_whole + x.nsend + 1)) : NULL;
+    if (x.rc == MPI_SUCCESS && !x.whole) x.rc = MPI_ERR_NO_MEM;
+    if (x.rc != MPI_SUCCESS) {
+        free(x.meta);
         compi_coll_blocks_free(got);
-        return rc;
+        return x.rc;
     }
-    if (bad_source >= 0) {
+    compi_coll_xchg_post_whole(&x);
+    if (x.streaming && x.rc == MPI_SUCCESS && compi_coll_xchg_open_streams(&x)) {
+        compi_coll_xchg_stream(&x);
+        compi_coll_xchg_drain(&x);
+    }
+    int wrc = compi_coll_waitall((int)x.nwhole, x.whole);
+    if (x.rc == MPI_SUCCESS) x.rc = wrc;
+    free(x.whole);
+    free(x.meta);
+    if (x.rc != MPI_SUCCESS) {
+        compi_coll_blocks_free(got);
+        return x.rc;
+    }
+    if (x.bad_source >= 0) {
         MPI_Status fst;
         memset(&fst, 0, sizeof fst);
-        fst.MPI_SOURCE = names ? names[bad_source] : bad_source;
+        fst.MPI_SOURCE = compi_coll_name(&x, x.bad_source);
         fst.MPI_TAG = COMPI_COLL_TAG_CHUNK;
         compi_coll_blocks_free(got);
-        return compi_frame_fail(comm, &fst, why);
+        return compi_frame_fail(comm, &fst, x.why);
     }
     return MPI_SUCCESS;
+}
+
+void compi_coll_blocks_free(compi_coll_blocks *b)
+{
+    free(b->bytes);
+    free(b->lens);
+    free(b->displs);
+    b->bytes = NULL;
+    b->lens = b->displs = NULL;
 }
 
 int compi_coll_xfer_init(compi_coll_xfer *x, int n)

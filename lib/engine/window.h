@@ -101,7 +101,7 @@ static inline unsigned compi_outcomes_mistakes(uint32_t outcomes) { return (unsi
 /* What to do with a message of `size` bytes at time now_s. */
 compi_win_action compi_window_classify(compi_window *w, const compi_window_params *p, size_t size, double now_s);
 /* The same for a message a collective gate's trial asks to be looked at
- * (lib/engine/gate.h): a size in the raw zone reopens it first, as
+ * (lib/engine/trials.h): a size in the raw zone reopens it first, as
  * reeval_after raw messages in a row would (unless backing off), so the
  * message is evaluated on its data. */
 compi_win_action compi_window_classify_probe(compi_window *w, const compi_window_params *p, size_t size,

@@ -20,34 +20,25 @@ const char *compi_io_error_string(int rc)
     }
 }
 
-/* Square minimisation on c (n x n, row-major). rowsol[i] = column of row i,
- * colsol[j] = row of column j. Returns COMPI_OK or COMPI_ERR_NOMEM. */
-static int jv_square(int n, const double *c, unsigned flags, int *rowsol, int *colsol)
-{
-    if (n == 1) {
-        rowsol[0] = 0;
-        colsol[0] = 0;
-        return COMPI_OK;
-    }
-    int *freerows = malloc((size_t)n * sizeof *freerows);
-    int *collist = malloc((size_t)n * sizeof *collist);
-    int *matches = calloc((size_t)n, sizeof *matches);
-    int *pred = malloc((size_t)n * sizeof *pred);
-    double *d = malloc((size_t)n * sizeof *d);
-    double *v = malloc((size_t)n * sizeof *v);
-    if (!freerows || !collist || !matches || !pred || !d || !v) {
-        free(freerows); free(collist); free(matches); free(pred); free(d); free(v);
-        return COMPI_ERR_NOMEM;
-    }
+/* The working state of one square problem (n x n cost c, row-major). */
+typedef struct {
+    int n;
+    const double *c;
+    int *rowsol, *colsol;   /* column of each row, row of each column (-1: none) */
+    int *freerows, numfree; /* rows without a column */
+    int *collist, *matches, *pred;
+    double *d, *v;          /* shortest path distances; column prices */
+} jv_state;
+
 #define C(i, j) c[(size_t)(i) * (size_t)n + (size_t)(j)]
 
-    int numfree = 0;
-    if (flags & COMPI_ASSIGN_NO_INIT) {
-        /* every row free, zero prices: augmentation alone solves it */
-        for (int i = 0; i < n; i++) { rowsol[i] = colsol[i] = -1; v[i] = 0; freerows[numfree++] = i; }
-        goto augment;
-    }
-
+static void jv_column_reduction(jv_state *s)
+{
+    int n = s->n;
+    const double *c = s->c;
+    int *rowsol = s->rowsol, *colsol = s->colsol;
+    int *matches = s->matches;
+    double *v = s->v;
     /* 1. Column reduction: v[j] = min over rows; each column goes to its
      * minimum row if that row has no cheaper column yet (last columns first). */
     for (int i = 0; i < n; i++) rowsol[i] = -1;
@@ -69,7 +60,16 @@ static int jv_square(int n, const double *c, unsigned flags, int *rowsol, int *c
             colsol[j] = -1;
         }
     }
+}
 
+static void jv_reduction_transfer(jv_state *s)
+{
+    int n = s->n;
+    const double *c = s->c;
+    int *rowsol = s->rowsol;
+    int *matches = s->matches, *freerows = s->freerows;
+    double *v = s->v;
+    int numfree = 0;
     /* 2. Reduction transfer: a row matched once lowers its column's price by
      * its second-best reduced cost; rows with no column are free. */
     for (int i = 0; i < n; i++) {
@@ -83,7 +83,16 @@ static int jv_square(int n, const double *c, unsigned flags, int *rowsol, int *c
             v[j1] -= mn;
         }
     }
+    s->numfree = numfree;
+}
 
+static void jv_augmenting_row_reduction(jv_state *s)
+{
+    int n = s->n;
+    const double *c = s->c;
+    int *rowsol = s->rowsol, *colsol = s->colsol;
+    int *freerows = s->freerows, numfree = s->numfree;
+    double *v = s->v;
     /* 3. Augmenting row reduction, twice: each free row takes its cheapest
      * column, lowering its price to the second-cheapest; a displaced row
      * is retried at once if the price dropped, else in the next round. */
@@ -124,66 +133,90 @@ static int jv_square(int n, const double *c, unsigned flags, int *rowsol, int *c
             }
         }
     }
+    s->numfree = numfree;
+}
 
-augment:
+/* Phase 4's search from freerow: Dijkstra over reduced costs until an
+ * unassigned column is reached (returned); *mn the last minimum distance,
+ * *last_out the last column of collist scanned before it. */
+static int jv_shortest_path(jv_state *s, int freerow, double *mn_out, int *last_out)
+{
+    int n = s->n;
+    const double *c = s->c;
+    int *colsol = s->colsol;
+    int *collist = s->collist, *pred = s->pred;
+    double *d = s->d, *v = s->v;
+    for (int j = 0; j < n; j++) {
+        d[j] = C(freerow, j) - v[j];
+        pred[j] = freerow;
+        collist[j] = j;
+    }
+    int low = 0, up = 0, last = 0, endofpath = -1;
+    double mn = 0;
+    int found = 0;
+    do {
+        if (up == low) {
+            /* next set of columns at the minimum distance */
+            last = low - 1;
+            mn = d[collist[up++]];
+            for (int k = up; k < n; k++) {
+                int j = collist[k];
+                double h = d[j];
+                if (h <= mn) {
+                    if (h < mn) { up = low; mn = h; }
+                    collist[k] = collist[up];
+                    collist[up++] = j;
+                }
+            }
+            for (int k = low; k < up; k++)
+                if (colsol[collist[k]] < 0) {
+                    endofpath = collist[k];
+                    found = 1;
+                    break;
+                }
+        }
+        if (!found) {
+            /* scan a column at the minimum: relax through its row */
+            int j1 = collist[low++];
+            int i = colsol[j1];
+            double h = C(i, j1) - v[j1] - mn;
+            for (int k = up; k < n; k++) {
+                int j = collist[k];
+                double v2 = C(i, j) - v[j] - h;
+                if (v2 < d[j]) {
+                    pred[j] = i;
+                    if (v2 == mn) {
+                        if (colsol[j] < 0) {
+                            endofpath = j;
+                            found = 1;
+                            break;
+                        }
+                        collist[k] = collist[up];
+                        collist[up++] = j;
+                    }
+                    d[j] = v2;
+                }
+            }
+        }
+    } while (!found);
+    *mn_out = mn;
+    *last_out = last;
+    return endofpath;
+}
+
+static void jv_augmentation(jv_state *s)
+{
+    int *rowsol = s->rowsol, *colsol = s->colsol;
+    int *freerows = s->freerows, numfree = s->numfree, *collist = s->collist, *pred = s->pred;
+    double *d = s->d, *v = s->v;
     /* 4. Augmentation: for each remaining free row, Dijkstra over reduced
      * costs until an unassigned column is reached; columns scanned get their
      * prices updated, then the path is flipped. */
     for (int f = 0; f < numfree; f++) {
         int freerow = freerows[f];
-        for (int j = 0; j < n; j++) {
-            d[j] = C(freerow, j) - v[j];
-            pred[j] = freerow;
-            collist[j] = j;
-        }
-        int low = 0, up = 0, last = 0, endofpath = -1;
-        double mn = 0;
-        int found = 0;
-        do {
-            if (up == low) {
-                /* next set of columns at the minimum distance */
-                last = low - 1;
-                mn = d[collist[up++]];
-                for (int k = up; k < n; k++) {
-                    int j = collist[k];
-                    double h = d[j];
-                    if (h <= mn) {
-                        if (h < mn) { up = low; mn = h; }
-                        collist[k] = collist[up];
-                        collist[up++] = j;
-                    }
-                }
-                for (int k = low; k < up; k++)
-                    if (colsol[collist[k]] < 0) {
-                        endofpath = collist[k];
-                        found = 1;
-                        break;
-                    }
-            }
-            if (!found) {
-                /* scan a column at the minimum: relax through its row */
-                int j1 = collist[low++];
-                int i = colsol[j1];
-                double h = C(i, j1) - v[j1] - mn;
-                for (int k = up; k < n; k++) {
-                    int j = collist[k];
-                    double v2 = C(i, j) - v[j] - h;
-                    if (v2 < d[j]) {
-                        pred[j] = i;
-                        if (v2 == mn) {
-                            if (colsol[j] < 0) {
-                                endofpath = j;
-                                found = 1;
-                                break;
-                            }
-                            collist[k] = collist[up];
-                            collist[up++] = j;
-                        }
-                        d[j] = v2;
-                    }
-                }
-            }
-        } while (!found);
+        double mn;
+        int last;
+        int endofpath = jv_shortest_path(s, freerow, &mn, &last);
         /* prices of the columns scanned before the last minimum */
         for (int k = 0; k <= last; k++) {
             int j1 = collist[k];
@@ -199,9 +232,37 @@ augment:
             if (i == freerow) break;
         }
     }
+}
 #undef C
-    free(freerows); free(collist); free(matches); free(pred); free(d); free(v);
-    return COMPI_OK;
+
+/* Square minimisation on c (n x n, row-major). rowsol[i] = column of row i,
+ * colsol[j] = row of column j. Returns COMPI_OK or COMPI_ERR_NOMEM. */
+static int jv_square(int n, const double *c, unsigned flags, int *rowsol, int *colsol)
+{
+    if (n == 1) {
+        rowsol[0] = 0;
+        colsol[0] = 0;
+        return COMPI_OK;
+    }
+    jv_state s = {.n = n, .c = c, .rowsol = rowsol, .colsol = colsol};
+    s.freerows = malloc((size_t)n * sizeof *s.freerows);
+    s.collist = malloc((size_t)n * sizeof *s.collist);
+    s.matches = calloc((size_t)n, sizeof *s.matches);
+    s.pred = malloc((size_t)n * sizeof *s.pred);
+    s.d = malloc((size_t)n * sizeof *s.d);
+    s.v = malloc((size_t)n * sizeof *s.v);
+    int ok = s.freerows && s.collist && s.matches && s.pred && s.d && s.v;
+    if (ok && (flags & COMPI_ASSIGN_NO_INIT)) {
+        /* every row free, zero prices: augmentation alone solves it */
+        for (int i = 0; i < n; i++) { rowsol[i] = colsol[i] = -1; s.v[i] = 0; s.freerows[s.numfree++] = i; }
+    } else if (ok) {
+        jv_column_reduction(&s);
+        jv_reduction_transfer(&s);
+        jv_augmenting_row_reduction(&s);
+    }
+    if (ok) jv_augmentation(&s);
+    free(s.freerows); free(s.collist); free(s.matches); free(s.pred); free(s.d); free(s.v);
+    return ok ? COMPI_OK : COMPI_ERR_NOMEM;
 }
 
 int compi_assign_solve_ex(size_t rows, size_t cols, const double *w, const unsigned char *allowed,

@@ -9,7 +9,7 @@
  * domain to the process holding most of it, by solving a linear assignment
  * problem on the processes x domains matrix ([Filgueira 2010], ch. 3; README.md References).
  *
- * This room so far offers the pieces, not yet wired into MPI_File_*:
+ * The room's pieces (twophase.h wires them into MPI_File_*):
  *   assign.c   a Jonker-Volgenant linear assignment solver (MPI-free)
  *   flatten.c  the (file offset, length) segments an access touches, from a
  *              file view and a memory datatype (needs MPI: envelope/contents)
@@ -17,7 +17,11 @@
  *   domains.c  file domains, the processes x domains matrices, the `default`
  *              and `la` aggregator placements, the redistribution volume each
  *              implies (MPI-free)
- *   gate.c     whether compi can beat the MPI's own MPI-IO (ROMIO modelled; MPI-free)
+ *   mpiio_model.c  the MPI's own MPI-IO modelled (ROMIO), and the gate's verdict:
+ *              whether compi can beat it (MPI-free)
+ * and the two-phase call itself (twophase_internal.h): file.c (open files,
+ * hints, views), twophase.c (the call's steps), exchange.c (one cycle's
+ * redistribution and the aggregators' accesses), report.c.
  * Errors are negative values: compi_status codes plus the COMPI_IO_ERR_* below. */
 #ifndef COMPI_IO_H
 #define COMPI_IO_H
@@ -213,7 +217,7 @@ typedef struct {
 int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int *agg, const int *node_of,
                        compi_io_volume *v);
 
-/* ------------------------------------------------------------------ gate.c
+/* ----------------------------------------------------------- mpiio_model.c
  * The gate: whether compi's two-phase plan can beat the MPI's own MPI-IO.
  * compi models only ROMIO (MPICH's, Open MPI's romio321): with the hint
  * romio_cb_write/romio_cb_read "automatic" (the default) and no interleaving
@@ -260,7 +264,7 @@ int64_t compi_io_romio_row_internode(const compi_io_romio_model *m, int nprocs, 
  * are compressed (a framed communicator in a compressing mode). */
 enum { COMPI_IO_GATE_COMPI = 0, COMPI_IO_GATE_PASS = 1 };
 /* la must move at least this many percent fewer bytes across nodes than
- * ROMIO to take compi's path without compression (gate.c says why). */
+ * ROMIO to take compi's path without compression (mpiio_model.c says why). */
 #define COMPI_IO_GATE_MARGIN 10
 int compi_io_gate(int mpiio, int64_t la_internode, int64_t mpi_internode, int compress);
 

@@ -322,6 +322,109 @@ static int nc_round_partner(int me, int r, int M)
     return ((r - i) % (M - 1) + (M - 1)) % (M - 1);
 }
 
+/* Each node's leader (its lowest rank) and second rank (-1: none); my
+ * roles; the nodes with an intra pair (mine among them: *myintra) and the
+ * nodes with a rank. */
+static void nc_roles(int nnodes, const int *node_of_rank, int size, int rank, int *leader, int *second,
+                     int *is_leader, int *is_second, int *nintra, int *nreal, int *myintra)
+{
+    for (int n = 0; n < nnodes; n++) leader[n] = second[n] = -1;
+    for (int r = 0; r < size; r++) {
+        int n = node_of_rank[r];
+        if (leader[n] < 0) leader[n] = r;
+        else if (second[n] < 0) second[n] = r;
+    }
+    int mynode = node_of_rank[rank];
+    *is_leader = leader[mynode] == rank;
+    *is_second = second[mynode] == rank;
+    for (int n = 0; n < nnodes; n++) {
+        if (second[n] >= 0) {
+            if (n == mynode) *myintra = *nintra;
+            (*nintra)++;
+        }
+        if (leader[n] >= 0) (*nreal)++;
+    }
+}
+
+/* opts->serial: the tournament's node pairs (a, b), in phase order, one
+ * phase each; *npairs of them. NULL: no memory. */
+static int *nc_serial_pairs(int nnodes, const int *leader, int nrounds, int M, int *npairs)
+{
+    int *pairs = malloc((size_t)nrounds * (size_t)(M / 2) * 2 * sizeof *pairs);
+    if (!pairs) return NULL;
+    *npairs = 0;
+    for (int r = 0; r < nrounds; r++)
+        for (int a = 0; a < M; a++) {
+            int b = nc_round_partner(a, r, M);
+            if (a < b && b < nnodes && leader[a] >= 0 && leader[b] >= 0) {
+                pairs[2 * *npairs] = a;
+                pairs[2 * *npairs + 1] = b;
+                (*npairs)++;
+            }
+        }
+    return pairs;
+}
+
+/* Phase ph's deadline under the budget (0: none): an equal share of what
+ * is left. */
+static double nc_phase_deadline(const nc_ctx *c, int ph, int nphases, int *budget_noted)
+{
+    const compi_netcal_opts *opts = c->o;
+    if (opts->budget_s <= 0) return 0;
+    double left = opts->budget_s - c->elapsed;
+    if (left > 0) return c->elapsed + left / (nphases - ph);
+    /* spent (a slow start, a loaded machine): the remaining
+     * phases still measure their two smallest sizes, so no link
+     * is missing from the model; the budget bounds growth */
+    if (opts->verbose && c->rank == 0 && ph > 0 && !*budget_noted)
+        fprintf(stderr, "netcal: budget of %.3g s spent; %d of %d phases measure their smallest sizes only\n",
+                opts->budget_s, nphases - ph, nphases);
+    *budget_noted = 1;
+    return c->elapsed > 0 ? c->elapsed : 1e-9;
+}
+
+/* Every rank's results to rank 0 (*all, *total bytes there; counts and
+ * displs: rank 0's, of size entries). */
+static int nc_gather_results(nc_ctx *c, const nc_result *res, int nres, int size, int *counts, int *displs,
+                             nc_result **all, int *total)
+{
+    int mybytes = nres * (int)sizeof(nc_result), ok = COMPI_OK;
+    int rc = PMPI_Gather(&mybytes, 1, MPI_INT, counts, 1, MPI_INT, 0, c->comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (c->rank == 0) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = *total;
+            *total += counts[r];
+        }
+        *all = malloc(*total > 0 ? (size_t)*total : 1);
+        if (!*all) ok = COMPI_ERR_NOMEM;
+    }
+    rc = PMPI_Bcast(&ok, 1, MPI_INT, 0, c->comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (ok != COMPI_OK) return ok;
+    return PMPI_Gatherv(res, mybytes, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, c->comm);
+}
+
+/* Rank 0's nlinks links of the model to every rank. */
+static int nc_bcast_links(nc_ctx *c, compi_net_model *out, int nlinks)
+{
+    if (c->rank != 0) {
+        out->links = malloc((size_t)nlinks * sizeof *out->links);
+        out->nlinks = out->links ? nlinks : 0;
+    }
+    int have = out->links != NULL, allhave;
+    int rc = PMPI_Allreduce(&have, &allhave, 1, MPI_INT, MPI_MIN, c->comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!allhave) return COMPI_ERR_NOMEM;
+    MPI_Datatype link_t;
+    rc = PMPI_Type_contiguous((int)sizeof(compi_net_link), MPI_BYTE, &link_t);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&link_t);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = PMPI_Bcast(out->links, nlinks, link_t, 0, c->comm);
+    PMPI_Type_free(&link_t);
+    return rc;
+}
+
 int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
                          const char (*node_names)[COMPI_NET_NAME_MAX], const compi_netcal_opts *opts,
                          compi_net_model *out, double *seconds_spent)
@@ -357,24 +460,12 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         displs = malloc((size_t)size * sizeof *displs);
         bad |= !counts || !displs;
     }
-    if (!bad) {
-        for (int n = 0; n < nnodes; n++) leader[n] = second[n] = -1;
-        for (int r = 0; r < size; r++) {
-            int n = node_of_rank[r];
-            if (leader[n] < 0) leader[n] = r;
-            else if (second[n] < 0) second[n] = r;
-        }
-    }
     int mynode = node_of_rank[c.rank];
-    int is_leader = !bad && leader[mynode] == c.rank, is_second = !bad && second[mynode] == c.rank;
+    int is_leader = 0, is_second = 0;
     int nintra = 0, nreal = 0, myintra = -1;   /* nodes with an intra pair; mine among them */
-    for (int n = 0; !bad && n < nnodes; n++) {
-        if (second[n] >= 0) {
-            if (n == mynode) myintra = nintra;
-            nintra++;
-        }
-        if (leader[n] >= 0) nreal++;
-    }
+    if (!bad)
+        nc_roles(nnodes, node_of_rank, size, c.rank, leader, second, &is_leader, &is_second, &nintra, &nreal,
+                 &myintra);
     int M = nnodes % 2 ? nnodes + 1 : nnodes;
     int nrounds = nreal >= 2 ? M - 1 : 0;
     int measures = (is_leader && (nrounds > 0 || second[mynode] >= 0)) || is_second;
@@ -400,39 +491,14 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
      * tournament's rounds (serial: each of their pairs alone). */
     int ninter = nrounds;
     if (opts->serial && nrounds > 0) {
-        serial_pairs = malloc((size_t)nrounds * (size_t)(M / 2) * 2 * sizeof *serial_pairs);
+        serial_pairs = nc_serial_pairs(nnodes, leader, nrounds, M, &ninter);
         if (!serial_pairs) { rc = COMPI_ERR_NOMEM; goto out; }   /* same on every rank: same sizes */
-        ninter = 0;
-        for (int r = 0; r < nrounds; r++)
-            for (int a = 0; a < M; a++) {
-                int b = nc_round_partner(a, r, M);
-                if (a < b && b < nnodes && leader[a] >= 0 && leader[b] >= 0) {
-                    serial_pairs[2 * ninter] = a;
-                    serial_pairs[2 * ninter + 1] = b;
-                    ninter++;
-                }
-            }
     }
     int intra_phases = opts->serial ? nintra : nintra > 0;
     int nphases = ninter + intra_phases;
     int budget_noted = 0;
     for (int ph = 0; ph < nphases; ph++) {
-        double deadline = 0;
-        if (opts->budget_s > 0) {
-            double left = opts->budget_s - c.elapsed;
-            if (left <= 0) {
-                /* spent (a slow start, a loaded machine): the remaining
-                 * phases still measure their two smallest sizes, so no link
-                 * is missing from the model; the budget bounds growth */
-                if (opts->verbose && c.rank == 0 && ph > 0 && !budget_noted)
-                    fprintf(stderr, "netcal: budget of %.3g s spent; %d of %d phases measure their smallest sizes only\n",
-                            opts->budget_s, nphases - ph, nphases);
-                budget_noted = 1;
-                deadline = c.elapsed > 0 ? c.elapsed : 1e-9;
-            } else {
-                deadline = c.elapsed + left / (nphases - ph);
-            }
-        }
+        double deadline = nc_phase_deadline(&c, ph, nphases, &budget_noted);
         int partner = -1, initiator = 0, na = -1, nb = -1;
         int inter = ph >= intra_phases, ip = ph - intra_phases;   /* ip: index among inter phases */
         if (inter) {
@@ -471,21 +537,8 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     }
 
     /* All results to rank 0, which builds the model and sends it to everyone. */
-    int mybytes = nres * (int)sizeof(nc_result), total = 0, head[3] = {COMPI_OK, 0, 0};
-    rc = PMPI_Gather(&mybytes, 1, MPI_INT, counts, 1, MPI_INT, 0, c.comm);
-    if (rc != MPI_SUCCESS) goto out;
-    if (c.rank == 0) {
-        for (int r = 0; r < size; r++) {
-            displs[r] = total;
-            total += counts[r];
-        }
-        all = malloc(total > 0 ? (size_t)total : 1);
-        if (!all) head[0] = COMPI_ERR_NOMEM;
-    }
-    rc = PMPI_Bcast(head, 1, MPI_INT, 0, c.comm);
-    if (rc != MPI_SUCCESS) goto out;
-    if (head[0] != COMPI_OK) { rc = head[0]; goto out; }
-    rc = PMPI_Gatherv(res, mybytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, c.comm);
+    int total = 0, head[3] = {COMPI_OK, 0, 0};
+    rc = nc_gather_results(&c, res, nres, size, counts, displs, &all, &total);
     if (rc != MPI_SUCCESS) goto out;
     double spent = PMPI_Wtime() - c.t0;
     if (c.rank == 0) {
@@ -500,23 +553,7 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     if (rc == MPI_SUCCESS) rc = PMPI_Bcast(out->source, sizeof out->source, MPI_CHAR, 0, c.comm);
     if (rc != MPI_SUCCESS) goto out;
     if (head[0] != COMPI_OK) { rc = head[0]; goto out; }
-    if (head[1] > 0) {
-        if (c.rank != 0) {
-            out->links = malloc((size_t)head[1] * sizeof *out->links);
-            out->nlinks = out->links ? head[1] : 0;
-        }
-        int have = out->links != NULL, allhave;
-        rc = PMPI_Allreduce(&have, &allhave, 1, MPI_INT, MPI_MIN, c.comm);
-        if (rc != MPI_SUCCESS) goto out;
-        if (!allhave) { rc = COMPI_ERR_NOMEM; goto out; }
-        MPI_Datatype link_t;
-        rc = PMPI_Type_contiguous((int)sizeof(compi_net_link), MPI_BYTE, &link_t);
-        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&link_t);
-        if (rc != MPI_SUCCESS) goto out;
-        rc = PMPI_Bcast(out->links, head[1], link_t, 0, c.comm);
-        PMPI_Type_free(&link_t);
-        if (rc != MPI_SUCCESS) goto out;
-    }
+    if (head[1] > 0 && (rc = nc_bcast_links(&c, out, head[1])) != MPI_SUCCESS) goto out;
     if (seconds_spent) *seconds_spent = spent;
 out:
     if (rc != COMPI_OK) compi_net_free(out);

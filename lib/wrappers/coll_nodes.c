@@ -80,7 +80,7 @@ static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_
     if (!l) return NULL;
     /* the v variants' sizes differ per rank: one gate for all their sizes */
     size_t cls = kind == COMPI_COLL_ALLTOALLV ? 0 : size;
-    return compi_coll_gate_begin(ci, l, (int)kind, cls, t) == COMPI_GATE_PATH_COMPI ? l : NULL;
+    return compi_coll_gate_begin(ci, l, (int)kind, cls, t) == COMPI_TRIALS_PATH_COMPI ? l : NULL;
 }
 
 /* Ends the call's gate ticket; the call's own error comes first. */

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of the collective gate (lib/engine/gate.h) and of the window's
+/* Unit tests of the collective gate (lib/engine/trials.h) and of the window's
  * probe (compi_window_classify_probe), MPI-free and deterministic: a few
  * simulated ranks each keep their own gate, call times and compressed-frame
  * counts are injected per rank and call, and votes are combined with MAX as
  * MPI_Allreduce would. The expected path sequences are worked out by hand
- * from the rules in gate.h (trial 2 + 2 calls, holds 4, 8, ... 64, margin
+ * from the rules in trials.h (trial 2 + 2 calls, holds 4, 8, ... 64, margin
  * 10 %), not from the code. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compi.h"
-#include "engine/gate.h"
+#include "engine/trials.h"
 #include "engine/window.h"
 
 #include "engine_test.h"
@@ -30,31 +30,31 @@ typedef struct {
  * the ranks ever disagree. */
 static void run(const scenario *s, int calls, char *path, char *probe)
 {
-    compi_gate_params p;
-    compi_gate_params_default(&p);
-    compi_gate g[RANKS];
-    for (int r = 0; r < RANKS; r++) compi_gate_init(&g[r]);
+    compi_trials_params p;
+    compi_trials_params_default(&p);
+    compi_trials g[RANKS];
+    for (int r = 0; r < RANKS; r++) compi_trials_init(&g[r]);
     for (int k = 0; k < calls; k++) {
         int pth[RANKS], prb[RANKS], due[RANKS];
-        for (int r = 0; r < RANKS; r++) pth[r] = (int)compi_gate_begin(&g[r], &p, &prb[r]);
+        for (int r = 0; r < RANKS; r++) pth[r] = (int)compi_trials_begin(&g[r], &p, &prb[r]);
         for (int r = 0; r < RANKS; r++) {
             CHECK(pth[r] == pth[0] && prb[r] == prb[0], "call %d: rank %d path %d probe %d, rank 0 path %d probe %d",
                   k, r, pth[r], prb[r], pth[0], prb[0]);
-            uint64_t saved = pth[r] == COMPI_GATE_PATH_COMPI ? s->saved(r, k, s->ctx) : 0;
-            due[r] = compi_gate_end(&g[r], &p, s->ns(r, k, pth[r], s->ctx), pth[r] == COMPI_GATE_PATH_COMPI ? 1000 : 0,
+            uint64_t saved = pth[r] == COMPI_TRIALS_PATH_COMPI ? s->saved(r, k, s->ctx) : 0;
+            due[r] = compi_trials_end(&g[r], &p, s->ns(r, k, pth[r], s->ctx), pth[r] == COMPI_TRIALS_PATH_COMPI ? 1000 : 0,
                                     saved);
             CHECK(due[r] == due[0], "call %d: rank %d vote due %d, rank 0 %d", k, r, due[r], due[0]);
         }
         if (due[0]) {
-            uint64_t agreed[COMPI_GATE_VOTE] = {0, 0, 0}, v[COMPI_GATE_VOTE];
+            uint64_t agreed[COMPI_TRIALS_VOTE] = {0, 0, 0}, v[COMPI_TRIALS_VOTE];
             for (int r = 0; r < RANKS; r++) {
-                compi_gate_vote(&g[r], v);
-                for (int i = 0; i < COMPI_GATE_VOTE; i++)
+                compi_trials_vote(&g[r], v);
+                for (int i = 0; i < COMPI_TRIALS_VOTE; i++)
                     if (v[i] > agreed[i]) agreed[i] = v[i];
             }
-            for (int r = 0; r < RANKS; r++) compi_gate_decide(&g[r], &p, agreed);
+            for (int r = 0; r < RANKS; r++) compi_trials_decide(&g[r], &p, agreed);
         }
-        path[k] = pth[0] == COMPI_GATE_PATH_COMPI ? 'C' : 'M';
+        path[k] = pth[0] == COMPI_TRIALS_PATH_COMPI ? 'C' : 'M';
         probe[k] = prb[0] ? 'p' : '.';
     }
     path[calls] = probe[calls] = 0;
@@ -76,8 +76,8 @@ static uint64_t simple_ns(int rank, int call, int path, void *ctx)
     const simple *s = ctx;
     /* every rank measures something else (skew, noise) */
     uint64_t noise = s->noise ? (uint64_t)((rank * 7 + call * 13) % (s->noise + 1)) : 0;
-    uint64_t base = path == COMPI_GATE_PATH_COMPI ? s->compi_ns : s->mpi_ns;
-    if (path == COMPI_GATE_PATH_COMPI && rank == s->slow_rank) base *= 3;
+    uint64_t base = path == COMPI_TRIALS_PATH_COMPI ? s->compi_ns : s->mpi_ns;
+    if (path == COMPI_TRIALS_PATH_COMPI && rank == s->slow_rank) base *= 3;
     return base + base * noise / 100;
 }
 
@@ -101,7 +101,7 @@ static int count(const char *s, char c)
     return n;
 }
 
-/* The schedule of gate.h written out: compressing data keeps compi's path
+/* The schedule of trials.h written out: compressing data keeps compi's path
  * with holds 4, 8, 16, 32, 64, 64 between 2-call trials (probe on the
  * first). */
 static void test_compressible(void)

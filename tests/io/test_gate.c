@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The gate of compi's collective I/O (lib/io/gate.c), MPI-free, against a
+/* The gate of compi's collective I/O (lib/io/mpiio_model.c), MPI-free, against a
  * byte-by-byte oracle: random files whose every byte belongs to one process
  * (or none), random nodes, ROMIO hints and aggregator lists. For each case
  * the oracle walks the bytes: ROMIO's domains (equal parts of the accessed

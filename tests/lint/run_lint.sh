@@ -12,6 +12,8 @@
 #               link to a page that is not there
 # Vendored third-party files (tests/foreign/romio, tests/foreign/mpich_io)
 # are left as published.  Prints PASS/FAIL per check and "N passed, N failed".
+# Also: sizes, no lib/ file over 800 lines and no function over 150, data
+# tables aside (tests/lint/check_sizes.py).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -30,6 +32,7 @@ mapfile -t shells < <(git ls-files '*.sh' tools/compi tools/cmd/jobshims/srun | 
 mapfile -t pys < <(git ls-files '*.py' | grep -Ev "$vendored")
 
 check spdx python3 tools/spdx.py --check
+check sizes python3 tests/lint/check_sizes.py
 check docs python3 tools/check_docs.py
 if command -v shellcheck >/dev/null 2>&1; then
     check "shellcheck (${#shells[@]} scripts)" shellcheck -s bash -S warning "${shells[@]}"

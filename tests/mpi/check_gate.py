@@ -9,7 +9,7 @@ Each --expect names a collective of the report's "collectives" section and,
 for every rank: its calls, the calls on compi's node-aware path
 (node_aware_calls) and the calls the gate sent to the MPI's own algorithm
 (gated_calls). The run injects the call times (COMPI_DEBUG_COLL_TIMES), so
-the numbers follow from gate.h's schedule, worked out by hand in
+the numbers follow from trials.h's schedule, worked out by hand in
 CMakeLists.txt, and nothing is timed."""
 import argparse, json, os, subprocess, sys
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* coll_gate: the collective gates (lib/engine/gate.h) in a real run.
+/* coll_gate: the collective gates (lib/engine/trials.h) in a real run.
  *
  * A correct MPI program: each group runs GATE_CALLS calls of one collective
  * on a communicator of its own (so each has its own gate) and checks every

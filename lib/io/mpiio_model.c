@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The gate of compi's two-phase collective I/O (see io.h): whether compi's
- * plan can beat the MPI's own MPI-IO. MPI-free. */
+/* A model of the MPI's own MPI-IO (ROMIO's placement, the bytes it moves
+ * across nodes, the codec work compi's plan adds), from which compi's
+ * collective I/O gate decides whether compi's plan can beat it (see io.h).
+ * MPI-free. */
 #include "io/io.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The collective gate: for one collective on one communicator and one size
- * class, which algorithm runs, compi's node-aware compressed path or the
+/* The measured trials of a collective gate: for one collective on one
+ * communicator and one size class, which algorithm runs, compi's node-aware compressed path or the
  * MPI's own, decided from measurements every rank agrees on.
  *
  * compi's path pays for itself through compression; on data that does not
@@ -31,8 +31,8 @@
  * agreed votes, so every rank takes the same path in every call without
  * talking except at votes. Pure logic, no MPI and no clock: times are passed
  * in, so tests replay sequences deterministically (tests/engine). */
-#ifndef COMPI_ENGINE_GATE_H
-#define COMPI_ENGINE_GATE_H
+#ifndef COMPI_ENGINE_TRIALS_H
+#define COMPI_ENGINE_TRIALS_H
 
 #include <stdint.h>
 
@@ -41,16 +41,16 @@ typedef struct {
     unsigned hold_min, hold_max;     /* calls held after a decision */
     double margin;                   /* compi's raw path must be faster by this fraction */
     unsigned saving;                 /* permille of the frames' bytes compression must save to decide alone */
-} compi_gate_params;
+} compi_trials_params;
 
-void compi_gate_params_default(compi_gate_params *p);
+void compi_trials_params_default(compi_trials_params *p);
 
-typedef enum { COMPI_GATE_PATH_COMPI = 0, COMPI_GATE_PATH_MPI = 1 } compi_gate_path;
-typedef enum { COMPI_GATE_TRY_COMPI = 0, COMPI_GATE_TRY_MPI, COMPI_GATE_HOLD } compi_gate_phase;
+typedef enum { COMPI_TRIALS_PATH_COMPI = 0, COMPI_TRIALS_PATH_MPI = 1 } compi_trials_path;
+typedef enum { COMPI_TRIALS_TRY_COMPI = 0, COMPI_TRIALS_TRY_MPI, COMPI_TRIALS_HOLD } compi_trials_phase;
 /* why the last decision was taken (report, tests) */
-typedef enum { COMPI_GATE_WHY_NONE = 0, COMPI_GATE_WHY_COMPRESSED, COMPI_GATE_WHY_FASTER, COMPI_GATE_WHY_SLOWER } compi_gate_why;
+typedef enum { COMPI_TRIALS_WHY_NONE = 0, COMPI_TRIALS_WHY_COMPRESSED, COMPI_TRIALS_WHY_FASTER, COMPI_TRIALS_WHY_SLOWER } compi_trials_why;
 
-#define COMPI_GATE_VOTE 3   /* uint64_t words of a vote, combined with MAX */
+#define COMPI_TRIALS_VOTE 3   /* uint64_t words of a vote, combined with MAX */
 
 typedef struct {
     uint8_t phase, path, why, started;
@@ -61,22 +61,22 @@ typedef struct {
     uint64_t agreed_compi_ns;             /* from the last TRY_COMPI vote */
     /* counters */
     uint64_t calls, mpi_calls, votes, switches;
-} compi_gate;
+} compi_trials;
 
-void compi_gate_init(compi_gate *g);
+void compi_trials_init(compi_trials *g);
 
 /* The path of the next call; *probe = 1 on the first call of a compi trial
  * (its frames are to be evaluated, whatever the windows say). */
-compi_gate_path compi_gate_begin(compi_gate *g, const compi_gate_params *p, int *probe);
+compi_trials_path compi_trials_begin(compi_trials *g, const compi_trials_params *p, int *probe);
 /* After that call: it took ns on this rank, which put frame_bytes of data
  * in frames and saved saved_bytes of them by compression. Returns 1 when a vote is due now: the caller fills
- * compi_gate_vote, combines it over all ranks with MAX (MPI_UNSIGNED_LONG_LONG)
- * and hands the result to compi_gate_decide. */
-int compi_gate_end(compi_gate *g, const compi_gate_params *p, uint64_t ns, uint64_t frame_bytes,
+ * compi_trials_vote, combines it over all ranks with MAX (MPI_UNSIGNED_LONG_LONG)
+ * and hands the result to compi_trials_decide. */
+int compi_trials_end(compi_trials *g, const compi_trials_params *p, uint64_t ns, uint64_t frame_bytes,
                    uint64_t saved_bytes);
-void compi_gate_vote(const compi_gate *g, uint64_t v[COMPI_GATE_VOTE]);
-void compi_gate_decide(compi_gate *g, const compi_gate_params *p, const uint64_t agreed[COMPI_GATE_VOTE]);
+void compi_trials_vote(const compi_trials *g, uint64_t v[COMPI_TRIALS_VOTE]);
+void compi_trials_decide(compi_trials *g, const compi_trials_params *p, const uint64_t agreed[COMPI_TRIALS_VOTE]);
 
-const char *compi_gate_phase_name(int phase);
+const char *compi_trials_phase_name(int phase);
 
 #endif

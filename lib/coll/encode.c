@@ -1,19 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Frames of packed bytes for the node-aware collectives, and their report
- * counters. */
-#include <stdlib.h>
-#include <string.h>
+/* Whether a communicator's collectives go through compi, and a block of
+ * packed bytes encoded as one frame with the communicator's decision. */
 #include "coll/coll.h"
-
-const char *const compi_coll_names[COMPI_COLL_KINDS] = {
-    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "allreduce", "reduce",
-    "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
-};
-const char *const compi_coll_field_names[COMPI_COLL_FIELDS] = {
-    "calls", "node_aware_calls", "gated_calls", "bytes", "inter_node_wire_bytes", "seconds",
-    "leaders_split_calls", "leaders_whole_calls",
-};
-uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
 
 int compi_coll_applies(MPI_Comm comm, const compi_comm_info **ci)
 {
@@ -34,13 +22,4 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], n);
     return compi_frame_encode(bytes, (int)(n < 0x7fffffff ? n : 0x7fffffff), MPI_BYTE, &ti, &d, frame, flen);
-}
-
-void compi_coll_blocks_free(compi_coll_blocks *b)
-{
-    free(b->bytes);
-    free(b->lens);
-    free(b->displs);
-    b->bytes = NULL;
-    b->lens = b->displs = NULL;
 }

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What a communicator's collectives agree on, stored in its node layout:
- * the gates (coll.h, lib/engine/gate.h: compi's path or the MPI's own; the
+/* The choices a communicator's collectives agree on, stored in its node
+ * layout: the gates (coll.h, lib/engine/trials.h: compi's path or the MPI's own; the
  * call's clock and the votes) and the leaders' way of a reduction
  * (engine/leaders.h: split or whole; the agreed sizes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "coll/coll.h"
 
-static compi_gate_params compi_gate_cfg;
+static compi_trials_params compi_trials_cfg;
 /* COMPI_DEBUG_COLL_TIMES=C,M (microseconds): every call on compi's path is
  * taken to last C, on the MPI's own M, instead of the measured times, so
  * tests see the gate's decisions without timing anything */
-static uint64_t compi_gate_fake_ns[2];
-static pthread_once_t compi_gate_once = PTHREAD_ONCE_INIT;
+static uint64_t compi_trials_fake_ns[2];
+static pthread_once_t compi_trials_once = PTHREAD_ONCE_INIT;
 
-static void compi_gate_setup(void)
+static void compi_trials_setup(void)
 {
-    compi_gate_params_default(&compi_gate_cfg);
+    compi_trials_params_default(&compi_trials_cfg);
     const char *v = getenv("COMPI_DEBUG_COLL_TIMES");
     double c, m;
     char extra;
@@ -24,12 +24,12 @@ static void compi_gate_setup(void)
         if (sscanf(v, "%lf,%lf%c", &c, &m, &extra) != 2 || !(c > 0) || !(m > 0))
             compi_die("COMPI_DEBUG_COLL_TIMES='%s' is not valid; expected C,M: microseconds of a call on compi's "
                       "path and on the MPI's own, both > 0", v);
-        compi_gate_fake_ns[COMPI_GATE_PATH_COMPI] = (uint64_t)(c * 1e3);
-        compi_gate_fake_ns[COMPI_GATE_PATH_MPI] = (uint64_t)(m * 1e3);
+        compi_trials_fake_ns[COMPI_TRIALS_PATH_COMPI] = (uint64_t)(c * 1e3);
+        compi_trials_fake_ns[COMPI_TRIALS_PATH_MPI] = (uint64_t)(m * 1e3);
     }
 }
 
-static int compi_gate_class(size_t size)
+static int compi_size_class(size_t size)
 {
     int c = 0;
     while (size > 1 && c < COMPI_GATE_CLASSES - 1) {
@@ -44,23 +44,23 @@ int compi_coll_gate_begin(const compi_comm_info *ci, const compi_coll_layout *l,
 {
     t->g = NULL;
     t->kind = kind;
-    t->path = COMPI_GATE_PATH_COMPI;
+    t->path = COMPI_TRIALS_PATH_COMPI;
     t->t0 = 0;
     if (!l || kind < 0 || kind >= COMPI_GATE_KINDS ||
         (ci->mode != COMPI_MODE_ADAPTIVE && ci->mode != COMPI_MODE_GUIDED))
         return t->path;
-    pthread_once(&compi_gate_once, compi_gate_setup);
+    pthread_once(&compi_trials_once, compi_trials_setup);
     compi_coll_layout *lw = (compi_coll_layout *)l;
     if (!lw->gates[kind]) {
         /* no gate without memory: compi's path, as before gates (all ranks
          * must agree, so a failure here is fatal rather than a silent split) */
-        lw->gates[kind] = malloc(sizeof(compi_gate) * COMPI_GATE_CLASSES);
+        lw->gates[kind] = malloc(sizeof(compi_trials) * COMPI_GATE_CLASSES);
         if (!lw->gates[kind]) compi_die("out of memory for the collective gates");
-        for (int c = 0; c < COMPI_GATE_CLASSES; c++) compi_gate_init(&lw->gates[kind][c]);
+        for (int c = 0; c < COMPI_GATE_CLASSES; c++) compi_trials_init(&lw->gates[kind][c]);
     }
-    t->g = &lw->gates[kind][compi_gate_class(size)];
+    t->g = &lw->gates[kind][compi_size_class(size)];
     int probe;
-    t->path = (int)compi_gate_begin(t->g, &compi_gate_cfg, &probe);
+    t->path = (int)compi_trials_begin(t->g, &compi_trials_cfg, &probe);
     compi_coll_scope_begin(probe);
     t->t0 = compi_now_ns();
     return t->path;
@@ -72,32 +72,32 @@ int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm)
     uint64_t ns = compi_now_ns() - t->t0;
     uint64_t frame_bytes, saved_bytes;
     compi_coll_scope_end(&frame_bytes, &saved_bytes);
-    if (compi_gate_fake_ns[t->path]) ns = compi_gate_fake_ns[t->path];
-    compi_gate *g = t->g;
+    if (compi_trials_fake_ns[t->path]) ns = compi_trials_fake_ns[t->path];
+    compi_trials *g = t->g;
     t->g = NULL;
-    if (t->path == COMPI_GATE_PATH_MPI && t->kind < COMPI_COLL_KINDS) COMPI_COLL_ADD(t->kind, COMPI_COLL_GATED, 1);
-    if (!compi_gate_end(g, &compi_gate_cfg, ns, frame_bytes, saved_bytes)) return MPI_SUCCESS;
-    uint64_t mine[COMPI_GATE_VOTE];
-    unsigned long long v[COMPI_GATE_VOTE], agreed[COMPI_GATE_VOTE];
-    compi_gate_vote(g, mine);
-    for (int i = 0; i < COMPI_GATE_VOTE; i++) v[i] = mine[i];
-    int rc = PMPI_Allreduce(v, agreed, COMPI_GATE_VOTE, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    if (t->path == COMPI_TRIALS_PATH_MPI && t->kind < COMPI_COLL_KINDS) COMPI_COLL_ADD(t->kind, COMPI_COLL_GATED, 1);
+    if (!compi_trials_end(g, &compi_trials_cfg, ns, frame_bytes, saved_bytes)) return MPI_SUCCESS;
+    uint64_t mine[COMPI_TRIALS_VOTE];
+    unsigned long long v[COMPI_TRIALS_VOTE], agreed[COMPI_TRIALS_VOTE];
+    compi_trials_vote(g, mine);
+    for (int i = 0; i < COMPI_TRIALS_VOTE; i++) v[i] = mine[i];
+    int rc = PMPI_Allreduce(v, agreed, COMPI_TRIALS_VOTE, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
     if (rc != MPI_SUCCESS) return rc;
-    for (int i = 0; i < COMPI_GATE_VOTE; i++) mine[i] = agreed[i];
+    for (int i = 0; i < COMPI_TRIALS_VOTE; i++) mine[i] = agreed[i];
     int before = g->started ? g->path : -1;
-    compi_gate_decide(g, &compi_gate_cfg, mine);
-    if (g->phase == COMPI_GATE_HOLD && g->path != before)
+    compi_trials_decide(g, &compi_trials_cfg, mine);
+    if (g->phase == COMPI_TRIALS_HOLD && g->path != before)
         compi_log(2, "collective %s: %s path for %u calls (%s; compi %.3f ms, MPI %.3f ms)",
                   t->kind < COMPI_COLL_KINDS ? compi_coll_names[t->kind] : "rooted",
-                  g->path == COMPI_GATE_PATH_COMPI ? "compi's" : "the MPI's own", g->hold,
-                  g->why == COMPI_GATE_WHY_COMPRESSED ? "compression saves >= 10 % of the frames"
-                  : g->why == COMPI_GATE_WHY_FASTER    ? "compi's path faster on raw data"
+                  g->path == COMPI_TRIALS_PATH_COMPI ? "compi's" : "the MPI's own", g->hold,
+                  g->why == COMPI_TRIALS_WHY_COMPRESSED ? "compression saves >= 10 % of the frames"
+                  : g->why == COMPI_TRIALS_WHY_FASTER    ? "compi's path faster on raw data"
                                                        : "compression saves < 10 %, the MPI's own not slower",
                   (double)g->agreed_compi_ns * 1e-6, (double)mine[2] * 1e-6);
     return MPI_SUCCESS;
 }
 
-void compi_coll_gates_free(compi_coll_layout *l)
+void compi_coll_choices_free(compi_coll_layout *l)
 {
     for (int k = 0; k < COMPI_GATE_KINDS; k++) {
         free(l->gates[k]);
@@ -129,7 +129,7 @@ compi_leaders_way compi_coll_leaders_begin(const compi_coll_layout *l, int roote
         if (!lw->plans[rooted]) compi_die("out of memory for the reductions' plans");
         for (int c = 0; c < COMPI_GATE_CLASSES; c++) compi_leaders_plan_init(&lw->plans[rooted][c]);
     }
-    t->s = &lw->plans[rooted][compi_gate_class(raw)];
+    t->s = &lw->plans[rooted][compi_size_class(raw)];
     compi_leaders_way w = compi_leaders_begin(t->s, compi_cfg.coll_leaders, &t->measure);
     COMPI_COLL_ADD(rooted ? COMPI_COLL_REDUCE : COMPI_COLL_ALLREDUCE,
                    w == COMPI_LEADERS_WHOLE ? COMPI_COLL_WHOLE : COMPI_COLL_SPLIT, 1);
