@@ -59,7 +59,6 @@ typedef struct {
     const compi_codec *codec;
     size_t min_bytes;
     uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
-    struct compi_coll_layout *coll;   /* node-aware collectives' sub-communicators (lib/coll), lazily */
     int refs;            /* the communicator's attribute + requests still using it */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may
