@@ -40,7 +40,11 @@
  * report). */
 #ifndef COMPI_COLL_H
 #define COMPI_COLL_H
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/state.h"
+#include "core/stats.h"
 #include "engine/gate.h"
 #include "engine/leaders.h"
 

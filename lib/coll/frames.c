@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/send.h"
+#include "core/stats.h"
 
 const char *const compi_coll_names[COMPI_COLL_KINDS] = {
     "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "allreduce", "reduce",

@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/decide.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 static compi_gate_params compi_gate_cfg;
 /* COMPI_DEBUG_COLL_TIMES=C,M (microseconds): every call on compi's path is

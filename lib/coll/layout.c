@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/comm.h"
 
 /* The layout is cached on the communicator under coll's own keyval: MPI
  * calls its delete callback when the application frees the communicator

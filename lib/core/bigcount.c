@@ -13,7 +13,8 @@
  * exercise it in the default test stages. */
 #include <limits.h>
 #include <stdlib.h>
-#include "core/internal.h"
+#include "core/bigcount.h"
+#include "core/datatype.h"
 
 static size_t compi_limit_value = (size_t)INT_MAX;
 static int compi_limit_read;

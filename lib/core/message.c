@@ -14,7 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/bigcount.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/recv.h"
 #include "core/requests.h"
+#include "core/send.h"
+#include "core/state.h"
+#include "core/stats.h"
+#include "core/status.h"
 
 /* Non-contiguous receives: under MPICH (ch4/UCX) bytes do not land in
  * non-contiguous typed layouts (measured: 15032 B into {32 B, struct x K}

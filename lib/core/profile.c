@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/profile.h"
+#include "core/state.h"
 #include "engine/commprof.h"
 #include "engine/trace.h"
 

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/safefile.h"
-#include "core/internal.h"
-#include "core/report.h"
 #include "compi_version.h"   /* generated: the project's version, git describe */
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/report.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 static const char *const compi_family_names[COMPI_FAM_COUNT] = {
     "send", "isend", "persistent_send", "recv", "irecv", "persistent_recv",

@@ -7,8 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/report.h"
 #include "core/stash.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
 compi_stats compi_st;

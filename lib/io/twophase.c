@@ -3,6 +3,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* dl_iterate_phdr */
 #endif
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/recv.h"
+#include "core/state.h"
+#include "core/stats.h"
 #include "io/twophase.h"
 #include "coll/coll.h"
 #include "codecs/codec_util.h"

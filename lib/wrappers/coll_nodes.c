@@ -7,6 +7,11 @@
  * inter-node wire bytes, time) for the report; elsewhere only calls. */
 #include <stdlib.h>
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/stats.h"
+#include "core/status.h"
 #include "wrappers/impl.h"
 
 /* Extra metadata collectives of compi's path over the MPI's own (frame

@@ -4,9 +4,12 @@
  * rooms' own state (coll's sub-communicators), and the rooms register their
  * sections of core's report (core/report.h), so core names none of them. */
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/profile.h"
 #include "core/report.h"
 #include "core/requests.h"
 #include "core/stash.h"
+#include "core/state.h"
 #include "io/twophase.h"
 #include "wrappers/impl.h"
 
