@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/bigcount.h"
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/decide.h"
@@ -38,7 +39,7 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
     compi_decide(&d, ci, peer, -1, &ti, fam);
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], n);
-    return compi_frame_encode(bytes, (int)(n < 0x7fffffff ? n : 0x7fffffff), MPI_BYTE, &ti, &d, frame, flen);
+    return compi_frame_encode(bytes, compi_int_clamp(n), MPI_BYTE, &ti, &d, frame, flen);
 }
 
 void compi_coll_blocks_free(compi_coll_blocks *b)

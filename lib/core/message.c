@@ -302,7 +302,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
          * (measured, also beyond 2 GiB). The PMPI receive holds its own
          * reference on dt, and completion never needs it. */
         in->direct = 1;
-        if (cap <= (size_t)INT_MAX) {
+        if (compi_fits_int(cap)) {
             in->post_addr = (char *)buf + in->ti.true_lb;
             in->post_count = (int)cap;
             in->post_dt = MPI_BYTE;

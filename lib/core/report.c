@@ -7,6 +7,7 @@
 #include <string.h>
 #include "common/safefile.h"
 #include "compi_version.h"   /* generated: the project's version, git describe */
+#include "core/bigcount.h"
 #include "core/decide.h"
 #include "core/profile.h"
 #include "core/report.h"
@@ -321,7 +322,7 @@ static char *compi_gather_text(char *mine, int **displ)
             (*displ)[r] = (int)total;
             total += lens[r];
         }
-        if (total > 0x7fffffff) compi_die("report section larger than 2 GiB");
+        if (!compi_fits_int((uint64_t)total)) compi_die("report section larger than 2 GiB");
         all = malloc((size_t)total);
         if (!all) compi_die("out of memory writing the report");
     }

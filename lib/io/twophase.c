@@ -4,6 +4,7 @@
 #define _GNU_SOURCE   /* dl_iterate_phdr */
 #endif
 #include "core/comm.h"
+#include "core/bigcount.h"
 #include "core/datatype.h"
 #include "core/decide.h"
 #include "core/recv.h"
@@ -257,7 +258,7 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
         else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint cb_buffer_size='%.40s' is not a positive byte count", v), policy = COMPI_IO_MPI;
     }
     if (compi_io_hint(info, "cb_nodes", v, sizeof v)) {
-        if (compi_io_parse_i64(v, 1, &x)) nodes = x < INT_MAX ? x : INT_MAX;
+        if (compi_io_parse_i64(v, 1, &x)) nodes = compi_int_clamp((uint64_t)x);
         else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint cb_nodes='%.40s' is not a positive count", v), policy = COMPI_IO_MPI;
     }
     if (compi_io_hint(info, "striping_unit", v, sizeof v)) {
@@ -709,7 +710,7 @@ static int compi_io_block(compi_io_call *c, const compi_coll_blocks *in, int i, 
     memset(&st, 0, sizeof st);
     st.MPI_SOURCE = i;
     int rc;
-    if (h.original_len <= INT_MAX) {
+    if (compi_fits_int(h.original_len)) {
         rc = compi_frame_deliver(*p, *n, b, (int)h.original_len, MPI_BYTE, &st, c->f->comm);
     } else {   /* beyond an int count: the MPI-free decoder, no MPI datatype involved */
         rc = compi_frame_decode_whole(*p, *n, b, (size_t)h.original_len, &h, why, sizeof why) == COMPI_OK
