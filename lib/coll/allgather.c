@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 /* Blocks of recvtype in recvbuf as one datatype (count 1): m blocks, block
  * j recvcounts[r] elements at element displs[r] for r = ranks[j] (MPI_Aint:

@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/decide.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 static compi_trials_params compi_trials_cfg;
 /* COMPI_DEBUG_COLL_TIMES=C,M (microseconds): every call on compi's path is

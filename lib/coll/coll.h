@@ -40,7 +40,11 @@
  * report). */
 #ifndef COMPI_COLL_H
 #define COMPI_COLL_H
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/state.h"
+#include "core/stats.h"
 #include "engine/trials.h"
 #include "engine/leaders.h"
 
@@ -82,12 +86,19 @@ static inline int compi_coll_frames(const compi_comm_info *ci)
            (m == COMPI_MODE_FIXED || m == COMPI_MODE_ADAPTIVE || m == COMPI_MODE_GUIDED || m == COMPI_MODE_TRACE);
 }
 
-/* The layout cached on ci, built now if needed; NULL with *rc set on failure. */
+/* After MPI_Init (the wrappers' MPI_Init; else on first use): coll's
+ * keyval, under which each communicator's layout is cached. */
+int compi_coll_init(void);
+/* The layout cached on comm (ci: its info), built now if needed; NULL with
+ * *rc set on failure. */
 const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc);
-/* The communicator is freed or its hints replaced: its sub-communicators go. */
-void compi_coll_forget(compi_comm_info *ci);
-/* Before MPI_Finalize: every layout still cached is released. */
+/* comm's hints were replaced: its sub-communicators go (built again, with
+ * fresh gates, on next use). */
+void compi_coll_comm_reset(MPI_Comm comm);
+/* Before MPI_Finalize: every layout still cached is released, and the keyval. */
 void compi_coll_finalize(void);
+/* Registers the "collectives" section of the report (core/report.h). */
+void compi_coll_report_register(void);
 
 /* ---- algorithms (the caller checked that the path applies); *wire grows
  * by the bytes this rank put on inter-node links */

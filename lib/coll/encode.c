@@ -2,6 +2,12 @@
 /* Whether a communicator's collectives go through compi, and a block of
  * packed bytes encoded as one frame with the communicator's decision. */
 #include "coll/coll.h"
+#include "core/bigcount.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/send.h"
+#include "core/stats.h"
 
 int compi_coll_applies(MPI_Comm comm, const compi_comm_info **ci)
 {
@@ -21,5 +27,5 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
     compi_decide(&d, ci, peer, -1, &ti, fam);
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], n);
-    return compi_frame_encode(bytes, (int)(n < 0x7fffffff ? n : 0x7fffffff), MPI_BYTE, &ti, &d, frame, flen);
+    return compi_frame_encode(bytes, compi_int_clamp(n), MPI_BYTE, &ti, &d, frame, flen);
 }

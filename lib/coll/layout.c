@@ -6,15 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/comm.h"
 
-/* infos that carry a layout, so MPI_Finalize can release them all */
+/* The layout is cached on the communicator under coll's own keyval: MPI
+ * calls its delete callback when the application frees the communicator
+ * (MPI_Comm_free, MPI_Finalize for MPI_COMM_SELF), and compi_coll_comm_reset
+ * and compi_coll_finalize delete it. Dups do not inherit it (each builds its
+ * own sub-communicators). The communicators carrying one are listed, so
+ * compi_coll_finalize can release them all before MPI_Finalize. */
 typedef struct compi_coll_entry {
-    compi_comm_info *ci;
+    MPI_Comm comm;
+    compi_coll_layout *l;
     struct compi_coll_entry *next;
 } compi_coll_entry;
 static compi_coll_entry *compi_coll_live;
-/* its own lock: compi_coll_forget runs inside attribute callbacks, some of
- * them called while compi_g.lock is held (compi_comm_apply_hints) */
+static int compi_coll_keyval = MPI_KEYVAL_INVALID;
+/* its own lock: the delete callback runs inside MPI calls, some of them
+ * made while compi_g.lock is held */
 static pthread_mutex_t compi_coll_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void compi_coll_layout_free(compi_coll_layout *l)
@@ -75,58 +83,91 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
     return l;
 }
 
-const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+/* Unlinks l's entry (the caller frees l outside the lock). */
+static void compi_coll_unlink(const compi_coll_layout *l)
 {
-    *rc = MPI_SUCCESS;
-    compi_comm_info *c = (compi_comm_info *)ci;
-    if (c->coll) return c->coll;
-    compi_coll_layout *l = compi_coll_layout_build(comm, ci, rc);
-    compi_coll_entry *e = l ? malloc(sizeof *e) : NULL;
-    if (l && !e) { compi_coll_layout_free(l); *rc = MPI_ERR_NO_MEM; return NULL; }
-    if (!l) return NULL;
-    pthread_mutex_lock(&compi_coll_lock);
-    c->coll = l;
-    e->ci = c;   /* the attribute's reference keeps c until compi_coll_forget */
-    e->next = compi_coll_live;
-    compi_coll_live = e;
-    pthread_mutex_unlock(&compi_coll_lock);
-    return l;
-}
-
-/* Unlinks ci's entry; returns its layout (the caller frees it outside the lock). */
-static compi_coll_layout *compi_coll_unlink(compi_comm_info *ci, int *found)
-{
-    compi_coll_layout *l = NULL;
-    *found = 0;
     pthread_mutex_lock(&compi_coll_lock);
     for (compi_coll_entry **p = &compi_coll_live; *p; p = &(*p)->next) {
-        if ((*p)->ci == ci) {
+        if ((*p)->l == l) {
             compi_coll_entry *e = *p;
             *p = e->next;
             free(e);
-            l = ci->coll;
-            ci->coll = NULL;
-            *found = 1;
             break;
         }
     }
     pthread_mutex_unlock(&compi_coll_lock);
+}
+
+static int compi_coll_layout_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    compi_coll_unlink(attr);
+    compi_coll_layout_free(attr);
+    return MPI_SUCCESS;
+}
+
+int compi_coll_init(void)
+{
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&compi_coll_lock);
+    if (compi_coll_keyval == MPI_KEYVAL_INVALID)
+        rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, compi_coll_layout_delete, &compi_coll_keyval, NULL);
+    pthread_mutex_unlock(&compi_coll_lock);
+    return rc;
+}
+
+const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+{
+    /* MPI_Init's wrapper made the keyval, unless compi started lazily */
+    *rc = compi_coll_keyval == MPI_KEYVAL_INVALID ? compi_coll_init() : MPI_SUCCESS;
+    if (*rc != MPI_SUCCESS) return NULL;
+    void *attr;
+    int found = 0;
+    *rc = PMPI_Comm_get_attr(comm, compi_coll_keyval, &attr, &found);
+    if (*rc != MPI_SUCCESS) return NULL;
+    if (found) return attr;
+    compi_coll_layout *l = compi_coll_layout_build(comm, ci, rc);
+    compi_coll_entry *e = l ? malloc(sizeof *e) : NULL;
+    if (l && !e) { compi_coll_layout_free(l); *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (!l) return NULL;
+    e->comm = comm;
+    e->l = l;
+    pthread_mutex_lock(&compi_coll_lock);
+    e->next = compi_coll_live;
+    compi_coll_live = e;
+    pthread_mutex_unlock(&compi_coll_lock);
+    *rc = PMPI_Comm_set_attr(comm, compi_coll_keyval, l);
+    if (*rc != MPI_SUCCESS) {
+        compi_coll_unlink(l);
+        compi_coll_layout_free(l);
+        return NULL;
+    }
     return l;
 }
 
-void compi_coll_forget(compi_comm_info *ci)
+void compi_coll_comm_reset(MPI_Comm comm)
 {
-    int found;
-    compi_coll_layout_free(compi_coll_unlink(ci, &found));
+    if (compi_coll_keyval == MPI_KEYVAL_INVALID) return;
+    /* only a present one is deleted: deleting a missing attribute is an
+     * error Open MPI 4.1 hands to the communicator's handler */
+    void *attr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, compi_coll_keyval, &attr, &found);
+    if (found) PMPI_Comm_delete_attr(comm, compi_coll_keyval);
 }
 
 void compi_coll_finalize(void)
 {
+    if (compi_coll_keyval == MPI_KEYVAL_INVALID) return;
     for (;;) {
         pthread_mutex_lock(&compi_coll_lock);
-        compi_comm_info *ci = compi_coll_live ? compi_coll_live->ci : NULL;
+        MPI_Comm comm = compi_coll_live ? compi_coll_live->comm : MPI_COMM_NULL;
         pthread_mutex_unlock(&compi_coll_lock);
-        if (!ci) return;
-        compi_coll_forget(ci);
+        if (comm == MPI_COMM_NULL) break;
+        /* the delete callback unlinks it */
+        PMPI_Comm_delete_attr(comm, compi_coll_keyval);
     }
+    PMPI_Comm_free_keyval(&compi_coll_keyval);
 }

@@ -25,6 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/recv.h"
+#include "core/send.h"
+#include "core/state.h"
+#include "core/stats.h"
+#include "core/status.h"
 #include "frame/coll_meta.h"
 
 #define COMPI_COLL_SLOTS 4

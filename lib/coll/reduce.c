@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/stats.h"
+#include "engine/commprof.h"
 
 int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op)
 {

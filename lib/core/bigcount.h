@@ -5,6 +5,7 @@
 #ifndef COMPI_BIGCOUNT_H
 #define COMPI_BIGCOUNT_H
 #include <stddef.h>
+#include "common/intrange.h"
 #include "compi.h"
 #include "frame/frame.h"
 

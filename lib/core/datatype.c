@@ -5,7 +5,8 @@
  * them (MPI_Type_free must not pull a type away from a pending operation). */
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "core/datatype.h"
+#include "core/state.h"
 
 static compi_dtclass compi_class_of_named(MPI_Datatype dt, size_t *elem)
 {

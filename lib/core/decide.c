@@ -19,7 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/safefile.h"
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/state.h"
+#include "core/stats.h"
 #include "engine/estimate.h"
 #include "engine/model.h"
 #include "engine/trace.h"

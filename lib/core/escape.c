@@ -15,7 +15,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/comm.h"
+#include "core/recv.h"
 #include "core/requests.h"
+#include "core/send.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 static unsigned compi_side_seq;
 

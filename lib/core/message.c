@@ -14,7 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/bigcount.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/recv.h"
 #include "core/requests.h"
+#include "core/send.h"
+#include "core/state.h"
+#include "core/stats.h"
+#include "core/status.h"
 
 /* Non-contiguous receives: under MPICH (ch4/UCX) bytes do not land in
  * non-contiguous typed layouts (measured: 15032 B into {32 B, struct x K}
@@ -293,7 +302,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
          * (measured, also beyond 2 GiB). The PMPI receive holds its own
          * reference on dt, and completion never needs it. */
         in->direct = 1;
-        if (cap <= (size_t)INT_MAX) {
+        if (compi_fits_int(cap)) {
             in->post_addr = (char *)buf + in->ti.true_lb;
             in->post_count = (int)cap;
             in->post_dt = MPI_BYTE;

@@ -27,7 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/requests.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/recv.h"
+#include "core/send.h"
+#include "core/state.h"
+#include "core/stats.h"
+#include "core/status.h"
 
 #define COMPI_PIPE_SLOTS 4
 /* A chunk's message (header + at most a chunk, compi_chunk_capacity) goes

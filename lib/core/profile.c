@@ -23,7 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/bigcount.h"
+#include "core/profile.h"
+#include "core/state.h"
 #include "engine/commprof.h"
 #include "engine/trace.h"
 
@@ -191,7 +194,7 @@ void compi_prof_alltoallw_(MPI_Comm comm, const int *sendcounts, const MPI_Datat
     if (!bytes) return;
     for (int i = 0; i < n; i++) {
         uint64_t b = sendcounts[i] > 0 ? (uint64_t)sendcounts[i] * compi_prof_tsize(sendtypes[i]) : 0;
-        bytes[i] = b > 0x7fffffff ? 0x7fffffff : (int)b;
+        bytes[i] = compi_int_clamp(b);
     }
     compi_prof_coll_(comm, COMPI_PROF_ALLTOALLW, -1, 0, MPI_BYTE, bytes, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
     free(bytes);

@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/safefile.h"
-#include "core/internal.h"
-#include "coll/coll.h"
-#include "io/twophase.h"
 #include "compi_version.h"   /* generated: the project's version, git describe */
-
-extern uint64_t compi_call_counts[];
-extern const int compi_call_count_n;
-extern const char *const compi_call_names[];
+#include "core/bigcount.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/report.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 static const char *const compi_family_names[COMPI_FAM_COUNT] = {
     "send", "isend", "persistent_send", "recv", "irecv", "persistent_recv",
@@ -35,8 +34,39 @@ typedef struct {
     uint64_t pipe_c_ns[COMPI_CODEC_SLOTS], pipe_c_hidden_ns[COMPI_CODEC_SLOTS];
     uint64_t pipe_d_ns[COMPI_CODEC_SLOTS], pipe_d_hidden_ns[COMPI_CODEC_SLOTS];
     uint64_t pipe_recv_msgs, pipe_wait_ns;
-    uint64_t coll[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];   /* lib/coll/coll.h */
 } compi_rank_record;
+enum { COMPI_RECORD_WORDS = sizeof(compi_rank_record) / sizeof(uint64_t) };
+
+/* The sections of the rooms above core (report.h), in the order registered. */
+enum { COMPI_REPORT_SECTIONS_MAX = 8 };
+static const compi_report_counters *compi_counters[COMPI_REPORT_SECTIONS_MAX];
+static int compi_counters_n;
+static const compi_report_list *compi_lists[COMPI_REPORT_SECTIONS_MAX];
+static int compi_lists_n;
+
+void compi_report_add_counters(const compi_report_counters *s)
+{
+    for (int i = 0; i < compi_counters_n; i++)
+        if (compi_counters[i] == s) return;
+    if (compi_counters_n == COMPI_REPORT_SECTIONS_MAX) compi_die("too many report sections (adding %s)", s->name);
+    compi_counters[compi_counters_n++] = s;
+}
+
+void compi_report_add_list(const compi_report_list *s)
+{
+    for (int i = 0; i < compi_lists_n; i++)
+        if (compi_lists[i] == s) return;
+    if (compi_lists_n == COMPI_REPORT_SECTIONS_MAX) compi_die("too many report sections (adding %s)", s->name);
+    compi_lists[compi_lists_n++] = s;
+}
+
+/* Words of one rank's vector: core's record, then every counters section. */
+static int compi_record_words(void)
+{
+    int words = COMPI_RECORD_WORDS;
+    for (int i = 0; i < compi_counters_n; i++) words += compi_counters[i]->words;
+    return words;
+}
 
 static void compi_record_fill(compi_rank_record *r)
 {
@@ -72,28 +102,18 @@ static void compi_record_fill(compi_rank_record *r)
     }
     r->pipe_recv_msgs = compi_st.pipe_recv_msgs;
     r->pipe_wait_ns = compi_st.pipe_wait_ns;
-    for (int k = 0; k < COMPI_COLL_KINDS; k++)
-        for (int f = 0; f < COMPI_COLL_FIELDS; f++)
-            r->coll[k][f] = __atomic_load_n(&compi_coll_st[k][f], __ATOMIC_RELAXED);
 }
 
-/* Per collective that was called: calls, how many ran compi's node-aware
- * path (the rest ran the MPI's own), bytes, inter-node wire bytes, time. */
-static void compi_json_collectives(FILE *f, const compi_rank_record *r)
+/* This rank's vector: core's record, then the registered sections'. */
+static void compi_vector_fill(uint64_t *v)
 {
-    fprintf(f, "\"collectives\": {");
-    int first = 1;
-    for (int k = 0; k < COMPI_COLL_KINDS; k++) {
-        if (!r->coll[k][COMPI_COLL_CALLS]) continue;
-        fprintf(f, "%s\"%s\": {", first ? "" : ", ", compi_coll_names[k]);
-        for (int fi = 0; fi < COMPI_COLL_FIELDS; fi++) {
-            if (fi == COMPI_COLL_NS) fprintf(f, "%s\"%s\": %.6f", fi ? ", " : "", compi_coll_field_names[fi], r->coll[k][fi] * 1e-9);
-            else fprintf(f, "%s\"%s\": %llu", fi ? ", " : "", compi_coll_field_names[fi], (unsigned long long)r->coll[k][fi]);
-        }
-        fprintf(f, "}");
-        first = 0;
+    compi_record_fill((compi_rank_record *)v);
+    v += COMPI_RECORD_WORDS;
+    for (int i = 0; i < compi_counters_n; i++) {
+        memset(v, 0, sizeof *v * (size_t)compi_counters[i]->words);
+        compi_counters[i]->fill(v);
+        v += compi_counters[i]->words;
     }
-    fprintf(f, "}");
 }
 
 /* Pipelined messages per codec: chunks, and how much codec time ran while
@@ -117,18 +137,19 @@ static void compi_json_pipelined(FILE *f, const compi_rank_record *r, const char
                 r->pipe_d_hidden_ns[id] * 1e-9, all ? (double)hidden / (double)all : 0.0);
         first = 0;
     }
-    fprintf(f, "}},\n");
+    fprintf(f, "}}");
 }
 
-static void compi_record_add(compi_rank_record *sum, const compi_rank_record *r)
+/* Sums a rank's vector (words long) into sum, but for the node. */
+static void compi_vector_add(uint64_t *sum, const uint64_t *v, int words)
 {
-    const uint64_t *src = (const uint64_t *)r;
-    uint64_t *dst = (uint64_t *)sum;
-    for (size_t i = 1; i < sizeof *r / sizeof(uint64_t); i++) dst[i] += src[i]; /* skip node */
+    for (int i = 1; i < words; i++) sum[i] += v[i];
 }
 
-static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_t *calls, const char *indent)
+/* One rank's vector (or the totals) as the members of its JSON object. */
+static void compi_json_record(FILE *f, const uint64_t *v, const char *indent)
 {
+    const compi_rank_record *r = (const compi_rank_record *)v;
     fprintf(f, "%s\"families\": {", indent);
     for (int i = 0; i < COMPI_FAM_COUNT; i++)
         fprintf(f, "%s\"%s\": {\"messages\": %llu, \"bytes\": %llu}", i ? ", " : "", compi_family_names[i],
@@ -161,15 +182,12 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
     }
     fprintf(f, "},\n");
     compi_json_pipelined(f, r, indent);
-    fprintf(f, "%s\"calls\": {", indent);
-    first = 1;
-    for (int i = 0; i < compi_call_count_n; i++) {
-        if (!calls[i]) continue;
-        fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", compi_call_names[i], (unsigned long long)calls[i]);
-        first = 0;
+    v += COMPI_RECORD_WORDS;
+    for (int i = 0; i < compi_counters_n; i++) {
+        fprintf(f, ",\n%s\"%s\": ", indent, compi_counters[i]->name);
+        compi_counters[i]->json(f, v);
+        v += compi_counters[i]->words;
     }
-    fprintf(f, "},\n%s", indent);
-    compi_json_collectives(f, r);
 }
 
 /* Appends printf-style text to a fixed buffer (truncating, never overflowing). */
@@ -304,7 +322,7 @@ static char *compi_gather_text(char *mine, int **displ)
             (*displ)[r] = (int)total;
             total += lens[r];
         }
-        if (total > 0x7fffffff) compi_die("report section larger than 2 GiB");
+        if (!compi_fits_int((uint64_t)total)) compi_die("report section larger than 2 GiB");
         all = malloc((size_t)total);
         if (!all) compi_die("out of memory writing the report");
     }
@@ -314,38 +332,49 @@ static char *compi_gather_text(char *mine, int **displ)
     return all;
 }
 
+/* A list section's items from every rank, as the members of one array. */
+static void compi_json_list(FILE *f, const char *items, const int *displ, int n)
+{
+    int first = 1;
+    for (int r = 0; r < n; r++) {
+        const char *l = items + displ[r];
+        size_t ll = strlen(l);
+        if (ll <= 2) continue;   /* "[]" */
+        fprintf(f, "%s%.*s", first ? "" : ", ", (int)(ll - 2), l + 1);
+        first = 0;
+    }
+}
+
 void compi_report_write(void)
 {
     if (!compi_cfg.report_path[0] && compi_cfg.verbose < 1) return;
     int n = compi_g.world_size, rank = compi_g.world_rank;
-    int words = (int)(sizeof(compi_rank_record) / sizeof(uint64_t));
-    compi_rank_record mine, *all = NULL;
-    uint64_t *calls = NULL;
-    compi_record_fill(&mine);
+    int words = compi_record_words();
+    uint64_t *mine = calloc((size_t)words, sizeof *mine), *all = NULL;
+    if (!mine) compi_die("out of memory writing the report");
+    compi_vector_fill(mine);
     if (rank == 0) {
-        all = calloc((size_t)n, sizeof *all);
-        calls = calloc((size_t)n * (size_t)compi_call_count_n, sizeof(uint64_t));
-        if (!all || !calls) compi_die("out of memory writing the report");
+        all = calloc((size_t)n * (size_t)words, sizeof *all);
+        if (!all) compi_die("out of memory writing the report");
     }
-    PMPI_Gather(&mine, words, MPI_UINT64_T, all, words, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    PMPI_Gather(compi_call_counts, compi_call_count_n, MPI_UINT64_T, calls, compi_call_count_n, MPI_UINT64_T, 0,
-                MPI_COMM_WORLD);
-    /* the engine's, the profile's and collective I/O's sections vary in length: gathered as text
-     * (each file's I/O line is kept by the file's first rank) */
-    int *edispl = NULL, *pdispl = NULL, *iodispl = NULL;
+    PMPI_Gather(mine, words, MPI_UINT64_T, all, words, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    free(mine);
+    /* the engine's, the profile's and the list sections vary in length:
+     * gathered as text (collective I/O's list: each file's line is kept by
+     * the file's first rank) */
+    int *edispl = NULL, *pdispl = NULL, *ldispl[COMPI_REPORT_SECTIONS_MAX] = {NULL};
     char *engines = compi_gather_text(compi_engine_report_json(), &edispl);
     char *profiles = compi_gather_text(compi_prof_report_json(), &pdispl);
-    char *io = compi_io_report_json();
-    if (!io) compi_die("out of memory writing the report");
-    char *ios = compi_gather_text(io, &iodispl);
-    if (rank != 0) return;
-    compi_rank_record total;
-    memset(&total, 0, sizeof total);
-    uint64_t *call_total = calloc((size_t)compi_call_count_n, sizeof(uint64_t));
-    for (int r = 0; r < n; r++) {
-        compi_record_add(&total, &all[r]);
-        for (int i = 0; i < compi_call_count_n; i++) call_total[i] += calls[(size_t)r * compi_call_count_n + i];
+    char *lists[COMPI_REPORT_SECTIONS_MAX] = {NULL};
+    for (int i = 0; i < compi_lists_n; i++) {
+        char *items = compi_lists[i]->items();
+        if (!items) compi_die("out of memory writing the report");
+        lists[i] = compi_gather_text(items, &ldispl[i]);
     }
+    if (rank != 0) return;
+    uint64_t *total = calloc((size_t)words, sizeof *total);
+    if (!total) compi_die("out of memory writing the report");
+    for (int r = 0; r < n; r++) compi_vector_add(total, all + (size_t)r * (size_t)words, words);
     if (compi_cfg.report_path[0]) {
         /* replaced whole (a path reused run after run), never written
          * through a link (common/safefile.h) */
@@ -369,36 +398,34 @@ void compi_report_write(void)
                     compi_mode_name(compi_cfg.mode), compi_cfg.codec->name, compi_cfg.min_bytes);
             fprintf(f, "  \"world_size\": %d, \"nodes\": %d,\n  \"ranks\": [\n", n, compi_g.node_count);
             for (int r = 0; r < n; r++) {
-                fprintf(f, "    {\"rank\": %d, \"node\": %llu,\n", r, (unsigned long long)all[r].node);
-                compi_json_record(f, &all[r], calls + (size_t)r * compi_call_count_n, "     ");
+                const uint64_t *v = all + (size_t)r * (size_t)words;
+                fprintf(f, "    {\"rank\": %d, \"node\": %llu,\n", r, (unsigned long long)v[0]);
+                compi_json_record(f, v, "     ");
                 fprintf(f, ",\n     \"engine\": %s,\n     \"profile\": %s}%s\n", engines + edispl[r],
                         profiles + pdispl[r], r + 1 < n ? "," : "");
             }
-            /* one object per file closed through compi, from every file's first rank */
-            fprintf(f, "  ],\n  \"io_files\": [");
-            int iofirst = 1;
-            for (int r = 0; r < n; r++) {
-                const char *l = ios + iodispl[r];
-                size_t ll = strlen(l);
-                if (ll <= 2) continue;   /* "[]" */
-                fprintf(f, "%s%.*s", iofirst ? "" : ", ", (int)(ll - 2), l + 1);
-                iofirst = 0;
+            fprintf(f, "  ]");
+            for (int i = 0; i < compi_lists_n; i++) {
+                fprintf(f, ",\n  \"%s\": [", compi_lists[i]->name);
+                compi_json_list(f, lists[i], ldispl[i], n);
+                fprintf(f, "]");
             }
-            fprintf(f, "],\n  \"totals\": {\n");
-            compi_json_record(f, &total, call_total, "    ");
+            fprintf(f, ",\n  \"totals\": {\n");
+            compi_json_record(f, total, "    ");
             fprintf(f, "\n  }\n}\n");
             if (compi_file_commit(&w, err, sizeof err) != COMPI_OK)
                 fprintf(stderr, "compi: warning: COMPI_REPORT not written: %s\n", err);
         }
     }
-    if (compi_cfg.verbose >= 1) compi_summary(&total);
-    free(call_total);
+    if (compi_cfg.verbose >= 1) compi_summary((const compi_rank_record *)total);
+    free(total);
     free(all);
-    free(calls);
     free(engines);
-    free(ios);
-    free(iodispl);
     free(edispl);
     free(profiles);
     free(pdispl);
+    for (int i = 0; i < compi_lists_n; i++) {
+        free(lists[i]);
+        free(ldispl[i]);
+    }
 }

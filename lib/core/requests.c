@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdlib.h>
 #include <string.h>
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/recv.h"
 #include "core/requests.h"
+#include "core/send.h"
 #include "core/stash.h"
+#include "core/state.h"
+#include "core/stats.h"
+#include "core/status.h"
 
 #define COMPI_REQ_BUCKETS 4096
 static compi_req *compi_req_table[COMPI_REQ_BUCKETS];

@@ -4,7 +4,10 @@
  * itself. Keyed by the handle the application holds. */
 #ifndef COMPI_REQUESTS_H
 #define COMPI_REQUESTS_H
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/recv.h"
+#include "core/send.h"
+#include "core/stats.h"
 
 typedef enum {
     COMPI_REQ_SEND,          /* nonblocking framed send: free the frame at completion */

@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "core/internal.h"
+#include "core/comm.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/report.h"
 #include "core/stash.h"
-#include "coll/coll.h"
+#include "core/state.h"
+#include "core/stats.h"
 
 compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
 compi_stats compi_st;
@@ -76,7 +80,6 @@ void compi_comm_info_release(const compi_comm_info *ci)
 static int compi_comm_info_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     if (!compi_forgetting) compi_stash_purge(comm);
-    compi_coll_forget(attr);
     compi_comm_info_release(attr);
     return MPI_SUCCESS;
 }
@@ -295,7 +298,6 @@ void compi_core_finalize(void)
     compi_report_write();
     compi_engine_finalize();   /* writes the profile into the trace */
     compi_prof_finalize();
-    compi_coll_finalize();   /* node-aware collectives' sub-communicators */
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
     if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);

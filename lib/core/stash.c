@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/recv.h"
 #include "core/stash.h"
+#include "core/state.h"
 
 /* Fortran message handles of compi's messages: above this base, far from
  * the small table indices Open MPI uses for its own. */

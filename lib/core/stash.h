@@ -10,7 +10,8 @@
  * receives the message (no second copy of a large message). */
 #ifndef COMPI_STASH_H
 #define COMPI_STASH_H
-#include "core/internal.h"
+#include "core/comm.h"
+#include "frame/frame.h"
 
 typedef struct compi_stashed {
     MPI_Comm comm;

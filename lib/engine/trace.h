@@ -38,7 +38,7 @@ typedef struct {
     char peer_node[64];  /* host name of the destination's node */
 } compi_trace_msg;
 /* The families of compi's collective frames (compi_family's bcast ..
- * reduce, lib/core/internal.h asserts the range): what compi map --rules
+ * reduce, lib/core/stats.h asserts the range): what compi map --rules
  * reads from compi guide's rules. */
 #define COMPI_TRACE_FAM_COLL_FIRST 9
 #define COMPI_TRACE_FAM_COLL_LAST 15

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "frame/frame.h"
+#include "common/intrange.h"
 
 static void compi_put_u32(unsigned char *p, uint32_t v)
 {
@@ -105,7 +106,7 @@ static int compi_header_parse(const void *src, size_t avail, compi_frame_header 
                      (unsigned long long)h->original_len, 1ull << h->flags);
             return COMPI_ERR_CORRUPT;
         }
-        if (h->payload_len > 0x7fffffffu) {
+        if (!compi_fits_int(h->payload_len)) {
             snprintf(why, whylen, "pipelined message header names side tag %llu (not an MPI tag)",
                      (unsigned long long)h->payload_len);
             return COMPI_ERR_CORRUPT;

@@ -164,7 +164,7 @@ static int compi_io_block(compi_io_call *c, const compi_coll_blocks *in, int i, 
     memset(&st, 0, sizeof st);
     st.MPI_SOURCE = i;
     int rc;
-    if (h.original_len <= INT_MAX) {
+    if (compi_fits_int(h.original_len)) {
         rc = compi_frame_deliver(*p, *n, b, (int)h.original_len, MPI_BYTE, &st, c->f->comm);
     } else {   /* beyond an int count: the MPI-free decoder, no MPI datatype involved */
         rc = compi_frame_decode_whole(*p, *n, b, (size_t)h.original_len, &h, why, sizeof why) == COMPI_OK

@@ -228,7 +228,7 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
         else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint cb_buffer_size='%.40s' is not a positive byte count", v), policy = COMPI_IO_MPI;
     }
     if (compi_io_hint(info, "cb_nodes", v, sizeof v)) {
-        if (compi_io_parse_i64(v, 1, &x)) nodes = x < INT_MAX ? x : INT_MAX;
+        if (compi_io_parse_i64(v, 1, &x)) nodes = compi_int_clamp((uint64_t)x);
         else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint cb_nodes='%.40s' is not a positive count", v), policy = COMPI_IO_MPI;
     }
     if (compi_io_hint(info, "striping_unit", v, sizeof v)) {

@@ -40,7 +40,7 @@
 #ifndef COMPI_IO_TWOPHASE_H
 #define COMPI_IO_TWOPHASE_H
 
-#include "core/internal.h"
+#include "core/comm.h"
 #include "io/io.h"
 
 /* Why a call on a compi file went to the MPI's own MPI-IO. */

@@ -9,6 +9,13 @@
 #ifndef COMPI_IO_TWOPHASE_INTERNAL_H
 #define COMPI_IO_TWOPHASE_INTERNAL_H
 
+#include "core/bigcount.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/recv.h"
+#include "core/state.h"
+#include "core/stats.h"
 #include "io/twophase.h"
 #include "coll/coll.h"
 

@@ -24,8 +24,8 @@
  * - coll/tuned has no Gatherv and Scatterv: the communicator runs
  *   coll/basic's linear ones (empty blocks skipped), also inside
  *   Reduce_scatter "non-overlapping" and Allgatherv "default". */
-#include <limits.h>
 #include <string.h>
+#include "common/intrange.h"
 #include "map/dkb_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -86,15 +86,15 @@ static int check_call(const compi_map_call *c)
         size_t n = c->coll == COMPI_MAP_ALLTOALLV ? (size_t)c->size * c->size : (size_t)c->size;
         if (!c->counts) return COMPI_MAP_EARG;
         for (size_t i = 0; i < n; i++)
-            if (c->counts[i] < 0 || c->counts[i] > INT_MAX) return COMPI_MAP_EARG;
+            if (!compi_fits_int((uint64_t)c->counts[i])) return COMPI_MAP_EARG;
         return 0;
     }
     case COMPI_MAP_REDUCE_SCATTER_BLOCK:
-        return c->count >= 0 && c->count <= INT_MAX ? 0 : COMPI_MAP_EARG;
+        return compi_fits_int((uint64_t)c->count) ? 0 : COMPI_MAP_EARG;
     default:
         /* count 0 returns before the collective runs in most MPI_ bindings;
          * the DKB does not model the ones that would still talk */
-        return c->count >= 1 && c->count <= INT_MAX ? 0 : COMPI_MAP_EARG;
+        return c->count >= 1 && compi_fits_int((uint64_t)c->count) ? 0 : COMPI_MAP_EARG;
     }
 }
 

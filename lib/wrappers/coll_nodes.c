@@ -7,6 +7,12 @@
  * inter-node wire bytes, time) for the report; elsewhere only calls. */
 #include <stdlib.h>
 #include "coll/coll.h"
+#include "core/bigcount.h"
+#include "core/comm.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/stats.h"
+#include "core/status.h"
 #include "wrappers/impl.h"
 
 /* Extra metadata collectives of compi's path over the MPI's own (frame
@@ -360,7 +366,7 @@ static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf
     const compi_coll_layout *l = NULL;
     compi_coll_ticket tk = {NULL, 0, 0, 0};
     rc = MPI_SUCCESS;
-    if (total <= 0x7fffffff)
+    if (compi_fits_int((uint64_t)total))
         l = compi_coll_path(comm, ci, kind, (size_t)compi_type_bytes(dt, (int)total), COMPI_EXTRA_REDUCE, dt, op, &tk,
                             &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);

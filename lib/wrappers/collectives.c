@@ -16,6 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
+#include "core/bigcount.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/recv.h"
+#include "core/send.h"
+#include "core/state.h"
+#include "core/stats.h"
+#include "core/status.h"
 #include "frame/coll_meta.h"
 #include "wrappers/impl.h"
 

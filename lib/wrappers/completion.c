@@ -10,7 +10,9 @@
  * pending afterwards go back. */
 #include <stdlib.h>
 #include <string.h>
+#include "core/profile.h"
 #include "core/requests.h"
+#include "core/status.h"
 #include "wrappers/impl.h"
 
 #define COMPI_STACK_REQS 64

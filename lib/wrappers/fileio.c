@@ -3,6 +3,7 @@
  * (lib/io/twophase.h); everything else goes to the MPI's own MPI-IO and is
  * counted per file with the reason. */
 #include <string.h>
+#include "core/state.h"
 #include "io/twophase.h"
 #include "wrappers/impl.h"
 

@@ -5,8 +5,16 @@
  * not, the call goes straight to PMPI and compi costs one attribute lookup. */
 #include <stdlib.h>
 #include <string.h>
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/recv.h"
 #include "core/requests.h"
+#include "core/send.h"
 #include "core/stash.h"
+#include "core/stats.h"
+#include "core/status.h"
 #include "wrappers/impl.h"
 
 static int (*const compi_send_fn[])(const void *, int, MPI_Datatype, int, int, MPI_Comm) = {

@@ -3,8 +3,11 @@
  * message is received at once (matched probe + receive) and stashed; see
  * core/stash.h. Same-node messages are unframed and stay in MPI. */
 #include <stdlib.h>
+#include "core/comm.h"
 #include "core/requests.h"
 #include "core/stash.h"
+#include "core/stats.h"
+#include "core/status.h"
 #include "wrappers/impl.h"
 
 /* Finds the next matching message: stash first (older), else MPI. On

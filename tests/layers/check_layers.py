@@ -3,7 +3,7 @@
 """The layering rule of lib/, checked on includes and on symbol references.
 
 Each room of lib/ (a folder) may use only the rooms listed for it in
-LAYERS below: a file of room A that includes a header of room B, or an
+lib/layers.txt (the build reads the same file): a file of room A that includes a header of room B, or an
 object of room A that references a symbol defined by an object of room B,
 is a dependency A -> B, allowed only if B is in LAYERS[A]. The rooms
 (wrappers on top; codecs and common at the bottom):
@@ -19,7 +19,8 @@ that is gone (so the list only shrinks, and says what is left).
 
     tests/layers/check_layers.py [--objects BUILD_DIR] [--write-known]
 With --objects, the object files of a build (build/openmpi) give the
-symbol references; without, only includes are checked.
+symbol references; without, only includes are checked (the build runs it so
+before compiling any room: a wrong include fails the build).
 """
 import argparse
 import os
@@ -30,18 +31,21 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_violations.txt")
 
-LAYERS = {
-    "wrappers": {"io", "coll", "core", "netcal", "engine", "frame", "codecs", "common"},
-    "io": {"coll", "core", "netcal", "engine", "frame", "codecs", "common"},
-    "coll": {"core", "netcal", "engine", "frame", "codecs", "common"},
-    "core": {"netcal", "engine", "frame", "codecs", "common"},
-    "netcal": {"engine", "frame", "codecs", "common"},
-    "map": {"engine", "frame", "codecs", "common"},
-    "engine": {"codecs", "common"},
-    "frame": {"codecs", "common"},
-    "codecs": {"common"},
-    "common": set(),
-}
+
+def read_layers(root):
+    """{room: set of rooms it may use} from lib/layers.txt."""
+    layers = {}
+    with open(os.path.join(root, "lib", "layers.txt"), encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            room, _, uses = line.partition(":")
+            layers[room.strip()] = set(uses.split())
+    return layers
+
+
+LAYERS = read_layers(ROOT)
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/([A-Za-z0-9_.]+)"', re.M)
 
 
@@ -135,7 +139,7 @@ def main():
     bad = {fmt(d) for d in deps if d[1] not in LAYERS.get(d[0], set())}
     unknown_rooms = sorted(set(rooms()) - set(LAYERS))
     if unknown_rooms:
-        print("check_layers: lib/%s is not in the layering table (tests/layers/check_layers.py LAYERS)"
+        print("check_layers: lib/%s is not in the layering table (lib/layers.txt)"
               % ", lib/".join(unknown_rooms))
         return 1
     if a.write_known:
@@ -158,8 +162,8 @@ def main():
     gone = sorted(known - bad)
     for line in new:
         room = line.split(" -> ")[0]
-        print("check_layers: FAIL %s (lib/%s may use only: %s)"
-              % (line, room, ", ".join(sorted(LAYERS[room])) or "nothing"))
+        print("check_layers: FAIL %s: breaks the layering rule, lib/%s may use only: %s (lib/layers.txt, "
+              "docs/design.md)" % (line, room, ", ".join(sorted(LAYERS[room])) or "nothing"))
     for line in gone:
         print("check_layers: FAIL '%s' is listed in tests/layers/known_violations.txt but gone: remove the line"
               % line)

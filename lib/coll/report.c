@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The collectives' section of the finalize report (core/report.h): per
+ * collective that was called, its counters (coll.h, "report"). */
+#include <stdio.h>
+#include "coll/coll.h"
+#include "core/report.h"
+
+static void compi_coll_report_fill(uint64_t *v)
+{
+    for (int k = 0; k < COMPI_COLL_KINDS; k++)
+        for (int f = 0; f < COMPI_COLL_FIELDS; f++)
+            v[k * COMPI_COLL_FIELDS + f] = __atomic_load_n(&compi_coll_st[k][f], __ATOMIC_RELAXED);
+}
+
+/* Calls, how many ran compi's node-aware path (the rest ran the MPI's own),
+ * bytes, inter-node wire bytes, time. */
+static void compi_coll_report_json(FILE *f, const uint64_t *v)
+{
+    fprintf(f, "{");
+    int first = 1;
+    for (int k = 0; k < COMPI_COLL_KINDS; k++) {
+        const uint64_t *c = v + k * COMPI_COLL_FIELDS;
+        if (!c[COMPI_COLL_CALLS]) continue;
+        fprintf(f, "%s\"%s\": {", first ? "" : ", ", compi_coll_names[k]);
+        for (int fi = 0; fi < COMPI_COLL_FIELDS; fi++) {
+            if (fi == COMPI_COLL_NS) fprintf(f, "%s\"%s\": %.6f", fi ? ", " : "", compi_coll_field_names[fi], c[fi] * 1e-9);
+            else fprintf(f, "%s\"%s\": %llu", fi ? ", " : "", compi_coll_field_names[fi], (unsigned long long)c[fi]);
+        }
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "}");
+}
+
+static const compi_report_counters compi_coll_section = {
+    "collectives", COMPI_COLL_KINDS * COMPI_COLL_FIELDS, compi_coll_report_fill, compi_coll_report_json,
+};
+
+void compi_coll_report_register(void)
+{
+    compi_report_add_counters(&compi_coll_section);
+}

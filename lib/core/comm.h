@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What compi caches per communicator (lib/core/runtime.c): where its peers
+ * live, and the policy (mode, codec, threshold) its hints give it. */
+#ifndef COMPI_CORE_COMM_H
+#define COMPI_CORE_COMM_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "compi.h"
+#include "engine/config.h"
+
+typedef struct {
+    int framed;          /* p2p traffic on this comm carries compi frames */
+    int is_inter;
+    int peer_count;      /* size of the group peers are named in (remote group for intercomms) */
+    int my_node;
+    int *peer_node;      /* node id per peer rank */
+    int *peer_world;     /* MPI_COMM_WORLD rank per peer rank */
+    /* the environment's policy, overridden by the communicator's MPI_Info
+     * hints compi_mode, compi_codec, compi_min_bytes */
+    compi_mode mode;
+    const compi_codec *codec;
+    size_t min_bytes;
+    uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
+    int refs;            /* the communicator's attribute + requests still using it */
+} compi_comm_info;
+/* Requests keep the info of their communicator, which the application may
+ * free (or give new hints) while they are pending or, if persistent,
+ * inactive: a reference keeps it. */
+const compi_comm_info *compi_comm_info_hold(const compi_comm_info *ci);
+void compi_comm_info_release(const compi_comm_info *ci);
+/* Rebuilds the cached info from hints just given to MPI_Comm_set_info or
+ * MPI_Comm_dup_with_info. */
+void compi_comm_apply_hints(MPI_Comm comm, MPI_Info hints);
+
+/* Cached per communicator; never NULL after init. */
+const compi_comm_info *compi_comm_lookup(MPI_Comm comm);
+static inline int compi_peer_is_remote(const compi_comm_info *ci, int peer)
+{
+    return peer >= 0 && peer < ci->peer_count && ci->peer_node[peer] != ci->my_node;
+}
+/* Traffic between ranks of one node is never compressed, so it carries no
+ * frame: it goes to PMPI exactly as the application posted it (no copy, no
+ * header). The receiver knows every sender's node, so only a wildcard
+ * receive has to tell the two kinds apart, by the source it matched.
+ * Ranks out of range take this path too, so PMPI reports them. */
+static inline int compi_p2p_plain(const compi_comm_info *ci, int peer)
+{
+    return !ci->framed || peer == MPI_PROC_NULL || (peer != MPI_ANY_SOURCE && !compi_peer_is_remote(ci, peer));
+}
+
+#endif

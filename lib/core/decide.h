@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What to do with one outgoing message, for every mode (lib/core/decide.c),
+ * and the engine's hooks the decisions and the collectives use. */
+#ifndef COMPI_CORE_DECIDE_H
+#define COMPI_CORE_DECIDE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "compi.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/stats.h"
+#include "engine/config.h"
+#include "engine/model.h"
+
+/* What to do with one outgoing message, for every mode (lib/core/decide.c).
+ * Made before the data is touched, so raw messages keep their zero-copy
+ * path; completed inside compi_frame_encode once the data is contiguous. */
+struct compi_link_state;
+typedef struct {
+    const compi_codec *codec;       /* codec to try; NULL = raw */
+    int evaluate;                   /* adaptive: choose the codec from a sample first */
+    int trace;                      /* COMPI_MODE=trace: record the message */
+    struct compi_link_state *link;  /* adaptive and guided: the destination link's state */
+    int by_rule;                    /* guided: a rule decided; rule_index names it */
+    size_t rule_index;
+    int dtclass;
+    compi_mode mode;
+    /* the message's identity, for traces and guided rules */
+    uint32_t comm_id;
+    int peer, tag, peer_node;
+    compi_family fam;
+    double predicted;               /* predicted speedup of the chosen codec */
+    int settled;                    /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
+} compi_decision;
+/* peer: destination rank in ci's peer group, or -1 for "every remote node"
+ * (a broadcast root). */
+void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int tag, const compi_typeinfo *ti,
+                  compi_family fam);
+static inline int compi_decision_needs_data(const compi_decision *d)
+{
+    return d && (d->codec || d->evaluate || d->trace);
+}
+/* In compi_frame_encode: the contiguous bytes are at hand. */
+void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti);
+/* The chunk size the message is pipelined in (lib/core/pipeline.c), 0 to
+ * send it whole: by the link model unless COMPI_CHUNK fixes it. Only for a
+ * decision that compresses (d->codec set). */
+size_t compi_decision_chunk(const compi_decision *d, size_t size);
+/* For bytes at hand (src, contiguous, ti->size bytes): runs what
+ * compi_frame_encode runs before compressing (the decision's evaluation in
+ * adaptive and trace mode, the incompressibility sample for a codec fixed
+ * without one) and returns the codec the bytes go with (NULL: raw) and in
+ * *chunk the chunk size they are pipelined in (0: whole). Settles d: a
+ * compi_frame_encode with it afterwards does neither again. */
+const compi_codec *compi_decision_settle(compi_decision *d, const char *src, const compi_typeinfo *ti, size_t *chunk);
+/* After the codec ran: out_len < 0 when the message went raw after all
+ * (the sample check found it incompressible, or the codec failed). */
+void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
+/* A blocking send of wire_bytes to d's link took ns: corrects the network model. */
+void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns);
+/* Collectives whose receivers must know up front whether a frame comes
+ * (broadcast): a size test every rank evaluates alike. */
+int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
+/* The same test for a collective whose compressed path costs `extra` small
+ * metadata collectives (1..COMPI_COLL_EXTRA_MAX) beyond the MPI's own. */
+#define COMPI_COLL_EXTRA_MAX 4
+int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
+/* The static model's default inter-node link, the same on every rank (NULL
+ * before the engine is up). */
+const compi_net_link *compi_engine_default_link(void);
+/* The inter-node time per byte, in ns, of a message of `bytes` on the
+ * slowest link this process knows: each inter-node link's model times the
+ * correction observed on it so far (>= 1, compi_engine_observe_send), the
+ * default link's model when nothing was observed; 0 before the engine is
+ * up. The collective I/O gate's network term (lib/io/gate.c). */
+double compi_engine_inter_ns_per_byte(double bytes);
+/* A collective gate (lib/engine/gate.h) around one collective call on this
+ * thread: probe = its trial wants the frames' data evaluated even where the
+ * adaptive windows say raw; _end gives the bytes of collective data decided
+ * on (inter-node frames) in between, and how many of them compression saved. */
+void compi_coll_scope_begin(int probe);
+void compi_coll_scope_end(uint64_t *frame_bytes, uint64_t *saved_bytes);
+/* After the node map; collective over MPI_COMM_WORLD. A bad heuristics file
+ * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
+ * error code. */
+int compi_engine_init(char *err, size_t errlen);
+void compi_engine_finalize(void);  /* closes traces */
+/* This rank's engine section of the report as a JSON object (malloc'd). */
+char *compi_engine_report_json(void);
+
+#endif
