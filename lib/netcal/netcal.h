@@ -19,6 +19,11 @@
  *   one-way time = round trip / 2. A pair stops growing sizes once one
  *   round trip takes more than max_rtt_s (that size is still recorded).
  *   Defaults "* *": per size the median over the measured pairs of a class.
+ *   Each link's latency and bandwidth come from a robust fit of its times
+ *   (compi_net_link_fit: Theil-Sen); a degenerate fit (flat or negative
+ *   slope, latency outliers) is left out of the model (out->nrejected and
+ *   out->rejected say which and why), so a class default takes its place,
+ *   or the caller's built-in one.
  *
  * Time budget: budget_s bounds the whole measurement. It is shared out over
  * the remaining phases (the intra phase, then the rounds) as they start; a phase
@@ -46,6 +51,12 @@ typedef struct {
     int serial;        /* one pair at a time (inter pairs, then intra), not a round's
                         * pairs at once: for fake nodes sharing one host, whose
                         * concurrent pairs would compete for its cores */
+    /* tests (COMPI_DEBUG_LINK_TIMES): the one-way times of a link of
+     * inject_alpha_us and inject_beta_ns per byte replace the measured ones,
+     * every inject_outlier_every-th size 50x slower (0: none) */
+    int inject;
+    double inject_alpha_us, inject_beta_ns;
+    int inject_outlier_every;
 } compi_netcal_opts;
 
 /* `compi calibrate network` defaults: 128 MiB, 20 reps, 30 s round trips, no budget. */
