@@ -60,6 +60,9 @@ typedef struct {
     size_t min_bytes;
     uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
     struct compi_coll_layout *coll;   /* node-aware collectives' sub-communicators (lib/coll), lazily */
+    size_t coll_floor[5];             /* collective floors agreed from learned links, per count of extra
+                                         metadata collectives (0: the engine's static ones) */
+    uint64_t coll_calls;              /* collectives so far: when the floors are agreed again */
     int refs;            /* the communicator's attribute + requests still using it */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may
@@ -214,12 +217,23 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
 /* A blocking send of wire_bytes to d's link took ns: corrects the network model. */
 void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns);
+/* Samples of the link to world rank world_peer's node (engine/linkest.h):
+ * `bytes` arrived back to back in `us` (rate), or took `us` one way (time). */
+void compi_engine_observe_rate(int world_peer, double bytes, double us);
+void compi_engine_observe_time(int world_peer, double bytes, double us);
+/* At a collective on comm: on agreed calls, the ranks agree the collective
+ * floors from their learned links (one small allreduce). Every rank of comm
+ * must call it for the same collectives. */
+int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci);
+/* Rank 0's view of each link, for the COMPI_VERBOSE summary. */
+void compi_engine_links_summary(void);
 /* Collectives whose receivers must know up front whether a frame comes
  * (broadcast): a size test every rank evaluates alike. */
 int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
 /* The same test for a collective whose compressed path costs `extra` small
  * metadata collectives (1..COMPI_COLL_EXTRA_MAX) beyond the MPI's own. */
 #define COMPI_COLL_EXTRA_MAX 4
+_Static_assert(COMPI_COLL_EXTRA_MAX + 1 <= 5, "compi_comm_info.coll_floor holds a floor per extra count");
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
 /* The static model's default inter-node link, the same on every rank (NULL
  * before the engine is up). */
