@@ -359,7 +359,8 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     free(linear);
     compi_pipe_count_received(codec_id, decode_ns, hidden_ns, wait_ns);
     /* a clean sample: every later chunk was waited for, not found waiting */
-    if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && waited + 1 >= n && last_at > first_at)
+    if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && last_at > first_at &&
+        (waited + 1 >= n || compi_cfg.debug_link.set))   /* injected: the times are not the clock's */
         compi_engine_observe_rate(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3);
     if (rc != MPI_SUCCESS) return rc;
     if (bad || lost) return compi_frame_fail(comm, st, why);
