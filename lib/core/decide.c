@@ -646,9 +646,89 @@ static int compi_floor_sync_due(uint64_t calls)
     return calls >= 2 && (calls % 64 == 0 || (calls <= 64 && (calls & (calls - 1)) == 0));
 }
 
+/* This rank's floor proposals (its slowest learned or probed link's
+ * floors; ~0 = no opinion) into v[0..COMPI_COLL_EXTRA_MAX), and in
+ * v[COMPI_COLL_EXTRA_MAX] 0 if a link to a node of ci still has only the
+ * prior (1 otherwise), for a MIN allreduce. COMPI_SYNC_WORDS in all. */
+#define COMPI_SYNC_WORDS (COMPI_COLL_EXTRA_MAX + 1)
+static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *v)
+{
+    for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) v[k] = ~0ULL;
+    v[COMPI_COLL_EXTRA_MAX] = 1;
+    for (int i = 0; i < compi_g.node_count; i++) {
+        compi_link_state *l = &compi_E.links[i];
+        if (i == compi_g.my_node || !l->model) continue;
+        pthread_mutex_lock(&l->lock);
+        compi_net_link m = l->est.model;
+        compi_linksrc src = l->est.source;
+        pthread_mutex_unlock(&l->lock);
+        if (src == COMPI_LINKSRC_PRIOR)
+            for (int r = 0; r < ci->peer_count; r++)
+                if (ci->peer_node[r] == i) {
+                    v[COMPI_COLL_EXTRA_MAX] = 0;
+                    break;
+                }
+        if (src != COMPI_LINKSRC_LEARNED && src != COMPI_LINKSRC_PROBE) continue;
+        for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) {
+            unsigned long long f = compi_net_coll_floor(&m, compi_cfg.min_bytes, k + 1);
+            if (f < v[k]) v[k] = f;
+        }
+    }
+}
+
+/* The bounded probe: netcal's ping-pongs between the node leaders of comm
+ * (its own duplicate of comm), sizes 2 B .. 64 KiB, median of 3, within
+ * COMPI_PROBE_BUDGET_S; links that still have only the prior take the
+ * probed model unless its fit was degenerate. Collective over comm. */
+#define COMPI_PROBE_MAX_BYTES (64 * 1024)
+#define COMPI_PROBE_BUDGET_S 0.1
+static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
+{
+    compi_netcal_opts o;
+    compi_netcal_opts_init(&o);
+    o.max_bytes = COMPI_PROBE_MAX_BYTES;
+    o.reps = 3;
+    o.budget_s = COMPI_PROBE_BUDGET_S;
+    o.serial = compi_cfg.ranks_per_node > 0;
+    if (compi_cfg.debug_link.set) {
+        o.inject = 1;
+        o.inject_alpha_us = compi_cfg.debug_link.alpha_us;
+        o.inject_beta_ns = compi_cfg.debug_link.beta_ns;
+        o.inject_outlier_every = compi_cfg.debug_link.outlier_every;
+        o.budget_s = 0;
+        o.max_rtt_s = 0;
+    }
+    compi_net_model m;
+    double spent = 0;
+    int rc = compi_netcal_measure(comm, compi_g.node_count, ci->peer_node,
+                                  (const char (*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &spent);
+    if (rc != COMPI_OK) {
+        compi_log(1, "link probe on communicator %u failed (%d); keeping the models", ci->id, rc);
+        return rc > 0 ? rc : MPI_SUCCESS;
+    }
+    if (m.nrejected)
+        compi_log(1, "link probe on communicator %u: %d link(s) rejected, their fit was degenerate (%s); keeping "
+                  "their models", ci->id, m.nrejected, m.rejected);
+    const char *me = compi_E.node_names[compi_g.my_node];
+    for (int i = 0; i < compi_g.node_count; i++) {
+        compi_link_state *l = &compi_E.links[i];
+        if (i == compi_g.my_node || !l->model) continue;
+        const compi_net_link *p = compi_net_find(&m, COMPI_LINK_INTER, me, compi_E.node_names[i]);
+        /* only a link measured for this pair: the "* *" median may be other pairs' */
+        if (!p || strcmp(p->node_a, "*") == 0) continue;
+        pthread_mutex_lock(&l->lock);
+        double was_alpha = l->est.model.alpha_us, was_beta = compi_linkest_beta_ns(&l->est);
+        if (compi_linkest_set_probe(&l->est, p)) compi_link_model_changed(l, was_alpha, was_beta);
+        pthread_mutex_unlock(&l->lock);
+    }
+    compi_log(2, "link probe on communicator %u took %.3f s", ci->id, spent);
+    compi_net_free(&m);
+    return MPI_SUCCESS;
+}
+
 int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
 {
-    if (!compi_E.ready || !compi_cfg.refresh || compi_g.node_count < 2 ||
+    if (!compi_E.ready || !compi_cfg.refresh || compi_g.node_count < 2 || ci->is_inter ||
         (ci->mode != COMPI_MODE_ADAPTIVE && ci->mode != COMPI_MODE_GUIDED && ci->mode != COMPI_MODE_TRACE))
         return MPI_SUCCESS;
     if (!compi_floor_sync_due(++ci->coll_calls)) return MPI_SUCCESS;
@@ -656,22 +736,20 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
      * learned: no opinion); the smallest proposal wins, so the collectives
      * whose blocks cross the slowest learned link take compi's path, and
      * its gates still send them back to the MPI if they do not pay */
-    unsigned long long mine[COMPI_COLL_EXTRA_MAX], agreed[COMPI_COLL_EXTRA_MAX];
-    for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) mine[k] = ~0ULL;
-    for (int i = 0; i < compi_g.node_count; i++) {
-        compi_link_state *l = &compi_E.links[i];
-        if (i == compi_g.my_node || !l->model) continue;
-        pthread_mutex_lock(&l->lock);
-        compi_net_link m = l->est.model;
-        int learned = l->est.source == COMPI_LINKSRC_LEARNED;
-        pthread_mutex_unlock(&l->lock);
-        for (int k = 0; learned && k < COMPI_COLL_EXTRA_MAX; k++) {
-            unsigned long long f = compi_net_coll_floor(&m, compi_cfg.min_bytes, k + 1);
-            if (f < mine[k]) mine[k] = f;
-        }
-    }
-    int rc = PMPI_Allreduce(mine, agreed, COMPI_COLL_EXTRA_MAX, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+    unsigned long long mine[COMPI_SYNC_WORDS], agreed[COMPI_SYNC_WORDS];
+    compi_floor_proposal(ci, mine);
+    int rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) return rc;
+    if (agreed[COMPI_COLL_EXTRA_MAX] == 0 && compi_cfg.probe && !ci->probed) {
+        /* some rank has a link here it knows only from the prior: measure
+         * once per communicator, then agree again (adapt_probe is the same
+         * on every rank: MPI_Init checks it) */
+        ci->probed = 1;
+        if ((rc = compi_engine_probe(comm, ci)) != MPI_SUCCESS) return rc;
+        compi_floor_proposal(ci, mine);
+        rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+        if (rc != MPI_SUCCESS) return rc;
+    }
     if (agreed[0] == ~0ULL) return MPI_SUCCESS;
     size_t was = ci->coll_floor[1] ? ci->coll_floor[1] : compi_E.coll_floor[1];
     for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) ci->coll_floor[k + 1] = (size_t)agreed[k];

@@ -63,6 +63,7 @@ typedef struct {
     size_t coll_floor[5];             /* collective floors agreed from learned links, per count of extra
                                          metadata collectives (0: the engine's static ones) */
     uint64_t coll_calls;              /* collectives so far: when the floors are agreed again */
+    int probed;                       /* its links were probed (once per communicator) */
     int refs;            /* the communicator's attribute + requests still using it */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may

@@ -269,6 +269,10 @@ static int set_ranks_per_node(compi_config *c, const char *v, char *why, size_t 
                ? COMPI_OK : COMPI_BAD("is not valid; expected 0 (real nodes) or a positive rank count");
 }
 
+static int set_probe(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    return compi_parse_int(v, 0, 1, &c->probe) == COMPI_OK ? COMPI_OK : COMPI_BAD("is not valid; valid values: 0, 1");
+}
 static int set_debug_link(compi_config *c, const char *v, char *why, size_t whylen)
 {
     double a, b;
@@ -320,6 +324,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_IO_GATE] = {{"io_gate", "COMPI_IO_GATE", "on", 0}, set_io_gate, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
                                         set_ranks_per_node, 0},
+    [COMPI_SET_ADAPT_PROBE] = {{"adapt_probe", "COMPI_ADAPT_PROBE", "1", 0}, set_probe, 0},
     [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
 };
 
@@ -341,6 +346,7 @@ static void compi_config_defaults(compi_config *cfg)
     cfg->min_speedup = 1.05;
     cfg->sample_bytes = 64 * 1024;
     cfg->refresh = 1;
+    cfg->probe = 1;
     cfg->trace_max = 64u << 20;
 }
 

@@ -114,6 +114,22 @@ int compi_linkest_add_time(compi_linkest *e, double bytes, double us)
     return compi_linkest_refit(e);
 }
 
+int compi_linkest_set_probe(compi_linkest *e, const compi_net_link *probed)
+{
+    if (e->source != COMPI_LINKSRC_PRIOR) return 0;
+    compi_link_class cls = e->model.cls;
+    char a[COMPI_NET_NAME_MAX], b[COMPI_NET_NAME_MAX];
+    memcpy(a, e->model.node_a, sizeof a);
+    memcpy(b, e->model.node_b, sizeof b);
+    e->model = *probed;
+    e->model.cls = cls;
+    memcpy(e->model.node_a, a, sizeof a);
+    memcpy(e->model.node_b, b, sizeof b);
+    e->source = COMPI_LINKSRC_PROBE;
+    e->changes++;
+    return 1;
+}
+
 double compi_linkest_injected_us(double alpha_us, double beta_ns, int every, uint64_t seq, double bytes,
                                  int with_latency)
 {

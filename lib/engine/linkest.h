@@ -58,6 +58,9 @@ void compi_linkest_init(compi_linkest *e, const compi_net_link *model, compi_lin
 int compi_linkest_add_rate(compi_linkest *e, double bytes, double us);
 /* A time sample: `bytes` took `us` one way, latency included. 1 if the model changed. */
 int compi_linkest_add_time(compi_linkest *e, double bytes, double us);
+/* A probe's model for the link (source probe) where it has only the
+ * prior; 1 if the model changed. */
+int compi_linkest_set_probe(compi_linkest *e, const compi_net_link *probed);
 /* Current latency and time per byte of the model (its largest size's). */
 double compi_linkest_alpha_us(const compi_linkest *e);
 double compi_linkest_beta_ns(const compi_linkest *e);

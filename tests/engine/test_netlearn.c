@@ -131,12 +131,30 @@ static void test_linkest_rejects(void)
           "file wins");
 }
 
+static void test_linkest_probe(void)
+{
+    compi_net_link prior = flat_link(50, 8), probed = flat_link(300, 80);
+    strcpy(probed.node_a, "x");
+    compi_linkest e, f, l;
+    compi_linkest_init(&e, &prior, COMPI_LINKSRC_PRIOR);
+    CHECK(compi_linkest_set_probe(&e, &probed) == 1 && e.source == COMPI_LINKSRC_PROBE && e.model.alpha_us == 300 &&
+              compi_linkest_beta_ns(&e) == 80 && strcmp(e.model.node_a, "*") == 0,
+          "a prior link takes the probe's model (keeping its own name)");
+    compi_linkest_init(&f, &prior, COMPI_LINKSRC_FILE);
+    CHECK(compi_linkest_set_probe(&f, &probed) == 0 && f.source == COMPI_LINKSRC_FILE && f.model.alpha_us == 50,
+          "a file's link is kept");
+    compi_linkest_init(&l, &prior, COMPI_LINKSRC_PRIOR);
+    for (uint64_t s = 0; s < 3; s++) compi_linkest_add_rate(&l, 1 << 20, compi_linkest_injected_us(0, 20, 0, s, 1 << 20, 0));
+    CHECK(compi_linkest_set_probe(&l, &probed) == 0 && compi_linkest_beta_ns(&l) == 20, "a learned link is kept");
+}
+
 int main(void)
 {
     test_theil_sen_reference();
     test_link_fit();
     test_linkest_learns();
     test_linkest_rejects();
+    test_linkest_probe();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

@@ -12,6 +12,7 @@ usage: check_netlearn.py --report FILE --ranks N [--source S] [--mbps X]
              and every rank has one
 --mbps       ... and this bandwidth (within 10 %)
 --latency-us ... and this latency (within 10 %)
+--no-prior   no link of any rank is left with the prior
 --coll       on every rank, collective KIND had PAST calls past the floor
              (node_aware_calls + gated_calls)
 --stderr     the run's stderr contains TEXT
@@ -36,6 +37,7 @@ def main():
     ap.add_argument("--mbps", type=float)
     ap.add_argument("--latency-us", type=float)
     ap.add_argument("--coll")
+    ap.add_argument("--no-prior", action="store_true")
     ap.add_argument("--stderr", action="append", default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -60,6 +62,8 @@ def main():
         links = (r.get("engine") or {}).get("links")
         if not isinstance(links, list) or len(links) != a.ranks - 1:
             fail("rank %s: links %r, expected one per other node" % (r.get("rank"), links))
+        if a.no_prior and any(l.get("source") == "prior" for l in links):
+            fail("rank %s: links left with the prior: %s" % (r.get("rank"), links))
         if a.source == "learned":
             links = [l for l in links if l.get("samples")]
             if not links:

@@ -292,7 +292,7 @@ def links_summary(doc):
     if not rows:
         return []
     out = ["  links (per rank: the model its decisions used at finalize; source prior = built-in, learned = "
-           "from this run's traffic, probe = COMPI_CALIBRATE=init, file = heuristics):"]
+           "from this run's traffic, probe = measured by compi's probe or COMPI_CALIBRATE=init, file = heuristics):"]
     out.append(table(("rank", "link", "source", "latency us", "MB/s", "samples", "changes", "windows reopened",
                       "fits rejected"), rows))
     why = [(r.get("rank"), l.get("link"), l.get("last_rejection")) for r in doc["ranks"]
