@@ -47,6 +47,7 @@ typedef struct compi_link_state {
     const compi_net_link *model;           /* &est.model: the prior until learned */
     compi_linkest est;                     /* learned from traffic (engine/linkest.h) */
     uint64_t reopened;                     /* windows re-studied because the model changed */
+    uint64_t sender_bound;                 /* pipelined samples left out: the sender's codec was the bottleneck */
     char name[2 * COMPI_NET_NAME_MAX + 16];
     double scale;
     double obs[COMPI_OBS_RING];
@@ -585,6 +586,14 @@ void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint6
 
 /* ------------------------------------------------------------------ learning the links */
 
+/* What learning says is for a user of the adaptive engine, once: rank 0's
+ * view at COMPI_VERBOSE=1, every rank's at 2. */
+static int compi_learn_level(void)
+{
+    return compi_g.world_rank == 0 && (compi_cfg.mode == COMPI_MODE_ADAPTIVE || compi_cfg.mode == COMPI_MODE_GUIDED)
+               ? 1 : 2;
+}
+
 /* The model of l changed: its windows study afresh (their zones were drawn
  * with the old model), and COMPI_VERBOSE=1 says so. l->lock held. */
 static void compi_link_model_changed(compi_link_state *l, double was_alpha, double was_beta)
@@ -599,7 +608,7 @@ static void compi_link_model_changed(compi_link_state *l, double was_alpha, doub
             l->reopened++;
         }
     double beta = compi_linkest_beta_ns(&l->est);
-    compi_log(1, "link %s learned from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
+    compi_log(compi_learn_level(), "link %s learned from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
               "its compression decisions are studied again", l->name, (unsigned long long)l->est.samples,
               l->est.model.alpha_us, beta > 0 ? 1e3 / beta : 0, was_alpha, was_beta > 0 ? 1e3 / was_beta : 0);
 }
@@ -624,7 +633,7 @@ static void compi_engine_observe(int world_peer, double bytes, double us, int ra
     int changed = rate ? compi_linkest_add_rate(&l->est, bytes, us) : compi_linkest_add_time(&l->est, bytes, us);
     if (changed) compi_link_model_changed(l, was_alpha, was_beta);
     else if (l->est.fits_rejected != rejected && rejected == 0)
-        compi_log(1, "link %s: a fit of its samples was rejected (%s); keeping its %s model", l->name,
+        compi_log(compi_learn_level(), "link %s: a fit of its samples was rejected (%s); keeping its %s model", l->name,
                   l->est.last_rejection, compi_linksrc_name(l->est.source));
     pthread_mutex_unlock(&l->lock);
 }
@@ -637,6 +646,28 @@ void compi_engine_observe_rate(int world_peer, double bytes, double us)
 void compi_engine_observe_time(int world_peer, double bytes, double us)
 {
     compi_engine_observe(world_peer, bytes, us, 0);
+}
+
+/* A sender busier compressing than the link was moving bytes times its
+ * codec, not the link: kept only when the flow took over twice the
+ * compression time it implies. */
+#define COMPI_PIPE_LINK_BOUND 2.0
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
+                               double decode_us)
+{
+    if (!compi_E.ready || !compi_cfg.refresh) return;
+    const compi_codec *c = codec_id ? compi_codec_by_id((uint8_t)codec_id) : NULL;
+    if (c && !compi_cfg.debug_link.set) {
+        double d_over_c = compi_codec_model_d_over_c(&compi_E.codecs, c, dtclass, ratio);
+        double compress_us = d_over_c > 0 ? decode_us / d_over_c : 0;
+        if (us < COMPI_PIPE_LINK_BOUND * compress_us) {
+            int node = world_peer >= 0 && world_peer < compi_g.world_size ? compi_g.node_of_world[world_peer] : -1;
+            if (node >= 0 && node != compi_g.my_node)
+                __atomic_fetch_add(&compi_E.links[node].sender_bound, 1, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+    compi_engine_observe(world_peer, bytes, us, 1);
 }
 
 /* Agreement points on a communicator: its 2nd, 4th, ... 64th collective,
@@ -703,11 +734,11 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     int rc = compi_netcal_measure(comm, compi_g.node_count, ci->peer_node,
                                   (const char (*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &spent);
     if (rc != COMPI_OK) {
-        compi_log(1, "link probe on communicator %u failed (%d); keeping the models", ci->id, rc);
+        compi_log(compi_learn_level(), "link probe on communicator %u failed (%d); keeping the models", ci->id, rc);
         return rc > 0 ? rc : MPI_SUCCESS;
     }
     if (m.nrejected)
-        compi_log(1, "link probe on communicator %u: %d link(s) rejected, their fit was degenerate (%s); keeping "
+        compi_log(compi_learn_level(), "link probe on communicator %u: %d link(s) rejected, their fit was degenerate (%s); keeping "
                   "their models", ci->id, m.nrejected, m.rejected);
     const char *me = compi_E.node_names[compi_g.my_node];
     for (int i = 0; i < compi_g.node_count; i++) {
@@ -757,7 +788,7 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
         int r = 0;
         PMPI_Comm_rank(comm, &r);
         if (r == 0)
-            compi_log(1, "collective floor of communicator %u: %zu B -> %zu B (from the learned links)", ci->id, was,
+            compi_log(compi_learn_level(), "collective floor of communicator %u: %zu B -> %zu B (from the learned links)", ci->id, was,
                       ci->coll_floor[1]);
     }
     return MPI_SUCCESS;
@@ -851,11 +882,11 @@ static void compi_json_links(compi_sbuf *b)
         compi_json_string(b, l->name);
         compi_sbuf_printf(b, ", \"source\": \"%s\", \"latency_us\": %.3f, \"bandwidth_MBps\": %.3f, "
                           "\"samples\": %llu, \"rate_samples\": %u, \"time_samples\": %u, \"rejected_samples\": %llu, "
-                          "\"fits_rejected\": %llu, \"model_changes\": %llu, \"windows_reopened\": %llu, "
-                          "\"last_rejection\": ",
+                          "\"sender_bound_samples\": %llu, \"fits_rejected\": %llu, \"model_changes\": %llu, "
+                          "\"windows_reopened\": %llu, \"last_rejection\": ",
                           compi_linksrc_name(e->source), e->model.alpha_us, beta > 0 ? 1e3 / beta : 0.0,
                           (unsigned long long)e->samples, e->nrate, e->ntime, (unsigned long long)e->rejected_samples,
-                          (unsigned long long)e->fits_rejected, (unsigned long long)e->changes,
+                          (unsigned long long)l->sender_bound, (unsigned long long)e->fits_rejected, (unsigned long long)e->changes,
                           (unsigned long long)l->reopened);
         if (e->fits_rejected) compi_json_string(b, e->last_rejection);
         else compi_sbuf_printf(b, "null");
@@ -868,18 +899,36 @@ static void compi_json_links(compi_sbuf *b)
 
 void compi_engine_links_summary(void)
 {
-    if (!compi_E.ready) return;
-    for (int i = 0; i < compi_g.node_count; i++) {
+    /* the links matter where the engine decides */
+    if (!compi_E.ready || (compi_cfg.mode != COMPI_MODE_ADAPTIVE && compi_cfg.mode != COMPI_MODE_GUIDED)) return;
+    char line[1024];
+    int n = snprintf(line, sizeof line, "compi: rank 0's links:"), shown = 0, prior = 0;
+    for (int i = 0; i < compi_g.node_count && n < (int)sizeof line; i++) {
         compi_link_state *l = &compi_E.links[i];
         if (i == compi_g.my_node || !l->model) continue;
         pthread_mutex_lock(&l->lock);
-        double beta = compi_linkest_beta_ns(&l->est);
-        fprintf(stderr, "compi: link %s (rank %d's view): %s, latency %.1f us, %.1f MB/s, %llu sample(s), "
-                "%llu model change(s)%s\n", l->name, compi_g.world_rank, compi_linksrc_name(l->est.source),
-                l->est.model.alpha_us, beta > 0 ? 1e3 / beta : 0.0, (unsigned long long)l->est.samples,
-                (unsigned long long)l->est.changes, l->est.fits_rejected ? ", some fits rejected" : "");
+        compi_linksrc src = l->est.source;
+        double alpha = l->est.model.alpha_us, beta = compi_linkest_beta_ns(&l->est);
+        uint64_t samples = l->est.samples;
         pthread_mutex_unlock(&l->lock);
+        if (src == COMPI_LINKSRC_PRIOR) {
+            prior++;
+            continue;
+        }
+        if (shown++ == 4) {
+            n += snprintf(line + n, sizeof line - (size_t)n, " ...");
+            continue;
+        }
+        if (shown > 4) continue;
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %s %.1f us %.1f MB/s", shown > 1 ? ";" : "",
+                      strchr(l->name, ' ') ? strchr(l->name, ' ') + 1 : l->name, compi_linksrc_name(src), alpha,
+                      beta > 0 ? 1e3 / beta : 0.0);
+        if (samples && n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, " (%llu samples)", (unsigned long long)samples);
     }
+    if (prior && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %d with the built-in prior only", shown ? ";" : "", prior);
+    if (shown || prior) fprintf(stderr, "%s\n", line);
 }
 
 char *compi_engine_report_json(void)

@@ -361,7 +361,9 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     /* a clean sample: every later chunk was waited for, not found waiting */
     if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && last_at > first_at &&
         (waited + 1 >= n || compi_cfg.debug_link.set))   /* injected: the times are not the clock's */
-        compi_engine_observe_rate(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3);
+        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, codec_id, h->dtclass,
+                                  (double)total / (double)(flow_bytes ? flow_bytes : 1), (double)decode_ns * 1e-3 *
+                                  (double)(n - 1) / (double)n);
     if (rc != MPI_SUCCESS) return rc;
     if (bad || lost) return compi_frame_fail(comm, st, why);
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(truncated ? compi_truncated_count(total) : total));
