@@ -608,8 +608,9 @@ static void compi_link_model_changed(compi_link_state *l, double was_alpha, doub
             l->reopened++;
         }
     double beta = compi_linkest_beta_ns(&l->est);
-    compi_log(compi_learn_level(), "link %s learned from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
-              "its compression decisions are studied again", l->name, (unsigned long long)l->est.samples,
+    compi_log(compi_learn_level(), "link %s %s from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
+              "its compression decisions are studied again", l->name,
+              l->est.source == COMPI_LINKSRC_PROBE ? "probed" : "learned", (unsigned long long)l->est.samples,
               l->est.model.alpha_us, beta > 0 ? 1e3 / beta : 0, was_alpha, was_beta > 0 ? 1e3 / was_beta : 0);
 }
 
@@ -708,8 +709,8 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
 }
 
 /* The bounded probe: netcal's ping-pongs between the node leaders of comm
- * (its own duplicate of comm), sizes 2 B .. 64 KiB, median of 3, within
- * COMPI_PROBE_BUDGET_S; links that still have only the prior take the
+ * (its own duplicate of comm), sizes 4, 8, 16, 32, 64 KiB, median of 3, within
+ * COMPI_PROBE_BUDGET_S (the three smallest sizes whatever the budget); links that still have only the prior take the
  * probed model unless its fit was degenerate. Collective over comm. */
 #define COMPI_PROBE_MAX_BYTES (64 * 1024)
 #define COMPI_PROBE_BUDGET_S 0.1
@@ -718,6 +719,9 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     compi_netcal_opts o;
     compi_netcal_opts_init(&o);
     o.max_bytes = COMPI_PROBE_MAX_BYTES;
+    o.min_bytes = COMPI_PROBE_MAX_BYTES / 16;   /* 4 .. 64 KiB: sizes where the bytes show */
+    o.size_shift = 1;
+    o.min_sizes = 3;                            /* the fewest a robust fit takes */
     o.reps = 3;
     o.budget_s = COMPI_PROBE_BUDGET_S;
     o.serial = compi_cfg.ranks_per_node > 0;

@@ -21,6 +21,9 @@ void compi_netcal_opts_tool(compi_netcal_opts *o)
     o->reps = 20;
     o->max_rtt_s = 30.0;
     o->budget_s = 0;
+    o->min_bytes = 2;
+    o->size_shift = 1;
+    o->min_sizes = 2;
 }
 
 void compi_netcal_opts_init(compi_netcal_opts *o)
@@ -30,6 +33,9 @@ void compi_netcal_opts_init(compi_netcal_opts *o)
     o->reps = 5;
     o->max_rtt_s = 0.05;
     o->budget_s = 0.5;
+    o->min_bytes = 2;
+    o->size_shift = 1;
+    o->min_sizes = 2;
 }
 
 /* ------------------------------------------------------------ node map */
@@ -238,7 +244,7 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
         /* The next size moves twice the bytes: predict twice this step. A
          * phase measures at least its two smallest sizes, deadline or not,
          * so every link of the model has a latency and a slope. */
-        if (deadline > 0 && k >= 1 && g[0] + 2 * g[1] > deadline) break;
+        if (deadline > 0 && k + 1 >= c->o->min_sizes && g[0] + 2 * g[1] > deadline) break;
     }
     return MPI_SUCCESS;
 }
@@ -363,7 +369,9 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         if (node_of_rank[r] < 0 || node_of_rank[r] >= nnodes) return COMPI_ERR_CONFIG;
     size_t max = opts->max_bytes < 2 ? 2 : opts->max_bytes;
     if (max > NC_MAX_MSG) max = NC_MAX_MSG;
-    for (size_t s = 2; s <= max && c.nsizes < COMPI_NET_MAX_POINTS; s <<= 1) c.sizes[c.nsizes++] = s;
+    int shift = opts->size_shift > 0 ? opts->size_shift : 1;
+    for (size_t s = opts->min_bytes >= 2 ? opts->min_bytes : 2; s <= max && c.nsizes < COMPI_NET_MAX_POINTS; s <<= shift)
+        c.sizes[c.nsizes++] = s;
 
     /* Our own communicator: no tag or message can mix with the caller's. */
     rc = PMPI_Comm_dup(comm, &c.comm);

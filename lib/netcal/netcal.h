@@ -14,7 +14,8 @@
  *          that node, all nodes at once, before the inter rounds (quick over
  *          shared memory, so a budget goes mostly to the inter pairs).
  *   With opts->serial every pair is a phase of its own instead (one host).
- *   Sizes 2 B, 4 B, ... up to max_bytes (powers of two). Per size the median
+ *   Sizes min_bytes, min_bytes << size_shift, ... up to max_bytes (by default
+ *   2 B, 4 B, ...: powers of two). Per size the median
  *   of `reps` round trips (fewer above 1 MiB, at least 3, or reps if fewer),
  *   one-way time = round trip / 2. A pair stops growing sizes once one
  *   round trip takes more than max_rtt_s (that size is still recorded).
@@ -28,7 +29,7 @@
  * Time budget: budget_s bounds the whole measurement. It is shared out over
  * the remaining phases (the intra phase, then the rounds) as they start; a phase
  * stops growing sizes when the next size (predicted at twice the last
- * size's time) would overrun its share. Decisions use rank 0's clock and are
+ * size's time) would overrun its share, once it has min_sizes of them. Decisions use rank 0's clock and are
  * agreed by an allreduce after every size, so all ranks stop together.
  * Pairs that a spent budget leaves unmeasured fall back to the class default.
  *
@@ -48,6 +49,9 @@ typedef struct {
     double max_rtt_s;  /* a pair stops growing once a round trip exceeds this; <= 0: no limit */
     double budget_s;   /* bound on the total time (rank 0's clock); <= 0: none */
     int verbose;       /* 1: rank 0 reports each phase on stderr; 2: each size too */
+    size_t min_bytes;  /* smallest message (>= 2) */
+    int size_shift;    /* sizes grow by 2^size_shift (>= 1) */
+    int min_sizes;     /* sizes every phase measures, budget or not (>= 1) */
     int serial;        /* one pair at a time (inter pairs, then intra), not a round's
                         * pairs at once: for fake nodes sharing one host, whose
                         * concurrent pairs would compete for its cores */
