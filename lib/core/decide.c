@@ -709,7 +709,7 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
 }
 
 /* The bounded probe: netcal's ping-pongs between the node leaders of comm
- * (its own duplicate of comm), sizes 4, 8, 16, 32, 64 KiB, median of 3, within
+ * (its own duplicate of comm), sizes 4, 8, 16, 32, 64 KiB, fastest of 3, within
  * COMPI_PROBE_BUDGET_S (the three smallest sizes whatever the budget); links that still have only the prior take the
  * probed model unless its fit was degenerate. Collective over comm. */
 #define COMPI_PROBE_MAX_BYTES (64 * 1024)
@@ -722,6 +722,7 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     o.min_bytes = COMPI_PROBE_MAX_BYTES / 16;   /* 4 .. 64 KiB: sizes where the bytes show */
     o.size_shift = 1;
     o.min_sizes = 3;                            /* the fewest a robust fit takes */
+    o.fastest = 1;                              /* a loaded node delays, never speeds, a round trip */
     o.reps = 3;
     o.budget_s = COMPI_PROBE_BUDGET_S;
     o.serial = compi_cfg.ranks_per_node > 0;

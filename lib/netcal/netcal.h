@@ -52,6 +52,7 @@ typedef struct {
     size_t min_bytes;  /* smallest message (>= 2) */
     int size_shift;    /* sizes grow by 2^size_shift (>= 1) */
     int min_sizes;     /* sizes every phase measures, budget or not (>= 1) */
+    int fastest;       /* per size the fastest round trip, not the median */
     int serial;        /* one pair at a time (inter pairs, then intra), not a round's
                         * pairs at once: for fake nodes sharing one host, whose
                         * concurrent pairs would compete for its cores */
