@@ -22,6 +22,10 @@ typedef struct {
     const compi_codec *codec;
     size_t min_bytes;
     uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
+    size_t coll_floor[5];             /* collective floors agreed from learned links, per count of extra
+                                         metadata collectives (0: the engine's static ones) */
+    uint64_t coll_calls;              /* collectives so far: when the floors are agreed again */
+    int probed;                       /* its links were probed (once per communicator) */
     int refs;            /* the communicator's attribute + requests still using it */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may

@@ -58,12 +58,30 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
 /* A blocking send of wire_bytes to d's link took ns: corrects the network model. */
 void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns);
+/* Samples of the link to world rank world_peer's node (engine/linkest.h):
+ * `bytes` arrived back to back in `us` (rate), or took `us` one way (time). */
+void compi_engine_observe_rate(int world_peer, double bytes, double us);
+/* A pipelined message's chunks after the first: `bytes` on the wire in
+ * `us`, codec codec_id (dtclass, ratio about `ratio`), decoded here in
+ * decode_us. A rate sample unless the sender may have been the bottleneck:
+ * its compression time, estimated from decode_us and the codec model's
+ * decompress/compress ratio, near the flow's time. */
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
+                               double decode_us);
+void compi_engine_observe_time(int world_peer, double bytes, double us);
+/* At a collective on comm: on agreed calls, the ranks agree the collective
+ * floors from their learned links (one small allreduce). Every rank of comm
+ * must call it for the same collectives. */
+int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci);
+/* Rank 0's view of each link, for the COMPI_VERBOSE summary. */
+void compi_engine_links_summary(void);
 /* Collectives whose receivers must know up front whether a frame comes
  * (broadcast): a size test every rank evaluates alike. */
 int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
 /* The same test for a collective whose compressed path costs `extra` small
  * metadata collectives (1..COMPI_COLL_EXTRA_MAX) beyond the MPI's own. */
 #define COMPI_COLL_EXTRA_MAX 4
+_Static_assert(COMPI_COLL_EXTRA_MAX + 1 <= 5, "compi_comm_info.coll_floor holds a floor per extra count");
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
 /* The static model's default inter-node link, the same on every rank (NULL
  * before the engine is up). */

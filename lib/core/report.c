@@ -289,6 +289,7 @@ static void compi_summary(const compi_rank_record *t)
         fprintf(stderr, "compi: %llu of them pipelined in %llu chunks; %.0f%% of their codec time ran while other "
                         "chunks were on the wire\n", (unsigned long long)pm, (unsigned long long)pc,
                 pall ? 100.0 * (double)phid / (double)pall : 0.0);
+    compi_engine_links_summary();
     if (t->evaluations)
         fprintf(stderr, "compi: %llu sample evaluation(s) took %.3f s (all ranks)\n",
                 (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);

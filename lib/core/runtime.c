@@ -189,7 +189,7 @@ int compi_config_agree(int failed, char *err, size_t errlen)
  * that forward the environment to some ranks only) can make them differ.
  * The codec need not agree: frames name their codec. Neither do the
  * adaptive tunables, decided by each sender alone. */
-#define COMPI_AGREED 5
+#define COMPI_AGREED 7
 static const struct {
     const char *what;
     int setting;          /* whose source is named */
@@ -199,6 +199,9 @@ static const struct {
     {"calibrate", COMPI_SET_CALIBRATE},
     {"debug_ranks_per_node", COMPI_SET_DEBUG_RANKS_PER_NODE},
     {"the report gathered at MPI_Finalize (report set or verbose >= 1)", COMPI_SET_REPORT},
+    /* learning agrees the collective floors, and probes, collectively */
+    {"adapt_refresh", COMPI_SET_ADAPT_REFRESH},
+    {"adapt_probe", COMPI_SET_ADAPT_PROBE},
 };
 
 static void compi_config_init(void)
@@ -214,6 +217,8 @@ static void compi_config_init(void)
     snprintf(mine[2], sizeof mine[2], "%s", compi_cfg.calibrate_init ? "init" : "off");
     snprintf(mine[3], sizeof mine[3], "%d", compi_cfg.ranks_per_node);
     snprintf(mine[4], sizeof mine[4], "%s", gathers ? "on" : "off");
+    snprintf(mine[5], sizeof mine[5], "%d", compi_cfg.refresh);
+    snprintf(mine[6], sizeof mine[6], "%d", compi_cfg.probe);
     memcpy(root, mine, sizeof root);
     PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -269,6 +269,27 @@ static int set_ranks_per_node(compi_config *c, const char *v, char *why, size_t 
                ? COMPI_OK : COMPI_BAD("is not valid; expected 0 (real nodes) or a positive rank count");
 }
 
+static int set_probe(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    return compi_parse_int(v, 0, 1, &c->probe) == COMPI_OK ? COMPI_OK : COMPI_BAD("is not valid; valid values: 0, 1");
+}
+static int set_debug_link(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    double a, b;
+    int k = 0, used = 0;
+    c->debug_link.set = 0;
+    if (!*v) return COMPI_OK;
+    int got = sscanf(v, "%lf,%lf%n,%d%n", &a, &b, &used, &k, &used);
+    if (got < 2 || v[used] || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || k < 0)
+        return COMPI_BAD("is not valid; expected A,B or A,B,K: latency in us (0 to 1e6), ns per byte (0 to 1e6), "
+                         "every K-th timing 50x slower (K >= 0)");
+    c->debug_link.set = 1;
+    c->debug_link.alpha_us = a;
+    c->debug_link.beta_ns = b;
+    c->debug_link.outlier_every = got > 2 ? k : 0;
+    return COMPI_OK;
+}
+
 typedef struct {
     compi_setting pub;
     compi_setter set;             /* NULL: a path, stored at path_off */
@@ -303,6 +324,8 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_IO_GATE] = {{"io_gate", "COMPI_IO_GATE", "on", 0}, set_io_gate, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
                                         set_ranks_per_node, 0},
+    [COMPI_SET_ADAPT_PROBE] = {{"adapt_probe", "COMPI_ADAPT_PROBE", "1", 0}, set_probe, 0},
+    [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
 };
 
 size_t compi_setting_count(void) { return COMPI_SET_COUNT; }
@@ -323,6 +346,7 @@ static void compi_config_defaults(compi_config *cfg)
     cfg->min_speedup = 1.05;
     cfg->sample_bytes = 64 * 1024;
     cfg->refresh = 1;
+    cfg->probe = 1;
     cfg->trace_max = 64u << 20;
 }
 

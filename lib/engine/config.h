@@ -33,7 +33,7 @@ enum {
     COMPI_SET_ADAPT_REEVAL, COMPI_SET_ADAPT_REEVAL_BYTES, COMPI_SET_ADAPT_MISTAKES, COMPI_SET_ADAPT_BACKOFF,
     COMPI_SET_ADAPT_MIN_SPEEDUP, COMPI_SET_ADAPT_SAMPLE, COMPI_SET_ADAPT_REFRESH, COMPI_SET_TRACE,
     COMPI_SET_TRACE_MAX, COMPI_SET_RULES, COMPI_SET_LEVEL, COMPI_SET_REPORT, COMPI_SET_VERBOSE,
-    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_COLL_LEADERS, COMPI_SET_IO_AGGREGATORS, COMPI_SET_IO_WEIGHT, COMPI_SET_IO_GATE, COMPI_SET_DEBUG_RANKS_PER_NODE,
+    COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_COLL_LEADERS, COMPI_SET_IO_AGGREGATORS, COMPI_SET_IO_WEIGHT, COMPI_SET_IO_GATE, COMPI_SET_DEBUG_RANKS_PER_NODE, COMPI_SET_DEBUG_LINK_TIMES, COMPI_SET_ADAPT_PROBE,
     COMPI_SET_COUNT
 };
 
@@ -54,6 +54,13 @@ typedef struct {
     char report_path[COMPI_CONFIG_PATH_MAX];    /* COMPI_REPORT; empty = no JSON */
     int verbose;                  /* COMPI_VERBOSE */
     int ranks_per_node;           /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
+    struct {                      /* COMPI_DEBUG_LINK_TIMES=A,B[,K]: every link timing compi takes
+                                     (learned samples, COMPI_CALIBRATE=init) is that of a link of
+                                     A us latency and B ns per byte, every K-th one 50x slower */
+        int set;
+        double alpha_us, beta_ns;
+        int outlier_every;
+    } debug_link;
     double escape_wait_s;         /* COMPI_ESCAPE_WAIT: how long a message's side parts (an escape's
                                      first bytes, a pipelined message's next chunk) may be missing */
     size_t chunk;                 /* COMPI_CHUNK: pipelined chunk size; 0 = from the link model,
@@ -68,7 +75,8 @@ typedef struct {
     compi_window_params window;   /* COMPI_ADAPT_REEVAL, _MISTAKES, _BACKOFF; floor = min_bytes */
     double min_speedup;           /* COMPI_ADAPT_MIN_SPEEDUP */
     size_t sample_bytes;          /* COMPI_ADAPT_SAMPLE */
-    int refresh;                  /* COMPI_ADAPT_REFRESH: correct the network model online */
+    int refresh;                  /* COMPI_ADAPT_REFRESH: learn the links from traffic */
+    int probe;                    /* COMPI_ADAPT_PROBE: probe links known only from the prior */
     /* guided strategy */
     char trace_dir[COMPI_CONFIG_PATH_MAX];      /* COMPI_TRACE */
     size_t trace_max;             /* COMPI_TRACE_MAX */

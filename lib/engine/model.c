@@ -87,16 +87,88 @@ int compi_net_add(compi_net_model *m, const compi_net_link *l)
     return COMPI_OK;
 }
 
-void compi_net_link_from_times(compi_net_link *l, int n, const double *bytes, const double *t_us)
+static int compi_dbl_cmp(const void *a, const void *b)
 {
-    if (n > COMPI_NET_MAX_POINTS) n = COMPI_NET_MAX_POINTS;
-    l->npoints = n;
-    l->alpha_us = n > 0 ? t_us[0] : 0;
-    for (int i = 0; i < n; i++) {
-        l->bytes[i] = bytes[i];
-        double b = (t_us[i] - l->alpha_us) * 1e3 / bytes[i];
-        l->beta_ns[i] = b > 0 ? b : 0;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double compi_dbl_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compi_dbl_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int compi_net_theil_sen(int n, const double *x, const double *y, double *slope, double *intercept)
+{
+    if (n < 2) return COMPI_ERR_CONFIG;
+    size_t npairs = (size_t)n * (size_t)(n - 1) / 2, k = 0;
+    double *v = malloc((npairs > (size_t)n ? npairs : (size_t)n) * sizeof *v);
+    if (!v) return COMPI_ERR_NOMEM;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (x[j] != x[i]) v[k++] = (y[j] - y[i]) / (x[j] - x[i]);
+    if (k == 0) {
+        free(v);
+        return COMPI_ERR_CONFIG;
     }
+    double b = compi_dbl_median(v, (int)k);
+    for (int i = 0; i < n; i++) v[i] = y[i] - b * x[i];
+    *slope = b;
+    *intercept = compi_dbl_median(v, n);
+    free(v);
+    return COMPI_OK;
+}
+
+const char *compi_net_fit_degenerate(int n, const double *bytes, const double *t_us, double alpha_us, double beta_ns,
+                                     char *why, size_t whylen)
+{
+    if (!(beta_ns > COMPI_NET_FLAT_NS) || !isfinite(beta_ns)) {
+        snprintf(why, whylen, "flat or negative slope (%.3g ns/B): the large sizes took no longer than the small ones",
+                 beta_ns);
+        return why;
+    }
+    if (!(alpha_us <= COMPI_NET_MAX_ALPHA_US) || !isfinite(alpha_us)) {
+        snprintf(why, whylen, "latency %.3g us is beyond %g us", alpha_us, (double)COMPI_NET_MAX_ALPHA_US);
+        return why;
+    }
+    /* a line that most samples disagree with (by more than 2x) describes
+     * none of them: descheduled or contended samples dominate */
+    int agree = 0;
+    for (int i = 0; i < n; i++) {
+        double fit = alpha_us + bytes[i] * beta_ns * 1e-3;
+        if (t_us[i] <= 2 * fit && 2 * t_us[i] >= fit) agree++;
+    }
+    if (2 * agree < n) {
+        snprintf(why, whylen, "only %d of %d samples within 2x of the fit (latency outliers)", agree, n);
+        return why;
+    }
+    return NULL;
+}
+
+int compi_net_link_fit(compi_net_link *l, int n, const double *bytes, const double *t_us, char *why, size_t whylen)
+{
+    double slope, alpha;
+    if (n > COMPI_NET_MAX_POINTS) n = COMPI_NET_MAX_POINTS;
+    if (n < 3 || compi_net_theil_sen(n, bytes, t_us, &slope, &alpha) != COMPI_OK) {
+        snprintf(why, whylen, "%d samples: too few sizes to fit a latency and a bandwidth", n);
+        return COMPI_ERR_CONFIG;
+    }
+    double beta = slope * 1e3;
+    /* a latency cannot be negative: a slightly negative intercept is noise */
+    if (alpha < 0) alpha = 0;
+    if (compi_net_fit_degenerate(n, bytes, t_us, alpha, beta, why, whylen)) return COMPI_ERR_CONFIG;
+    l->alpha_us = alpha;
+    l->npoints = n;
+    for (int i = 0; i < n; i++) {
+        /* per size, what is left after the fitted latency; the fit's slope
+         * where that is mostly noise (latency-bound sizes) or an outlier */
+        double rest = t_us[i] - alpha, b = rest * 1e3 / bytes[i];
+        if (rest < 0.1 * t_us[i] || b < beta / 4 || b > beta * 4) b = beta;
+        l->bytes[i] = bytes[i];
+        l->beta_ns[i] = b;
+    }
+    return COMPI_OK;
 }
 
 static void compi_net_default_link(compi_net_link *l, compi_link_class cls, double alpha_us, double beta_ns)

@@ -50,6 +50,8 @@ typedef struct {
     char source[256];                    /* provenance line of the file */
     int nnodes;
     compi_net_node *nodes;               /* may be empty (files without node lines) */
+    int nrejected;                       /* measured links left out: their fit was degenerate */
+    char rejected[200];                  /* the first of them and why */
 } compi_net_model;
 /* The node named name, or NULL. */
 const compi_net_node *compi_net_node_find(const compi_net_model *m, const char *name);
@@ -70,9 +72,25 @@ const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class 
                                      const char *a, const char *b);
 /* Appends a copy of l (returns COMPI_ERR_NOMEM on failure). */
 int compi_net_add(compi_net_model *m, const compi_net_link *l);
-/* Fills l's table from measured one-way times: t_us[i] for bytes[i]
- * (increasing). alpha is the smallest size's time; beta follows. */
-void compi_net_link_from_times(compi_net_link *l, int n, const double *bytes, const double *t_us);
+/* Robust line fit (Theil-Sen): slope = median of the pairwise slopes over
+ * pairs with distinct x, intercept = median of y - slope * x (scipy's
+ * theilslopes with method='joint'). Up to 29% of the points may be wild
+ * without moving it. COMPI_ERR_CONFIG with fewer than two distinct x. */
+int compi_net_theil_sen(int n, const double *x, const double *y, double *slope, double *intercept);
+/* Slower than this per byte (1 TB/s) is no measurement of a link. */
+#define COMPI_NET_FLAT_NS 0.001
+/* A one-way latency beyond a second is a descheduled process, not a link. */
+#define COMPI_NET_MAX_ALPHA_US 1e6
+/* Why a fitted alpha/beta (ns per byte) is no model of the samples (flat
+ * or negative slope, absurd latency, most samples > 2x off the line):
+ * writes why and returns it; NULL when the fit is sound. */
+const char *compi_net_fit_degenerate(int n, const double *bytes, const double *t_us, double alpha_us, double beta_ns,
+                                     char *why, size_t whylen);
+/* Fills l's table from measured one-way times t_us[i] for bytes[i]
+ * (increasing): alpha and a slope from the robust fit, then per size what
+ * is left after alpha (the slope where that is noise or an outlier). A
+ * degenerate fit leaves l as it was: COMPI_ERR_CONFIG and why. */
+int compi_net_link_fit(compi_net_link *l, int n, const double *bytes, const double *t_us, char *why, size_t whylen);
 /* The built-in model used when no file is given: 1 Gbit/s Ethernet-like
  * inter-node default (50 us, 8 ns/B) and a shared-memory intra default. */
 void compi_net_default(compi_net_model *m);

@@ -21,6 +21,9 @@ void compi_netcal_opts_tool(compi_netcal_opts *o)
     o->reps = 20;
     o->max_rtt_s = 30.0;
     o->budget_s = 0;
+    o->min_bytes = 2;
+    o->size_shift = 1;
+    o->min_sizes = 2;
 }
 
 void compi_netcal_opts_init(compi_netcal_opts *o)
@@ -30,6 +33,9 @@ void compi_netcal_opts_init(compi_netcal_opts *o)
     o->reps = 5;
     o->max_rtt_s = 0.05;
     o->budget_s = 0.5;
+    o->min_bytes = 2;
+    o->size_shift = 1;
+    o->min_sizes = 2;
 }
 
 /* ------------------------------------------------------------ node map */
@@ -176,7 +182,16 @@ static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
             break;
         }
     }
-    *t_us = compi_median(c->rtt, got) * 0.5e6;
+    if (c->o->fastest) {
+        /* descheduling and contention only ever add time: the fastest
+         * round trip is the least disturbed one */
+        double lo = c->rtt[0];
+        for (int i = 1; i < got; i++)
+            if (c->rtt[i] < lo) lo = c->rtt[i];
+        *t_us = lo * 0.5e6;
+    } else {
+        *t_us = compi_median(c->rtt, got) * 0.5e6;
+    }
     *more = !stop && k + 1 < c->nsizes;
     unsigned char ctrl = (unsigned char)*more;
     return PMPI_Send(&ctrl, 1, MPI_BYTE, peer, NC_TAG_CTRL, c->comm);
@@ -238,7 +253,7 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
         /* The next size moves twice the bytes: predict twice this step. A
          * phase measures at least its two smallest sizes, deadline or not,
          * so every link of the model has a latency and a slope. */
-        if (deadline > 0 && k >= 1 && g[0] + 2 * g[1] > deadline) break;
+        if (deadline > 0 && k + 1 >= c->o->min_sizes && g[0] + 2 * g[1] > deadline) break;
     }
     return MPI_SUCCESS;
 }
@@ -259,6 +274,22 @@ static void nc_clamp(compi_net_link *l)
     if (l->alpha_us > 1e7) l->alpha_us = 1e7;
     for (int k = 0; k < l->npoints; k++)
         if (l->beta_ns[k] > 1e6) l->beta_ns[k] = 1e6;
+}
+
+/* The robust fit of one link's times; 0 (and the model's rejection count
+ * and first reason noted) when it is degenerate: no model is better than
+ * one that says the link is free and turns compression off. */
+static int nc_fit(compi_net_model *m, compi_net_link *l, int n, const double *bytes, const double *t)
+{
+    char why[160];
+    if (compi_net_link_fit(l, n, bytes, t, why, sizeof why) == COMPI_OK) {
+        nc_clamp(l);
+        return 1;
+    }
+    if (m->nrejected++ == 0)
+        snprintf(m->rejected, sizeof m->rejected, "%s %.24s-%.24s: %.120s", l->cls == COMPI_LINK_INTRA ? "intra" : "inter",
+                 l->node_a, l->node_b, why);
+    return 0;
 }
 
 /* Per size, the median over the results of one class; appended as "* *". */
@@ -285,8 +316,7 @@ static int nc_add_default(compi_net_model *m, const nc_result *res, int nres, in
     l.cls = intra ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
     strcpy(l.node_a, "*");
     strcpy(l.node_b, "*");
-    compi_net_link_from_times(&l, npoints, bytes, t);
-    nc_clamp(&l);
+    if (!nc_fit(m, &l, npoints, bytes, t)) return COMPI_OK;   /* the built-in default stays */
     return compi_net_add(m, &l);
 }
 
@@ -303,13 +333,22 @@ static int nc_build_model(nc_result *res, int nres, const char (*names)[COMPI_NE
         l.cls = res[i].na == res[i].nb ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
         snprintf(l.node_a, sizeof l.node_a, "%s", names[res[i].na]);
         snprintf(l.node_b, sizeof l.node_b, "%s", names[res[i].nb]);
-        compi_net_link_from_times(&l, res[i].npoints, bytes, res[i].t_us);
-        nc_clamp(&l);
+        if (!nc_fit(m, &l, res[i].npoints, bytes, res[i].t_us)) continue;   /* the class default serves */
         if (compi_net_add(m, &l) != COMPI_OK) return COMPI_ERR_NOMEM;
     }
     int rc = nc_add_default(m, res, nres, 0, bytes);
     if (rc == COMPI_OK) rc = nc_add_default(m, res, nres, 1, bytes);
     return rc;
+}
+
+/* Tests: the times of a known link instead of the measured ones, every
+ * outlier_every-th size 50x slower (a descheduled rank). */
+static void nc_inject(const compi_netcal_opts *o, const size_t *sizes, double *t_us, int n)
+{
+    for (int k = 0; k < n; k++) {
+        t_us[k] = o->inject_alpha_us + (double)sizes[k] * o->inject_beta_ns * 1e-3;
+        if (o->inject_outlier_every > 0 && k % o->inject_outlier_every == o->inject_outlier_every - 1) t_us[k] *= 50;
+    }
 }
 
 /* The pair of node `me` in tournament round r of M (even) slots; -1 = bye. */
@@ -442,7 +481,9 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         if (node_of_rank[r] < 0 || node_of_rank[r] >= nnodes) return COMPI_ERR_CONFIG;
     size_t max = opts->max_bytes < 2 ? 2 : opts->max_bytes;
     if (max > NC_MAX_MSG) max = NC_MAX_MSG;
-    for (size_t s = 2; s <= max && c.nsizes < COMPI_NET_MAX_POINTS; s <<= 1) c.sizes[c.nsizes++] = s;
+    int shift = opts->size_shift > 0 ? opts->size_shift : 1;
+    for (size_t s = opts->min_bytes >= 2 ? opts->min_bytes : 2; s <= max && c.nsizes < COMPI_NET_MAX_POINTS; s <<= shift)
+        c.sizes[c.nsizes++] = s;
 
     /* Our own communicator: no tag or message can mix with the caller's. */
     rc = PMPI_Comm_dup(comm, &c.comm);
@@ -529,6 +570,7 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         r.nb = nb;
         rc = nc_phase(&c, partner, initiator, deadline, r.t_us, &r.npoints);
         if (rc != MPI_SUCCESS) goto out;
+        if (initiator && opts->inject) nc_inject(opts, c.sizes, r.t_us, r.npoints);
         if (initiator && r.npoints > 0) res[nres++] = r;
         if (opts->verbose && c.rank == 0)
             fprintf(stderr, "netcal: %s %d/%d done: sizes up to %zu B, %.2f s so far\n",
@@ -551,6 +593,8 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     rc = PMPI_Bcast(head, 2, MPI_INT, 0, c.comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Bcast(&spent, 1, MPI_DOUBLE, 0, c.comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Bcast(out->source, sizeof out->source, MPI_CHAR, 0, c.comm);
+    if (rc == MPI_SUCCESS) rc = PMPI_Bcast(&out->nrejected, 1, MPI_INT, 0, c.comm);
+    if (rc == MPI_SUCCESS) rc = PMPI_Bcast(out->rejected, sizeof out->rejected, MPI_CHAR, 0, c.comm);
     if (rc != MPI_SUCCESS) goto out;
     if (head[0] != COMPI_OK) { rc = head[0]; goto out; }
     if (head[1] > 0 && (rc = nc_bcast_links(&c, out, head[1])) != MPI_SUCCESS) goto out;

@@ -14,16 +14,22 @@
  *          that node, all nodes at once, before the inter rounds (quick over
  *          shared memory, so a budget goes mostly to the inter pairs).
  *   With opts->serial every pair is a phase of its own instead (one host).
- *   Sizes 2 B, 4 B, ... up to max_bytes (powers of two). Per size the median
+ *   Sizes min_bytes, min_bytes << size_shift, ... up to max_bytes (by default
+ *   2 B, 4 B, ...: powers of two). Per size the median
  *   of `reps` round trips (fewer above 1 MiB, at least 3, or reps if fewer),
  *   one-way time = round trip / 2. A pair stops growing sizes once one
  *   round trip takes more than max_rtt_s (that size is still recorded).
  *   Defaults "* *": per size the median over the measured pairs of a class.
+ *   Each link's latency and bandwidth come from a robust fit of its times
+ *   (compi_net_link_fit: Theil-Sen); a degenerate fit (flat or negative
+ *   slope, latency outliers) is left out of the model (out->nrejected and
+ *   out->rejected say which and why), so a class default takes its place,
+ *   or the caller's built-in one.
  *
  * Time budget: budget_s bounds the whole measurement. It is shared out over
  * the remaining phases (the intra phase, then the rounds) as they start; a phase
  * stops growing sizes when the next size (predicted at twice the last
- * size's time) would overrun its share. Decisions use rank 0's clock and are
+ * size's time) would overrun its share, once it has min_sizes of them. Decisions use rank 0's clock and are
  * agreed by an allreduce after every size, so all ranks stop together.
  * Pairs that a spent budget leaves unmeasured fall back to the class default.
  *
@@ -43,9 +49,19 @@ typedef struct {
     double max_rtt_s;  /* a pair stops growing once a round trip exceeds this; <= 0: no limit */
     double budget_s;   /* bound on the total time (rank 0's clock); <= 0: none */
     int verbose;       /* 1: rank 0 reports each phase on stderr; 2: each size too */
+    size_t min_bytes;  /* smallest message (>= 2) */
+    int size_shift;    /* sizes grow by 2^size_shift (>= 1) */
+    int min_sizes;     /* sizes every phase measures, budget or not (>= 1) */
+    int fastest;       /* per size the fastest round trip, not the median */
     int serial;        /* one pair at a time (inter pairs, then intra), not a round's
                         * pairs at once: for fake nodes sharing one host, whose
                         * concurrent pairs would compete for its cores */
+    /* tests (COMPI_DEBUG_LINK_TIMES): the one-way times of a link of
+     * inject_alpha_us and inject_beta_ns per byte replace the measured ones,
+     * every inject_outlier_every-th size 50x slower (0: none) */
+    int inject;
+    double inject_alpha_us, inject_beta_ns;
+    int inject_outlier_every;
 } compi_netcal_opts;
 
 /* `compi calibrate network` defaults: 128 MiB, 20 reps, 30 s round trips, no budget. */

@@ -80,7 +80,10 @@ static const compi_coll_layout *compi_coll_path(MPI_Comm comm, const compi_comm_
     /* alltoallv: block sizes differ per rank, so no size test every rank
      * could share: compi's path always runs (blocks under the floor simply
      * go raw), unless its gate says otherwise */
-    if (!compi_coll_frames(ci) || (kind != COMPI_COLL_ALLTOALLV && !compi_coll_worth(ci, size, extra))) return NULL;
+    if (!compi_coll_frames(ci)) return NULL;
+    /* the floors follow the learned links, agreed at the same calls on every rank */
+    if ((*rc = compi_coll_floor_sync(comm, (compi_comm_info *)ci)) != MPI_SUCCESS) return NULL;
+    if (kind != COMPI_COLL_ALLTOALLV && !compi_coll_worth(ci, size, extra)) return NULL;
     if (op != MPI_OP_NULL && !compi_coll_reduction_ok(dt, op)) return NULL;
     const compi_coll_layout *l = compi_coll_layout_get(comm, ci, rc);
     if (!l) return NULL;

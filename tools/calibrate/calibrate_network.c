@@ -244,6 +244,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "compi_calibrate_network: nothing measured (one node with one rank?)\n");
             status = 1;
         } else {
+            if (m.nrejected)
+                fprintf(stderr, "compi_calibrate_network: warning: %d measured link(s) left out, their fit was "
+                        "degenerate (%s); the class default or compi's built-in model serves them\n",
+                        m.nrejected, m.rejected);
             char date[64], lib[MPI_MAX_LIBRARY_VERSION_STRING], comment[4096];
             time_t now = time(NULL);
             strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %z", localtime(&now));
@@ -265,7 +269,8 @@ int main(int argc, char **argv)
                      "\nping-pong between node leaders (intra: leader and the next rank of its node),\n"
                      "sizes 2 B .. %zu B (powers of two), median of %d round trips per size (fewer above\n"
                      "1 MiB, at least 3), max round trip %g s, budget %g s (0 = none); one-way = round trip / 2;\n"
-                     "\"* *\" links: per size the median over the measured pairs of the class.\n"
+                     "\"* *\" links: per size the median over the measured pairs of the class;\n"
+                     "latency and bandwidth from a robust (Theil-Sen) fit of each link's times.\n"
                      "pairs measured %s; measured in %.2f s",
                      o.max_bytes, o.reps, o.max_rtt_s, o.budget_s,
                      o.serial ? "one at a time (--serial: nodes share a host)" : "a tournament round at a time", spent);

@@ -279,6 +279,29 @@ def _ranges(nums):
     return "ranks " + ",".join(out)
 
 
+def links_summary(doc):
+    """Per rank and link: what compi knew of it at finalize (engine "links")."""
+    rows = []
+    for r in doc["ranks"]:
+        eng = r.get("engine")
+        links = eng.get("links") if isinstance(eng, dict) else None
+        for l in links if isinstance(links, list) else []:
+            rows.append((r.get("rank"), l.get("link", "?"), l.get("source", "?"), fmt_opt(l.get("latency_us"), "%.1f"),
+                         fmt_opt(l.get("bandwidth_MBps"), "%.1f"), g(l, "samples"), g(l, "model_changes"),
+                         g(l, "windows_reopened"), g(l, "fits_rejected")))
+    if not rows:
+        return []
+    out = ["  links (per rank: the model its decisions used at finalize; source prior = built-in, learned = "
+           "from this run's traffic, probe = measured by compi's probe or COMPI_CALIBRATE=init, file = heuristics):"]
+    out.append(table(("rank", "link", "source", "latency us", "MB/s", "samples", "changes", "windows reopened",
+                      "fits rejected"), rows))
+    why = [(r.get("rank"), l.get("link"), l.get("last_rejection")) for r in doc["ranks"]
+           if isinstance(r.get("engine"), dict) for l in (r["engine"].get("links") or []) if l.get("last_rejection")]
+    for rank, link, w in why[:4]:
+        out.append("  rank %s, %s: a fit was rejected: %s" % (rank, link, w))
+    return out
+
+
 def engine_summary(doc):
     if not has_engine(doc):
         return "adaptive engine: not in this report (mode %s)" % doc.get("mode", "?")
@@ -303,6 +326,7 @@ def engine_summary(doc):
         cal_s = (", calibrated in %.2f s" % max(cal)) if any(_is_num(c) and c > 0 for c in cal) else ""
         lines.append("  %s: network model: %s (%s, %s%s)" % (who, src, obs_s, sc_s, cal_s))
         lines.append("  %s: codec model: %s" % (who, cm))
+    lines.extend(links_summary(doc))
     wins = windows_of(doc)
     if wins:
         rows = []

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A network link learned from the traffic compi already carries.
+ *
+ * Per link (this node and one peer node), two kinds of samples:
+ *   rate samples  bytes that arrived back to back in the given time, with
+ *                 no latency in it: the chunks of a pipelined message after
+ *                 the first one, timed by a receiver that was already
+ *                 waiting for them (the cleanest bandwidth sample there is);
+ *   time samples  bytes and the one-way time of a whole transfer (latency
+ *                 included): a probe's ping-pong halves.
+ * The estimate is robust, not an average: the bandwidth is the median of
+ * the rate samples (a descheduled receiver, a burst of contention, a late
+ * sender each spoil a sample, and a median ignores a minority of spoiled
+ * samples), or the Theil-Sen slope of the time samples when there are no
+ * rate samples; the latency is the Theil-Sen intercept of the time samples
+ * (the prior's latency until those span sizes 4x apart). A fit that is
+ * degenerate (engine/model.h: compi_net_fit_degenerate) is not used: the
+ * model stays as it was and the rejection is counted.
+ *
+ * The built-in model is the prior; a model from a heuristics file
+ * (source COMPI_LINKSRC_FILE) is never replaced, the samples are only
+ * counted and fitted for the report. MPI-free; the caller locks. */
+#ifndef COMPI_ENGINE_LINKEST_H
+#define COMPI_ENGINE_LINKEST_H
+
+#include <stdint.h>
+#include "engine/model.h"
+
+#define COMPI_LINKEST_RING 32
+/* samples of either kind before the first estimate replaces the prior */
+#define COMPI_LINKEST_MIN_SAMPLES 3
+/* the model changes when latency or bandwidth moved by more than this factor */
+#define COMPI_LINKEST_CHANGE 1.25
+
+typedef enum {
+    COMPI_LINKSRC_PRIOR = 0,   /* the built-in model */
+    COMPI_LINKSRC_LEARNED,     /* from the application's traffic */
+    COMPI_LINKSRC_PROBE,       /* from a measurement (COMPI_CALIBRATE=init) */
+    COMPI_LINKSRC_FILE,        /* from a heuristics file: never replaced */
+} compi_linksrc;
+const char *compi_linksrc_name(compi_linksrc s);   /* "prior", "learned", "probe", "file" */
+
+typedef struct {
+    compi_net_link model;      /* what decisions use */
+    compi_linksrc source;
+    double rate_ns[COMPI_LINKEST_RING];        /* ns per byte of each rate sample */
+    double t_bytes[COMPI_LINKEST_RING], t_us[COMPI_LINKEST_RING];
+    unsigned nrate, rate_next, ntime, time_next;
+    uint64_t samples, rejected_samples;        /* taken; refused as impossible (<= 0) */
+    uint64_t fits_rejected;                    /* degenerate fits not used */
+    uint64_t changes;                          /* times the model changed */
+    char last_rejection[160];
+} compi_linkest;
+
+/* Starts from model (copied) of the given source. */
+void compi_linkest_init(compi_linkest *e, const compi_net_link *model, compi_linksrc source);
+/* A rate sample: `bytes` arrived back to back in `us`. 1 if the model changed. */
+int compi_linkest_add_rate(compi_linkest *e, double bytes, double us);
+/* A time sample: `bytes` took `us` one way, latency included. 1 if the model changed. */
+int compi_linkest_add_time(compi_linkest *e, double bytes, double us);
+/* A probe's model for the link (source probe) where it has only the
+ * prior; 1 if the model changed. */
+int compi_linkest_set_probe(compi_linkest *e, const compi_net_link *probed);
+/* Current latency and time per byte of the model (its largest size's). */
+double compi_linkest_alpha_us(const compi_linkest *e);
+double compi_linkest_beta_ns(const compi_linkest *e);
+
+/* Tests' injected link (COMPI_DEBUG_LINK_TIMES): the time `bytes` take on a
+ * link of alpha_us and beta_ns per byte (rate: without the latency), the
+ * seq-th sample 50x slower when every > 0 and seq % every == every - 1. */
+double compi_linkest_injected_us(double alpha_us, double beta_ns, int every, uint64_t seq, double bytes,
+                                 int with_latency);
+
+#endif

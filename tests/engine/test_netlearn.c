@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* How compi learns the network, without timing anything: the robust fit
+ * against scipy's Theil-Sen on samples with outliers, degenerate fits
+ * rejected (the model kept), the link estimator on injected timings of a
+ * known link with outliers, and the collective floor the learned link gives. */
+#include <math.h>
+#include <stdlib.h>
+#include "engine/linkest.h"
+#include "engine_test.h"
+
+#define NS 20
+
+/* sizes 2 B .. 1 MiB on a 100 us, 80 ns/B link, +-2 % wobble, three wild
+ * samples (40x and 10x slower, 5x faster) */
+static void samples(double *x, double *y)
+{
+    for (int k = 1; k <= NS; k++) {
+        x[k - 1] = ldexp(1.0, k);
+        double t = (100 + x[k - 1] * 0.08) * (1 + 0.02 * sin((double)k));
+        if (k == 3) t *= 40;
+        if (k == 12) t *= 10;
+        if (k == 19) t *= 0.2;
+        y[k - 1] = t;
+    }
+}
+
+static void test_theil_sen_reference(void)
+{
+    double x[NS], y[NS], slope, icpt;
+    samples(x, y);
+    CHECK(compi_net_theil_sen(NS, x, y, &slope, &icpt) == COMPI_OK, "fit");
+    /* scipy 1.10: scipy.stats.theilslopes(y, x, method='joint') on the same
+     * samples gives slope 0.07880175990043617, intercept 101.73168726076828 */
+    CHECK(fabs(slope - 0.07880175990043617) < 1e-9 * 0.0788, "slope %.17g", slope);
+    CHECK(fabs(icpt - 101.73168726076828) < 1e-7, "intercept %.17g", icpt);
+    double one[2] = {5, 5}, t2[2] = {1, 2};
+    CHECK(compi_net_theil_sen(2, one, t2, &slope, &icpt) == COMPI_ERR_CONFIG, "no two distinct sizes: refused");
+}
+
+static void test_link_fit(void)
+{
+    double x[NS], y[NS];
+    char why[160];
+    samples(x, y);
+    compi_net_link l = flat_link(50, 8);
+    CHECK(compi_net_link_fit(&l, NS, x, y, why, sizeof why) == COMPI_OK, "fit: %s", why);
+    CHECK(fabs(l.alpha_us - 100) < 5, "latency despite a 40x outlier at 8 B: %g us", l.alpha_us);
+    CHECK(fabs(compi_net_time_us(&l, 1 << 20) - (100 + 1048576 * 0.08)) < 0.05 * 1048576 * 0.08,
+          "1 MiB time despite the outliers: %g us", compi_net_time_us(&l, 1 << 20));
+    CHECK(fabs(compi_net_time_us(&l, 4096) - (100 + 4096 * 0.08)) < 0.1 * (100 + 4096 * 0.08),
+          "4 KiB time: %g us", compi_net_time_us(&l, 4096));
+    for (int i = 0; i < l.npoints; i++) CHECK(l.beta_ns[i] > 0, "beta[%d] %g > 0", i, l.beta_ns[i]);
+
+    /* flat: every size took 200 us (a rank descheduled throughout) */
+    compi_net_link keep = flat_link(50, 8), was = keep;
+    for (int i = 0; i < NS; i++) y[i] = 200;
+    why[0] = 0;
+    CHECK(compi_net_link_fit(&keep, NS, x, y, why, sizeof why) == COMPI_ERR_CONFIG && strstr(why, "flat"),
+          "flat times rejected: '%s'", why);
+    CHECK(memcmp(&keep, &was, sizeof keep) == 0, "a rejected fit leaves the link as it was");
+    /* negative: the large sizes took less (the small ones descheduled) */
+    for (int i = 0; i < NS; i++) y[i] = 5000 - 100 * i;
+    CHECK(compi_net_link_fit(&keep, NS, x, y, why, sizeof why) == COMPI_ERR_CONFIG, "negative slope rejected");
+    /* most samples wild: no line describes them */
+    samples(x, y);
+    for (int i = 0; i < NS; i += 2) y[i] *= 30 + i;
+    for (int i = 1; i < NS; i += 4) y[i] /= 20;
+    CHECK(compi_net_link_fit(&keep, NS, x, y, why, sizeof why) == COMPI_ERR_CONFIG && strstr(why, "within 2x"),
+          "latency outliers rejected: '%s'", why);
+    CHECK(compi_net_link_fit(&keep, 2, x, y, why, sizeof why) == COMPI_ERR_CONFIG, "two sizes are too few");
+    CHECK(memcmp(&keep, &was, sizeof keep) == 0, "still as it was");
+}
+
+static void test_linkest_learns(void)
+{
+    compi_net_link prior = flat_link(50, 8);
+    compi_linkest e;
+    compi_linkest_init(&e, &prior, COMPI_LINKSRC_PRIOR);
+    /* pipelined messages of 1 MiB on a 100 Mbit/s link (80 ns/B), every 4th
+     * sample 50x slower (the receiver descheduled) */
+    int changed_at = -1;
+    for (uint64_t s = 0; s < 12; s++) {
+        double us = compi_linkest_injected_us(300, 80, 4, s, 1 << 20, 0);
+        if (compi_linkest_add_rate(&e, 1 << 20, us) && changed_at < 0) changed_at = (int)s;
+    }
+    CHECK(changed_at == 2, "learned at the third sample, not %d", changed_at);
+    CHECK(e.source == COMPI_LINKSRC_LEARNED && e.changes == 1, "source %s, %llu changes",
+          compi_linksrc_name(e.source), (unsigned long long)e.changes);
+    CHECK(fabs(compi_linkest_beta_ns(&e) - 80) < 4, "bandwidth despite outliers: %g ns/B", compi_linkest_beta_ns(&e));
+    CHECK(e.model.alpha_us == 50, "no time samples yet: the prior's latency %g", e.model.alpha_us);
+    /* time samples of several sizes (probe-like) bring the latency */
+    for (uint64_t s = 0; s < 8; s++) {
+        double b = 4096.0 * (double)(1u << s);
+        compi_linkest_add_time(&e, b, compi_linkest_injected_us(300, 80, 5, s, b, 1));
+    }
+    CHECK(fabs(e.model.alpha_us - 300) < 30, "latency learned: %g us", e.model.alpha_us);
+    CHECK(fabs(compi_linkest_beta_ns(&e) - 80) < 4, "bandwidth kept: %g", compi_linkest_beta_ns(&e));
+    CHECK(e.changes == 2, "one more change (the latency): %llu", (unsigned long long)e.changes);
+
+    /* the collective floor follows: smaller on the slow link than the prior's */
+    size_t before = compi_net_coll_floor(&prior, 2048, 1), after = compi_net_coll_floor(&e.model, 2048, 1);
+    CHECK(before == 131072, "prior floor %zu", before);
+    /* 300 us + S * 80 ns >= 20 x 300 us: S >= 71250 B -> 128 KiB? no: 2048 * 2^k >= 71250 -> 131072 */
+    size_t want = 2048;
+    while (300 + (double)want * 0.08 < 20 * 300.0) want *= 2;
+    CHECK(after == want, "learned floor %zu, expected %zu", after, want);
+    compi_linkest fast;
+    compi_linkest_init(&fast, &prior, COMPI_LINKSRC_PRIOR);
+    for (uint64_t s = 0; s < 3; s++) compi_linkest_add_rate(&fast, 1 << 20, compi_linkest_injected_us(50, 80, 0, s, 1 << 20, 0));
+    CHECK(compi_net_coll_floor(&fast.model, 2048, 1) == 16384, "50 us, 80 ns/B: floor %zu",
+          compi_net_coll_floor(&fast.model, 2048, 1));
+}
+
+static void test_linkest_rejects(void)
+{
+    compi_net_link prior = flat_link(50, 8);
+    compi_linkest e;
+    compi_linkest_init(&e, &prior, COMPI_LINKSRC_PRIOR);
+    /* a sender that returns at once: the link looks free */
+    for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&e, 1 << 20, compi_linkest_injected_us(0, 0, 0, s, 1 << 20, 0));
+    CHECK(e.rejected_samples == 6 && e.changes == 0, "zero times refused: %llu", (unsigned long long)e.rejected_samples);
+    for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&e, 1 << 20, 1e-4);
+    CHECK(e.fits_rejected > 0 && strstr(e.last_rejection, "flat"), "flat fit rejected: '%s'", e.last_rejection);
+    CHECK(e.source == COMPI_LINKSRC_PRIOR && compi_linkest_beta_ns(&e) == 8 && e.model.alpha_us == 50,
+          "the prior kept");
+    /* a heuristics file's link is never replaced, only fitted for the report */
+    compi_linkest f;
+    compi_linkest_init(&f, &prior, COMPI_LINKSRC_FILE);
+    for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&f, 1 << 20, compi_linkest_injected_us(0, 80, 0, s, 1 << 20, 0));
+    CHECK(f.source == COMPI_LINKSRC_FILE && compi_linkest_beta_ns(&f) == 8 && f.changes == 0 && f.samples == 6,
+          "file wins");
+}
+
+static void test_linkest_probe(void)
+{
+    compi_net_link prior = flat_link(50, 8), probed = flat_link(300, 80);
+    strcpy(probed.node_a, "x");
+    compi_linkest e, f, l;
+    compi_linkest_init(&e, &prior, COMPI_LINKSRC_PRIOR);
+    CHECK(compi_linkest_set_probe(&e, &probed) == 1 && e.source == COMPI_LINKSRC_PROBE && e.model.alpha_us == 300 &&
+              compi_linkest_beta_ns(&e) == 80 && strcmp(e.model.node_a, "*") == 0,
+          "a prior link takes the probe's model (keeping its own name)");
+    compi_linkest_init(&f, &prior, COMPI_LINKSRC_FILE);
+    CHECK(compi_linkest_set_probe(&f, &probed) == 0 && f.source == COMPI_LINKSRC_FILE && f.model.alpha_us == 50,
+          "a file's link is kept");
+    compi_linkest_init(&l, &prior, COMPI_LINKSRC_PRIOR);
+    for (uint64_t s = 0; s < 3; s++) compi_linkest_add_rate(&l, 1 << 20, compi_linkest_injected_us(0, 20, 0, s, 1 << 20, 0));
+    CHECK(compi_linkest_set_probe(&l, &probed) == 0 && compi_linkest_beta_ns(&l) == 20, "a learned link is kept");
+}
+
+int main(void)
+{
+    test_theil_sen_reference();
+    test_link_fit();
+    test_linkest_learns();
+    test_linkest_rejects();
+    test_linkest_probe();
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    printf("netlearn: all passed\n");
+    return 0;
+}
