@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The adaptive engine's state, shared by the files of the decision:
+ * decide.c (init and deciding), learn.c (learning the links from traffic
+ * and agreeing the collective floors) and decide_report.c (the engine's
+ * report section). Private to lib/core. */
+#ifndef COMPI_CORE_DECIDE_STATE_H
+#define COMPI_CORE_DECIDE_STATE_H
+#include <pthread.h>
+#include <stdint.h>
+#include "core/decide.h"
+#include "engine/linkest.h"
+#include "engine/model.h"
+#include "engine/trace.h"
+#include "engine/window.h"
+
+/* Observed/predicted times kept per link. Sends only ever tell that the
+ * link is slower than modelled (congestion, a slower network than the
+ * file's): a late receiver makes a send look slower, so the smallest of the
+ * last few is taken; and a send that returns faster than the model is no
+ * evidence at all, since an MPI may return once the data is in socket
+ * buffers (Open MPI over TCP, 1 Gbit/s: 1 MiB sends measured 0.06-0.11 of
+ * the link time, which made adaptive mode send 16x-compressible data raw).
+ * So the correction is max(1, min of the ring). */
+#define COMPI_OBS_RING 8
+/* Only rendezvous-sized sends measure the link, not a local copy. */
+#define COMPI_OBS_MIN_BYTES (256 * 1024)
+
+/* Window groups: every point-to-point family is one group, each collective
+ * family its own. */
+#define COMPI_WIN_GROUPS (1 + COMPI_FAM_COUNT - COMPI_FAM_BCAST)
+
+typedef struct compi_link_state {
+    pthread_mutex_t lock;
+    const compi_net_link *model;           /* &est.model: the prior until learned */
+    compi_linkest est;                     /* learned from traffic (engine/linkest.h) */
+    uint64_t reopened;                     /* windows re-studied because the model changed */
+    uint64_t sender_bound;                 /* pipelined samples left out: the sender's codec was the bottleneck */
+    char name[2 * COMPI_NET_NAME_MAX + 16];
+    double scale;
+    double obs[COMPI_OBS_RING];
+    unsigned nobs, obs_next;
+    uint64_t observations;
+    compi_window *win[COMPI_WIN_GROUPS];   /* [group][class], NULL until the group's first message */
+} compi_link_state;
+
+/* The name of each window group, for the report. */
+extern const char *const compi_win_group_names[COMPI_WIN_GROUPS];
+
+typedef struct {
+    int ready;
+    compi_net_model net;
+    compi_codec_model codecs;
+    char (*node_names)[COMPI_NET_NAME_MAX];
+    compi_link_state *links;   /* node_count + 1: the last one is "any remote node" (broadcast roots) */
+    int nlinks;
+    size_t coll_floor[COMPI_COLL_EXTRA_MAX + 1]; /* per count of extra metadata collectives: below, MPI's own path */
+    compi_linksrc net_from;    /* where the model's links came from: prior, probe or file */
+    uint64_t link_seq;         /* injected timings (COMPI_DEBUG_LINK_TIMES): samples so far */
+    uint64_t t0_ns;
+    double calibrate_s;
+    pthread_key_t scratch_key;
+    /* guided strategy */
+    compi_trace_writer *trace;
+    compi_rules *rules;
+    uint64_t rule_hits, rule_misses;
+    uint64_t trace_seq;
+} compi_engine_state;
+extern compi_engine_state compi_E;
+
+/* Seconds since the engine started. */
+double compi_engine_now_s(void);
+
+#endif

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The adaptive engine learns each link from the traffic compi carries
+ * (engine/linkest.h estimates it), probes links known only from the prior,
+ * and agrees the collective floors from what it learned. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/safefile.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/profile.h"
+#include "core/state.h"
+#include "core/stats.h"
+#include "engine/estimate.h"
+#include "engine/linkest.h"
+#include "engine/model.h"
+#include "engine/trace.h"
+#include "netcal/netcal.h"
+#include "core/decide_state.h"
+
+/* ------------------------------------------------------------------ learning the links */
+
+/* What learning says is for a user of the adaptive engine, once: rank 0's
+ * view at COMPI_VERBOSE=1, every rank's at 2. */
+static int compi_learn_level(void)
+{
+    return compi_g.world_rank == 0 && (compi_cfg.mode == COMPI_MODE_ADAPTIVE || compi_cfg.mode == COMPI_MODE_GUIDED)
+               ? 1 : 2;
+}
+
+/* The model of l changed: its windows study afresh (their zones were drawn
+ * with the old model), and COMPI_VERBOSE=1 says so. l->lock held. */
+static void compi_link_model_changed(compi_link_state *l, double was_alpha, double was_beta)
+{
+    for (int g = 0; g < COMPI_WIN_GROUPS; g++)
+        for (int c = 0; l->win[g] && c < COMPI_CLASS_COUNT; c++) {
+            compi_window *w = &l->win[g][c];
+            if (w->no_len == compi_cfg.window.floor && w->yes_len == SIZE_MAX) continue;
+            w->no_len = compi_cfg.window.floor;
+            w->yes_len = SIZE_MAX;
+            w->codec = NULL;
+            l->reopened++;
+        }
+    double beta = compi_linkest_beta_ns(&l->est);
+    compi_log(compi_learn_level(), "link %s %s from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
+              "its compression decisions are studied again", l->name,
+              l->est.source == COMPI_LINKSRC_PROBE ? "probed" : "learned", (unsigned long long)l->est.samples,
+              l->est.model.alpha_us, beta > 0 ? 1e3 / beta : 0, was_alpha, was_beta > 0 ? 1e3 / was_beta : 0);
+}
+
+/* One sample for the link to world rank peer's node: a rate (bytes back to
+ * back, no latency) or a one-way time. */
+static void compi_engine_observe(int world_peer, double bytes, double us, int rate)
+{
+    if (!compi_E.ready || !compi_cfg.refresh || world_peer < 0 || world_peer >= compi_g.world_size) return;
+    int node = compi_g.node_of_world[world_peer];
+    if (node == compi_g.my_node) return;
+    compi_link_state *l = &compi_E.links[node];
+    if (!l->model) return;
+    if (compi_cfg.debug_link.set) {
+        uint64_t seq = __atomic_fetch_add(&compi_E.link_seq, 1, __ATOMIC_RELAXED);
+        us = compi_linkest_injected_us(compi_cfg.debug_link.alpha_us, compi_cfg.debug_link.beta_ns,
+                                       compi_cfg.debug_link.outlier_every, seq, bytes, !rate);
+    }
+    pthread_mutex_lock(&l->lock);
+    double was_alpha = l->est.model.alpha_us, was_beta = compi_linkest_beta_ns(&l->est);
+    uint64_t rejected = l->est.fits_rejected;
+    int changed = rate ? compi_linkest_add_rate(&l->est, bytes, us) : compi_linkest_add_time(&l->est, bytes, us);
+    if (changed) compi_link_model_changed(l, was_alpha, was_beta);
+    else if (l->est.fits_rejected != rejected && rejected == 0)
+        compi_log(compi_learn_level(), "link %s: a fit of its samples was rejected (%s); keeping its %s model", l->name,
+                  l->est.last_rejection, compi_linksrc_name(l->est.source));
+    pthread_mutex_unlock(&l->lock);
+}
+
+void compi_engine_observe_rate(int world_peer, double bytes, double us)
+{
+    compi_engine_observe(world_peer, bytes, us, 1);
+}
+
+void compi_engine_observe_time(int world_peer, double bytes, double us)
+{
+    compi_engine_observe(world_peer, bytes, us, 0);
+}
+
+/* A sender busier compressing than the link was moving bytes times its
+ * codec, not the link: kept only when the flow took over twice the
+ * compression time it implies. */
+#define COMPI_PIPE_LINK_BOUND 2.0
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
+                               double decode_us)
+{
+    if (!compi_E.ready || !compi_cfg.refresh) return;
+    const compi_codec *c = codec_id ? compi_codec_by_id((uint8_t)codec_id) : NULL;
+    if (c && !compi_cfg.debug_link.set) {
+        double d_over_c = compi_codec_model_d_over_c(&compi_E.codecs, c, dtclass, ratio);
+        double compress_us = d_over_c > 0 ? decode_us / d_over_c : 0;
+        if (us < COMPI_PIPE_LINK_BOUND * compress_us) {
+            int node = world_peer >= 0 && world_peer < compi_g.world_size ? compi_g.node_of_world[world_peer] : -1;
+            if (node >= 0 && node != compi_g.my_node)
+                __atomic_fetch_add(&compi_E.links[node].sender_bound, 1, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+    compi_engine_observe(world_peer, bytes, us, 1);
+}
+
+/* Agreement points on a communicator: its 2nd, 4th, ... 64th collective,
+ * then every 64th; every rank counts the same calls. */
+static int compi_floor_sync_due(uint64_t calls)
+{
+    return calls >= 2 && (calls % 64 == 0 || (calls <= 64 && (calls & (calls - 1)) == 0));
+}
+
+/* This rank's floor proposals (its slowest learned or probed link's
+ * floors; ~0 = no opinion) into v[0..COMPI_COLL_EXTRA_MAX), and in
+ * v[COMPI_COLL_EXTRA_MAX] 0 if a link to a node of ci still has only the
+ * prior (1 otherwise), for a MIN allreduce. COMPI_SYNC_WORDS in all. */
+#define COMPI_SYNC_WORDS (COMPI_COLL_EXTRA_MAX + 1)
+static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *v)
+{
+    for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) v[k] = ~0ULL;
+    v[COMPI_COLL_EXTRA_MAX] = 1;
+    for (int i = 0; i < compi_g.node_count; i++) {
+        compi_link_state *l = &compi_E.links[i];
+        if (i == compi_g.my_node || !l->model) continue;
+        pthread_mutex_lock(&l->lock);
+        compi_net_link m = l->est.model;
+        compi_linksrc src = l->est.source;
+        pthread_mutex_unlock(&l->lock);
+        if (src == COMPI_LINKSRC_PRIOR)
+            for (int r = 0; r < ci->peer_count; r++)
+                if (ci->peer_node[r] == i) {
+                    v[COMPI_COLL_EXTRA_MAX] = 0;
+                    break;
+                }
+        if (src != COMPI_LINKSRC_LEARNED && src != COMPI_LINKSRC_PROBE) continue;
+        for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) {
+            unsigned long long f = compi_net_coll_floor(&m, compi_cfg.min_bytes, k + 1);
+            if (f < v[k]) v[k] = f;
+        }
+    }
+}
+
+/* The bounded probe: netcal's ping-pongs between the node leaders of comm
+ * (its own duplicate of comm), sizes 4, 8, 16, 32, 64 KiB, fastest of 3, within
+ * COMPI_PROBE_BUDGET_S (the three smallest sizes whatever the budget); links that still have only the prior take the
+ * probed model unless its fit was degenerate. Collective over comm. */
+#define COMPI_PROBE_MAX_BYTES (64 * 1024)
+#define COMPI_PROBE_BUDGET_S 0.1
+static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
+{
+    compi_netcal_opts o;
+    compi_netcal_opts_init(&o);
+    o.max_bytes = COMPI_PROBE_MAX_BYTES;
+    o.min_bytes = COMPI_PROBE_MAX_BYTES / 16;   /* 4 .. 64 KiB: sizes where the bytes show */
+    o.size_shift = 1;
+    o.min_sizes = 3;                            /* the fewest a robust fit takes */
+    o.fastest = 1;                              /* a loaded node delays, never speeds, a round trip */
+    o.reps = 3;
+    o.budget_s = COMPI_PROBE_BUDGET_S;
+    o.serial = compi_cfg.ranks_per_node > 0;
+    if (compi_cfg.debug_link.set) {
+        o.inject = 1;
+        o.inject_alpha_us = compi_cfg.debug_link.alpha_us;
+        o.inject_beta_ns = compi_cfg.debug_link.beta_ns;
+        o.inject_outlier_every = compi_cfg.debug_link.outlier_every;
+        o.budget_s = 0;
+        o.max_rtt_s = 0;
+    }
+    compi_net_model m;
+    double spent = 0;
+    int rc = compi_netcal_measure(comm, compi_g.node_count, ci->peer_node,
+                                  (const char (*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &spent);
+    if (rc != COMPI_OK) {
+        compi_log(compi_learn_level(), "link probe on communicator %u failed (%d); keeping the models", ci->id, rc);
+        return rc > 0 ? rc : MPI_SUCCESS;
+    }
+    if (m.nrejected)
+        compi_log(compi_learn_level(), "link probe on communicator %u: %d link(s) rejected, their fit was degenerate (%s); keeping "
+                  "their models", ci->id, m.nrejected, m.rejected);
+    const char *me = compi_E.node_names[compi_g.my_node];
+    for (int i = 0; i < compi_g.node_count; i++) {
+        compi_link_state *l = &compi_E.links[i];
+        if (i == compi_g.my_node || !l->model) continue;
+        const compi_net_link *p = compi_net_find(&m, COMPI_LINK_INTER, me, compi_E.node_names[i]);
+        /* only a link measured for this pair: the "* *" median may be other pairs' */
+        if (!p || strcmp(p->node_a, "*") == 0) continue;
+        pthread_mutex_lock(&l->lock);
+        double was_alpha = l->est.model.alpha_us, was_beta = compi_linkest_beta_ns(&l->est);
+        if (compi_linkest_set_probe(&l->est, p)) compi_link_model_changed(l, was_alpha, was_beta);
+        pthread_mutex_unlock(&l->lock);
+    }
+    compi_log(2, "link probe on communicator %u took %.3f s", ci->id, spent);
+    compi_net_free(&m);
+    return MPI_SUCCESS;
+}
+
+int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
+{
+    if (!compi_E.ready || !compi_cfg.refresh || compi_g.node_count < 2 || ci->is_inter ||
+        (ci->mode != COMPI_MODE_ADAPTIVE && ci->mode != COMPI_MODE_GUIDED && ci->mode != COMPI_MODE_TRACE))
+        return MPI_SUCCESS;
+    if (!compi_floor_sync_due(++ci->coll_calls)) return MPI_SUCCESS;
+    /* each rank proposes the floors of its slowest learned link (none
+     * learned: no opinion); the smallest proposal wins, so the collectives
+     * whose blocks cross the slowest learned link take compi's path, and
+     * its gates still send them back to the MPI if they do not pay */
+    unsigned long long mine[COMPI_SYNC_WORDS], agreed[COMPI_SYNC_WORDS];
+    compi_floor_proposal(ci, mine);
+    int rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (agreed[COMPI_COLL_EXTRA_MAX] == 0 && compi_cfg.probe && !ci->probed) {
+        /* some rank has a link here it knows only from the prior: measure
+         * once per communicator, then agree again (adapt_probe is the same
+         * on every rank: MPI_Init checks it) */
+        ci->probed = 1;
+        if ((rc = compi_engine_probe(comm, ci)) != MPI_SUCCESS) return rc;
+        compi_floor_proposal(ci, mine);
+        rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    if (agreed[0] == ~0ULL) return MPI_SUCCESS;
+    size_t was = ci->coll_floor[1] ? ci->coll_floor[1] : compi_E.coll_floor[1];
+    for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) ci->coll_floor[k + 1] = (size_t)agreed[k];
+    if (was != ci->coll_floor[1]) {
+        int r = 0;
+        PMPI_Comm_rank(comm, &r);
+        if (r == 0)
+            compi_log(compi_learn_level(), "collective floor of communicator %u: %zu B -> %zu B (from the learned links)", ci->id, was,
+                      ci->coll_floor[1]);
+    }
+    return MPI_SUCCESS;
+}
