@@ -10,6 +10,7 @@
 #include "core/internal.h"
 #include "core/stash.h"
 #include "coll/coll.h"
+#include "pool/pool_mpi.h"
 
 compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
 compi_stats compi_st;
@@ -274,6 +275,7 @@ int compi_core_init(void)
         return rc;
     }
     compi_prof_init();
+    compi_pool_mpi_init();
     compi_g.initialized = 1;
     return MPI_SUCCESS;
 }
@@ -296,6 +298,7 @@ void compi_core_finalize(void)
     compi_engine_finalize();   /* writes the profile into the trace */
     compi_prof_finalize();
     compi_coll_finalize();   /* node-aware collectives' sub-communicators */
+    compi_pool_mpi_finalize();   /* no helper thread outlives MPI */
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
     if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);

@@ -269,6 +269,14 @@ static int set_ranks_per_node(compi_config *c, const char *v, char *why, size_t 
                ? COMPI_OK : COMPI_BAD("is not valid; expected 0 (real nodes) or a positive rank count");
 }
 
+static int set_threads(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    if (strcmp(v, "auto") == 0) c->threads = COMPI_THREADS_AUTO;
+    else if (compi_parse_int(v, 0, 64, &c->threads) != COMPI_OK)
+        return COMPI_BAD("is not valid; expected auto (from the cores the rank may use) or a helper count from 0 to 64");
+    return COMPI_OK;
+}
+
 typedef struct {
     compi_setting pub;
     compi_setter set;             /* NULL: a path, stored at path_off */
@@ -303,6 +311,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_IO_GATE] = {{"io_gate", "COMPI_IO_GATE", "on", 0}, set_io_gate, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
                                         set_ranks_per_node, 0},
+    [COMPI_SET_THREADS] = {{"threads", "COMPI_THREADS", "auto", 0}, set_threads, 0},
 };
 
 size_t compi_setting_count(void) { return COMPI_SET_COUNT; }
@@ -319,6 +328,7 @@ static void compi_config_defaults(compi_config *cfg)
     cfg->min_bytes = 2048;
     cfg->escape_wait_s = 60;
     cfg->io_gate = 1;
+    cfg->threads = COMPI_THREADS_AUTO;
     compi_window_params_default(&cfg->window);
     cfg->min_speedup = 1.05;
     cfg->sample_bytes = 64 * 1024;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The codec pool's thread count at MPI_Init (COMPI_THREADS, pool.h) and
+ * its helpers' end at MPI_Finalize. The only part of the pool that calls
+ * MPI, from the thread that initialises or finalises it. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "core/internal.h"
+#include "pool/pool.h"
+#include "pool/pool_mpi.h"
+
+/* Ranks of this job on this machine: the ranks that share its cores
+ * (compi's node map may pretend otherwise, COMPI_DEBUG_RANKS_PER_NODE). */
+static int compi_pool_ranks_here(void)
+{
+    MPI_Comm shm;
+    int n = 1;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm) != MPI_SUCCESS) return 1;
+    PMPI_Comm_size(shm, &n);
+    PMPI_Comm_free(&shm);
+    return n;
+}
+
+void compi_pool_mpi_init(void)
+{
+    /* collective on every rank whatever its setting */
+    int ranks = compi_pool_ranks_here();
+    int n = compi_cfg.threads;
+    if (n == COMPI_THREADS_AUTO) {
+        cpu_set_t set;
+        int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        int level = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&level);
+        int share = (int)(online > 0 ? online : cpus) / ranks;
+        if (share > cpus) share = cpus;
+        int app = compi_pool_app_threads(getenv("OMP_NUM_THREADS"), level != MPI_THREAD_SINGLE, share);
+        n = compi_pool_auto_threads(cpus, (int)online, ranks, app);
+        compi_log(1, "codec pool: %d helper thread%s (auto: %d cores in the affinity mask, %ld online, %d rank%s here, "
+                  "%d application thread%s)", n, n == 1 ? "" : "s", cpus, online, ranks, ranks == 1 ? "" : "s",
+                  app, app == 1 ? "" : "s");
+    } else {
+        compi_log(1, "codec pool: %d helper thread%s (COMPI_THREADS)", n, n == 1 ? "" : "s");
+    }
+    compi_pool_set_threads(n);
+}
+
+void compi_pool_mpi_finalize(void) { compi_pool_shutdown(); }

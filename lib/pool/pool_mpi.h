@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The pool's MPI_Init and MPI_Finalize steps (pool_mpi.c). */
+#ifndef COMPI_POOL_MPI_H
+#define COMPI_POOL_MPI_H
+
+/* After the configuration is read; collective over MPI_COMM_WORLD. */
+void compi_pool_mpi_init(void);
+/* Joins the helpers: none is left after MPI_Finalize. */
+void compi_pool_mpi_finalize(void);
+
+#endif
