@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "pool/pool.h"
 #include "pool/pool_mpi.h"
+#include "common/datasets.h"
 
 /* Ranks of this job on this machine: the ranks that share its cores
  * (compi's node map may pretend otherwise, COMPI_DEBUG_RANKS_PER_NODE). */
@@ -44,6 +45,49 @@ void compi_pool_mpi_init(void)
         compi_log(1, "codec pool: %d helper thread%s (COMPI_THREADS)", n, n == 1 ? "" : "s");
     }
     compi_pool_set_threads(n);
+}
+
+/* The pool's first measurement: chunks of text-like data compressed with
+ * lz4 side by side, as many rounds as keep every thread busy a while. */
+#define COMPI_POOL_PROBE_CHUNK (128 * 1024)
+static unsigned char *compi_pool_probe_src;
+
+static void compi_pool_probe_item(void *arg, size_t k)
+{
+    (void)arg;
+    (void)k;
+    const compi_codec *c = compi_codec_by_name("lz4");
+    compi_codec_params p = {COMPI_CLASS_BYTE, 1, 0};
+    unsigned char *out = c ? malloc(c->bound(COMPI_POOL_PROBE_CHUNK)) : NULL;
+    if (out) c->compress(compi_pool_probe_src, COMPI_POOL_PROBE_CHUNK, out, c->bound(COMPI_POOL_PROBE_CHUNK), &p);
+    free(out);
+}
+
+static void compi_pool_probe(void)
+{
+    int n = compi_pool_threads();
+    int ds = compi_dataset_find("text");
+    if (n <= 0 || ds < 0 || !(compi_pool_probe_src = malloc(COMPI_POOL_PROBE_CHUNK))) return;
+    compi_dataset_fill((size_t)ds, compi_pool_probe_src, COMPI_POOL_PROBE_CHUNK, 7);
+    size_t items = 8 * (size_t)(n + 1);
+    compi_pool_job *j = compi_pool_job_new(items, compi_pool_probe_item, NULL);
+    if (j) {
+        compi_pool_release(j, items);
+        compi_pool_wait(j, items - 1);
+        compi_pool_job_end(j);
+    }
+    free(compi_pool_probe_src);
+    compi_pool_probe_src = NULL;
+    compi_log(2, "codec pool: %d helpers, measured speedup %.2f", n, compi_pool_measured_speedup());
+}
+
+double compi_pool_speedup_now(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (compi_pool_threads() <= 0) return 1.0;
+    /* the first estimate that could use helpers measures them (and starts them) */
+    if (compi_pool_measured_speedup() <= 0) pthread_once(&once, compi_pool_probe);
+    return compi_codec_model_threads_speedup(compi_pool_threads(), compi_pool_measured_speedup());
 }
 
 void compi_pool_mpi_finalize(void) { compi_pool_shutdown(); }
