@@ -7,6 +7,7 @@
 # plain and with compi (every rank its own node, zstd, halos pipelined in
 # 4 KiB chunks, COMPI_THREADS=2 and auto), must print one checksum.
 # Usage: check_stencil_omp.sh openmpi|mpich <libcompi.so> <compi_stencil3d>
+# CHECK_OMP_THREADS="1 2" (default): the OpenMP thread counts tried.
 set -euo pipefail
 mpi=$1 lib=$2 bin=$3
 work=$(mktemp -d)
@@ -45,7 +46,7 @@ ref=$(run ref 1 - "${args[@]}")
 echo "pure MPI plain:                      $ref"
 rc=0
 for style in masteronly funneled; do
-    for nt in 1 2; do
+    for nt in ${CHECK_OMP_THREADS:-1 2}; do
         for ct in - 2 auto; do
             [[ $ct == auto && $nt == 1 ]] && continue
             sum=$(run "$style-$nt-$ct" "$nt" "$ct" --omp "$style" "${args[@]}")

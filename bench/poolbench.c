@@ -91,7 +91,8 @@ static int child(msg *m, int helpers, int reps, int fd)
             return 1;
         }
     }
-    double out[2] = {bench_median(tc, reps), bench_median(td, reps)};
+    double out[3] = {bench_median(tc, reps), bench_median(td, reps), 0};
+    for (size_t k = 0; k < n; k++) out[2] += (double)m->clen[k];
     compi_pool_shutdown();
     return write(fd, out, sizeof out) == (ssize_t)sizeof out ? 0 : 1;
 }
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
     compi_dataset_fill((size_t)ds, src, size, 1);
     m.src = src;
     static double tc[MAX_COUNTS][MAX_ROUNDS], td[MAX_COUNTS][MAX_ROUNDS];
+    double ratio = 0;
     for (int r = 0; r < rounds; r++)
         for (int c = 0; c < nc; c++) {
             int fds[2];
@@ -145,18 +147,19 @@ int main(int argc, char **argv)
                 _exit(child(&m, counts[c], reps, fds[1]));
             }
             close(fds[1]);
-            double out[2] = {0, 0};
+            double out[3] = {0, 0, 0};
             ssize_t got = read(fds[0], out, sizeof out);
             close(fds[0]);
             int st = 0;
             waitpid(pid, &st, 0);
             if (got != (ssize_t)sizeof out || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return 1;
+            ratio = (double)size / out[2];
             tc[c][r] = (double)size / out[0] / 1e6;
             td[c][r] = (double)size / out[1] / 1e6;
         }
     double lc0 = 0, ld0 = 0;
-    printf("poolbench: %s, %zu bytes of %s in %zu-byte chunks, %d rounds x %d passes (medians, 95%% interval)\n",
-           codec, size, data, chunk, rounds, reps);
+    printf("poolbench: %s level %d, %zu bytes of %s in %zu-byte chunks (ratio %.2f), %d rounds x %d passes "
+           "(medians, 95%% interval)\n", codec, level, size, data, chunk, ratio, rounds, reps);
     printf("%-8s %-8s %24s %24s %10s %10s\n", "helpers", "threads", "compress MB/s", "decompress MB/s", "c vs 0", "d vs 0");
     for (int c = 0; c < nc; c++) {
         double lo, hi, cov, lo2, hi2;

@@ -61,6 +61,8 @@ typedef struct {
     uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
     struct compi_coll_layout *coll;   /* node-aware collectives' sub-communicators (lib/coll), lazily */
     int refs;            /* the communicator's attribute + requests still using it */
+    int published;       /* set (release) once built: a thread that finds the info in the
+                            attribute cache without compi's lock reads it (acquire) after that */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may
  * free (or give new hints) while they are pending or, if persistent,

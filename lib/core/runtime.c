@@ -415,6 +415,9 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);
+    /* the info reaches other threads through the MPI's attribute cache,
+     * whose own ordering compi does not rely on */
+    __atomic_store_n(&ci->published, 1, __ATOMIC_RELEASE);
     return ci;
 }
 
@@ -424,7 +427,7 @@ const compi_comm_info *compi_comm_lookup(MPI_Comm comm)
     int found = 0;
     compi_ensure_init();
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
-    if (found) return attr;
+    if (found && __atomic_load_n(&((compi_comm_info *)attr)->published, __ATOMIC_ACQUIRE)) return attr;
     pthread_mutex_lock(&compi_g.lock);
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
     if (!found) {

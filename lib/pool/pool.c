@@ -4,6 +4,7 @@
  * microseconds or more, so a lock per item costs nothing measurable, and
  * one lock keeps the waits simple (two condition variables: work for the
  * helpers, done for the callers). */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -101,6 +102,7 @@ static compi_pool_job *compi_pool_next_work(void)
 static void *compi_pool_main(void *unused)
 {
     (void)unused;
+    pthread_setname_np(pthread_self(), "compi-pool");   /* in top -H, ps -L, debuggers */
     pthread_mutex_lock(&compi_pool_mu);
     for (;;) {
         compi_pool_job *j = compi_pool_next_work();

@@ -45,18 +45,23 @@ static unsigned expect(size_t i)
     return x;
 }
 
-/* Threads of this process, and whether every one but the caller sleeps. */
+/* The pool's helpers among this process's threads (named compi-pool; a
+ * sanitizer's own threads are not counted), and whether all of them sleep. */
 static int task_count(int *all_others_sleep)
 {
     DIR *d = opendir("/proc/self/task");
     int n = 0, sleeping = 1;
     struct dirent *e;
-    pid_t me = (pid_t)gettid();
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        n++;
-        if (atoi(e->d_name) == me) continue;
         char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *c = fopen(path, "r");
+        if (!c) continue;
+        int helper = fgets(buf, sizeof buf, c) && strncmp(buf, "compi-pool", 10) == 0;
+        fclose(c);
+        if (!helper) continue;
+        n++;
         snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
         FILE *f = fopen(path, "r");
         if (!f) continue;
