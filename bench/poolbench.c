@@ -8,7 +8,9 @@
  * round so the machine's load hits them alike; each round checks the
  * decompressed bytes. Prints per count the median codec throughput (MB/s
  * of the original data, compress and decompress each) with a 95%
- * interval of the median, and the ratio to 0 helpers of the same run. */
+ * interval of the median, the ratio to 0 helpers of the same run, and
+ * the throughput per CPU-second the process used (a core's throughput on
+ * a loaded machine, where wall-clock rates mostly measure the load). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,15 @@ static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds of the whole process (every thread): bytes per CPU-second
+ * is a core's codec throughput however loaded the machine is. */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -77,21 +88,23 @@ static int child(msg *m, int helpers, int reps, int fd)
 {
     compi_pool_set_threads(helpers);
     size_t n = (m->size + m->chunk - 1) / m->chunk;
-    double tc[64], td[64];
+    double tc[64], td[64], cc[64], cd[64];
     for (int r = 0; r < reps; r++) {
         memset(m->back, 0, m->size);
-        double t0 = now_s();
+        double t0 = now_s(), p0 = cpu_s();
         pass(m, n, enc, helpers);
-        double t1 = now_s();
+        double t1 = now_s(), p1 = cpu_s();
         pass(m, n, dec, helpers);
         tc[r] = t1 - t0;
         td[r] = now_s() - t1;
+        cc[r] = p1 - p0;
+        cd[r] = cpu_s() - p1;
         if (m->fail || memcmp(m->back, m->src, m->size) != 0) {
             fprintf(stderr, "poolbench: decompressed bytes differ (%d helpers)\n", helpers);
             return 1;
         }
     }
-    double out[3] = {bench_median(tc, reps), bench_median(td, reps), 0};
+    double out[5] = {bench_median(tc, reps), bench_median(td, reps), 0, bench_median(cc, reps), bench_median(cd, reps)};
     for (size_t k = 0; k < n; k++) out[2] += (double)m->clen[k];
     compi_pool_shutdown();
     return write(fd, out, sizeof out) == (ssize_t)sizeof out ? 0 : 1;
@@ -135,7 +148,8 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < n; k++) m.comp[k] = malloc(m.codec->bound(chunk));
     compi_dataset_fill((size_t)ds, src, size, 1);
     m.src = src;
-    static double tc[MAX_COUNTS][MAX_ROUNDS], td[MAX_COUNTS][MAX_ROUNDS];
+    static double tc[MAX_COUNTS][MAX_ROUNDS], td[MAX_COUNTS][MAX_ROUNDS], pc[MAX_COUNTS][MAX_ROUNDS],
+        pd[MAX_COUNTS][MAX_ROUNDS];
     double ratio = 0;
     for (int r = 0; r < rounds; r++)
         for (int c = 0; c < nc; c++) {
@@ -147,7 +161,7 @@ int main(int argc, char **argv)
                 _exit(child(&m, counts[c], reps, fds[1]));
             }
             close(fds[1]);
-            double out[3] = {0, 0, 0};
+            double out[5] = {0, 0, 0, 0, 0};
             ssize_t got = read(fds[0], out, sizeof out);
             close(fds[0]);
             int st = 0;
@@ -155,12 +169,15 @@ int main(int argc, char **argv)
             if (got != (ssize_t)sizeof out || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return 1;
             ratio = (double)size / out[2];
             tc[c][r] = (double)size / out[0] / 1e6;
+            pc[c][r] = (double)size / out[3] / 1e6;
+            pd[c][r] = (double)size / out[4] / 1e6;
             td[c][r] = (double)size / out[1] / 1e6;
         }
     double lc0 = 0, ld0 = 0;
     printf("poolbench: %s level %d, %zu bytes of %s in %zu-byte chunks (ratio %.2f), %d rounds x %d passes "
            "(medians, 95%% interval)\n", codec, level, size, data, chunk, ratio, rounds, reps);
-    printf("%-8s %-8s %24s %24s %10s %10s\n", "helpers", "threads", "compress MB/s", "decompress MB/s", "c vs 0", "d vs 0");
+    printf("%-8s %-8s %24s %24s %10s %10s %14s %14s\n", "helpers", "threads", "compress MB/s", "decompress MB/s",
+           "c vs 0", "d vs 0", "c MB/cpu-s", "d MB/cpu-s");
     for (int c = 0; c < nc; c++) {
         double lo, hi, cov, lo2, hi2;
         double mc[MAX_ROUNDS], md[MAX_ROUNDS];
@@ -173,7 +190,8 @@ int main(int argc, char **argv)
         char a[64], b[64];
         snprintf(a, sizeof a, "%.0f [%.0f, %.0f]", medc, lo, hi);
         snprintf(b, sizeof b, "%.0f [%.0f, %.0f]", medd, lo2, hi2);
-        printf("%-8d %-8d %24s %24s %9.2fx %9.2fx\n", counts[c], counts[c] + 1, a, b, medc / lc0, medd / ld0);
+        printf("%-8d %-8d %24s %24s %9.2fx %9.2fx %14.0f %14.0f\n", counts[c], counts[c] + 1, a, b, medc / lc0,
+               medd / ld0, bench_median(pc[c], rounds), bench_median(pd[c], rounds));
     }
     return 0;
 }
