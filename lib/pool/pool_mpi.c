@@ -38,11 +38,13 @@ void compi_pool_mpi_init(void)
         if (share > cpus) share = cpus;
         int app = compi_pool_app_threads(getenv("OMP_NUM_THREADS"), level != MPI_THREAD_SINGLE, share);
         n = compi_pool_auto_threads(cpus, (int)online, ranks, app);
-        compi_log(1, "codec pool: %d helper thread%s (auto: %d cores in the affinity mask, %ld online, %d rank%s here, "
+        /* news at level 1 only when helpers will run */
+        compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2, "codec pool: %d helper thread%s (auto: %d cores in the affinity mask, %ld online, %d rank%s here, "
                   "%d application thread%s)", n, n == 1 ? "" : "s", cpus, online, ranks, ranks == 1 ? "" : "s",
                   app, app == 1 ? "" : "s");
     } else {
-        compi_log(1, "codec pool: %d helper thread%s (COMPI_THREADS)", n, n == 1 ? "" : "s");
+        compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2, "codec pool: %d helper thread%s (COMPI_THREADS)", n,
+                  n == 1 ? "" : "s");
     }
     compi_pool_set_threads(n);
 }
