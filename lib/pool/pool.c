@@ -102,7 +102,6 @@ static compi_pool_job *compi_pool_next_work(void)
 static void *compi_pool_main(void *unused)
 {
     (void)unused;
-    pthread_setname_np(pthread_self(), "compi-pool");   /* in top -H, ps -L, debuggers */
     pthread_mutex_lock(&compi_pool_mu);
     for (;;) {
         compi_pool_job *j = compi_pool_next_work();
@@ -127,6 +126,7 @@ static void compi_pool_start(void)
     int made = 0;
     for (; made < compi_pool_want; made++)
         if (pthread_create(&compi_pool_tid[made], NULL, compi_pool_main, NULL) != 0) break;
+        else pthread_setname_np(compi_pool_tid[made], "compi-pool");   /* top -H, ps -L, debuggers */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     compi_pool_want = made;
     compi_pool_started = 1;
