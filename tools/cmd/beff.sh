@@ -25,6 +25,7 @@ usage: compi bench beff [--mpi openmpi|mpich] [--nodes N] [--ppn P] [--codec C|a
 USAGE
 }
 
+# shellcheck disable=SC2034  # BENCH_REBUILD is read by bench_build (bench.sh)
 bench_beff() {
     local mpi nodes=2 ppn=2 codec=lz4 lmax=8M data=double_smooth budget=0.05 lib=""
     mpi=$(default_mpi)
@@ -38,7 +39,7 @@ bench_beff() {
             --data) data=$2; shift 2 ;;
             --budget) budget=$2; shift 2 ;;
             --lib) lib=$2; shift 2 ;;
-            --rebuild) BENCH_REBUILD=1; shift ;;
+            --rebuild) BENCH_REBUILD=1; shift ;;   # read by bench_build (bench.sh)
             -h|--help) beff_usage; return 0 ;;
             *) die "bench beff: unknown option '$1'" ;;
         esac
