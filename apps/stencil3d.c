@@ -31,7 +31,9 @@ typedef struct {
     double radius;    /* source radius as a fraction of the smallest global extent */
     double kappa;     /* diffusion number; explicit scheme is stable for <= 1/6 */
     int quiet;
+    int omp;          /* --omp: 0 pure MPI, OMP_MASTERONLY, OMP_FUNNELED */
 } options;
+enum { OMP_NONE = 0, OMP_MASTERONLY, OMP_FUNNELED };
 
 static int g_rank;
 
@@ -41,12 +43,16 @@ static void usage_exit(int code)
         fprintf(stderr,
                 "usage: compi_stencil3d [--n N] [--nx X --ny Y --nz Z] [--iters I] [--decomp 1d|3d]\n"
                 "                       [--halo sendrecv|isend] [--faces packed|types] [--check-every K] [--radius F]\n"
-                "                       [--kappa K] [--quiet]\n"
+                "                       [--kappa K] [--omp masteronly|funneled] [--quiet]\n"
                 "  N^3 cells per rank (default 64; --nx/--ny/--nz override one dimension, e.g. thin\n"
                 "  slabs), I iterations (default 100). 1d = slabs along z, in rank order.\n"
                 "  --faces types sends and receives each face in place as count 1 of a derived\n"
                 "  type (z faces: a vector of rows, x and y faces: subarrays) instead of packing\n"
-                "  it into contiguous doubles (the default).\n");
+                "  it into contiguous doubles (the default).\n"
+                "  --omp: hybrid MPI+OpenMP (OMP_NUM_THREADS threads per rank): masteronly\n"
+                "  exchanges halos on the master outside parallel regions; funneled has the\n"
+                "  master exchange them while the other threads update the interior. The\n"
+                "  checksum is that of the pure-MPI run.\n");
     MPI_Finalize();
     exit(code);
 }
@@ -76,6 +82,10 @@ static void parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--faces")) {
             if (!strcmp(v, "packed")) o->face_types = 0;
             else if (!strcmp(v, "types")) o->face_types = 1;
+            else bad = 1;
+        } else if (!strcmp(a, "--omp")) {
+            if (!strcmp(v, "masteronly")) o->omp = OMP_MASTERONLY;
+            else if (!strcmp(v, "funneled")) o->omp = OMP_FUNNELED;
             else bad = 1;
         } else if (!strcmp(a, "--halo")) {
             if (!strcmp(v, "sendrecv")) o->use_isend = 0;
@@ -240,6 +250,79 @@ static double step(grid *g, double kappa)
     return res;
 }
 
+/* --omp: the cells of plane k with i in [ilo, ihi], j in [jlo, jhi] (and,
+ * with ring set, only those on the plane's rim), the same per-cell
+ * arithmetic as step(), their squared changes summed in a fixed order: the
+ * field is bitwise that of step() whatever the thread count. */
+static double step_cells(grid *g, double kappa, int k, int lo, int jhi, int ihi, int ring)
+{
+    const size_t sx = 1, sy = (size_t)g->s[0], sz = (size_t)g->s[0] * (size_t)g->s[1];
+    const int nx = g->n[0], ny = g->n[1];
+    double res = 0;
+    for (int j = lo; j <= jhi; j++) {
+        const unsigned char *src = &g->source[(size_t)nx * ((size_t)(j - 1) + (size_t)ny * (size_t)(k - 1))];
+        int rim_row = j == 1 || j == ny;
+        for (int i = lo; i <= ihi; i++) {
+            if (ring && !rim_row && i != 1 && i != nx) continue;
+            size_t c = IDX(g, i, j, k);
+            const double *u = g->u;
+            double v = src[i - 1] ? T_SOURCE
+                                  : u[c] + kappa * (u[c - sx] + u[c + sx] + u[c - sy] + u[c + sy] + u[c - sz] +
+                                                    u[c + sz] - 6.0 * u[c]);
+            double dv = v - u[c];
+            res += dv * dv;
+            g->unew[c] = v;
+        }
+    }
+    return res;
+}
+
+/* One exchange + Jacobi step in the hybrid styles; returns the local sum of
+ * squared changes (per-plane partial sums added in plane order). */
+static double step_omp(grid *g, const options *o, double *comm_time)
+{
+    const int nx = g->n[0], ny = g->n[1], nz = g->n[2];
+    double *inner = calloc((size_t)nz + 1, sizeof(double)), *outer = calloc((size_t)nz + 1, sizeof(double));
+    if (!inner || !outer) MPI_Abort(MPI_COMM_WORLD, 3);
+    if (o->omp == OMP_MASTERONLY) {
+        /* MPI outside parallel regions, by the master alone */
+        double tc = MPI_Wtime();
+        if (o->face_types) exchange_types(g, o->use_isend);
+        else exchange(g, o->use_isend);
+        *comm_time += MPI_Wtime() - tc;
+#pragma omp parallel for schedule(static)
+        for (int k = 1; k <= nz; k++) inner[k] = step_cells(g, o->kappa, k, 1, ny, nx, 0);
+    } else {
+        /* the master exchanges halos while the others update the cells
+         * that need no ghost; then everyone does the rim */
+#pragma omp parallel
+        {
+#pragma omp master
+            {
+                double tc = MPI_Wtime();
+                if (o->face_types) exchange_types(g, o->use_isend);
+                else exchange(g, o->use_isend);
+                *comm_time += MPI_Wtime() - tc;
+            }
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int k = 2; k <= nz - 1; k++) inner[k] = step_cells(g, o->kappa, k, 2, ny - 1, nx - 1, 0);
+#pragma omp barrier
+#pragma omp for schedule(static)
+            for (int k = 1; k <= nz; k++)
+                outer[k] = k == 1 || k == nz ? step_cells(g, o->kappa, k, 1, ny, nx, 0)
+                                             : step_cells(g, o->kappa, k, 1, ny, nx, 1);
+        }
+    }
+    double res = 0;
+    for (int k = 1; k <= nz; k++) res += inner[k] + outer[k];
+    free(inner);
+    free(outer);
+    double *t = g->u;
+    g->u = g->unew;
+    g->unew = t;
+    return res;
+}
+
 static inline uint64_t mix64(uint64_t x)
 { /* splitmix64 finaliser */
     x ^= x >> 30;
@@ -258,12 +341,21 @@ static inline uint64_t dbits(double v)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* the hybrid styles call MPI from the master thread only */
+    int hybrid = 0;
+    for (int i = 1; i < argc; i++) hybrid |= !strcmp(argv[i], "--omp");
+    int provided = MPI_THREAD_SINGLE;
+    if (hybrid) MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    else MPI_Init(&argc, &argv);
     int nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     options o;
     parse_args(argc, argv, &o);
+    if (o.omp && provided < MPI_THREAD_FUNNELED) {
+        if (g_rank == 0) fprintf(stderr, "compi_stencil3d: --omp needs MPI_THREAD_FUNNELED; the MPI provides %d\n", provided);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
 
     grid g;
     memset(&g, 0, sizeof g);
@@ -356,11 +448,15 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int it = 1; it <= o.iters; it++) {
-        double tc = MPI_Wtime();
-        if (o.face_types) exchange_types(&g, o.use_isend);
-        else exchange(&g, o.use_isend);
-        comm_time += MPI_Wtime() - tc;
-        double local = step(&g, o.kappa);
+        double tc = MPI_Wtime(), local;
+        if (o.omp) {
+            local = step_omp(&g, &o, &comm_time);
+        } else {
+            if (o.face_types) exchange_types(&g, o.use_isend);
+            else exchange(&g, o.use_isend);
+            comm_time += MPI_Wtime() - tc;
+            local = step(&g, o.kappa);
+        }
         if (it % o.check_every == 0 || it == o.iters) {
             tc = MPI_Wtime();
             MPI_Allreduce(&local, &residual, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);

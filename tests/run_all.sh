@@ -10,7 +10,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-all_stages="lint codecs engine fuzz mpi-openmpi mpi-mpich install asan vcluster slurm foreign"
+all_stages="lint codecs engine fuzz mpi-openmpi mpi-mpich install asan tsan vcluster slurm foreign"
 stages=${COMPI_TEST_STAGES:-$all_stages}
 jobs=$(nproc)
 passed=0 failed=0 failed_names=()
@@ -52,6 +52,8 @@ asan_stage() {
     ctest_in build-asan/openmpi -R "codec|compi_(p2p|coll|report|handles)|engine_unit|guide_|config_files|map_place|dkb_unit|dkb_compi"
 }
 stage asan        asan_stage
+# ThreadSanitizer build: codec pool, MPI_THREAD_MULTIPLE and hybrid-app tests (MPICH; suppressions: MPI internals)
+stage tsan        bash tests/tsan/run_tsan.sh mpich
 vcluster_stage() {
   bash tests/vcluster/test_vcluster.sh && bash tests/vcluster/test_locality.sh && bash tests/vcluster/test_adaptive.sh &&
     bash tests/vcluster/test_coll.sh && bash tests/vcluster/test_pipe.sh && bash tests/vcluster/test_bench_apps.sh &&

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# compi-help: benchmarks: pingpong, coll and io (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster), map (block/cyclic/compi map placements)
+# compi-help: benchmarks: pingpong, coll and io (plain MPI vs compi in one run), apps (mini-apps x modes on the emulated cluster), map (block/cyclic/compi map placements), beff (b_eff, pure MPI vs hybrid)
 #
 # compi_pingpong and compi_collbench measure both paths in one process
 # (PMPI_* = plain, MPI_* = compi when preloaded), so the ratio they print
@@ -1044,6 +1044,10 @@ bench_main() {
         apps) bench_apps "$@" ;;
         coll) bench_coll "$@" ;;
         io) bench_io "$@" ;;
+        beff)
+            # shellcheck source=tools/cmd/beff.sh
+            source "$COMPI_CMD_DIR/beff.sh"
+            bench_beff "$@" ;;
         map)
             # shellcheck source=dev/cmd/bench_map.sh
             source "$COMPI_DEV_DIR/bench_map.sh"
@@ -1053,7 +1057,7 @@ bench_main() {
             # shellcheck source=dev/cmd/bench_map.sh
             source "$COMPI_DEV_DIR/bench_map.sh"
             bench_map_usage ;;
-        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps, io, map)" ;;
+        *) die "bench: unknown benchmark '$what' (available: pingpong, coll, apps, io, map, beff)" ;;
     esac
 }
 

@@ -27,6 +27,8 @@ typedef struct {
     uint64_t coll_calls;              /* collectives so far: when the floors are agreed again */
     int probed;                       /* its links were probed (once per communicator) */
     int refs;            /* the communicator's attribute + requests still using it */
+    int published;       /* set (release) once built: a thread that finds the info in the
+                            attribute cache without compi's lock reads it (acquire) after that */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may
  * free (or give new hints) while they are pending or, if persistent,

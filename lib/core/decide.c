@@ -30,6 +30,7 @@
 #include "engine/model.h"
 #include "engine/trace.h"
 #include "netcal/netcal.h"
+#include "core/pool_setup.h"
 
 #include "core/decide_state.h"
 
@@ -449,7 +450,8 @@ _Static_assert(COMPI_CHUNK_OFF == COMPI_ESTIMATE_NO_CHUNKS, "one value says: nev
 
 static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int dtclass, size_t elem)
 {
-    compi_estimate_ctx x = {l->model, l->scale, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk};
+    compi_estimate_ctx x = {l->model, l->scale, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk,
+                            compi_pool_speedup_now()};
     return x;
 }
 

@@ -35,6 +35,8 @@
 #include "core/state.h"
 #include "core/stats.h"
 #include "core/status.h"
+#include "core/requests.h"
+#include "pool/pool.h"
 
 #define COMPI_PIPE_SLOTS 4
 /* A chunk's message (header + at most a chunk, compi_chunk_capacity) goes
@@ -53,6 +55,9 @@ struct compi_pipe {
     unsigned char **bufs;       /* their messages */
     size_t posted;              /* chunks handed to MPI (or dropped by a test) */
     size_t done;                /* leading completed sends (all when == n) */
+    long long *mlen;            /* while streaming: each chunk's encoded length (< 0: failed) */
+    int *raw;                   /* ... whether it went raw */
+    uint64_t *ns;               /* ... its codec time */
 };
 
 static unsigned compi_pipe_damage = (unsigned)-1;   /* COMPI_DEBUG_DAMAGE_CHUNK (tests) */
@@ -161,27 +166,56 @@ int compi_pipe_done(struct compi_pipe *p, int wait)
     return p->done == p->n;
 }
 
+/* Encodes chunk k of p into a buffer of its own: run by the codec pool's
+ * helpers or by the sending thread, any chunks side by side. */
+static void compi_pipe_encode(void *arg, size_t k)
+{
+    struct compi_pipe *p = arg;
+    size_t off = k * p->chunk, len = p->size - off < p->chunk ? p->size - off : p->chunk;
+    size_t cap = compi_chunk_capacity(p->chunk);
+    unsigned char *m = malloc(cap);
+    int compressed = 0;
+    uint64_t t0 = compi_now_ns();
+    p->mlen[k] = m ? compi_chunk_encode(k, p->src + off, len, p->codec, &p->params, m, cap, &compressed) : LLONG_MIN;
+    p->ns[k] = compi_now_ns() - t0;
+    p->raw[k] = !compressed;
+    if (p->mlen[k] < 0) { free(m); m = NULL; }
+    p->bufs[k] = m;
+}
+
+/* Chunks encoded ahead of the wire with the pool: enough to keep every
+ * helper busy, few enough to bound the memory they hold. */
+static size_t compi_pipe_ahead(void) { return 2 * ((size_t)compi_pool_threads() + 1); }
+
 int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
 {
     struct compi_pipe *p = out->pipe;
     if (!p) return MPI_SUCCESS;
-    size_t cap = compi_chunk_capacity(p->chunk), wire = 0, raw_chunks = 0;
+    size_t wire = 0, raw_chunks = 0;
     uint64_t ns = 0, hidden = 0;
     int rc = MPI_SUCCESS, drop;
+    p->mlen = malloc(sizeof *p->mlen * p->n);
+    p->raw = malloc(sizeof *p->raw * p->n);
+    p->ns = malloc(sizeof *p->ns * p->n);
+    if (!p->mlen || !p->raw || !p->ns) rc = MPI_ERR_NO_MEM;
+    /* the chunks are encoded in any order on any thread, and sent in order
+     * from this one: the wire is the same at every pool size */
+    compi_pool_job *job = rc == MPI_SUCCESS && p->n > 1 ? compi_pool_job_new(p->n, compi_pipe_encode, p) : NULL;
+    size_t ahead = compi_pipe_ahead();
     for (size_t k = 0; k < p->n && rc == MPI_SUCCESS; k++) {
-        size_t off = k * p->chunk, len = p->size - off < p->chunk ? p->size - off : p->chunk;
-        unsigned char *m = malloc(cap);
-        if (!m) { rc = MPI_ERR_NO_MEM; break; }
-        int compressed;
-        uint64_t t0 = compi_now_ns();
-        long long mlen = compi_chunk_encode(k, p->src + off, len, p->codec, &p->params, m, cap, &compressed);
-        uint64_t t = compi_now_ns() - t0;
-        if (mlen < 0) { free(m); rc = MPI_ERR_INTERN; break; }
-        ns += t;
-        if (k) hidden += t;   /* ran while the chunks before it travelled */
-        if (!compressed) raw_chunks++;
+        if (job) {
+            compi_pool_release(job, k + ahead);
+            compi_pool_wait(job, k);
+        } else {
+            compi_pipe_encode(p, k);
+        }
+        unsigned char *m = p->bufs[k];
+        if (p->mlen[k] < 0) { rc = p->mlen[k] == LLONG_MIN ? MPI_ERR_NO_MEM : MPI_ERR_INTERN; break; }
+        long long mlen = p->mlen[k];
+        ns += p->ns[k];
+        if (k) hidden += p->ns[k];   /* ran while the chunks before it travelled */
+        raw_chunks += (size_t)p->raw[k];
         wire += (size_t)mlen;
-        p->bufs[k] = m;
         if (compi_chunk_fault(k, &drop)) {
             if (drop) { p->posted++; continue; }
             m[8] ^= 0x5a;   /* the chunk's declared length: its header check fails */
@@ -191,6 +225,18 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
         p->posted++;
         compi_pipe_done(p, 0);   /* progress for what is on the wire */
     }
+    compi_pool_job_end(job);
+    /* chunks encoded ahead of a failure are never sent */
+    for (size_t k = p->posted; k < p->n; k++) {
+        free(p->bufs[k]);
+        p->bufs[k] = NULL;
+    }
+    free(p->mlen);
+    free(p->raw);
+    free(p->ns);
+    p->mlen = NULL;
+    p->raw = NULL;
+    p->ns = NULL;
     if (p->packed) { free(p->packed); p->packed = NULL; }
     p->src = NULL;
     compi_pipe_count_sent(p->codec, p->size, p->n, wire, raw_chunks, ns, hidden);
@@ -256,6 +302,53 @@ static int compi_pipe_wait_chunk(MPI_Request *req, MPI_Status *st, int *rc)
     }
 }
 
+/* The receiving side of the codec pool: chunk k waits in slot k % nslots
+ * until it is decoded (by a helper or this thread), and only then does the
+ * slot take the receive of a later chunk. */
+#define COMPI_PIPE_SLOTS_MAX 32
+typedef struct {
+    unsigned char **slot;
+    size_t nslots, chunk, total, n;
+    unsigned char *out;
+    int got[COMPI_PIPE_SLOTS_MAX], res[COMPI_PIPE_SLOTS_MAX], pending[COMPI_PIPE_SLOTS_MAX];
+    uint8_t cid[COMPI_PIPE_SLOTS_MAX];
+    uint64_t ns[COMPI_PIPE_SLOTS_MAX];
+    char cwhy[COMPI_PIPE_SLOTS_MAX][200];
+    /* the outcome, filed in chunk order by the receiving thread */
+    int bad;
+    char *why;
+    size_t whylen;
+    uint64_t decode_ns, hidden_ns;
+    uint8_t codec_id;
+} compi_pipe_rx;
+
+static void compi_pipe_decode(void *arg, size_t k)
+{
+    compi_pipe_rx *x = arg;
+    size_t s = k % x->nslots, off = k * x->chunk, len = x->total - off < x->chunk ? x->total - off : x->chunk;
+    uint64_t t0 = compi_now_ns();
+    x->cid[s] = COMPI_CODEC_RAW;
+    x->res[s] = compi_chunk_decode(k, x->slot[s], (size_t)x->got[s], len, x->out + off, &x->cid[s], x->cwhy[s],
+                                   sizeof x->cwhy[s]);
+    x->ns[s] = compi_now_ns() - t0;
+}
+
+/* Files the outcome of chunk k's decode by the pool (waiting for it). */
+static void compi_pipe_collect(compi_pipe_rx *x, compi_pool_job *job, size_t k)
+{
+    size_t s = k % x->nslots;
+    if (!x->pending[s]) return;
+    compi_pool_wait(job, k);
+    x->pending[s] = 0;
+    if (!x->bad && x->res[s] != COMPI_OK) {
+        snprintf(x->why, x->whylen, "chunk %zu of %zu: %s", k, x->n, x->cwhy[s]);
+        x->bad = 1;
+    }
+    x->decode_ns += x->ns[s];
+    if (k + 1 < x->n) x->hidden_ns += x->ns[s];   /* the next chunks were on their way meanwhile */
+    if (x->cid[s] != COMPI_CODEC_RAW) x->codec_id = x->cid[s];
+}
+
 int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
                        MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm)
 {
@@ -267,50 +360,65 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     size_t keep = !truncated ? total : compi_trunc_writes_prefix() ? cap : 0;
     unsigned char *dst = ti->contiguous ? (unsigned char *)buf + ti->true_lb : NULL;
     unsigned char *linear = NULL, *scratch = NULL;
-    size_t nslots = n < COMPI_PIPE_SLOTS ? n : COMPI_PIPE_SLOTS, room = COMPI_FRAME_HEADER_SIZE + chunk;
-    unsigned char *slot[COMPI_PIPE_SLOTS] = {0};
-    MPI_Request req[COMPI_PIPE_SLOTS];
-    int rc = MPI_SUCCESS, bad = 0, lost = 0;
+    /* with helpers, more chunks in flight: one decoding per thread while
+     * the next ones arrive */
+    size_t want = COMPI_PIPE_SLOTS + 2 * (size_t)compi_pool_threads();
+    if (want > COMPI_PIPE_SLOTS_MAX) want = COMPI_PIPE_SLOTS_MAX;
+    size_t nslots = n < want ? n : want, room = COMPI_FRAME_HEADER_SIZE + chunk;
+    unsigned char *slot[COMPI_PIPE_SLOTS_MAX] = {0};
+    MPI_Request req[COMPI_PIPE_SLOTS_MAX];
+    int rc = MPI_SUCCESS, lost = 0;
     char why[256] = "";
-    uint64_t decode_ns = 0, hidden_ns = 0, wait_ns = 0;
+    uint64_t wait_ns = 0;
     /* the link's rate: chunks 1.. arrived back to back after chunk 0, timed
      * where this receiver was already waiting (a chunk found there at once
      * says how fast this side decoded, not how fast the link carried it) */
     uint64_t first_at = 0, last_at = 0;
     size_t flow_bytes = 0, waited = 0;
-    uint8_t codec_id = 0;
     if (h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
         snprintf(why, sizeof why, "pipelined message names side tag %llu (MPI_TAG_UB is %d)",
                  (unsigned long long)h->payload_len, compi_g.aside_tag_ub);
         return compi_frame_fail(comm, st, why);
     }
+    compi_pipe_rx *x = calloc(1, sizeof *x);
     if (!dst && keep) linear = malloc(keep);
     if (keep < total) scratch = malloc(chunk);
     for (size_t s = 0; s < nslots; s++) {
         req[s] = MPI_REQUEST_NULL;
         slot[s] = malloc(room);
     }
-    int nomem = (!dst && keep && !linear) || (keep < total && !scratch);
+    int nomem = !x || (!dst && keep && !linear) || (keep < total && !scratch);
     for (size_t s = 0; s < nslots; s++) nomem |= !slot[s];
     if (nomem) {
         /* the chunks stay unreceived: nothing sensible remains but to say so */
         for (size_t s = 0; s < nslots; s++) free(slot[s]);
         free(linear);
         free(scratch);
+        free(x);
         return MPI_ERR_NO_MEM;
     }
     unsigned char *out = dst ? dst : linear;
+    x->slot = slot;
+    x->nslots = nslots;
+    x->chunk = chunk;
+    x->total = total;
+    x->n = n;
+    x->out = out;
+    x->why = why;
+    x->whylen = sizeof why;
+    compi_pool_job *job = n > 1 ? compi_pool_job_new(n, compi_pipe_decode, x) : NULL;
     for (size_t s = 0; s < nslots && rc == MPI_SUCCESS; s++)
         rc = PMPI_Irecv(slot[s], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[s]);
     /* chunks still to come: fewer than n when one the sender never sent is
      * found missing (the next one arrived in its place) */
     size_t due = n;
+    size_t given = 0;   /* chunks whose slot went on to a later chunk's receive (or was done with) */
     for (size_t k = 0; k < due && rc == MPI_SUCCESS; k++) {
         size_t s = k % nslots;
         MPI_Status cst;
         uint64_t t0 = compi_now_ns();
         if (!compi_pipe_wait_chunk(&req[s], &cst, &rc)) {
-            if (!bad)
+            if (!x->bad)
                 snprintf(why, sizeof why, "chunk %zu of %zu (side tag %d) did not arrive within COMPI_ESCAPE_WAIT=%g s "
                          "of the one before (lost, or a sender without compi)", k, n, tag, compi_cfg.escape_wait_s);
             lost = 1;
@@ -321,16 +429,25 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
         if (rc == MPI_SUCCESS) compi_pipe_flow(&cst, k, arrived, t0, &first_at, &last_at, &flow_bytes, &waited);
         if (rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_TRUNCATE) {
             /* longer than a chunk can be: damaged, but the message is drained */
-            if (!bad) snprintf(why, sizeof why, "chunk %zu of %zu is longer than the %zu-byte chunks its header declares",
-                               k, n, chunk);
-            bad = 1;
+            if (!x->bad) snprintf(why, sizeof why, "chunk %zu of %zu is longer than the %zu-byte chunks its header declares",
+                                  k, n, chunk);
+            x->bad = 1;
             rc = MPI_SUCCESS;
         }
         if (rc != MPI_SUCCESS) break;
         int got = 0;
         PMPI_Get_count(&cst, MPI_BYTE, &got);
         size_t off = k * chunk, len = total - off < chunk ? total - off : chunk;
-        if (!bad) {
+        /* a chunk that is where it belongs and goes whole into the buffer
+         * is decoded by the pool; any other case here, in order */
+        if (!x->bad && job && off + len <= keep && compi_chunk_number(slot[s], (size_t)got) == (int)(k & 0xffu)) {
+            x->got[s] = got;
+            x->pending[s] = 1;
+            compi_pool_release(job, k + 1);
+        } else if (!x->bad) {
+            for (size_t j = given; j < k; j++) compi_pipe_collect(x, job, j);
+        }
+        if (!x->bad && !x->pending[s]) {
             /* the part of the message this chunk holds that the buffer keeps */
             unsigned char *to = off + len <= keep ? out + off : scratch;
             t0 = compi_now_ns();
@@ -338,7 +455,7 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
             uint8_t cid = COMPI_CODEC_RAW;
             if (compi_chunk_decode(k, slot[s], (size_t)got, len, to, &cid, cwhy, sizeof cwhy) != COMPI_OK) {
                 snprintf(why, sizeof why, "chunk %zu of %zu: %s", k, n, cwhy);
-                bad = 1;
+                x->bad = 1;
                 int num = compi_chunk_number(slot[s], (size_t)got);
                 size_t missing = num < 0 ? 0 : (size_t)((unsigned)num - (unsigned)k) & 0xffu;
                 due = missing < due - k ? due - missing : k + 1;
@@ -346,12 +463,25 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
                 memcpy(out + off, scratch, keep - off);
             }
             uint64_t t = compi_now_ns() - t0;
-            decode_ns += t;
-            if (k + 1 < n) hidden_ns += t;   /* the next chunks were on their way meanwhile */
-            if (cid != COMPI_CODEC_RAW) codec_id = cid;   /* the report files the message under its codec */
+            x->decode_ns += t;
+            if (k + 1 < n) x->hidden_ns += t;   /* the next chunks were on their way meanwhile */
+            if (cid != COMPI_CODEC_RAW) x->codec_id = cid;   /* the report files the message under its codec */
         }
-        if (k + nslots < due) rc = PMPI_Irecv(slot[s], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[s]);
+        /* slots go on to later chunks once decoded; chunk k + 1's receive
+         * must be posted before it is awaited */
+        while (given <= k && rc == MPI_SUCCESS) {
+            size_t j = given, sj = j % nslots;
+            if (x->pending[sj]) {
+                if (!compi_pool_done(job, j) && j + nslots > k + 1) break;   /* its slot is not needed yet */
+                compi_pipe_collect(x, job, j);
+            }
+            if (j + nslots < due) rc = PMPI_Irecv(slot[sj], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[sj]);
+            given++;
+        }
     }
+    /* the decodes still under way write into the buffer: they end first */
+    for (size_t j = given; j < given + nslots && j < n; j++) compi_pipe_collect(x, job, j);
+    compi_pool_job_end(job);
     /* do not leave receives posted on compi's side communicator (a lost
      * chunk, an error, or fewer chunks due than were posted for) */
     for (size_t s = 0; s < nslots; s++) {
@@ -361,16 +491,18 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     }
     for (size_t s = 0; s < nslots; s++) free(slot[s]);
     free(scratch);
+    int bad = x->bad;
     if (rc == MPI_SUCCESS && !bad && !lost && linear)
         rc = compi_unpack_bytes(linear, keep, buf, count, dt);
     free(linear);
-    compi_pipe_count_received(codec_id, decode_ns, hidden_ns, wait_ns);
+    compi_pipe_count_received(x->codec_id, x->decode_ns, x->hidden_ns, wait_ns);
     /* a clean sample: every later chunk was waited for, not found waiting */
     if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && last_at > first_at &&
         (waited + 1 >= n || compi_cfg.debug_link.set))   /* injected: the times are not the clock's */
-        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, codec_id, h->dtclass,
-                                  (double)total / (double)(flow_bytes ? flow_bytes : 1), (double)decode_ns * 1e-3 *
+        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, x->codec_id, h->dtclass,
+                                  (double)total / (double)(flow_bytes ? flow_bytes : 1), (double)x->decode_ns * 1e-3 *
                                   (double)(n - 1) / (double)n);
+    free(x);
     if (rc != MPI_SUCCESS) return rc;
     if (bad || lost) return compi_frame_fail(comm, st, why);
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(truncated ? compi_truncated_count(total) : total));

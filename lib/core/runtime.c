@@ -14,6 +14,7 @@
 #include "core/stash.h"
 #include "core/state.h"
 #include "core/stats.h"
+#include "core/pool_setup.h"
 
 compi_state compi_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm_keyval = MPI_KEYVAL_INVALID};
 compi_stats compi_st;
@@ -282,6 +283,7 @@ int compi_core_init(void)
         return rc;
     }
     compi_prof_init();
+    compi_pool_setup_init();
     compi_g.initialized = 1;
     return MPI_SUCCESS;
 }
@@ -303,6 +305,7 @@ void compi_core_finalize(void)
     compi_report_write();
     compi_engine_finalize();   /* writes the profile into the trace */
     compi_prof_finalize();
+    compi_pool_setup_finalize();   /* no helper thread outlives MPI */
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
     if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);
@@ -419,6 +422,9 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);
+    /* the info reaches other threads through the MPI's attribute cache,
+     * whose own ordering compi does not rely on */
+    __atomic_store_n(&ci->published, 1, __ATOMIC_RELEASE);
     return ci;
 }
 
@@ -428,7 +434,7 @@ const compi_comm_info *compi_comm_lookup(MPI_Comm comm)
     int found = 0;
     compi_ensure_init();
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
-    if (found) return attr;
+    if (found && __atomic_load_n(&((compi_comm_info *)attr)->published, __ATOMIC_ACQUIRE)) return attr;
     pthread_mutex_lock(&compi_g.lock);
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
     if (!found) {

@@ -290,6 +290,14 @@ static int set_debug_link(compi_config *c, const char *v, char *why, size_t whyl
     return COMPI_OK;
 }
 
+static int set_threads(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    if (strcmp(v, "auto") == 0) c->threads = COMPI_THREADS_AUTO;
+    else if (compi_parse_int(v, 0, 64, &c->threads) != COMPI_OK)
+        return COMPI_BAD("is not valid; expected auto (from the cores the rank may use) or a helper count from 0 to 64");
+    return COMPI_OK;
+}
+
 typedef struct {
     compi_setting pub;
     compi_setter set;             /* NULL: a path, stored at path_off */
@@ -326,6 +334,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
                                         set_ranks_per_node, 0},
     [COMPI_SET_ADAPT_PROBE] = {{"adapt_probe", "COMPI_ADAPT_PROBE", "1", 0}, set_probe, 0},
     [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
+    [COMPI_SET_THREADS] = {{"threads", "COMPI_THREADS", "auto", 0}, set_threads, 0},
 };
 
 size_t compi_setting_count(void) { return COMPI_SET_COUNT; }
@@ -342,6 +351,7 @@ static void compi_config_defaults(compi_config *cfg)
     cfg->min_bytes = 2048;
     cfg->escape_wait_s = 60;
     cfg->io_gate = 1;
+    cfg->threads = COMPI_THREADS_AUTO;
     compi_window_params_default(&cfg->window);
     cfg->min_speedup = 1.05;
     cfg->sample_bytes = 64 * 1024;

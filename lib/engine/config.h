@@ -34,6 +34,7 @@ enum {
     COMPI_SET_ADAPT_MIN_SPEEDUP, COMPI_SET_ADAPT_SAMPLE, COMPI_SET_ADAPT_REFRESH, COMPI_SET_TRACE,
     COMPI_SET_TRACE_MAX, COMPI_SET_RULES, COMPI_SET_LEVEL, COMPI_SET_REPORT, COMPI_SET_VERBOSE,
     COMPI_SET_ESCAPE_WAIT, COMPI_SET_CHUNK, COMPI_SET_COLL_LEADERS, COMPI_SET_IO_AGGREGATORS, COMPI_SET_IO_WEIGHT, COMPI_SET_IO_GATE, COMPI_SET_DEBUG_RANKS_PER_NODE, COMPI_SET_DEBUG_LINK_TIMES, COMPI_SET_ADAPT_PROBE,
+    COMPI_SET_THREADS,
     COMPI_SET_COUNT
 };
 
@@ -45,6 +46,7 @@ typedef enum {
 #define COMPI_CONFIG_PATH_MAX 1024
 
 #define COMPI_CHUNK_OFF ((size_t)-1)
+#define COMPI_THREADS_AUTO (-1)
 
 typedef struct {
     compi_mode mode;
@@ -69,6 +71,7 @@ typedef struct {
     int io_aggregators;           /* COMPI_IO_AGGREGATORS: a compi_io_policy (0 mpi, 1 default, 2 la) */
     int io_weight;                /* COMPI_IO_WEIGHT: a compi_io_weight (la's matrix: 0 bytes, 1 blocks) */
     int io_gate;                  /* COMPI_IO_GATE: 1 = la passes calls it cannot speed up to the MPI (ROMIO only) */
+    int threads;                  /* COMPI_THREADS: codec pool helpers (lib/pool/pool.h); COMPI_THREADS_AUTO = from the node */
     /* adaptive engine */
     char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;           /* COMPI_CALIBRATE=init: measure the network at MPI_Init */

@@ -45,7 +45,11 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
         return raw / comp;
     }
     double n = (double)((size + chunk - 1) / chunk);
-    double c1 = compress_us / n, d1 = d_us / n;
+    /* chunks coded side by side by the codec pool: p chunks' codec time
+     * per chunk's wire time, never more chunks at once than there are */
+    double p = x->codec_threads > 1 ? x->codec_threads : 1;
+    if (p > n) p = n;
+    double c1 = compress_us / n / p, d1 = d_us / n / p;
     double w1 = compi_estimate_net_us(x, (double)size / ratio + n * COMPI_ESTIMATE_HEADER) / n;
     double slowest = c1 > w1 ? c1 : w1;
     if (d1 > slowest) slowest = d1;

@@ -7,10 +7,12 @@
  * for a message sent whole; a pipelined one (compi_estimate_chunk: n chunks,
  * lib/core/pipeline.c) overlaps the three stages, chunk by chunk:
  *
- *   T = c + w + d + (n - 1) * max(c, w, d),  c = T_c/n, d = T_d/n,
+ *   T = c + w + d + (n - 1) * max(c, w, d),  c = T_c/(n p), d = T_d/(n p),
  *   w = T_net(S/r + n*32)/n
  *
- * so its bound is min(r, T_net(S)/T_c, T_net(S)/T_d) as n grows.
+ * so its bound is min(r, p T_net(S)/T_c, p T_net(S)/T_d) as n grows; p is
+ * the speedup the codec pool reached coding chunks side by side (1 with no
+ * helper threads, at most the chunk count).
  *
  * r and T_c are measured by compressing a sample of the message (strided
  * slices, so a 1 MiB message costs a 64 KiB compression per candidate). */
@@ -32,6 +34,8 @@ typedef struct {
     size_t elem_size;
     int level;
     size_t chunk_cfg;                /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
+    double codec_threads;            /* speedup of chunk coding over one thread (the codec pool,
+                                        compi_codec_model_threads_speedup); <= 1: one thread */
 } compi_estimate_ctx;
 #define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
 /* Automatic chunks: from 256 KiB (measured, Open MPI over the emulated

@@ -236,6 +236,14 @@ double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec 
     return any >= 0 ? any : 1.0;
 }
 
+double compi_codec_model_threads_speedup(int helpers, double measured)
+{
+    /* measured, never assumed: cores shared with other work give less
+     * than one more core each */
+    if (helpers <= 0 || !(measured > 1)) return 1.0;
+    return measured < helpers + 1 ? measured : (double)(helpers + 1);
+}
+
 /* ------------------------------------------------------------- files */
 
 typedef struct {

@@ -120,6 +120,11 @@ typedef struct {
 double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec *c, int cls, double r);
 /* Built-in model (measured on the development machine, see docs/heuristics.md). */
 void compi_codec_model_default(compi_codec_model *m);
+/* How many times faster than one thread a message's chunks are coded when
+ * `helpers` helper threads share the work (lib/pool): the speedup the
+ * pool measured on this node (0 = none measured yet: no speedup assumed),
+ * at least 1 and at most helpers + 1. */
+double compi_codec_model_threads_speedup(int helpers, double measured);
 
 /* ------------------------------------------------------------- files */
 /* Parsers are strict: any unknown keyword, missing field, non-number,

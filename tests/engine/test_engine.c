@@ -343,6 +343,43 @@ static void test_codec_file(void)
 
 /* ------------------------------------------------------------- estimate */
 
+/* The codec pool's measured speedup in the pipelined estimate: a message
+ * whose one-thread codec is slower than the wire turns from a loss into a
+ * gain with the threads, and only with them. */
+static void test_estimate_threads(void)
+{
+    CHECK(compi_codec_model_threads_speedup(0, 3.0) == 1.0, "no helpers: 1");
+    CHECK(compi_codec_model_threads_speedup(2, 0) == 1.0, "nothing measured: no speedup assumed");
+    CHECK(compi_codec_model_threads_speedup(2, 0.7) == 1.0, "a measured slowdown counts as 1");
+    CHECK(compi_codec_model_threads_speedup(2, 1.8) == 1.8, "the measured speedup");
+    CHECK(compi_codec_model_threads_speedup(1, 5.0) == 2.0, "at most helpers + 1");
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
+    compi_net_link slow = flat_link(100, 80);   /* ~100 Mbit/s: 80 ns per byte */
+    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1};
+    /* 8 MiB at ratio 4 whose one-thread compression takes 1.5 x its raw wire time */
+    double raw = 100 + (8.0 * MiB + 32) * 0.08, tc = 1.5 * raw;
+    double one = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
+    x.codec_threads = 1.8;
+    double two = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
+    double n = 8, c1 = tc / n / 1.8, d1 = 0.5 * tc / n / 1.8, w1 = (100 + (2.0 * MiB + 8 * 32) * 0.08) / n;
+    double m = c1 > w1 ? c1 : w1;
+    if (d1 > m) m = d1;
+    CHECK(fabs(two - raw / (c1 + w1 + d1 + (n - 1) * m)) < 1e-9, "pipelined formula with 1.8x codec: %f", two);
+    CHECK(one < 1.0 && two > 1.05, "codec-bound: one thread %f loses, 1.8x codec %f wins", one, two);
+    x.codec_threads = 64;
+    double capped = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
+    x.codec_threads = 8;
+    CHECK(fabs(capped - compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc)) < 1e-12,
+          "no more chunks side by side than the message has (%f)", capped);
+    x.chunk_cfg = COMPI_ESTIMATE_NO_CHUNKS;
+    x.codec_threads = 1;
+    double whole = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
+    x.codec_threads = 4;
+    CHECK(compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc) == whole, "a message sent whole is coded by one thread");
+}
+
 static void test_estimate(void)
 {
     compi_codec_model cm;
@@ -350,7 +387,7 @@ static void test_estimate(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     compi_net_link slow = flat_link(100, 80); /* ~100 Mbit/s */
-    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS};
+    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1};
     double s = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
     double want = (100 + (MiB + 32) * 0.08) / (100 + (MiB / 4.0 + 32) * 0.08 + 1000 + 500);
     CHECK(fabs(s - want) < 1e-9, "formula: %f vs %f", s, want);
@@ -470,6 +507,7 @@ int main(void)
     test_network_file();
     test_codec_file();
     test_estimate();
+    test_estimate_threads();
     test_coll_floor();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The codec pool's thread count at MPI_Init (COMPI_THREADS, pool.h) and
+ * its helpers' end at MPI_Finalize. The only part of the pool that calls
+ * MPI, from the thread that initialises or finalises it. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "core/state.h"
+#include "core/decide.h"
+#include "pool/pool.h"
+#include "core/pool_setup.h"
+#include "common/datasets.h"
+
+/* Ranks of this job on this machine: the ranks that share its cores
+ * (compi's node map may pretend otherwise, COMPI_DEBUG_RANKS_PER_NODE). */
+static int compi_pool_ranks_here(void)
+{
+    MPI_Comm shm;
+    int n = 1;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm) != MPI_SUCCESS) return 1;
+    PMPI_Comm_size(shm, &n);
+    PMPI_Comm_free(&shm);
+    return n;
+}
+
+void compi_pool_setup_init(void)
+{
+    /* collective on every rank whatever its setting */
+    int ranks = compi_pool_ranks_here();
+    int n = compi_cfg.threads;
+    if (n == COMPI_THREADS_AUTO) {
+        cpu_set_t set;
+        int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        int level = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&level);
+        int share = (int)(online > 0 ? online : cpus) / ranks;
+        if (share > cpus) share = cpus;
+        int app = compi_pool_app_threads(getenv("OMP_NUM_THREADS"), level != MPI_THREAD_SINGLE, share);
+        n = compi_pool_auto_threads(cpus, (int)online, ranks, app);
+        /* news at level 1 only when helpers will run */
+        compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2, "codec pool: %d helper thread%s (auto: %d cores in the affinity mask, %ld online, %d rank%s here, "
+                  "%d application thread%s)", n, n == 1 ? "" : "s", cpus, online, ranks, ranks == 1 ? "" : "s",
+                  app, app == 1 ? "" : "s");
+    } else {
+        compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2, "codec pool: %d helper thread%s (COMPI_THREADS)", n,
+                  n == 1 ? "" : "s");
+    }
+    compi_pool_set_threads(n);
+}
+
+/* The pool's first measurement: chunks of text-like data compressed with
+ * lz4 side by side, as many rounds as keep every thread busy a while. */
+#define COMPI_POOL_PROBE_CHUNK (128 * 1024)
+static unsigned char *compi_pool_probe_src;
+
+static void compi_pool_probe_item(void *arg, size_t k)
+{
+    (void)arg;
+    (void)k;
+    const compi_codec *c = compi_codec_by_name("lz4");
+    compi_codec_params p = {COMPI_CLASS_BYTE, 1, 0};
+    unsigned char *out = c ? malloc(c->bound(COMPI_POOL_PROBE_CHUNK)) : NULL;
+    if (out) c->compress(compi_pool_probe_src, COMPI_POOL_PROBE_CHUNK, out, c->bound(COMPI_POOL_PROBE_CHUNK), &p);
+    free(out);
+}
+
+static void compi_pool_probe(void)
+{
+    int n = compi_pool_threads();
+    int ds = compi_dataset_find("text");
+    if (n <= 0 || ds < 0 || !(compi_pool_probe_src = malloc(COMPI_POOL_PROBE_CHUNK))) return;
+    compi_dataset_fill((size_t)ds, compi_pool_probe_src, COMPI_POOL_PROBE_CHUNK, 7);
+    size_t items = 8 * (size_t)(n + 1);
+    compi_pool_job *j = compi_pool_job_new(items, compi_pool_probe_item, NULL);
+    if (j) {
+        compi_pool_release(j, items);
+        compi_pool_wait(j, items - 1);
+        compi_pool_job_end(j);
+    }
+    free(compi_pool_probe_src);
+    compi_pool_probe_src = NULL;
+    compi_log(2, "codec pool: %d helpers, measured speedup %.2f", n, compi_pool_measured_speedup());
+}
+
+double compi_pool_speedup_now(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (compi_pool_threads() <= 0) return 1.0;
+    /* the first estimate that could use helpers measures them (and starts them) */
+    if (compi_pool_measured_speedup() <= 0) pthread_once(&once, compi_pool_probe);
+    return compi_codec_model_threads_speedup(compi_pool_threads(), compi_pool_measured_speedup());
+}
+
+void compi_pool_setup_finalize(void) { compi_pool_shutdown(); }

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The codec pool without MPI (lib/pool/pool.h). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "pool/pool.h"
+
+static int failures;
+#define CHECK(c, ...)                                        \
+    do {                                                     \
+        if (!(c)) {                                          \
+            failures++;                                      \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                    \
+            fputc('\n', stderr);                             \
+        }                                                    \
+    } while (0)
+
+#define ITEMS 200
+typedef struct {
+    int runs[ITEMS];              /* how often each item ran */
+    pthread_t who[ITEMS];         /* the thread that ran it */
+    unsigned out[ITEMS];
+} work;
+
+static void item(void *arg, size_t i)
+{
+    work *w = arg;
+    unsigned x = (unsigned)i * 2654435761u;
+    for (int r = 0; r < 2000; r++) x = x * 1103515245u + 12345u;   /* some work, a fixed result */
+    w->out[i] = x;
+    w->who[i] = pthread_self();
+    __atomic_add_fetch(&w->runs[i], 1, __ATOMIC_RELAXED);
+}
+
+static unsigned expect(size_t i)
+{
+    unsigned x = (unsigned)i * 2654435761u;
+    for (int r = 0; r < 2000; r++) x = x * 1103515245u + 12345u;
+    return x;
+}
+
+/* The pool's helpers among this process's threads (named compi-pool; a
+ * sanitizer's own threads are not counted), and whether all of them sleep. */
+static int task_count(int *all_others_sleep)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0, sleeping = 1;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *c = fopen(path, "r");
+        if (!c) continue;
+        int helper = fgets(buf, sizeof buf, c) && strncmp(buf, "compi-pool", 10) == 0;
+        fclose(c);
+        if (!helper) continue;
+        n++;
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = 0;
+        char *p = strrchr(buf, ')');   /* the state follows the command name */
+        if (p && p[1] == ' ' && p[2] != 'S') sleeping = 0;
+    }
+    if (d) closedir(d);
+    if (all_others_sleep) *all_others_sleep = sleeping;
+    return n;
+}
+
+static void test_auto(void)
+{
+    /* this machine's case: 2 cores, 2 ranks, a single-threaded application */
+    CHECK(compi_pool_auto_threads(2, 2, 2, 1) == 0, "2 cores, 2 ranks: no helper");
+    CHECK(compi_pool_auto_threads(2, 2, 1, 1) == 1, "2 cores, 1 rank: one helper");
+    CHECK(compi_pool_auto_threads(16, 16, 2, 1) == 7, "16 cores, 2 unbound ranks: 7 helpers each");
+    CHECK(compi_pool_auto_threads(16, 16, 2, 8) == 0, "16 cores, 2 ranks of 8 threads: none");
+    CHECK(compi_pool_auto_threads(16, 16, 1, 4) == 12, "16 cores, 1 rank of 4 threads: 12");
+    CHECK(compi_pool_auto_threads(4, 16, 4, 1) == 3, "a rank bound to 4 of 16 cores: 3");
+    CHECK(compi_pool_auto_threads(1, 16, 16, 1) == 0, "a rank per core: none");
+    CHECK(compi_pool_auto_threads(256, 256, 1, 1) == COMPI_POOL_MAX, "capped");
+    CHECK(compi_pool_app_threads("4", 0, 8) == 4, "OMP_NUM_THREADS=4");
+    CHECK(compi_pool_app_threads("3,2", 1, 8) == 3, "nested OMP_NUM_THREADS: the first level");
+    CHECK(compi_pool_app_threads(NULL, 0, 8) == 1, "MPI_THREAD_SINGLE, no OpenMP setting: 1");
+    CHECK(compi_pool_app_threads(NULL, 1, 8) == 8, "threaded, no OMP_NUM_THREADS: the whole share");
+    CHECK(compi_pool_app_threads("x", 1, 6) == 6, "a bad OMP_NUM_THREADS is ignored");
+    CHECK(compi_pool_app_threads("0", 0, 6) == 1, "OMP_NUM_THREADS=0 is ignored");
+}
+
+int main(void)
+{
+    test_auto();
+    int base = task_count(NULL);
+
+    /* no helpers: the caller runs everything */
+    compi_pool_set_threads(0);
+    CHECK(compi_pool_job_new(4, item, NULL) == NULL, "no helpers, no job");
+
+    compi_pool_set_threads(2);
+    CHECK(compi_pool_threads() == 2, "two helpers configured");
+    CHECK(task_count(NULL) == base, "helpers are created lazily, not when configured");
+
+    /* the helpers alone run the items when the caller never helps */
+    work *w = calloc(1, sizeof *w);
+    compi_pool_job *j = compi_pool_job_new(ITEMS, item, w);
+    CHECK(j != NULL, "a job with helpers");
+    CHECK(task_count(NULL) == base + 2, "two helper threads at the first job");
+    compi_pool_release(j, ITEMS);
+    for (size_t i = 0; i < ITEMS; i++)
+        while (!compi_pool_done(j, i)) {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    compi_pool_job_end(j);
+    for (size_t i = 0; i < ITEMS; i++) {
+        CHECK(w->runs[i] == 1, "item %zu ran %d times", i, w->runs[i]);
+        CHECK(w->out[i] == expect(i), "item %zu's result", i);
+        CHECK(!pthread_equal(w->who[i], pthread_self()), "item %zu ran on the caller, who never helped", i);
+    }
+
+    /* in-order waits with the caller helping: every item once, same results */
+    memset(w, 0, sizeof *w);
+    j = compi_pool_job_new(ITEMS, item, w);
+    for (size_t i = 0; i < ITEMS; i++) {
+        compi_pool_release(j, i + 6);
+        compi_pool_wait(j, i);
+        CHECK(w->out[i] == expect(i), "item %zu ready when waited for", i);
+    }
+    compi_pool_job_end(j);
+    for (size_t i = 0; i < ITEMS; i++) CHECK(w->runs[i] == 1, "item %zu ran %d times (waits)", i, w->runs[i]);
+
+    /* a job ended early: what was taken finishes, nothing runs after */
+    memset(w, 0, sizeof *w);
+    j = compi_pool_job_new(ITEMS, item, w);
+    compi_pool_release(j, ITEMS / 2);
+    compi_pool_job_end(j);
+    int ran = 0;
+    for (size_t i = 0; i < ITEMS; i++) {
+        CHECK(w->runs[i] <= 1, "item %zu ran twice", i);
+        CHECK(i < ITEMS / 2 || w->runs[i] == 0, "unreleased item %zu ran", i);
+        ran += w->runs[i];
+    }
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    for (size_t i = 0; i < ITEMS; i++) ran -= w->runs[i];
+    CHECK(ran == 0, "items ran after their job ended");
+
+    /* two callers' jobs side by side (MPI_THREAD_MULTIPLE) */
+    work *w2 = calloc(1, sizeof *w2);
+    memset(w, 0, sizeof *w);
+    compi_pool_job *a = compi_pool_job_new(ITEMS, item, w), *b = compi_pool_job_new(ITEMS, item, w2);
+    compi_pool_release(a, ITEMS);
+    compi_pool_release(b, ITEMS);
+    compi_pool_wait(b, ITEMS - 1);
+    compi_pool_wait(a, ITEMS - 1);
+    compi_pool_job_end(b);
+    compi_pool_job_end(a);
+    for (size_t i = 0; i < ITEMS; i++) CHECK(w->runs[i] == 1 && w2->runs[i] == 1, "two jobs: item %zu", i);
+    CHECK(compi_pool_measured_speedup() > 0, "jobs that used helpers leave a measured speedup");
+
+    /* idle helpers block instead of spinning: a blocked thread shows state
+     * S; a woken one may wait for a core a while on a loaded machine (R),
+     * a spinning one never leaves R */
+    int asleep = 0, count = 0;
+    for (int tries = 0; tries < 200 && !asleep; tries++) {
+        nanosleep(&pause, NULL);
+        count = task_count(&asleep);
+    }
+    CHECK(count == base + 2 && asleep, "idle helpers sleep (state S)");
+
+    compi_pool_shutdown();
+    CHECK(task_count(NULL) == base, "no helper after shutdown");
+    CHECK(compi_pool_threads() == 0, "no helpers after shutdown");
+    CHECK(compi_pool_job_new(4, item, w) == NULL, "no job after shutdown");
+    free(w);
+    free(w2);
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    printf("pool_unit: ok\n");
+    return 0;
+}

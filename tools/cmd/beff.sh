@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# compi bench beff: the b_eff benchmark (bench/beff.c) in the layout of the
+# hybrid-architectures paper's Table 1: pure MPI (NODES x PPN ranks) and
+# hybrid masteronly (NODES ranks, PPN OpenMP threads each, the master
+# communicating), each plain and with compi. Sourced by bench.sh (the
+# dispatcher); bench_beff is the entry point.
+
+beff_usage() {
+    cat <<'USAGE'
+usage: compi bench beff [--mpi openmpi|mpich] [--nodes N] [--ppn P] [--codec C|adaptive]
+                        [--lmax SIZE] [--data NAME] [--budget SEC] [--lib PATH] [--rebuild]
+
+  Runs compi_beff four times on this machine: pure MPI (N x P ranks, P per
+  node) and hybrid (N ranks, OMP_NUM_THREADS=P), plain and with compi
+  (COMPI_DEBUG_RANKS_PER_NODE makes P consecutive ranks one node, so only
+  inter-node messages are compressed; the hybrid rows' helpers follow
+  COMPI_THREADS, default auto). Defaults: N=2, P=2, lz4, L_max 8M,
+  double_smooth data, 0.05 s per pattern, size and method.
+  Prints the per-pattern tables, then Table 1's rows (b_eff average over the
+  21 sizes and at L_max, 3-D cyclic likewise; per node or process in
+  parentheses) and the compi/plain ratio of each.
+  On one machine the "nodes" share its memory bus: for a real network run
+  compi_beff under your cluster's launcher, plain and with LD_PRELOAD.
+USAGE
+}
+
+# shellcheck disable=SC2034  # BENCH_REBUILD is read by bench_build (bench.sh)
+bench_beff() {
+    local mpi nodes=2 ppn=2 codec=lz4 lmax=8M data=double_smooth budget=0.05 lib=""
+    mpi=$(default_mpi)
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --mpi) mpi=$2; shift 2 ;;
+            --nodes) nodes=$2; shift 2 ;;
+            --ppn) ppn=$2; shift 2 ;;
+            --codec) codec=$2; shift 2 ;;
+            --lmax) lmax=$2; shift 2 ;;
+            --data) data=$2; shift 2 ;;
+            --budget) budget=$2; shift 2 ;;
+            --lib) lib=$2; shift 2 ;;
+            --rebuild) BENCH_REBUILD=1; shift ;;   # read by bench_build (bench.sh)
+            -h|--help) beff_usage; return 0 ;;
+            *) die "bench beff: unknown option '$1'" ;;
+        esac
+    done
+    check_mpi_name "$mpi"
+    bench_build "$mpi" compi compi_beff
+    [[ -n $lib ]] || lib=$(compi_lib_for "$mpi")
+    local bin launcher
+    bin=$(bench_bin "$mpi" compi_beff)
+    launcher=$(launcher_for_mpi "$mpi")
+    local -a policy=(COMPI_MODE=fixed COMPI_CODEC="$codec")
+    [[ $codec == adaptive ]] && policy=(COMPI_MODE=adaptive)
+    local out
+    out=$(mktemp -d)
+    # beff_run TAG NP RANKS_PER_NODE THREADS PRELOAD(0|1)
+    beff_run() {
+        local tag=$1 np=$2 rpn=$3 nt=$4 pre=$5
+        local -a env=(OMP_NUM_THREADS="$nt")
+        (( pre )) && env+=(LD_PRELOAD="$lib" "${policy[@]}" COMPI_DEBUG_RANKS_PER_NODE="$rpn")
+        local -a flags=() mflags=()
+        mapfile -t flags < <(bench_env_flags "$mpi" "${env[@]}")
+        [[ $mpi == openmpi ]] && mflags=(--oversubscribe --bind-to none)
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            "$launcher" "${mflags[@]}" -np "$np" "${flags[@]}" "$bin" --lmax "$lmax" --data "$data" \
+            --budget "$budget" --label "$tag" >"$out/$tag.txt" 2>&1 ||
+            { cat "$out/$tag.txt" >&2; die "bench beff: the $tag run failed"; }
+        sed -n '/^compi_beff/,/^RESULT/p' "$out/$tag.txt"
+    }
+    beff_run mpp_plain $((nodes * ppn)) "$ppn" 1 0
+    beff_run mpp_compi $((nodes * ppn)) "$ppn" 1 1
+    beff_run hybrid_plain "$nodes" 1 "$ppn" 0
+    beff_run hybrid_compi "$nodes" 1 "$ppn" 1
+    python3 - "$out" "$nodes" "$ppn" <<'PY'
+import re, sys
+d, nodes, ppn = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def res(tag):
+    line = [l for l in open(f"{d}/{tag}.txt") if l.startswith("RESULT")][-1]
+    return {k: v for k, v in re.findall(r"(\w+)=(\S+)", line)}
+r = {t: res(t) for t in ("mpp_plain", "mpp_compi", "hybrid_plain", "hybrid_compi")}
+keys = ("b_eff", "b_eff_lmax", "cyclic3d", "cyclic3d_lmax")
+print(f"\nTable 1 layout ({nodes} nodes x {ppn}; MB/s accumulated; per node/process in parentheses)")
+print(f"{'':24}{'b_eff (avg)':>16}{'b_eff at Lmax':>16}{'3D-cyclic (avg)':>18}{'3D-cyclic at Lmax':>19}")
+for tag, per, what in (("hybrid_plain", nodes, "node"), ("hybrid_compi", nodes, "node"),
+                       ("mpp_plain", nodes * ppn, "process"), ("mpp_compi", nodes * ppn, "process")):
+    print(f"{tag:24}" + "".join(f"{float(r[tag][k]):>10.0f} ({float(r[tag][k]) / per:>5.0f})".rjust(w)
+                                for k, w in zip(keys, (16, 16, 18, 19))) + f"   per {what}")
+for a, b in (("mpp_plain", "hybrid_plain"), ("mpp_compi", "hybrid_compi"), ("hybrid_compi", "hybrid_plain"),
+             ("mpp_compi", "mpp_plain")):
+    print(f"{a + '/' + b:24}" + "".join(f"{float(r[a][k]) / float(r[b][k]):>{w}.2f}"
+                                        for k, w in zip(keys, (16, 16, 18, 19))))
+bad = [t for t in r if r[t].get("check") != "OK"]
+print("check: " + ("FAIL " + " ".join(bad) if bad else "OK (every received byte verified)"))
+sys.exit(1 if bad else 0)
+PY
+    local rc=$?
+    rm -rf "$out"
+    return $rc
+}
