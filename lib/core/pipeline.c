@@ -349,6 +349,34 @@ static void compi_pipe_collect(compi_pipe_rx *x, compi_pool_job *job, size_t k)
     if (x->cid[s] != COMPI_CODEC_RAW) x->codec_id = x->cid[s];
 }
 
+/* Chunk k, in slot s with `got` bytes, decoded by the receiving thread
+ * (the pool did not take it): into the buffer, or through scratch for the
+ * part beyond what a truncated buffer keeps. A chunk that does not decode
+ * marks the message bad, and *due shrinks when its number says chunks the
+ * sender never sent are missing. */
+static void compi_pipe_decode_here(compi_pipe_rx *x, size_t k, size_t s, size_t got, size_t keep,
+                                   unsigned char *scratch, size_t *due)
+{
+    size_t off = k * x->chunk, len = x->total - off < x->chunk ? x->total - off : x->chunk;
+    unsigned char *to = off + len <= keep ? x->out + off : scratch;
+    uint64_t t0 = compi_now_ns();
+    char cwhy[200];
+    uint8_t cid = COMPI_CODEC_RAW;
+    if (compi_chunk_decode(k, x->slot[s], got, len, to, &cid, cwhy, sizeof cwhy) != COMPI_OK) {
+        snprintf(x->why, x->whylen, "chunk %zu of %zu: %s", k, x->n, cwhy);
+        x->bad = 1;
+        int num = compi_chunk_number(x->slot[s], got);
+        size_t missing = num < 0 ? 0 : (size_t)((unsigned)num - (unsigned)k) & 0xffu;
+        *due = missing < *due - k ? *due - missing : k + 1;
+    } else if (to == scratch && off < keep) {
+        memcpy(x->out + off, scratch, keep - off);
+    }
+    uint64_t t = compi_now_ns() - t0;
+    x->decode_ns += t;
+    if (k + 1 < x->n) x->hidden_ns += t;   /* the next chunks were on their way meanwhile */
+    if (cid != COMPI_CODEC_RAW) x->codec_id = cid;   /* the report files the message under its codec */
+}
+
 int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
                        MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm)
 {
@@ -447,26 +475,7 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
         } else if (!x->bad) {
             for (size_t j = given; j < k; j++) compi_pipe_collect(x, job, j);
         }
-        if (!x->bad && !x->pending[s]) {
-            /* the part of the message this chunk holds that the buffer keeps */
-            unsigned char *to = off + len <= keep ? out + off : scratch;
-            t0 = compi_now_ns();
-            char cwhy[200];
-            uint8_t cid = COMPI_CODEC_RAW;
-            if (compi_chunk_decode(k, slot[s], (size_t)got, len, to, &cid, cwhy, sizeof cwhy) != COMPI_OK) {
-                snprintf(why, sizeof why, "chunk %zu of %zu: %s", k, n, cwhy);
-                x->bad = 1;
-                int num = compi_chunk_number(slot[s], (size_t)got);
-                size_t missing = num < 0 ? 0 : (size_t)((unsigned)num - (unsigned)k) & 0xffu;
-                due = missing < due - k ? due - missing : k + 1;
-            } else if (to == scratch && off < keep) {
-                memcpy(out + off, scratch, keep - off);
-            }
-            uint64_t t = compi_now_ns() - t0;
-            x->decode_ns += t;
-            if (k + 1 < n) x->hidden_ns += t;   /* the next chunks were on their way meanwhile */
-            if (cid != COMPI_CODEC_RAW) x->codec_id = cid;   /* the report files the message under its codec */
-        }
+        if (!x->bad && !x->pending[s]) compi_pipe_decode_here(x, k, s, (size_t)got, keep, scratch, &due);
         /* slots go on to later chunks once decoded; chunk k + 1's receive
          * must be posted before it is awaited */
         while (given <= k && rc == MPI_SUCCESS) {
