@@ -8,6 +8,7 @@
 #include "common/safefile.h"
 #include "core/internal.h"
 #include "coll/coll.h"
+#include "coll/nbc.h"
 #include "io/twophase.h"
 #include "compi_version.h"   /* generated: the project's version, git describe */
 
@@ -36,6 +37,7 @@ typedef struct {
     uint64_t pipe_d_ns[COMPI_CODEC_SLOTS], pipe_d_hidden_ns[COMPI_CODEC_SLOTS];
     uint64_t pipe_recv_msgs, pipe_wait_ns;
     uint64_t coll[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];   /* lib/coll/coll.h */
+    uint64_t nbc[COMPI_NBC_KINDS][COMPI_NBC_FIELDS];      /* lib/coll/nbc.h */
 } compi_rank_record;
 
 static void compi_record_fill(compi_rank_record *r)
@@ -75,6 +77,26 @@ static void compi_record_fill(compi_rank_record *r)
     for (int k = 0; k < COMPI_COLL_KINDS; k++)
         for (int f = 0; f < COMPI_COLL_FIELDS; f++)
             r->coll[k][f] = __atomic_load_n(&compi_coll_st[k][f], __ATOMIC_RELAXED);
+    for (int k = 0; k < COMPI_NBC_KINDS; k++)
+        for (int f = 0; f < COMPI_NBC_FIELDS; f++)
+            r->nbc[k][f] = __atomic_load_n(&compi_nbc_st[k][f], __ATOMIC_RELAXED);
+}
+
+/* Nonblocking and neighbourhood collectives that were called: calls, how
+ * many ran as compi's schedules, bytes sent in them, inter-node messages. */
+static void compi_json_nbc(FILE *f, const compi_rank_record *r)
+{
+    fprintf(f, "\"nonblocking_collectives\": {");
+    int first = 1;
+    for (int k = 0; k < COMPI_NBC_KINDS; k++) {
+        if (!r->nbc[k][COMPI_NBC_CALLS]) continue;
+        fprintf(f, "%s\"%s\": {", first ? "" : ", ", compi_nbc_names[k]);
+        for (int fi = 0; fi < COMPI_NBC_FIELDS; fi++)
+            fprintf(f, "%s\"%s\": %llu", fi ? ", " : "", compi_nbc_field_names[fi], (unsigned long long)r->nbc[k][fi]);
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "}");
 }
 
 /* Per collective that was called: calls, how many ran compi's node-aware
@@ -170,6 +192,8 @@ static void compi_json_record(FILE *f, const compi_rank_record *r, const uint64_
     }
     fprintf(f, "},\n%s", indent);
     compi_json_collectives(f, r);
+    fprintf(f, ",\n%s", indent);
+    compi_json_nbc(f, r);
 }
 
 /* Appends printf-style text to a fixed buffer (truncating, never overflowing). */
@@ -271,6 +295,14 @@ static void compi_summary(const compi_rank_record *t)
         fprintf(stderr, "compi: %llu of them pipelined in %llu chunks; %.0f%% of their codec time ran while other "
                         "chunks were on the wire\n", (unsigned long long)pm, (unsigned long long)pc,
                 pall ? 100.0 * (double)phid / (double)pall : 0.0);
+    uint64_t nb_calls = 0, nb_compi = 0;
+    for (int k = 0; k < COMPI_NBC_KINDS; k++) {
+        nb_calls += t->nbc[k][COMPI_NBC_CALLS];
+        nb_compi += t->nbc[k][COMPI_NBC_COMPI];
+    }
+    if (nb_calls)
+        fprintf(stderr, "compi: %llu nonblocking/neighbourhood collective call(s), %llu as compi's compressed "
+                        "schedules (all ranks)\n", (unsigned long long)nb_calls, (unsigned long long)nb_compi);
     if (t->evaluations)
         fprintf(stderr, "compi: %llu sample evaluation(s) took %.3f s (all ranks)\n",
                 (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);
