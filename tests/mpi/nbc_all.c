@@ -390,23 +390,34 @@ static void nbr_all(void)
     static const int pats[] = {PAT_RAMP, PAT_RANDOM, PAT_SMOOTH, PAT_ZERO};
     int cno = 0;
     for (int ti = 0; ti < nt; ti++) {
+        /* The MPIs' own neighbourhood collectives along a periodic dimension
+         * of size 1 or 2 (one rank is both the -1 and the +1 neighbour)
+         * put blocks in the wrong slots (the block sent to the -1 neighbour
+         * lands in its -1 slot) or fail with a truncation: Open MPI 4.1 in
+         * every call, MPICH 4.0 in the v variants. Only compi's are checked
+         * there (the slots the standard gives) */
+        int plain = !mt_libcompi_mapped(), skip_all = 0, skip_v = 0;
 #ifdef OMPI_MAJOR_VERSION
-        /* Open MPI 4.1's own neighbourhood collectives put the blocks
-         * along a periodic dimension of size 1 or 2 (one rank is both the
-         * -1 and the +1 neighbour) in the wrong slots (the block sent to
-         * the -1 neighbour lands in its -1 slot), or fail with a
-         * truncation: only compi's are checked there */
-        if (topos[ti].self_pair && OMPI_MAJOR_VERSION < 5 && !mt_libcompi_mapped()) {
-            if (mt_rank == 0) printf("INFO [%s] %s skipped under plain Open MPI %d\n", mt_prog, topos[ti].name,
-                                     OMPI_MAJOR_VERSION);
+        skip_all = topos[ti].self_pair && plain && OMPI_MAJOR_VERSION < 5;
+#else
+        skip_v = topos[ti].self_pair && plain;
+#endif
+        if (skip_all) {
+            if (mt_rank == 0) printf("INFO [%s] %s skipped under the plain MPI\n", mt_prog, topos[ti].name);
             cno += 8;
             continue;
         }
-#endif
         mt_group_begin("neighbor %s", topos[ti].name);
         for (int op = 0; op < 4; op++)
             for (int nbk = 0; nbk < 2; nbk++) {
                 int b = bases[(cno * 5 + op + ti) % 6], p = pats[(cno + ti) % 4];
+                if (skip_v && op >= 2) {
+                    if (mt_rank == 0 && nbk == 0)
+                        printf("INFO [%s] %s: %s skipped under the plain MPI\n", mt_prog, topos[ti].name,
+                               op == 2 ? "alltoallv" : "allgatherv");
+                    cno++;
+                    continue;
+                }
                 nbr_case(&topos[ti], cno++, op, nbk, b, p);
             }
         mt_group_end();
