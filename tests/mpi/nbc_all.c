@@ -24,8 +24,8 @@
  * Part 3: several nonblocking collectives outstanding on one communicator,
  * completed in reverse or through MPI_Waitsome, and Igatherv/Iscatterv.
  * Part 4: progress without Wait: rank 0 starts a two-round MPI_Iallreduce
- * and only polls MPI_Iprobe until rank 1, which waits for the reduction,
- * sends it a message. NBC_ALL_CASES=<n> sets the cases per collective of
+ * and then polls MPI_Iprobe, or blocks in MPI_Recv or MPI_Probe, until rank
+ * 1, which waits for the reduction, sends it a message. NBC_ALL_CASES=<n> sets the cases per collective of
  * part 1 (default 10). */
 #include "mpitest.h"
 
@@ -526,35 +526,42 @@ static void rooted_v(void)
 }
 
 /* A two-round nonblocking collective advances from a rank's other MPI
- * calls: rank 0 never waits before rank 1's message has come, and rank 1
- * sends it only after its MPI_Wait on the reduction returned. */
+ * calls: rank 0 does not wait for it before rank 1's message has come, and
+ * rank 1 sends that only after its MPI_Wait on the reduction returned.
+ * Rank 0 polls MPI_Iprobe (phase 0), or blocks in MPI_Recv (phase 1) or
+ * MPI_Probe (phase 2). */
 static void progress_without_wait(void)
 {
-    mt_group_begin("progress from MPI_Iprobe");
-    int cnt = 100000;
-    int *s = mt_malloc(sizeof(int) * (size_t)cnt), *r = mt_malloc(sizeof(int) * (size_t)cnt);
-    for (int i = 0; i < cnt; i++) s[i] = mt_rank + i % 17;
-    MPI_Request q;
-    MPI_CALL(MPI_Iallreduce(s, r, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q));
-    int token = 0;
-    if (mt_rank == 0) {
-        int flag = 0;
-        MPI_Status st;
-        while (!flag) MPI_CALL(MPI_Iprobe(1, 4242, MPI_COMM_WORLD, &flag, &st));
-        MPI_CALL(MPI_Recv(&token, 1, MPI_INT, 1, 4242, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
-    } else {
-        MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
-        token = 1;
-        if (mt_rank == 1) MPI_CALL(MPI_Send(&token, 1, MPI_INT, 0, 4242, MPI_COMM_WORLD));
+    static const char *how[] = {"MPI_Iprobe", "a blocking MPI_Recv", "a blocking MPI_Probe"};
+    for (int phase = 0; phase < 3; phase++) {
+        mt_group_begin("progress while in %s", how[phase]);
+        int cnt = 100000;
+        int *s = mt_malloc(sizeof(int) * (size_t)cnt), *r = mt_malloc(sizeof(int) * (size_t)cnt);
+        for (int i = 0; i < cnt; i++) s[i] = mt_rank + i % 17 + phase;
+        MPI_Request q;
+        MPI_CALL(MPI_Iallreduce(s, r, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q));
+        int token = 0;
+        if (mt_rank == 0) {
+            int flag = 0;
+            MPI_Status st;
+            if (phase == 0)
+                while (!flag) MPI_CALL(MPI_Iprobe(1, 4242, MPI_COMM_WORLD, &flag, &st));
+            if (phase == 2) MPI_CALL(MPI_Probe(1, 4242, MPI_COMM_WORLD, &st));
+            MPI_CALL(MPI_Recv(&token, 1, MPI_INT, 1, 4242, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        } else {
+            MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+            token = 1;
+            if (mt_rank == 1) MPI_CALL(MPI_Send(&token, 1, MPI_INT, 0, 4242, MPI_COMM_WORLD));
+        }
+        CHECK_INT("token", 1, token);
+        long bad = 0, n = mt_size;
+        for (int i = 0; i < cnt; i++) bad += r[i] != n * (n - 1) / 2 + n * (i % 17 + phase);
+        CHECK(!bad, "iallreduce data", "%ld elements wrong", bad);
+        free(s);
+        free(r);
+        mt_group_end();
     }
-    CHECK_INT("token", 1, token);
-    long bad = 0, n = mt_size;
-    for (int i = 0; i < cnt; i++) bad += r[i] != n * (n - 1) / 2 + n * (i % 17);
-    CHECK(!bad, "iallreduce data", "%ld elements wrong", bad);
-    free(s);
-    free(r);
-    mt_group_end();
 }
 
 static int nbc_finish_all(void)
