@@ -6,6 +6,7 @@
 #   4 ranks 2x2x1 blocks with Isend/Irecv and compi (codec B),
 #   the same two with every face sent in place as one derived-type element
 #   (--faces types: vectors and subarrays),
+#   4 ranks 2x2x1 blocks with MPI_Neighbor_alltoallv (--neighbor) and compi (codec B),
 # must give one bitwise checksum. compi runs pretend every rank is its own
 # node and compress every message, so every halo goes through a codec.
 # Usage: check_stencil.sh openmpi|mpich <libcompi.so> <compi_stencil3d> [codecA codecB]
@@ -27,6 +28,8 @@ ta=$(app_run ta 4 1 "$codec_a" --faces types --nx 32 --ny 32 --nz 8 "${iters[@]}
 nta=$(app_compressed ta) || { echo "FAIL: $codec_a run with derived-type faces compressed nothing" >&2; exit 1; }
 tb=$(app_run tb 4 1 "$codec_b" --faces types --decomp 3d --halo isend --nx 16 --ny 16 --nz 32 "${iters[@]}")
 ntb=$(app_compressed tb) || { echo "FAIL: $codec_b run with derived-type faces compressed nothing" >&2; exit 1; }
+nn=$(app_run nn 4 1 "$codec_b" --decomp 3d --neighbor --nx 16 --ny 16 --nz 32 "${iters[@]}")
+nnn=$(app_compressed nn) || { echo "FAIL: $codec_b run with neighbourhood halos compressed nothing" >&2; exit 1; }
 
 echo "1 rank plain:               $ref"
 echo "4 ranks slabs plain:        $slabs"
@@ -34,7 +37,8 @@ echo "4 ranks slabs compi $codec_a:  $ca ($na: compressed messages, ratio)"
 echo "4 ranks 2x2x1 compi $codec_b:  $cb ($nb: compressed messages, ratio)"
 echo "4 ranks slabs compi $codec_a, faces as types:  $ta ($nta: compressed messages, ratio)"
 echo "4 ranks 2x2x1 compi $codec_b, faces as types:  $tb ($ntb: compressed messages, ratio)"
-if [[ -n $ref && $ref == "$slabs" && $ref == "$ca" && $ref == "$cb" && $ref == "$ta" && $ref == "$tb" ]]; then
+echo "4 ranks 2x2x1 compi $codec_b, MPI_Neighbor_alltoallv:  $nn ($nnn: compressed messages, ratio)"
+if [[ -n $ref && $ref == "$slabs" && $ref == "$ca" && $ref == "$cb" && $ref == "$ta" && $ref == "$tb" && $ref == "$nn" ]]; then
     echo "PASS: identical checksums"
 else
     echo "FAIL: checksums differ" >&2

@@ -25,7 +25,7 @@ typedef struct {
     int n[3];         /* local cells per dimension (x, y, z) */
     int iters;
     int decomp3d;     /* 0: slabs along z, 1: MPI_Dims_create over 3 dims */
-    int use_isend;    /* 0: MPI_Sendrecv per direction, 1: Irecv/Isend/Waitall */
+    int use_isend;    /* 0: MPI_Sendrecv per direction, 1: Irecv/Isend/Waitall, 2: MPI_Neighbor_alltoallv */
     int face_types;   /* 0: faces packed into contiguous doubles, 1: one derived-type element each */
     int check_every;  /* residual Allreduce period */
     double radius;    /* source radius as a fraction of the smallest global extent */
@@ -43,7 +43,8 @@ static void usage_exit(int code)
         fprintf(stderr,
                 "usage: compi_stencil3d [--n N] [--nx X --ny Y --nz Z] [--iters I] [--decomp 1d|3d]\n"
                 "                       [--halo sendrecv|isend] [--faces packed|types] [--check-every K] [--radius F]\n"
-                "                       [--kappa K] [--omp masteronly|funneled] [--quiet]\n"
+                "                       [--kappa K] [--omp masteronly|funneled] [--neighbor]\n"
+                "                       [--quiet]\n"
                 "  N^3 cells per rank (default 64; --nx/--ny/--nz override one dimension, e.g. thin\n"
                 "  slabs), I iterations (default 100). 1d = slabs along z, in rank order.\n"
                 "  --faces types sends and receives each face in place as count 1 of a derived\n"
@@ -52,7 +53,9 @@ static void usage_exit(int code)
                 "  --omp: hybrid MPI+OpenMP (OMP_NUM_THREADS threads per rank): masteronly\n"
                 "  exchanges halos on the master outside parallel regions; funneled has the\n"
                 "  master exchange them while the other threads update the interior. The\n"
-                "  checksum is that of the pure-MPI run.\n");
+                "  checksum is that of the pure-MPI run.\n"
+                "  --neighbor (or --halo neighbor): the halo as one MPI_Neighbor_alltoallv on the\n"
+                "  cartesian communicator (packed faces).\n");
     MPI_Finalize();
     exit(code);
 }
@@ -65,6 +68,7 @@ static void parse_args(int argc, char **argv, options *o)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage_exit(0);
         if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!strcmp(a, "--neighbor")) { o->use_isend = 2; continue; }
         if (!v) usage_exit(2);
         int bad = 0;
         if (!strcmp(a, "--n")) bad = (o->n[0] = o->n[1] = o->n[2] = atoi(v)) < 2;
@@ -90,6 +94,7 @@ static void parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--halo")) {
             if (!strcmp(v, "sendrecv")) o->use_isend = 0;
             else if (!strcmp(v, "isend")) o->use_isend = 1;
+            else if (!strcmp(v, "neighbor")) o->use_isend = 2;
             else bad = 1;
         } else bad = 1;
         if (bad) {
@@ -97,6 +102,10 @@ static void parse_args(int argc, char **argv, options *o)
             usage_exit(2);
         }
         i++;
+    }
+    if (o->use_isend == 2 && o->face_types) {
+        if (g_rank == 0) fprintf(stderr, "compi_stencil3d: --neighbor sends packed faces (not --faces types)\n");
+        usage_exit(2);
     }
 }
 
@@ -188,8 +197,40 @@ static void exchange_types(grid *g, int use_isend)
 
 /* Halo exchange of g->u. Tags name the receiver's ghost side so the blocking
  * and nonblocking variants match messages the same way. */
+/* --neighbor: the six faces in one MPI_Neighbor_alltoallv on the cartesian
+ * communicator, whose neighbour order (per dimension the -1 then the +1
+ * neighbour) is nb[d][0], nb[d][1]: to the -1 neighbour goes my low owned
+ * layer, from it comes my low ghost layer. Neighbours at the boundary are
+ * MPI_PROC_NULL: nothing goes or comes there. */
+static void exchange_neighbor(grid *g)
+{
+    static double *sb, *rb;
+    int counts[6], displs[6], total = 0;
+    for (int f = 0; f < 6; f++) {
+        counts[f] = face_count(g, f / 2);
+        displs[f] = total;
+        total += counts[f];
+    }
+    if (!sb) {
+        sb = malloc((size_t)total * sizeof(double));
+        rb = malloc((size_t)total * sizeof(double));
+        if (!sb || !rb) MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++)
+            if (g->nb[d][s] != MPI_PROC_NULL) face_copy(g, g->u, d, s ? g->n[d] : 1, sb + displs[2 * d + s], 1);
+    MPI_Neighbor_alltoallv(sb, counts, displs, MPI_DOUBLE, rb, counts, displs, MPI_DOUBLE, g->comm);
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++)
+            if (g->nb[d][s] != MPI_PROC_NULL) face_copy(g, g->u, d, s ? g->n[d] + 1 : 0, rb + displs[2 * d + s], 0);
+}
+
 static void exchange(grid *g, int use_isend)
 {
+    if (use_isend == 2) {
+        exchange_neighbor(g);
+        return;
+    }
     if (use_isend) {
         MPI_Request req[12];
         MPI_Status st[12]; /* not MPI_STATUSES_IGNORE: silences a GCC false positive with MPICH's header */
@@ -430,7 +471,7 @@ int main(int argc, char **argv)
         printf("compi_stencil3d: %d ranks, decomposition %dx%dx%d, local %dx%dx%d, global %ldx%ldx%ld, %d iterations, "
                "halo %s (%s), kappa %g, source radius %.1f cells (%llu cells at %.0f)\n",
                nranks, g.dims[0], g.dims[1], g.dims[2], g.n[0], g.n[1], g.n[2], gext[0], gext[1], gext[2], o.iters,
-               o.use_isend ? "isend" : "sendrecv", o.face_types ? "faces as derived types" : "faces packed", o.kappa,
+               o.use_isend == 2 ? "neighbor" : o.use_isend ? "isend" : "sendrecv", o.face_types ? "faces as derived types" : "faces packed", o.kappa,
                r, nsrc_all, T_SOURCE);
         printf("halo messages (doubles): x faces %d, y faces %d, z faces %d (%d bytes)\nplacement:", face_count(&g, 0),
                face_count(&g, 1), face_count(&g, 2), face_count(&g, 2) * (int)sizeof(double));

@@ -33,6 +33,12 @@
  * recomputes the whole run serially with the same code (transposes by
  * memcpy) and compares the checksum bitwise.
  *
+ * --overlap: each transpose goes in chunks (of planes z -> x, of rows
+ * x -> z), each chunk's blocks by MPI_Ialltoall as soon as its sweeps are
+ * done, so the exchange of one chunk overlaps the sweeps of the next (the
+ * sweeps of one plane / one z line are independent of the others'); the
+ * field, and so the checksum, is bitwise the one of the blocking run.
+ *
  * Timed phase: the iterations. bytes_sent: the blocks every rank sends to
  * the other ranks in the two transposes of each iteration. */
 #include <math.h>
@@ -58,16 +64,21 @@ typedef struct {
 } options;
 
 static int g_rank, g_nranks;
+static int g_overlap;   /* --overlap: chunked transposes overlapped with the sweeps */
+#define OVERLAP_CHUNKS 4
 
 static const char *const usage =
-    "usage: compi_transpose [--scale F] [--n N] [--iters I] [--sweeps S] [--serial auto|on|off] [--quiet]\n"
+    "usage: compi_transpose [--scale F] [--n N] [--iters I] [--sweeps S] [--serial auto|on|off] [--overlap]\n"
+    "                       [--quiet]\n"
     "  default: N = 128 (F scales the cell count, N rounded to a multiple of the ranks), 8 iterations,\n"
     "  12 diffusion sweeps per direction and iteration; two MPI_Alltoall transposes of the whole\n"
-    "  field per iteration; serial recheck on rank 0 when N <= 160 (auto)\n";
+    "  field per iteration; serial recheck on rank 0 when N <= 160 (auto)\n"
+    "  --overlap: each transpose in chunks by MPI_Ialltoall, overlapped with the next chunk's sweeps\n";
 
 static int transpose_option(const char *a, const char *v, void *opts)
 {
     options *o = opts;
+    if (!strcmp(a, "--overlap")) return g_overlap = 1;
     if (!v) return 0;
     if (!strcmp(a, "--n")) return (o->n = atoi(v)) < 2 ? -1 : 2;
     if (!strcmp(a, "--sweeps")) return (o->sweeps = atoi(v)) < 1 ? -1 : 2;
@@ -250,10 +261,120 @@ static void transpose_x_to_z(field *f)
     }
 }
 
+/* --overlap: one xy sweep of planes [k0, k1) in place (through tmp). */
+static void sweep_xy_planes(field *f, int k0, int k1)
+{
+    const int n = f->n;
+    for (int k = k0; k < k1; k++)
+        for (int y = 0; y < n; y++) {
+            const double *row = f->u + ((size_t)k * n + y) * n;
+            const double *up = f->u + ((size_t)k * n + (y + 1) % n) * n;
+            const double *dn = f->u + ((size_t)k * n + (y + n - 1) % n) * n;
+            double *out = f->tmp + ((size_t)k * n + y) * n;
+            for (int x = 0; x < n; x++) {
+                double c = row[x], l = row[x ? x - 1 : n - 1], r = row[x + 1 < n ? x + 1 : 0];
+                out[x] = c + KAPPA_XY * (((l + r) + (dn[x] + up[x])) - 4.0 * c);
+            }
+        }
+    memcpy(f->u + (size_t)k0 * n * n, f->tmp + (size_t)k0 * n * n, (size_t)(k1 - k0) * n * n * sizeof(double));
+}
+
+/* --overlap: the xy sweeps and the transpose z -> x, chunk by chunk of
+ * planes; chunk c's blocks (its planes x all rows x the receiver's columns)
+ * travel while chunk c+1 is swept. */
+static void xy_transpose_overlapped(field *f, int sweeps)
+{
+    const int n = f->n, m = f->m, p = f->p, nc = m < OVERLAP_CHUNKS ? m : OVERLAP_CHUNKS;
+    MPI_Request req[OVERLAP_CHUNKS];
+    for (int c = 0; c < nc; c++) {
+        int k0 = c * m / nc, k1 = (c + 1) * m / nc, mk = k1 - k0;
+        for (int s = 0; s < sweeps; s++) sweep_xy_planes(f, k0, k1);
+        double *sb = f->sbuf + (size_t)k0 * n * m * p, *rb = f->rbuf + (size_t)k0 * n * m * p;
+        for (int d = 0; d < p; d++) {
+            double *blk = sb + (size_t)d * mk * n * m;
+            for (int k = k0; k < k1; k++)
+                for (int y = 0; y < n; y++)
+                    memcpy(blk + ((size_t)(k - k0) * n + y) * m, f->u + ((size_t)k * n + y) * n + (size_t)d * m,
+                           m * sizeof(double));
+        }
+        double t0 = MPI_Wtime();
+        MPI_Ialltoall(sb, mk * n * m, MPI_DOUBLE, rb, mk * n * m, MPI_DOUBLE, f->comm, &req[c]);
+        f->comm_s += MPI_Wtime() - t0;
+    }
+    double t0 = MPI_Wtime();
+    MPI_Waitall(nc, req, MPI_STATUSES_IGNORE);
+    f->comm_s += MPI_Wtime() - t0;
+    f->sent += (uint64_t)(p - 1) * f->block * sizeof(double);
+    for (int c = 0; c < nc; c++) {
+        int k0 = c * m / nc, k1 = (c + 1) * m / nc, mk = k1 - k0;
+        const double *rb = f->rbuf + (size_t)k0 * n * m * p;
+        for (int s = 0; s < p; s++) {
+            const double *blk = rb + (size_t)s * mk * n * m;
+            for (int k = 0; k < mk; k++)
+                for (int y = 0; y < n; y++)
+                    for (int i = 0; i < m; i++)
+                        f->w[((size_t)i * n + y) * n + (size_t)s * m + k0 + k] = blk[((size_t)k * n + y) * m + i];
+        }
+    }
+}
+
+/* --overlap: the z sweeps and the transpose x -> z, chunk by chunk of rows
+ * y (every z line is swept on its own, all sweeps at once). */
+static void z_transpose_overlapped(field *f, int sweeps)
+{
+    const int n = f->n, m = f->m, p = f->p, nc = n < OVERLAP_CHUNKS ? n : OVERLAP_CHUNKS;
+    MPI_Request req[OVERLAP_CHUNKS];
+    for (int c = 0; c < nc; c++) {
+        int y0 = c * n / nc, y1 = (c + 1) * n / nc, my = y1 - y0;
+        for (int i = 0; i < m; i++)
+            for (int y = y0; y < y1; y++) {
+                double *a = f->w + ((size_t)i * n + y) * n, *out = f->tmp + ((size_t)i * n + y) * n;
+                for (int s = 0; s < sweeps; s++) {
+                    for (int z = 0; z < n; z++) {
+                        double v = a[z], l = a[z ? z - 1 : n - 1], r = a[z + 1 < n ? z + 1 : 0];
+                        out[z] = v + KAPPA_Z * ((l + r) - 2.0 * v);
+                    }
+                    memcpy(a, out, (size_t)n * sizeof(double));
+                }
+            }
+        double *sb = f->sbuf + (size_t)y0 * m * m * p, *rb = f->rbuf + (size_t)y0 * m * m * p;
+        for (int d = 0; d < p; d++) {
+            double *blk = sb + (size_t)d * m * my * m;
+            for (int k = 0; k < m; k++)
+                for (int y = y0; y < y1; y++)
+                    for (int i = 0; i < m; i++)
+                        blk[((size_t)k * my + (y - y0)) * m + i] = f->w[((size_t)i * n + y) * n + (size_t)d * m + k];
+        }
+        double t0 = MPI_Wtime();
+        MPI_Ialltoall(sb, m * my * m, MPI_DOUBLE, rb, m * my * m, MPI_DOUBLE, f->comm, &req[c]);
+        f->comm_s += MPI_Wtime() - t0;
+    }
+    double t0 = MPI_Wtime();
+    MPI_Waitall(nc, req, MPI_STATUSES_IGNORE);
+    f->comm_s += MPI_Wtime() - t0;
+    f->sent += (uint64_t)(p - 1) * f->block * sizeof(double);
+    for (int c = 0; c < nc; c++) {
+        int y0 = c * n / nc, y1 = (c + 1) * n / nc, my = y1 - y0;
+        const double *rb = f->rbuf + (size_t)y0 * m * m * p;
+        for (int s = 0; s < p; s++) {
+            const double *blk = rb + (size_t)s * m * my * m;
+            for (int k = 0; k < m; k++)
+                for (int y = y0; y < y1; y++)
+                    memcpy(f->u + ((size_t)k * n + y) * n + (size_t)s * m, blk + ((size_t)k * my + (y - y0)) * m,
+                           m * sizeof(double));
+        }
+    }
+}
+
 static void simulate(field *f, int iters, int sweeps)
 {
     for (int it = 1; it <= iters; it++) {
         apply_source(f, it);
+        if (g_overlap && f->comm != MPI_COMM_NULL) {
+            xy_transpose_overlapped(f, sweeps);
+            z_transpose_overlapped(f, sweeps);
+            continue;
+        }
         for (int s = 0; s < sweeps; s++) sweep_xy(f);
         transpose_z_to_x(f);
         for (int s = 0; s < sweeps; s++) sweep_z(f);

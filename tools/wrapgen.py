@@ -162,6 +162,7 @@ def gen_c(calls):
             f"    if (__builtin_expect(compi_bypass, 0)) return compi_bypass_call(), PMPI_{c.name}({c.arg_names()});\n")
         out.append(f"COMPI_EXPORT {c.c_proto()}\n{{\n" + bypass +
                    f"    __atomic_fetch_add(&compi_call_counts[{i}], 1, __ATOMIC_RELAXED);\n"
+                   "    compi_nbc_poke();\n"
                    f"    return compi_impl_{c.name}({c.arg_names()});\n}}\n")
     return "\n".join(out)
 

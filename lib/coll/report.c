@@ -3,6 +3,7 @@
  * collective that was called, its counters (coll.h, "report"). */
 #include <stdio.h>
 #include "coll/coll.h"
+#include "coll/nbc.h"
 #include "core/report.h"
 
 static void compi_coll_report_fill(uint64_t *v)
@@ -33,10 +34,54 @@ static void compi_coll_report_json(FILE *f, const uint64_t *v)
 }
 
 static const compi_report_counters compi_coll_section = {
-    "collectives", COMPI_COLL_KINDS * COMPI_COLL_FIELDS, compi_coll_report_fill, compi_coll_report_json,
+    "collectives", COMPI_COLL_KINDS * COMPI_COLL_FIELDS, compi_coll_report_fill, compi_coll_report_json, NULL,
+};
+
+/* The nonblocking and neighbourhood collectives' section (nbc.h): per call
+ * that was made, calls, how many ran as compi's schedules, bytes sent in
+ * them, inter-node messages. */
+static void compi_nbc_report_fill(uint64_t *v)
+{
+    for (int k = 0; k < COMPI_NBC_KINDS; k++)
+        for (int f = 0; f < COMPI_NBC_FIELDS; f++)
+            v[k * COMPI_NBC_FIELDS + f] = __atomic_load_n(&compi_nbc_st[k][f], __ATOMIC_RELAXED);
+}
+
+static void compi_nbc_report_json(FILE *f, const uint64_t *v)
+{
+    fprintf(f, "{");
+    int first = 1;
+    for (int k = 0; k < COMPI_NBC_KINDS; k++) {
+        const uint64_t *c = v + k * COMPI_NBC_FIELDS;
+        if (!c[COMPI_NBC_CALLS]) continue;
+        fprintf(f, "%s\"%s\": {", first ? "" : ", ", compi_nbc_names[k]);
+        for (int fi = 0; fi < COMPI_NBC_FIELDS; fi++)
+            fprintf(f, "%s\"%s\": %llu", fi ? ", " : "", compi_nbc_field_names[fi], (unsigned long long)c[fi]);
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "}");
+}
+
+static void compi_nbc_report_summary(const uint64_t *v)
+{
+    uint64_t calls = 0, scheduled = 0;
+    for (int k = 0; k < COMPI_NBC_KINDS; k++) {
+        calls += v[k * COMPI_NBC_FIELDS + COMPI_NBC_CALLS];
+        scheduled += v[k * COMPI_NBC_FIELDS + COMPI_NBC_COMPI];
+    }
+    if (calls)
+        fprintf(stderr, "compi: %llu nonblocking/neighbourhood collective call(s), %llu as compi's compressed "
+                        "schedules (all ranks)\n", (unsigned long long)calls, (unsigned long long)scheduled);
+}
+
+static const compi_report_counters compi_nbc_section = {
+    "nonblocking_collectives", COMPI_NBC_KINDS * COMPI_NBC_FIELDS, compi_nbc_report_fill, compi_nbc_report_json,
+    compi_nbc_report_summary,
 };
 
 void compi_coll_report_register(void)
 {
     compi_report_add_counters(&compi_coll_section);
+    compi_report_add_counters(&compi_nbc_section);
 }

@@ -290,6 +290,12 @@ static void compi_summary(const compi_rank_record *t)
                         "chunks were on the wire\n", (unsigned long long)pm, (unsigned long long)pc,
                 pall ? 100.0 * (double)phid / (double)pall : 0.0);
     compi_engine_links_summary();
+    /* the registered sections' lines, from their totals after core's */
+    const uint64_t *v = (const uint64_t *)t + COMPI_RECORD_WORDS;
+    for (int i = 0; i < compi_counters_n; i++) {
+        if (compi_counters[i]->summary) compi_counters[i]->summary(v);
+        v += compi_counters[i]->words;
+    }
     if (t->evaluations)
         fprintf(stderr, "compi: %llu sample evaluation(s) took %.3f s (all ranks)\n",
                 (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);

@@ -13,7 +13,8 @@ typedef enum {
     COMPI_REQ_SEND,          /* nonblocking framed send: free the frame at completion */
     COMPI_REQ_RECV,          /* nonblocking framed receive: decode at completion */
     COMPI_REQ_PERSIST_SEND,  /* persistent: handle is an inactive dummy, inner does the work */
-    COMPI_REQ_PERSIST_RECV
+    COMPI_REQ_PERSIST_RECV,
+    COMPI_REQ_NBC            /* nonblocking collective: inner is a generalized request (lib/coll/sched.c) */
 } compi_req_kind;
 
 typedef enum { COMPI_SMODE_STD, COMPI_SMODE_SYNC, COMPI_SMODE_READY, COMPI_SMODE_BUFFERED } compi_send_mode;

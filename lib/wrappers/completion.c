@@ -15,6 +15,12 @@
 #include "core/status.h"
 #include "wrappers/impl.h"
 
+/* Live nonblocking collectives (lib/coll/sched.c) complete only as compi
+ * advances them: a blocking completion call first polls them (and the
+ * MPI) until it will not block on one. */
+void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
+static void compi_nbc_progress_if_live(void) { compi_nbc_poke(); }
+
 #define COMPI_STACK_REQS 64
 
 typedef struct {
@@ -78,16 +84,21 @@ static int compi_slot_done(compi_req **slot, MPI_Request *user, MPI_Request pmpi
     return rc;
 }
 
-static void compi_progress(void) { compi_orphans_progress(0); }
+static void compi_progress(void)
+{
+    compi_nbc_progress_if_live();
+    compi_orphans_progress(0);
+}
 
 int compi_impl_Wait(MPI_Request *request, MPI_Status *status)
 {
     compi_progress();
     compi_req *r = compi_req_find(*request);
-    if (!r) return PMPI_Wait(request, status);
+    if (!r) return compi_nbc_hold(1, request, 1), PMPI_Wait(request, status);
     if (!compi_req_persistent(r)) compi_req_remove(r);
     MPI_Status st;
     MPI_Request w = r->inner;
+    compi_nbc_hold(1, &w, 1);
     int prc = PMPI_Wait(&w, &st);
     st.MPI_ERROR = prc;
     MPI_Comm comm = r->comm;
@@ -169,10 +180,12 @@ static int compi_batch_finish_all(compi_batch *b, int n, MPI_Request reqs[], MPI
 int compi_impl_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     compi_progress();
-    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return PMPI_Waitall(count, reqs, statuses);
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED))
+        return compi_nbc_hold(count, reqs, 1), PMPI_Waitall(count, reqs, statuses);
     compi_batch b;
     int rc = compi_batch_open(&b, count, reqs);
     if (rc == MPI_SUCCESS) {
+        compi_nbc_hold(count, b.work, 1);
         int prc = PMPI_Waitall(count, b.work, b.st);
         rc = compi_batch_finish_all(&b, count, reqs, statuses, prc);
     }
@@ -202,6 +215,7 @@ static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
     if (rc != MPI_SUCCESS) { compi_batch_close(&b); return rc; }
     MPI_Status st;
     int f = 1;
+    if (wait) compi_nbc_hold(count, b.work, 0);
     int prc = wait ? PMPI_Waitany(count, b.work, index, &st) : PMPI_Testany(count, b.work, index, &f, &st);
     if (flag) *flag = f;
     /* an error about the call itself (not the completed request's) may
@@ -223,7 +237,8 @@ static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
 int compi_impl_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
     compi_progress();
-    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return PMPI_Waitany(count, reqs, index, status);
+    if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED))
+        return compi_nbc_hold(count, reqs, 0), PMPI_Waitany(count, reqs, index, status);
     return compi_any(count, reqs, index, NULL, status, 1);
 }
 
@@ -241,6 +256,7 @@ static int compi_some(int incount, MPI_Request reqs[], int *outcount, int indice
     if (rc != MPI_SUCCESS) { compi_batch_close(&b); return rc; }
     MPI_Status *pst = malloc(sizeof(MPI_Status) * (size_t)(incount > 0 ? incount : 1));
     if (!pst) { compi_batch_close(&b); return MPI_ERR_NO_MEM; }
+    if (wait) compi_nbc_hold(incount, b.work, 0);
     int prc = wait ? PMPI_Waitsome(incount, b.work, outcount, indices, pst)
                    : PMPI_Testsome(incount, b.work, outcount, indices, pst);
     /* outcount and the statuses are written on success and with
@@ -261,7 +277,7 @@ int compi_impl_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indi
 {
     compi_progress();
     if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED))
-        return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
+        return compi_nbc_hold(incount, reqs, 0), PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
     return compi_some(incount, reqs, outcount, indices, statuses, 1);
 }
 

@@ -131,6 +131,67 @@ int compi_impl_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *
 int compi_impl_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
 int compi_impl_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
 
+/* Nonblocking and neighbourhood collectives (lib/coll/nbc.c, neighbor.c). */
+int compi_impl_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Request *request);
+int compi_impl_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request);
+int compi_impl_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int compi_impl_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
+int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                          MPI_Request *request);
+int compi_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
+                                     MPI_Comm comm, MPI_Request *request);
+int compi_impl_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int compi_impl_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int compi_impl_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int compi_impl_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm);
+int compi_impl_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Request *request);
+int compi_impl_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+/* Every entry point advances compi's live nonblocking collectives first
+ * (lib/coll/sched.c): one load when there are none. */
+extern int compi_nbc_live;
+int compi_nbc_progress(void);
+static inline void compi_nbc_poke(void)
+{
+    if (__builtin_expect(__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED) != 0, 0)) compi_nbc_progress();
+}
+
 /* Living with other PMPI tools (lib/wrappers/interpose.c). compi_bypass is set at
  * load time when another library's definitions come before compi's for some of
  * the symbols compi defines (compi_symbols, generated): then every compi entry

@@ -36,7 +36,7 @@ static void compi_calls_json(FILE *f, const uint64_t *v)
     fprintf(f, "}");
 }
 
-static compi_report_counters compi_calls_section = {"calls", 0, compi_calls_fill, compi_calls_json};
+static compi_report_counters compi_calls_section = {"calls", 0, compi_calls_fill, compi_calls_json, NULL};
 static const compi_report_list compi_io_section = {"io_files", compi_io_report_json};
 
 /* The rooms' state and report sections, once core is up (again: nothing). */

@@ -81,12 +81,34 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
     return rc;
 }
 
+static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
+                                  int dest, int tag, MPI_Comm comm, MPI_Request *request, compi_family fam);
+static int compi_nonblocking_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                                  MPI_Request *request, compi_family fam);
+
+/* While a nonblocking collective of compi's is live (lib/coll/sched.c), a
+ * blocking send or receive must not stop it advancing: the peer may send
+ * what this call waits for (or receive what it sends) only once that
+ * collective completed there. The call then runs as its nonblocking twin
+ * and compi's Wait, which advances the schedules while it waits. */
+static int compi_nbc_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt, int dest,
+                                   int tag, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = compi_nonblocking_send(mode, buf, count, dt, dest, tag, comm, &r, COMPI_FAM_SEND);
+    return rc != MPI_SUCCESS ? rc : compi_impl_Wait(&r, MPI_STATUS_IGNORE);
+}
+
 int compi_impl_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    if (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED))
+        return compi_nbc_blocking_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm);
     return compi_blocking_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 int compi_impl_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    if (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED))
+        return compi_nbc_blocking_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm);
     return compi_blocking_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 int compi_impl_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -172,6 +194,11 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
 int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                     MPI_Status *status)
 {
+    if (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED)) {   /* see compi_nbc_blocking_send */
+        MPI_Request r;
+        int rc = compi_nonblocking_recv(buf, count, dt, source, tag, comm, &r, COMPI_FAM_RECV);
+        return rc != MPI_SUCCESS ? rc : compi_impl_Wait(&r, status);
+    }
     return compi_blocking_recv(buf, count, dt, source, tag, comm, status, COMPI_FAM_RECV);
 }
 

@@ -2,6 +2,7 @@
 /* Probes report the application's count, so a probed framed (inter-node)
  * message is received at once (matched probe + receive) and stashed; see
  * core/stash.h. Same-node messages are unframed and stay in MPI. */
+#include <sched.h>
 #include <stdlib.h>
 #include "core/comm.h"
 #include "core/requests.h"
@@ -54,8 +55,25 @@ static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, 
     return MPI_SUCCESS;
 }
 
+/* A blocking probe while a nonblocking collective of compi's is live: its
+ * nonblocking twin, polled with the schedules (see p2p.c's
+ * compi_nbc_blocking_send); 0 when none is live. */
+static int compi_nbc_probe_poll(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status, int *rc)
+{
+    if (!__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED)) return 0;
+    for (int flag = 0; !flag;) {
+        *rc = message ? compi_impl_Improbe(source, tag, comm, &flag, message, status)
+                      : compi_impl_Iprobe(source, tag, comm, &flag, status);
+        if (*rc != MPI_SUCCESS) return 1;
+        if (!flag && !compi_nbc_progress()) sched_yield();
+    }
+    return 1;
+}
+
 int compi_impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    int prc;
+    if (compi_nbc_probe_poll(source, tag, comm, NULL, status, &prc)) return prc;
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source)) return PMPI_Probe(source, tag, comm, status);
     int flag;
@@ -99,6 +117,8 @@ static void compi_mprobe_out(compi_stashed *s, const MPI_Status *direct, MPI_Mes
 
 int compi_impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    int prc;
+    if (compi_nbc_probe_poll(source, tag, comm, message, status, &prc)) return prc;
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source)) return PMPI_Mprobe(source, tag, comm, message, status);
     int flag;

@@ -241,6 +241,14 @@ def summary(doc, path, all_ranks=False):
                                                                                   g(pipe, "wait_seconds")))
         lines.append(table(("codec", "messages", "chunks", "per message", "raw chunks", "compress s", "decompress s",
                             "overlap"), rows))
+    nbc = t.get("nonblocking_collectives", {})
+    if nbc:
+        rows = [(name, g(c, "calls"), g(c, "compressed_path"), fmt_bytes(g(c, "bytes")), g(c, "inter_msgs"))
+                for name, c in sorted(nbc.items(), key=lambda kv: -g(kv[1], "calls"))]
+        lines.append("")
+        lines.append("nonblocking and neighbourhood collectives (all ranks; compressed path: run as compi's schedule "
+                     "of compressed messages, else the MPI's own):")
+        lines.append(table(("collective", "calls", "compressed path", "bytes sent", "inter-node messages"), rows))
     lines.append("")
     if ranks and (all_ranks or len(ranks) <= 16):
         rows = []

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Nonblocking and neighbourhood collectives on compi's path.
+ *
+ * A nonblocking collective compi runs itself is a schedule (sched.c): rounds
+ * of point-to-point steps, each a compi message (framed and compressed per
+ * the point-to-point decision for peers on other nodes, plain inside the
+ * node), plus local steps (a reduction, a copy) that run before a round's
+ * messages are posted. Round k+1 starts when every step of round k has
+ * completed. Most collectives are one round: every message is posted when
+ * the call starts, so the MPI moves them on its own and only decoding is
+ * left for the completion call.
+ *
+ * The application holds an ordinary MPI_Request: a generalized request
+ * (MPI_Grequest_start) that compi completes once the schedule has finished,
+ * listed in compi's request table like its other requests. Schedules
+ * advance from every call the application makes through compi (the
+ * generated entry points poke compi_nbc_poke), and the completion calls
+ * (Wait/Test families, Request_get_status) poll them until the requests
+ * they wait for are complete, so a schedule never waits for its own Wait.
+ *
+ * Messages travel on a dup of the application's communicator that compi
+ * makes at the first such call (every rank makes it in the same collective
+ * call), with tags carrying a per-communicator sequence number: several
+ * collectives outstanding on one communicator match in the order they were
+ * started, as the standard asks. */
+#ifndef COMPI_NBC_H
+#define COMPI_NBC_H
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/decide.h"
+#include "core/state.h"
+#include "core/stats.h"
+
+/* The families compi counts for the report. */
+typedef enum {
+    COMPI_NBC_IBCAST, COMPI_NBC_IGATHER, COMPI_NBC_IGATHERV, COMPI_NBC_ISCATTER, COMPI_NBC_ISCATTERV,
+    COMPI_NBC_IALLGATHER, COMPI_NBC_IALLGATHERV, COMPI_NBC_IALLTOALL, COMPI_NBC_IALLTOALLV, COMPI_NBC_IALLTOALLW,
+    COMPI_NBC_IALLREDUCE, COMPI_NBC_IREDUCE, COMPI_NBC_IREDUCE_SCATTER, COMPI_NBC_IREDUCE_SCATTER_BLOCK,
+    COMPI_NBC_NEIGHBOR_ALLGATHER, COMPI_NBC_NEIGHBOR_ALLGATHERV, COMPI_NBC_NEIGHBOR_ALLTOALL,
+    COMPI_NBC_NEIGHBOR_ALLTOALLV, COMPI_NBC_INEIGHBOR_ALLGATHER, COMPI_NBC_INEIGHBOR_ALLGATHERV,
+    COMPI_NBC_INEIGHBOR_ALLTOALL, COMPI_NBC_INEIGHBOR_ALLTOALLV,
+    COMPI_NBC_KINDS
+} compi_nbc_kind;
+/* Per family: calls, calls on compi's path, application bytes this rank
+ * sent in them, messages this rank sent to another node. */
+enum { COMPI_NBC_CALLS, COMPI_NBC_COMPI, COMPI_NBC_BYTES, COMPI_NBC_INTER_MSGS, COMPI_NBC_FIELDS };
+extern uint64_t compi_nbc_st[COMPI_NBC_KINDS][COMPI_NBC_FIELDS];
+extern const char *const compi_nbc_names[COMPI_NBC_KINDS];
+extern const char *const compi_nbc_field_names[COMPI_NBC_FIELDS];
+#define COMPI_NBC_ADD(kind, field, v) \
+    __atomic_fetch_add(&compi_nbc_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)
+
+/* Schedules not finished yet (0: every poke is one load). */
+extern int compi_nbc_live;
+
+/* ---- building a schedule */
+typedef struct compi_sched compi_sched;
+
+/* A new schedule for a collective on comm (ci: its info, framed), counted
+ * as family kind, its messages as p2p family fam; NULL with *rc set when
+ * compi's communicator for comm cannot be made. */
+compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam,
+                             int *rc);
+/* Ends the current round: steps added later wait for it to complete. */
+void compi_sched_round(compi_sched *s);
+/* A message step: count elements of dt at buf to / from peer (MPI_PROC_NULL:
+ * none), sub (0..COMPI_NBC_SUBTAGS-1) telling apart messages of one call
+ * between the same two ranks that must not match each other. */
+#define COMPI_NBC_SUBTAGS 64
+int compi_sched_send(compi_sched *s, const void *buf, int count, MPI_Datatype dt, int peer, int sub);
+int compi_sched_recv(compi_sched *s, void *buf, int count, MPI_Datatype dt, int peer, int sub);
+/* A local step run before the round's messages are posted. */
+typedef int (*compi_sched_fn)(void *arg);
+int compi_sched_call(compi_sched *s, compi_sched_fn fn, void *arg);
+/* inout = in op inout, count elements of the predefined dt. */
+int compi_sched_reduce(compi_sched *s, const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op);
+/* Memory the schedule frees when it finishes (NULL on failure to allocate). */
+void *compi_sched_alloc(compi_sched *s, size_t n);
+/* Starts the schedule and gives the application its request (on failure
+ * the schedule is freed and nothing was sent). */
+int compi_sched_start(compi_sched *s, MPI_Request *request);
+/* Runs the schedule to completion (the blocking neighbourhood calls). */
+int compi_sched_run(compi_sched *s);
+/* Frees a schedule that was never started. */
+void compi_sched_abandon(compi_sched *s);
+
+/* ---- progress */
+/* Advances every live schedule once; returns how many finished. */
+int compi_nbc_progress(void);
+/* The generated entry points' hook is compi_nbc_poke (wrappers/impl.h). */
+/* Before a blocking completion call on these PMPI handles: while schedules
+ * are live, advances them until the PMPI call will not block on one of
+ * them (need_all: every request complete; else at least one). */
+void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
+
+/* ---- helpers of the families */
+/* The neighbours of comm's topology, in the standard's order: *in sources
+ * (receive blocks), *out destinations (send blocks), malloc'd; cart
+ * (non-NULL *cart_sub): the subtag pairing of each slot. Returns an MPI
+ * error (MPI_ERR_TOPOLOGY without a topology). */
+int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out, int **send_sub,
+                        int **recv_sub);
+
+#endif

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Schedules of nonblocking collectives (see nbc.h): rounds of compi
+ * point-to-point steps and local steps, advanced by compi_nbc_progress. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll/nbc.h"
+#include "core/requests.h"
+
+int compi_nbc_live;
+
+enum { COMPI_OP_SEND, COMPI_OP_RECV, COMPI_OP_CALL, COMPI_OP_REDUCE };
+
+typedef struct {
+    int type;
+    const void *sbuf;            /* send; reduce: in */
+    void *rbuf;                  /* recv; reduce: inout */
+    int count;
+    MPI_Datatype user_dt, dt;    /* dt: compi's hold on user_dt (a later round posts it) */
+    int peer, tag;
+    MPI_Op op;
+    compi_sched_fn fn;
+    void *arg;
+    compi_req *r;                /* a posted message, until it completed */
+} compi_sched_op;
+
+struct compi_sched {
+    MPI_Comm comm, x;            /* the application's; compi's dup of it */
+    const compi_comm_info *ci;   /* held */
+    compi_nbc_kind kind;
+    compi_family fam;
+    int tagbase;
+    compi_sched_op *ops;
+    int nops, cap;
+    int *round_end;              /* round k: ops [round_end[k-1], round_end[k]) */
+    int nrounds, rcap;
+    int cur, posted;             /* the round running; its steps were posted */
+    int rc;                      /* first error */
+    void **mem;
+    int nmem, memcap;
+    compi_req *entry;            /* the application's request, until finished */
+    struct compi_sched *next;
+};
+
+/* Live schedules, oldest first (so earlier collectives post first). */
+static compi_sched *compi_sched_head, *compi_sched_tail;
+static pthread_mutex_t compi_sched_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---------------------------------------------------------------- per communicator */
+
+/* compi's dup of a communicator and its sequence of collectives, kept as an
+ * attribute of the application's communicator (freed with it). */
+typedef struct {
+    MPI_Comm x;
+    unsigned seq;
+} compi_nbc_comm;
+
+static int compi_nbc_keyval = MPI_KEYVAL_INVALID;
+
+static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    compi_nbc_comm *c = attr;
+    if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
+    free(c);
+    return MPI_SUCCESS;
+}
+
+/* The state of comm, made on its first compi-path collective (collective:
+ * every rank gets here in the same call). */
+static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (compi_nbc_keyval == MPI_KEYVAL_INVALID) {
+        *rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, compi_nbc_comm_delete, &compi_nbc_keyval, NULL);
+        if (*rc != MPI_SUCCESS) return NULL;
+    }
+    compi_nbc_comm *c = NULL;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, compi_nbc_keyval, &c, &found);
+    if (found) return c;
+    c = calloc(1, sizeof *c);
+    if (!c) { *rc = MPI_ERR_NO_MEM; return NULL; }
+    *rc = PMPI_Comm_dup(comm, &c->x);
+    if (*rc == MPI_SUCCESS) {
+        PMPI_Comm_set_errhandler(c->x, MPI_ERRORS_RETURN);
+        *rc = PMPI_Comm_set_attr(comm, compi_nbc_keyval, c);
+    }
+    if (*rc != MPI_SUCCESS) {
+        if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* ---------------------------------------------------------------- building */
+
+compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam, int *rc)
+{
+    compi_nbc_comm *c = compi_nbc_comm_get(comm, rc);
+    if (!c) return NULL;
+    compi_sched *s = calloc(1, sizeof *s);
+    if (!s) { *rc = MPI_ERR_NO_MEM; return NULL; }
+    s->comm = comm;
+    s->x = c->x;
+    s->ci = compi_comm_info_hold(ci);
+    s->kind = kind;
+    s->fam = fam;
+    /* 256 collectives in flight on one communicator have tags of their
+     * own; beyond that equal tags still match in order (posted in order) */
+    s->tagbase = (int)(c->seq++ % 256u) * COMPI_NBC_SUBTAGS;
+    return s;
+}
+
+static compi_sched_op *compi_sched_add(compi_sched *s, int type)
+{
+    if (s->nops == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        compi_sched_op *ops = realloc(s->ops, sizeof *ops * (size_t)cap);
+        if (!ops) return NULL;
+        s->ops = ops;
+        s->cap = cap;
+    }
+    compi_sched_op *op = &s->ops[s->nops++];
+    memset(op, 0, sizeof *op);
+    op->type = type;
+    op->user_dt = op->dt = MPI_DATATYPE_NULL;
+    op->op = MPI_OP_NULL;
+    return op;
+}
+
+void compi_sched_round(compi_sched *s)
+{
+    if (s->nrounds && s->round_end[s->nrounds - 1] == s->nops) return;   /* an empty round */
+    if (s->nrounds == s->rcap) {
+        int cap = s->rcap ? 2 * s->rcap : 4;
+        int *e = realloc(s->round_end, sizeof *e * (size_t)cap);
+        if (!e) { s->rc = MPI_ERR_NO_MEM; return; }
+        s->round_end = e;
+        s->rcap = cap;
+    }
+    s->round_end[s->nrounds++] = s->nops;
+}
+
+static int compi_sched_msg(compi_sched *s, int type, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                           int peer, int sub)
+{
+    if (peer == MPI_PROC_NULL) return MPI_SUCCESS;
+    compi_sched_op *op = compi_sched_add(s, type);
+    if (!op) return MPI_ERR_NO_MEM;
+    op->sbuf = sbuf;
+    op->rbuf = rbuf;
+    op->count = count;
+    op->peer = peer;
+    op->tag = s->tagbase + sub;
+    op->user_dt = dt;
+    int rc = compi_type_hold(dt, &op->dt);
+    if (rc != MPI_SUCCESS) { s->nops--; return rc; }
+    return MPI_SUCCESS;
+}
+
+int compi_sched_send(compi_sched *s, const void *buf, int count, MPI_Datatype dt, int peer, int sub)
+{
+    return compi_sched_msg(s, COMPI_OP_SEND, buf, NULL, count, dt, peer, sub);
+}
+
+int compi_sched_recv(compi_sched *s, void *buf, int count, MPI_Datatype dt, int peer, int sub)
+{
+    return compi_sched_msg(s, COMPI_OP_RECV, NULL, buf, count, dt, peer, sub);
+}
+
+int compi_sched_call(compi_sched *s, compi_sched_fn fn, void *arg)
+{
+    compi_sched_op *op = compi_sched_add(s, COMPI_OP_CALL);
+    if (!op) return MPI_ERR_NO_MEM;
+    op->fn = fn;
+    op->arg = arg;
+    return MPI_SUCCESS;
+}
+
+int compi_sched_reduce(compi_sched *s, const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op_)
+{
+    compi_sched_op *op = compi_sched_add(s, COMPI_OP_REDUCE);
+    if (!op) return MPI_ERR_NO_MEM;
+    op->sbuf = in;
+    op->rbuf = inout;
+    op->count = count;
+    op->user_dt = op->dt = dt;   /* predefined: nothing to hold */
+    op->op = op_;
+    return MPI_SUCCESS;
+}
+
+void *compi_sched_alloc(compi_sched *s, size_t n)
+{
+    if (s->nmem == s->memcap) {
+        int cap = s->memcap ? 2 * s->memcap : 8;
+        void **m = realloc(s->mem, sizeof *m * (size_t)cap);
+        if (!m) return NULL;
+        s->mem = m;
+        s->memcap = cap;
+    }
+    void *p = malloc(n ? n : 1);
+    if (p) s->mem[s->nmem++] = p;
+    return p;
+}
+
+static void compi_sched_free(compi_sched *s)
+{
+    for (int i = 0; i < s->nops; i++) {
+        compi_sched_op *op = &s->ops[i];
+        if (op->r) {   /* only after an error left it posted: complete it first */
+            MPI_Status st;
+            int prc = PMPI_Wait(&op->r->inner, &st);
+            st.MPI_ERROR = prc;
+            compi_req_finish_op(op->r, &st);
+            compi_req_destroy(op->r);
+        }
+        if (op->type == COMPI_OP_SEND || op->type == COMPI_OP_RECV) compi_type_release(op->user_dt, &op->dt);
+    }
+    for (int i = 0; i < s->nmem; i++) free(s->mem[i]);
+    free(s->mem);
+    free(s->ops);
+    free(s->round_end);
+    compi_comm_info_release(s->ci);
+    free(s);
+}
+
+void compi_sched_abandon(compi_sched *s) { compi_sched_free(s); }
+
+/* ---------------------------------------------------------------- running */
+
+static void compi_sched_fail(compi_sched *s, int rc)
+{
+    if (rc != MPI_SUCCESS && s->rc == MPI_SUCCESS) s->rc = rc;
+}
+
+/* Posts the current round: local steps in order, then its messages. A step
+ * that fails is recorded and skipped; the others still go, so no peer
+ * waits for a message this rank never sends. */
+static void compi_sched_post(compi_sched *s)
+{
+    int first = s->cur ? s->round_end[s->cur - 1] : 0, end = s->round_end[s->cur];
+    for (int i = first; i < end; i++) {
+        compi_sched_op *op = &s->ops[i];
+        if (op->type == COMPI_OP_CALL) compi_sched_fail(s, op->fn(op->arg));
+        else if (op->type == COMPI_OP_REDUCE)
+            compi_sched_fail(s, op->count > 0 ? PMPI_Reduce_local(op->sbuf, op->rbuf, op->count, op->dt, op->op)
+                                              : MPI_SUCCESS);
+    }
+    for (int i = first; i < end; i++) {
+        compi_sched_op *op = &s->ops[i];
+        if (op->type != COMPI_OP_SEND && op->type != COMPI_OP_RECV) continue;
+        compi_req *r = compi_req_new(op->type == COMPI_OP_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV, s->x, s->ci, s->fam);
+        int rc = op->type == COMPI_OP_SEND
+                     ? compi_post_send(r, op->sbuf, op->count, op->dt, op->peer, op->tag, COMPI_SMODE_STD, s->ci)
+                     : compi_post_recv(r, op->rbuf, op->count, op->dt, op->peer, op->tag);
+        if (rc != MPI_SUCCESS) {
+            compi_sched_fail(s, rc);
+            compi_req_destroy(r);
+            continue;
+        }
+        if (op->type == COMPI_OP_SEND) {
+            compi_typeinfo ti;
+            compi_typeinfo_get(op->dt, op->count, &ti);
+            COMPI_NBC_ADD(s->kind, COMPI_NBC_BYTES, ti.size);
+            if (compi_peer_is_remote(s->ci, op->peer)) COMPI_NBC_ADD(s->kind, COMPI_NBC_INTER_MSGS, 1);
+        }
+        op->r = r;
+    }
+    s->posted = 1;
+}
+
+/* Completes what finished of the current round; 1 when all of it has. */
+static int compi_sched_test_round(compi_sched *s)
+{
+    int first = s->cur ? s->round_end[s->cur - 1] : 0, end = s->round_end[s->cur], pending = 0;
+    for (int i = first; i < end; i++) {
+        compi_sched_op *op = &s->ops[i];
+        if (!op->r) continue;
+        int done = 0;
+        MPI_Status st;
+        int prc = PMPI_Test(&op->r->inner, &done, &st);
+        if (!done && prc == MPI_SUCCESS) { pending++; continue; }
+        st.MPI_ERROR = prc;
+        compi_sched_fail(s, prc);
+        compi_sched_fail(s, compi_req_finish_op(op->r, &st));
+        compi_req_destroy(op->r);
+        op->r = NULL;
+    }
+    return pending == 0;
+}
+
+/* Advances s as far as it goes now; 1 when it has finished. */
+static int compi_sched_advance(compi_sched *s)
+{
+    while (s->cur < s->nrounds) {
+        if (!s->posted) compi_sched_post(s);
+        if (!compi_sched_test_round(s)) return 0;
+        s->cur++;
+        s->posted = 0;
+    }
+    return 1;
+}
+
+static int compi_nbc_query(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    compi_status_empty(st);
+    return MPI_SUCCESS;
+}
+static int compi_nbc_free(void *extra) { (void)extra; return MPI_SUCCESS; }
+/* Cancelling a collective is erroneous (MPI 5.12): nothing to undo. */
+static int compi_nbc_cancel(void *extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
+
+/* Hands the outcome to the application's request and completes it. */
+static void compi_sched_finish(compi_sched *s)
+{
+    compi_req *e = s->entry;
+    e->delivered = 1;
+    e->delivered_rc = s->rc;
+    compi_status_empty(&e->delivered_status);
+    e->delivered_status.MPI_ERROR = s->rc;
+    MPI_Request g = e->inner;
+    s->entry = NULL;
+    PMPI_Grequest_complete(g);
+    compi_sched_free(s);
+}
+
+int compi_sched_start(compi_sched *s, MPI_Request *request)
+{
+    compi_sched_round(s);
+    if (s->rc != MPI_SUCCESS) {
+        int rc = s->rc;
+        compi_sched_free(s);
+        return rc;
+    }
+    compi_req *e = compi_req_new(COMPI_REQ_NBC, s->comm, s->ci, s->fam);
+    int rc = PMPI_Grequest_start(compi_nbc_query, compi_nbc_free, compi_nbc_cancel, NULL, &e->inner);
+    if (rc != MPI_SUCCESS) { compi_req_destroy(e); compi_sched_free(s); return rc; }
+    e->handle = e->inner;
+    s->entry = e;
+    *request = e->handle;
+    compi_req_insert(e);
+    COMPI_NBC_ADD(s->kind, COMPI_NBC_COMPI, 1);
+    pthread_mutex_lock(&compi_sched_lock);
+    /* post the first round at once: the MPI moves it from here on */
+    if (compi_sched_advance(s)) {
+        pthread_mutex_unlock(&compi_sched_lock);
+        compi_sched_finish(s);
+        return MPI_SUCCESS;
+    }
+    if (compi_sched_tail) compi_sched_tail->next = s;
+    else compi_sched_head = s;
+    compi_sched_tail = s;
+    __atomic_add_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_sched_lock);
+    return MPI_SUCCESS;
+}
+
+int compi_sched_run(compi_sched *s)
+{
+    MPI_Request req;
+    int rc = compi_sched_start(s, &req);
+    if (rc != MPI_SUCCESS) return rc;
+    /* through compi's Wait: it advances this and every other schedule */
+    MPI_Status st;
+    return compi_impl_Wait(&req, &st);
+}
+
+int compi_nbc_progress(void)
+{
+    /* one thread at a time; another one already advancing them suffices */
+    if (pthread_mutex_trylock(&compi_sched_lock) != 0) return 0;
+    int finished = 0;
+    compi_sched *done = NULL;
+    for (compi_sched **p = &compi_sched_head; *p;) {
+        compi_sched *s = *p;
+        if (!compi_sched_advance(s)) {
+            compi_sched_tail = s;
+            p = &s->next;
+            continue;
+        }
+        *p = s->next;
+        s->next = done;
+        done = s;
+        finished++;
+    }
+    if (!compi_sched_head) compi_sched_tail = NULL;
+    __atomic_sub_fetch(&compi_nbc_live, finished, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_sched_lock);
+    while (done) {
+        compi_sched *s = done;
+        done = s->next;
+        compi_sched_finish(s);
+    }
+    return finished;
+}
+
+void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all)
+{
+    while (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED)) {
+        int ready = need_all, any_active = 0;
+        for (int i = 0; i < count; i++) {
+            int flag = 1;
+            if (reqs[i] != MPI_REQUEST_NULL) {
+                any_active = 1;
+                PMPI_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE);
+            }
+            if (need_all && !flag) { ready = 0; break; }
+            if (!need_all && flag && reqs[i] != MPI_REQUEST_NULL) { ready = 1; break; }
+        }
+        if (ready || !any_active) return;
+        if (!compi_nbc_progress()) sched_yield();
+    }
+}
