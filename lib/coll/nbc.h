@@ -79,8 +79,13 @@ void *compi_sched_alloc(compi_sched *s, size_t n);
 /* Starts the schedule and gives the application its request (on failure
  * the schedule is freed and nothing was sent). */
 int compi_sched_start(compi_sched *s, MPI_Request *request);
-/* Runs the schedule to completion (the blocking neighbourhood calls). */
+/* Runs the schedule to completion (the blocking neighbourhood calls)
+ * through the completion call set below. */
 int compi_sched_run(compi_sched *s);
+/* The Wait that completes compi's requests and advances every live
+ * schedule meanwhile: the wrappers' (set at MPI_Init; the room above
+ * coll owns the completion calls). */
+void compi_sched_set_wait(int (*wait)(MPI_Request *request, MPI_Status *status));
 /* Frees a schedule that was never started. */
 void compi_sched_abandon(compi_sched *s);
 

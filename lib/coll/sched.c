@@ -359,6 +359,13 @@ int compi_sched_start(compi_sched *s, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+static int (*compi_sched_wait)(MPI_Request *request, MPI_Status *status);
+
+void compi_sched_set_wait(int (*wait)(MPI_Request *request, MPI_Status *status))
+{
+    compi_sched_wait = wait;
+}
+
 int compi_sched_run(compi_sched *s)
 {
     MPI_Request req;
@@ -366,7 +373,7 @@ int compi_sched_run(compi_sched *s)
     if (rc != MPI_SUCCESS) return rc;
     /* through compi's Wait: it advances this and every other schedule */
     MPI_Status st;
-    return compi_impl_Wait(&req, &st);
+    return compi_sched_wait(&req, &st);
 }
 
 int compi_nbc_progress(void)

@@ -4,6 +4,7 @@
  * rooms' own state (coll's sub-communicators), and the rooms register their
  * sections of core's report (core/report.h), so core names none of them. */
 #include "coll/coll.h"
+#include "coll/nbc.h"
 #include "core/comm.h"
 #include "core/profile.h"
 #include "core/report.h"
@@ -45,6 +46,7 @@ static int compi_rooms_init(void)
     compi_calls_section.words = compi_call_count_n;
     compi_report_add_counters(&compi_calls_section);
     compi_coll_report_register();
+    compi_sched_set_wait(compi_impl_Wait);
     compi_report_add_list(&compi_io_section);
     return compi_coll_init();
 }
