@@ -4,7 +4,9 @@
 #   build/openmpi/lib/libcompi.so and build/mpich/lib/libcompi.so
 # With --prefix P, also installs each build into P, side by side
 # (P/lib/libcompi-<mpi>.so, P/bin/compi, ...; cmake/CompiInstall.cmake).
-# Usage: tools/build.sh [--mpi openmpi|mpich|both] [--sanitize] [--build-dir DIR] [--prefix P]
+# --mpi smpi builds build/smpi: libcompi, the mini-apps and benchmarks with
+# SimGrid's smpicc, for simulated runs (docs/simulate.md; not part of "both").
+# Usage: tools/build.sh [--mpi openmpi|mpich|both|smpi] [--sanitize] [--build-dir DIR] [--prefix P]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mpis="openmpi mpich"
