@@ -43,6 +43,13 @@ int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *co
  * that joins compi's header slot and the user's layout. */
 #define COMPI_COMPAT_STAGE_NONCONTIG 1
 
+/* No interposition check (lib/wrappers/interpose.c): under SMPI compi is
+ * linked into the program, never preloaded, and each simulated rank loads
+ * its own copy of libcompi, so the check's global symbol lookups would find
+ * another rank's copy of compi's own symbols, and scan every rank's copy:
+ * O(P) per lookup, O(P^2) in all. */
+#define COMPI_COMPAT_NO_INTERPOSE_CHECK 1
+
 /* SMPI gives MPI_MESSAGE_NO_PROC the value of MPI_MESSAGE_NULL: compi's
  * handle for "matched MPI_PROC_NULL" must differ from "no message". */
 extern char compi_compat_no_proc;
