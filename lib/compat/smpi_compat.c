@@ -6,8 +6,6 @@
 #include <string.h>
 #include "compat/smpi_compat.h"
 
-char compi_compat_no_proc;
-
 /* A matched message: its status and its whole content, received at the probe. */
 typedef struct compi_compat_msg {
     MPI_Status status;
@@ -95,12 +93,10 @@ static void compi_compat_forget(compi_compat_msg *m)
  * message is longer than the buffer. */
 static int compi_compat_deliver(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
-    if (*message == MPI_MESSAGE_NO_PROC) {
-        *message = MPI_MESSAGE_NULL;
+    if (*message == MPI_MESSAGE_NO_PROC) {   /* == MPI_MESSAGE_NULL under SMPI */
         compi_compat_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    if (*message == MPI_MESSAGE_NULL) return MPI_ERR_ARG;
     compi_compat_msg *m = (compi_compat_msg *)*message;
     int size = 0;
     int rc = PMPI_Type_size(dt, &size);
@@ -171,7 +167,6 @@ int compi_compat_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *mess
 MPI_Fint compi_compat_message_c2f(MPI_Message message)
 {
     if (message == MPI_MESSAGE_NULL) return 0;
-    if (message == MPI_MESSAGE_NO_PROC) return -1;
     compi_compat_msg *m = (compi_compat_msg *)message;
     if (!m->fint) {
         m->fint = compi_compat_next_fint++;
@@ -183,7 +178,6 @@ MPI_Fint compi_compat_message_c2f(MPI_Message message)
 
 MPI_Message compi_compat_message_f2c(MPI_Fint f)
 {
-    if (f == -1) return MPI_MESSAGE_NO_PROC;
     for (compi_compat_msg *m = compi_compat_fmsgs; m && f; m = m->next)
         if (m->fint == f) return (MPI_Message)m;
     return MPI_MESSAGE_NULL;

@@ -12,7 +12,8 @@
 # model (lib/compat/smpi_codecs.c). Every send is eager (detached): with
 # SMPI's rendezvous sends (above 64 KiB by default) compi's large compressed
 # Isends arrive mismatched with their headers in SMPI 3.32 (an open defect,
-# docs/simulate.md). COMPI_SMPI_CFG adds smpirun options.
+# docs/simulate.md). COMPI_SMPI_CFG adds smpirun options; COMPI_SMPI_COLL
+# picks SMPI's collective selector (default ompi).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -31,7 +32,7 @@ if [ -n "${COMPI_MODE:-}" ] && [ -z "${COMPI_REPORT:-}" ]; then
 fi
 rc=0
 smpirun -np "$np" -platform "$tmp/platform.xml" -hostfile "$tmp/hosts" \
-    --cfg=smpi/privatize-libs:libcompi-smpi.so.0 --cfg=smpi/coll-selector:ompi \
+    --cfg=smpi/privatize-libs:libcompi-smpi.so.0 --cfg=smpi/coll-selector:${COMPI_SMPI_COLL:-ompi} \
     --cfg=smpi/simulate-computation:no --cfg=smpi/tmpdir:"$tmp" \
     --cfg=smpi/send-is-detached-thresh:1000000000 \
     --log=root.thresh:error --log=smpi_mpi.thresh:error ${COMPI_SMPI_CFG:-} \
