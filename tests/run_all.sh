@@ -10,7 +10,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-all_stages="lint codecs engine fuzz mpi-openmpi mpi-mpich install asan tsan vcluster slurm foreign"
+all_stages="lint codecs engine fuzz mpi-openmpi mpi-mpich install asan tsan vcluster slurm foreign smpi"
 stages=${COMPI_TEST_STAGES:-$all_stages}
 jobs=$(nproc)
 passed=0 failed=0 failed_names=()
@@ -70,6 +70,13 @@ foreign_stage() {   # mpi4py's suite, then ROMIO's test programs and MPICH's io 
   return $rc
 }
 stage foreign     foreign_stage
+# compi under SimGrid SMPI: stencil and ping-pong at 16-64 simulated ranks (tests/smpi/check_sim.py)
+smpi_stage() {
+  cmake -S . -B build/smpi -DCOMPI_MPI=smpi -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+    cmake --build build/smpi -j"$jobs" --target compi_stencil3d compi_stencil3d.compi compi_pingpong.compi &&
+    python3 tests/smpi/check_sim.py build/smpi
+}
+stage smpi        smpi_stage
 # Opt-in (not in all_stages; COMPI_TEST_STAGES must name it): data beyond
 # 2 GiB under both MPIs, several GB of memory a test. Every test holds
 # /tmp/compi-big.lock while it runs and prints each rank's peak RSS.

@@ -4,7 +4,9 @@
 #   build/openmpi/lib/libcompi.so and build/mpich/lib/libcompi.so
 # With --prefix P, also installs each build into P, side by side
 # (P/lib/libcompi-<mpi>.so, P/bin/compi, ...; cmake/CompiInstall.cmake).
-# Usage: tools/build.sh [--mpi openmpi|mpich|both] [--sanitize | --tsan] [--build-dir DIR] [--prefix P]
+# --mpi smpi builds build/smpi: libcompi, the mini-apps and benchmarks with
+# SimGrid's smpicc, for simulated runs (docs/simulate.md; not part of "both").
+# Usage: tools/build.sh [--mpi openmpi|mpich|both|smpi] [--sanitize | --tsan] [--build-dir DIR] [--prefix P]
 #                       [--target T]...
 # --sanitize: ASan + UBSan into build-asan/; --tsan: ThreadSanitizer into
 # build-tsan/; --target: build only these targets.

@@ -26,6 +26,7 @@ OTHER_VARS = {"COMPI_CONFIG", "COMPI_ROOT", "COMPI_BUILD_DIR", "COMPI_IO_GATE_MA
               "COMPI_BUILD_TESTS", "COMPI_SANITIZE", "COMPI_MPI", "COMPI_TEST_STAGES",
               "COMPI_FUZZ_SECONDS", "COMPI_CACHE", "COMPI_FUZZ", "COMPI_CODEC_ID_LZO",
               "COMPI_DEBUG_COLL_TIMES",
+              "COMPI_SIM_CODEC_COST",   # the smpi build's codec-cost model (docs/simulate.md)
               "COMPI_CODE"}   # the typo example of configuration.md
 WORDING = re.compile(
     r"\bsessions?\b|\bissues? #?\d+|\bengineers?\b|\bquiet[- ]lock\b|\bexclusive (?:quiet[- ]lock )?holds?\b"

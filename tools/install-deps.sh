@@ -7,7 +7,8 @@
 # packages, 3.3 MB download, 13 MB installed; their services stay off until
 # an /etc/slurm/slurm.conf exists, which compi never writes), parallel HDF5
 # for both MPIs (the collective I/O check that an HDF5 file written through
-# compi is the file written without it: tests/hdf5).
+# compi is the file written without it: tests/hdf5), SimGrid (SMPI, the
+# simulated runs of tools/build.sh --mpi smpi and compi simulate; ~55 MB).
 # Skips apt entirely when everything is already there.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 gfortran
@@ -17,7 +18,8 @@ pkgs=(build-essential cmake pkg-config python3 gfortran
       python3-matplotlib python3-scipy libmetis-dev libscotch-dev libhwloc-dev
       slurmctld slurmd slurm-client munge
       libhdf5-openmpi-dev libhdf5-mpich-dev
-      shellcheck pyflakes3 mkdocs man-db)   # the lint stage; man: compi help SUBCOMMAND
+      shellcheck pyflakes3 mkdocs man-db   # the lint stage; man: compi help SUBCOMMAND
+      libsimgrid-dev simgrid)              # SimGrid SMPI: the smpi build, compi simulate
 # a `module` command for the modulefile test (tests/install): environment-modules,
 # unless Lmod is there (the two packages conflict: installing one removes the other)
 dpkg-query -W -f='${Status}' lmod 2>/dev/null | grep -q "install ok installed" || pkgs+=(environment-modules)

@@ -357,14 +357,16 @@ static int compi_f08_statuses_ignored(MPI_Fint *s)
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--table", required=True)
-    ap.add_argument("--mpi", choices=["openmpi", "mpich"], required=True)
+    ap.add_argument("--mpi", choices=["openmpi", "mpich", "smpi"], required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     calls = parse(a.table)
     names = ", ".join(f'"MPI_{c.name}"' for c in calls)
     text = PRELUDE_C.format(n=len(calls), names=names) + gen_c(calls)
     syms = [f"MPI_{c.name}" for c in calls]
-    if a.mpi == "openmpi":
+    if a.mpi == "smpi":
+        pass   # SimGrid's Fortran bindings call the C MPI_ entry points, compi's
+    elif a.mpi == "openmpi":
         fcalls = [c for c in calls if "nofortran" not in c.flags]
         text += PRELUDE_F + "\n".join(gen_fortran_one(c) for c in fcalls)
         syms += [s for c in fcalls for s in fortran_symbols(c, "f77")]

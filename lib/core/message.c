@@ -30,7 +30,7 @@
  * fails), so they are staged as bytes and unpacked; Open MPI receives them
  * as one datatype joining a 32-byte header slot and the user's layout, which
  * never writes a same-node sender's too-long message past compi's memory. */
-#if defined(COMPI_MPI_mpich)
+#if defined(COMPI_MPI_mpich) || defined(COMPI_COMPAT_STAGE_NONCONTIG)
 #define COMPI_STAGE_NONCONTIG 1
 #else
 #define COMPI_STAGE_NONCONTIG 0

@@ -395,11 +395,7 @@ void compi_report_write(void)
         if (f) {
             fprintf(f, "{\n  \"compi_version\": \"%d.%d.%d\",\n", COMPI_VERSION_MAJOR, COMPI_VERSION_MINOR,
                     COMPI_VERSION_PATCH);
-#if defined(COMPI_MPI_openmpi)
-            fprintf(f, "  \"mpi\": \"openmpi\",\n");
-#else
-            fprintf(f, "  \"mpi\": \"mpich\",\n");
-#endif
+            fprintf(f, "  \"mpi\": \"%s\",\n", COMPI_MPI_NAME);
             fprintf(f, "  \"git_describe\": \"%s\",\n", COMPI_GIT_DESCRIBE);
             fprintf(f, "  \"mode\": \"%s\", \"codec\": \"%s\", \"min_bytes\": %zu,\n",
                     compi_mode_name(compi_cfg.mode), compi_cfg.codec->name, compi_cfg.min_bytes);

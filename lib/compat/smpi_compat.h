@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The SimGrid SMPI compatibility room (the `smpi` build flavour only).
+ *
+ * The smpi build force-includes this header into every source of libcompi
+ * (cmake/CompiSmpi.cmake); the openmpi and mpich builds never see it. SMPI
+ * (SimGrid 3.32) declares but does not implement a few calls compi makes;
+ * they are routed here to lib/compat/smpi_compat.c:
+ *   - the matched-probe family (Mprobe, Improbe, Mrecv, Imrecv) and the
+ *     message handle conversions: emulated by a probe and an immediate
+ *     receive of the whole message into a buffer that the handle owns, so a
+ *     matched message leaves the MPI's queues at the probe exactly as with a
+ *     real matched probe (no later receive can take it). SMPI runs each
+ *     simulated rank as one thread of the simulator, one at a time, so
+ *     nothing can receive between the probe and that receive;
+ *   - MPI_Get_elements(_x): computed from the byte count of the status.
+ * It also charges a modelled codec cost to the simulated clock
+ * (COMPI_SIM_CODEC_COST, docs/simulate.md), so that simulated times do not
+ * depend on how busy the simulating machine is. */
+#ifndef COMPI_COMPAT_SMPI_H
+#define COMPI_COMPAT_SMPI_H
+#include <mpi.h>
+
+int compi_compat_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int compi_compat_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int compi_compat_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status);
+int compi_compat_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request);
+MPI_Fint compi_compat_message_c2f(MPI_Message message);
+MPI_Message compi_compat_message_f2c(MPI_Fint f);
+int compi_compat_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
+int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
+
+#define PMPI_Mprobe compi_compat_mprobe
+#define PMPI_Improbe compi_compat_improbe
+#define PMPI_Mrecv compi_compat_mrecv
+#define PMPI_Imrecv compi_compat_imrecv
+#define PMPI_Message_c2f compi_compat_message_c2f
+#define PMPI_Message_f2c compi_compat_message_f2c
+#define PMPI_Get_elements_x compi_compat_get_elements_x
+#define PMPI_Get_elements compi_compat_get_elements
+
+/* Non-contiguous receives are staged as bytes and unpacked (lib/core/
+ * message.c): SMPI 3.32 mis-places a frame received into a struct type
+ * that joins compi's header slot and the user's layout. */
+#define COMPI_COMPAT_STAGE_NONCONTIG 1
+
+/* No interposition check (lib/wrappers/interpose.c): under SMPI compi is
+ * linked into the program, never preloaded, and each simulated rank loads
+ * its own copy of libcompi, so the check's global symbol lookups would find
+ * another rank's copy of compi's own symbols, and scan every rank's copy:
+ * O(P) per lookup, O(P^2) in all. */
+#define COMPI_COMPAT_NO_INTERPOSE_CHECK 1
+
+/* SMPI gives MPI_MESSAGE_NO_PROC the value of MPI_MESSAGE_NULL, and so does
+ * compi here: a program sees SMPI's values. A matched MPI_PROC_NULL is
+ * MPI_MESSAGE_NO_PROC, and a receive of it returns the empty status. */
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The smpi CI stage: compi under SimGrid SMPI at 16-64 simulated ranks.
+
+  check_sim.py BUILD_DIR      (BUILD_DIR: tools/build.sh --mpi smpi's build/smpi)
+
+stencil3d at 64 ranks (8 nodes x 8) and ping-pong between two nodes of a
+16-rank job, plain and through compi: every compi run must give the plain
+run's checksum (stencil) or verify every byte (ping-pong), and in
+simulated time
+  - fixed lz4 beats plain at 1 Gbit/s (stencil and ping-pong);
+  - adaptive is no worse than the better of plain and lz4 (5 % margin) at
+    25 Gbit/s in the ping-pong (one pair on the network).
+The stencil's 25 Gbit/s times are printed, not checked: its 8 ranks per node
+share one NIC, which compi's network model (one link per pair, measured
+alone at MPI_Init) does not know, and adaptive then compresses less than
+would pay (docs/simulate.md, "Fidelity and known limits").
+Simulated time is deterministic here, so comparing it is a check of compi's
+decisions, not a timing: the applications' own computation is not timed
+(smpi/simulate-computation:no), every codec call is charged by compi's
+codec-cost model (lib/compat/smpi_codecs.c), and adaptive runs measure the
+simulated network at MPI_Init (COMPI_CALIBRATE=init). Two runs of the same
+case give the same times to the last digit."""
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN = os.path.join(HERE, "smpi_run.sh")
+failures = []
+
+
+def run(np_, rpn, rate, prog, args, env):
+    e = dict(os.environ)
+    for k in [k for k in e if k.startswith("COMPI_")]:
+        del e[k]
+    e.update(env)
+    p = subprocess.run(["bash", RUN, str(np_), str(rpn), rate, prog] + args, env=e,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    if p.returncode != 0:
+        sys.stdout.write(p.stdout[-3000:])
+        failures.append(f"{os.path.basename(prog)} {args} {env} at {rate}: exit {p.returncode}")
+    return p.stdout
+
+
+def mode_env(mode):
+    if mode == "plain":
+        return {}
+    env = {"COMPI_MODE": mode, "COMPI_CODEC": "lz4"}
+    if mode == "adaptive":
+        env["COMPI_CALIBRATE"] = "init"
+    return env
+
+
+def stencil(bindir, rate, iters):
+    out = {}
+    args = ["--n", "32", "--iters", str(iters), "--decomp", "3d", "--quiet"]
+    for mode in ("plain", "fixed", "adaptive"):
+        prog = os.path.join(bindir, "compi_stencil3d" + ("" if mode == "plain" else ".compi"))
+        text = run(64, 8, rate, prog, args, mode_env(mode))
+        m = re.search(r"RESULT checksum=(\S+) slice_hash=(\S+) time_s=([0-9.]+)", text)
+        if not m:
+            failures.append(f"stencil3d {mode} at {rate}: no RESULT line")
+            continue
+        out[mode] = (m.group(1) + "/" + m.group(2), float(m.group(3)))
+        print(f"stencil3d 64 ranks {rate} {mode:8s} checksum {out[mode][0]} simulated {out[mode][1]:.6f} s")
+    if len(out) == 3:
+        for mode in ("fixed", "adaptive"):
+            if out[mode][0] != out["plain"][0]:
+                failures.append(f"stencil3d {mode} at {rate}: checksum {out[mode][0]} != plain {out['plain'][0]}")
+    return out
+
+
+def pingpong(bindir, rate, mode):
+    args = ["--sizes", "262144,4194304", "--data", "int_r50,double_pattern", "--pair", "0,8",
+            "--reps", "10", "--min-reps", "10", "--warmup", "2", "--no-bound"]
+    text = run(16, 8, rate, os.path.join(bindir, "compi_pingpong.compi"), args, mode_env(mode))
+    if "all received data verified" not in text:
+        failures.append(f"pingpong {mode} at {rate}: data not verified")
+    res = {}
+    for m in re.finditer(r"^RESULT mode=pingpong data=(\S+) size=(\d+) .*?plain_us=([0-9.]+) compi_us=([0-9.]+)",
+                         text, re.M):
+        res[(m.group(1), int(m.group(2)))] = (float(m.group(3)), float(m.group(4)))
+        print(f"pingpong {rate} {mode:8s} {m.group(1)} {m.group(2)} B: plain {m.group(3)} us, compi {m.group(4)} us")
+    if not res:
+        failures.append(f"pingpong {mode} at {rate}: no RESULT lines")
+    return res
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    bindir = os.path.join(os.path.abspath(sys.argv[1]), "bin")
+    s1 = stencil(bindir, "1Gbps", 20)
+    if len(s1) == 3 and not s1["fixed"][1] < s1["plain"][1]:
+        failures.append(f"stencil3d 1 Gbit/s: lz4 {s1['fixed'][1]} s not faster than plain {s1['plain'][1]} s")
+    stencil(bindir, "25Gbps", 20)   # checksums only (see above)
+    p1 = pingpong(bindir, "1Gbps", "fixed")
+    for key, (plain, compi) in p1.items():
+        if not compi < plain:
+            failures.append(f"pingpong 1 Gbit/s {key}: lz4 {compi} us not faster than plain {plain} us")
+    f25 = pingpong(bindir, "25Gbps", "fixed")
+    a25 = pingpong(bindir, "25Gbps", "adaptive")
+    for key, (plain, compi) in a25.items():
+        best = min(plain, f25.get(key, (plain, plain))[1])
+        if compi > 1.05 * best:
+            failures.append(f"pingpong 25 Gbit/s {key}: adaptive {compi} us worse than the better of plain and "
+                            f"lz4 ({best} us)")
+    for f in failures:
+        print("FAIL:", f)
+    print("smpi checks:", "FAIL" if failures else "OK")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
