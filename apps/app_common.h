@@ -37,12 +37,21 @@ typedef struct {
     uint64_t s;
 } app_rng;
 
-static inline app_rng app_rng_seed(uint64_t seed) { return (app_rng){app_mix64(seed + 0x9e3779b97f4a7c15ULL)}; }
+static inline app_rng app_rng_seed(uint64_t seed)
+{
+    return (app_rng){app_mix64(seed + 0x9e3779b97f4a7c15ULL)};
+}
 
-static inline uint64_t app_rng_u64(app_rng *r) { return app_mix64(r->s += 0x9e3779b97f4a7c15ULL); }
+static inline uint64_t app_rng_u64(app_rng *r)
+{
+    return app_mix64(r->s += 0x9e3779b97f4a7c15ULL);
+}
 
 /* Uniform in [0, 1) with 53 random bits. */
-static inline double app_rng_unif(app_rng *r) { return (double)(app_rng_u64(r) >> 11) * 0x1.0p-53; }
+static inline double app_rng_unif(app_rng *r)
+{
+    return (double)(app_rng_u64(r) >> 11) * 0x1.0p-53;
+}
 
 static inline uint64_t app_dbits(double v)
 {

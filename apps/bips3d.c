@@ -93,7 +93,10 @@ static void parse_args(int argc, char **argv, options *o)
 
 /* ------------------------------------------------------------- physics --- */
 
-static inline double flush(double v) { return v < FLUSH ? 0.0 : v; }
+static inline double flush(double v)
+{
+    return v < FLUSH ? 0.0 : v;
+}
 
 /* Carriers and SRH recombination at potential psi (Boltzmann statistics;
  * electron quasi-Fermi level phi, hole level 0, so np < ni^2 under bias and
@@ -128,16 +131,16 @@ static node_t init_node(const bips3d_mesh *m, int i)
  * serial check is the same structure with one part and no ghosts. */
 typedef struct {
     int nown, nghost;
-    int *gid;              /* local -> global, nown + nghost */
-    int *xadj, *adj;       /* owned rows, local neighbour ids, global order kept */
-    const double *w;       /* per local edge */
+    int *gid;        /* local -> global, nown + nghost */
+    int *xadj, *adj; /* owned rows, local neighbour ids, global order kept */
+    const double *w; /* per local edge */
     double *wl, *h, *dop, *phi;
     node_t *s, *snew;
-    int nnb;               /* neighbour ranks */
+    int nnb; /* neighbour ranks */
     int *nb_rank, *ghost_off, *ghost_cnt, *send_off, *send_idx;
     node_t *sendbuf;
     MPI_Request *reqs;
-    MPI_Status *stats;     /* not MPI_STATUSES_IGNORE: silences a GCC false positive with MPICH's header */
+    MPI_Status *stats; /* not MPI_STATUSES_IGNORE: silences a GCC false positive with MPICH's header */
 } subdomain;
 
 static subdomain make_subdomain(const bips3d_mesh *m, const int *part, int me, int nparts)
@@ -239,7 +242,8 @@ static uint64_t halo_exchange(subdomain *d, MPI_Datatype node_type)
 {
     int nr = 0;
     for (int t = 0; t < d->nnb; t++)
-        MPI_Irecv(d->s + d->ghost_off[t], d->ghost_cnt[t], node_type, d->nb_rank[t], 31, MPI_COMM_WORLD, &d->reqs[nr++]);
+        MPI_Irecv(d->s + d->ghost_off[t], d->ghost_cnt[t], node_type, d->nb_rank[t], 31, MPI_COMM_WORLD,
+                  &d->reqs[nr++]);
     uint64_t bytes = 0;
     for (int t = 0; t < d->nnb; t++) {
         int b = d->send_off[t], e = d->send_off[t + 1];
@@ -386,7 +390,10 @@ int main(int argc, char **argv)
             if (!node_equal(&par[i], &ser.s[i])) diff++, first = first < 0 ? i : first;
         long zn = 0, zp = 0;
         for (int i = 0; i < m.n; i++) zn += par[i].n == 0, zp += par[i].p == 0;
-        if (diff) snprintf(why, sizeof why, "%ld of %d nodes differ from the serial sweeps (first: node %ld)", diff, m.n, first), ok = 0;
+        if (diff)
+            snprintf(why, sizeof why, "%ld of %d nodes differ from the serial sweeps (first: node %ld)", diff, m.n,
+                     first),
+                ok = 0;
         if (!o.c.quiet)
             printf("serial check: %.2f s, %ld nodes differ; n=0 at %.0f%%, p=0 at %.0f%% of nodes\n", ts, diff,
                    100.0 * zn / m.n, 100.0 * zp / m.n);

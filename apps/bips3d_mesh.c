@@ -27,8 +27,6 @@ void *bips3d_xmalloc(size_t n)
     return p;
 }
 
-
-
 /* Mesh density: fine near the surface and under the gate edges, coarse deep
  * in the substrate; values in (0, 1]. */
 static double density(double x, double y, double z)
@@ -243,7 +241,6 @@ void bips3d_mesh_free(bips3d_mesh *m)
     free(m->xyz), free(m->xadj), free(m->adj), free(m->w), free(m->h);
     free(m->dop), free(m->phi), free(m->dop_class), free(m->region);
 }
-
 
 void bips3d_mesh_partition(const bips3d_mesh *m, int nparts, int use_scotch, int *part, long *cut)
 {

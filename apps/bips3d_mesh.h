@@ -19,23 +19,23 @@
 #define LX 1.0
 #define LY 0.5
 #define LZ 0.4
-#define DELTA 1e-5     /* intrinsic density / peak doping */
-#define FLUSH 1e-6     /* densities below this (relative to peak doping) are stored as 0 */
-#define LAMBDA 0.02    /* Debye length: weighs charge against the Laplacian */
-#define EPS_OX 0.33    /* oxide permittivity relative to silicon */
-#define V_DRAIN 4.0    /* applied biases in thermal voltages */
+#define DELTA 1e-5  /* intrinsic density / peak doping */
+#define FLUSH 1e-6  /* densities below this (relative to peak doping) are stored as 0 */
+#define LAMBDA 0.02 /* Debye length: weighs charge against the Laplacian */
+#define EPS_OX 0.33 /* oxide permittivity relative to silicon */
+#define V_DRAIN 4.0 /* applied biases in thermal voltages */
 #define V_GATE 6.0
 
-enum { REG_SI, REG_OXIDE, REG_GATE, REG_CONTACT };           /* node regions */
+enum { REG_SI, REG_OXIDE, REG_GATE, REG_CONTACT };                    /* node regions */
 enum { DOP_NONE, DOP_SUBSTRATE, DOP_SOURCE, DOP_DRAIN, DOP_CHANNEL }; /* doping classes */
 
 typedef struct {
-    int n;                 /* nodes */
-    double *xyz;           /* 3 per node */
-    int *xadj, *adj;       /* symmetric CSR, rows sorted by neighbour id */
-    double *w;             /* edge weights, parallel to adj */
-    double *h;             /* node charge weight: control volume / LAMBDA^2 */
-    double *dop, *phi;     /* net doping, electron quasi-Fermi potential (holes': 0) */
+    int n;             /* nodes */
+    double *xyz;       /* 3 per node */
+    int *xadj, *adj;   /* symmetric CSR, rows sorted by neighbour id */
+    double *w;         /* edge weights, parallel to adj */
+    double *h;         /* node charge weight: control volume / LAMBDA^2 */
+    double *dop, *phi; /* net doping, electron quasi-Fermi potential (holes': 0) */
     int *dop_class, *region;
 } bips3d_mesh;
 

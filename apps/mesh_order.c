@@ -13,7 +13,7 @@ static int degree_of(const int *xadj, const int *adj, int i)
     return d;
 }
 
-static const int *g_key;   /* qsort context: degrees (rcm) */
+static const int *g_key; /* qsort context: degrees (rcm) */
 static int cmp_by_key(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;

@@ -61,8 +61,10 @@ static int nas_is_option(const char *a, const char *v, void *opts)
     if (!strcmp(a, "--p2p")) return o->p2p = 1;
     if (strcmp(a, "--class") || !v) return 0;
     /* NPB IS class table: log2(TOTAL_KEYS), log2(MAX_KEY). */
-    static const struct { char c; int keys, max; } cls[] = {
-        {'S', 16, 11}, {'W', 20, 16}, {'A', 23, 19}, {'B', 25, 21}, {'C', 27, 23}};
+    static const struct {
+        char c;
+        int keys, max;
+    } cls[] = {{'S', 16, 11}, {'W', 20, 16}, {'A', 23, 19}, {'B', 25, 21}, {'C', 27, 23}};
     for (size_t k = 0; k < sizeof cls / sizeof cls[0]; k++)
         if (v[0] == cls[k].c && !v[1]) {
             o->total_keys = 1L << cls[k].keys, o->max_key_log2 = cls[k].max;
@@ -124,11 +126,11 @@ static void create_seq(int *keys, long n, double seed, int max_key)
 }
 
 typedef struct {
-    long nkeys;          /* keys generated here */
-    int max_key, shift;  /* bucket = key >> shift */
-    int *key_array;      /* this rank's keys */
-    int *key_buff1;      /* keys ordered by bucket, then reused as rank counts */
-    int *key_buff2;      /* received keys */
+    long nkeys;         /* keys generated here */
+    int max_key, shift; /* bucket = key >> shift */
+    int *key_array;     /* this rank's keys */
+    int *key_buff1;     /* keys ordered by bucket, then reused as rank counts */
+    int *key_buff2;     /* received keys */
     long buff2_cap;
     int bucket_size[NUM_BUCKETS], bucket_size_totals[NUM_BUCKETS], bucket_ptrs[NUM_BUCKETS];
     int *send_count, *send_displ, *recv_count, *recv_displ;
@@ -237,7 +239,8 @@ int main(int argc, char **argv)
     s.shift = o.max_key_log2 - NUM_BUCKETS_LOG2;
     if (s.shift < 0 || s.nkeys < 2L * o.c.iters + 2 || o.total_keys > (long)INT32_MAX) {
         char why[128];
-        snprintf(why, sizeof why, "compi_nas_is: %ld keys is too few or too many for %d ranks\n", o.total_keys, g_nranks);
+        snprintf(why, sizeof why, "compi_nas_is: %ld keys is too few or too many for %d ranks\n", o.total_keys,
+                 g_nranks);
         app_usage_exit(usage, 2, why);
     }
     /* NPB sizes the receive buffer at a multiple of the average share; the
@@ -309,7 +312,8 @@ int main(int argc, char **argv)
     if (g_rank == 0) {
         long want = s.nkeys * g_nranks;
         if (gtot[0]) snprintf(why, sizeof why, "%ld keys out of order", gtot[0]), ok = 0;
-        else if (gtot[1] != want) snprintf(why, sizeof why, "%ld keys after the exchange, want %ld", gtot[1], want), ok = 0;
+        else if (gtot[1] != want)
+            snprintf(why, sizeof why, "%ld keys after the exchange, want %ld", gtot[1], want), ok = 0;
         else if (ghs[0] != ghs[1]) snprintf(why, sizeof why, "key multiset changed in the exchange"), ok = 0;
         app_result(ghs[2], "keys=%ld", gtot[1]);
     }

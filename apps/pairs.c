@@ -44,7 +44,7 @@
 
 typedef struct {
     app_common_opts c;
-    int n;      /* 0: from --scale */
+    int n; /* 0: from --scale */
     unsigned long long seed;
     int serial; /* -1 auto, 0 off, 1 on */
 } options;
@@ -114,7 +114,10 @@ static void pairs_step_ring(double *x, const double *l, const double *r, int m)
     for (int k = 0; k < m; k++) x[k] += KAPPA * ((l[k] + r[k]) - 2.0 * x[k]);
 }
 
-static int pairs_partner(int q, int p) { return (q ^ 1) < p ? (q ^ 1) : -1; }
+static int pairs_partner(int q, int p)
+{
+    return (q ^ 1) < p ? (q ^ 1) : -1;
+}
 
 static uint64_t pairs_hash(const double *x, int q, int n)
 {
@@ -226,7 +229,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < n && ok; k++)
         if (!(x[k] >= glo && x[k] <= ghi)) {
             ok = 0;
-            snprintf(why, sizeof why, "rank %d value %d = %g outside the initial range [%g, %g]", rank, k, x[k], glo, ghi);
+            snprintf(why, sizeof why, "rank %d value %d = %g outside the initial range [%g, %g]", rank, k, x[k], glo,
+                     ghi);
         }
     int all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);

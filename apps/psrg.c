@@ -91,13 +91,14 @@ static void synth_image(int *img, int w, int h, uint64_t seed)
     const int gx = (w + CELL - 1) / CELL, gy = (h + CELL - 1) / CELL;
     const size_t ns = (size_t)gx * gy;
     double *sx = xmalloc(sizeof(double) * ns), *sy = xmalloc(sizeof(double) * ns);
-    double *lvl = xmalloc(sizeof(double) * ns), *dgx = xmalloc(sizeof(double) * ns), *dgy = xmalloc(sizeof(double) * ns);
+    double *lvl = xmalloc(sizeof(double) * ns), *dgx = xmalloc(sizeof(double) * ns),
+           *dgy = xmalloc(sizeof(double) * ns);
     app_rng r = app_rng_seed(seed);
     for (size_t c = 0; c < ns; c++) {
         sx[c] = ((double)(c % gx) + 0.15 + 0.7 * app_rng_unif(&r)) * CELL;
         sy[c] = ((double)(c / gx) + 0.15 + 0.7 * app_rng_unif(&r)) * CELL;
         lvl[c] = 30 + 8 * (int)(24 * app_rng_unif(&r)); /* grey levels 8 apart: most neighbours differ */
-        dgx[c] = (app_rng_unif(&r) - 0.5) * 0.05;      /* gentle shading, well under the threshold */
+        dgx[c] = (app_rng_unif(&r) - 0.5) * 0.05;       /* gentle shading, well under the threshold */
         dgy[c] = (app_rng_unif(&r) - 0.5) * 0.05;
     }
     /* Discs: objects on the background, bright or dark. */
@@ -126,9 +127,9 @@ static void synth_image(int *img, int w, int h, uint64_t seed)
                 if (ex * ex + ey * ey < dr[d] * dr[d]) v = dl[d];
             }
             double vx = x - cxm, vy = y - cym;
-            v *= 1.0 - 0.12 * (vx * vx + vy * vy) / rr;      /* vignetting */
+            v *= 1.0 - 0.12 * (vx * vx + vy * vy) / rr; /* vignetting */
             uint64_t u = app_rng_u64(&r);
-            v += (double)(u & 3) - 1.5;                      /* sensor noise, 4 levels */
+            v += (double)(u & 3) - 1.5;                              /* sensor noise, 4 levels */
             if ((u >> 8) % 2000 == 0) v = (double)((u >> 20) & 255); /* impulse noise */
             int iv = (int)lround(v);
             img[(size_t)y * w + x] = iv < 0 ? 0 : iv > 255 ? 255 : iv;
@@ -175,8 +176,8 @@ static int uf_find(int *parent, int x)
  * growing) and writes the merged labels to `out`; the smaller label, the
  * region's first pixel, wins. parent: scratch of w*h ints. Returns the merged
  * region count. */
-static long merge_strips(const int *img, const int *label, int *out, int w, int h, const int *row0, int nstrips, int thr,
-                         int *parent)
+static long merge_strips(const int *img, const int *label, int *out, int w, int h, const int *row0, int nstrips,
+                         int thr, int *parent)
 {
     const long n = (long)w * h;
     for (long p = 0; p < n; p++) parent[p] = (int)p;
@@ -261,15 +262,17 @@ int main(int argc, char **argv)
         for (long p = 0; p < npix; p++)
             hash += app_hash_term((uint64_t)it * (uint64_t)npix + (uint64_t)p, (uint64_t)merged[p]);
         if (!o.c.quiet)
-            printf("image %d: %ld regions in strips, %ld after merging (whole image: %ld)\n", it, strip_regions, regions,
-                   whole);
+            printf("image %d: %ld regions in strips, %ld after merging (whole image: %ld)\n", it, strip_regions,
+                   regions, whole);
     }
 
     int ok = 1;
     char why[160] = "";
     if (g_rank == 0) {
-        if (bad_merge) snprintf(why, sizeof why, "%ld merged labels differ from the whole-image segmentation", bad_merge), ok = 0;
-        else if (bad_strips) snprintf(why, sizeof why, "%ld strip labels differ from rank 0's segmentation", bad_strips), ok = 0;
+        if (bad_merge)
+            snprintf(why, sizeof why, "%ld merged labels differ from the whole-image segmentation", bad_merge), ok = 0;
+        else if (bad_strips)
+            snprintf(why, sizeof why, "%ld strip labels differ from rank 0's segmentation", bad_strips), ok = 0;
         app_result(hash, "images=%d", o.c.iters);
     }
     free(row0), free(counts), free(displs), free(strip), free(slabel), free(queue);

@@ -43,18 +43,17 @@ static const char *const spec_name[NSPEC] = {"NO", "NO2", "O3", "SO2", "SULF", "
 
 typedef struct {
     app_common_opts c;
-    int gn[3];          /* global cells */
+    int gn[3]; /* global cells */
     int decomp2d, use_isend, out_every;
-    int serial;         /* -1 auto, 0 off, 1 on */
+    int serial; /* -1 auto, 0 off, 1 on */
 } options;
 
 static int g_rank, g_nranks;
 
-static const char *const usage =
-    "usage: compi_stem [--scale F] [--iters N] [--decomp 1d|2d] [--halo sendrecv|isend]\n"
-    "                  [--output-every K] [--serial auto|on|off] [--quiet]\n"
-    "  default: 192 x 160 cells x 16 levels x 8 species (F scales the horizontal area),\n"
-    "  50 steps, surface output every 20 steps; serial recheck when small (auto)\n";
+static const char *const usage = "usage: compi_stem [--scale F] [--iters N] [--decomp 1d|2d] [--halo sendrecv|isend]\n"
+                                 "                  [--output-every K] [--serial auto|on|off] [--quiet]\n"
+                                 "  default: 192 x 160 cells x 16 levels x 8 species (F scales the horizontal area),\n"
+                                 "  50 steps, surface output every 20 steps; serial recheck when small (auto)\n";
 
 static int stem_option(const char *a, const char *v, void *opts)
 {
@@ -72,7 +71,8 @@ static int stem_option(const char *a, const char *v, void *opts)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-    *o = (options){.c = {.scale = 1.0, .iters = 50}, .gn = {192, 160, 16}, .decomp2d = 1, .out_every = 20, .serial = -1};
+    *o =
+        (options){.c = {.scale = 1.0, .iters = 50}, .gn = {192, 160, 16}, .decomp2d = 1, .out_every = 20, .serial = -1};
     app_parse_args(argc, argv, &o->c, "compi_stem", usage, stem_option, o);
     double f = sqrt(o->c.scale);
     o->gn[0] = (int)(o->gn[0] * f + 0.5);
@@ -92,18 +92,18 @@ static void *xmalloc(size_t n)
 /* Local block with one ghost layer in x and y (levels are not split).
  * Layout [species][k][j][i], i fastest; owned i, j run 1..n. */
 typedef struct {
-    int n[3], s[2];        /* owned cells; row strides s = n + 2 (x, y) */
-    int gn[3], off[2];     /* global size, offset of owned cell (1,1) */
-    int nb[4];             /* neighbours W, E, S, N (MPI_PROC_NULL at the domain edge) */
+    int n[3], s[2];    /* owned cells; row strides s = n + 2 (x, y) */
+    int gn[3], off[2]; /* global size, offset of owned cell (1,1) */
+    int nb[4];         /* neighbours W, E, S, N (MPI_PROC_NULL at the domain edge) */
     double *c, *cn;
-    double *uP, *uQ;       /* x-face wind = ct*uP + uQ, faces 0..nx (face f: between cells f and f+1) */
-    double *vP, *vQ;       /* y-face wind likewise, faces 0..ny */
-    double *w;             /* vertical wind at faces 0..nz (0 at ground and lid) */
-    double *kz;            /* vertical diffusion at faces 0..nz */
-    double *u, *v;         /* this step's x- and y-face winds */
+    double *uP, *uQ;            /* x-face wind = ct*uP + uQ, faces 0..nx (face f: between cells f and f+1) */
+    double *vP, *vQ;            /* y-face wind likewise, faces 0..ny */
+    double *w;                  /* vertical wind at faces 0..nz (0 at ground and lid) */
+    double *kz;                 /* vertical diffusion at faces 0..nz */
+    double *u, *v;              /* this step's x- and y-face winds */
     double *fx, *fy[2], *fz[2]; /* flux scratch: a row of x faces, two rows of y faces, two planes of z faces */
     double *sendbuf[4], *recvbuf[4];
-    size_t face[4];        /* doubles per face message */
+    size_t face[4]; /* doubles per face message */
     MPI_Comm comm;
     /* bookkeeping, per species (sums over this block) */
     double emitted[NSPEC], deposited[NSPEC], chem[NSPEC], boundary[NSPEC];
@@ -137,7 +137,7 @@ static double initial(int s, double gx, double gy, double z, uint64_t gidx)
  * along-wind part veers with ct, the vortex does not. */
 static void wind_xy(double gx, double gy, double zf, int gnx, int gny, int comp, double *p, double *q)
 {
-    double a = 0.10 + 0.06 * zf;                               /* shear: stronger aloft */
+    double a = 0.10 + 0.06 * zf; /* shear: stronger aloft */
     double cx = 0.55 * gnx, cy = 0.45 * gny, R = 0.18 * (gnx < gny ? gnx : gny);
     double dx = gx - cx, dy = gy - cy, g = 0.035 * exp(-(dx * dx + dy * dy) / (R * R)) * (1 - 0.5 * zf);
     if (comp == 0) { /* u */
@@ -210,7 +210,8 @@ static void make_block(block *b, const int gn[3], const int dims[2], const int c
                     double gx = (b->off[0] + i - 0.5) / gn[0], gy = (b->off[1] + j - 0.5) / gn[1];
                     int owned = i >= 1 && i <= nx && j >= 1 && j <= ny;
                     uint64_t gidx = (uint64_t)(b->off[0] + i - 1) +
-                                    (uint64_t)gn[0] * ((uint64_t)(b->off[1] + j - 1) + (uint64_t)gn[1] * ((uint64_t)k + (uint64_t)nz * s));
+                                    (uint64_t)gn[0] * ((uint64_t)(b->off[1] + j - 1) +
+                                                       (uint64_t)gn[1] * ((uint64_t)k + (uint64_t)nz * s));
                     b->c[CI(b, s, k, j, i)] = b->cn[CI(b, s, k, j, i)] =
                         owned ? initial(s, gx, gy, (k + 0.5) / nz, gidx) : background(s, (k + 0.5) / nz);
                 }
@@ -252,8 +253,14 @@ static void face_copy(block *b, int side, int at, double *buf, int to_buf)
 }
 
 /* Owned layer sent towards each side, ghost layer filled from it. */
-static inline int send_layer(const block *b, int side) { return side == 0 || side == 2 ? 1 : b->n[side < 2 ? 0 : 1]; }
-static inline int ghost_layer(const block *b, int side) { return side == 0 || side == 2 ? 0 : b->n[side < 2 ? 0 : 1] + 1; }
+static inline int send_layer(const block *b, int side)
+{
+    return side == 0 || side == 2 ? 1 : b->n[side < 2 ? 0 : 1];
+}
+static inline int ghost_layer(const block *b, int side)
+{
+    return side == 0 || side == 2 ? 0 : b->n[side < 2 ? 0 : 1] + 1;
+}
 
 /* Returns bytes sent. Tags name the sender's side. */
 static uint64_t exchange(block *b, int use_isend)
@@ -270,10 +277,12 @@ static uint64_t exchange(block *b, int use_isend)
         int nr = 0;
         for (int side = 0; side < 4; side++)
             if (b->nb[side] != MPI_PROC_NULL)
-                MPI_Irecv(b->recvbuf[side], (int)b->face[side], MPI_DOUBLE, b->nb[side], 40 + (side ^ 1), b->comm, &req[nr++]);
+                MPI_Irecv(b->recvbuf[side], (int)b->face[side], MPI_DOUBLE, b->nb[side], 40 + (side ^ 1), b->comm,
+                          &req[nr++]);
         for (int side = 0; side < 4; side++)
             if (b->nb[side] != MPI_PROC_NULL)
-                MPI_Isend(b->sendbuf[side], (int)b->face[side], MPI_DOUBLE, b->nb[side], 40 + side, b->comm, &req[nr++]);
+                MPI_Isend(b->sendbuf[side], (int)b->face[side], MPI_DOUBLE, b->nb[side], 40 + side, b->comm,
+                          &req[nr++]);
         MPI_Waitall(nr, req, st);
     } else {
         for (int side = 0; side < 4; side++) /* send to side, receive from the opposite side */
@@ -348,7 +357,11 @@ static void transport(block *b, double ct)
 }
 
 /* Point sources: stacks at fixed fractions of the domain, emitting aloft. */
-static const struct { double fx, fy; int k; double rate[NSPEC]; } stacks[] = {
+static const struct {
+    double fx, fy;
+    int k;
+    double rate[NSPEC];
+} stacks[] = {
     {0.20, 0.30, 2, {40, 5, 0, 90, 2, 60, 0, 0}},
     {0.35, 0.70, 3, {25, 3, 0, 50, 1, 40, 0, 0}},
     {0.60, 0.20, 2, {60, 6, 0, 30, 0, 80, 1, 0}},
@@ -361,7 +374,7 @@ static void sources(block *b, int step)
     const int nx = b->n[0], ny = b->n[1], nz = b->n[2];
     const size_t ss = (size_t)b->s[0] * b->s[1] * nz; /* species stride */
     double tod = fmod(step / DAY_STEPS, 1.0);
-    double sun = fmax(0, sin(6.2831853 * (tod - 0.25)));   /* day from 06 to 18 h */
+    double sun = fmax(0, sin(6.2831853 * (tod - 0.25))); /* day from 06 to 18 h */
     double traffic = 0.6 + 0.4 * sin(6.2831853 * (tod - 0.3));
     const double k_no_o3 = 3e-4, j_no2 = 0.03 * sun, k_so2 = 0.004 * (0.3 + sun), j_hcho = 0.01 * sun;
     const double k_pan_f = 0.002 * sun, k_pan_d = 0.004;
@@ -436,13 +449,17 @@ static uint64_t field_hash(const block *b)
             for (int j = 1; j <= b->n[1]; j++)
                 for (int i = 1; i <= b->n[0]; i++) {
                     uint64_t g = (uint64_t)(b->off[0] + i - 1) +
-                                 (uint64_t)b->gn[0] * ((uint64_t)(b->off[1] + j - 1) + (uint64_t)b->gn[1] * ((uint64_t)k + (uint64_t)b->n[2] * s));
+                                 (uint64_t)b->gn[0] * ((uint64_t)(b->off[1] + j - 1) +
+                                                       (uint64_t)b->gn[1] * ((uint64_t)k + (uint64_t)b->n[2] * s));
                     h += app_hash_term(g, app_dbits(b->c[CI(b, s, k, j, i)]));
                 }
     return h;
 }
 
-static inline double veer(int step) { return cos(0.6 + 0.5 * sin(6.2831853 * step / DAY_STEPS)); }
+static inline double veer(int step)
+{
+    return cos(0.6 + 0.5 * sin(6.2831853 * step / DAY_STEPS));
+}
 
 /* Gather the surface layer of every species on rank 0; returns bytes sent.
  * Rank 0 reports the peak surface ozone. */
@@ -476,7 +493,8 @@ int main(int argc, char **argv)
     else dims[0] = 1, dims[1] = g_nranks;
     if (o.gn[0] < 2 * dims[0] || o.gn[1] < 2 * dims[1] || o.gn[2] < 2) {
         char why[128];
-        snprintf(why, sizeof why, "compi_stem: grid %dx%d too small for %dx%d ranks\n", o.gn[0], o.gn[1], dims[0], dims[1]);
+        snprintf(why, sizeof why, "compi_stem: grid %dx%d too small for %dx%d ranks\n", o.gn[0], o.gn[1], dims[0],
+                 dims[1]);
         app_usage_exit(usage, 2, why);
     }
     MPI_Comm comm;
@@ -514,7 +532,8 @@ int main(int argc, char **argv)
         transport(&b, veer(step));
         sources(&b, step);
         commit(&b);
-        if (step % o.out_every == 0 || step == o.c.iters) sent += output(&b, step, counts, displs, all, mine, o.c.quiet);
+        if (step % o.out_every == 0 || step == o.c.iters)
+            sent += output(&b, step, counts, displs, all, mine, o.c.quiet);
     }
     double elapsed = MPI_Wtime() - t0;
 
@@ -544,7 +563,8 @@ int main(int argc, char **argv)
             if (err > worst) worst = err, ws = s;
             if (!o.c.quiet)
                 printf("%-4s mass %.6e -> %.6e  emitted %.3e  boundary %+.3e  deposited %.3e  chemistry %+.3e  "
-                       "rel.err %.1e\n", spec_name[s], in, out, e, bd, dep, ch, err);
+                       "rel.err %.1e\n",
+                       spec_name[s], in, out, e, bd, dep, ch, err);
         }
         if (worst > 1e-9) snprintf(why, sizeof why, "mass balance of %s off by %.3e", spec_name[ws], worst), ok = 0;
         if (gneg) snprintf(why, sizeof why, "%ld negative concentrations", gneg), ok = 0;

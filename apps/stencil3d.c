@@ -22,16 +22,16 @@
 #define T_SOURCE 100.0
 
 typedef struct {
-    int n[3];         /* local cells per dimension (x, y, z) */
+    int n[3]; /* local cells per dimension (x, y, z) */
     int iters;
-    int decomp3d;     /* 0: slabs along z, 1: MPI_Dims_create over 3 dims */
-    int use_isend;    /* 0: MPI_Sendrecv per direction, 1: Irecv/Isend/Waitall, 2: MPI_Neighbor_alltoallv */
-    int face_types;   /* 0: faces packed into contiguous doubles, 1: one derived-type element each */
-    int check_every;  /* residual Allreduce period */
-    double radius;    /* source radius as a fraction of the smallest global extent */
-    double kappa;     /* diffusion number; explicit scheme is stable for <= 1/6 */
+    int decomp3d;    /* 0: slabs along z, 1: MPI_Dims_create over 3 dims */
+    int use_isend;   /* 0: MPI_Sendrecv per direction, 1: Irecv/Isend/Waitall, 2: MPI_Neighbor_alltoallv */
+    int face_types;  /* 0: faces packed into contiguous doubles, 1: one derived-type element each */
+    int check_every; /* residual Allreduce period */
+    double radius;   /* source radius as a fraction of the smallest global extent */
+    double kappa;    /* diffusion number; explicit scheme is stable for <= 1/6 */
     int quiet;
-    int omp;          /* --omp: 0 pure MPI, OMP_MASTERONLY, OMP_FUNNELED */
+    int omp; /* --omp: 0 pure MPI, OMP_MASTERONLY, OMP_FUNNELED */
 } options;
 enum { OMP_NONE = 0, OMP_MASTERONLY, OMP_FUNNELED };
 
@@ -62,13 +62,24 @@ static void usage_exit(int code)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-    *o = (options){.n = {64, 64, 64}, .iters = 100, .decomp3d = 0, .use_isend = 0, .check_every = 10,
-                   .radius = 0.25, .kappa = 0.1};
+    *o = (options){.n = {64, 64, 64},
+                   .iters = 100,
+                   .decomp3d = 0,
+                   .use_isend = 0,
+                   .check_every = 10,
+                   .radius = 0.25,
+                   .kappa = 0.1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage_exit(0);
-        if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
-        if (!strcmp(a, "--neighbor")) { o->use_isend = 2; continue; }
+        if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--neighbor")) {
+            o->use_isend = 2;
+            continue;
+        }
         if (!v) usage_exit(2);
         int bad = 0;
         if (!strcmp(a, "--n")) bad = (o->n[0] = o->n[1] = o->n[2] = atoi(v)) < 2;
@@ -111,11 +122,11 @@ static void parse_args(int argc, char **argv, options *o)
 
 /* Local field with one ghost layer: (n+2)^3, x fastest. */
 typedef struct {
-    int n[3], s[3];           /* owned cells and row strides: s = n + 2 */
+    int n[3], s[3]; /* owned cells and row strides: s = n + 2 */
     double *u, *unew;
-    unsigned char *source;    /* 1 where the cell is held at T_SOURCE (owned cells) */
+    unsigned char *source; /* 1 where the cell is held at T_SOURCE (owned cells) */
     int coords[3], dims[3];
-    int nb[3][2];             /* neighbour ranks, [dim][low/high], MPI_PROC_NULL at the boundary */
+    int nb[3][2]; /* neighbour ranks, [dim][low/high], MPI_PROC_NULL at the boundary */
     double *sendbuf[6], *recvbuf[6];
     /* --faces types: face 2*dim+side of the field as count 1 of ftype at
      * offset foff (doubles), to send (the owned layer) and receive (the ghost) */
@@ -130,7 +141,10 @@ static inline size_t IDX(const grid *g, int i, int j, int k)
 }
 
 /* Cells in a face normal to dim. */
-static inline int face_count(const grid *g, int dim) { return g->n[(dim + 1) % 3] * g->n[(dim + 2) % 3]; }
+static inline int face_count(const grid *g, int dim)
+{
+    return g->n[(dim + 1) % 3] * g->n[(dim + 2) % 3];
+}
 
 /* Copy between the field layer `layer` normal to `dim` and a contiguous buffer.
  * Packing keeps every message a contiguous MPI_DOUBLE array, as most codes do
@@ -182,9 +196,8 @@ static void exchange_types(grid *g, int use_isend)
                               &req[nr++]);
                 continue;
             }
-            MPI_Sendrecv(g->u + g->send_off[f], 1, g->send_type[f], to, 100 + 2 * d + (1 - s),
-                         g->u + g->recv_off[rf], 1, g->recv_type[rf], from, 100 + 2 * d + (1 - s), g->comm,
-                         MPI_STATUS_IGNORE);
+            MPI_Sendrecv(g->u + g->send_off[f], 1, g->send_type[f], to, 100 + 2 * d + (1 - s), g->u + g->recv_off[rf],
+                         1, g->recv_type[rf], from, 100 + 2 * d + (1 - s), g->comm, MPI_STATUS_IGNORE);
         }
     if (!use_isend) return;
     for (int d = 0; d < 3; d++)
@@ -238,13 +251,14 @@ static void exchange(grid *g, int use_isend)
         for (int d = 0; d < 3; d++)
             for (int s = 0; s < 2; s++)
                 if (g->nb[d][s] != MPI_PROC_NULL)
-                    MPI_Irecv(g->recvbuf[2 * d + s], face_count(g, d), MPI_DOUBLE, g->nb[d][s], 100 + 2 * d + s, g->comm, &req[nr++]);
+                    MPI_Irecv(g->recvbuf[2 * d + s], face_count(g, d), MPI_DOUBLE, g->nb[d][s], 100 + 2 * d + s,
+                              g->comm, &req[nr++]);
         for (int d = 0; d < 3; d++)
             for (int s = 0; s < 2; s++)
                 if (g->nb[d][s] != MPI_PROC_NULL) {
                     face_copy(g, g->u, d, s ? g->n[d] : 1, g->sendbuf[2 * d + s], 1);
-                    MPI_Isend(g->sendbuf[2 * d + s], face_count(g, d), MPI_DOUBLE, g->nb[d][s], 100 + 2 * d + (1 - s), g->comm,
-                              &req[nr++]);
+                    MPI_Isend(g->sendbuf[2 * d + s], face_count(g, d), MPI_DOUBLE, g->nb[d][s], 100 + 2 * d + (1 - s),
+                              g->comm, &req[nr++]);
                 }
         MPI_Waitall(nr, req, st);
     } else {
@@ -394,7 +408,8 @@ int main(int argc, char **argv)
     options o;
     parse_args(argc, argv, &o);
     if (o.omp && provided < MPI_THREAD_FUNNELED) {
-        if (g_rank == 0) fprintf(stderr, "compi_stencil3d: --omp needs MPI_THREAD_FUNNELED; the MPI provides %d\n", provided);
+        if (g_rank == 0)
+            fprintf(stderr, "compi_stencil3d: --omp needs MPI_THREAD_FUNNELED; the MPI provides %d\n", provided);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
@@ -471,13 +486,16 @@ int main(int argc, char **argv)
         printf("compi_stencil3d: %d ranks, decomposition %dx%dx%d, local %dx%dx%d, global %ldx%ldx%ld, %d iterations, "
                "halo %s (%s), kappa %g, source radius %.1f cells (%llu cells at %.0f)\n",
                nranks, g.dims[0], g.dims[1], g.dims[2], g.n[0], g.n[1], g.n[2], gext[0], gext[1], gext[2], o.iters,
-               o.use_isend == 2 ? "neighbor" : o.use_isend ? "isend" : "sendrecv", o.face_types ? "faces as derived types" : "faces packed", o.kappa,
-               r, nsrc_all, T_SOURCE);
+               o.use_isend == 2 ? "neighbor"
+               : o.use_isend    ? "isend"
+                                : "sendrecv",
+               o.face_types ? "faces as derived types" : "faces packed", o.kappa, r, nsrc_all, T_SOURCE);
         printf("halo messages (doubles): x faces %d, y faces %d, z faces %d (%d bytes)\nplacement:", face_count(&g, 0),
                face_count(&g, 1), face_count(&g, 2), face_count(&g, 2) * (int)sizeof(double));
         for (int q = 0; q < nranks; q++) {
             const char *nm = pnames + (size_t)q * MPI_MAX_PROCESSOR_NAME;
-            if (q == 0 || strcmp(nm, pnames + (size_t)(q - 1) * MPI_MAX_PROCESSOR_NAME)) printf("%s %s:", q ? ";" : "", nm);
+            if (q == 0 || strcmp(nm, pnames + (size_t)(q - 1) * MPI_MAX_PROCESSOR_NAME))
+                printf("%s %s:", q ? ";" : "", nm);
             printf(" %d", q);
         }
         printf("\n");
@@ -538,13 +556,15 @@ int main(int argc, char **argv)
         uint64_t total = 0, slice_hash = 0xcbf29ce484222325ULL; /* FNV-1a over the gathered slice bytes */
         for (int q = 0; q < nranks; q++) total += hashes[q];
         const unsigned char *sb = (const unsigned char *)slices;
-        for (size_t b = 0; b < sl * sizeof(double) * (size_t)nranks; b++) slice_hash = (slice_hash ^ sb[b]) * 0x100000001b3ULL;
+        for (size_t b = 0; b < sl * sizeof(double) * (size_t)nranks; b++)
+            slice_hash = (slice_hash ^ sb[b]) * 0x100000001b3ULL;
         /* Bytes one rank sends to a z neighbour over the run: context for timings. */
         double halo_mb = (double)face_count(&g, 2) * sizeof(double) * o.iters / 1e6;
         printf("checksum %016llx\n", (unsigned long long)total);
         printf("slice_hash %016llx\n", (unsigned long long)slice_hash);
-        printf("time %.6f s  (halo exchange+allreduce: max %.3f s, mean %.3f s per rank; %.1f MB sent per z neighbour)\n",
-               tmax, comm_max, comm_sum / nranks, halo_mb);
+        printf(
+            "time %.6f s  (halo exchange+allreduce: max %.3f s, mean %.3f s per rank; %.1f MB sent per z neighbour)\n",
+            tmax, comm_max, comm_sum / nranks, halo_mb);
         printf("RESULT checksum=%016llx slice_hash=%016llx time_s=%.6f comm_max_s=%.6f residual=%.17g\n",
                (unsigned long long)total, (unsigned long long)slice_hash, tmax, comm_max, residual);
         fflush(stdout);

@@ -58,13 +58,13 @@
 
 typedef struct {
     app_common_opts c;
-    int n;       /* 0: from --scale */
+    int n; /* 0: from --scale */
     int sweeps;
-    int serial;  /* -1 auto, 0 off, 1 on */
+    int serial; /* -1 auto, 0 off, 1 on */
 } options;
 
 static int g_rank, g_nranks;
-static int g_overlap;   /* --overlap: chunked transposes overlapped with the sweeps */
+static int g_overlap; /* --overlap: chunked transposes overlapped with the sweeps */
 #define OVERLAP_CHUNKS 4
 
 static const char *const usage =
@@ -123,15 +123,15 @@ static void *xmalloc(size_t n)
 
 /* One rank's share of the field, in both layouts. */
 typedef struct {
-    int n, p, rank, m;   /* N, ranks, my rank, N/P planes (z-slab) or columns (x-slab) */
-    size_t local;        /* m * N * N cells */
-    size_t block;        /* m * N * m cells per rank pair */
-    double *u;           /* z-slab: u[(k * N + y) * N + x], global z = rank * m + k */
-    double *w;           /* x-slab: w[(i * N + y) * N + z], global x = rank * m + i */
+    int n, p, rank, m; /* N, ranks, my rank, N/P planes (z-slab) or columns (x-slab) */
+    size_t local;      /* m * N * N cells */
+    size_t block;      /* m * N * m cells per rank pair */
+    double *u;         /* z-slab: u[(k * N + y) * N + x], global z = rank * m + k */
+    double *w;         /* x-slab: w[(i * N + y) * N + z], global x = rank * m + i */
     double *tmp, *sbuf, *rbuf;
-    MPI_Comm comm;       /* MPI_COMM_NULL: serial (P = 1, transposes by memcpy) */
-    double comm_s;       /* time in MPI_Alltoall */
-    uint64_t sent;       /* bytes to other ranks */
+    MPI_Comm comm; /* MPI_COMM_NULL: serial (P = 1, transposes by memcpy) */
+    double comm_s; /* time in MPI_Alltoall */
+    uint64_t sent; /* bytes to other ranks */
 } field;
 
 static void field_init(field *f, int n, int p, int rank, MPI_Comm comm)
@@ -230,7 +230,8 @@ static void transpose_z_to_x(field *f)
         double *blk = f->sbuf + (size_t)d * f->block;
         for (int k = 0; k < m; k++)
             for (int y = 0; y < n; y++)
-                memcpy(blk + ((size_t)k * n + y) * m, f->u + ((size_t)k * n + y) * n + (size_t)d * m, m * sizeof(double));
+                memcpy(blk + ((size_t)k * n + y) * m, f->u + ((size_t)k * n + y) * n + (size_t)d * m,
+                       m * sizeof(double));
     }
     exchange(f);
     for (int s = 0; s < f->p; s++) {
@@ -257,7 +258,8 @@ static void transpose_x_to_z(field *f)
         const double *blk = f->rbuf + (size_t)s * f->block;
         for (int k = 0; k < m; k++)
             for (int y = 0; y < n; y++)
-                memcpy(f->u + ((size_t)k * n + y) * n + (size_t)s * m, blk + ((size_t)k * n + y) * m, m * sizeof(double));
+                memcpy(f->u + ((size_t)k * n + y) * n + (size_t)s * m, blk + ((size_t)k * n + y) * m,
+                       m * sizeof(double));
     }
 }
 
@@ -410,8 +412,7 @@ int main(int argc, char **argv)
     if (g_rank == 0 && !o.c.quiet) {
         printf("compi_transpose: %d^3 doubles (%.1f MB), %d ranks (slabs of %d planes), %d iterations x %d sweeps "
                "per direction; 2 x MPI_Alltoall per iteration, blocks of %zu doubles (%.2f MB) per rank pair\n",
-               n, (double)n * n * n * 8 / 1e6, g_nranks, f.m, o.c.iters, o.sweeps, f.block,
-               (double)f.block * 8 / 1e6);
+               n, (double)n * n * n * 8 / 1e6, g_nranks, f.m, o.c.iters, o.sweeps, f.block, (double)f.block * 8 / 1e6);
         fflush(stdout);
     }
 
@@ -433,7 +434,8 @@ int main(int argc, char **argv)
     char why[200] = "";
     if (g_rank == 0) {
         const double cells = (double)n * n * n;
-        if (gcounts[1]) snprintf(why, sizeof why, "%llu cells outside [%g, %g]", gcounts[1], T_AMBIENT, T_SOURCE), ok = 0;
+        if (gcounts[1])
+            snprintf(why, sizeof why, "%llu cells outside [%g, %g]", gcounts[1], T_AMBIENT, T_SOURCE), ok = 0;
         if (ok && serial) {
             field s;
             field_init(&s, n, 1, 0, MPI_COMM_NULL);
@@ -443,7 +445,8 @@ int main(int argc, char **argv)
             field_free(&s);
             if (hs != gh)
                 snprintf(why, sizeof why, "checksum %016llx differs from the serial run's %016llx",
-                         (unsigned long long)gh, (unsigned long long)hs), ok = 0;
+                         (unsigned long long)gh, (unsigned long long)hs),
+                    ok = 0;
         }
         if (!o.c.quiet)
             printf("%.1f %% of the cells still exactly at %g; transposes: max %.3f s per rank in MPI_Alltoall; "

@@ -34,8 +34,8 @@
 
 typedef struct {
     char name[32];
-    int left, right;          /* this rank's neighbours (ring) */
-    int cyclic;               /* 3-D cyclic: nb[] */
+    int left, right; /* this rank's neighbours (ring) */
+    int cyclic;      /* 3-D cyclic: nb[] */
     int nb[6];
 } pattern;
 
@@ -56,7 +56,7 @@ static void ring_of(const int *order, int n, int ring, pattern *p)
     int pos = 0;
     while (order[pos] != rank) pos++;
     int nrings = n / ring, idx = pos / ring < nrings - 1 ? pos / ring : nrings - 1;
-    int start = idx * ring, len = idx == nrings - 1 ? n - start : ring;   /* the last ring takes the rest */
+    int start = idx * ring, len = idx == nrings - 1 ? n - start : ring; /* the last ring takes the rest */
     int i = pos - start;
     p->left = order[start + (i + len - 1) % len];
     p->right = order[start + (i + 1) % len];
@@ -147,14 +147,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     size_t lmax = 8u << 20;
     const char *data = "double_smooth", *label = "";
-    double budget = 0.05;   /* seconds per pattern, size and method (at least one exchange) */
+    double budget = 0.05; /* seconds per pattern, size and method (at least one exchange) */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--lmax") && i + 1 < argc) bench_parse_size(argv[++i], &lmax);
         else if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
         else if (!strcmp(argv[i], "--budget") && i + 1 < argc) budget = atof(argv[++i]);
         else if (!strcmp(argv[i], "--label") && i + 1 < argc) label = argv[++i];
         else {
-            if (!rank) fprintf(stderr, "usage: compi_beff [--lmax 8M] [--data double_smooth] [--budget 0.05] [--label L]\n");
+            if (!rank)
+                fprintf(stderr, "usage: compi_beff [--lmax 8M] [--data double_smooth] [--budget 0.05] [--label L]\n");
             MPI_Finalize();
             return 2;
         }
@@ -230,8 +231,8 @@ int main(int argc, char **argv)
         double beff = sqrt(logavg(ring_avg, nr) * logavg(rnd_avg, nrand));
         double beff_max = sqrt(logavg(ring_max, nr) * logavg(rnd_max, nrand));
         printf("RESULT label=%s procs=%d b_eff=%.1f b_eff_lmax=%.1f cyclic3d=%.1f cyclic3d_lmax=%.1f "
-               "per_proc_b_eff=%.2f check=%s\n", label, nprocs, beff, beff_max, cyc_avg, cyc_max, beff / nprocs,
-               anybad ? "FAIL" : "OK");
+               "per_proc_b_eff=%.2f check=%s\n",
+               label, nprocs, beff, beff_max, cyc_avg, cyc_max, beff / nprocs, anybad ? "FAIL" : "OK");
     }
     free(sbuf);
     free(rbuf);

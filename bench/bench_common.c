@@ -17,9 +17,21 @@ int bench_parse_size(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s) return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'B' || *end == 'b') end++;
@@ -102,24 +114,25 @@ void bench_describe_interposer(const char *sym, char *out, size_t cap)
     void *ps = dlsym(RTLD_DEFAULT, psym);
     Dl_info info;
     const char *lib = (s && dladdr(s, &info) && info.dli_fname) ? info.dli_fname : "?";
-    if (s && ps && s != ps)
-        snprintf(out, cap, "yes: %s from %s", sym, lib);
-    else
-        snprintf(out, cap, "NO (%s is the MPI library's own; the compi column measures plain MPI too)", sym);
+    if (s && ps && s != ps) snprintf(out, cap, "yes: %s from %s", sym, lib);
+    else snprintf(out, cap, "NO (%s is the MPI library's own; the compi column measures plain MPI too)", sym);
 }
 
 /* 2 P(B <= k-1), B ~ Bin(n, 1/2) */
 static double bench_binom_tail2(int n, int k)
 {
     double s = 0;
-    for (int i = 0; i < k; i++)
-        s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
+    for (int i = 0; i < k; i++) s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
     return 2 * s;
 }
 
 void bench_median_ci(double *xs, int n, double alpha, double *lo, double *hi, double *coverage)
 {
-    if (n <= 0) { *lo = *hi = 0; *coverage = 0; return; }
+    if (n <= 0) {
+        *lo = *hi = 0;
+        *coverage = 0;
+        return;
+    }
     bench_sort(xs, n);
     int k = 1;
     while (k + 1 <= (n + 1) / 2 && bench_binom_tail2(n, k + 1) <= alpha) k++;

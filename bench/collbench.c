@@ -68,13 +68,30 @@
 #define MAX_DATA 64
 #define ALPHA 0.10 /* two-sided; the interval covers the median with >= 90 % when the reps allow */
 
-enum { C_ALLGATHER, C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_ALLREDUCE, C_REDUCE, C_BCAST, C_GATHER, C_SCATTER,
-       C_REDUCE_SCATTER_BLOCK, C_IALLTOALL, C_IALLGATHER, C_IBCAST, C_IALLREDUCE, C_NEIGHBOR_ALLTOALL,
-       C_IALLTOALL_OVERLAP, C_COUNT };
-static const char *const COLL_NAMES[C_COUNT] = {"allgather", "allgatherv", "alltoall", "alltoallv", "allreduce",
-                                                "reduce",    "bcast",      "gather",   "scatter",
-                                                "reduce_scatter_block", "ialltoall", "iallgather", "ibcast",
-                                                "iallreduce", "neighbor_alltoall", "ialltoall_overlap"};
+enum {
+    C_ALLGATHER,
+    C_ALLGATHERV,
+    C_ALLTOALL,
+    C_ALLTOALLV,
+    C_ALLREDUCE,
+    C_REDUCE,
+    C_BCAST,
+    C_GATHER,
+    C_SCATTER,
+    C_REDUCE_SCATTER_BLOCK,
+    C_IALLTOALL,
+    C_IALLGATHER,
+    C_IBCAST,
+    C_IALLREDUCE,
+    C_NEIGHBOR_ALLTOALL,
+    C_IALLTOALL_OVERLAP,
+    C_COUNT
+};
+static const char *const COLL_NAMES[C_COUNT] = {
+    "allgather",        "allgatherv", "alltoall", "alltoallv",  "allreduce",
+    "reduce",           "bcast",      "gather",   "scatter",    "reduce_scatter_block",
+    "ialltoall",        "iallgather", "ibcast",   "iallreduce", "neighbor_alltoall",
+    "ialltoall_overlap"};
 /* How a point's call runs: the blocking collective, its nonblocking twin
  * and a Wait, the twin overlapped with compute; the data logic is the
  * blocking twin's (point.coll). */
@@ -82,7 +99,8 @@ enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_OVERLAP };
 static int coll_base(int c)
 {
     switch (c) {
-    case C_IALLTOALL: case C_IALLTOALL_OVERLAP: return C_ALLTOALL;
+    case C_IALLTOALL:
+    case C_IALLTOALL_OVERLAP: return C_ALLTOALL;
     case C_IALLGATHER: return C_ALLGATHER;
     case C_IBCAST: return C_BCAST;
     case C_IALLREDUCE: return C_ALLREDUCE;
@@ -91,8 +109,9 @@ static int coll_base(int c)
 }
 static int coll_form(int c)
 {
-    return c == C_IALLTOALL_OVERLAP ? FORM_OVERLAP
-           : c >= C_IALLTOALL && c <= C_IALLREDUCE ? FORM_NONBLOCKING : FORM_BLOCKING;
+    return c == C_IALLTOALL_OVERLAP                ? FORM_OVERLAP
+           : c >= C_IALLTOALL && c <= C_IALLREDUCE ? FORM_NONBLOCKING
+                                                   : FORM_BLOCKING;
 }
 enum { VAR_PLAIN = 0, VAR_COMPI = 1 };
 enum { ROOT = 0 };
@@ -105,8 +124,8 @@ typedef struct {
     int colls[C_COUNT];
     int ncolls;
     int reps, min_reps, warmup;
-    double budget;     /* seconds of timed calls (both variants) per point */
-    size_t max_mem;    /* buffers per rank and point */
+    double budget;  /* seconds of timed calls (both variants) per point */
+    size_t max_mem; /* buffers per rank and point */
     uint64_t seed;
     int quiet;
 } options;
@@ -201,7 +220,8 @@ static void parse_args(int argc, char **argv, options *o)
         }
         if (!v) bad = 1;
         else if (!strcmp(a, "--sizes")) bad = bench_parse_sizes(v, o->sizes, MAX_SIZES, &o->nsizes);
-        else if (!strcmp(a, "--data")) bad = bench_parse_data(v, o->data, MAX_DATA, &o->ndata, "compi_collbench", g_rank), have_data = !bad;
+        else if (!strcmp(a, "--data"))
+            bad = bench_parse_data(v, o->data, MAX_DATA, &o->ndata, "compi_collbench", g_rank), have_data = !bad;
         else if (!strcmp(a, "--colls")) bad = parse_colls(v, o);
         else if (!strcmp(a, "--reps")) bad = (o->reps = atoi(v)) < 1;
         else if (!strcmp(a, "--min-reps")) bad = (o->min_reps = atoi(v)) < 1;
@@ -211,15 +231,15 @@ static void parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
         else bad = 1;
         if (bad) {
-            if (g_rank == 0)
-                fprintf(stderr, "compi_collbench: bad argument '%s%s%s'\n", a, v ? " " : "", v ? v : "");
+            if (g_rank == 0) fprintf(stderr, "compi_collbench: bad argument '%s%s%s'\n", a, v ? " " : "", v ? v : "");
             usage();
             MPI_Finalize();
             exit(2);
         }
         i++;
     }
-    if (!have_data && bench_parse_data(defaults, o->data, MAX_DATA, &o->ndata, "compi_collbench", g_rank)) die("default data sets not found in the datasets registry");
+    if (!have_data && bench_parse_data(defaults, o->data, MAX_DATA, &o->ndata, "compi_collbench", g_rank))
+        die("default data sets not found in the datasets registry");
     if (o->min_reps > o->reps) o->min_reps = o->reps;
 }
 
@@ -248,8 +268,8 @@ typedef struct {
 
 /* Plain = PMPI entry points (invisible to a PMPI tool), compi = MPI entry points. */
 static const variant VARIANTS[2] = {
-    {"plain", PMPI_Allgather, PMPI_Allgatherv, PMPI_Alltoall, PMPI_Alltoallv, PMPI_Allreduce, PMPI_Reduce,
-     PMPI_Bcast, PMPI_Gather, PMPI_Scatter, PMPI_Reduce_scatter_block, PMPI_Ialltoall, PMPI_Iallgather, PMPI_Ibcast,
+    {"plain", PMPI_Allgather, PMPI_Allgatherv, PMPI_Alltoall, PMPI_Alltoallv, PMPI_Allreduce, PMPI_Reduce, PMPI_Bcast,
+     PMPI_Gather, PMPI_Scatter, PMPI_Reduce_scatter_block, PMPI_Ialltoall, PMPI_Iallgather, PMPI_Ibcast,
      PMPI_Iallreduce, PMPI_Wait, PMPI_Neighbor_alltoall},
     {"compi", MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Allreduce, MPI_Reduce, MPI_Bcast,
      MPI_Gather, MPI_Scatter, MPI_Reduce_scatter_block, MPI_Ialltoall, MPI_Iallgather, MPI_Ibcast, MPI_Iallreduce,
@@ -261,16 +281,16 @@ static const variant VARIANTS[2] = {
 typedef enum { CMP_EXACT, CMP_DOUBLE, CMP_FLOAT } cmp_kind;
 
 typedef struct {
-    int coll, data;     /* coll: the blocking twin (coll_base) */
-    int name, form;     /* the collective asked for, how it runs (FORM_*) */
-    double compute_s;   /* FORM_OVERLAP: the compute's length, calibrated */
-    double blocking_s;  /* FORM_OVERLAP: plain's blocking Alltoall */
+    int coll, data;    /* coll: the blocking twin (coll_base) */
+    int name, form;    /* the collective asked for, how it runs (FORM_*) */
+    double compute_s;  /* FORM_OVERLAP: the compute's length, calibrated */
+    double blocking_s; /* FORM_OVERLAP: plain's blocking Alltoall */
     long compute_iters;
-    size_t size;        /* nominal bytes of a block / vector */
-    MPI_Datatype type;  /* element type of the data set */
-    size_t es;          /* its size */
-    int count;          /* elements of a nominal block */
-    MPI_Op op;          /* reductions */
+    size_t size;       /* nominal bytes of a block / vector */
+    MPI_Datatype type; /* element type of the data set */
+    size_t es;         /* its size */
+    int count;         /* elements of a nominal block */
+    MPI_Op op;         /* reductions */
     cmp_kind cmp;
     int *scounts, *sdispls, *rcounts, *rdispls; /* elements, per rank (v variants) */
     size_t sbytes, rbytes;
@@ -281,14 +301,23 @@ typedef struct {
     double maxrel;          /* largest relative difference compi vs plain seen in this point */
 } point;
 
-static int is_reduction(int coll) { return coll == C_ALLREDUCE || coll == C_REDUCE || coll == C_REDUCE_SCATTER_BLOCK; }
+static int is_reduction(int coll)
+{
+    return coll == C_ALLREDUCE || coll == C_REDUCE || coll == C_REDUCE_SCATTER_BLOCK;
+}
 
 /* Elements of a nominal block in a "v" block: 3/4 for odd ranks (pairs). */
-static int vcount(int count, int odd) { return odd ? count - count / 4 : count; }
+static int vcount(int count, int odd)
+{
+    return odd ? count - count / 4 : count;
+}
 
 /* Rank q's send layout: element count of its block for rank `to`, and its
  * offset in q's send buffer; blocks lie in reverse rank order. */
-static int a2av_count(const point *p, int from, int to) { return vcount(p->count, (from + to) % 2); }
+static int a2av_count(const point *p, int from, int to)
+{
+    return vcount(p->count, (from + to) % 2);
+}
 static size_t a2av_soffset(const point *p, int from, int to)
 {
     size_t off = 0;
@@ -306,7 +335,7 @@ static size_t send_bytes_of(const point *p, int q)
     case C_ALLTOALLV: return a2av_soffset(p, q, -1) * p->es;
     case C_SCATTER: return q == ROOT ? c * (size_t)g_size * p->es : 0;
     case C_REDUCE_SCATTER_BLOCK: return c * (size_t)g_size * p->es; /* a block of the vector per rank */
-    case C_NEIGHBOR_ALLTOALL: return 2 * c * p->es;                   /* to the -1, then the +1 neighbour */
+    case C_NEIGHBOR_ALLTOALL: return 2 * c * p->es;                 /* to the -1, then the +1 neighbour */
     default: return c * p->es; /* allgather, reductions, bcast (root's vector), gather */
     }
 }
@@ -357,7 +386,8 @@ static size_t point_setup(point *p, int dry)
         if (send_bytes_of(p, q) > scratch) scratch = send_bytes_of(p, q);
     p->sbytes = send_bytes_of(p, me);
     switch (p->coll) {
-    case C_ALLGATHER: case C_ALLTOALL: p->rbytes = c * (size_t)P * es; break;
+    case C_ALLGATHER:
+    case C_ALLTOALL: p->rbytes = c * (size_t)P * es; break;
     case C_ALLGATHERV:
         p->rbytes = 0;
         for (int q = 0; q < P; q++) p->rbytes += (size_t)vcount(p->count, q % 2) * es;
@@ -421,7 +451,7 @@ static int has_result(const point *p)
  * gates hold a decision for up to 64 calls) does not carry over into the
  * next, as two applications would not share it. */
 static MPI_Comm g_comm = MPI_COMM_NULL;
-static MPI_Comm g_ring = MPI_COMM_NULL;   /* neighbor_alltoall: a periodic 1-D cartesian communicator */
+static MPI_Comm g_ring = MPI_COMM_NULL; /* neighbor_alltoall: a periodic 1-D cartesian communicator */
 
 /* FORM_OVERLAP's compute: iters rounds of arithmetic on a small array (no
  * MPI call, as a solver's local work), its result kept so it is not
@@ -474,7 +504,10 @@ static void calibrate_overlap(point *p)
     p->compute_s = bench_median(c, 5);
     p->blocking_s = target;
 }
-static void call(const point *p, const variant *v, unsigned char *rbuf) { one_call(p, v, rbuf); }
+static void call(const point *p, const variant *v, unsigned char *rbuf)
+{
+    one_call(p, v, rbuf);
+}
 
 static void one_call(const point *p, const variant *v, unsigned char *rbuf)
 {
@@ -534,8 +567,8 @@ static void prepare(const point *p, unsigned char *rbuf)
 
 static char g_why[512]; /* this rank's first mismatch, printed by it */
 
-static int mismatch_bytes(const point *p, const unsigned char *got, const unsigned char *want, size_t n,
-                          size_t at, const char *what)
+static int mismatch_bytes(const point *p, const unsigned char *got, const unsigned char *want, size_t n, size_t at,
+                          const char *what)
 {
     if (!memcmp(got, want, n)) return 0;
     size_t i = 0;
@@ -543,8 +576,7 @@ static int mismatch_bytes(const point *p, const unsigned char *got, const unsign
     snprintf(g_why, sizeof g_why,
              "MISMATCH (rank %d): %s: coll=%s size=%zu data=%s: first difference at result byte %zu (got 0x%02x, "
              "want 0x%02x)",
-             g_rank, what, COLL_NAMES[p->name], p->size, compi_dataset_name((size_t)p->data), at + i, got[i],
-             want[i]);
+             g_rank, what, COLL_NAMES[p->name], p->size, compi_dataset_name((size_t)p->data), at + i, got[i], want[i]);
     return 1;
 }
 
@@ -583,7 +615,8 @@ static int mismatch_sum(const point *p, const unsigned char *got, const unsigned
 static int check_compi(point *p, double *maxrel)
 {
     if (!has_result(p)) return 0;
-    if (p->cmp == CMP_EXACT) return mismatch_bytes(p, p->rbuf[VAR_COMPI], p->rbuf[VAR_PLAIN], p->rbytes, 0, "compi vs plain");
+    if (p->cmp == CMP_EXACT)
+        return mismatch_bytes(p, p->rbuf[VAR_COMPI], p->rbuf[VAR_PLAIN], p->rbytes, 0, "compi vs plain");
     return mismatch_sum(p, p->rbuf[VAR_COMPI], p->rbuf[VAR_PLAIN], "compi vs plain", maxrel);
 }
 
@@ -597,14 +630,16 @@ static int check_plain(point *p)
     const unsigned char *got = p->rbuf[VAR_PLAIN];
     const char *what = "plain vs expected";
     switch (p->coll) {
-    case C_ALLGATHER: case C_ALLGATHERV:
+    case C_ALLGATHER:
+    case C_ALLGATHERV:
         for (int q = 0; q < P; q++) {
             gen_send(p, q, p->scratch);
             size_t at = p->coll == C_ALLGATHER ? (size_t)q * c * es : (size_t)p->rdispls[q] * es;
             if (mismatch_bytes(p, got + at, p->scratch, send_bytes_of(p, q), at, what)) return 1;
         }
         return 0;
-    case C_ALLTOALL: case C_ALLTOALLV:
+    case C_ALLTOALL:
+    case C_ALLTOALLV:
         for (int q = 0; q < P; q++) {
             gen_send(p, q, p->scratch);
             size_t from = p->coll == C_ALLTOALL ? (size_t)me * c * es : a2av_soffset(p, q, me) * es;
@@ -760,8 +795,11 @@ static int describe_placement(char *out, size_t cap)
 static int global_warmup(const options *o)
 {
     for (int ci = 0; ci < o->ncolls; ci++) {
-        point p = {.coll = coll_base(o->colls[ci]), .name = o->colls[ci], .form = coll_form(o->colls[ci]),
-                   .data = o->data[0], .size = 1024};
+        point p = {.coll = coll_base(o->colls[ci]),
+                   .name = o->colls[ci],
+                   .form = coll_form(o->colls[ci]),
+                   .data = o->data[0],
+                   .size = 1024};
         set_type(&p);
         point_setup(&p, 0);
         double t[2];
@@ -799,11 +837,12 @@ int main(int argc, char **argv)
         printf("# MPI: %s\n# interposer: %s\n# COMPI_MODE=%s COMPI_CODEC=%s%s%s\n", ver, interp,
                mode ? mode : "(unset)", codec ? codec : "(unset)", rpn ? " COMPI_DEBUG_RANKS_PER_NODE=" : "",
                rpn ? rpn : "");
-        printf("# time = max over ranks of one call (PMPI_Barrier before it), median over reps; ratio = plain/compi\n"
-               "#   per rep, its median and a distribution-free ~%.0f%% interval [lo, hi] (> 1: compi faster)\n"
-               "# size = bytes per block (allgather(v), alltoall(v), gather, scatter) or per vector (allreduce,\n"
-               "#   reduce, bcast); the v variants send 3/4 of it from odd ranks / between odd pairs; roots are rank 0\n",
-               100 * (1 - ALPHA));
+        printf(
+            "# time = max over ranks of one call (PMPI_Barrier before it), median over reps; ratio = plain/compi\n"
+            "#   per rep, its median and a distribution-free ~%.0f%% interval [lo, hi] (> 1: compi faster)\n"
+            "# size = bytes per block (allgather(v), alltoall(v), gather, scatter) or per vector (allreduce,\n"
+            "#   reduce, bcast); the v variants send 3/4 of it from odd ranks / between odd pairs; roots are rank 0\n",
+            100 * (1 - ALPHA));
         printf("RESULT_HEADER ranks=%d nodes=%d\n", g_size, nodes);
         fflush(stdout);
     }
@@ -833,8 +872,11 @@ int main(int argc, char **argv)
                 fflush(stdout);
             }
             for (int si = 0; si < o.nsizes && !failed; si++) {
-                point p = {.coll = coll_base(o.colls[ci]), .name = o.colls[ci], .form = coll_form(o.colls[ci]),
-                           .data = o.data[d], .size = o.sizes[si]};
+                point p = {.coll = coll_base(o.colls[ci]),
+                           .name = o.colls[ci],
+                           .form = coll_form(o.colls[ci]),
+                           .data = o.data[d],
+                           .size = o.sizes[si]};
                 set_type(&p);
                 /* every rank must agree on skipping: the largest need decides */
                 unsigned long long need = point_setup(&p, 1), most;
@@ -866,13 +908,14 @@ int main(int argc, char **argv)
                                  p.blocking_s * 1e6);
                         if (!o.quiet)
                             printf("%10s compute alone %.1f us, plain blocking MPI_Alltoall %.1f us (above: compute + "
-                                   "Ialltoall + Wait)\n", "", p.compute_s * 1e6, p.blocking_s * 1e6);
+                                   "Ialltoall + Wait)\n",
+                                   "", p.compute_s * 1e6, p.blocking_s * 1e6);
                     }
                     int w = snprintf(results + rlen, sizeof results - rlen,
                                      "RESULT coll=%s size=%zu data=%s reps=%d plain_us=%.3f compi_us=%.3f "
                                      "ratio=%.4f lo=%.4f hi=%.4f coverage=%.3f type=%s%s\n",
-                                     COLL_NAMES[p.name], p.size, compi_dataset_name((size_t)p.data), r.reps,
-                                     r.plain_us, r.compi_us, r.ratio, r.lo, r.hi, r.coverage, type_name(&p), extra);
+                                     COLL_NAMES[p.name], p.size, compi_dataset_name((size_t)p.data), r.reps, r.plain_us,
+                                     r.compi_us, r.ratio, r.lo, r.hi, r.coverage, type_name(&p), extra);
                     if (w > 0 && (size_t)w < sizeof results - rlen) rlen += (size_t)w;
                 }
                 point_free(&p);
@@ -886,8 +929,7 @@ int main(int argc, char **argv)
         g_comm = MPI_COMM_WORLD;
     }
     if (g_rank == 0) {
-        if (failed)
-            printf("# FAILED: a result differed (MISMATCH line on stderr)\n");
+        if (failed) printf("# FAILED: a result differed (MISMATCH line on stderr)\n");
         else
             printf("# all results verified: %d point(s), %d skipped; compi equals plain bitwise, floating-point sums "
                    "within tolerance (largest relative difference %.3g)\n",

@@ -51,10 +51,10 @@ enum { V_MPI, V_DEFAULT, V_LA, V_LA_BLOCKS, V_LA_Z, NVAR };
 static const char *const var_names[NVAR] = {"mpi", "default", "la", "la-blocks", "la-z"};
 
 typedef struct {
-    const char *pattern;   /* bips3d | stem */
+    const char *pattern; /* bips3d | stem */
     int load;
     long mesh_nodes;
-    int grid[3];           /* nx ny nz */
+    int grid[3]; /* nx ny nz */
     int reps, warmup;
     const char *dir;
     int vars[NVAR], nvars;
@@ -94,8 +94,15 @@ static void usage_exit(int code, const char *why)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-    *o = (options){.pattern = "bips3d", .load = 100, .mesh_nodes = 20000, .grid = {128, 128, 128}, .reps = 5,
-                   .warmup = 1, .dir = "/tmp", .read = 1, .numbering = "cells"};
+    *o = (options){.pattern = "bips3d",
+                   .load = 100,
+                   .mesh_nodes = 20000,
+                   .grid = {128, 128, 128},
+                   .reps = 5,
+                   .warmup = 1,
+                   .dir = "/tmp",
+                   .read = 1,
+                   .numbering = "cells"};
     for (int v = 0; v < NVAR; v++) o->vars[o->nvars++] = v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -111,8 +118,7 @@ static void parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--warmup") && (o->warmup = atoi(v)) >= 0) i++;
         else if (!strcmp(a, "--dir")) o->dir = v, i++;
         else if (!strcmp(a, "--dump")) o->dump = v, i++;
-        else if (!strcmp(a, "--numbering") && v &&
-                 (!strcmp(v, "cells") || !strcmp(v, "rcm") || !strcmp(v, "xsweep")))
+        else if (!strcmp(a, "--numbering") && v && (!strcmp(v, "cells") || !strcmp(v, "rcm") || !strcmp(v, "xsweep")))
             o->numbering = v, i++;
         else if (!strcmp(a, "--expect-nodes") && (o->expect_nodes = atoi(v)) >= 1) i++;
         else if (!strcmp(a, "--grid")) {
@@ -143,12 +149,12 @@ static void parse_args(int argc, char **argv, options *o)
 /* ------------------------------------------------------------ patterns */
 
 typedef struct {
-    MPI_Datatype filetype;   /* view: etype MPI_DOUBLE */
-    double *data;            /* my values, in view order */
-    int count;               /* doubles */
-    int64_t file_bytes;      /* the whole file */
+    MPI_Datatype filetype; /* view: etype MPI_DOUBLE */
+    double *data;          /* my values, in view order */
+    int count;             /* doubles */
+    int64_t file_bytes;    /* the whole file */
     char desc[200];
-    int64_t *segs;           /* my file segments (offset, length pairs), from the pattern's own construction */
+    int64_t *segs; /* my file segments (offset, length pairs), from the pattern's own construction */
     int nseg;
 } pattern;
 
@@ -229,7 +235,7 @@ static void make_stem(const options *o, pattern *p)
         st[d] = coords[d] * q + (coords[d] < r ? coords[d] : r);
     }
     int empty = ls[0] == 0 || ls[1] == 0 || ls[2] == 0;
-    if (empty) {   /* a subarray needs sizes >= 1: an empty block writes nothing */
+    if (empty) { /* a subarray needs sizes >= 1: an empty block writes nothing */
         MPI_Type_contiguous(1, MPI_DOUBLE, &p->filetype);
         p->count = 0;
     } else {
@@ -274,7 +280,10 @@ static void dump_segments(const options *o, pattern *p)
     MPI_Gatherv(p->segs, n2, MPI_INT64_T, all, cnt, dis, MPI_INT64_T, 0, MPI_COMM_WORLD);
     if (g_rank == 0) {
         FILE *f = fopen(o->dump, "w");
-        if (!f) { fprintf(stderr, "compi_iobench: cannot write %s\n", o->dump); MPI_Abort(MPI_COMM_WORLD, 2); }
+        if (!f) {
+            fprintf(stderr, "compi_iobench: cannot write %s\n", o->dump);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
         fprintf(f, "ranks %d\nfile_bytes %lld\n", g_size, (long long)p->file_bytes);
         for (int r = 0; r < g_size; r++)
             for (int i = 0; i < cnt[r]; i += 2)
@@ -315,7 +324,7 @@ static void check_mpi(int rc, const char *what, const char *path)
 static double write_once(const pattern *p, const variant *v)
 {
     MPI_File fh;
-    if (g_rank == 0) MPI_File_delete(v->path, MPI_INFO_NULL);   /* no stale bytes from an earlier rep */
+    if (g_rank == 0) MPI_File_delete(v->path, MPI_INFO_NULL); /* no stale bytes from an earlier rep */
     MPI_Barrier(MPI_COMM_WORLD);
     check_mpi(MPI_File_open(v->comm, v->path, MPI_MODE_CREATE | MPI_MODE_WRONLY, v->info, &fh), "open", v->path);
     check_mpi(MPI_File_set_view(fh, 0, MPI_DOUBLE, p->filetype, "native", v->info), "set_view", v->path);
@@ -365,7 +374,9 @@ static int same_file(const char *a, const char *b, int64_t *size)
     return same;
 }
 
-typedef struct { double med, ratio, lo, hi, cov; } summary;
+typedef struct {
+    double med, ratio, lo, hi, cov;
+} summary;
 
 static void summarize(const double *ref, const double *t, int n, summary *s)
 {
@@ -415,8 +426,9 @@ int main(int argc, char **argv)
     MPI_Allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_free(&shm);
     if (o.expect_nodes && nodes != o.expect_nodes) {
-        if (g_rank == 0) fprintf(stderr, "compi_iobench: FAIL: %d nodes, %d expected (how were the ranks placed?)\n",
-                                 nodes, o.expect_nodes);
+        if (g_rank == 0)
+            fprintf(stderr, "compi_iobench: FAIL: %d nodes, %d expected (how were the ranks placed?)\n", nodes,
+                    o.expect_nodes);
         MPI_Finalize();
         return 1;
     }

@@ -36,8 +36,10 @@ static int cmp_dbl(const void *a, const void *b)
 static void usage_exit(int rank, const char *why)
 {
     if (rank == 0)
-        fprintf(stderr, "compi_pairprobe: %s\nusage: compi_pairprobe [--sizes B,B,...] [--target-ms MS] "
-                        "[--batches N] [--others poll|sleep]\n", why);
+        fprintf(stderr,
+                "compi_pairprobe: %s\nusage: compi_pairprobe [--sizes B,B,...] [--target-ms MS] "
+                "[--batches N] [--others poll|sleep]\n",
+                why);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -83,7 +85,7 @@ int main(int argc, char **argv)
         int srank;
         MPI_Comm_rank(shm, &srank);
         int zero = srank == 0 ? rank : 0, lead;
-        MPI_Allreduce(&zero, &lead, 1, MPI_INT, MPI_SUM, shm);   /* world rank of the node's first rank */
+        MPI_Allreduce(&zero, &lead, 1, MPI_INT, MPI_SUM, shm); /* world rank of the node's first rank */
         node_leader = lead;
     }
     int *all_leaders = malloc(sizeof(int) * (size_t)np);
@@ -118,14 +120,14 @@ int main(int argc, char **argv)
 
     int peer = 1 - rank, bad = 0;
     MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &pair);   /* ranks 0 and 1 (the others split apart above) */
+    MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &pair); /* ranks 0 and 1 (the others split apart above) */
     for (int s = 0; s < nsizes; s++) {
         size_t n = sizes[s];
         unsigned char *out = malloc(n), *in = malloc(n);
         if (!out || !in) MPI_Abort(MPI_COMM_WORLD, 3);
         for (size_t k = 0; k < n; k++) out[k] = (unsigned char)(k * 131u + (unsigned)rank * 7u + (unsigned)s);
         /* calibrate the batch length on rank 0, agreed with rank 1 */
-        int iters = 16;   /* at least: a batch of few exchanges is all scheduling noise */
+        int iters = 16; /* at least: a batch of few exchanges is all scheduling noise */
         for (;;) {
             double t0 = MPI_Wtime();
             for (int i = 0; i < iters; i++)
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
                              MPI_STATUS_IGNORE);
             double dt = MPI_Wtime() - t0;
             int decide = rank == 0 && dt * 1e3 < target_ms / 2 && iters < (1 << 20);
-            MPI_Bcast(&decide, 1, MPI_INT, 0, pair);   /* rank 0's clock decides for both */
+            MPI_Bcast(&decide, 1, MPI_INT, 0, pair); /* rank 0's clock decides for both */
             if (!decide) break;
             iters *= 2;
         }
@@ -146,12 +148,14 @@ int main(int argc, char **argv)
             t[b] = (MPI_Wtime() - t0) / iters * 1e6;
         }
         for (size_t k = 0; k < n; k++)
-            if (in[k] != (unsigned char)(k * 131u + (unsigned)peer * 7u + (unsigned)s)) { bad = 1; break; }
+            if (in[k] != (unsigned char)(k * 131u + (unsigned)peer * 7u + (unsigned)s)) {
+                bad = 1;
+                break;
+            }
         if (rank == 0) {
             qsort(t, (size_t)batches, sizeof(double), cmp_dbl);
-            printf("PROBE np=%d same_node=%d others=%s bytes=%zu iters=%d us=%.2f min=%.2f max=%.2f\n", np,
-                   same_node, np > 2 ? (others_sleep ? "sleep" : "poll") : "none", n, iters, t[batches / 2], t[0],
-                   t[batches - 1]);
+            printf("PROBE np=%d same_node=%d others=%s bytes=%zu iters=%d us=%.2f min=%.2f max=%.2f\n", np, same_node,
+                   np > 2 ? (others_sleep ? "sleep" : "poll") : "none", n, iters, t[batches / 2], t[0], t[batches - 1]);
             fflush(stdout);
         }
         free(out);

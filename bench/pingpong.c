@@ -27,7 +27,7 @@
 #define TAG_CTRL 7303
 #define MAX_SIZES 64
 #define MAX_DATA 64
-#define MAX_CODECS 32   /* codecs the bound tries (the table has fewer) */
+#define MAX_CODECS 32 /* codecs the bound tries (the table has fewer) */
 #define BOUND_MIN_BYTES (64 * 1024)
 
 enum { MODE_PINGPONG, MODE_STREAM };
@@ -38,17 +38,17 @@ typedef struct {
     int nsizes;
     int data[MAX_DATA];
     int ndata;
-    int reps;          /* max timed reps per variant */
-    int min_reps;      /* timed reps per variant even over budget */
-    double budget;     /* seconds per (data set, size) point, both variants */
+    int reps;      /* max timed reps per variant */
+    int min_reps;  /* timed reps per variant even over budget */
+    double budget; /* seconds per (data set, size) point, both variants */
     int rank_a, rank_b;
     int mode;
     int window;        /* stream: messages in flight per rep */
     size_t window_mem; /* stream: cap on window * size per rank */
     uint64_t seed;
-    int quiet;         /* only RESULT lines */
-    int bound;         /* measure the codec bound of every point >= BOUND_MIN_BYTES */
-    int warmup;        /* untimed reps per point and variant; -1 = by size */
+    int quiet;  /* only RESULT lines */
+    int bound;  /* measure the codec bound of every point >= BOUND_MIN_BYTES */
+    int warmup; /* untimed reps per point and variant; -1 = by size */
 } options;
 
 static int g_rank;
@@ -63,18 +63,17 @@ static void die(const char *msg)
 static void usage(void)
 {
     if (g_rank == 0) {
-        fprintf(stderr,
-                "usage: compi_pingpong [--sizes LO:HI | --sizes S[,S..]] [--data NAME[,NAME..]|all]\n"
-                "                      [--reps N] [--min-reps N] [--budget SEC] [--pair A,B]\n"
-                "                      [--mode pingpong|stream] [--window W] [--warmup N] [--seed N] [--quiet] [--no-bound]\n"
-                "  bound: speedup no transfer can beat with the best codec of the table, its codec time\n"
-                "  overlapping the wire (pipelined) or not (whole); reached = speedup / bound. Codec\n"
-                "  times alone (bound) and while a plain transfer of the same size is on the wire\n"
-                "  (loaded: what the codec costs during a transfer on this machine).\n"
-                "  sizes accept K/M/G suffixes (powers of 1024); LO:HI steps by powers of two.\n"
-                "  Data sets:");
-        for (size_t i = 0; i < compi_dataset_count(); i++)
-            fprintf(stderr, " %s", compi_dataset_name(i));
+        fprintf(stderr, "usage: compi_pingpong [--sizes LO:HI | --sizes S[,S..]] [--data NAME[,NAME..]|all]\n"
+                        "                      [--reps N] [--min-reps N] [--budget SEC] [--pair A,B]\n"
+                        "                      [--mode pingpong|stream] [--window W] [--warmup N] [--seed N] [--quiet] "
+                        "[--no-bound]\n"
+                        "  bound: speedup no transfer can beat with the best codec of the table, its codec time\n"
+                        "  overlapping the wire (pipelined) or not (whole); reached = speedup / bound. Codec\n"
+                        "  times alone (bound) and while a plain transfer of the same size is on the wire\n"
+                        "  (loaded: what the codec costs during a transfer on this machine).\n"
+                        "  sizes accept K/M/G suffixes (powers of 1024); LO:HI steps by powers of two.\n"
+                        "  Data sets:");
+        for (size_t i = 0; i < compi_dataset_count(); i++) fprintf(stderr, " %s", compi_dataset_name(i));
         fprintf(stderr, "\n");
     }
 }
@@ -116,7 +115,8 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
         }
         if (!v) bad = 1;
         else if (!strcmp(a, "--sizes")) bad = bench_parse_sizes(v, o->sizes, MAX_SIZES, &o->nsizes);
-        else if (!strcmp(a, "--data")) bad = bench_parse_data(v, o->data, MAX_DATA, &o->ndata, "compi_pingpong", g_rank), have_data = !bad;
+        else if (!strcmp(a, "--data"))
+            bad = bench_parse_data(v, o->data, MAX_DATA, &o->ndata, "compi_pingpong", g_rank), have_data = !bad;
         else if (!strcmp(a, "--reps")) bad = (o->reps = atoi(v)) < 1;
         else if (!strcmp(a, "--min-reps")) bad = (o->min_reps = atoi(v)) < 1;
         else if (!strcmp(a, "--warmup")) bad = (o->warmup = atoi(v)) < 0;
@@ -137,7 +137,8 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
         }
         i++;
     }
-    if (!have_data && bench_parse_data(defaults, o->data, MAX_DATA, &o->ndata, "compi_pingpong", g_rank)) die("default data sets not found in datasets registry");
+    if (!have_data && bench_parse_data(defaults, o->data, MAX_DATA, &o->ndata, "compi_pingpong", g_rank))
+        die("default data sets not found in datasets registry");
     if (o->min_reps > o->reps) o->min_reps = o->reps;
     if (o->rank_a == o->rank_b || o->rank_a < 0 || o->rank_b < 0 || o->rank_a >= nranks || o->rank_b >= nranks) {
         if (g_rank == 0) fprintf(stderr, "compi_pingpong: --pair needs two distinct ranks < %d\n", nranks);
@@ -194,9 +195,9 @@ typedef struct {
     size_t size;
     int count;
     MPI_Datatype type;
-    int window;                /* stream: receive buffers in flight */
-    unsigned char *sbuf;       /* data set contents (both ranks) */
-    unsigned char **rbuf;      /* window receive buffers */
+    int window;           /* stream: receive buffers in flight */
+    unsigned char *sbuf;  /* data set contents (both ranks) */
+    unsigned char **rbuf; /* window receive buffers */
     int peer;
     int is_a;
 } point;
@@ -220,7 +221,8 @@ static void verify(const unsigned char *got, const point *p, const variant *v, c
         while (got[i] == p->sbuf[i]) i++;
         char msg[256];
         snprintf(msg, sizeof msg,
-                 "DATA MISMATCH in %s variant (%s): data %s size %zu, first difference at byte %zu (got 0x%02x, want 0x%02x)",
+                 "DATA MISMATCH in %s variant (%s): data %s size %zu, first difference at byte %zu (got 0x%02x, want "
+                 "0x%02x)",
                  v->name, what, compi_dataset_name((size_t)p->data), p->size, i, got[i], p->sbuf[i]);
         die(msg);
     }
@@ -248,10 +250,10 @@ typedef struct {
 
 static int sync_continue(const point *p, int go);
 
-#define LOAD_CHUNK (256 * 1024)   /* compi's automatic chunk at 1 Gbit/s */
+#define LOAD_CHUNK (256 * 1024) /* compi's automatic chunk at 1 Gbit/s */
 
 typedef struct {
-    double ratio[MAX_CODECS], tc[MAX_CODECS], td[MAX_CODECS];   /* 0: codec failed */
+    double ratio[MAX_CODECS], tc[MAX_CODECS], td[MAX_CODECS]; /* 0: codec failed */
 } codec_times;
 
 static double wall_now(void)
@@ -278,14 +280,17 @@ static void codec_alone(int data, const void *buf, size_t size, codec_times *ct)
         double tc = 1e30, td = 1e30;
         long long n = -1;
         ct->ratio[i] = ct->tc[i] = ct->td[i] = 0;
-        for (int rep = 0; rep < 2; rep++) {   /* the faster of two: the first may pay page faults */
+        for (int rep = 0; rep < 2; rep++) { /* the faster of two: the first may pay page faults */
             double t0 = wall_now();
             n = c->compress(buf, size, out, c->bound(size), &prm);
             double t1 = wall_now();
             if (n <= 0) break;
             long long d = c->decompress(out, (size_t)n, back, size, &prm);
             double t2 = wall_now();
-            if (d != (long long)size) { n = -1; break; }
+            if (d != (long long)size) {
+                n = -1;
+                break;
+            }
             if (t1 - t0 < tc) tc = t1 - t0;
             if (t2 - t1 < td) td = t2 - t1;
         }
@@ -322,7 +327,7 @@ static void codec_loaded(const point *p, codec_times *ct)
     for (size_t i = 0; i < compi_codec_count() && i < MAX_CODECS; i++) {
         const compi_codec *c = compi_codec_at(i);
         int ok = 1;
-        if (!p->is_a) {   /* B's chunks to decode, and whether the codec works on them */
+        if (!p->is_a) { /* B's chunks to decode, and whether the codec works on them */
             for (size_t k = 0; k < n && ok; k++) {
                 size_t len = p->size - k * chunk < chunk ? p->size - k * chunk : chunk;
                 long long m = c->compress(p->sbuf + k * chunk, len, comp + k * ccap, ccap, &prm);
@@ -332,7 +337,7 @@ static void codec_loaded(const point *p, codec_times *ct)
         }
         double best_c = 1e30, best_d = 1e30;
         for (int rep = 0; rep < 2; rep++) {
-            for (int dir = 0; dir < 2; dir++) {   /* 0: A compresses, 1: B decompresses */
+            for (int dir = 0; dir < 2; dir++) { /* 0: A compresses, 1: B decompresses */
                 MPI_Request req;
                 sync_continue(p, 1);
                 if (p->is_a) {
@@ -525,7 +530,8 @@ int main(int argc, char **argv)
             compi_dataset_fill((size_t)w.data, w.sbuf, w.size, o.seed);
             double start = MPI_Wtime();
             int k = 0;
-            while (sync_continue(&w, is_a && (k < 20 || MPI_Wtime() - start < 0.2))) one_rep(&w, &VARIANTS[k++ % 2], o.mode);
+            while (sync_continue(&w, is_a && (k < 20 || MPI_Wtime() - start < 0.2)))
+                one_rep(&w, &VARIANTS[k++ % 2], o.mode);
             free(rb);
             free(w.sbuf);
         }
@@ -600,20 +606,21 @@ int main(int argc, char **argv)
                     double reached = b.pipelined > 0 ? sp / b.pipelined : 0;
                     double reached_l = bl.pipelined > 0 ? sp / bl.pipelined : 0;
                     if (!o.quiet)
-                        printf("%10zu %6d %13.2f %13.2f %8.3f %10.2f %10.2f %8.3f %7.0f%% %8.3f %-10s %8.3f %7.0f%% %-10s\n",
+                        printf("%10zu %6d %13.2f %13.2f %8.3f %10.2f %10.2f %8.3f %7.0f%% %8.3f %-10s %8.3f %7.0f%% "
+                               "%-10s\n",
                                p.size, n, tp * 1e6, tc * 1e6, sp, bwp, bwc, b.pipelined, 100 * reached, b.whole,
                                b.codec, bl.pipelined, 100 * reached_l, bl.codec);
                     fflush(stdout);
                     /* Machine-readable lines go after the table, to keep it readable. */
-                    int w = snprintf(results + rlen, sizeof results - rlen,
-                                     "RESULT mode=%s data=%s size=%zu reps=%d window=%d plain_us=%.3f compi_us=%.3f "
-                                     "speedup=%.4f plain_MBps=%.3f compi_MBps=%.3f bound=%.4f bound_whole=%.4f "
-                                     "bound_codec=%s bound_ratio=%.3f reached=%.4f bound_loaded=%.4f "
-                                     "bound_loaded_codec=%s reached_loaded=%.4f\n",
-                                     o.mode == MODE_PINGPONG ? "pingpong" : "stream",
-                                     compi_dataset_name((size_t)p.data), p.size, n, p.window, tp * 1e6, tc * 1e6, sp,
-                                     bwp, bwc, b.pipelined, b.whole, b.codec, b.ratio, reached, bl.pipelined,
-                                     bl.codec, reached_l);
+                    int w =
+                        snprintf(results + rlen, sizeof results - rlen,
+                                 "RESULT mode=%s data=%s size=%zu reps=%d window=%d plain_us=%.3f compi_us=%.3f "
+                                 "speedup=%.4f plain_MBps=%.3f compi_MBps=%.3f bound=%.4f bound_whole=%.4f "
+                                 "bound_codec=%s bound_ratio=%.3f reached=%.4f bound_loaded=%.4f "
+                                 "bound_loaded_codec=%s reached_loaded=%.4f\n",
+                                 o.mode == MODE_PINGPONG ? "pingpong" : "stream", compi_dataset_name((size_t)p.data),
+                                 p.size, n, p.window, tp * 1e6, tc * 1e6, sp, bwp, bwc, b.pipelined, b.whole, b.codec,
+                                 b.ratio, reached, bl.pipelined, bl.codec, reached_l);
                     if (w > 0 && (size_t)w < sizeof results - rlen) rlen += (size_t)w;
                 }
                 for (int w = 0; w < p.window; w++) free(p.rbuf[w]);

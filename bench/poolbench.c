@@ -52,12 +52,16 @@ static double cpu_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static size_t len_of(const msg *m, size_t k) { return m->size - k * m->chunk < m->chunk ? m->size - k * m->chunk : m->chunk; }
+static size_t len_of(const msg *m, size_t k)
+{
+    return m->size - k * m->chunk < m->chunk ? m->size - k * m->chunk : m->chunk;
+}
 
 static void enc(void *arg, size_t k)
 {
     msg *m = arg;
-    m->clen[k] = m->codec->compress(m->src + k * m->chunk, len_of(m, k), m->comp[k], m->codec->bound(m->chunk), &m->params);
+    m->clen[k] =
+        m->codec->compress(m->src + k * m->chunk, len_of(m, k), m->comp[k], m->codec->bound(m->chunk), &m->params);
 }
 
 static void dec(void *arg, size_t k)
@@ -75,7 +79,10 @@ static void pass(msg *m, size_t n, compi_pool_fn fn, int helpers)
     compi_pool_job *j = compi_pool_job_new(n, fn, m);
     size_t ahead = 2 * ((size_t)helpers + 1);
     for (size_t k = 0; k < n; k++) {
-        if (!j) { fn(m, k); continue; }
+        if (!j) {
+            fn(m, k);
+            continue;
+        }
         compi_pool_release(j, k + ahead);
         compi_pool_wait(j, k);
     }
@@ -124,8 +131,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--helpers") && i + 1 < argc) hl = argv[++i];
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: compi_poolbench [--size 8M] [--chunk 256K] [--codec lz4] [--level N] [--data text]\n"
-                            "                       [--helpers 0,1] [--rounds 11]\n");
+            fprintf(stderr,
+                    "usage: compi_poolbench [--size 8M] [--chunk 256K] [--codec lz4] [--level N] [--data text]\n"
+                    "                       [--helpers 0,1] [--rounds 11]\n");
             return 2;
         }
     }
@@ -175,7 +183,8 @@ int main(int argc, char **argv)
         }
     double lc0 = 0, ld0 = 0;
     printf("poolbench: %s level %d, %zu bytes of %s in %zu-byte chunks (ratio %.2f), %d rounds x %d passes "
-           "(medians, 95%% interval)\n", codec, level, size, data, chunk, ratio, rounds, reps);
+           "(medians, 95%% interval)\n",
+           codec, level, size, data, chunk, ratio, rounds, reps);
     printf("%-8s %-8s %24s %24s %10s %10s %14s %14s\n", "helpers", "threads", "compress MB/s", "decompress MB/s",
            "c vs 0", "d vs 0", "c MB/cpu-s", "d MB/cpu-s");
     for (int c = 0; c < nc; c++) {
@@ -186,7 +195,10 @@ int main(int argc, char **argv)
         double medc = bench_median(tc[c], rounds), medd = bench_median(td[c], rounds);
         bench_median_ci(mc, rounds, 0.05, &lo, &hi, &cov);
         bench_median_ci(md, rounds, 0.05, &lo2, &hi2, &cov);
-        if (c == 0) { lc0 = medc; ld0 = medd; }
+        if (c == 0) {
+            lc0 = medc;
+            ld0 = medd;
+        }
         char a[64], b[64];
         snprintf(a, sizeof a, "%.0f [%.0f, %.0f]", medc, lo, hi);
         snprintf(b, sizeof b, "%.0f [%.0f, %.0f]", medd, lo2, hi2);

@@ -18,7 +18,7 @@ pkgs=(build-essential cmake pkg-config python3 gfortran
       python3-matplotlib python3-scipy libmetis-dev libscotch-dev libhwloc-dev
       slurmctld slurmd slurm-client munge
       libhdf5-openmpi-dev libhdf5-mpich-dev
-      shellcheck pyflakes3 mkdocs man-db   # the lint stage; man: compi help SUBCOMMAND
+      shellcheck pyflakes3 mkdocs clang-format man-db   # the lint stage; man: compi help SUBCOMMAND
       libsimgrid-dev simgrid)              # SimGrid SMPI: the smpi build, compi simulate
 # a `module` command for the modulefile test (tests/install): environment-modules,
 # unless Lmod is there (the two packages conflict: installing one removes the other)

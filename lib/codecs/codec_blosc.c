@@ -28,12 +28,11 @@ static size_t compi_blosc_bound(size_t src_len)
     return src_len + compi_blosc_nchunks(src_len) * BLOSC_MAX_OVERHEAD;
 }
 
-static long long compi_blosc_compress_any(const char *compressor, const void *src, size_t src_len,
-                                          void *dst, size_t dst_cap,
-                                          const compi_codec_params *params)
+static long long compi_blosc_compress_any(const char *compressor, const void *src, size_t src_len, void *dst,
+                                          size_t dst_cap, const compi_codec_params *params)
 {
-    size_t typesize = params && params->elem_size >= 1 && params->elem_size <= BLOSC_MAX_TYPESIZE
-                          ? params->elem_size : 1;
+    size_t typesize =
+        params && params->elem_size >= 1 && params->elem_size <= BLOSC_MAX_TYPESIZE ? params->elem_size : 1;
     int clevel = COMPI_BLOSC_DEFAULT_CLEVEL;
     if (params && params->level > 0) clevel = params->level > 9 ? 9 : params->level;
     if (dst == NULL) return COMPI_ERR_DST_TOO_SMALL;
@@ -49,8 +48,7 @@ static long long compi_blosc_compress_any(const char *compressor, const void *sr
          * copy instead of keeping a block-split result that is larger than
          * that and would eat the next frame's share of the bound. */
         size_t room = dst_cap - off < n + BLOSC_MAX_OVERHEAD ? dst_cap - off : n + BLOSC_MAX_OVERHEAD;
-        int c = blosc_compress_ctx(clevel, BLOSC_SHUFFLE, typesize, n, in + done, out + off, room,
-                                   compressor, 0, 1);
+        int c = blosc_compress_ctx(clevel, BLOSC_SHUFFLE, typesize, n, in + done, out + off, room, compressor, 0, 1);
         if (c == 0) return COMPI_ERR_DST_TOO_SMALL;
         if (c < 0) return COMPI_ERR_CODEC;
         off += (size_t)c;
@@ -61,8 +59,8 @@ static long long compi_blosc_compress_any(const char *compressor, const void *sr
 
 /* Any Blosc compressor decodes here (the frame header names it), so both
  * codec objects share this entry point; the wire id already chose the codec. */
-static long long compi_blosc_decompress(const void *src, size_t src_len, void *dst,
-                                        size_t dst_len, const compi_codec_params *params)
+static long long compi_blosc_decompress(const void *src, size_t src_len, void *dst, size_t dst_len,
+                                        const compi_codec_params *params)
 {
     if (src == NULL || src_len == 0) return COMPI_ERR_CORRUPT;
     char dummy = 0;
@@ -93,14 +91,14 @@ static long long compi_blosc_decompress(const void *src, size_t src_len, void *d
     return (long long)done;
 }
 
-static long long compi_blosc_lz4_compress(const void *src, size_t src_len, void *dst,
-                                          size_t dst_cap, const compi_codec_params *params)
+static long long compi_blosc_lz4_compress(const void *src, size_t src_len, void *dst, size_t dst_cap,
+                                          const compi_codec_params *params)
 {
     return compi_blosc_compress_any("lz4", src, src_len, dst, dst_cap, params);
 }
 
-static long long compi_blosc_zstd_compress(const void *src, size_t src_len, void *dst,
-                                           size_t dst_cap, const compi_codec_params *params)
+static long long compi_blosc_zstd_compress(const void *src, size_t src_len, void *dst, size_t dst_cap,
+                                           const compi_codec_params *params)
 {
     return compi_blosc_compress_any("zstd", src, src_len, dst, dst_cap, params);
 }

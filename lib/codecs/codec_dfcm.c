@@ -51,10 +51,10 @@ static size_t dfcm_bound(size_t n)
 
 typedef struct {
     uint64_t *table;
-    uint32_t mask;           /* lines - 1 */
+    uint32_t mask; /* lines - 1 */
     uint64_t last, d1, d2;
-    uint32_t h1, h2, h3;     /* 14-bit hashes of the last three deltas */
-    int use_stride;          /* drift correction state */
+    uint32_t h1, h2, h3; /* 14-bit hashes of the last three deltas */
+    int use_stride;      /* drift correction state */
 } dfcm_state;
 
 /* The table has as many lines as the input has words, up to DFCM_LINES (at
@@ -149,8 +149,8 @@ COMPI_ALWAYS_INLINE void dfcm_put_residual(dfcm_bw *bw, uint64_t r, unsigned nbi
 }
 
 /* 0 when the bit stream would pass limit (coding does not pay). */
-COMPI_ALWAYS_INLINE int dfcm_encode_words(dfcm_state *st, dfcm_bw *bw, const uint8_t *src,
-                                          size_t nwords, unsigned w, const uint8_t *limit)
+COMPI_ALWAYS_INLINE int dfcm_encode_words(dfcm_state *st, dfcm_bw *bw, const uint8_t *src, size_t nwords, unsigned w,
+                                          const uint8_t *limit)
 {
     for (size_t i = 0; i < nwords; i++) {
         /* one word adds <= 68 bits; flushing writes 4 bytes at a time */
@@ -166,8 +166,7 @@ COMPI_ALWAYS_INLINE int dfcm_encode_words(dfcm_state *st, dfcm_bw *bw, const uin
     return 1;
 }
 
-static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t cap,
-                               const compi_codec_params *params)
+static long long dfcm_compress(const void *srcv, size_t n, void *dstv, size_t cap, const compi_codec_params *params)
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;
@@ -229,8 +228,7 @@ COMPI_ALWAYS_INLINE uint64_t dfcm_get(dfcm_br *br, unsigned n) /* n <= 32 */
 }
 
 /* 0 on an invalid code or a stream read far past its end. */
-COMPI_ALWAYS_INLINE int dfcm_decode_words(dfcm_state *st, dfcm_br *br, uint8_t *dst,
-                                          size_t nwords, unsigned w)
+COMPI_ALWAYS_INLINE int dfcm_decode_words(dfcm_state *st, dfcm_br *br, uint8_t *dst, size_t nwords, unsigned w)
 {
     const unsigned cmax = w == 8 ? 14 : 7;
     for (size_t i = 0; i < nwords; i++) {
@@ -276,8 +274,7 @@ static long long dfcm_decompress(const void *srcv, size_t src_len, void *dstv, s
     dfcm_state st;
     if (dfcm_state_init(&st, nwords)) return COMPI_ERR_NOMEM;
     dfcm_br br = {ip, bend, 0, 0, 0};
-    int ok = w == 8 ? dfcm_decode_words(&st, &br, dst, nwords, 8)
-                    : dfcm_decode_words(&st, &br, dst, nwords, 4);
+    int ok = w == 8 ? dfcm_decode_words(&st, &br, dst, nwords, 8) : dfcm_decode_words(&st, &br, dst, nwords, 4);
     free(st.table);
     if (!ok) return COMPI_ERR_CORRUPT;
     uint64_t consumed = (uint64_t)(br.p - ip) * 8 + br.pad - br.bc;

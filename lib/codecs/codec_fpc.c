@@ -23,7 +23,6 @@
 #define FPC_KMIN 10
 #define FPC_KMAX 16
 
-
 /* Raw fallback keeps the worst case at the input size plus the header. */
 static size_t fpc_bound(size_t n)
 {
@@ -85,7 +84,10 @@ COMPI_ALWAYS_INLINE unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w,
     uint64_t xf = v ^ pf, xd = v ^ pd;
     unsigned sel = 0;
     uint64_t x = xf;
-    if (xd < xf) { x = xd; sel = 8; } /* fewer significant bits */
+    if (xd < xf) {
+        x = xd;
+        sel = 8;
+    } /* fewer significant bits */
     unsigned lzb;
     if (w == 8) {
         lzb = x ? (unsigned)__builtin_clzll(x) / 8 : 8;
@@ -98,15 +100,17 @@ COMPI_ALWAYS_INLINE unsigned fpc_enc_word(fpc_state *st, uint64_t v, unsigned w,
     compi_store_le64(tmp, x);
     memcpy(*op, tmp, nbytes);
     *op += nbytes;
-    if (w == 8) { fpc_update64(st, v); return sel | (lzb > 4 ? lzb - 1 : lzb); }
+    if (w == 8) {
+        fpc_update64(st, v);
+        return sel | (lzb > 4 ? lzb - 1 : lzb);
+    }
     fpc_update32(st, v);
     return sel | lzb;
 }
 
 /* All words, with w a compile-time constant at each call site so the 4- and
  * 8-byte paths are specialised. NULL when the output would pass limit. */
-COMPI_ALWAYS_INLINE uint8_t *fpc_encode_words(fpc_state *st, const uint8_t *src,
-                                              size_t nwords, unsigned w, uint8_t *op,
+COMPI_ALWAYS_INLINE uint8_t *fpc_encode_words(fpc_state *st, const uint8_t *src, size_t nwords, unsigned w, uint8_t *op,
                                               const uint8_t *limit)
 {
     size_t i = 0;
@@ -129,8 +133,7 @@ COMPI_ALWAYS_INLINE uint8_t *fpc_encode_words(fpc_state *st, const uint8_t *src,
     return op;
 }
 
-static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap,
-                              const compi_codec_params *params)
+static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap, const compi_codec_params *params)
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;
@@ -149,9 +152,11 @@ static long long fpc_compress(const void *srcv, size_t n, void *dstv, size_t cap
     if (fpc_state_init(&st, k)) return COMPI_ERR_NOMEM;
     *modep = w == 8 ? COMPI_WMODE_64 : COMPI_WMODE_32;
     *op++ = (uint8_t)k;
-    op = w == 8 ? fpc_encode_words(&st, src, nwords, 8, op, limit)
-                : fpc_encode_words(&st, src, nwords, 4, op, limit);
-    if (!op) { free(st.fcm); goto raw; }
+    op = w == 8 ? fpc_encode_words(&st, src, nwords, 8, op, limit) : fpc_encode_words(&st, src, nwords, 4, op, limit);
+    if (!op) {
+        free(st.fcm);
+        goto raw;
+    }
     free(st.fcm);
     memcpy(op, src + nwords * w, tail);
     op += tail;
@@ -161,12 +166,13 @@ raw:
 }
 
 /* Decodes one word from its nibble; 0 on truncated input. */
-COMPI_ALWAYS_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
-                                     const uint8_t **ip, const uint8_t *end, uint8_t *out)
+COMPI_ALWAYS_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w, const uint8_t **ip, const uint8_t *end,
+                                     uint8_t *out)
 {
     unsigned lzb = code & 7;
-    if (w == 8) { if (lzb > 3) lzb++; }
-    else if (lzb > 4) return 0;
+    if (w == 8) {
+        if (lzb > 3) lzb++;
+    } else if (lzb > 4) return 0;
     unsigned nbytes = w - lzb;
     if ((size_t)(end - *ip) < nbytes) return 0;
     uint8_t tmp[8] = {0};
@@ -180,15 +186,19 @@ COMPI_ALWAYS_INLINE int fpc_dec_word(fpc_state *st, unsigned code, unsigned w,
         v = st->fcm[st->fh];
     }
     v ^= x;
-    if (w == 8) { fpc_update64(st, v); compi_store_le64(out, v); }
-    else { fpc_update32(st, v); compi_store_le32(out, (uint32_t)v); }
+    if (w == 8) {
+        fpc_update64(st, v);
+        compi_store_le64(out, v);
+    } else {
+        fpc_update32(st, v);
+        compi_store_le32(out, (uint32_t)v);
+    }
     return 1;
 }
 
 /* All words (w constant per call site); 0 on truncated or invalid input. */
-COMPI_ALWAYS_INLINE int fpc_decode_words(fpc_state *st, const uint8_t **ipp,
-                                         const uint8_t *bend, uint8_t *dst, size_t nwords,
-                                         unsigned w)
+COMPI_ALWAYS_INLINE int fpc_decode_words(fpc_state *st, const uint8_t **ipp, const uint8_t *bend, uint8_t *dst,
+                                         size_t nwords, unsigned w)
 {
     const uint8_t *ip = *ipp;
     for (size_t i = 0; i < nwords; i += 2) {
@@ -227,8 +237,8 @@ static long long fpc_decompress(const void *srcv, size_t src_len, void *dstv, si
     if ((size_t)(bend - ip) < (nwords + 1) / 2) return COMPI_ERR_CORRUPT;
     fpc_state st;
     if (fpc_state_init(&st, k)) return COMPI_ERR_NOMEM;
-    int ok = w == 8 ? fpc_decode_words(&st, &ip, bend, dst, nwords, 8)
-                    : fpc_decode_words(&st, &ip, bend, dst, nwords, 4);
+    int ok =
+        w == 8 ? fpc_decode_words(&st, &ip, bend, dst, nwords, 8) : fpc_decode_words(&st, &ip, bend, dst, nwords, 4);
     free(st.fcm);
     if (!ok || ip != bend) return COMPI_ERR_CORRUPT;
     memcpy(dst + nwords * w, bend, tail);

@@ -51,7 +51,10 @@ static unsigned huf_build_lengths(const uint32_t cnt[256], uint8_t len[256])
     for (unsigned i = 1; i < n; i++) {
         uint16_t s = sym[i];
         unsigned j = i;
-        while (j > 0 && cnt[sym[j - 1]] > cnt[s]) { sym[j] = sym[j - 1]; j--; }
+        while (j > 0 && cnt[sym[j - 1]] > cnt[s]) {
+            sym[j] = sym[j - 1];
+            j--;
+        }
         sym[j] = s;
     }
     if (n < 2) { /* callers code >= 2 symbols; keep the tree code in bounds */
@@ -100,7 +103,10 @@ static void huf_limited_lengths(const uint32_t cnt_in[256], uint8_t len[256])
 static uint32_t huf_reverse(uint32_t code, unsigned len)
 {
     uint32_t r = 0;
-    for (unsigned i = 0; i < len; i++) { r = (r << 1) | (code & 1); code >>= 1; }
+    for (unsigned i = 0; i < len; i++) {
+        r = (r << 1) | (code & 1);
+        code >>= 1;
+    }
     return r;
 }
 
@@ -112,7 +118,10 @@ static int huf_canonical(const uint8_t len[256], uint16_t code[256])
     uint32_t kraft = 0;
     for (unsigned s = 0; s < 256; s++) {
         if (len[s] > HUF_MAX_LEN) return 0;
-        if (len[s]) { bl_count[len[s]]++; kraft += HUF_TABLE >> len[s]; }
+        if (len[s]) {
+            bl_count[len[s]]++;
+            kraft += HUF_TABLE >> len[s];
+        }
     }
     if (kraft != HUF_TABLE) return 0; /* oversubscribed or incomplete */
     uint32_t next_code[HUF_MAX_LEN + 2];
@@ -145,8 +154,8 @@ static void huf_segment(size_t n, unsigned k, unsigned s, size_t *off, size_t *l
 }
 
 /* Write n codes as an LSB-first bit stream into exactly payload bytes. */
-static void huf_write_stream(const uint8_t *src, size_t n, const uint16_t code[256],
-                             const uint8_t len[256], uint8_t *p, size_t payload)
+static void huf_write_stream(const uint8_t *src, size_t n, const uint16_t code[256], const uint8_t len[256], uint8_t *p,
+                             size_t payload)
 {
     uint8_t *end = p + payload;
     uint64_t bb = 0;
@@ -167,7 +176,11 @@ static void huf_write_stream(const uint8_t *src, size_t n, const uint16_t code[2
     for (; i < n; i++) {
         bb |= (uint64_t)code[src[i]] << bc;
         bc += len[src[i]];
-        while (bc >= 8) { *p++ = (uint8_t)bb; bb >>= 8; bc -= 8; }
+        while (bc >= 8) {
+            *p++ = (uint8_t)bb;
+            bb >>= 8;
+            bc -= 8;
+        }
     }
     if (bc) *p++ = (uint8_t)bb;
 }
@@ -191,7 +204,9 @@ static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
     uint16_t code[256];
     huf_limited_lengths(cnt, len);
     if (!huf_canonical(len, code)) { /* cannot happen; stay safe anyway */
-        op[0] = HUF_T_RAW; memcpy(op + 1, src, n); return 1 + n;
+        op[0] = HUF_T_RAW;
+        memcpy(op + 1, src, n);
+        return 1 + n;
     }
     unsigned k = huf_nstreams(n);
     size_t payload[4], coded = 1 + 2 + (hi - lo + 2) / 2;
@@ -203,7 +218,11 @@ static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
         payload[s] = (size_t)((bits + 7) / 8);
         coded += compi_varint_len(payload[s]) + payload[s];
     }
-    if (coded >= 1 + n) { op[0] = HUF_T_RAW; memcpy(op + 1, src, n); return 1 + n; }
+    if (coded >= 1 + n) {
+        op[0] = HUF_T_RAW;
+        memcpy(op + 1, src, n);
+        return 1 + n;
+    }
 
     uint8_t *p = op;
     *p++ = HUF_T_CODED;
@@ -223,8 +242,7 @@ static size_t huf_encode_block(const uint8_t *src, size_t n, uint8_t *op)
     return (size_t)(p - op);
 }
 
-static long long huf_compress(const void *srcv, size_t n, void *dstv, size_t cap,
-                              const compi_codec_params *params)
+static long long huf_compress(const void *srcv, size_t n, void *dstv, size_t cap, const compi_codec_params *params)
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;
@@ -283,8 +301,7 @@ static int huf_br_done(const huf_br *br)
 }
 
 /* Decode one coded block body (after the type byte) into out[0..n). */
-static int huf_decode_block(const uint8_t *src, size_t avail, size_t *used,
-                            uint8_t *out, size_t n)
+static int huf_decode_block(const uint8_t *src, size_t avail, size_t *used, uint8_t *out, size_t n)
 {
     if (avail < 2) return COMPI_ERR_CORRUPT;
     unsigned lo = src[0], hi = src[1];
@@ -329,8 +346,10 @@ static int huf_decode_block(const uint8_t *src, size_t avail, size_t *used,
         /* lockstep over the shortest (last) segment; after a refill each
          * reader holds >= 56 bits, enough for 5 codes of <= 11 bits */
         for (; i + 5 <= cnt[3]; i += 5) {
-            huf_br_refill(&br[0]); huf_br_refill(&br[1]);
-            huf_br_refill(&br[2]); huf_br_refill(&br[3]);
+            huf_br_refill(&br[0]);
+            huf_br_refill(&br[1]);
+            huf_br_refill(&br[2]);
+            huf_br_refill(&br[3]);
             for (int r = 0; r < 5; r++) {
                 o[0][i + r] = huf_br_decode(&br[0], table);
                 o[1][i + r] = huf_br_decode(&br[1], table);

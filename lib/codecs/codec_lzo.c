@@ -12,7 +12,10 @@
 static pthread_once_t compi_lzo_once = PTHREAD_ONCE_INIT;
 static int compi_lzo_init_rc = LZO_E_ERROR;
 
-static void compi_lzo_do_init(void) { compi_lzo_init_rc = lzo_init(); }
+static void compi_lzo_do_init(void)
+{
+    compi_lzo_init_rc = lzo_init();
+}
 
 static int compi_lzo_ready(void)
 {
@@ -26,7 +29,10 @@ static size_t compi_lzo_bound(size_t src_len)
     return src_len + src_len / 16 + 64 + 3;
 }
 
-static void *compi_lzo_new_work(void) { return malloc(LZO1X_1_MEM_COMPRESS); }
+static void *compi_lzo_new_work(void)
+{
+    return malloc(LZO1X_1_MEM_COMPRESS);
+}
 
 static long long compi_lzo_compress(const void *src, size_t src_len, void *dst, size_t dst_cap,
                                     const compi_codec_params *params)
@@ -40,8 +46,7 @@ static long long compi_lzo_compress(const void *src, size_t src_len, void *dst, 
     unsigned char dummy = 0;
     if (src == NULL) src = &dummy;
     lzo_uint out = (lzo_uint)dst_cap;
-    int rc = lzo1x_1_compress((const unsigned char *)src, (lzo_uint)src_len, (unsigned char *)dst,
-                              &out, wrk);
+    int rc = lzo1x_1_compress((const unsigned char *)src, (lzo_uint)src_len, (unsigned char *)dst, &out, wrk);
     free(own);
     if (rc != LZO_E_OK) return COMPI_ERR_CODEC;
     return (long long)out;
@@ -58,8 +63,7 @@ static long long compi_lzo_decompress(const void *src, size_t src_len, void *dst
         dst = &dummy;
     }
     lzo_uint out = (lzo_uint)dst_len;
-    int rc = lzo1x_decompress_safe((const unsigned char *)src, (lzo_uint)src_len,
-                                   (unsigned char *)dst, &out, NULL);
+    int rc = lzo1x_decompress_safe((const unsigned char *)src, (lzo_uint)src_len, (unsigned char *)dst, &out, NULL);
     if (rc == LZO_E_OUTPUT_OVERRUN) return COMPI_ERR_LENGTH;
     if (rc != LZO_E_OK) return COMPI_ERR_CORRUPT;
     if ((size_t)out != dst_len) return COMPI_ERR_LENGTH;

@@ -119,12 +119,9 @@ static long long compi_rice_compress(const void *src, size_t src_len, void *dst,
     unsigned mode;
     if (cls == COMPI_CLASS_DOUBLE || (cls == COMPI_CLASS_BYTE && esz == 8))
         mode = COMPI_RICE_SPLIT64 | COMPI_RICE_BLOCK32;
-    else if (cls == COMPI_CLASS_INT)
-        mode = COMPI_RICE_W32 | COMPI_RICE_SIGNED | COMPI_RICE_BLOCK32;
-    else if (cls == COMPI_CLASS_FLOAT || esz == 4)
-        mode = COMPI_RICE_W32 | COMPI_RICE_BLOCK32;
-    else
-        mode = COMPI_RICE_U8;
+    else if (cls == COMPI_CLASS_INT) mode = COMPI_RICE_W32 | COMPI_RICE_SIGNED | COMPI_RICE_BLOCK32;
+    else if (cls == COMPI_CLASS_FLOAT || esz == 4) mode = COMPI_RICE_W32 | COMPI_RICE_BLOCK32;
+    else mode = COMPI_RICE_U8;
 
     size_t unit = compi_rice_unit(mode);
     size_t tail = src_len % unit, payload = src_len - tail;

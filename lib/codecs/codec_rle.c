@@ -34,8 +34,7 @@ static uint8_t *rle_put_literals(uint8_t *op, const uint8_t *src, size_t from, s
     return op;
 }
 
-static long long rle_compress(const void *srcv, size_t n, void *dstv, size_t cap,
-                              const compi_codec_params *params)
+static long long rle_compress(const void *srcv, size_t n, void *dstv, size_t cap, const compi_codec_params *params)
 {
     const uint8_t *src = srcv;
     uint8_t *dst = dstv;

@@ -30,21 +30,18 @@ static long long compi_snappy_decompress(const void *src, size_t src_len, void *
 {
     if (src == NULL || src_len == 0) return COMPI_ERR_CORRUPT;
     size_t ulen = 0;
-    if (snappy_uncompressed_length((const char *)src, src_len, &ulen) != SNAPPY_OK)
-        return COMPI_ERR_CORRUPT;
+    if (snappy_uncompressed_length((const char *)src, src_len, &ulen) != SNAPPY_OK) return COMPI_ERR_CORRUPT;
     if (ulen != dst_len) return COMPI_ERR_LENGTH;
     /* Full validation pass first: snappy_uncompress writes as it goes, and
      * we want a corrupt stream rejected before touching dst. */
-    if (snappy_validate_compressed_buffer((const char *)src, src_len) != SNAPPY_OK)
-        return COMPI_ERR_CORRUPT;
+    if (snappy_validate_compressed_buffer((const char *)src, src_len) != SNAPPY_OK) return COMPI_ERR_CORRUPT;
     char dummy = 0;
     if (dst == NULL) {
         if (dst_len) return COMPI_ERR_LENGTH;
         dst = &dummy;
     }
     size_t out = dst_len;
-    if (snappy_uncompress((const char *)src, src_len, (char *)dst, &out) != SNAPPY_OK)
-        return COMPI_ERR_CORRUPT;
+    if (snappy_uncompress((const char *)src, src_len, (char *)dst, &out) != SNAPPY_OK) return COMPI_ERR_CORRUPT;
     if (out != dst_len) return COMPI_ERR_LENGTH;
     return (long long)out;
 }

@@ -26,7 +26,10 @@ static void compi_tls_free(void *p)
     compi_tls_mine = NULL;
 }
 
-static void compi_tls_make_key(void) { compi_tls_key_ok = pthread_key_create(&compi_tls_key, compi_tls_free) == 0; }
+static void compi_tls_make_key(void)
+{
+    compi_tls_key_ok = pthread_key_create(&compi_tls_key, compi_tls_free) == 0;
+}
 
 void *compi_codec_tls(compi_tls_kind kind, void *(*make)(void), void (*destroy)(void *))
 {

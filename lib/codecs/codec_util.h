@@ -21,14 +21,20 @@
 static inline size_t compi_varint_len(size_t v)
 {
     size_t n = 1;
-    while (v >= 0x80) { v >>= 7; n++; }
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
     return n;
 }
 
 static inline size_t compi_varint_put(uint8_t *p, size_t v)
 {
     size_t n = 0;
-    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
     p[n++] = (uint8_t)v;
     return n;
 }
@@ -42,7 +48,10 @@ static inline size_t compi_varint_get(const uint8_t *p, size_t avail, uint64_t *
         uint64_t b = p[i] & 0x7f;
         if (i == 9 && b > 1) return 0; /* would overflow 64 bits */
         v |= b << (7 * i);
-        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
+        if (!(p[i] & 0x80)) {
+            *out = v;
+            return i + 1;
+        }
     }
     return 0;
 }
@@ -115,8 +124,8 @@ static inline size_t compi_hdr_put(uint8_t *p, uint8_t version, size_t n)
  * COMPI_ERR_CORRUPT, as is a malformed length; a length other than dst_len
  * is COMPI_ERR_LENGTH. On success stores the header size in *hdr_len and
  * returns COMPI_OK. */
-static inline int compi_hdr_get(const uint8_t *src, size_t src_len, uint8_t version,
-                                size_t min_len, size_t dst_len, size_t *hdr_len)
+static inline int compi_hdr_get(const uint8_t *src, size_t src_len, uint8_t version, size_t min_len, size_t dst_len,
+                                size_t *hdr_len)
 {
     if (src_len < min_len || src[0] != version) return COMPI_ERR_CORRUPT;
     uint64_t orig;
@@ -135,8 +144,7 @@ static inline int compi_hdr_get(const uint8_t *src, size_t src_len, uint8_t vers
 
 /* Raw fallback: rewrites the stream from the mode byte at modep as mode raw
  * plus the n input bytes. Returns the total stream length. */
-static inline long long compi_wmode_put_raw(uint8_t *dst, uint8_t *modep, const uint8_t *src,
-                                            size_t n)
+static inline long long compi_wmode_put_raw(uint8_t *dst, uint8_t *modep, const uint8_t *src, size_t n)
 {
     uint8_t *op = modep;
     *op++ = COMPI_WMODE_RAW;
@@ -148,8 +156,8 @@ static inline long long compi_wmode_put_raw(uint8_t *dst, uint8_t *modep, const 
  * stream is checked and copied to dst here and *w is set to 0; otherwise *w
  * is the word width (8 or 4) and *pos the offset after the mode byte.
  * Returns COMPI_OK or a negative compi_status. */
-static inline int compi_wmode_get(const uint8_t *src, size_t src_len, uint8_t version,
-                                  uint8_t *dst, size_t dst_len, size_t *pos, unsigned *w)
+static inline int compi_wmode_get(const uint8_t *src, size_t src_len, uint8_t version, uint8_t *dst, size_t dst_len,
+                                  size_t *pos, unsigned *w)
 {
     size_t hl;
     int rc = compi_hdr_get(src, src_len, version, 3, dst_len, &hl);

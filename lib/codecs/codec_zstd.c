@@ -14,10 +14,22 @@ static size_t compi_zstd_bound(size_t src_len)
     return ZSTD_isError(b) ? src_len + src_len / 128 + 64 : b;
 }
 
-static void *compi_zstd_new_cctx(void) { return ZSTD_createCCtx(); }
-static void compi_zstd_free_cctx(void *c) { ZSTD_freeCCtx(c); }
-static void *compi_zstd_new_dctx(void) { return ZSTD_createDCtx(); }
-static void compi_zstd_free_dctx(void *d) { ZSTD_freeDCtx(d); }
+static void *compi_zstd_new_cctx(void)
+{
+    return ZSTD_createCCtx();
+}
+static void compi_zstd_free_cctx(void *c)
+{
+    ZSTD_freeCCtx(c);
+}
+static void *compi_zstd_new_dctx(void)
+{
+    return ZSTD_createDCtx();
+}
+static void compi_zstd_free_dctx(void *d)
+{
+    ZSTD_freeDCtx(d);
+}
 
 static long long compi_zstd_compress(const void *src, size_t src_len, void *dst, size_t dst_cap,
                                      const compi_codec_params *params)
@@ -36,8 +48,7 @@ static long long compi_zstd_compress(const void *src, size_t src_len, void *dst,
     size_t n = cctx ? ZSTD_compressCCtx(cctx, dst, dst_cap, src, src_len, level)
                     : ZSTD_compress(dst, dst_cap, src, src_len, level);
     if (ZSTD_isError(n)) {
-        return ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall ? COMPI_ERR_DST_TOO_SMALL
-                                                                    : COMPI_ERR_CODEC;
+        return ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall ? COMPI_ERR_DST_TOO_SMALL : COMPI_ERR_CODEC;
     }
     return (long long)n;
 }
@@ -57,7 +68,8 @@ static long long compi_zstd_decompress(const void *src, size_t src_len, void *ds
     /* ZSTD_decompress would also accept concatenated frames; the exact
      * length check below rejects anything that does not match the header. */
     ZSTD_DCtx *dctx = compi_codec_tls(COMPI_TLS_ZSTD_DCTX, compi_zstd_new_dctx, compi_zstd_free_dctx);
-    size_t n = dctx ? ZSTD_decompressDCtx(dctx, dst, dst_len, src, src_len) : ZSTD_decompress(dst, dst_len, src, src_len);
+    size_t n =
+        dctx ? ZSTD_decompressDCtx(dctx, dst, dst_len, src, src_len) : ZSTD_decompress(dst, dst_len, src, src_len);
     if (ZSTD_isError(n)) return COMPI_ERR_CORRUPT;
     if (n != dst_len) return COMPI_ERR_LENGTH;
     return (long long)n;

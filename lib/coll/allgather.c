@@ -41,8 +41,7 @@ static int compi_blocks_type(int m, const int *ranks, const int recvcounts[], co
 static int compi_node_type(const compi_coll_layout *l, int k, const int recvcounts[], const MPI_Aint displs[],
                            MPI_Datatype recvtype, MPI_Datatype *t)
 {
-    return compi_blocks_type(l->first[k + 1] - l->first[k], l->members + l->first[k], recvcounts, displs, recvtype,
-                             t);
+    return compi_blocks_type(l->first[k + 1] - l->first[k], l->members + l->first[k], recvcounts, displs, recvtype, t);
 }
 
 /* Steps 2-3, leaders: my node's blocks (in recvbuf) to every other leader,
@@ -61,7 +60,8 @@ static int compi_coll_allgather_leaders(void *recvbuf, const int recvcounts[], c
     int rc = compi_coll_xfer_init(&x, p), built = 0;
     if (rc == MPI_SUCCESS && !nt) rc = MPI_ERR_NO_MEM;
     for (int kk = 0; kk < p && nt; kk++) nt[kk] = MPI_DATATYPE_NULL;
-    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) rc = compi_node_type(l, kk, recvcounts, displs, recvtype, &nt[kk]);
+    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++)
+        rc = compi_node_type(l, kk, recvcounts, displs, recvtype, &nt[kk]);
     if (rc != MPI_SUCCESS) goto out;
     if (nt[k] != MPI_DATATYPE_NULL) {
         compi_typeinfo ti;

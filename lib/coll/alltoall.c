@@ -22,7 +22,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
     int n, rc = MPI_SUCCESS;
     PMPI_Comm_size(comm, &n);
     int in_place = sendbuf == MPI_IN_PLACE;
-    if (in_place) {   /* the send data is where the result goes: built into compi's buffers first */
+    if (in_place) { /* the send data is where the result goes: built into compi's buffers first */
         sendbuf = recvbuf;
         sendcounts = recvcounts;
         sdispls = rdispls;
@@ -42,15 +42,15 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
         compi_typeinfo ti;
         compi_typeinfo_get(sendtype, sendcounts[j], &ti);
         size_t len = (size_t)ti.size;
-        if (len == 0 || (in_place && j == l->rank)) continue;   /* in place: my own block stays where it is */
+        if (len == 0 || (in_place && j == l->rank)) continue; /* in place: my own block stays where it is */
         x.out[j] = &outs[j];
         if (compi_peer_is_remote(ci, j)) {
             rc = compi_coll_out_build(&outs[j], ci, j, COMPI_FAM_ALLTOALL, blk, sendcounts[j], sendtype, &ti, in_place);
-        } else if (!in_place) {   /* same node: sent from the caller's buffer as it is */
+        } else if (!in_place) { /* same node: sent from the caller's buffer as it is */
             compi_coll_out_typed(&outs[j], blk, sendcounts[j], sendtype, len);
         } else if (!(outs[j].frame = malloc(len))) {
             rc = MPI_ERR_NO_MEM;
-        } else {   /* in place, same node: packed bytes (no header), delivered after the exchange */
+        } else { /* in place, same node: packed bytes (no header), delivered after the exchange */
             outs[j].flen = len;
             rc = compi_pack_bytes(blk, sendcounts[j], sendtype, outs[j].frame, len);
         }
@@ -60,9 +60,8 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
         compi_typeinfo ti;
         compi_typeinfo_get(recvtype, recvcounts[i], &ti);
         void *dst = (char *)recvbuf + rdispls[i] * rext;
-        rc = compi_coll_xfer_expect(&x, i, (size_t)ti.size,
-                                    ti.contiguous ? (unsigned char *)dst + ti.true_lb : NULL, dst, recvcounts[i],
-                                    recvtype);
+        rc = compi_coll_xfer_expect(&x, i, (size_t)ti.size, ti.contiguous ? (unsigned char *)dst + ti.true_lb : NULL,
+                                    dst, recvcounts[i], recvtype);
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, comm, l->xall, 0, NULL, comm);
     if (rc != MPI_SUCCESS) goto out;

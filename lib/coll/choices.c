@@ -27,7 +27,8 @@ static void compi_trials_setup(void)
     if (v && *v) {
         if (sscanf(v, "%lf,%lf%c", &c, &m, &extra) != 2 || !(c > 0) || !(m > 0))
             compi_die("COMPI_DEBUG_COLL_TIMES='%s' is not valid; expected C,M: microseconds of a call on compi's "
-                      "path and on the MPI's own, both > 0", v);
+                      "path and on the MPI's own, both > 0",
+                      v);
         compi_trials_fake_ns[COMPI_TRIALS_PATH_COMPI] = (uint64_t)(c * 1e3);
         compi_trials_fake_ns[COMPI_TRIALS_PATH_MPI] = (uint64_t)(m * 1e3);
     }
@@ -95,8 +96,8 @@ int compi_coll_gate_end(compi_coll_ticket *t, MPI_Comm comm)
                   t->kind < COMPI_COLL_KINDS ? compi_coll_names[t->kind] : "rooted",
                   g->path == COMPI_TRIALS_PATH_COMPI ? "compi's" : "the MPI's own", g->hold,
                   g->why == COMPI_TRIALS_WHY_COMPRESSED ? "compression saves >= 10 % of the frames"
-                  : g->why == COMPI_TRIALS_WHY_FASTER    ? "compi's path faster on raw data"
-                                                       : "compression saves < 10 %, the MPI's own not slower",
+                  : g->why == COMPI_TRIALS_WHY_FASTER   ? "compi's path faster on raw data"
+                                                        : "compression saves < 10 %, the MPI's own not slower",
                   (double)g->agreed_compi_ns * 1e-6, (double)mine[2] * 1e-6);
     return MPI_SUCCESS;
 }
@@ -115,7 +116,10 @@ void compi_coll_choices_free(compi_coll_layout *l)
 
 static compi_leaders_params compi_leaders_cfg;
 static pthread_once_t compi_leaders_once = PTHREAD_ONCE_INIT;
-static void compi_leaders_setup(void) { compi_leaders_params_default(&compi_leaders_cfg); }
+static void compi_leaders_setup(void)
+{
+    compi_leaders_params_default(&compi_leaders_cfg);
+}
 
 compi_leaders_way compi_coll_leaders_begin(const compi_coll_layout *l, int rooted, size_t raw, int whole_ok,
                                            compi_coll_leaders *t)

@@ -49,27 +49,33 @@
 #include "engine/leaders.h"
 
 /* Gate kinds (see "gates" below): the compi_coll_kind values, then these. */
-enum { COMPI_GATE_BCAST = 11, COMPI_GATE_GATHER, COMPI_GATE_GATHERV, COMPI_GATE_SCATTER, COMPI_GATE_SCATTERV,
-       COMPI_GATE_KINDS };
+enum {
+    COMPI_GATE_BCAST = 11,
+    COMPI_GATE_GATHER,
+    COMPI_GATE_GATHERV,
+    COMPI_GATE_SCATTER,
+    COMPI_GATE_SCATTERV,
+    COMPI_GATE_KINDS
+};
 
 /* The node structure of a framed intracommunicator, built on first use
  * (collective: every rank builds it in the same collective call). */
 typedef struct compi_coll_layout {
-    MPI_Comm local;      /* the ranks of my node, in comm rank order */
-    MPI_Comm leaders;    /* each node's lowest rank, ranked by node index; MPI_COMM_NULL on others */
-    int size, rank;      /* in comm */
+    MPI_Comm local;   /* the ranks of my node, in comm rank order */
+    MPI_Comm leaders; /* each node's lowest rank, ranked by node index; MPI_COMM_NULL on others */
+    int size, rank;   /* in comm */
     int nnodes;
-    int my_node;         /* my node's index: nodes are numbered by their leaders' comm rank */
-    int *node_of;        /* comm rank -> node index */
-    int *leader_of;      /* node index -> comm rank of its leader */
-    int *first, *members;/* ranks of node k: members[first[k] .. first[k+1]), increasing */
+    int my_node;          /* my node's index: nodes are numbered by their leaders' comm rank */
+    int *node_of;         /* comm rank -> node index */
+    int *leader_of;       /* node index -> comm rank of its leader */
+    int *first, *members; /* ranks of node k: members[first[k] .. first[k+1]), increasing */
     int local_rank, local_size;
     /* the blocks of compi's exchanges (pipex.c) travel point to point on
      * these dups of comm and of leaders (xleaders: MPI_COMM_NULL on ranks
      * that are not leaders), never matched by the application's or compi's
      * other messages; errors come back as codes */
     MPI_Comm xall, xleaders;
-    compi_trials *gates[COMPI_GATE_KINDS];   /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
+    compi_trials *gates[COMPI_GATE_KINDS]; /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
     compi_leaders_plan *plans[2];          /* Allreduce, Reduce: the leaders' way per size class, lazily */
 } compi_coll_layout;
 
@@ -114,13 +120,11 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
  * way; ranks that are not node leaders do not know it and get
  * COMPI_PROF_PATH_COMPI). */
 int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire,
-                      int *path);
+                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire, int *path);
 /* Reduce_scatter(_block): node-local reduce of the full vector, leaders
  * exchange each node's members' blocks (framed), then a node-local scatterv. */
-int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,
-                              MPI_Op op, MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l,
-                              uint64_t *wire);
+int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
 /* Reductions compi runs itself: predefined op on a predefined datatype. */
 int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op);
 
@@ -148,24 +152,24 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
  * chunk buffers), plus a packed copy of a non-contiguous block that is
  * compressed, plus the copies an in-place call needs. */
 typedef struct {
-    unsigned char *frame;        /* bytes: the frame, flen bytes */
-    const unsigned char *ref;    /* bytes, frame NULL: flen bytes of the caller's, sent as they are */
-    size_t flen;                 /* bytes; typed: the packed bytes */
-    int typed;                   /* typed: (tbuf, tcount, ttype) of the caller's */
+    unsigned char *frame;     /* bytes: the frame, flen bytes */
+    const unsigned char *ref; /* bytes, frame NULL: flen bytes of the caller's, sent as they are */
+    size_t flen;              /* bytes; typed: the packed bytes */
+    int typed;                /* typed: (tbuf, tcount, ttype) of the caller's */
     const void *tbuf;
     int tcount;
     MPI_Datatype ttype;
-    size_t chunk;                /* pipelined: the chunk size (2^log2) */
+    size_t chunk; /* pipelined: the chunk size (2^log2) */
     unsigned log2;
-    const unsigned char *src;    /* pipelined: the packed bytes (the caller's, or packed) */
-    unsigned char *packed;       /* compi's packed copy, or NULL */
+    const unsigned char *src; /* pipelined: the packed bytes (the caller's, or packed) */
+    unsigned char *packed;    /* compi's packed copy, or NULL */
     size_t size;
     const compi_codec *codec;
     compi_codec_params params;
     compi_decision d;
-    size_t n, encoded;           /* chunks; encoded so far (once for every destination) */
-    unsigned char **bufs;        /* encoded chunks */
-    int *blen;                   /* their lengths (-1: dropped by a test fault) */
+    size_t n, encoded;    /* chunks; encoded so far (once for every destination) */
+    unsigned char **bufs; /* encoded chunks */
+    int *blen;            /* their lengths (-1: dropped by a test fault) */
     size_t wire, raw_chunks;
     uint64_t ns, hidden;
 } compi_coll_out;
@@ -225,9 +229,8 @@ size_t compi_coll_piece(void);
  * that have a block. names[i]: the comm rank of sub rank i, for errors:
  * damaged metadata or a damaged chunk fails the call with compi's frame
  * error (naming the rank), which the caller raises on comm. */
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
-                        const compi_coll_in in[], unsigned char **stage, compi_coll_blocks *got, int *piped,
-                        const int *names, MPI_Comm comm);
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[], const compi_coll_in in[],
+                        unsigned char **stage, compi_coll_blocks *got, int *piped, const int *names, MPI_Comm comm);
 
 /* One exchange's state, as every algorithm above uses it: what goes to
  * each rank of sub (out[j]; NULL: nothing), where each rank's block goes
@@ -265,9 +268,9 @@ int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI
  * always run compi's path. */
 #define COMPI_GATE_CLASSES 48
 typedef struct {
-    compi_trials *g;       /* NULL: no gate, compi's path */
-    int kind;            /* gate kind */
-    int path;            /* compi_trials_path */
+    compi_trials *g; /* NULL: no gate, compi's path */
+    int kind;        /* gate kind */
+    int path;        /* compi_trials_path */
     uint64_t t0;
 } compi_coll_ticket;
 /* Which path this call takes: COMPI_TRIALS_PATH_COMPI or _MPI. Starts the
@@ -284,7 +287,7 @@ void compi_coll_choices_free(compi_coll_layout *l);
  * per communicator, Allreduce / Reduce and size class (of raw, the packed
  * bytes of the vector, the same on every rank). Leaders only. */
 typedef struct {
-    compi_leaders_plan *s;   /* NULL: forced or not measuring */
+    compi_leaders_plan *s; /* NULL: forced or not measuring */
     int rooted, measure;
 } compi_coll_leaders;
 /* whole_ok: the type's elements are contiguous (whole is run only then). */
@@ -298,9 +301,18 @@ int compi_coll_leaders_end(compi_coll_leaders *t, const compi_coll_layout *l, si
 
 /* ---- report */
 typedef enum {
-    COMPI_COLL_ALLGATHER, COMPI_COLL_ALLGATHERV, COMPI_COLL_ALLTOALL, COMPI_COLL_ALLTOALLV, COMPI_COLL_ALLTOALLW,
-    COMPI_COLL_ALLREDUCE, COMPI_COLL_REDUCE, COMPI_COLL_REDUCE_SCATTER, COMPI_COLL_REDUCE_SCATTER_BLOCK,
-    COMPI_COLL_SCAN, COMPI_COLL_EXSCAN, COMPI_COLL_KINDS
+    COMPI_COLL_ALLGATHER,
+    COMPI_COLL_ALLGATHERV,
+    COMPI_COLL_ALLTOALL,
+    COMPI_COLL_ALLTOALLV,
+    COMPI_COLL_ALLTOALLW,
+    COMPI_COLL_ALLREDUCE,
+    COMPI_COLL_REDUCE,
+    COMPI_COLL_REDUCE_SCATTER,
+    COMPI_COLL_REDUCE_SCATTER_BLOCK,
+    COMPI_COLL_SCAN,
+    COMPI_COLL_EXSCAN,
+    COMPI_COLL_KINDS
 } compi_coll_kind;
 extern const char *const compi_coll_names[COMPI_COLL_KINDS];
 _Static_assert((int)COMPI_GATE_BCAST == (int)COMPI_COLL_KINDS, "gate kinds follow the collective kinds");
@@ -311,11 +323,19 @@ _Static_assert((int)COMPI_GATE_BCAST == (int)COMPI_COLL_KINDS, "gate kinds follo
  * links in compi's path (frames), time spent in the call, and (node
  * leaders, Allreduce and Reduce) the calls whose leaders' phase ran split
  * or whole (engine/leaders.h) */
-enum { COMPI_COLL_CALLS, COMPI_COLL_NODE_AWARE, COMPI_COLL_GATED, COMPI_COLL_BYTES, COMPI_COLL_WIRE, COMPI_COLL_NS,
-       COMPI_COLL_SPLIT, COMPI_COLL_WHOLE, COMPI_COLL_FIELDS };
+enum {
+    COMPI_COLL_CALLS,
+    COMPI_COLL_NODE_AWARE,
+    COMPI_COLL_GATED,
+    COMPI_COLL_BYTES,
+    COMPI_COLL_WIRE,
+    COMPI_COLL_NS,
+    COMPI_COLL_SPLIT,
+    COMPI_COLL_WHOLE,
+    COMPI_COLL_FIELDS
+};
 extern uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
-#define COMPI_COLL_ADD(kind, field, v) \
-    __atomic_fetch_add(&compi_coll_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)
+#define COMPI_COLL_ADD(kind, field, v) __atomic_fetch_add(&compi_coll_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)
 extern const char *const compi_coll_field_names[COMPI_COLL_FIELDS];
 
 #endif

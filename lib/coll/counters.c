@@ -4,11 +4,11 @@
 #include "coll/coll.h"
 
 const char *const compi_coll_names[COMPI_COLL_KINDS] = {
-    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "allreduce", "reduce",
-    "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+    "allgather",      "allgatherv",           "alltoall", "alltoallv", "alltoallw", "allreduce", "reduce",
+    "reduce_scatter", "reduce_scatter_block", "scan",     "exscan",
 };
 const char *const compi_coll_field_names[COMPI_COLL_FIELDS] = {
-    "calls", "node_aware_calls", "gated_calls", "bytes", "inter_node_wire_bytes", "seconds",
-    "leaders_split_calls", "leaders_whole_calls",
+    "calls",   "node_aware_calls",    "gated_calls",         "bytes", "inter_node_wire_bytes",
+    "seconds", "leaders_split_calls", "leaders_whole_calls",
 };
 uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];

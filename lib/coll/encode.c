@@ -22,7 +22,7 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
     ti.size = (MPI_Count)n;
     ti.contiguous = 1;
     ti.true_lb = 0;
-    ti.type_size = 1;   /* frames travel as bytes: no element padding needed */
+    ti.type_size = 1; /* frames travel as bytes: no element padding needed */
     compi_decision d;
     compi_decide(&d, ci, peer, -1, &ti, fam);
     COMPI_STAT_ADD(messages[fam], 1);

@@ -45,7 +45,10 @@ static void compi_coll_layout_free(compi_coll_layout *l)
 static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_comm_info *ci, int *rc)
 {
     compi_coll_layout *l = calloc(1, sizeof *l);
-    if (!l) { *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (!l) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     l->local = l->leaders = l->xall = l->xleaders = MPI_COMM_NULL;
     PMPI_Comm_size(comm, &l->size);
     PMPI_Comm_rank(comm, &l->rank);
@@ -63,12 +66,12 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
     l->my_node = l->node_of[l->rank];
     *rc = PMPI_Comm_split(comm, l->my_node, l->rank, &l->local);
     if (*rc == MPI_SUCCESS)
-        *rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node,
-                              &l->leaders);
+        *rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node, &l->leaders);
     /* errors on compi's communicators come back as codes, raised on comm by
      * the collective (the application's handler), never on these */
     if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_errhandler(l->local, MPI_ERRORS_RETURN);
-    if (*rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) *rc = PMPI_Comm_set_errhandler(l->leaders, MPI_ERRORS_RETURN);
+    if (*rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL)
+        *rc = PMPI_Comm_set_errhandler(l->leaders, MPI_ERRORS_RETURN);
     if (*rc == MPI_SUCCESS) {
         /* a damaged chunk is compi's frame error, not an abort */
         *rc = PMPI_Comm_dup(comm, &l->xall);
@@ -77,7 +80,10 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
         if (*rc == MPI_SUCCESS && l->xleaders != MPI_COMM_NULL)
             *rc = PMPI_Comm_set_errhandler(l->xleaders, MPI_ERRORS_RETURN);
     }
-    if (*rc != MPI_SUCCESS) { compi_coll_layout_free(l); return NULL; }
+    if (*rc != MPI_SUCCESS) {
+        compi_coll_layout_free(l);
+        return NULL;
+    }
     PMPI_Comm_rank(l->local, &l->local_rank);
     PMPI_Comm_size(l->local, &l->local_size);
     return l;
@@ -130,7 +136,11 @@ const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_i
     if (found) return attr;
     compi_coll_layout *l = compi_coll_layout_build(comm, ci, rc);
     compi_coll_entry *e = l ? malloc(sizeof *e) : NULL;
-    if (l && !e) { compi_coll_layout_free(l); *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (l && !e) {
+        compi_coll_layout_free(l);
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     if (!l) return NULL;
     e->comm = comm;
     e->l = l;

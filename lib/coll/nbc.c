@@ -30,10 +30,28 @@
 
 uint64_t compi_nbc_st[COMPI_NBC_KINDS][COMPI_NBC_FIELDS];
 const char *const compi_nbc_names[COMPI_NBC_KINDS] = {
-    "ibcast", "igather", "igatherv", "iscatter", "iscatterv", "iallgather", "iallgatherv", "ialltoall", "ialltoallv",
-    "ialltoallw", "iallreduce", "ireduce", "ireduce_scatter", "ireduce_scatter_block",
-    "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
-    "ineighbor_allgather", "ineighbor_allgatherv", "ineighbor_alltoall", "ineighbor_alltoallv",
+    "ibcast",
+    "igather",
+    "igatherv",
+    "iscatter",
+    "iscatterv",
+    "iallgather",
+    "iallgatherv",
+    "ialltoall",
+    "ialltoallv",
+    "ialltoallw",
+    "iallreduce",
+    "ireduce",
+    "ireduce_scatter",
+    "ireduce_scatter_block",
+    "neighbor_allgather",
+    "neighbor_allgatherv",
+    "neighbor_alltoall",
+    "neighbor_alltoallv",
+    "ineighbor_allgather",
+    "ineighbor_allgatherv",
+    "ineighbor_alltoall",
+    "ineighbor_alltoallv",
 };
 const char *const compi_nbc_field_names[COMPI_NBC_FIELDS] = {"calls", "compressed_path", "bytes", "inter_msgs"};
 
@@ -75,7 +93,10 @@ static const void *compi_nbc_span_copy(compi_sched *s, const void *buf, MPI_Aint
     PMPI_Type_get_true_extent(dt, &tlb, &textent);
     size_t span = (size_t)((n - 1) * extent + textent);
     char *tmp = compi_sched_alloc(s, span);
-    if (!tmp) { *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (!tmp) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     memcpy(tmp, (const char *)buf + tlb, span);
     return tmp - tlb;
 }
@@ -83,7 +104,10 @@ static const void *compi_nbc_span_copy(compi_sched *s, const void *buf, MPI_Aint
 /* Starts s, or on failure raises the error on comm. */
 static int compi_nbc_go(compi_sched *s, int rc, MPI_Comm comm, MPI_Request *request)
 {
-    if (rc != MPI_SUCCESS) { compi_sched_abandon(s); return compi_raise(comm, rc); }
+    if (rc != MPI_SUCCESS) {
+        compi_sched_abandon(s);
+        return compi_raise(comm, rc);
+    }
     return compi_raise(comm, compi_sched_start(s, request));
 }
 
@@ -137,8 +161,8 @@ int compi_impl_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     size_t block = rank == root ? compi_nbc_bytes(recvtype, recvcount) : compi_nbc_bytes(sendtype, sendcount);
     if (!ci || !compi_coll_may_compress(ci, block))
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, comm,
-                                ci, COMPI_NBC_IGATHER, request);
+    return compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, comm, ci,
+                                COMPI_NBC_IGATHER, request);
 }
 
 int compi_impl_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -146,9 +170,10 @@ int compi_impl_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IGATHERV, comm);
-    if (!ci) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    return compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm,
-                                ci, COMPI_NBC_IGATHERV, request);
+    if (!ci)
+        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    return compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, ci,
+                                COMPI_NBC_IGATHERV, request);
 }
 
 static int compi_iscatter_common(const void *sendbuf, const int *sendcounts, const int *displs, int sendcount,
@@ -181,8 +206,8 @@ int compi_impl_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     size_t block = rank == root ? compi_nbc_bytes(sendtype, sendcount) : compi_nbc_bytes(recvtype, recvcount);
     if (!ci || !compi_coll_may_compress(ci, block))
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return compi_iscatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                                 ci, COMPI_NBC_ISCATTER, request);
+    return compi_iscatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ci,
+                                 COMPI_NBC_ISCATTER, request);
 }
 
 int compi_impl_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
@@ -192,16 +217,15 @@ int compi_impl_Iscatterv(const void *sendbuf, const int sendcounts[], const int 
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_ISCATTERV, comm);
     if (!ci)
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return compi_iscatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                                 ci, COMPI_NBC_ISCATTERV, request);
+    return compi_iscatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, ci,
+                                 COMPI_NBC_ISCATTERV, request);
 }
 
 /* ---------------------------------------------------------------- iallgather(v) */
 
 static int compi_iallgather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                    const int *recvcounts, const int *displs, int recvcount, MPI_Datatype recvtype,
-                                   MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind,
-                                   MPI_Request *request)
+                                   MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, MPI_Request *request)
 {
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
@@ -210,7 +234,7 @@ static int compi_iallgather_common(const void *sendbuf, int sendcount, MPI_Datat
     if (!s) return compi_raise(comm, rc);
     int inplace = sendbuf == MPI_IN_PLACE;
     for (int k = inplace ? 1 : 0; k < size && rc == MPI_SUCCESS; k++) {
-        int i = (rank + size - k) % size;   /* from the left neighbour round the ring */
+        int i = (rank + size - k) % size; /* from the left neighbour round the ring */
         int cnt = recvcounts ? recvcounts[i] : recvcount;
         MPI_Aint at = displs ? displs[i] : (MPI_Aint)i * recvcount;
         if (cnt > 0) rc = compi_sched_recv(s, compi_nbc_at(recvbuf, at, recvtype), cnt, recvtype, i, 0);
@@ -218,7 +242,7 @@ static int compi_iallgather_common(const void *sendbuf, int sendcount, MPI_Datat
     const void *sbuf = sendbuf;
     int scount = sendcount;
     MPI_Datatype stype = sendtype;
-    if (inplace) {   /* my block is in place: it is sent from there, nothing receives into it */
+    if (inplace) { /* my block is in place: it is sent from there, nothing receives into it */
         scount = recvcounts ? recvcounts[rank] : recvcount;
         stype = recvtype;
         sbuf = compi_nbc_at(recvbuf, displs ? displs[rank] : (MPI_Aint)rank * recvcount, recvtype);
@@ -243,7 +267,8 @@ int compi_impl_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype send
                            MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLGATHERV, comm);
-    if (!ci) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    if (!ci)
+        return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     return compi_iallgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, ci,
                                    COMPI_NBC_IALLGATHERV, request);
 }
@@ -329,10 +354,10 @@ typedef struct {
     MPI_Datatype dt;
     MPI_Op op;
     int n, len;
-    char **part;       /* part[i]: rank i's contribution (mine: a copy) */
+    char **part; /* part[i]: rank i's contribution (mine: a copy) */
     char *dst;
-    size_t esize;      /* the extent */
-    size_t span;       /* bytes len elements touch: no padding after the last */
+    size_t esize; /* the extent */
+    size_t span;  /* bytes len elements touch: no padding after the last */
 } compi_rs;
 
 static int compi_rs_combine(void *arg)
@@ -430,7 +455,8 @@ int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     int *start, *len;
     rc = compi_rs_split(s, count, size, &start, &len);
     size_t es = (size_t)compi_nbc_extent(dt);
-    if (rc == MPI_SUCCESS) rc = compi_rs_build(s, sbuf, dt, op, start, len, (char *)recvbuf + (size_t)start[rank] * es, rank, size);
+    if (rc == MPI_SUCCESS)
+        rc = compi_rs_build(s, sbuf, dt, op, start, len, (char *)recvbuf + (size_t)start[rank] * es, rank, size);
     /* round 2: every combined part to every rank */
     for (int k = 1; k < size && rc == MPI_SUCCESS; k++) {
         int i = (rank + size - k) % size;
@@ -463,7 +489,8 @@ int compi_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     if (rc == MPI_SUCCESS && !mine) rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) rc = compi_rs_build(s, sbuf, dt, op, start, len, mine, rank, size);
     for (int i = 0; i < size && rc == MPI_SUCCESS && rank == root; i++)
-        if (i != root && len[i] > 0) rc = compi_sched_recv(s, (char *)recvbuf + (size_t)start[i] * es, len[i], dt, i, 2);
+        if (i != root && len[i] > 0)
+            rc = compi_sched_recv(s, (char *)recvbuf + (size_t)start[i] * es, len[i], dt, i, 2);
     if (rc == MPI_SUCCESS && rank != root && len[rank] > 0) rc = compi_sched_send(s, mine, len[rank], dt, root, 2);
     return compi_nbc_go(s, rc, comm, request);
 }
@@ -477,7 +504,8 @@ static int compi_ireduce_scatter_common(const void *sendbuf, void *recvbuf, cons
     PMPI_Comm_size(comm, &size);
     compi_sched *s = compi_sched_new(comm, ci, kind, COMPI_FAM_REDUCE, &rc);
     if (!s) return compi_raise(comm, rc);
-    int *start = compi_sched_alloc(s, sizeof(int) * (size_t)size), *len = compi_sched_alloc(s, sizeof(int) * (size_t)size);
+    int *start = compi_sched_alloc(s, sizeof(int) * (size_t)size),
+        *len = compi_sched_alloc(s, sizeof(int) * (size_t)size);
     if (!start || !len) rc = MPI_ERR_NO_MEM;
     for (int i = 0, at = 0; i < size && rc == MPI_SUCCESS; i++) {
         start[i] = at;

@@ -33,12 +33,28 @@
 
 /* The families compi counts for the report. */
 typedef enum {
-    COMPI_NBC_IBCAST, COMPI_NBC_IGATHER, COMPI_NBC_IGATHERV, COMPI_NBC_ISCATTER, COMPI_NBC_ISCATTERV,
-    COMPI_NBC_IALLGATHER, COMPI_NBC_IALLGATHERV, COMPI_NBC_IALLTOALL, COMPI_NBC_IALLTOALLV, COMPI_NBC_IALLTOALLW,
-    COMPI_NBC_IALLREDUCE, COMPI_NBC_IREDUCE, COMPI_NBC_IREDUCE_SCATTER, COMPI_NBC_IREDUCE_SCATTER_BLOCK,
-    COMPI_NBC_NEIGHBOR_ALLGATHER, COMPI_NBC_NEIGHBOR_ALLGATHERV, COMPI_NBC_NEIGHBOR_ALLTOALL,
-    COMPI_NBC_NEIGHBOR_ALLTOALLV, COMPI_NBC_INEIGHBOR_ALLGATHER, COMPI_NBC_INEIGHBOR_ALLGATHERV,
-    COMPI_NBC_INEIGHBOR_ALLTOALL, COMPI_NBC_INEIGHBOR_ALLTOALLV,
+    COMPI_NBC_IBCAST,
+    COMPI_NBC_IGATHER,
+    COMPI_NBC_IGATHERV,
+    COMPI_NBC_ISCATTER,
+    COMPI_NBC_ISCATTERV,
+    COMPI_NBC_IALLGATHER,
+    COMPI_NBC_IALLGATHERV,
+    COMPI_NBC_IALLTOALL,
+    COMPI_NBC_IALLTOALLV,
+    COMPI_NBC_IALLTOALLW,
+    COMPI_NBC_IALLREDUCE,
+    COMPI_NBC_IREDUCE,
+    COMPI_NBC_IREDUCE_SCATTER,
+    COMPI_NBC_IREDUCE_SCATTER_BLOCK,
+    COMPI_NBC_NEIGHBOR_ALLGATHER,
+    COMPI_NBC_NEIGHBOR_ALLGATHERV,
+    COMPI_NBC_NEIGHBOR_ALLTOALL,
+    COMPI_NBC_NEIGHBOR_ALLTOALLV,
+    COMPI_NBC_INEIGHBOR_ALLGATHER,
+    COMPI_NBC_INEIGHBOR_ALLGATHERV,
+    COMPI_NBC_INEIGHBOR_ALLTOALL,
+    COMPI_NBC_INEIGHBOR_ALLTOALLV,
     COMPI_NBC_KINDS
 } compi_nbc_kind;
 /* Per family: calls, calls on compi's path, application bytes this rank
@@ -47,8 +63,7 @@ enum { COMPI_NBC_CALLS, COMPI_NBC_COMPI, COMPI_NBC_BYTES, COMPI_NBC_INTER_MSGS, 
 extern uint64_t compi_nbc_st[COMPI_NBC_KINDS][COMPI_NBC_FIELDS];
 extern const char *const compi_nbc_names[COMPI_NBC_KINDS];
 extern const char *const compi_nbc_field_names[COMPI_NBC_FIELDS];
-#define COMPI_NBC_ADD(kind, field, v) \
-    __atomic_fetch_add(&compi_nbc_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)
+#define COMPI_NBC_ADD(kind, field, v) __atomic_fetch_add(&compi_nbc_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)
 
 /* Schedules not finished yet (0: every poke is one load). */
 extern int compi_nbc_live;
@@ -59,8 +74,7 @@ typedef struct compi_sched compi_sched;
 /* A new schedule for a collective on comm (ci: its info, framed), counted
  * as family kind, its messages as p2p family fam; NULL with *rc set when
  * compi's communicator for comm cannot be made. */
-compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam,
-                             int *rc);
+compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam, int *rc);
 /* Ends the current round: steps added later wait for it to complete. */
 void compi_sched_round(compi_sched *s);
 /* A message step: count elements of dt at buf to / from peer (MPI_PROC_NULL:
@@ -103,7 +117,6 @@ void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
  * (receive blocks), *out destinations (send blocks), malloc'd; cart
  * (non-NULL *cart_sub): the subtag pairing of each slot. Returns an MPI
  * error (MPI_ERR_TOPOLOGY without a topology). */
-int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out, int **send_sub,
-                        int **recv_sub);
+int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out, int **send_sub, int **recv_sub);
 
 #endif

@@ -62,7 +62,11 @@ int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **
         PMPI_Dist_graph_neighbors_count(comm, indeg, outdeg, &weighted);
         *in = compi_nbc_ints(*indeg), *out = compi_nbc_ints(*outdeg);
         int *w1 = compi_nbc_ints(*indeg), *w2 = compi_nbc_ints(*outdeg);
-        if (!*in || !*out || !w1 || !w2) { free(w1); free(w2); return MPI_ERR_NO_MEM; }
+        if (!*in || !*out || !w1 || !w2) {
+            free(w1);
+            free(w2);
+            return MPI_ERR_NO_MEM;
+        }
         rc = PMPI_Dist_graph_neighbors(comm, *indeg, *in, weighted ? w1 : MPI_UNWEIGHTED, *outdeg, *out,
                                        weighted ? w2 : MPI_UNWEIGHTED);
         free(w1);
@@ -111,7 +115,10 @@ static int compi_nbr_run(const void *sendbuf, const int *sendcounts, const int *
     free(ssub);
     free(rsub);
     if (!s) return compi_raise(comm, rc);
-    if (rc != MPI_SUCCESS) { compi_sched_abandon(s); return compi_raise(comm, rc); }
+    if (rc != MPI_SUCCESS) {
+        compi_sched_abandon(s);
+        return compi_raise(comm, rc);
+    }
     rc = request ? compi_sched_start(s, request) : compi_sched_run(s);
     return compi_raise(comm, rc);
 }

@@ -57,7 +57,7 @@ static int compi_coll_out_pipe(compi_coll_out *o, const unsigned char *src, size
     while (((size_t)1 << log2) < chunk) log2++;
     if (((size_t)1 << log2) != chunk || log2 < COMPI_CHUNK_LOG2_MIN || log2 > COMPI_CHUNK_LOG2_MAX)
         return MPI_ERR_INTERN;
-    if (copy && !o->packed) {   /* the send data is overwritten during the exchange (in place) */
+    if (copy && !o->packed) { /* the send data is overwritten during the exchange (in place) */
         if (!(o->packed = malloc(size))) return MPI_ERR_NO_MEM;
         memcpy(o->packed, src, size);
         src = o->packed;
@@ -89,7 +89,10 @@ int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer,
         if (!ti->contiguous) {
             if (!(o->packed = malloc(size))) return MPI_ERR_NO_MEM;
             int rc = compi_pack_bytes(buf, count, dt, o->packed, size);
-            if (rc != MPI_SUCCESS) { compi_coll_out_free(o); return rc; }
+            if (rc != MPI_SUCCESS) {
+                compi_coll_out_free(o);
+                return rc;
+            }
             src = o->packed;
         }
         codec = compi_decision_settle(&o->d, (const char *)src, ti, &chunk);
@@ -105,7 +108,7 @@ int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer,
          * raw but the caller's data is overwritten during the exchange: a
          * frame of compi's own */
         compi_typeinfo packed_ti = *ti;
-        packed_ti.type_size = 1;   /* frames land in compi's buffer as bytes: no element padding needed */
+        packed_ti.type_size = 1; /* frames land in compi's buffer as bytes: no element padding needed */
         if (o->packed) {
             packed_ti.contiguous = 1;
             packed_ti.true_lb = 0;
@@ -113,13 +116,16 @@ int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer,
         rc = compi_frame_encode(o->packed ? o->packed : buf, count, dt, &packed_ti, &o->d, &o->frame, &o->flen);
         free(o->packed);
         o->packed = NULL;
-        if (rc != MPI_SUCCESS) { compi_coll_out_free(o); return rc; }
+        if (rc != MPI_SUCCESS) {
+            compi_coll_out_free(o);
+            return rc;
+        }
         compi_frame_header h;
         char why[160];
-        if (copy || (compi_frame_read_header(o->frame, o->flen, &h, why, sizeof why) == COMPI_OK &&
-                     h.codec != COMPI_CODEC_RAW))
+        if (copy ||
+            (compi_frame_read_header(o->frame, o->flen, &h, why, sizeof why) == COMPI_OK && h.codec != COMPI_CODEC_RAW))
             return MPI_SUCCESS;
-        free(o->frame);   /* raw after all: sent from the caller's buffer, not from a copy */
+        free(o->frame); /* raw after all: sent from the caller's buffer, not from a copy */
         o->frame = NULL;
     }
     free(o->packed);
@@ -157,16 +163,19 @@ static int compi_coll_chunk(compi_coll_out *o, size_t k)
     uint64_t t0 = compi_now_ns();
     long long mlen = compi_chunk_encode(k, o->src + off, len, o->codec, &o->params, m, cap, &compressed);
     uint64_t t = compi_now_ns() - t0;
-    if (mlen < 0) { free(m); return MPI_ERR_INTERN; }
+    if (mlen < 0) {
+        free(m);
+        return MPI_ERR_INTERN;
+    }
     o->ns += t;
-    if (k) o->hidden += t;   /* ran while the chunks before it travelled */
+    if (k) o->hidden += t; /* ran while the chunks before it travelled */
     o->raw_chunks += !compressed;
     o->wire += (size_t)mlen;
     o->bufs[k] = m;
     o->blen[k] = (int)mlen;
     if (compi_chunk_fault(k, &drop)) {
-        if (drop) o->blen[k] = -1;   /* never sent */
-        else m[8] ^= 0x5a;           /* the chunk's declared length: its header check fails */
+        if (drop) o->blen[k] = -1; /* never sent */
+        else m[8] ^= 0x5a;         /* the chunk's declared length: its header check fails */
     }
     o->encoded = k + 1;
     if (o->encoded == o->n) {
@@ -178,13 +187,13 @@ static int compi_coll_chunk(compi_coll_out *o, size_t k)
 
 /* A source's pipelined block as it arrives. */
 typedef struct {
-    size_t size, chunk, n, due, next;   /* bytes, chunk size, chunks, chunks still coming, next to complete */
-    unsigned char *dst;                 /* NULL: drained, not kept */
+    size_t size, chunk, n, due, next; /* bytes, chunk size, chunks, chunks still coming, next to complete */
+    unsigned char *dst;               /* NULL: drained, not kept */
     unsigned char *slot[COMPI_COLL_SLOTS];
     size_t slot_k[COMPI_COLL_SLOTS];
-    size_t completed, dec;              /* chunks taken; the next to take */
+    size_t completed, dec; /* chunks taken; the next to take */
     int arrived[COMPI_COLL_SLOTS], got[COMPI_COLL_SLOTS], trunc[COMPI_COLL_SLOTS];
-    size_t posted;                      /* chunks whose receive was posted: chunk k goes to slot k % slots */
+    size_t posted; /* chunks whose receive was posted: chunk k goes to slot k % slots */
     int busy[COMPI_COLL_SLOTS];
     int slots, bad;
     uint64_t decode_ns, hidden_ns;
@@ -226,7 +235,7 @@ static int compi_coll_waitall(int nq, MPI_Request *rq)
 {
     if (nq == 0) return MPI_SUCCESS;
     MPI_Status *st = malloc(sizeof(MPI_Status) * (size_t)nq);
-    if (!st) {   /* no room for statuses: one by one, each error as it is */
+    if (!st) { /* no room for statuses: one by one, each error as it is */
         int rc = MPI_SUCCESS;
         for (int q = 0; q < nq; q++) {
             int w = PMPI_Wait(&rq[q], MPI_STATUS_IGNORE);
@@ -237,7 +246,10 @@ static int compi_coll_waitall(int nq, MPI_Request *rq)
     int rc = PMPI_Waitall(nq, rq, st);
     if (rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_IN_STATUS)
         for (int q = 0; q < nq; q++)
-            if (st[q].MPI_ERROR != MPI_SUCCESS && st[q].MPI_ERROR != MPI_ERR_PENDING) { rc = st[q].MPI_ERROR; break; }
+            if (st[q].MPI_ERROR != MPI_SUCCESS && st[q].MPI_ERROR != MPI_ERR_PENDING) {
+                rc = st[q].MPI_ERROR;
+                break;
+            }
     free(st);
     return rc;
 }
@@ -254,26 +266,26 @@ typedef struct {
     const int *names;
     int rc;
     size_t piece;
-    compi_coll_meta *meta;       /* the metadata of every source's block to me */
-    int any_chunked;             /* I send a pipelined block */
-    int streaming;               /* chunks to send or to receive: the polling loop */
-    size_t total;                /* bytes of the bytes blocks to me */
-    size_t nrecv_whole, nsend;   /* messages: whole blocks' receives; every send */
-    size_t max_chunks;           /* chunks of my largest pipelined block */
-    char why[320];               /* the first bad source's story */
-    int bad_source;              /* -1: none */
+    compi_coll_meta *meta;     /* the metadata of every source's block to me */
+    int any_chunked;           /* I send a pipelined block */
+    int streaming;             /* chunks to send or to receive: the polling loop */
+    size_t total;              /* bytes of the bytes blocks to me */
+    size_t nrecv_whole, nsend; /* messages: whole blocks' receives; every send */
+    size_t max_chunks;         /* chunks of my largest pipelined block */
+    char why[320];             /* the first bad source's story */
+    int bad_source;            /* -1: none */
     /* whole blocks: receives first, sends after them */
     MPI_Request *whole;
     size_t nwhole;
     /* pipelined blocks */
     compi_coll_stream *st;
-    MPI_Request *rreq;           /* request i*(SLOTS+1) + 1 + s: source i's chunk slot s */
+    MPI_Request *rreq; /* request i*(SLOTS+1) + 1 + s: source i's chunk slot s */
     int *ridx;
     MPI_Status *rst;
     MPI_Request *sreq;
     int *done_idx;
     int nr;
-    size_t pending;              /* chunks still to arrive */
+    size_t pending; /* chunks still to arrive */
     size_t nsent;
     uint64_t wait_ns, last;
 } compi_coll_xchg;
@@ -314,9 +326,12 @@ static int compi_coll_xchg_meta(compi_coll_xchg *x, int same, int64_t **rmeta)
         int64_t mine[COMPI_COLL_META_WORDS];
         compi_coll_meta_of(NULL, any, mine);
         for (int j = 0; j < n; j++)
-            if (x->out[j]) { memcpy(mine, smeta + (size_t)j * W, sizeof mine); break; }
+            if (x->out[j]) {
+                memcpy(mine, smeta + (size_t)j * W, sizeof mine);
+                break;
+            }
         rc = PMPI_Allgather(mine, (int)W, MPI_INT64_T, *rmeta, (int)W, MPI_INT64_T, x->sub);
-        compi_coll_meta_of(NULL, any, *rmeta + (size_t)x->me * W);   /* nothing to myself */
+        compi_coll_meta_of(NULL, any, *rmeta + (size_t)x->me * W); /* nothing to myself */
     } else {
         rc = PMPI_Alltoall(smeta, (int)W, MPI_INT64_T, *rmeta, (int)W, MPI_INT64_T, x->sub);
     }
@@ -342,8 +357,8 @@ static void compi_coll_xchg_read_meta(compi_coll_xchg *x, const int64_t *rmeta)
         x->streaming |= x->piped[i];
         if (rm[i].kind == COMPI_COLL_BLOCK_BYTES && rm[i].len > (uint64_t)(SIZE_MAX / 2 - x->total)) {
             if (x->bad_source < 0) {
-                snprintf(x->why, sizeof x->why,
-                         "blocks from rank %d and before declare more bytes than memory holds", compi_coll_name(x, i));
+                snprintf(x->why, sizeof x->why, "blocks from rank %d and before declare more bytes than memory holds",
+                         compi_coll_name(x, i));
                 x->bad_source = i;
             }
             rm[i].kind = COMPI_COLL_BLOCK_NONE;
@@ -403,7 +418,8 @@ static void compi_coll_xchg_post_whole(compi_coll_xchg *x)
         const compi_coll_out *o = x->out[j];
         if (!o || o->chunk || !o->flen) continue;
         if (o->typed) {
-            x->rc = PMPI_Isend(o->tbuf, o->tcount, o->ttype, j, COMPI_COLL_TAG_WHOLE, x->chunks, &x->whole[x->nwhole++]);
+            x->rc =
+                PMPI_Isend(o->tbuf, o->tcount, o->ttype, j, COMPI_COLL_TAG_WHOLE, x->chunks, &x->whole[x->nwhole++]);
             continue;
         }
         const unsigned char *b = o->frame ? o->frame : o->ref;
@@ -425,7 +441,11 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
     x->rst = malloc(sizeof(MPI_Status) * (size_t)n * (COMPI_COLL_SLOTS + 1));
     x->sreq = malloc(sizeof(MPI_Request) * (x->nsend ? x->nsend : 1));
     if (!x->st || !x->rreq || !x->ridx || !x->rst || !x->sreq) {
-        free(x->st); free(x->rreq); free(x->ridx); free(x->rst); free(x->sreq);
+        free(x->st);
+        free(x->rreq);
+        free(x->ridx);
+        free(x->rst);
+        free(x->sreq);
         x->rc = MPI_ERR_NO_MEM;
         return 0;
     }
@@ -442,24 +462,29 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
         s->dst = x->in[i].dst;
         if (s->size != x->in[i].size) {
             if (x->bad_source < 0) {
-                snprintf(x->why, sizeof x->why, "a pipelined block of %zu bytes from rank %d where %zu bytes were "
-                         "due (type signatures differ)", s->size, compi_coll_name(x, i), x->in[i].size);
+                snprintf(x->why, sizeof x->why,
+                         "a pipelined block of %zu bytes from rank %d where %zu bytes were "
+                         "due (type signatures differ)",
+                         s->size, compi_coll_name(x, i), x->in[i].size);
                 x->bad_source = i;
             }
             s->bad = 1;
         }
         if (!s->dst && !s->bad && x->stage && x->in[i].typed && (x->stage[i] = malloc(s->size ? s->size : 1)))
-            s->dst = x->stage[i];   /* a destination that is not one contiguous run: staged, unpacked after */
+            s->dst = x->stage[i]; /* a destination that is not one contiguous run: staged, unpacked after */
         if (!s->dst) s->bad = 1;
         s->slots = s->n < COMPI_COLL_SLOTS ? (int)s->n : COMPI_COLL_SLOTS;
         x->pending += s->n;
         for (int k = 0; k < s->slots && x->rc == MPI_SUCCESS; k++) {
-            if (!(s->slot[k] = malloc(COMPI_FRAME_HEADER_SIZE + s->chunk))) { x->rc = MPI_ERR_NO_MEM; break; }
+            if (!(s->slot[k] = malloc(COMPI_FRAME_HEADER_SIZE + s->chunk))) {
+                x->rc = MPI_ERR_NO_MEM;
+                break;
+            }
             s->slot_k[k] = (size_t)k;
             s->busy[k] = 1;
             s->posted++;
-            x->rc = PMPI_Irecv(s->slot[k], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i,
-                               COMPI_COLL_TAG_CHUNK, x->chunks, q + 1 + k);
+            x->rc = PMPI_Irecv(s->slot[k], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i, COMPI_COLL_TAG_CHUNK,
+                               x->chunks, q + 1 + k);
         }
     }
     return 1;
@@ -469,13 +494,13 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
 static void compi_coll_xchg_send_round(compi_coll_xchg *x, size_t k)
 {
     for (int jj = 0; jj < x->n && k < x->max_chunks && x->rc == MPI_SUCCESS; jj++) {
-        int j = (x->me + 1 + jj) % x->n;   /* each rank starts with the next one: not all on one rank first */
+        int j = (x->me + 1 + jj) % x->n; /* each rank starts with the next one: not all on one rank first */
         compi_coll_out *o = x->out[j];
         if (!o || !o->chunk || k >= o->n) continue;
         x->rc = compi_coll_chunk(o, k);
         if (x->rc == MPI_SUCCESS && o->blen[k] >= 0)
-            x->rc = PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks,
-                               &x->sreq[x->nsent++]);
+            x->rc =
+                PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks, &x->sreq[x->nsent++]);
     }
 }
 
@@ -540,9 +565,10 @@ static void compi_coll_xchg_timed_out(compi_coll_xchg *x)
 {
     for (int i = 0; i < x->n && x->bad_source < 0; i++)
         if (x->piped[i] && x->st[i].next < x->st[i].due) {
-            snprintf(x->why, sizeof x->why, "chunk %zu of %zu from rank %d did not arrive within "
-                     "COMPI_ESCAPE_WAIT=%g s of the one before", x->st[i].next, x->st[i].n, compi_coll_name(x, i),
-                     compi_cfg.escape_wait_s);
+            snprintf(x->why, sizeof x->why,
+                     "chunk %zu of %zu from rank %d did not arrive within "
+                     "COMPI_ESCAPE_WAIT=%g s of the one before",
+                     x->st[i].next, x->st[i].n, compi_coll_name(x, i), compi_cfg.escape_wait_s);
             x->bad_source = i;
         }
     if (x->bad_source < 0) {
@@ -588,7 +614,7 @@ static int compi_coll_xchg_receive(compi_coll_xchg *x, int blocking)
         for (int t = 0; t < outcount && x->rc == MPI_SUCCESS; t++) {
             int r = x->done_idx[t], i = r / (COMPI_COLL_SLOTS + 1), sl = r % (COMPI_COLL_SLOTS + 1) - 1;
             if (x->pending) x->pending--;
-            if (sl < 0) continue;   /* a whole frame: delivered by the caller */
+            if (sl < 0) continue; /* a whole frame: delivered by the caller */
             compi_coll_stream *s = &x->st[i];
             s->trunc[sl] = in_status && x->rst[t].MPI_ERROR != MPI_SUCCESS &&
                            compi_error_class(x->rst[t].MPI_ERROR) == MPI_ERR_TRUNCATE;
@@ -637,17 +663,24 @@ static void compi_coll_xchg_drain(compi_coll_xchg *x)
     free(x->done_idx);
 }
 
-int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[],
-                        const compi_coll_in in[], unsigned char **stage, compi_coll_blocks *got, int *piped,
-                        const int *names, MPI_Comm comm)
+int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out *const out[], const compi_coll_in in[],
+                        unsigned char **stage, compi_coll_blocks *got, int *piped, const int *names, MPI_Comm comm)
 {
-    compi_coll_xchg x = {.sub = sub, .chunks = chunks, .out = out, .in = in, .stage = stage, .got = got,
-                         .piped = piped, .names = names, .bad_source = -1, .piece = compi_coll_piece()};
+    compi_coll_xchg x = {.sub = sub,
+                         .chunks = chunks,
+                         .out = out,
+                         .in = in,
+                         .stage = stage,
+                         .got = got,
+                         .piped = piped,
+                         .names = names,
+                         .bad_source = -1,
+                         .piece = compi_coll_piece()};
     PMPI_Comm_size(sub, &x.n);
     PMPI_Comm_rank(sub, &x.me);
     int64_t *rmeta;
     x.rc = compi_coll_xchg_meta(&x, same, &rmeta);
-    if (!x.meta) return MPI_ERR_NO_MEM;   /* no room for the metadata */
+    if (!x.meta) return MPI_ERR_NO_MEM; /* no room for the metadata */
     compi_coll_xchg_read_meta(&x, rmeta);
     free(rmeta);
     compi_coll_xchg_count_sends(&x);
@@ -733,11 +766,10 @@ int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int s
     return compi_coll_exchange(sub, chunks, same, x->out, x->in, x->stage, &x->got, x->piped, names, comm);
 }
 
-int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,
-                            MPI_Comm comm)
+int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source, MPI_Comm comm)
 {
     if (x->piped[i]) return x->stage[i] ? compi_unpack_bytes(x->stage[i], x->in[i].size, dst, count, dt) : MPI_SUCCESS;
-    if (x->got.lens[i] == 0) return MPI_SUCCESS;   /* nothing, or it came typed: in place already */
+    if (x->got.lens[i] == 0) return MPI_SUCCESS; /* nothing, or it came typed: in place already */
     MPI_Status st;
     memset(&st, 0, sizeof st);
     st.MPI_SOURCE = source;

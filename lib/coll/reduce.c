@@ -13,7 +13,7 @@
 
 int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op)
 {
-    static const MPI_Op predefined[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND,
+    static const MPI_Op predefined[] = {MPI_MAX, MPI_MIN, MPI_SUM,  MPI_PROD, MPI_LAND,   MPI_BAND,
                                         MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
     int known = 0;
     for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++) known |= op == predefined[i];
@@ -106,7 +106,10 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
         int len = compi_parts_total(q, c);
         if (c == my || len == 0) continue;
         char *part = compi_part_bytes(q, c, acc, ext, tlb, text, &owned[c]);
-        if (!part) { rc = MPI_ERR_NO_MEM; break; }
+        if (!part) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
         compi_typeinfo ti;
         compi_typeinfo_get(dt, len, &ti);
         rc = compi_coll_out_build(&outs[c], ci, l->leader_of[c], fam, part, len, dt, &ti, 0);
@@ -117,7 +120,10 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
     compi_typeinfo_get(dt, len, &mti);
     for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
         if (c == my) continue;
-        if (!(contrib[c] = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text))) { rc = MPI_ERR_NO_MEM; break; }
+        if (!(contrib[c] = malloc((size_t)(len - 1) * (size_t)ext + (size_t)text))) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
         /* contrib[c] - tlb is the buffer: its first element's bytes start at contrib[c] */
         rc = compi_coll_xfer_expect(&x, c, (size_t)mti.size, mti.contiguous ? (unsigned char *)contrib[c] : NULL,
                                     contrib[c] - tlb, len, dt);
@@ -133,7 +139,10 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
      * touches only the type's bytes: the application's buffer keeps its
      * padding (pair types) untouched. */
     *mine = compi_part_bytes(q, my, acc, ext, tlb, text, mine_owned);
-    if (!*mine) { rc = MPI_ERR_NO_MEM; goto out; }
+    if (!*mine) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
     for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
         if (c == my) continue;
         rc = compi_coll_xfer_deliver(&x, c, contrib[c] - tlb, len, dt, l->leader_of[c], comm);
@@ -269,7 +278,10 @@ static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, const compi_t
     }
     for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++) {
         if (c == my) continue;
-        if (!(contrib[c] = malloc((size_t)ti->size))) { rc = MPI_ERR_NO_MEM; break; }
+        if (!(contrib[c] = malloc((size_t)ti->size))) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
         rc = compi_coll_xfer_expect(&x, c, (size_t)ti->size, (unsigned char *)contrib[c], contrib[c] - ti->true_lb, n,
                                     dt);
     }
@@ -316,7 +328,7 @@ static int compi_split_partials(char *acc, int n, MPI_Datatype dt, MPI_Aint ext,
         for (int c = 0; c <= p; c++) q.first[c] = c;
         for (int c = 0; c < p; c++) compi_chunk(n, p, c, &q.start[c], &q.len[c]);
         rc = compi_reduce_scatter_leaders(acc, &q, dt, op, comm, ci, l, fam, &mine, &mine_owned, wire);
-        free(mine_owned);   /* one segment per node: always in place in acc */
+        free(mine_owned); /* one segment per node: always in place in acc */
         w1 = *wire;
     }
     compi_parts_free(&q);
@@ -330,8 +342,7 @@ static int compi_split_partials(char *acc, int n, MPI_Datatype dt, MPI_Aint ext,
 }
 
 int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire,
-                      int *path)
+                      MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire, int *path)
 {
     *path = COMPI_PROF_PATH_COMPI;
     MPI_Aint lb, ext, tlb, text;
@@ -359,10 +370,8 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         }
     }
     /* 1. inside the node, to the leader */
-    if (leader)
-        rc = PMPI_Reduce(acc == recvbuf && in_place ? MPI_IN_PLACE : input, acc, count, dt, op, 0, l->local);
-    else
-        rc = PMPI_Reduce(input, NULL, count, dt, op, 0, l->local);
+    if (leader) rc = PMPI_Reduce(acc == recvbuf && in_place ? MPI_IN_PLACE : input, acc, count, dt, op, 0, l->local);
+    else rc = PMPI_Reduce(input, NULL, count, dt, op, 0, l->local);
     /* 2-3. between leaders: split (reduce-scatter, then the reduced chunks
      * to every leader or the root's) or whole partials (engine/leaders.h) */
     if (rc == MPI_SUCCESS && leader && l->nnodes > 1) {
@@ -379,8 +388,7 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
             rc = compi_whole_partials(acc, count, dt, &ti, ext, op, root_node, comm, ci, l, fam, wire);
         } else {
             if (lt.measure) *path = COMPI_PROF_PATH_SPLIT_AGREE;
-            rc = compi_split_partials(acc, count, dt, ext, op, root_node, comm, ci, l, fam, &lt, (size_t)ti.size,
-                                      wire);
+            rc = compi_split_partials(acc, count, dt, ext, op, root_node, comm, ci, l, fam, &lt, (size_t)ti.size, wire);
         }
     }
     /* 4. the result inside the node */
@@ -397,9 +405,8 @@ int compi_coll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     return rc;
 }
 
-int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,
-                              MPI_Op op, MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l,
-                              uint64_t *wire)
+int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt, MPI_Op op,
+                              MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire)
 {
     MPI_Aint lb, ext, tlb, text;
     PMPI_Type_get_extent(dt, &lb, &ext);
@@ -428,7 +435,7 @@ int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recv
         if (!own || !lcounts || !ldispls || !q.first || !q.start || !q.len) rc = MPI_ERR_NO_MEM;
         acc = own - tlb;
     }
-    if (rc != MPI_SUCCESS) goto out;   /* out of memory: fails the call, as the other paths do */
+    if (rc != MPI_SUCCESS) goto out; /* out of memory: fails the call, as the other paths do */
     /* 1. the full vector, reduced inside the node, at the leader */
     rc = PMPI_Reduce(input, leader ? acc : NULL, (int)total, dt, op, 0, l->local);
     if (rc != MPI_SUCCESS) goto out;
@@ -440,8 +447,7 @@ int compi_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recv
             q.len[j] = recvcounts[l->members[j]];
         }
         if (l->nnodes > 1) {
-            rc = compi_reduce_scatter_leaders(acc, &q, dt, op, comm, ci, l, COMPI_FAM_REDUCE, &mine, &mine_owned,
-                                              wire);
+            rc = compi_reduce_scatter_leaders(acc, &q, dt, op, comm, ci, l, COMPI_FAM_REDUCE, &mine, &mine_owned, wire);
         } else {
             mine = compi_part_bytes(&q, l->my_node, acc, ext, tlb, text, &mine_owned);
             if (!mine) rc = MPI_ERR_NO_MEM;

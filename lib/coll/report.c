@@ -24,7 +24,8 @@ static void compi_coll_report_json(FILE *f, const uint64_t *v)
         if (!c[COMPI_COLL_CALLS]) continue;
         fprintf(f, "%s\"%s\": {", first ? "" : ", ", compi_coll_names[k]);
         for (int fi = 0; fi < COMPI_COLL_FIELDS; fi++) {
-            if (fi == COMPI_COLL_NS) fprintf(f, "%s\"%s\": %.6f", fi ? ", " : "", compi_coll_field_names[fi], c[fi] * 1e-9);
+            if (fi == COMPI_COLL_NS)
+                fprintf(f, "%s\"%s\": %.6f", fi ? ", " : "", compi_coll_field_names[fi], c[fi] * 1e-9);
             else fprintf(f, "%s\"%s\": %llu", fi ? ", " : "", compi_coll_field_names[fi], (unsigned long long)c[fi]);
         }
         fprintf(f, "}");
@@ -34,7 +35,7 @@ static void compi_coll_report_json(FILE *f, const uint64_t *v)
 }
 
 static const compi_report_counters compi_coll_section = {
-    "collectives", COMPI_COLL_KINDS * COMPI_COLL_FIELDS, compi_coll_report_fill, compi_coll_report_json, NULL,
+    "collectives", COMPI_COLL_KINDS *COMPI_COLL_FIELDS, compi_coll_report_fill, compi_coll_report_json, NULL,
 };
 
 /* The nonblocking and neighbourhood collectives' section (nbc.h): per call
@@ -71,13 +72,15 @@ static void compi_nbc_report_summary(const uint64_t *v)
         scheduled += v[k * COMPI_NBC_FIELDS + COMPI_NBC_COMPI];
     }
     if (calls)
-        fprintf(stderr, "compi: %llu nonblocking/neighbourhood collective call(s), %llu as compi's compressed "
-                        "schedules (all ranks)\n", (unsigned long long)calls, (unsigned long long)scheduled);
+        fprintf(stderr,
+                "compi: %llu nonblocking/neighbourhood collective call(s), %llu as compi's compressed "
+                "schedules (all ranks)\n",
+                (unsigned long long)calls, (unsigned long long)scheduled);
 }
 
 static const compi_report_counters compi_nbc_section = {
-    "nonblocking_collectives", COMPI_NBC_KINDS * COMPI_NBC_FIELDS, compi_nbc_report_fill, compi_nbc_report_json,
-    compi_nbc_report_summary,
+    "nonblocking_collectives", COMPI_NBC_KINDS *COMPI_NBC_FIELDS, compi_nbc_report_fill,
+    compi_nbc_report_json,     compi_nbc_report_summary,
 };
 
 void compi_coll_report_register(void)

@@ -14,32 +14,32 @@ enum { COMPI_OP_SEND, COMPI_OP_RECV, COMPI_OP_CALL, COMPI_OP_REDUCE };
 
 typedef struct {
     int type;
-    const void *sbuf;            /* send; reduce: in */
-    void *rbuf;                  /* recv; reduce: inout */
+    const void *sbuf; /* send; reduce: in */
+    void *rbuf;       /* recv; reduce: inout */
     int count;
-    MPI_Datatype user_dt, dt;    /* dt: compi's hold on user_dt (a later round posts it) */
+    MPI_Datatype user_dt, dt; /* dt: compi's hold on user_dt (a later round posts it) */
     int peer, tag;
     MPI_Op op;
     compi_sched_fn fn;
     void *arg;
-    compi_req *r;                /* a posted message, until it completed */
+    compi_req *r; /* a posted message, until it completed */
 } compi_sched_op;
 
 struct compi_sched {
-    MPI_Comm comm, x;            /* the application's; compi's dup of it */
-    const compi_comm_info *ci;   /* held */
+    MPI_Comm comm, x;          /* the application's; compi's dup of it */
+    const compi_comm_info *ci; /* held */
     compi_nbc_kind kind;
     compi_family fam;
     int tagbase;
     compi_sched_op *ops;
     int nops, cap;
-    int *round_end;              /* round k: ops [round_end[k-1], round_end[k]) */
+    int *round_end; /* round k: ops [round_end[k-1], round_end[k]) */
     int nrounds, rcap;
-    int cur, posted;             /* the round running; its steps were posted */
-    int rc;                      /* first error */
+    int cur, posted; /* the round running; its steps were posted */
+    int rc;          /* first error */
     void **mem;
     int nmem, memcap;
-    compi_req *entry;            /* the application's request, until finished */
+    compi_req *entry; /* the application's request, until finished */
     struct compi_sched *next;
 };
 
@@ -60,7 +60,9 @@ static int compi_nbc_keyval = MPI_KEYVAL_INVALID;
 
 static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
-    (void)comm; (void)keyval; (void)extra;
+    (void)comm;
+    (void)keyval;
+    (void)extra;
     compi_nbc_comm *c = attr;
     if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
     free(c);
@@ -81,7 +83,10 @@ static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
     PMPI_Comm_get_attr(comm, compi_nbc_keyval, &c, &found);
     if (found) return c;
     c = calloc(1, sizeof *c);
-    if (!c) { *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (!c) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     *rc = PMPI_Comm_dup(comm, &c->x);
     if (*rc == MPI_SUCCESS) {
         PMPI_Comm_set_errhandler(c->x, MPI_ERRORS_RETURN);
@@ -102,7 +107,10 @@ compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc
     compi_nbc_comm *c = compi_nbc_comm_get(comm, rc);
     if (!c) return NULL;
     compi_sched *s = calloc(1, sizeof *s);
-    if (!s) { *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (!s) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     s->comm = comm;
     s->x = c->x;
     s->ci = compi_comm_info_hold(ci);
@@ -133,19 +141,22 @@ static compi_sched_op *compi_sched_add(compi_sched *s, int type)
 
 void compi_sched_round(compi_sched *s)
 {
-    if (s->nrounds && s->round_end[s->nrounds - 1] == s->nops) return;   /* an empty round */
+    if (s->nrounds && s->round_end[s->nrounds - 1] == s->nops) return; /* an empty round */
     if (s->nrounds == s->rcap) {
         int cap = s->rcap ? 2 * s->rcap : 4;
         int *e = realloc(s->round_end, sizeof *e * (size_t)cap);
-        if (!e) { s->rc = MPI_ERR_NO_MEM; return; }
+        if (!e) {
+            s->rc = MPI_ERR_NO_MEM;
+            return;
+        }
         s->round_end = e;
         s->rcap = cap;
     }
     s->round_end[s->nrounds++] = s->nops;
 }
 
-static int compi_sched_msg(compi_sched *s, int type, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                           int peer, int sub)
+static int compi_sched_msg(compi_sched *s, int type, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, int peer,
+                           int sub)
 {
     if (peer == MPI_PROC_NULL) return MPI_SUCCESS;
     compi_sched_op *op = compi_sched_add(s, type);
@@ -157,7 +168,10 @@ static int compi_sched_msg(compi_sched *s, int type, const void *sbuf, void *rbu
     op->tag = s->tagbase + sub;
     op->user_dt = dt;
     int rc = compi_type_hold(dt, &op->dt);
-    if (rc != MPI_SUCCESS) { s->nops--; return rc; }
+    if (rc != MPI_SUCCESS) {
+        s->nops--;
+        return rc;
+    }
     return MPI_SUCCESS;
 }
 
@@ -187,7 +201,7 @@ int compi_sched_reduce(compi_sched *s, const void *in, void *inout, int count, M
     op->sbuf = in;
     op->rbuf = inout;
     op->count = count;
-    op->user_dt = op->dt = dt;   /* predefined: nothing to hold */
+    op->user_dt = op->dt = dt; /* predefined: nothing to hold */
     op->op = op_;
     return MPI_SUCCESS;
 }
@@ -210,7 +224,7 @@ static void compi_sched_free(compi_sched *s)
 {
     for (int i = 0; i < s->nops; i++) {
         compi_sched_op *op = &s->ops[i];
-        if (op->r) {   /* only after an error left it posted: complete it first */
+        if (op->r) { /* only after an error left it posted: complete it first */
             MPI_Status st;
             int prc = PMPI_Wait(&op->r->inner, &st);
             st.MPI_ERROR = prc;
@@ -227,7 +241,10 @@ static void compi_sched_free(compi_sched *s)
     free(s);
 }
 
-void compi_sched_abandon(compi_sched *s) { compi_sched_free(s); }
+void compi_sched_abandon(compi_sched *s)
+{
+    compi_sched_free(s);
+}
 
 /* ---------------------------------------------------------------- running */
 
@@ -282,7 +299,10 @@ static int compi_sched_test_round(compi_sched *s)
         int done = 0;
         MPI_Status st;
         int prc = PMPI_Test(&op->r->inner, &done, &st);
-        if (!done && prc == MPI_SUCCESS) { pending++; continue; }
+        if (!done && prc == MPI_SUCCESS) {
+            pending++;
+            continue;
+        }
         st.MPI_ERROR = prc;
         compi_sched_fail(s, prc);
         compi_sched_fail(s, compi_req_finish_op(op->r, &st));
@@ -310,9 +330,18 @@ static int compi_nbc_query(void *extra, MPI_Status *st)
     compi_status_empty(st);
     return MPI_SUCCESS;
 }
-static int compi_nbc_free(void *extra) { (void)extra; return MPI_SUCCESS; }
+static int compi_nbc_free(void *extra)
+{
+    (void)extra;
+    return MPI_SUCCESS;
+}
 /* Cancelling a collective is erroneous (MPI 5.12): nothing to undo. */
-static int compi_nbc_cancel(void *extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
+static int compi_nbc_cancel(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
 
 /* Hands the outcome to the application's request and completes it. */
 static void compi_sched_finish(compi_sched *s)
@@ -338,7 +367,11 @@ int compi_sched_start(compi_sched *s, MPI_Request *request)
     }
     compi_req *e = compi_req_new(COMPI_REQ_NBC, s->comm, s->ci, s->fam);
     int rc = PMPI_Grequest_start(compi_nbc_query, compi_nbc_free, compi_nbc_cancel, NULL, &e->inner);
-    if (rc != MPI_SUCCESS) { compi_req_destroy(e); compi_sched_free(s); return rc; }
+    if (rc != MPI_SUCCESS) {
+        compi_req_destroy(e);
+        compi_sched_free(s);
+        return rc;
+    }
     e->handle = e->inner;
     s->entry = e;
     *request = e->handle;
@@ -415,8 +448,14 @@ void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all)
                 any_active = 1;
                 PMPI_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE);
             }
-            if (need_all && !flag) { ready = 0; break; }
-            if (!need_all && flag && reqs[i] != MPI_REQUEST_NULL) { ready = 1; break; }
+            if (need_all && !flag) {
+                ready = 0;
+                break;
+            }
+            if (!need_all && flag && reqs[i] != MPI_REQUEST_NULL) {
+                ready = 1;
+                break;
+            }
         }
         if (ready || !any_active) return;
         if (!compi_nbc_progress()) sched_yield();

@@ -59,7 +59,10 @@ static const compi_ds_info compi_ds_table[] = {
 #define COMPI_DS_COUNT (sizeof compi_ds_table / sizeof compi_ds_table[0])
 #define COMPI_DS_HISTORY 8
 
-size_t compi_dataset_count(void) { return COMPI_DS_COUNT; }
+size_t compi_dataset_count(void)
+{
+    return COMPI_DS_COUNT;
+}
 
 const char *compi_dataset_name(size_t index)
 {
@@ -112,8 +115,7 @@ static void compi_ds_fresh(compi_dtclass cls, uint64_t *state, unsigned char out
     }
 }
 
-static void compi_ds_fill_redundant(compi_dtclass cls, int pct, unsigned char *buf, size_t len,
-                                    uint64_t *state)
+static void compi_ds_fill_redundant(compi_dtclass cls, int pct, unsigned char *buf, size_t len, uint64_t *state)
 {
     size_t es = compi_ds_elem_size(cls);
     unsigned char hist[COMPI_DS_HISTORY][8];
@@ -164,16 +166,47 @@ static void compi_ds_fill_pattern(unsigned char *buf, size_t len)
  * vocabulary, with punctuation, capitalised sentence starts and line breaks. */
 static void compi_ds_fill_text(unsigned char *buf, size_t len, uint64_t *state)
 {
-    static const char *const words[] = {
-        "the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with",
-        "be", "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which",
-        "but", "have", "an", "had", "they", "you", "were", "their", "one", "all", "we",
-        "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who",
-        "so", "no", "message", "process", "rank", "buffer", "compression", "data", "time",
-        "system", "network", "value", "memory", "result", "between", "through", "during",
-        "without", "because", "however", "communication", "performance", "application",
-        "parallel", "computation", "interface", "bandwidth", "latency", "throughput",
-        "algorithm", "implementation", "experiment", "measurement", "distributed"};
+    static const char *const words[] = {"the",         "of",
+                                        "and",         "to",
+                                        "a",           "in",
+                                        "is",          "that",
+                                        "for",         "it",
+                                        "as",          "was",
+                                        "with",        "be",
+                                        "by",          "on",
+                                        "not",         "he",
+                                        "this",        "are",
+                                        "or",          "his",
+                                        "from",        "at",
+                                        "which",       "but",
+                                        "have",        "an",
+                                        "had",         "they",
+                                        "you",         "were",
+                                        "their",       "one",
+                                        "all",         "we",
+                                        "can",         "her",
+                                        "has",         "there",
+                                        "been",        "if",
+                                        "more",        "when",
+                                        "will",        "would",
+                                        "who",         "so",
+                                        "no",          "message",
+                                        "process",     "rank",
+                                        "buffer",      "compression",
+                                        "data",        "time",
+                                        "system",      "network",
+                                        "value",       "memory",
+                                        "result",      "between",
+                                        "through",     "during",
+                                        "without",     "because",
+                                        "however",     "communication",
+                                        "performance", "application",
+                                        "parallel",    "computation",
+                                        "interface",   "bandwidth",
+                                        "latency",     "throughput",
+                                        "algorithm",   "implementation",
+                                        "experiment",  "measurement",
+                                        "distributed"};
     const size_t nwords = sizeof words / sizeof words[0];
     size_t off = 0;
     int sentence_start = 1;

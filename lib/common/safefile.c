@@ -26,9 +26,9 @@ static const char *compi_file_kind(mode_t m)
 static void compi_parent_of(const char *path, char *out, size_t cap)
 {
     size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/') n--;       /* "dir/" names dir */
-    while (n > 0 && path[n - 1] != '/') n--;       /* drop the last component */
-    while (n > 1 && path[n - 1] == '/') n--;       /* and the slashes before it */
+    while (n > 1 && path[n - 1] == '/') n--; /* "dir/" names dir */
+    while (n > 0 && path[n - 1] != '/') n--; /* drop the last component */
+    while (n > 1 && path[n - 1] == '/') n--; /* and the slashes before it */
     if (n == 0) snprintf(out, cap, ".");
     else snprintf(out, cap, "%.*s", (int)n, path);
 }
@@ -41,10 +41,11 @@ static int compi_parent_error(const char *path, const char *what, char *err, siz
     compi_parent_of(path, parent, sizeof parent);
     if (stat(parent, &st) != 0) {
         if (errno == ENOENT)
-            compi_errf(err, errlen, "cannot create %s %s: directory %s does not exist (compi creates only the last "
-                       "component of a path)", what, path, parent);
-        else
-            compi_errf(err, errlen, "cannot create %s %s: directory %s: %s", what, path, parent, strerror(errno));
+            compi_errf(err, errlen,
+                       "cannot create %s %s: directory %s does not exist (compi creates only the last "
+                       "component of a path)",
+                       what, path, parent);
+        else compi_errf(err, errlen, "cannot create %s %s: directory %s: %s", what, path, parent, strerror(errno));
         return COMPI_ERR_CONFIG;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -90,8 +91,7 @@ int compi_dir_check(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        compi_errf(err, errlen, "%s: %s", path,
-                   errno == ENOENT ? "no such directory" : strerror(errno));
+        compi_errf(err, errlen, "%s: %s", path, errno == ENOENT ? "no such directory" : strerror(errno));
         return COMPI_ERR_CONFIG;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -109,7 +109,8 @@ int compi_dir_create(const char *path, mode_t mode, char *err, size_t errlen)
     }
     if (mkdir(path, mode) == 0) return COMPI_OK;
     int e = errno;
-    if ((e == ENOENT || e == ENOTDIR) && compi_parent_error(path, "directory", err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
+    if ((e == ENOENT || e == ENOTDIR) && compi_parent_error(path, "directory", err, errlen) != COMPI_OK)
+        return COMPI_ERR_CONFIG;
     if (e != EEXIST) {
         compi_errf(err, errlen, "cannot create directory %s: %s", path, strerror(e));
         return COMPI_ERR_CONFIG;
@@ -126,14 +127,16 @@ static int compi_check_target(const char *path, int *exists, char *err, size_t e
         int e = errno;
         if ((e == ENOENT || e == ENOTDIR) && compi_parent_error(path, "file", err, errlen) != COMPI_OK)
             return COMPI_ERR_CONFIG;
-        if (e == ENOENT) return COMPI_OK;   /* to be created */
+        if (e == ENOENT) return COMPI_OK; /* to be created */
         compi_errf(err, errlen, "%s: %s", path, strerror(e));
         return COMPI_ERR_CONFIG;
     }
     *exists = 1;
     if (S_ISLNK(st.st_mode)) {
-        compi_errf(err, errlen, "%s is a symbolic link; compi does not write through links (name the file itself, "
-                   "or remove the link)", path);
+        compi_errf(err, errlen,
+                   "%s is a symbolic link; compi does not write through links (name the file itself, "
+                   "or remove the link)",
+                   path);
         return COMPI_ERR_CONFIG;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -185,8 +188,7 @@ static int compi_open_in_place(compi_wfile *w, mode_t mode, char *err, size_t er
     if (fd < 0) {
         if (errno == ELOOP)
             compi_errf(err, errlen, "%s is a symbolic link; compi does not write through links", w->path);
-        else
-            compi_errf(err, errlen, "%s: cannot create: %s", w->path, strerror(errno));
+        else compi_errf(err, errlen, "%s: cannot create: %s", w->path, strerror(errno));
         return -1;
     }
     struct stat st;

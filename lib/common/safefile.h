@@ -45,10 +45,10 @@ enum {
 };
 
 typedef struct {
-    FILE *f;           /* write through this */
+    FILE *f; /* write through this */
     int flags;
     char path[4096];
-    char tmp[4096 + 32];   /* COMPI_FILE_REPLACE: the file being written */
+    char tmp[4096 + 32]; /* COMPI_FILE_REPLACE: the file being written */
 } compi_wfile;
 
 /* Opens path for writing (mode less the umask; COMPI_FILE_PRIVATE: 0600).

@@ -26,13 +26,12 @@ typedef struct {
 } compi_sim_speed;
 
 static const compi_sim_speed compi_sim_speeds[] = {
-    {"lz4", 1128, 4039},       {"zstd", 551, 1304},        {"blosc-lz4", 2057, 5067},
-    {"blosc-zstd", 80, 1692},  {"rice", 636, 610},         {"lzo", 1096, 1396},
-    {"snappy", 1000, 3000},    {"rle", 2000, 4000},        {"huffman", 300, 300},
-    {"fpc", 500, 500},         {"dfcm", 400, 400},
+    {"lz4", 1128, 4039},   {"zstd", 551, 1304}, {"blosc-lz4", 2057, 5067}, {"blosc-zstd", 80, 1692},
+    {"rice", 636, 610},    {"lzo", 1096, 1396}, {"snappy", 1000, 3000},    {"rle", 2000, 4000},
+    {"huffman", 300, 300}, {"fpc", 500, 500},   {"dfcm", 400, 400},
 };
 
-static double compi_sim_factor = -1;   /* < 0: not read yet; 0: measured */
+static double compi_sim_factor = -1; /* < 0: not read yet; 0: measured */
 
 static double compi_sim_cost_factor(void)
 {
@@ -59,29 +58,29 @@ static void compi_sim_charge(const compi_sim_speed *s, size_t bytes, int compres
 }
 
 /* One modelled copy per codec, filled at load time from the real codec. */
-#define COMPI_SIM_CODEC(var)                                                                     \
-    static compi_codec compi_sim_##var;                                                                  \
-    static const compi_sim_speed *compi_sim_speed_##var;                                                 \
-    static long long compi_sim_c_##var(const void *s, size_t n, void *d, size_t cap, const compi_codec_params *p) \
-    {                                                                                                    \
-        long long r = compi_codec_##var.compress(s, n, d, cap, p);                                       \
-        compi_sim_charge(compi_sim_speed_##var, n, 1);                                                   \
-        return r;                                                                                        \
-    }                                                                                                    \
-    static long long compi_sim_d_##var(const void *s, size_t n, void *d, size_t len, const compi_codec_params *p) \
-    {                                                                                                    \
-        long long r = compi_codec_##var.decompress(s, n, d, len, p);                                     \
-        compi_sim_charge(compi_sim_speed_##var, len, 0);                                                 \
-        return r;                                                                                        \
-    }                                                                                                    \
-    static void compi_sim_init_##var(void)                                                               \
-    {                                                                                                    \
-        compi_sim_##var = compi_codec_##var;                                                             \
-        compi_sim_##var.compress = compi_sim_c_##var;                                                    \
-        compi_sim_##var.decompress = compi_sim_d_##var;                                                  \
-        for (size_t i = 0; i < sizeof compi_sim_speeds / sizeof compi_sim_speeds[0]; i++)                \
-            if (strcmp(compi_sim_speeds[i].name, compi_codec_##var.name) == 0)                           \
-                compi_sim_speed_##var = &compi_sim_speeds[i];                                            \
+#define COMPI_SIM_CODEC(var)                                                                                           \
+    static compi_codec compi_sim_##var;                                                                                \
+    static const compi_sim_speed *compi_sim_speed_##var;                                                               \
+    static long long compi_sim_c_##var(const void *s, size_t n, void *d, size_t cap, const compi_codec_params *p)      \
+    {                                                                                                                  \
+        long long r = compi_codec_##var.compress(s, n, d, cap, p);                                                     \
+        compi_sim_charge(compi_sim_speed_##var, n, 1);                                                                 \
+        return r;                                                                                                      \
+    }                                                                                                                  \
+    static long long compi_sim_d_##var(const void *s, size_t n, void *d, size_t len, const compi_codec_params *p)      \
+    {                                                                                                                  \
+        long long r = compi_codec_##var.decompress(s, n, d, len, p);                                                   \
+        compi_sim_charge(compi_sim_speed_##var, len, 0);                                                               \
+        return r;                                                                                                      \
+    }                                                                                                                  \
+    static void compi_sim_init_##var(void)                                                                             \
+    {                                                                                                                  \
+        compi_sim_##var = compi_codec_##var;                                                                           \
+        compi_sim_##var.compress = compi_sim_c_##var;                                                                  \
+        compi_sim_##var.decompress = compi_sim_d_##var;                                                                \
+        for (size_t i = 0; i < sizeof compi_sim_speeds / sizeof compi_sim_speeds[0]; i++)                              \
+            if (strcmp(compi_sim_speeds[i].name, compi_codec_##var.name) == 0)                                         \
+                compi_sim_speed_##var = &compi_sim_speeds[i];                                                          \
     }
 
 COMPI_SIM_CODEC(rle)

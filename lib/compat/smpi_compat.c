@@ -11,8 +11,8 @@ typedef struct compi_compat_msg {
     MPI_Status status;
     unsigned char *data;
     int bytes;
-    MPI_Fint fint;                  /* its Fortran handle, 0 until asked */
-    struct compi_compat_msg *next;  /* messages with a Fortran handle */
+    MPI_Fint fint;                 /* its Fortran handle, 0 until asked */
+    struct compi_compat_msg *next; /* messages with a Fortran handle */
 } compi_compat_msg;
 
 /* Fortran handles of live messages (few: a handle lives from a probe to its
@@ -93,7 +93,7 @@ static void compi_compat_forget(compi_compat_msg *m)
  * message is longer than the buffer. */
 static int compi_compat_deliver(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
-    if (*message == MPI_MESSAGE_NO_PROC) {   /* == MPI_MESSAGE_NULL under SMPI */
+    if (*message == MPI_MESSAGE_NO_PROC) { /* == MPI_MESSAGE_NULL under SMPI */
         compi_compat_status_proc_null(status);
         return MPI_SUCCESS;
     }
@@ -197,11 +197,15 @@ static long long compi_compat_basic_elements(MPI_Datatype dt)
     if (ints && aints && types && PMPI_Type_get_contents(dt, ni, na, nd, ints, aints, types) == MPI_SUCCESS) {
         long long reps = -1;
         switch (combiner) {
-        case MPI_COMBINER_DUP: case MPI_COMBINER_RESIZED: reps = 1; break;
+        case MPI_COMBINER_DUP:
+        case MPI_COMBINER_RESIZED: reps = 1; break;
         case MPI_COMBINER_CONTIGUOUS: reps = ints[0]; break;
-        case MPI_COMBINER_VECTOR: case MPI_COMBINER_HVECTOR: reps = (long long)ints[0] * ints[1]; break;
-        case MPI_COMBINER_INDEXED_BLOCK: case MPI_COMBINER_HINDEXED_BLOCK: reps = (long long)ints[0] * ints[1]; break;
-        case MPI_COMBINER_INDEXED: case MPI_COMBINER_HINDEXED:
+        case MPI_COMBINER_VECTOR:
+        case MPI_COMBINER_HVECTOR: reps = (long long)ints[0] * ints[1]; break;
+        case MPI_COMBINER_INDEXED_BLOCK:
+        case MPI_COMBINER_HINDEXED_BLOCK: reps = (long long)ints[0] * ints[1]; break;
+        case MPI_COMBINER_INDEXED:
+        case MPI_COMBINER_HINDEXED:
             reps = 0;
             for (int i = 0; i < ints[0]; i++) reps += ints[1 + i];
             break;

@@ -40,7 +40,7 @@ int compi_bytes_type(size_t len, int *count, MPI_Datatype *dt)
     }
     size_t block, blocks, rest;
     compi_bytes_split(len, limit, &block, &blocks, &rest);
-    if (!compi_fits_int(blocks)) return MPI_ERR_COUNT;   /* beyond 2^61 bytes */
+    if (!compi_fits_int(blocks)) return MPI_ERR_COUNT; /* beyond 2^61 bytes */
     MPI_Datatype blk, whole = MPI_DATATYPE_NULL;
     int rc = PMPI_Type_contiguous((int)block, MPI_BYTE, &blk);
     if (rc != MPI_SUCCESS) return rc;

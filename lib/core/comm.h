@@ -10,24 +10,24 @@
 #include "engine/config.h"
 
 typedef struct {
-    int framed;          /* p2p traffic on this comm carries compi frames */
+    int framed; /* p2p traffic on this comm carries compi frames */
     int is_inter;
-    int peer_count;      /* size of the group peers are named in (remote group for intercomms) */
+    int peer_count; /* size of the group peers are named in (remote group for intercomms) */
     int my_node;
-    int *peer_node;      /* node id per peer rank */
-    int *peer_world;     /* MPI_COMM_WORLD rank per peer rank */
+    int *peer_node;  /* node id per peer rank */
+    int *peer_world; /* MPI_COMM_WORLD rank per peer rank */
     /* the environment's policy, overridden by the communicator's MPI_Info
      * hints compi_mode, compi_codec, compi_min_bytes */
     compi_mode mode;
     const compi_codec *codec;
     size_t min_bytes;
-    uint32_t id;         /* ordinal of first use on this rank: names the comm in traces */
-    size_t coll_floor[5];             /* collective floors agreed from learned links, per count of extra
+    uint32_t id;          /* ordinal of first use on this rank: names the comm in traces */
+    size_t coll_floor[5]; /* collective floors agreed from learned links, per count of extra
                                          metadata collectives (0: the engine's static ones) */
-    uint64_t coll_calls;              /* collectives so far: when the floors are agreed again */
-    int probed;                       /* its links were probed (once per communicator) */
-    int refs;            /* the communicator's attribute + requests still using it */
-    int published;       /* set (release) once built: a thread that finds the info in the
+    uint64_t coll_calls;  /* collectives so far: when the floors are agreed again */
+    int probed;           /* its links were probed (once per communicator) */
+    int refs;             /* the communicator's attribute + requests still using it */
+    int published;        /* set (release) once built: a thread that finds the info in the
                             attribute cache without compi's lock reads it (acquire) after that */
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may

@@ -18,8 +18,8 @@ static compi_dtclass compi_class_of_named(MPI_Datatype dt, size_t *elem)
         *elem = 4;
         return COMPI_CLASS_FLOAT;
     }
-    if (dt == MPI_INT || dt == MPI_UNSIGNED || dt == MPI_INT32_T || dt == MPI_UINT32_T ||
-        dt == MPI_INTEGER || dt == MPI_INTEGER4) {
+    if (dt == MPI_INT || dt == MPI_UNSIGNED || dt == MPI_INT32_T || dt == MPI_UINT32_T || dt == MPI_INTEGER ||
+        dt == MPI_INTEGER4) {
         *elem = 4;
         return COMPI_CLASS_INT;
     }
@@ -50,8 +50,10 @@ static compi_dtclass compi_class_of(MPI_Datatype dt, size_t *elem, int depth)
             int named, a, b, comb;
             PMPI_Type_get_envelope(types[i], &named, &a, &b, &comb);
             if (comb != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
-            if (cls == COMPI_CLASS_COUNT) { cls = c; e = ei; }
-            else if (cls != c || e != ei) cls = COMPI_CLASS_BYTE, e = 1;
+            if (cls == COMPI_CLASS_COUNT) {
+                cls = c;
+                e = ei;
+            } else if (cls != c || e != ei) cls = COMPI_CLASS_BYTE, e = 1;
         }
         if (cls == COMPI_CLASS_COUNT) goto mixed;
         *elem = e;
@@ -68,16 +70,14 @@ void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti)
     int ni, na, nd, combiner;
     /* Predefined types (the common case) skip the derived-type walk. Not all
      * are contiguous: the pair types (MPI_DOUBLE_INT, ...) have holes. */
-    int named = PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-                combiner == MPI_COMBINER_NAMED;
+    int named = PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
     PMPI_Type_size_x(dt, &tsize);
     PMPI_Type_get_extent_x(dt, &lb, &extent);
     PMPI_Type_get_true_extent_x(dt, &tlb, &textent);
     ti->size = tsize * (MPI_Count)(count > 0 ? count : 0);
     ti->type_size = tsize;
     ti->true_lb = (MPI_Aint)tlb;
-    ti->contiguous = count <= 0 || tsize == 0 ||
-                     (tsize == textent && (count == 1 || extent == tsize));
+    ti->contiguous = count <= 0 || tsize == 0 || (tsize == textent && (count == 1 || extent == tsize));
     ti->dtclass = named ? compi_class_of_named(dt, &ti->elem_size) : compi_class_of(dt, &ti->elem_size, 0);
 }
 
@@ -98,8 +98,7 @@ static int compi_bottom_shift(int count, MPI_Datatype dt, void **base, MPI_Datat
  * the bytes are moved by a message to self between (buf,count,dt) and the
  * bytes as compi_bytes_type describes them, which has no such limit (and
  * takes MPI_BOTTOM as it is). */
-static int compi_self_move(const void *from, int fcount, MPI_Datatype ftype, void *to, int tcount,
-                           MPI_Datatype ttype)
+static int compi_self_move(const void *from, int fcount, MPI_Datatype ftype, void *to, int tcount, MPI_Datatype ttype)
 {
     MPI_Status st;
     return PMPI_Sendrecv(from, fcount, ftype, 0, 0, to, tcount, ttype, 0, 0, compi_g.self_comm, &st);
@@ -140,7 +139,7 @@ int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int count, MPI
     PMPI_Type_size_x(dt, &tsize);
     MPI_Count whole = tsize > 0 ? (MPI_Count)nbytes / tsize : 0;
     if (whole > count) whole = count;
-    if (nbytes > compi_int_limit())   /* a receive places a partial element as this must */
+    if (nbytes > compi_int_limit()) /* a receive places a partial element as this must */
         return compi_pack_large(buf, count, dt, (void *)src, nbytes, 1);
     int pos = 0, rc = MPI_SUCCESS;
     if (whole > 0 && buf == MPI_BOTTOM) {
@@ -157,8 +156,8 @@ int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int count, MPI
         MPI_Aint lb, extent;
         MPI_Status st;
         PMPI_Type_get_extent(dt, &lb, &extent);
-        rc = PMPI_Sendrecv((const char *)src + pos, (int)rest, MPI_BYTE, 0, 0, (char *)buf + whole * extent, 1, dt,
-                           0, 0, compi_g.self_comm, &st);
+        rc = PMPI_Sendrecv((const char *)src + pos, (int)rest, MPI_BYTE, 0, 0, (char *)buf + whole * extent, 1, dt, 0,
+                           0, compi_g.self_comm, &st);
     }
     return rc;
 }

@@ -9,9 +9,9 @@
 #include "compi.h"
 
 typedef struct {
-    MPI_Count size;          /* packed bytes of count elements */
-    MPI_Count type_size;     /* packed bytes of one element */
-    int contiguous;          /* data is one block starting at buf + lb */
+    MPI_Count size;      /* packed bytes of count elements */
+    MPI_Count type_size; /* packed bytes of one element */
+    int contiguous;      /* data is one block starting at buf + lb */
     MPI_Aint true_lb;
     compi_dtclass dtclass;
     size_t elem_size;
@@ -22,7 +22,7 @@ void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti);
  * COMPI_DEBUG_INT_LIMIT lowers it), else one element of a committed
  * gap-free derived type that compi_bytes_type_free releases. */
 int compi_bytes_type(size_t len, int *count, MPI_Datatype *dt);
-void compi_bytes_type_free(MPI_Datatype *dt);   /* no-op for MPI_BYTE */
+void compi_bytes_type_free(MPI_Datatype *dt); /* no-op for MPI_BYTE */
 size_t compi_int_limit(void);
 /* Bytes in pack order from/to (buf, count, dt); MPI_BOTTOM allowed. Unpack
  * places a trailing partial element the way a receive would. */

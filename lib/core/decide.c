@@ -141,8 +141,10 @@ static int compi_engine_load_models(char *err, size_t errlen)
     if (have_net) compi_E.net_from = COMPI_LINKSRC_FILE;
     if (have_codecs) compi_E.codecs = c;
     if (!have_net && !have_codecs && compi_g.world_rank == 0)
-        fprintf(stderr, "compi: warning: heuristics directory %s holds neither network.txt nor codecs.txt: "
-                "built-in models (write them with 'compi calibrate')\n", compi_cfg.heuristics_dir);
+        fprintf(stderr,
+                "compi: warning: heuristics directory %s holds neither network.txt nor codecs.txt: "
+                "built-in models (write them with 'compi calibrate')\n",
+                compi_cfg.heuristics_dir);
     return COMPI_OK;
 }
 
@@ -152,8 +154,8 @@ static int compi_engine_load_models(char *err, size_t errlen)
 static int compi_engine_node_names(void)
 {
     int nnodes = 0, *node_of_rank = NULL;
-    int rc = compi_netcal_node_map(MPI_COMM_WORLD, compi_cfg.ranks_per_node, &nnodes, &node_of_rank,
-                                   &compi_E.node_names);
+    int rc =
+        compi_netcal_node_map(MPI_COMM_WORLD, compi_cfg.ranks_per_node, &nnodes, &node_of_rank, &compi_E.node_names);
     if (rc != COMPI_OK) return rc == COMPI_ERR_NOMEM ? MPI_ERR_NO_MEM : (rc < 0 ? MPI_ERR_OTHER : rc);
     int same = nnodes == compi_g.node_count;
     for (int r = 0; same && r < compi_g.world_size; r++) same = node_of_rank[r] == compi_g.node_of_world[r];
@@ -180,7 +182,7 @@ static void compi_engine_calibrate(void)
     }
     compi_net_model m;
     int rc = compi_netcal_measure(MPI_COMM_WORLD, compi_g.node_count, compi_g.node_of_world,
-                                  (const char (*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &compi_E.calibrate_s);
+                                  (const char(*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &compi_E.calibrate_s);
     if (rc != COMPI_OK) {
         if (compi_g.world_rank == 0)
             fprintf(stderr, "compi: warning: COMPI_CALIBRATE=init failed (%d); using %s\n", rc, compi_E.net.source);
@@ -188,8 +190,10 @@ static void compi_engine_calibrate(void)
     }
     /* a degenerate fit was left out of m: those links keep the built-in model */
     if (m.nrejected && compi_g.world_rank == 0)
-        fprintf(stderr, "compi: warning: COMPI_CALIBRATE=init: %d measured link(s) rejected, their fit was degenerate "
-                "(%s); keeping the built-in model for them\n", m.nrejected, m.rejected);
+        fprintf(stderr,
+                "compi: warning: COMPI_CALIBRATE=init: %d measured link(s) rejected, their fit was degenerate "
+                "(%s); keeping the built-in model for them\n",
+                m.nrejected, m.rejected);
     int inter = compi_net_find(&m, COMPI_LINK_INTER, NULL, NULL) != NULL;
     snprintf(m.source, sizeof m.source, "measured at MPI_Init in %.3f s%s", compi_E.calibrate_s,
              inter ? "" : " (inter-node links: built-in, their fit was rejected)");
@@ -229,10 +233,11 @@ static int compi_engine_open_guidance(char *eout, size_t eoutlen)
         compi_prof_trace_opened(compi_E.trace);
     }
     if (compi_cfg.mode == COMPI_MODE_GUIDED) {
-        compi_E.rules = compi_rules_load(compi_cfg.rules_dir, compi_g.world_rank, compi_g.world_size, prog, err,
-                                         sizeof err);
+        compi_E.rules =
+            compi_rules_load(compi_cfg.rules_dir, compi_g.world_rank, compi_g.world_size, prog, err, sizeof err);
         if (!compi_E.rules)
-            fprintf(stderr, "compi: rank %d: warning: COMPI_MODE=guided without usable rules (%s); deciding adaptively\n",
+            fprintf(stderr,
+                    "compi: rank %d: warning: COMPI_MODE=guided without usable rules (%s); deciding adaptively\n",
                     compi_g.world_rank, err);
     }
     return COMPI_OK;
@@ -267,8 +272,8 @@ int compi_engine_init(char *err, size_t errlen)
         const compi_net_link *m = compi_net_find(&compi_E.net, COMPI_LINK_INTER, me, compi_E.node_names[node]);
         compi_link_init(&compi_E.links[node], m, me, compi_E.node_names[node]);
     }
-    compi_link_init(&compi_E.links[compi_g.node_count], compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL),
-                    me, "*");
+    compi_link_init(&compi_E.links[compi_g.node_count], compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL), me,
+                    "*");
     /* A collective announces its frame before the root decides; that costs
      * one small extra collective, kept under 5% of the block's transfer. The
      * static model is the same on every rank, so all ranks agree. */
@@ -283,7 +288,8 @@ int compi_engine_init(char *err, size_t errlen)
     if (lo[0] != ~lo[1]) {
         char from[COMPI_CONFIG_PATH_MAX + 64];
         compi_config_origin_text(&compi_cfg, COMPI_SET_HEURISTICS, from, sizeof from);
-        snprintf(err, errlen, "the network models of the ranks differ (collective floor from %llu to %llu B); this "
+        snprintf(err, errlen,
+                 "the network models of the ranks differ (collective floor from %llu to %llu B); this "
                  "rank's is '%s' (heuristics from %.300s): heuristics files that differ between nodes?",
                  lo[0], ~lo[1], compi_E.net.source, from);
         compi_config_agree(1, err, errlen);
@@ -294,8 +300,8 @@ int compi_engine_init(char *err, size_t errlen)
     compi_E.ready = 1;
     /* the models are the same on every rank; a user of fixed or off mode, or
      * of a single node where nothing is compressed, needs them only in detail */
-    int engine_decides = (compi_cfg.mode == COMPI_MODE_ADAPTIVE || compi_cfg.mode == COMPI_MODE_GUIDED) &&
-                         compi_g.node_count > 1;
+    int engine_decides =
+        (compi_cfg.mode == COMPI_MODE_ADAPTIVE || compi_cfg.mode == COMPI_MODE_GUIDED) && compi_g.node_count > 1;
     compi_log(engine_decides ? 1 : 2, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
               compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor[1]);
     return MPI_SUCCESS;
@@ -417,9 +423,7 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
         return;
     }
     switch (ci->mode) {
-    case COMPI_MODE_FIXED:
-        d->codec = ci->codec;
-        return;
+    case COMPI_MODE_FIXED: d->codec = ci->codec; return;
     case COMPI_MODE_TRACE:
         /* raw, recorded once the data is contiguous */
         d->trace = compi_E.trace != NULL;
@@ -433,16 +437,14 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
                 __atomic_fetch_add(&compi_E.rule_hits, 1, __ATOMIC_RELAXED);
                 d->codec = codec;
                 d->by_rule = 1;
-                d->link = compi_decision_link(d);   /* to judge the rule's outcomes */
+                d->link = compi_decision_link(d); /* to judge the rule's outcomes */
                 return;
             }
             __atomic_fetch_add(&compi_E.rule_misses, 1, __ATOMIC_RELAXED);
         }
         compi_decide_adaptive(d, size);
         return;
-    default:
-        compi_decide_adaptive(d, size);
-        return;
+    default: compi_decide_adaptive(d, size); return;
     }
 }
 
@@ -450,8 +452,8 @@ _Static_assert(COMPI_CHUNK_OFF == COMPI_ESTIMATE_NO_CHUNKS, "one value says: nev
 
 static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int dtclass, size_t elem)
 {
-    compi_estimate_ctx x = {l->model, l->scale, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk,
-                            compi_pool_speedup_now()};
+    compi_estimate_ctx x = {l->model, l->scale,        &compi_E.codecs, dtclass,
+                            elem,     compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now()};
     return x;
 }
 
@@ -480,7 +482,7 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size);
     compi_estimate best;
     pthread_mutex_lock(&l->lock);
-    compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);   /* made when deciding */
+    compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
     double need = compi_window_threshold(w, compi_cfg.min_speedup);
     pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
@@ -514,9 +516,11 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
          * drop it, the same mistake count that restarts an adaptive study. */
         if (compi_rules_outcome(compi_E.rules, d->rule_index, compi_outcome_is_mistake(achieved),
                                 compi_cfg.window.restart_mistakes, compi_cfg.window.history))
-            compi_log(2, "guided rule for message %u/%d/%d (%zu bytes, %s) dropped: %u of its last %u compressions "
-                      "did not pay; deciding it adaptively", d->comm_id, d->peer, d->tag, size, d->codec->name,
-                      compi_cfg.window.restart_mistakes, compi_cfg.window.history);
+            compi_log(2,
+                      "guided rule for message %u/%d/%d (%zu bytes, %s) dropped: %u of its last %u compressions "
+                      "did not pay; deciding it adaptively",
+                      d->comm_id, d->peer, d->tag, size, d->codec->name, compi_cfg.window.restart_mistakes,
+                      compi_cfg.window.history);
         return;
     }
     pthread_mutex_lock(&l->lock);

@@ -17,11 +17,11 @@
  * path; completed inside compi_frame_encode once the data is contiguous. */
 struct compi_link_state;
 typedef struct {
-    const compi_codec *codec;       /* codec to try; NULL = raw */
-    int evaluate;                   /* adaptive: choose the codec from a sample first */
-    int trace;                      /* COMPI_MODE=trace: record the message */
-    struct compi_link_state *link;  /* adaptive and guided: the destination link's state */
-    int by_rule;                    /* guided: a rule decided; rule_index names it */
+    const compi_codec *codec;      /* codec to try; NULL = raw */
+    int evaluate;                  /* adaptive: choose the codec from a sample first */
+    int trace;                     /* COMPI_MODE=trace: record the message */
+    struct compi_link_state *link; /* adaptive and guided: the destination link's state */
+    int by_rule;                   /* guided: a rule decided; rule_index names it */
     size_t rule_index;
     int dtclass;
     compi_mode mode;
@@ -29,8 +29,8 @@ typedef struct {
     uint32_t comm_id;
     int peer, tag, peer_node;
     compi_family fam;
-    double predicted;               /* predicted speedup of the chosen codec */
-    int settled;                    /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
+    double predicted; /* predicted speedup of the chosen codec */
+    int settled;      /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
 } compi_decision;
 /* peer: destination rank in ci's peer group, or -1 for "every remote node"
  * (a broadcast root). */
@@ -102,7 +102,7 @@ void compi_coll_scope_end(uint64_t *frame_bytes, uint64_t *saved_bytes);
  * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
  * error code. */
 int compi_engine_init(char *err, size_t errlen);
-void compi_engine_finalize(void);  /* closes traces */
+void compi_engine_finalize(void); /* closes traces */
 /* This rank's engine section of the report as a JSON object (malloc'd). */
 char *compi_engine_report_json(void);
 

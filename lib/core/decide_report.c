@@ -78,7 +78,8 @@ static void compi_json_window(compi_sbuf *b, const compi_link_state *l, int grou
                       (unsigned long long)w->restarts, (unsigned long long)w->reevaluations,
                       (unsigned long long)w->backoffs, compi_window_backing_off(w, now) ? "true" : "false");
     compi_sbuf_printf(b, "\"estimate_bias\": %.3f, ", w->bias);
-    if (w->predicted_n) compi_sbuf_printf(b, "\"predicted_speedup\": %.3f, ", w->predicted_sum / (double)w->predicted_n);
+    if (w->predicted_n)
+        compi_sbuf_printf(b, "\"predicted_speedup\": %.3f, ", w->predicted_sum / (double)w->predicted_n);
     else compi_sbuf_printf(b, "\"predicted_speedup\": null, ");
     if (w->observed_n) compi_sbuf_printf(b, "\"observed_speedup\": %.3f, ", w->observed_sum / (double)w->observed_n);
     else compi_sbuf_printf(b, "\"observed_speedup\": null, ");
@@ -105,14 +106,15 @@ static void compi_json_links(compi_sbuf *b)
         double beta = compi_linkest_beta_ns(e);
         compi_sbuf_printf(b, "%s{\"link\": ", first ? "" : ", ");
         compi_json_string(b, l->name);
-        compi_sbuf_printf(b, ", \"source\": \"%s\", \"latency_us\": %.3f, \"bandwidth_MBps\": %.3f, "
+        compi_sbuf_printf(b,
+                          ", \"source\": \"%s\", \"latency_us\": %.3f, \"bandwidth_MBps\": %.3f, "
                           "\"samples\": %llu, \"rate_samples\": %u, \"time_samples\": %u, \"rejected_samples\": %llu, "
                           "\"sender_bound_samples\": %llu, \"fits_rejected\": %llu, \"model_changes\": %llu, "
                           "\"windows_reopened\": %llu, \"last_rejection\": ",
                           compi_linksrc_name(e->source), e->model.alpha_us, beta > 0 ? 1e3 / beta : 0.0,
                           (unsigned long long)e->samples, e->nrate, e->ntime, (unsigned long long)e->rejected_samples,
-                          (unsigned long long)l->sender_bound, (unsigned long long)e->fits_rejected, (unsigned long long)e->changes,
-                          (unsigned long long)l->reopened);
+                          (unsigned long long)l->sender_bound, (unsigned long long)e->fits_rejected,
+                          (unsigned long long)e->changes, (unsigned long long)l->reopened);
         if (e->fits_rejected) compi_json_string(b, e->last_rejection);
         else compi_sbuf_printf(b, "null");
         compi_sbuf_printf(b, "}");
@@ -192,8 +194,10 @@ char *compi_engine_report_json(void)
     }
     compi_sbuf_printf(&b, "]");
     if (compi_cfg.mode == COMPI_MODE_GUIDED)
-        compi_sbuf_printf(&b, ", \"guided\": {\"rules\": %zu, \"hits\": %llu, \"misses\": %llu, \"dropped\": %zu, "
-                          "\"fallback\": %s}", compi_rules_count(compi_E.rules), (unsigned long long)compi_E.rule_hits,
+        compi_sbuf_printf(&b,
+                          ", \"guided\": {\"rules\": %zu, \"hits\": %llu, \"misses\": %llu, \"dropped\": %zu, "
+                          "\"fallback\": %s}",
+                          compi_rules_count(compi_E.rules), (unsigned long long)compi_E.rule_hits,
                           (unsigned long long)compi_E.rule_misses, compi_rules_dropped(compi_E.rules),
                           compi_E.rules ? "false" : "true");
     compi_sbuf_printf(&b, "}");

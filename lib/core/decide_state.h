@@ -31,16 +31,16 @@
 
 typedef struct compi_link_state {
     pthread_mutex_t lock;
-    const compi_net_link *model;           /* &est.model: the prior until learned */
-    compi_linkest est;                     /* learned from traffic (engine/linkest.h) */
-    uint64_t reopened;                     /* windows re-studied because the model changed */
-    uint64_t sender_bound;                 /* pipelined samples left out: the sender's codec was the bottleneck */
+    const compi_net_link *model; /* &est.model: the prior until learned */
+    compi_linkest est;           /* learned from traffic (engine/linkest.h) */
+    uint64_t reopened;           /* windows re-studied because the model changed */
+    uint64_t sender_bound;       /* pipelined samples left out: the sender's codec was the bottleneck */
     char name[2 * COMPI_NET_NAME_MAX + 16];
     double scale;
     double obs[COMPI_OBS_RING];
     unsigned nobs, obs_next;
     uint64_t observations;
-    compi_window *win[COMPI_WIN_GROUPS];   /* [group][class], NULL until the group's first message */
+    compi_window *win[COMPI_WIN_GROUPS]; /* [group][class], NULL until the group's first message */
 } compi_link_state;
 
 /* The name of each window group, for the report. */
@@ -51,11 +51,11 @@ typedef struct {
     compi_net_model net;
     compi_codec_model codecs;
     char (*node_names)[COMPI_NET_NAME_MAX];
-    compi_link_state *links;   /* node_count + 1: the last one is "any remote node" (broadcast roots) */
+    compi_link_state *links; /* node_count + 1: the last one is "any remote node" (broadcast roots) */
     int nlinks;
     size_t coll_floor[COMPI_COLL_EXTRA_MAX + 1]; /* per count of extra metadata collectives: below, MPI's own path */
-    compi_linksrc net_from;    /* where the model's links came from: prior, probe or file */
-    uint64_t link_seq;         /* injected timings (COMPI_DEBUG_LINK_TIMES): samples so far */
+    compi_linksrc net_from;                      /* where the model's links came from: prior, probe or file */
+    uint64_t link_seq;                           /* injected timings (COMPI_DEBUG_LINK_TIMES): samples so far */
     uint64_t t0_ns;
     double calibrate_s;
     pthread_key_t scratch_key;

@@ -31,11 +31,14 @@ int compi_side_tag(void)
 
 int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes, size_t size, int dtclass)
 {
-    compi_orphans_progress(0);   /* earlier asides: done long ago, free them */
+    compi_orphans_progress(0); /* earlier asides: done long ago, free them */
     int world = ci->peer_world[dest];
     int tag = compi_side_tag();
     compi_outgoing *aside = calloc(1, sizeof *aside);
-    if (!aside || !(aside->tmp = malloc(COMPI_FRAME_HEADER_SIZE))) { free(aside); return MPI_ERR_NO_MEM; }
+    if (!aside || !(aside->tmp = malloc(COMPI_FRAME_HEADER_SIZE))) {
+        free(aside);
+        return MPI_ERR_NO_MEM;
+    }
     memcpy(aside->tmp, bytes, COMPI_FRAME_HEADER_SIZE);
     compi_req *r = compi_req_new(COMPI_REQ_SEND, compi_g.aside_comm, NULL, COMPI_FAM_SEND);
     int rc = PMPI_Isend(aside->tmp, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, world, tag, compi_g.aside_comm, &r->inner);
@@ -46,15 +49,14 @@ int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes,
         return rc;
     }
     r->out = aside;
-    compi_orphan_add(r);   /* compi completes and frees it */
+    compi_orphan_add(r); /* compi completes and frees it */
     compi_frame_header h = {COMPI_CODEC_ESCAPE, (uint8_t)dtclass, size, (uint64_t)tag, 0};
     compi_frame_write_header(bytes, &h);
     COMPI_STAT_ADD(raw_escaped, 1);
     return MPI_SUCCESS;
 }
 
-int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head,
-                         int *arrived)
+int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head, int *arrived)
 {
     int world = ci->peer_world[source], tag = (int)h->payload_len, flag = 0;
     MPI_Status st;

@@ -27,7 +27,8 @@
 static int compi_learn_level(void)
 {
     return compi_g.world_rank == 0 && (compi_cfg.mode == COMPI_MODE_ADAPTIVE || compi_cfg.mode == COMPI_MODE_GUIDED)
-               ? 1 : 2;
+               ? 1
+               : 2;
 }
 
 /* The model of l changed: its windows study afresh (their zones were drawn
@@ -44,9 +45,10 @@ static void compi_link_model_changed(compi_link_state *l, double was_alpha, doub
             l->reopened++;
         }
     double beta = compi_linkest_beta_ns(&l->est);
-    compi_log(compi_learn_level(), "link %s %s from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
-              "its compression decisions are studied again", l->name,
-              l->est.source == COMPI_LINKSRC_PROBE ? "probed" : "learned", (unsigned long long)l->est.samples,
+    compi_log(compi_learn_level(),
+              "link %s %s from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
+              "its compression decisions are studied again",
+              l->name, l->est.source == COMPI_LINKSRC_PROBE ? "probed" : "learned", (unsigned long long)l->est.samples,
               l->est.model.alpha_us, beta > 0 ? 1e3 / beta : 0, was_alpha, was_beta > 0 ? 1e3 / was_beta : 0);
 }
 
@@ -155,10 +157,10 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     compi_netcal_opts o;
     compi_netcal_opts_init(&o);
     o.max_bytes = COMPI_PROBE_MAX_BYTES;
-    o.min_bytes = COMPI_PROBE_MAX_BYTES / 16;   /* 4 .. 64 KiB: sizes where the bytes show */
+    o.min_bytes = COMPI_PROBE_MAX_BYTES / 16; /* 4 .. 64 KiB: sizes where the bytes show */
     o.size_shift = 1;
-    o.min_sizes = 3;                            /* the fewest a robust fit takes */
-    o.fastest = 1;                              /* a loaded node delays, never speeds, a round trip */
+    o.min_sizes = 3; /* the fewest a robust fit takes */
+    o.fastest = 1;   /* a loaded node delays, never speeds, a round trip */
     o.reps = 3;
     o.budget_s = COMPI_PROBE_BUDGET_S;
     o.serial = compi_cfg.ranks_per_node > 0;
@@ -173,14 +175,16 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     compi_net_model m;
     double spent = 0;
     int rc = compi_netcal_measure(comm, compi_g.node_count, ci->peer_node,
-                                  (const char (*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &spent);
+                                  (const char(*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &spent);
     if (rc != COMPI_OK) {
         compi_log(compi_learn_level(), "link probe on communicator %u failed (%d); keeping the models", ci->id, rc);
         return rc > 0 ? rc : MPI_SUCCESS;
     }
     if (m.nrejected)
-        compi_log(compi_learn_level(), "link probe on communicator %u: %d link(s) rejected, their fit was degenerate (%s); keeping "
-                  "their models", ci->id, m.nrejected, m.rejected);
+        compi_log(compi_learn_level(),
+                  "link probe on communicator %u: %d link(s) rejected, their fit was degenerate (%s); keeping "
+                  "their models",
+                  ci->id, m.nrejected, m.rejected);
     const char *me = compi_E.node_names[compi_g.my_node];
     for (int i = 0; i < compi_g.node_count; i++) {
         compi_link_state *l = &compi_E.links[i];
@@ -229,7 +233,8 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
         int r = 0;
         PMPI_Comm_rank(comm, &r);
         if (r == 0)
-            compi_log(compi_learn_level(), "collective floor of communicator %u: %zu B -> %zu B (from the learned links)", ci->id, was,
+            compi_log(compi_learn_level(),
+                      "collective floor of communicator %u: %zu B -> %zu B (from the learned links)", ci->id, was,
                       ci->coll_floor[1]);
     }
     return MPI_SUCCESS;

@@ -54,7 +54,7 @@ int compi_raise(MPI_Comm comm, int code)
 static int compi_settle(compi_decision *d, const char *src, const compi_typeinfo *ti, const compi_codec **codec)
 {
     size_t size = (size_t)ti->size;
-    if (d->settled) {   /* 1: with d->codec, 2: raw (the sample did not shrink) */
+    if (d->settled) { /* 1: with d->codec, 2: raw (the sample did not shrink) */
         *codec = d->settled == 1 ? d->codec : NULL;
         return MPI_SUCCESS;
     }
@@ -87,7 +87,7 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
     const compi_codec *codec = NULL;
     *chunk = 0;
     if (!compi_decision_needs_data(d) || ti->size == 0) return NULL;
-    if (compi_settle(d, src, ti, &codec) != MPI_SUCCESS) codec = NULL;   /* no memory for the sample: raw */
+    if (compi_settle(d, src, ti, &codec) != MPI_SUCCESS) codec = NULL; /* no memory for the sample: raw */
     if (codec) *chunk = compi_decision_chunk(d, (size_t)ti->size);
     return codec;
 }
@@ -98,9 +98,9 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
  * message the decision pipelines gets its header frame (pipeline.c; then
  * *codec_out is COMPI_CODEC_CHUNKED and nothing else is returned); NULL
  * encodes every message whole. */
-static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                        compi_decision *d, unsigned char **frame_out, size_t *frame_len, int fill_raw,
-                        uint8_t *codec_out, compi_outgoing *pipe, const compi_comm_info *ci, int dest)
+static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti, compi_decision *d,
+                        unsigned char **frame_out, size_t *frame_len, int fill_raw, uint8_t *codec_out,
+                        compi_outgoing *pipe, const compi_comm_info *ci, int dest)
 {
     size_t size = (size_t)ti->size;
     compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)ti->dtclass, size, size, 0};
@@ -116,23 +116,32 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         packed = malloc(size);
         if (!packed) return MPI_ERR_NO_MEM;
         int rc = compi_pack_bytes(buf, count, dt, packed, size);
-        if (rc != MPI_SUCCESS) { free(packed); return rc; }
+        if (rc != MPI_SUCCESS) {
+            free(packed);
+            return rc;
+        }
         src = packed;
     }
     const compi_codec *codec = NULL;
     if (use_data) {
         int rc = compi_settle(d, src, ti, &codec);
-        if (rc != MPI_SUCCESS) { free(packed); return rc; }
+        if (rc != MPI_SUCCESS) {
+            free(packed);
+            return rc;
+        }
     }
     compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
     size_t chunk = codec && pipe ? compi_decision_chunk(d, size) : 0;
     if (codec && !chunk && compi_whole_frame_plan(codec, size, pipe != NULL, &chunk) == COMPI_WHOLE_RAW) {
-        COMPI_STAT_ADD(raw_too_large, 1);   /* the data may well compress: not "incompressible" */
+        COMPI_STAT_ADD(raw_too_large, 1); /* the data may well compress: not "incompressible" */
         codec = NULL;
     }
     if (chunk) {
         int rc = compi_pipe_prepare(pipe, src, packed, size, chunk, codec, &params, ci, dest);
-        if (rc != MPI_SUCCESS) { free(packed); return rc; }
+        if (rc != MPI_SUCCESS) {
+            free(packed);
+            return rc;
+        }
         *codec_out = COMPI_CODEC_CHUNKED;
         return MPI_SUCCESS;
     }
@@ -143,12 +152,18 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         cap = bound > size ? bound : size;
     }
     unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
-    if (!frame) { free(packed); return MPI_ERR_NO_MEM; }
+    if (!frame) {
+        free(packed);
+        return MPI_ERR_NO_MEM;
+    }
     unsigned char *payload = frame + COMPI_FRAME_HEADER_SIZE;
     size_t wire_payload = size;
     if (!ti->contiguous && !packed) {
         int rc = compi_pack_bytes(buf, count, dt, payload, size);
-        if (rc != MPI_SUCCESS) { free(frame); return rc; }
+        if (rc != MPI_SUCCESS) {
+            free(frame);
+            return rc;
+        }
         src = (const char *)payload;
     }
     if (codec) {
@@ -170,8 +185,7 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
             /* Incompressible (or a codec error): the raw bytes go instead. */
             COMPI_STAT_ADD(raw_incompressible, 1);
             compi_decision_outcome(d, size, -1, ns);
-            if (clen < 0)
-                compi_log(2, "codec %s failed (%s); sending raw", codec->name, compi_error_string((int)clen));
+            if (clen < 0) compi_log(2, "codec %s failed (%s); sending raw", codec->name, compi_error_string((int)clen));
         }
     }
     if (h.codec == COMPI_CODEC_RAW && size && src != (const char *)payload && (fill_raw || packed))
@@ -184,8 +198,8 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
     return MPI_SUCCESS;
 }
 
-int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                       compi_decision *d, unsigned char **frame, size_t *frame_len)
+int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti, compi_decision *d,
+                       unsigned char **frame, size_t *frame_len)
 {
     uint8_t codec;
     return compi_encode(buf, count, dt, ti, d, frame, frame_len, 1, &codec, NULL, NULL, -1);
@@ -203,7 +217,10 @@ static void compi_outgoing_user(compi_outgoing *out, const void *buf, int count,
 static int compi_outgoing_bytes(compi_outgoing *out, void *tmp, size_t off, size_t len)
 {
     int rc = compi_bytes_type(len, &out->count, &out->dt);
-    if (rc != MPI_SUCCESS) { free(tmp); return rc; }
+    if (rc != MPI_SUCCESS) {
+        free(tmp);
+        return rc;
+    }
     out->dt_owned = out->dt != MPI_BYTE;
     out->tmp = tmp;
     out->addr = (char *)tmp + off;
@@ -211,9 +228,8 @@ static int compi_outgoing_bytes(compi_outgoing *out, void *tmp, size_t off, size
     return MPI_SUCCESS;
 }
 
-int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
-                         const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d,
-                         int keep_ref)
+int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt, const compi_comm_info *ci,
+                         int dest, int tag, compi_family fam, compi_decision *d, int keep_ref)
 {
     compi_typeinfo ti;
     compi_typeinfo_get(dt, count, &ti);
@@ -222,7 +238,7 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
 
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], size);
-    COMPI_STAT_ADD(inter_msgs, 1);   /* same-node messages never come here */
+    COMPI_STAT_ADD(inter_msgs, 1); /* same-node messages never come here */
 
     compi_decide(d, ci, dest, tag, &ti, fam);
     int in_place = ti.contiguous && keep_ref;
@@ -251,7 +267,10 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     }
     if (in_place) memcpy(frame + COMPI_FRAME_HEADER_SIZE, data, size);
     rc = compi_escape_send(ci, dest, frame + COMPI_FRAME_HEADER_SIZE, size, ti.dtclass);
-    if (rc != MPI_SUCCESS) { free(frame); return rc; }
+    if (rc != MPI_SUCCESS) {
+        free(frame);
+        return rc;
+    }
     return compi_outgoing_bytes(out, frame, COMPI_FRAME_HEADER_SIZE, size);
 }
 
@@ -309,7 +328,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
         }
         return MPI_SUCCESS;
     }
-    if (hold) {   /* staged bytes are unpacked with dt at completion */
+    if (hold) { /* staged bytes are unpacked with dt at completion */
         int rc = compi_type_hold(dt, &in->dt);
         if (rc != MPI_SUCCESS) return rc;
     }
@@ -355,8 +374,8 @@ void compi_incoming_release(compi_incoming *in)
 
 int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why)
 {
-    fprintf(stderr, "compi: rank %d: message from rank %d (tag %d) failed frame validation: %s\n",
-            compi_g.world_rank, st->MPI_SOURCE, st->MPI_TAG, why);
+    fprintf(stderr, "compi: rank %d: message from rank %d (tag %d) failed frame validation: %s\n", compi_g.world_rank,
+            st->MPI_SOURCE, st->MPI_TAG, why);
     return compi_g.frame_error_code;
 }
 
@@ -395,9 +414,8 @@ size_t compi_truncated_count(uint64_t original)
 
 /* Decompresses payload into (buf,count,dt) whose capacity is cap bytes.
  * Returns MPI_SUCCESS, MPI_ERR_TRUNCATE or a frame error. */
-static int compi_decode_payload(const compi_frame_header *h, const void *payload, void *buf,
-                                int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                                const MPI_Status *st, MPI_Comm comm)
+static int compi_decode_payload(const compi_frame_header *h, const void *payload, void *buf, int count, MPI_Datatype dt,
+                                const compi_typeinfo *ti, const MPI_Status *st, MPI_Comm comm)
 {
     size_t cap = (size_t)ti->size;
     size_t orig = (size_t)h->original_len;
@@ -448,13 +466,13 @@ static int compi_payload_deliver(const compi_frame_header *h, const unsigned cha
     compi_typeinfo ti;
     compi_typeinfo_get(dt, count, &ti);
     int rc = compi_decode_payload(h, payload, buf, count, dt, &ti, st, comm);
-    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len)
-                                                      : (size_t)h->original_len);
+    compi_status_set_bytes(st,
+                           rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len) : (size_t)h->original_len);
     return rc;
 }
 
-int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
-                        MPI_Datatype dt, MPI_Status *st, MPI_Comm comm)
+int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count, MPI_Datatype dt, MPI_Status *st,
+                        MPI_Comm comm)
 {
     compi_frame_header h;
     char why[200];
@@ -508,14 +526,13 @@ static int compi_incoming_unframed(compi_incoming *in, MPI_Status *st)
 
 /* A frame whose payload lies in the user's layout: after the header
  * (direct) or from the start (struct path, header in in->header). */
-static int compi_incoming_inplace_frame(compi_incoming *in, const compi_frame_header *h, MPI_Status *st,
-                                        MPI_Comm comm)
+static int compi_incoming_inplace_frame(compi_incoming *in, const compi_frame_header *h, MPI_Status *st, MPI_Comm comm)
 {
     char *b = (char *)in->buf + in->ti.true_lb;
     size_t skip = in->direct ? COMPI_FRAME_HEADER_SIZE : 0, plen = (size_t)h->payload_len;
     int rc = MPI_SUCCESS;
     if (h->codec == COMPI_CODEC_RAW) {
-        if (skip) memmove(b, b + skip, plen);   /* it fit with its header: plen < capacity */
+        if (skip) memmove(b, b + skip, plen); /* it fit with its header: plen < capacity */
     } else {
         /* The compressed bytes were laid into the user buffer; take them out
          * (they are smaller than the original) and decode in place. */
@@ -527,22 +544,28 @@ static int compi_incoming_inplace_frame(compi_incoming *in, const compi_frame_he
             /* Packing the typed layout back yields the bytes in arrival order. */
             size_t cap = (size_t)in->ti.size;
             unsigned char *all = malloc(cap ? cap : 1);
-            if (!all) { free(payload); return MPI_ERR_NO_MEM; }
+            if (!all) {
+                free(payload);
+                return MPI_ERR_NO_MEM;
+            }
             int prc = compi_pack_bytes(in->buf, in->count, in->dt, all, cap);
             memcpy(payload, all, plen);
             free(all);
-            if (prc != MPI_SUCCESS) { free(payload); return prc; }
+            if (prc != MPI_SUCCESS) {
+                free(payload);
+                return prc;
+            }
         }
         rc = compi_decode_payload(h, payload, in->buf, in->count, in->dt, &in->ti, st, comm);
         free(payload);
     }
-    compi_status_set_bytes(st, rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len)
-                                                      : (size_t)h->original_len);
+    compi_status_set_bytes(st,
+                           rc == MPI_ERR_TRUNCATE ? compi_truncated_count(h->original_len) : (size_t)h->original_len);
     return rc;
 }
 
-compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed,
-                                    size_t n, int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen)
+compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed, size_t n,
+                                    int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen)
 {
     *rc = MPI_SUCCESS;
     if (!compi_bytes_look_framed(head, landed, n)) return COMPI_ARRIVAL_UNFRAMED;
@@ -552,7 +575,7 @@ compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsig
      * an unframed raw message like any other */
     if (compi_escape_check(h, landed, n, truncated, (uint64_t)compi_g.aside_tag_ub, why, whylen) != COMPI_OK)
         return COMPI_ARRIVAL_BAD;
-    if (source < 0 || source >= ci->peer_count) {   /* MPI's status names the sender: compi's bug */
+    if (source < 0 || source >= ci->peer_count) { /* MPI's status names the sender: compi's bug */
         *rc = MPI_ERR_INTERN;
         return COMPI_ARRIVAL_BAD;
     }
@@ -560,7 +583,8 @@ compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsig
     unsigned char aside[COMPI_FRAME_HEADER_SIZE];
     *rc = compi_escape_restore(ci, source, h, aside, &arrived);
     if (*rc == MPI_SUCCESS && !arrived) {
-        snprintf(why, whylen, "escape header names side message tag %llu, which did not arrive within "
+        snprintf(why, whylen,
+                 "escape header names side message tag %llu, which did not arrive within "
                  "COMPI_ESCAPE_WAIT=%g s (damaged header, or a sender without compi)",
                  (unsigned long long)h->payload_len, compi_cfg.escape_wait_s);
         return COMPI_ARRIVAL_BAD;
@@ -587,14 +611,16 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
     int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE || n > compi_incoming_room(in);
     /* where the message's first bytes are, and how many of them */
     unsigned char *head = in->direct ? (unsigned char *)in->buf + in->ti.true_lb
-                          : in->tmp  ? (unsigned char *)in->tmp : in->header;
+                          : in->tmp  ? (unsigned char *)in->tmp
+                                     : in->header;
     size_t landed = in->direct || in->tmp ? compi_incoming_room(in) : COMPI_FRAME_HEADER_SIZE;
     if (n < landed) landed = n;
     if (truncated && !COMPI_TRUNC_WRITES_PREFIX) landed = 0;
     compi_frame_header h;
     char why[200];
     int rc;
-    compi_arrival kind = compi_arrival_resolve(ci, st->MPI_SOURCE, head, landed, n, truncated, &h, &rc, why, sizeof why);
+    compi_arrival kind =
+        compi_arrival_resolve(ci, st->MPI_SOURCE, head, landed, n, truncated, &h, &rc, why, sizeof why);
     if (rc != MPI_SUCCESS) return rc;
     if (kind == COMPI_ARRIVAL_UNFRAMED) return compi_incoming_unframed(in, st);
     if (truncated) {
@@ -613,6 +639,8 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
         return compi_frame_fail(comm, st, why);
     if (h.codec == COMPI_CODEC_CHUNKED)
         return compi_pipe_receive(ci, st->MPI_SOURCE, &h, in->buf, in->count, in->dt, &in->ti, st, comm);
-    if (in->tmp) return compi_payload_deliver(&h, (const unsigned char *)in->tmp + COMPI_FRAME_HEADER_SIZE, in->buf, in->count, in->dt, st, comm);
+    if (in->tmp)
+        return compi_payload_deliver(&h, (const unsigned char *)in->tmp + COMPI_FRAME_HEADER_SIZE, in->buf, in->count,
+                                     in->dt, st, comm);
     return compi_incoming_inplace_frame(in, &h, st, comm);
 }

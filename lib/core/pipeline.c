@@ -45,22 +45,22 @@ _Static_assert(((size_t)1 << COMPI_CHUNK_LOG2_MAX) <= (size_t)INT_MAX / 2, "a ch
 
 /* an outgoing pipelined message: its chunk sends */
 struct compi_pipe {
-    const char *src;            /* the packed bytes while streaming */
-    void *packed;               /* compi's packed copy (non-contiguous data), or NULL */
+    const char *src; /* the packed bytes while streaming */
+    void *packed;    /* compi's packed copy (non-contiguous data), or NULL */
     size_t size, chunk, n;
     const compi_codec *codec;
     compi_codec_params params;
     int world_dest, tag;
-    MPI_Request *reqs;          /* n chunk sends */
-    unsigned char **bufs;       /* their messages */
-    size_t posted;              /* chunks handed to MPI (or dropped by a test) */
-    size_t done;                /* leading completed sends (all when == n) */
-    long long *mlen;            /* while streaming: each chunk's encoded length (< 0: failed) */
-    int *raw;                   /* ... whether it went raw */
-    uint64_t *ns;               /* ... its codec time */
+    MPI_Request *reqs;    /* n chunk sends */
+    unsigned char **bufs; /* their messages */
+    size_t posted;        /* chunks handed to MPI (or dropped by a test) */
+    size_t done;          /* leading completed sends (all when == n) */
+    long long *mlen;      /* while streaming: each chunk's encoded length (< 0: failed) */
+    int *raw;             /* ... whether it went raw */
+    uint64_t *ns;         /* ... its codec time */
 };
 
-static unsigned compi_pipe_damage = (unsigned)-1;   /* COMPI_DEBUG_DAMAGE_CHUNK (tests) */
+static unsigned compi_pipe_damage = (unsigned)-1; /* COMPI_DEBUG_DAMAGE_CHUNK (tests) */
 static int compi_pipe_damage_read;
 
 /* Tests inject faults with COMPI_DEBUG_DAMAGE_CHUNK=k (damage the header of
@@ -72,7 +72,10 @@ int compi_chunk_fault(size_t k, int *drop)
     static int dropping;
     if (!__atomic_load_n(&compi_pipe_damage_read, __ATOMIC_ACQUIRE)) {
         const char *v = getenv("COMPI_DEBUG_DAMAGE_CHUNK");
-        if (v && strncmp(v, "drop:", 5) == 0) { dropping = 1; v += 5; }
+        if (v && strncmp(v, "drop:", 5) == 0) {
+            dropping = 1;
+            v += 5;
+        }
         if (v && *v) compi_pipe_damage = (unsigned)strtoul(v, NULL, 10);
         __atomic_store_n(&compi_pipe_damage_read, 1, __ATOMIC_RELEASE);
     }
@@ -80,8 +83,8 @@ int compi_chunk_fault(size_t k, int *drop)
     return k == compi_pipe_damage;
 }
 
-void compi_pipe_count_sent(const compi_codec *codec, size_t size, size_t n, size_t wire, size_t raw_chunks,
-                           uint64_t ns, uint64_t hidden)
+void compi_pipe_count_sent(const compi_codec *codec, size_t size, size_t n, size_t wire, size_t raw_chunks, uint64_t ns,
+                           uint64_t hidden)
 {
     uint8_t id = codec ? codec->id : 0;
     COMPI_STAT_ADD(compress_ns, ns);
@@ -106,8 +109,7 @@ void compi_pipe_count_received(uint8_t codec_id, uint64_t decode_ns, uint64_t hi
 }
 
 int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_t size, size_t chunk,
-                       const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci,
-                       int dest)
+                       const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci, int dest)
 {
     struct compi_pipe *p = calloc(1, sizeof *p);
     unsigned char *hdr = malloc(COMPI_FRAME_HEADER_SIZE);
@@ -179,13 +181,19 @@ static void compi_pipe_encode(void *arg, size_t k)
     p->mlen[k] = m ? compi_chunk_encode(k, p->src + off, len, p->codec, &p->params, m, cap, &compressed) : LLONG_MIN;
     p->ns[k] = compi_now_ns() - t0;
     p->raw[k] = !compressed;
-    if (p->mlen[k] < 0) { free(m); m = NULL; }
+    if (p->mlen[k] < 0) {
+        free(m);
+        m = NULL;
+    }
     p->bufs[k] = m;
 }
 
 /* Chunks encoded ahead of the wire with the pool: enough to keep every
  * helper busy, few enough to bound the memory they hold. */
-static size_t compi_pipe_ahead(void) { return 2 * ((size_t)compi_pool_threads() + 1); }
+static size_t compi_pipe_ahead(void)
+{
+    return 2 * ((size_t)compi_pool_threads() + 1);
+}
 
 int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
 {
@@ -210,20 +218,30 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
             compi_pipe_encode(p, k);
         }
         unsigned char *m = p->bufs[k];
-        if (p->mlen[k] < 0) { rc = p->mlen[k] == LLONG_MIN ? MPI_ERR_NO_MEM : MPI_ERR_INTERN; break; }
+        if (p->mlen[k] < 0) {
+            rc = p->mlen[k] == LLONG_MIN ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+            break;
+        }
         long long mlen = p->mlen[k];
         ns += p->ns[k];
-        if (k) hidden += p->ns[k];   /* ran while the chunks before it travelled */
+        if (k) hidden += p->ns[k]; /* ran while the chunks before it travelled */
         raw_chunks += (size_t)p->raw[k];
         wire += (size_t)mlen;
         if (compi_chunk_fault(k, &drop)) {
-            if (drop) { p->posted++; continue; }
-            m[8] ^= 0x5a;   /* the chunk's declared length: its header check fails */
+            if (drop) {
+                p->posted++;
+                continue;
+            }
+            m[8] ^= 0x5a; /* the chunk's declared length: its header check fails */
         }
         rc = PMPI_Isend(m, (int)mlen, MPI_BYTE, p->world_dest, p->tag, compi_g.aside_comm, &p->reqs[k]);
-        if (rc != MPI_SUCCESS) { free(m); p->bufs[k] = NULL; break; }
+        if (rc != MPI_SUCCESS) {
+            free(m);
+            p->bufs[k] = NULL;
+            break;
+        }
         p->posted++;
-        compi_pipe_done(p, 0);   /* progress for what is on the wire */
+        compi_pipe_done(p, 0); /* progress for what is on the wire */
     }
     compi_pool_job_end(job);
     /* chunks encoded ahead of a failure are never sent */
@@ -237,13 +255,16 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
     p->mlen = NULL;
     p->raw = NULL;
     p->ns = NULL;
-    if (p->packed) { free(p->packed); p->packed = NULL; }
+    if (p->packed) {
+        free(p->packed);
+        p->packed = NULL;
+    }
     p->src = NULL;
     compi_pipe_count_sent(p->codec, p->size, p->n, wire, raw_chunks, ns, hidden);
     /* chunks sent raw still travelled in the pipeline: the whole message is the outcome */
     compi_decision_outcome(d, p->size, wire < p->size ? (long long)wire : -1, ns);
     if (rc != MPI_SUCCESS) {
-        p->n = p->posted;   /* what was never posted is not waited for */
+        p->n = p->posted; /* what was never posted is not waited for */
         /* the receiver will miss chunks and fail the receive naming them */
         compi_log(0, "pipelined send of %zu bytes to world rank %d failed after posting some chunks (error %d)",
                   p->size, p->world_dest, rc);
@@ -345,7 +366,7 @@ static void compi_pipe_collect(compi_pipe_rx *x, compi_pool_job *job, size_t k)
         x->bad = 1;
     }
     x->decode_ns += x->ns[s];
-    if (k + 1 < x->n) x->hidden_ns += x->ns[s];   /* the next chunks were on their way meanwhile */
+    if (k + 1 < x->n) x->hidden_ns += x->ns[s]; /* the next chunks were on their way meanwhile */
     if (x->cid[s] != COMPI_CODEC_RAW) x->codec_id = x->cid[s];
 }
 
@@ -373,8 +394,8 @@ static void compi_pipe_decode_here(compi_pipe_rx *x, size_t k, size_t s, size_t 
     }
     uint64_t t = compi_now_ns() - t0;
     x->decode_ns += t;
-    if (k + 1 < x->n) x->hidden_ns += t;   /* the next chunks were on their way meanwhile */
-    if (cid != COMPI_CODEC_RAW) x->codec_id = cid;   /* the report files the message under its codec */
+    if (k + 1 < x->n) x->hidden_ns += t;           /* the next chunks were on their way meanwhile */
+    if (cid != COMPI_CODEC_RAW) x->codec_id = cid; /* the report files the message under its codec */
 }
 
 int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
@@ -440,15 +461,17 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     /* chunks still to come: fewer than n when one the sender never sent is
      * found missing (the next one arrived in its place) */
     size_t due = n;
-    size_t given = 0;   /* chunks whose slot went on to a later chunk's receive (or was done with) */
+    size_t given = 0; /* chunks whose slot went on to a later chunk's receive (or was done with) */
     for (size_t k = 0; k < due && rc == MPI_SUCCESS; k++) {
         size_t s = k % nslots;
         MPI_Status cst;
         uint64_t t0 = compi_now_ns();
         if (!compi_pipe_wait_chunk(&req[s], &cst, &rc)) {
             if (!x->bad)
-                snprintf(why, sizeof why, "chunk %zu of %zu (side tag %d) did not arrive within COMPI_ESCAPE_WAIT=%g s "
-                         "of the one before (lost, or a sender without compi)", k, n, tag, compi_cfg.escape_wait_s);
+                snprintf(why, sizeof why,
+                         "chunk %zu of %zu (side tag %d) did not arrive within COMPI_ESCAPE_WAIT=%g s "
+                         "of the one before (lost, or a sender without compi)",
+                         k, n, tag, compi_cfg.escape_wait_s);
             lost = 1;
             break;
         }
@@ -457,8 +480,9 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
         if (rc == MPI_SUCCESS) compi_pipe_flow(&cst, k, arrived, t0, &first_at, &last_at, &flow_bytes, &waited);
         if (rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_TRUNCATE) {
             /* longer than a chunk can be: damaged, but the message is drained */
-            if (!x->bad) snprintf(why, sizeof why, "chunk %zu of %zu is longer than the %zu-byte chunks its header declares",
-                                  k, n, chunk);
+            if (!x->bad)
+                snprintf(why, sizeof why, "chunk %zu of %zu is longer than the %zu-byte chunks its header declares", k,
+                         n, chunk);
             x->bad = 1;
             rc = MPI_SUCCESS;
         }
@@ -481,10 +505,11 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
         while (given <= k && rc == MPI_SUCCESS) {
             size_t j = given, sj = j % nslots;
             if (x->pending[sj]) {
-                if (!compi_pool_done(job, j) && j + nslots > k + 1) break;   /* its slot is not needed yet */
+                if (!compi_pool_done(job, j) && j + nslots > k + 1) break; /* its slot is not needed yet */
                 compi_pipe_collect(x, job, j);
             }
-            if (j + nslots < due) rc = PMPI_Irecv(slot[sj], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[sj]);
+            if (j + nslots < due)
+                rc = PMPI_Irecv(slot[sj], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[sj]);
             given++;
         }
     }
@@ -501,16 +526,15 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     for (size_t s = 0; s < nslots; s++) free(slot[s]);
     free(scratch);
     int bad = x->bad;
-    if (rc == MPI_SUCCESS && !bad && !lost && linear)
-        rc = compi_unpack_bytes(linear, keep, buf, count, dt);
+    if (rc == MPI_SUCCESS && !bad && !lost && linear) rc = compi_unpack_bytes(linear, keep, buf, count, dt);
     free(linear);
     compi_pipe_count_received(x->codec_id, x->decode_ns, x->hidden_ns, wait_ns);
     /* a clean sample: every later chunk was waited for, not found waiting */
     if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && last_at > first_at &&
-        (waited + 1 >= n || compi_cfg.debug_link.set))   /* injected: the times are not the clock's */
-        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, x->codec_id, h->dtclass,
-                                  (double)total / (double)(flow_bytes ? flow_bytes : 1), (double)x->decode_ns * 1e-3 *
-                                  (double)(n - 1) / (double)n);
+        (waited + 1 >= n || compi_cfg.debug_link.set)) /* injected: the times are not the clock's */
+        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, x->codec_id,
+                                  h->dtclass, (double)total / (double)(flow_bytes ? flow_bytes : 1),
+                                  (double)x->decode_ns * 1e-3 * (double)(n - 1) / (double)n);
     free(x);
     if (rc != MPI_SUCCESS) return rc;
     if (bad || lost) return compi_frame_fail(comm, st, why);

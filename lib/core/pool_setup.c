@@ -40,9 +40,10 @@ void compi_pool_setup_init(void)
         int app = compi_pool_app_threads(getenv("OMP_NUM_THREADS"), level != MPI_THREAD_SINGLE, share);
         n = compi_pool_auto_threads(cpus, (int)online, ranks, app);
         /* news at level 1 only when helpers will run */
-        compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2, "codec pool: %d helper thread%s (auto: %d cores in the affinity mask, %ld online, %d rank%s here, "
-                  "%d application thread%s)", n, n == 1 ? "" : "s", cpus, online, ranks, ranks == 1 ? "" : "s",
-                  app, app == 1 ? "" : "s");
+        compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2,
+                  "codec pool: %d helper thread%s (auto: %d cores in the affinity mask, %ld online, %d rank%s here, "
+                  "%d application thread%s)",
+                  n, n == 1 ? "" : "s", cpus, online, ranks, ranks == 1 ? "" : "s", app, app == 1 ? "" : "s");
     } else {
         compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2, "codec pool: %d helper thread%s (COMPI_THREADS)", n,
                   n == 1 ? "" : "s");
@@ -93,4 +94,7 @@ double compi_pool_speedup_now(void)
     return compi_codec_model_threads_speedup(compi_pool_threads(), compi_pool_measured_speedup());
 }
 
-void compi_pool_setup_finalize(void) { compi_pool_shutdown(); }
+void compi_pool_setup_finalize(void)
+{
+    compi_pool_shutdown();
+}

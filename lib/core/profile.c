@@ -120,8 +120,7 @@ void compi_prof_trace_closing(compi_trace_writer *w)
     if (!compi_P) return;
     if (compi_commprof_save(compi_P, &blob, &len) != 0 || compi_trace_set_profile(w, blob, len) != COMPI_OK)
         compi_log(0, "the trace lacks the communication profile (out of memory)");
-    else
-        free(blob);
+    else free(blob);
 }
 
 void compi_prof_finalize(void)
@@ -155,14 +154,14 @@ static uint64_t compi_prof_tsize(MPI_Datatype dt)
 
 void compi_prof_send_(MPI_Comm comm, int dest, int count, MPI_Datatype dt, int family)
 {
-    if (dest < 0 || count < 0) return;   /* MPI_PROC_NULL; MPI reports bad counts */
+    if (dest < 0 || count < 0) return; /* MPI_PROC_NULL; MPI reports bad counts */
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!compi_prof_register(comm, ci)) return;
     compi_commprof_send(compi_P, ci->id, dest, (uint64_t)count * compi_prof_tsize(dt), family);
 }
 
-void compi_prof_coll_(MPI_Comm comm, int family, int root, int count, MPI_Datatype dt, const int *counts,
-                      MPI_Op op, int path)
+void compi_prof_coll_(MPI_Comm comm, int family, int root, int count, MPI_Datatype dt, const int *counts, MPI_Op op,
+                      int path)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (!compi_prof_register(comm, ci)) return;
@@ -179,7 +178,7 @@ void compi_prof_coll_(MPI_Comm comm, int family, int root, int count, MPI_Dataty
     }
     if (!counts) hist = (uint64_t)(count > 0 ? count : 0) * ts;
     compi_prof_call call = {family, root, count > 0 ? count : 0, (uint32_t)(ts ? ts : 1), commutative, n, c64, path};
-    if (ts == 0 && count > 0) call.count = 0;   /* empty type: nothing moves */
+    if (ts == 0 && count > 0) call.count = 0; /* empty type: nothing moves */
     compi_commprof_coll(compi_P, ci->id, &call, hist);
     if (c64 != stack) free(c64);
 }
@@ -236,7 +235,13 @@ void compi_prof_start_(MPI_Request req)
     uint64_t bytes = 0;
     pthread_mutex_lock(&compi_preq_lock);
     for (compi_prof_preq *p = compi_preqs; p; p = p->next)
-        if (p->req == req) { found = 1; id = p->id; dest = p->dest; bytes = p->bytes; break; }
+        if (p->req == req) {
+            found = 1;
+            id = p->id;
+            dest = p->dest;
+            bytes = p->bytes;
+            break;
+        }
     pthread_mutex_unlock(&compi_preq_lock);
     if (found && compi_P) compi_commprof_send(compi_P, id, dest, bytes, COMPI_PROF_START);
 }

@@ -21,21 +21,22 @@
  * header). They were sent first; if they are still missing after
  * COMPI_ESCAPE_WAIT seconds (*arrived = 0) the header was damaged or forged:
  * compi's frame error, cause on stderr. */
-int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head,
-                         int *arrived);
+int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head, int *arrived);
 
 typedef struct {
-    void *buf; int count; MPI_Datatype dt;   /* the application's receive buffer */
-    MPI_Datatype user_dt;                    /* dt as the application gave it (dt may be compi's hold) */
+    void *buf;
+    int count;
+    MPI_Datatype dt;      /* the application's receive buffer */
+    MPI_Datatype user_dt; /* dt as the application gave it (dt may be compi's hold) */
     compi_typeinfo ti;
-    int direct;           /* contiguous and large: lands in the user buffer */
-    void *tmp;            /* else the message lands here (small or non-contiguous) */
+    int direct; /* contiguous and large: lands in the user buffer */
+    void *tmp;  /* else the message lands here (small or non-contiguous) */
     size_t tmp_cap;
-    MPI_Datatype tmp_dt;  /* tmp_cap bytes as PMPI's type (compi_bytes_type), compi's to free */
-    MPI_Datatype dtype;   /* else: header + user buffer as one datatype */
+    MPI_Datatype tmp_dt; /* tmp_cap bytes as PMPI's type (compi_bytes_type), compi's to free */
+    MPI_Datatype dtype;  /* else: header + user buffer as one datatype */
     unsigned char header[COMPI_FRAME_HEADER_SIZE];
-    void *post_addr;      /* what the PMPI receive is posted on (COMPI_IN_*): */
-    int post_count;       /* a layout that takes a message of any byte length */
+    void *post_addr; /* what the PMPI receive is posted on (COMPI_IN_*): */
+    int post_count;  /* a layout that takes a message of any byte length */
     MPI_Datatype post_dt;
 } compi_incoming;
 /* hold: the receive completes after this call returns (nonblocking,
@@ -58,14 +59,14 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
  * (why says what is wrong). *rc: an MPI error fetching an escape's bytes.
  * The one classification for receives and probes alike. */
 typedef enum { COMPI_ARRIVAL_UNFRAMED, COMPI_ARRIVAL_FRAME, COMPI_ARRIVAL_BAD } compi_arrival;
-compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed,
-                                    size_t n, int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen);
+compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsigned char *head, size_t landed, size_t n,
+                                    int truncated, compi_frame_header *h, int *rc, char *why, size_t whylen);
 /* compi_frame_length_check: frame/frame.h */
 /* Reports a message that failed validation (naming why) and returns compi's frame error code. */
 int compi_frame_fail(MPI_Comm comm, const MPI_Status *st, const char *why);
 /* Decodes a whole frame held in memory (probed/stashed messages). */
-int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count,
-                        MPI_Datatype dt, MPI_Status *st, MPI_Comm comm);
+int compi_frame_deliver(const void *frame, size_t frame_len, void *buf, int count, MPI_Datatype dt, MPI_Status *st,
+                        MPI_Comm comm);
 /* Places an unframed message held in memory into (buf,count,dt). */
 int compi_bytes_deliver(const void *bytes, size_t n, void *buf, int count, MPI_Datatype dt, MPI_Status *st);
 void compi_incoming_release(compi_incoming *in);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/safefile.h"
-#include "compi_version.h"   /* generated: the project's version, git describe */
+#include "compi_version.h" /* generated: the project's version, git describe */
 #include "core/bigcount.h"
 #include "core/decide.h"
 #include "core/profile.h"
@@ -15,9 +15,8 @@
 #include "core/stats.h"
 
 static const char *const compi_family_names[COMPI_FAM_COUNT] = {
-    "send", "isend", "persistent_send", "recv", "irecv", "persistent_recv",
-    "sendrecv", "probe", "mrecv", "bcast", "scatter", "gather",
-    "allgather", "alltoall", "allreduce", "reduce", "io",
+    "send",  "isend",   "persistent_send", "recv",      "irecv",    "persistent_recv", "sendrecv", "probe", "mrecv",
+    "bcast", "scatter", "gather",          "allgather", "alltoall", "allreduce",       "reduce",   "io",
 };
 
 /* One rank's counters as a flat vector so one MPI_Gather moves them all. */
@@ -128,9 +127,10 @@ static void compi_json_pipelined(FILE *f, const compi_rank_record *r, const char
         if (!r->pipe_msgs[id] && !r->pipe_d_ns[id]) continue;
         const compi_codec *c = compi_codec_by_id((uint8_t)id);
         uint64_t all = r->pipe_c_ns[id] + r->pipe_d_ns[id], hidden = r->pipe_c_hidden_ns[id] + r->pipe_d_hidden_ns[id];
-        fprintf(f, "%s\"%s\": {\"messages\": %llu, \"chunks\": %llu, \"raw_chunks\": %llu, "
-                   "\"compress_seconds\": %.6f, \"compress_hidden_seconds\": %.6f, "
-                   "\"decompress_seconds\": %.6f, \"decompress_hidden_seconds\": %.6f, \"overlap\": %.3f}",
+        fprintf(f,
+                "%s\"%s\": {\"messages\": %llu, \"chunks\": %llu, \"raw_chunks\": %llu, "
+                "\"compress_seconds\": %.6f, \"compress_hidden_seconds\": %.6f, "
+                "\"decompress_seconds\": %.6f, \"decompress_hidden_seconds\": %.6f, \"overlap\": %.3f}",
                 first ? "" : ", ", c ? c->name : "raw", (unsigned long long)r->pipe_msgs[id],
                 (unsigned long long)r->pipe_chunks[id], (unsigned long long)r->pipe_raw_chunks[id],
                 r->pipe_c_ns[id] * 1e-9, r->pipe_c_hidden_ns[id] * 1e-9, r->pipe_d_ns[id] * 1e-9,
@@ -161,14 +161,14 @@ static void compi_json_record(FILE *f, const uint64_t *v, const char *indent)
     fprintf(f, "%s\"raw_small\": %llu, \"raw_incompressible\": %llu, \"raw_too_large\": %llu,\n", indent,
             (unsigned long long)r->raw_small, (unsigned long long)r->raw_incompressible,
             (unsigned long long)r->raw_too_large);
-    fprintf(f, "%s\"raw_unframed\": %llu, \"raw_escaped\": %llu,\n", indent,
-            (unsigned long long)r->raw_unframed, (unsigned long long)r->raw_escaped);
+    fprintf(f, "%s\"raw_unframed\": %llu, \"raw_escaped\": %llu,\n", indent, (unsigned long long)r->raw_unframed,
+            (unsigned long long)r->raw_escaped);
     fprintf(f, "%s\"frames_decoded\": %llu, \"frames_decoded_compressed\": %llu,\n", indent,
             (unsigned long long)r->frames_decoded, (unsigned long long)r->frames_decoded_compressed);
     fprintf(f, "%s\"compress_seconds\": %.6f, \"decompress_seconds\": %.6f,\n", indent, r->compress_ns * 1e-9,
             r->decompress_ns * 1e-9);
-    fprintf(f, "%s\"evaluations\": %llu, \"evaluate_seconds\": %.6f,\n", indent,
-            (unsigned long long)r->evaluations, r->evaluate_ns * 1e-9);
+    fprintf(f, "%s\"evaluations\": %llu, \"evaluate_seconds\": %.6f,\n", indent, (unsigned long long)r->evaluations,
+            r->evaluate_ns * 1e-9);
     fprintf(f, "%s\"codecs\": {", indent);
     int first = 1;
     for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
@@ -220,9 +220,10 @@ static void compi_summary(const compi_rank_record *t)
     }
     compi_mode mode = compi_cfg.mode;
     if (compi_g.node_count < 2) {
-        fprintf(stderr, "compi: %d rank%s, all on one node: compi was inactive (no communicator spans nodes, so "
-                        "every message went to MPI untouched; mode %s)\n", compi_g.world_size,
-                compi_g.world_size == 1 ? "" : "s", compi_mode_name(mode));
+        fprintf(stderr,
+                "compi: %d rank%s, all on one node: compi was inactive (no communicator spans nodes, so "
+                "every message went to MPI untouched; mode %s)\n",
+                compi_g.world_size, compi_g.world_size == 1 ? "" : "s", compi_mode_name(mode));
         return;
     }
     char head[256];
@@ -230,20 +231,24 @@ static void compi_summary(const compi_rank_record *t)
              compi_mode_name(mode));
     switch (mode) {
     case COMPI_MODE_OFF: compi_cat(head, sizeof head, " (pass-through)"); break;
-    case COMPI_MODE_PROFILE: compi_cat(head, sizeof head, " (pass-through, communication profiled for compi map)"); break;
+    case COMPI_MODE_PROFILE:
+        compi_cat(head, sizeof head, " (pass-through, communication profiled for compi map)");
+        break;
     case COMPI_MODE_FIXED: compi_cat(head, sizeof head, ", codec %s", compi_cfg.codec->name); break;
     case COMPI_MODE_ADAPTIVE: compi_cat(head, sizeof head, " (codec chosen per message)"); break;
     case COMPI_MODE_TRACE: compi_cat(head, sizeof head, " (every message raw, traced for compi guide)"); break;
     case COMPI_MODE_GUIDED: compi_cat(head, sizeof head, " (compi guide's rules, adaptive where none)"); break;
     default: break;
     }
-    if ((mode != COMPI_MODE_OFF && mode != COMPI_MODE_PROFILE) || t->inter_decided) compi_cat(head, sizeof head, ", min %zu B", compi_cfg.min_bytes);
+    if ((mode != COMPI_MODE_OFF && mode != COMPI_MODE_PROFILE) || t->inter_decided)
+        compi_cat(head, sizeof head, ", min %zu B", compi_cfg.min_bytes);
     fprintf(stderr, "%s\n", head);
     if (!t->inter_decided) {
         /* communicator hints can turn compi on in off mode, so only the counters say nothing happened */
         fprintf(stderr, "compi: no message between nodes went through compi%s\n",
-                mode == COMPI_MODE_OFF ? "" : " (no inter-node point-to-point or rooted-collective traffic on "
-                                              "communicators spanning nodes)");
+                mode == COMPI_MODE_OFF ? ""
+                                       : " (no inter-node point-to-point or rooted-collective traffic on "
+                                         "communicators spanning nodes)");
     } else {
         /* raw = what was decided on minus what went compressed; besides the
          * known causes, the rest is the engine's or a rule's choice */
@@ -265,18 +270,18 @@ static void compi_summary(const compi_rank_record *t)
         char line[1024];
         snprintf(line, sizeof line, "compi: %llu inter-node message(s) through compi",
                  (unsigned long long)t->inter_decided);
-        if (!raw)
-            compi_cat(line, sizeof line, ", all compressed (%s)", used);
-        else if (!packed)
-            compi_cat(line, sizeof line, ", none compressed (%s)", causes);
+        if (!raw) compi_cat(line, sizeof line, ", all compressed (%s)", used);
+        else if (!packed) compi_cat(line, sizeof line, ", none compressed (%s)", causes);
         else
             compi_cat(line, sizeof line, ": %llu compressed (%s), %llu raw (%s)", (unsigned long long)packed, used,
                       (unsigned long long)raw, causes);
         fprintf(stderr, "%s\n", line);
         if (packed)
-            fprintf(stderr, "compi: compressed %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
-                            "(all ranks)\n", in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0,
-                    t->compress_ns * 1e-9, t->decompress_ns * 1e-9);
+            fprintf(stderr,
+                    "compi: compressed %.1f MiB -> %.1f MiB (ratio %.2f); compress %.3f s, decompress %.3f s "
+                    "(all ranks)\n",
+                    in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0, t->compress_ns * 1e-9,
+                    t->decompress_ns * 1e-9);
     }
     uint64_t pm = 0, pc = 0, pall = 0, phid = 0;
     for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {
@@ -286,9 +291,10 @@ static void compi_summary(const compi_rank_record *t)
         phid += t->pipe_c_hidden_ns[id] + t->pipe_d_hidden_ns[id];
     }
     if (pm)
-        fprintf(stderr, "compi: %llu of them pipelined in %llu chunks; %.0f%% of their codec time ran while other "
-                        "chunks were on the wire\n", (unsigned long long)pm, (unsigned long long)pc,
-                pall ? 100.0 * (double)phid / (double)pall : 0.0);
+        fprintf(stderr,
+                "compi: %llu of them pipelined in %llu chunks; %.0f%% of their codec time ran while other "
+                "chunks were on the wire\n",
+                (unsigned long long)pm, (unsigned long long)pc, pall ? 100.0 * (double)phid / (double)pall : 0.0);
     compi_engine_links_summary();
     /* the registered sections' lines, from their totals after core's */
     const uint64_t *v = (const uint64_t *)t + COMPI_RECORD_WORDS;
@@ -300,8 +306,10 @@ static void compi_summary(const compi_rank_record *t)
         fprintf(stderr, "compi: %llu sample evaluation(s) took %.3f s (all ranks)\n",
                 (unsigned long long)t->evaluations, t->evaluate_ns * 1e-9);
     if (t->intra_msgs)
-        fprintf(stderr, "compi: %llu same-node send(s) on communicators spanning nodes went to MPI untouched "
-                        "(never compressed)\n", (unsigned long long)t->intra_msgs);
+        fprintf(stderr,
+                "compi: %llu same-node send(s) on communicators spanning nodes went to MPI untouched "
+                "(never compressed)\n",
+                (unsigned long long)t->intra_msgs);
     /* how raw messages travelled: detail, not what a user needs to read */
     if (compi_cfg.verbose >= 2 && (t->raw_unframed || t->raw_escaped))
         fprintf(stderr, "compi: raw point-to-point sends: %llu unframed (zero-copy), %llu escaped\n",
@@ -346,7 +354,7 @@ static void compi_json_list(FILE *f, const char *items, const int *displ, int n)
     for (int r = 0; r < n; r++) {
         const char *l = items + displ[r];
         size_t ll = strlen(l);
-        if (ll <= 2) continue;   /* "[]" */
+        if (ll <= 2) continue; /* "[]" */
         fprintf(f, "%s%.*s", first ? "" : ", ", (int)(ll - 2), l + 1);
         first = 0;
     }
@@ -390,15 +398,14 @@ void compi_report_write(void)
         FILE *f = NULL;
         if (compi_file_create(&w, compi_cfg.report_path, 0666, COMPI_FILE_REPLACE, err, sizeof err) != COMPI_OK)
             fprintf(stderr, "compi: warning: COMPI_REPORT not written: %s\n", err);
-        else
-            f = w.f;
+        else f = w.f;
         if (f) {
             fprintf(f, "{\n  \"compi_version\": \"%d.%d.%d\",\n", COMPI_VERSION_MAJOR, COMPI_VERSION_MINOR,
                     COMPI_VERSION_PATCH);
             fprintf(f, "  \"mpi\": \"%s\",\n", COMPI_MPI_NAME);
             fprintf(f, "  \"git_describe\": \"%s\",\n", COMPI_GIT_DESCRIBE);
-            fprintf(f, "  \"mode\": \"%s\", \"codec\": \"%s\", \"min_bytes\": %zu,\n",
-                    compi_mode_name(compi_cfg.mode), compi_cfg.codec->name, compi_cfg.min_bytes);
+            fprintf(f, "  \"mode\": \"%s\", \"codec\": \"%s\", \"min_bytes\": %zu,\n", compi_mode_name(compi_cfg.mode),
+                    compi_cfg.codec->name, compi_cfg.min_bytes);
             fprintf(f, "  \"world_size\": %d, \"nodes\": %d,\n  \"ranks\": [\n", n, compi_g.node_count);
             for (int r = 0; r < n; r++) {
                 const uint64_t *v = all + (size_t)r * (size_t)words;

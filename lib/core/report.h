@@ -16,9 +16,9 @@
 typedef struct {
     const char *name;
     int words;
-    void (*fill)(uint64_t *v);                  /* this rank's counters into v[0 .. words) */
-    void (*json)(FILE *f, const uint64_t *v);   /* one JSON value (an object) from v */
-    void (*summary)(const uint64_t *v);         /* optional (NULL): stderr lines from the job's totals,
+    void (*fill)(uint64_t *v);                /* this rank's counters into v[0 .. words) */
+    void (*json)(FILE *f, const uint64_t *v); /* one JSON value (an object) from v */
+    void (*summary)(const uint64_t *v);       /* optional (NULL): stderr lines from the job's totals,
                                                    at COMPI_VERBOSE >= 1 */
 } compi_report_counters;
 /* A job-wide list: every rank's items as a malloc'd JSON array ("[]" when

@@ -81,8 +81,16 @@ void compi_req_remove(compi_req *r)
 
 static void compi_req_release_op(compi_req *r)
 {
-    if (r->out) { compi_outgoing_release(r->out); free(r->out); r->out = NULL; }
-    if (r->in) { compi_incoming_release(r->in); free(r->in); r->in = NULL; }
+    if (r->out) {
+        compi_outgoing_release(r->out);
+        free(r->out);
+        r->out = NULL;
+    }
+    if (r->in) {
+        compi_incoming_release(r->in);
+        free(r->in);
+        r->in = NULL;
+    }
 }
 
 void compi_req_destroy(compi_req *r)
@@ -129,8 +137,14 @@ static int compi_done_query(void *extra, MPI_Status *st)
     st->MPI_TAG = MPI_ANY_TAG;
     return MPI_SUCCESS;
 }
-static int compi_done_free(void *extra) { return MPI_SUCCESS; }
-static int compi_done_cancel(void *extra, int complete) { return MPI_SUCCESS; }
+static int compi_done_free(void *extra)
+{
+    return MPI_SUCCESS;
+}
+static int compi_done_cancel(void *extra, int complete)
+{
+    return MPI_SUCCESS;
+}
 
 int compi_completed_request(MPI_Comm comm, MPI_Request *req)
 {
@@ -144,12 +158,14 @@ int compi_completed_request(MPI_Comm comm, MPI_Request *req)
 }
 
 static int (*const compi_isend_fn[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
-    [COMPI_SMODE_STD] = PMPI_Isend, [COMPI_SMODE_SYNC] = PMPI_Issend,
-    [COMPI_SMODE_READY] = PMPI_Irsend, [COMPI_SMODE_BUFFERED] = PMPI_Isend,
+    [COMPI_SMODE_STD] = PMPI_Isend,
+    [COMPI_SMODE_SYNC] = PMPI_Issend,
+    [COMPI_SMODE_READY] = PMPI_Irsend,
+    [COMPI_SMODE_BUFFERED] = PMPI_Isend,
 };
 
-int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                    compi_send_mode mode, const compi_comm_info *ci)
+int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag, compi_send_mode mode,
+                    const compi_comm_info *ci)
 {
     compi_outgoing *out = malloc(sizeof *out);
     if (!out) return MPI_ERR_NO_MEM;
@@ -157,13 +173,25 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     compi_decision d;
     /* a buffered send's data is copied: the application may reuse it at once */
     int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, r->fam, &d, !buffered);
-    if (rc != MPI_SUCCESS) { free(out); return rc; }
+    if (rc != MPI_SUCCESS) {
+        free(out);
+        return rc;
+    }
     MPI_Request inner;
     rc = compi_isend_fn[mode](out->addr, out->count, out->dt, dest, tag, r->comm, &inner);
-    if (rc != MPI_SUCCESS) { compi_outgoing_release(out); free(out); return rc; }
+    if (rc != MPI_SUCCESS) {
+        compi_outgoing_release(out);
+        free(out);
+        return rc;
+    }
     /* a pipelined message's chunks follow its header (pipeline.c) */
     rc = compi_outgoing_stream(out, &d);
-    if (rc != MPI_SUCCESS) { PMPI_Request_free(&inner); compi_outgoing_release(out); free(out); return rc; }
+    if (rc != MPI_SUCCESS) {
+        PMPI_Request_free(&inner);
+        compi_outgoing_release(out);
+        free(out);
+        return rc;
+    }
     if (buffered) {
         /* Buffered sends complete locally: compi owns the copy, sends it in
          * the background, and the application's request is already done. */
@@ -192,7 +220,11 @@ int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int sou
     int rc = compi_incoming_prepare(in, buf, count, dt, 1);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Irecv(COMPI_IN_ADDR(in), COMPI_IN_COUNT(in), COMPI_IN_TYPE(in), source, tag, r->comm, &r->inner);
-    if (rc != MPI_SUCCESS) { compi_incoming_release(in); free(in); return rc; }
+    if (rc != MPI_SUCCESS) {
+        compi_incoming_release(in);
+        free(in);
+        return rc;
+    }
     r->in = in;
     return MPI_SUCCESS;
 }
@@ -222,7 +254,7 @@ void compi_orphans_progress(int wait_all)
         MPI_Status st;
         int done = 0;
         if (r->out && r->out->pipe && r->inner == MPI_REQUEST_NULL && !compi_pipe_done(r->out->pipe, wait_all)) {
-            r->next = keep;   /* a pipelined message's chunks, still travelling */
+            r->next = keep; /* a pipelined message's chunks, still travelling */
             keep = r;
             continue;
         }

@@ -10,38 +10,38 @@
 #include "core/stats.h"
 
 typedef enum {
-    COMPI_REQ_SEND,          /* nonblocking framed send: free the frame at completion */
-    COMPI_REQ_RECV,          /* nonblocking framed receive: decode at completion */
-    COMPI_REQ_PERSIST_SEND,  /* persistent: handle is an inactive dummy, inner does the work */
+    COMPI_REQ_SEND,         /* nonblocking framed send: free the frame at completion */
+    COMPI_REQ_RECV,         /* nonblocking framed receive: decode at completion */
+    COMPI_REQ_PERSIST_SEND, /* persistent: handle is an inactive dummy, inner does the work */
     COMPI_REQ_PERSIST_RECV,
-    COMPI_REQ_NBC            /* nonblocking collective: inner is a generalized request (lib/coll/sched.c) */
+    COMPI_REQ_NBC /* nonblocking collective: inner is a generalized request (lib/coll/sched.c) */
 } compi_req_kind;
 
 typedef enum { COMPI_SMODE_STD, COMPI_SMODE_SYNC, COMPI_SMODE_READY, COMPI_SMODE_BUFFERED } compi_send_mode;
 
 typedef struct compi_req {
-    MPI_Request handle;          /* what the application holds (the key) */
+    MPI_Request handle; /* what the application holds (the key) */
     compi_req_kind kind;
-    MPI_Comm comm;               /* for error handlers; may be freed by the application */
-    const compi_comm_info *ci;   /* comm's info, held (NULL: compi's own traffic) */
+    MPI_Comm comm;             /* for error handlers; may be freed by the application */
+    const compi_comm_info *ci; /* comm's info, held (NULL: compi's own traffic) */
     compi_family fam;
-    MPI_Request inner;           /* the PMPI request doing the current operation */
-    compi_outgoing *out;         /* current send's frame */
-    compi_incoming *in;          /* current receive's target */
-    int delivered;               /* result already known (stash, get_status): */
+    MPI_Request inner;   /* the PMPI request doing the current operation */
+    compi_outgoing *out; /* current send's frame */
+    compi_incoming *in;  /* current receive's target */
+    int delivered;       /* result already known (stash, get_status): */
     int delivered_rc;
     MPI_Status delivered_status;
     /* persistent parameters */
     const void *buf;
     int count;
-    MPI_Datatype user_dt;        /* as the application gave it */
-    MPI_Datatype dt;             /* compi's hold on it (compi_type_hold) */
+    MPI_Datatype user_dt; /* as the application gave it */
+    MPI_Datatype dt;      /* compi's hold on it (compi_type_hold) */
     int peer, tag;
     compi_send_mode smode;
     struct compi_req *next;
 } compi_req;
 
-extern int compi_req_live;       /* entries in the table; 0 = every wait is plain PMPI */
+extern int compi_req_live; /* entries in the table; 0 = every wait is plain PMPI */
 extern int compi_orphan_live;
 
 /* ci: comm's info, or NULL for compi's own traffic; the request holds it. */
@@ -64,8 +64,8 @@ void compi_orphans_progress(int wait_all);
 int compi_completed_request(MPI_Comm comm, MPI_Request *req);
 
 /* Posting helpers shared by nonblocking and persistent paths. */
-int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                    compi_send_mode mode, const compi_comm_info *ci);
+int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag, compi_send_mode mode,
+                    const compi_comm_info *ci);
 int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int source, int tag);
 /* The application's view of a request's state, for MPI_Request_get_status. */
 int compi_req_get_status(compi_req *r, int *flag, MPI_Status *st);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* compi's process-wide state: configuration, node map, communicator cache. */
-#define _GNU_SOURCE   /* dladdr */
+#define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,7 +59,7 @@ void compi_die(const char *fmt, ...)
     exit(1);
 }
 
-static __thread int compi_forgetting;   /* deleting the cache, not the communicator */
+static __thread int compi_forgetting; /* deleting the cache, not the communicator */
 
 const compi_comm_info *compi_comm_info_hold(const compi_comm_info *ci)
 {
@@ -181,7 +181,8 @@ int compi_config_agree(int failed, char *err, size_t errlen)
         fprintf(stderr, "compi: configuration error on rank %d: %s\n", rank, err);
     PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any && rank == 0 && !failed)
-        snprintf(err, errlen, "the configuration of other ranks is invalid or differs from rank 0's (see their messages)");
+        snprintf(err, errlen,
+                 "the configuration of other ranks is invalid or differs from rank 0's (see their messages)");
     return any;
 }
 
@@ -193,7 +194,7 @@ int compi_config_agree(int failed, char *err, size_t errlen)
 #define COMPI_AGREED 7
 static const struct {
     const char *what;
-    int setting;          /* whose source is named */
+    int setting; /* whose source is named */
 } compi_agreed[COMPI_AGREED] = {
     {"mode", COMPI_SET_MODE},
     {"min_bytes", COMPI_SET_MIN_BYTES},
@@ -229,9 +230,11 @@ static void compi_config_init(void)
         if (k == 4 && !compi_cfg.report_path[0]) set = COMPI_SET_VERBOSE;
         char from[COMPI_CONFIG_PATH_MAX + 64];
         compi_config_origin_text(&compi_cfg, (size_t)set, from, sizeof from);
-        snprintf(err, sizeof err, "%s is %s here (%s%sfrom %.300s) but %s on rank 0; it must be the same on "
-                 "every rank (configuration files that differ between nodes?)", compi_agreed[k].what, mine[k],
-                 k == 4 ? compi_setting_at((size_t)set)->key : "", k == 4 ? " " : "", from, root[k]);
+        snprintf(err, sizeof err,
+                 "%s is %s here (%s%sfrom %.300s) but %s on rank 0; it must be the same on "
+                 "every rank (configuration files that differ between nodes?)",
+                 compi_agreed[k].what, mine[k], k == 4 ? compi_setting_at((size_t)set)->key : "", k == 4 ? " " : "",
+                 from, root[k]);
         failed = 1;
     }
     if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
@@ -303,9 +306,9 @@ void compi_core_finalize(void)
 {
     if (!compi_g.initialized || compi_g.finalized) return;
     compi_report_write();
-    compi_engine_finalize();   /* writes the profile into the trace */
+    compi_engine_finalize(); /* writes the profile into the trace */
     compi_prof_finalize();
-    compi_pool_setup_finalize();   /* no helper thread outlives MPI */
+    compi_pool_setup_finalize(); /* no helper thread outlives MPI */
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
     if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);
@@ -322,7 +325,12 @@ static int compi_group_nodes(MPI_Group grp, int **nodes_out, int **world_out, in
     int *ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int *world = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int *nodes = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    if (!ranks || !world || !nodes) { free(ranks); free(world); free(nodes); return MPI_ERR_NO_MEM; }
+    if (!ranks || !world || !nodes) {
+        free(ranks);
+        free(world);
+        free(nodes);
+        return MPI_ERR_NO_MEM;
+    }
     for (int i = 0; i < n; i++) ranks[i] = i;
     PMPI_Group_translate_ranks(grp, n, ranks, compi_world_group, world);
     for (int i = 0; i < n; i++) {
@@ -354,8 +362,7 @@ static void compi_hints_read(MPI_Comm comm, MPI_Info hints, compi_hints *h)
 {
     memset(h, 0, sizeof *h);
     MPI_Info info = hints;
-    if (hints == MPI_INFO_NULL && (PMPI_Comm_get_info(comm, &info) != MPI_SUCCESS || info == MPI_INFO_NULL))
-        return;
+    if (hints == MPI_INFO_NULL && (PMPI_Comm_get_info(comm, &info) != MPI_SUCCESS || info == MPI_INFO_NULL)) return;
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     PMPI_Info_get(info, "compi_mode", MPI_MAX_INFO_VAL, v, &flag);
@@ -392,7 +399,7 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *
     static uint32_t next_id;
     compi_comm_info *ci = calloc(1, sizeof *ci);
     if (!ci) compi_die("out of memory");
-    ci->refs = 1;   /* the attribute's */
+    ci->refs = 1; /* the attribute's */
     ci->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
     PMPI_Comm_test_inter(comm, &ci->is_inter);
     MPI_Group peers, local = MPI_GROUP_NULL;
@@ -457,7 +464,10 @@ static void compi_ranks_with(const int64_t *all, int n, int64_t v, char *out, si
     out[0] = 0;
     for (int r = 0; r < n && len + 24 < cap; r++) {
         if (all[r] != v) continue;
-        if (listed == 16) { len += (size_t)snprintf(out + len, cap - len, ", ..."); break; }
+        if (listed == 16) {
+            len += (size_t)snprintf(out + len, cap - len, ", ...");
+            break;
+        }
         len += (size_t)snprintf(out + len, cap - len, "%s%d", listed ? ", " : "", r);
         listed++;
     }
@@ -492,8 +502,10 @@ static void compi_hint_disagreement(MPI_Comm comm, int is_inter, int key, const 
         free(all);
     }
     if (rank != 0 || __atomic_exchange_n(&warned[key], 1, __ATOMIC_RELAXED)) return;
-    compi_log(0, "communicator hint %s differs between the members of a communicator%s; the hint is ignored on "
-                 "every member, which use %s (the configuration's value)", name, who, used);
+    compi_log(0,
+              "communicator hint %s differs between the members of a communicator%s; the hint is ignored on "
+              "every member, which use %s (the configuration's value)",
+              name, who, used);
 }
 
 static const char *compi_mode_text(int64_t v, char *out, size_t cap)
@@ -513,15 +525,25 @@ static const char *compi_size_text(int64_t v, char *out, size_t cap)
 static int compi_agree_range(MPI_Comm comm, int is_inter, const int64_t *v, int64_t *lo, int64_t *hi, int n)
 {
     int64_t mine[4], neg[4], t[4];
-    for (int k = 0; k < n; k++) { mine[k] = v[k]; neg[k] = -v[k]; }
+    for (int k = 0; k < n; k++) {
+        mine[k] = v[k];
+        neg[k] = -v[k];
+    }
     for (int pass = 0; pass < (is_inter ? 2 : 1); pass++) {
         int rc = PMPI_Allreduce(mine, t, n, MPI_INT64_T, MPI_MIN, comm);
-        if (rc == MPI_SUCCESS) { for (int k = 0; k < n; k++) if (t[k] < mine[k]) mine[k] = t[k]; }
+        if (rc == MPI_SUCCESS) {
+            for (int k = 0; k < n; k++)
+                if (t[k] < mine[k]) mine[k] = t[k];
+        }
         if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(neg, t, n, MPI_INT64_T, MPI_MIN, comm);
         if (rc != MPI_SUCCESS) return rc;
-        for (int k = 0; k < n; k++) if (t[k] < neg[k]) neg[k] = t[k];
+        for (int k = 0; k < n; k++)
+            if (t[k] < neg[k]) neg[k] = t[k];
     }
-    for (int k = 0; k < n; k++) { lo[k] = mine[k]; hi[k] = -neg[k]; }
+    for (int k = 0; k < n; k++) {
+        lo[k] = mine[k];
+        hi[k] = -neg[k];
+    }
     return MPI_SUCCESS;
 }
 
@@ -540,8 +562,8 @@ static void compi_hints_agree(MPI_Comm comm, compi_hints *h)
 {
     int is_inter = 0;
     PMPI_Comm_test_inter(comm, &is_inter);
-    int64_t v[2] = {h->has_mode ? h->mode : compi_cfg.mode,
-                    (int64_t)(h->has_min ? h->min_bytes : compi_cfg.min_bytes)}, lo[2], hi[2];
+    int64_t v[2] = {h->has_mode ? h->mode : compi_cfg.mode, (int64_t)(h->has_min ? h->min_bytes : compi_cfg.min_bytes)},
+            lo[2], hi[2];
     if (compi_agree_range(comm, is_inter, v, lo, hi, 2) != MPI_SUCCESS) {
         /* the communicator cannot carry the agreement: it cannot carry
          * compi's frames either; every member ends up here alike */

@@ -17,19 +17,18 @@
  * unframed, else bytes compi holds (a frame, a packed copy, an escape). */
 struct compi_pipe;
 typedef struct {
-    void *tmp;                    /* compi's allocation, freed at release */
-    const void *addr;             /* what PMPI sends: (addr, count, dt) */
+    void *tmp;        /* compi's allocation, freed at release */
+    const void *addr; /* what PMPI sends: (addr, count, dt) */
     int count;
     MPI_Datatype dt;
-    int dt_owned;                 /* dt is compi's (compi_bytes_type), freed at release */
-    size_t wire_len;              /* bytes on the wire */
-    struct compi_pipe *pipe;      /* pipelined: addr is its header, the chunks follow (pipeline.c) */
+    int dt_owned;            /* dt is compi's (compi_bytes_type), freed at release */
+    size_t wire_len;         /* bytes on the wire */
+    struct compi_pipe *pipe; /* pipelined: addr is its header, the chunks follow (pipeline.c) */
 } compi_outgoing;
 /* keep_ref: the application's buffer may be sent from (not for buffered
  * sends, whose buffer is free again at once). */
-int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt,
-                         const compi_comm_info *ci, int dest, int tag, compi_family fam, compi_decision *d,
-                         int keep_ref);
+int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt, const compi_comm_info *ci,
+                         int dest, int tag, compi_family fam, compi_decision *d, int keep_ref);
 /* Releasing a pipelined message whose chunks are still on their way hands
  * them to compi, which completes them in the background. */
 void compi_outgoing_release(compi_outgoing *out);
@@ -41,8 +40,7 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d);
 /* out's header frame for a message of size packed bytes at src (packed:
  * compi's copy, freed once streamed) in chunks of chunk bytes. */
 int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_t size, size_t chunk,
-                       const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci,
-                       int dest);
+                       const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci, int dest);
 /* Fault injection for tests (COMPI_DEBUG_DAMAGE_CHUNK=k or drop:k): whether
  * chunk k of a pipelined message (p2p or collective) is to be damaged, or
  * with *drop set, never sent. */
@@ -51,8 +49,8 @@ int compi_chunk_fault(size_t k, int *drop);
  * chunks, wire bytes, raw_chunks of them raw, ns of codec time of which
  * hidden ran while earlier chunks travelled) and received (codec_id: its
  * codec, or raw). */
-void compi_pipe_count_sent(const compi_codec *codec, size_t size, size_t n, size_t wire, size_t raw_chunks,
-                           uint64_t ns, uint64_t hidden);
+void compi_pipe_count_sent(const compi_codec *codec, size_t size, size_t n, size_t wire, size_t raw_chunks, uint64_t ns,
+                           uint64_t hidden);
 void compi_pipe_count_received(uint8_t codec_id, uint64_t decode_ns, uint64_t hidden_ns, uint64_t wait_ns);
 /* 1 when every chunk send completed (wait: block until they have). */
 int compi_pipe_done(struct compi_pipe *p, int wait);
@@ -64,8 +62,8 @@ int compi_side_tag(void);
 /* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying
  * codec unless NULL (raw if it does not shrink the data). A compressed
  * frame is never longer than the data. */
-int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti,
-                       compi_decision *d, unsigned char **frame, size_t *frame_len);
+int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti, compi_decision *d,
+                       unsigned char **frame, size_t *frame_len);
 /* Escapes (lib/core/escape.c): the first 32 bytes of bytes[0..size) leave
  * for dest (a rank of ci) on the aside communicator, and a header naming
  * them takes their place. */

@@ -102,7 +102,7 @@ void compi_stash_purge(MPI_Comm comm)
     compi_stash_tail = last;
     __atomic_sub_fetch(&compi_stash_live, dropped, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&compi_g.lock);
-    while (gone) {   /* outside the lock: draining chunks calls MPI */
+    while (gone) { /* outside the lock: draining chunks calls MPI */
         compi_stashed *s = gone;
         gone = s->next;
         compi_stash_free(s);
@@ -116,21 +116,30 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     PMPI_Get_elements_x(probe_status, MPI_BYTE, &wire);
     compi_stashed *s = calloc(1, sizeof *s);
     unsigned char *frame = malloc(wire > 0 ? (size_t)wire : 1);
-    if (!s || !frame) { free(s); free(frame); *rc = MPI_ERR_NO_MEM; return NULL; }
+    if (!s || !frame) {
+        free(s);
+        free(frame);
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     MPI_Status st;
     int wcount;
     MPI_Datatype wtype;
-    *rc = compi_bytes_type((size_t)wire, &wcount, &wtype);   /* a frame may exceed an int count */
+    *rc = compi_bytes_type((size_t)wire, &wcount, &wtype); /* a frame may exceed an int count */
     if (*rc == MPI_SUCCESS) {
         *rc = PMPI_Mrecv(frame, wcount, wtype, msg, &st);
         compi_bytes_type_free(&wtype);
     }
-    if (*rc != MPI_SUCCESS) { free(s); free(frame); return NULL; }
+    if (*rc != MPI_SUCCESS) {
+        free(s);
+        free(frame);
+        return NULL;
+    }
     compi_frame_header h;
     char why[200];
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    compi_arrival kind = compi_arrival_resolve(ci, st.MPI_SOURCE, frame, (size_t)wire, (size_t)wire, 0, &h, rc, why,
-                                               sizeof why);
+    compi_arrival kind =
+        compi_arrival_resolve(ci, st.MPI_SOURCE, frame, (size_t)wire, (size_t)wire, 0, &h, rc, why, sizeof why);
     if (*rc == MPI_SUCCESS && kind == COMPI_ARRIVAL_BAD) *rc = compi_frame_fail(comm, &st, why);
     if (*rc == MPI_SUCCESS && kind == COMPI_ARRIVAL_FRAME && h.codec == COMPI_CODEC_CHUNKED) {
         /* A pipelined message: the header is all a probe needs; the chunks
@@ -155,7 +164,7 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
         free(frame);
         return NULL;
     }
-    s->unframed = kind == COMPI_ARRIVAL_UNFRAMED;   /* a pipelined message counts original bytes below */
+    s->unframed = kind == COMPI_ARRIVAL_UNFRAMED; /* a pipelined message counts original bytes below */
     s->comm = comm;
     s->source = st.MPI_SOURCE;
     s->tag = st.MPI_TAG;

@@ -16,15 +16,15 @@
 typedef struct compi_stashed {
     MPI_Comm comm;
     int source, tag;
-    unsigned char *frame;         /* the message as it arrived: a frame, or */
+    unsigned char *frame; /* the message as it arrived: a frame, or */
     size_t frame_len;
-    int unframed;                 /* raw bytes (unframed or a resolved escape) */
-    int pipelined;                /* a pipelined message's header (pipe_h), no bytes yet */
+    int unframed;  /* raw bytes (unframed or a resolved escape) */
+    int pipelined; /* a pipelined message's header (pipe_h), no bytes yet */
     compi_frame_header pipe_h;
-    const compi_comm_info *ci;    /* held while the chunks are due */
-    MPI_Status status;            /* application view: counts are original bytes */
-    MPI_Message handle;           /* when claimed by a matched probe */
-    MPI_Fint fint;                /* its Fortran value */
+    const compi_comm_info *ci; /* held while the chunks are due */
+    MPI_Status status;         /* application view: counts are original bytes */
+    MPI_Message handle;        /* when claimed by a matched probe */
+    MPI_Fint fint;             /* its Fortran value */
     struct compi_stashed *next;
 } compi_stashed;
 
@@ -46,7 +46,7 @@ int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt,
 
 /* Matched-probe handles compi hands out for stashed messages. */
 void compi_message_claim(compi_stashed *s, MPI_Message *out);
-compi_stashed *compi_message_release(MPI_Message m);   /* NULL if not compi's */
+compi_stashed *compi_message_release(MPI_Message m); /* NULL if not compi's */
 MPI_Fint compi_message_c2f(MPI_Message m);
 MPI_Message compi_message_f2c(MPI_Fint f);
 #endif

@@ -19,20 +19,20 @@ typedef struct {
     int initialized;
     int finalized;
     int world_rank, world_size;
-    int *node_of_world;           /* node id of every world rank */
+    int *node_of_world; /* node id of every world rank */
     int my_node, node_count;
-    int comm_keyval;              /* caches compi_comm_info on communicators */
-    int frame_error_code;         /* MPI error code: "compi: frame failed validation" */
-    MPI_Comm self_comm;           /* private dup of MPI_COMM_SELF for local unpacking */
-    MPI_Comm aside_comm;          /* private dup of MPI_COMM_WORLD for escaped bytes (escape.c) */
-    int aside_tag_ub;             /* MPI_TAG_UB */
-    pthread_mutex_t lock;         /* guards request table, stash, orphans */
+    int comm_keyval;      /* caches compi_comm_info on communicators */
+    int frame_error_code; /* MPI error code: "compi: frame failed validation" */
+    MPI_Comm self_comm;   /* private dup of MPI_COMM_SELF for local unpacking */
+    MPI_Comm aside_comm;  /* private dup of MPI_COMM_WORLD for escaped bytes (escape.c) */
+    int aside_tag_ub;     /* MPI_TAG_UB */
+    pthread_mutex_t lock; /* guards request table, stash, orphans */
 } compi_state;
 extern compi_state compi_g;
 
-void compi_ensure_init(void);     /* lazy init for calls before MPI_Init wrappers ran */
-int compi_core_init(void);        /* after PMPI_Init succeeded */
-void compi_core_finalize(void);   /* before PMPI_Finalize */
+void compi_ensure_init(void);   /* lazy init for calls before MPI_Init wrappers ran */
+int compi_core_init(void);      /* after PMPI_Init succeeded */
+void compi_core_finalize(void); /* before PMPI_Finalize */
 void compi_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void compi_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -22,9 +22,10 @@
 #define CP_VERSION 2u
 
 static const char *const cp_names[COMPI_PROF_NFAM] = {
-    "send", "isend", "start", "sendrecv",
-    "bcast", "reduce", "allreduce", "alltoall", "allgather", "gather", "scatter", "reduce_scatter", "barrier",
-    "alltoallv", "allgatherv", "gatherv", "scatterv", "reduce_scatter_block", "scan", "exscan", "alltoallw",
+    "send",      "isend",     "start",      "sendrecv", "bcast",    "reduce",
+    "allreduce", "alltoall",  "allgather",  "gather",   "scatter",  "reduce_scatter",
+    "barrier",   "alltoallv", "allgatherv", "gatherv",  "scatterv", "reduce_scatter_block",
+    "scan",      "exscan",    "alltoallw",
 };
 
 const char *compi_prof_family_name(int fam)
@@ -109,7 +110,10 @@ static int cp_register(compi_commprof *p, uint32_t id, int size, int rank, const
         p->nbyid = n;
     }
     compi_prof_comm *c = calloc(1, sizeof *c);
-    if (!c || !(c->world = malloc((size_t)size * sizeof *c->world))) { free(c); return -1; }
+    if (!c || !(c->world = malloc((size_t)size * sizeof *c->world))) {
+        free(c);
+        return -1;
+    }
     c->id = id;
     c->size = size;
     c->rank = rank;
@@ -156,8 +160,8 @@ void compi_commprof_send(compi_commprof *p, uint32_t id, int peer, uint64_t byte
 static uint64_t cp_hash(uint32_t comm, const compi_prof_call *c)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    const uint64_t v[8] = {comm, (uint64_t)c->family, (uint64_t)(int64_t)c->root, (uint64_t)c->count,
-                           c->type_size, (uint64_t)c->commutative, (uint64_t)c->ncounts, (uint64_t)c->path};
+    const uint64_t v[8] = {comm,         (uint64_t)c->family,      (uint64_t)(int64_t)c->root, (uint64_t)c->count,
+                           c->type_size, (uint64_t)c->commutative, (uint64_t)c->ncounts,       (uint64_t)c->path};
     for (int i = 0; i < 8; i++) h = (h ^ v[i]) * 0x100000001b3ull;
     for (int i = 0; i < c->ncounts; i++) h = (h ^ (uint64_t)c->counts[i]) * 0x100000001b3ull;
     h ^= h >> 31;
@@ -167,7 +171,8 @@ static uint64_t cp_hash(uint32_t comm, const compi_prof_call *c)
 static int cp_same(const compi_prof_coll *r, uint32_t comm, const compi_prof_call *c)
 {
     return r->comm == comm && r->family == c->family && r->root == c->root && r->count == c->count &&
-           r->type_size == c->type_size && r->commutative == c->commutative && r->ncounts == c->ncounts && r->path == c->path &&
+           r->type_size == c->type_size && r->commutative == c->commutative && r->ncounts == c->ncounts &&
+           r->path == c->path &&
            (c->ncounts == 0 || memcmp(r->counts, c->counts, (size_t)c->ncounts * sizeof *c->counts) == 0);
 }
 
@@ -177,7 +182,7 @@ static int cp_table_grow(compi_commprof *p)
     uint32_t *t = calloc(n, sizeof *t);
     if (!t) return -1;
     for (size_t i = 0; i < p->ncolls; i++) {
-        compi_prof_call c = {p->colls[i].family, p->colls[i].root, p->colls[i].count, p->colls[i].type_size,
+        compi_prof_call c = {p->colls[i].family,      p->colls[i].root,    p->colls[i].count,  p->colls[i].type_size,
                              p->colls[i].commutative, p->colls[i].ncounts, p->colls[i].counts, p->colls[i].path};
         size_t h = (size_t)cp_hash(p->colls[i].comm, &c) & (n - 1);
         while (t[h]) h = (h + 1) & (n - 1);
@@ -196,7 +201,10 @@ static int cp_coll_add(compi_commprof *p, uint32_t comm, const compi_prof_call *
     size_t h = (size_t)cp_hash(comm, c) & (p->table_cap - 1);
     while (p->table[h]) {
         compi_prof_coll *r = &p->colls[p->table[h] - 1];
-        if (cp_same(r, comm, c)) { r->calls += calls; return 0; }
+        if (cp_same(r, comm, c)) {
+            r->calls += calls;
+            return 0;
+        }
         h = (h + 1) & (p->table_cap - 1);
     }
     if (p->ncolls == p->colls_cap) {
@@ -240,7 +248,11 @@ void compi_commprof_coll(compi_commprof *p, uint32_t id, const compi_prof_call *
 
 /* ------------------------------------------------------------- save */
 
-typedef struct { uint8_t *b; size_t n, cap; int oom; } cp_buf;
+typedef struct {
+    uint8_t *b;
+    size_t n, cap;
+    int oom;
+} cp_buf;
 
 static void cp_put(cp_buf *o, const void *p, size_t n)
 {
@@ -249,15 +261,28 @@ static void cp_put(cp_buf *o, const void *p, size_t n)
         size_t c = o->cap ? o->cap : 4096;
         while (c < o->n + n) c *= 2;
         uint8_t *g = realloc(o->b, c);
-        if (!g) { o->oom = 1; return; }
+        if (!g) {
+            o->oom = 1;
+            return;
+        }
         o->b = g;
         o->cap = c;
     }
     memcpy(o->b + o->n, p, n);
     o->n += n;
 }
-static void cp_u32(cp_buf *o, uint32_t v) { uint8_t b[4]; compi_store_le32(b, v); cp_put(o, b, 4); }
-static void cp_u64(cp_buf *o, uint64_t v) { uint8_t b[8]; compi_store_le64(b, v); cp_put(o, b, 8); }
+static void cp_u32(cp_buf *o, uint32_t v)
+{
+    uint8_t b[4];
+    compi_store_le32(b, v);
+    cp_put(o, b, 4);
+}
+static void cp_u64(cp_buf *o, uint64_t v)
+{
+    uint8_t b[8];
+    compi_store_le64(b, v);
+    cp_put(o, b, 8);
+}
 
 int compi_commprof_save(compi_commprof *p, uint8_t **out, size_t *len)
 {
@@ -307,7 +332,10 @@ int compi_commprof_save(compi_commprof *p, uint8_t **out, size_t *len)
         cp_u64(&o, r->calls);
     }
     pthread_mutex_unlock(&p->lock);
-    if (o.oom) { free(o.b); return -1; }
+    if (o.oom) {
+        free(o.b);
+        return -1;
+    }
     *out = o.b;
     *len = o.n;
     return 0;
@@ -315,23 +343,34 @@ int compi_commprof_save(compi_commprof *p, uint8_t **out, size_t *len)
 
 /* ------------------------------------------------------------- load */
 
-typedef struct { const uint8_t *b; size_t n, at; int short_read; } cp_in;
+typedef struct {
+    const uint8_t *b;
+    size_t n, at;
+    int short_read;
+} cp_in;
 
 static uint32_t cp_g32(cp_in *x)
 {
-    if (x->n - x->at < 4) { x->short_read = 1; x->at = x->n; return 0; }
+    if (x->n - x->at < 4) {
+        x->short_read = 1;
+        x->at = x->n;
+        return 0;
+    }
     uint32_t v = compi_load_le32(x->b + x->at);
     x->at += 4;
     return v;
 }
 static uint64_t cp_g64(cp_in *x)
 {
-    if (x->n - x->at < 8) { x->short_read = 1; x->at = x->n; return 0; }
+    if (x->n - x->at < 8) {
+        x->short_read = 1;
+        x->at = x->n;
+        return 0;
+    }
     uint64_t v = compi_load_le64(x->b + x->at);
     x->at += 8;
     return v;
 }
-
 
 static int cp_rooted(int fam)
 {
@@ -355,7 +394,11 @@ const char *compi_prof_path_name(int path)
     return path >= 0 && path < COMPI_PROF_NPATHS ? cp_path_names[path] : "?";
 }
 
-#define BAD(...) do { compi_errf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+#define BAD(...)                                                                                                       \
+    do {                                                                                                               \
+        compi_errf(err, errlen, __VA_ARGS__);                                                                          \
+        goto fail;                                                                                                     \
+    } while (0)
 
 /* Communicator record i's id, size, rank and members (each a distinct world
  * rank, this rank where the record says), registered in p. *idp = its id. */
@@ -371,7 +414,10 @@ static int cp_load_members(compi_commprof *p, cp_in *x, uint32_t i, uint32_t *id
     if ((size_t)size * 4 > x->n - x->at) BAD("profile truncated in communicator %u's members", id);
     world = malloc((size_t)size * sizeof *world);
     char *seen = calloc((size_t)ws, 1);
-    if (!world || !seen) { free(seen); BAD("out of memory"); }
+    if (!world || !seen) {
+        free(seen);
+        BAD("out of memory");
+    }
     int dup = 0;
     for (int k = 0; k < size; k++) {
         world[k] = (int32_t)cp_g32(x);
@@ -380,7 +426,8 @@ static int cp_load_members(compi_commprof *p, cp_in *x, uint32_t i, uint32_t *id
     }
     free(seen);
     if (dup) BAD("profile: communicator %u maps its members to world ranks out of range or twice", id);
-    if (world[rank] != wr) BAD("profile: communicator %u puts this rank (world %d) at world rank %d", id, wr, world[rank]);
+    if (world[rank] != wr)
+        BAD("profile: communicator %u puts this rank (world %d) at world rank %d", id, wr, world[rank]);
     if (cp_register(p, id, size, rank, world) != 0) BAD("out of memory");
     free(world);
     *idp = id;
@@ -476,13 +523,26 @@ compi_commprof *compi_commprof_load(const uint8_t *buf, size_t len, char *err, s
 {
     cp_in x = {buf, len, 0, 0};
     uint32_t v = cp_g32(&x);
-    if (v != CP_VERSION && v != 1) { compi_errf(err, errlen, "profile format version %u is not supported (this compi reads 1 and %u)", v, CP_VERSION); return NULL; }
+    if (v != CP_VERSION && v != 1) {
+        compi_errf(err, errlen, "profile format version %u is not supported (this compi reads 1 and %u)", v,
+                   CP_VERSION);
+        return NULL;
+    }
     int wr = (int32_t)cp_g32(&x), ws = (int32_t)cp_g32(&x);
     uint32_t ncomms = cp_g32(&x), ncolls = cp_g32(&x);
-    if (x.short_read) { compi_errf(err, errlen, "profile truncated in its header"); return NULL; }
-    if (ws < 1 || wr < 0 || wr >= ws) { compi_errf(err, errlen, "profile: rank %d of %d ranks", wr, ws); return NULL; }
+    if (x.short_read) {
+        compi_errf(err, errlen, "profile truncated in its header");
+        return NULL;
+    }
+    if (ws < 1 || wr < 0 || wr >= ws) {
+        compi_errf(err, errlen, "profile: rank %d of %d ranks", wr, ws);
+        return NULL;
+    }
     compi_commprof *p = compi_commprof_new(wr, ws);
-    if (!p) { compi_errf(err, errlen, "out of memory"); return NULL; }
+    if (!p) {
+        compi_errf(err, errlen, "out of memory");
+        return NULL;
+    }
     for (uint32_t i = 0; i < ncomms; i++)
         if (cp_load_comm(p, &x, i, err, errlen) != 0) goto fail;
     for (uint32_t i = 0; i < ncolls; i++)

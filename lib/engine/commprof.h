@@ -22,19 +22,35 @@
 
 typedef enum {
     /* point-to-point sends (sender side) */
-    COMPI_PROF_SEND = 0, COMPI_PROF_ISEND, COMPI_PROF_START, COMPI_PROF_SENDRECV,
+    COMPI_PROF_SEND = 0,
+    COMPI_PROF_ISEND,
+    COMPI_PROF_START,
+    COMPI_PROF_SENDRECV,
     /* collectives: the same names as lib/map (compi_map_coll_name) where it knows them */
-    COMPI_PROF_BCAST, COMPI_PROF_REDUCE, COMPI_PROF_ALLREDUCE, COMPI_PROF_ALLTOALL, COMPI_PROF_ALLGATHER,
-    COMPI_PROF_GATHER, COMPI_PROF_SCATTER, COMPI_PROF_REDUCE_SCATTER, COMPI_PROF_BARRIER, COMPI_PROF_ALLTOALLV,
-    COMPI_PROF_ALLGATHERV, COMPI_PROF_GATHERV, COMPI_PROF_SCATTERV, COMPI_PROF_REDUCE_SCATTER_BLOCK,
-    COMPI_PROF_SCAN, COMPI_PROF_EXSCAN, COMPI_PROF_ALLTOALLW,
+    COMPI_PROF_BCAST,
+    COMPI_PROF_REDUCE,
+    COMPI_PROF_ALLREDUCE,
+    COMPI_PROF_ALLTOALL,
+    COMPI_PROF_ALLGATHER,
+    COMPI_PROF_GATHER,
+    COMPI_PROF_SCATTER,
+    COMPI_PROF_REDUCE_SCATTER,
+    COMPI_PROF_BARRIER,
+    COMPI_PROF_ALLTOALLV,
+    COMPI_PROF_ALLGATHERV,
+    COMPI_PROF_GATHERV,
+    COMPI_PROF_SCATTERV,
+    COMPI_PROF_REDUCE_SCATTER_BLOCK,
+    COMPI_PROF_SCAN,
+    COMPI_PROF_EXSCAN,
+    COMPI_PROF_ALLTOALLW,
     COMPI_PROF_NFAM
 } compi_prof_family;
-#define COMPI_PROF_NP2P 4          /* families below this are point-to-point */
-#define COMPI_PROF_HIST 48         /* size buckets: 0 = empty, b >= 1 = [2^(b-1), 2^b) bytes */
+#define COMPI_PROF_NP2P 4  /* families below this are point-to-point */
+#define COMPI_PROF_HIST 48 /* size buckets: 0 = empty, b >= 1 = [2^(b-1), 2^b) bytes */
 
 const char *compi_prof_family_name(int fam);
-int compi_prof_family_parse(const char *name);   /* -1: unknown */
+int compi_prof_family_parse(const char *name); /* -1: unknown */
 int compi_prof_bucket(uint64_t bytes);
 
 /* How a collective call ran: the MPI's own algorithm, or compi's (the
@@ -44,7 +60,10 @@ int compi_prof_bucket(uint64_t bytes);
  * only node leaders know the leaders' way (communicator rank 0, whose
  * record compi map decomposes, is one), the other ranks record split. */
 typedef enum {
-    COMPI_PROF_PATH_MPI = 0, COMPI_PROF_PATH_COMPI, COMPI_PROF_PATH_SPLIT_AGREE, COMPI_PROF_PATH_WHOLE,
+    COMPI_PROF_PATH_MPI = 0,
+    COMPI_PROF_PATH_COMPI,
+    COMPI_PROF_PATH_SPLIT_AGREE,
+    COMPI_PROF_PATH_WHOLE,
     COMPI_PROF_NPATHS
 } compi_prof_path;
 const char *compi_prof_path_name(int path);
@@ -56,46 +75,46 @@ const char *compi_prof_path_name(int path);
  * root's vector, non-roots pass ncounts 0 and their own count). */
 typedef struct {
     int family;
-    int root;                /* rooted collectives; else -1 */
+    int root; /* rooted collectives; else -1 */
     int64_t count;
     uint32_t type_size;
     int commutative;
     int ncounts;
     const int64_t *counts;
-    int path;                /* compi_prof_path */
+    int path; /* compi_prof_path */
 } compi_prof_call;
 
 typedef struct {
-    uint64_t n[COMPI_PROF_HIST];       /* calls (or messages) per size bucket */
+    uint64_t n[COMPI_PROF_HIST]; /* calls (or messages) per size bucket */
     uint64_t bytes[COMPI_PROF_HIST];
 } compi_prof_hist;
 
 typedef struct {
     uint32_t id;
-    int size, rank;                    /* communicator size, this rank in it */
-    int *world;                        /* world rank of each member */
-    compi_prof_hist *hist[COMPI_PROF_NFAM];   /* NULL: family unused */
-    uint64_t *peer_msgs, *peer_bytes;  /* size entries each, NULL if no send */
+    int size, rank;                         /* communicator size, this rank in it */
+    int *world;                             /* world rank of each member */
+    compi_prof_hist *hist[COMPI_PROF_NFAM]; /* NULL: family unused */
+    uint64_t *peer_msgs, *peer_bytes;       /* size entries each, NULL if no send */
 } compi_prof_comm;
 
 typedef struct {
-    uint32_t comm;                     /* compi_prof_comm.id */
+    uint32_t comm; /* compi_prof_comm.id */
     int family, root, commutative;
     int64_t count;
     uint32_t type_size;
     int ncounts;
     int64_t *counts;
-    int path;                          /* compi_prof_path: part of the signature */
-    uint64_t calls;                    /* occurrences of this signature */
+    int path;       /* compi_prof_path: part of the signature */
+    uint64_t calls; /* occurrences of this signature */
 } compi_prof_coll;
 
 typedef struct compi_commprof {
     int world_rank, world_size;
-    compi_prof_comm **byid;            /* index = id; NULL: never registered */
+    compi_prof_comm **byid; /* index = id; NULL: never registered */
     size_t nbyid;
     compi_prof_coll *colls;
     size_t ncolls, colls_cap;
-    uint32_t *table;                   /* open addressing: index + 1 into colls */
+    uint32_t *table; /* open addressing: index + 1 into colls */
     size_t table_cap;
     pthread_mutex_t lock;
 } compi_commprof;

@@ -86,7 +86,8 @@ static int compi_parse_double(const char *s, double lo, double hi, double *out)
     return COMPI_OK;
 }
 
-static const char *const compi_mode_names[COMPI_MODE_COUNT] = {"off", "fixed", "adaptive", "trace", "guided", "profile"};
+static const char *const compi_mode_names[COMPI_MODE_COUNT] = {"off",   "fixed",  "adaptive",
+                                                               "trace", "guided", "profile"};
 
 const char *compi_mode_name(compi_mode m)
 {
@@ -113,7 +114,8 @@ typedef int (*compi_setter)(compi_config *cfg, const char *v, char *why, size_t 
 
 static int set_mode(compi_config *c, const char *v, char *why, size_t whylen)
 {
-    return compi_parse_mode(v, &c->mode) == COMPI_OK ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_MODE_NAMES);
+    return compi_parse_mode(v, &c->mode) == COMPI_OK ? COMPI_OK
+                                                     : COMPI_BAD("is not valid; valid values: " COMPI_MODE_NAMES);
 }
 static int set_codec(compi_config *c, const char *v, char *why, size_t whylen)
 {
@@ -129,7 +131,8 @@ static int set_codec(compi_config *c, const char *v, char *why, size_t whylen)
 static int set_min_bytes(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_size(v, &c->min_bytes) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; expected a byte count such as 0, 2048, 64K, 1M");
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; expected a byte count such as 0, 2048, 64K, 1M");
 }
 static int set_calibrate(compi_config *c, const char *v, char *why, size_t whylen)
 {
@@ -155,7 +158,8 @@ int compi_parse_io_policy(const char *s, int *out)
 static int set_io_aggregators(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_io_policy(v, &c->io_aggregators) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_IO_POLICY_NAMES);
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; valid values: " COMPI_IO_POLICY_NAMES);
 }
 const char *compi_io_weight_name(int w)
 {
@@ -174,7 +178,8 @@ int compi_parse_io_weight(const char *s, int *out)
 static int set_io_weight(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_io_weight(v, &c->io_weight) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_IO_WEIGHT_NAMES);
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; valid values: " COMPI_IO_WEIGHT_NAMES);
 }
 static int set_io_gate(compi_config *c, const char *v, char *why, size_t whylen)
 {
@@ -203,7 +208,8 @@ static int set_mistakes(compi_config *c, const char *v, char *why, size_t whylen
 {
     int n;
     if (compi_parse_int(v, 1, (int)c->window.history, &n) != COMPI_OK)
-        return COMPI_BAD("is not valid; expected 1..%u (mistakes among the last %u compressed messages that restart the study; default 4)",
+        return COMPI_BAD("is not valid; expected 1..%u (mistakes among the last %u compressed messages that restart "
+                         "the study; default 4)",
                          c->window.history, c->window.history);
     c->window.restart_mistakes = (unsigned)n;
     return COMPI_OK;
@@ -211,12 +217,14 @@ static int set_mistakes(compi_config *c, const char *v, char *why, size_t whylen
 static int set_backoff(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_double(v, 0, 86400, &c->window.backoff_s) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; expected seconds from 0 to 86400 (default 10)");
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; expected seconds from 0 to 86400 (default 10)");
 }
 static int set_min_speedup(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_double(v, 0.5, 100, &c->min_speedup) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; expected a number from 0.5 to 100 (default 1.05)");
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; expected a number from 0.5 to 100 (default 1.05)");
 }
 static int set_sample(compi_config *c, const char *v, char *why, size_t whylen)
 {
@@ -233,21 +241,25 @@ static int set_refresh(compi_config *c, const char *v, char *why, size_t whylen)
 static int set_trace_max(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_size(v, &c->trace_max) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; expected a byte count such as 64M");
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; expected a byte count such as 64M");
 }
 static int set_level(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_int(v, -100, 22, &c->level) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; expected an integer from -100 to 22 (0 = codec default)");
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; expected an integer from -100 to 22 (0 = codec default)");
 }
 static int set_verbose(compi_config *c, const char *v, char *why, size_t whylen)
 {
-    return compi_parse_int(v, 0, 3, &c->verbose) == COMPI_OK ? COMPI_OK : COMPI_BAD("is not valid; valid values: 0, 1, 2, 3");
+    return compi_parse_int(v, 0, 3, &c->verbose) == COMPI_OK ? COMPI_OK
+                                                             : COMPI_BAD("is not valid; valid values: 0, 1, 2, 3");
 }
 static int set_escape_wait(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_double(v, 0.001, 86400, &c->escape_wait_s) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; expected seconds from 0.001 to 86400 (default 60)");
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; expected seconds from 0.001 to 86400 (default 60)");
 }
 static int set_chunk(compi_config *c, const char *v, char *why, size_t whylen)
 {
@@ -261,12 +273,14 @@ static int set_chunk(compi_config *c, const char *v, char *why, size_t whylen)
 static int set_coll_leaders(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_leaders_policy(v, &c->coll_leaders) == 0
-               ? COMPI_OK : COMPI_BAD("is not valid; valid values: " COMPI_LEADERS_POLICY_NAMES);
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; valid values: " COMPI_LEADERS_POLICY_NAMES);
 }
 static int set_ranks_per_node(compi_config *c, const char *v, char *why, size_t whylen)
 {
     return compi_parse_int(v, 0, 1 << 30, &c->ranks_per_node) == COMPI_OK
-               ? COMPI_OK : COMPI_BAD("is not valid; expected 0 (real nodes) or a positive rank count");
+               ? COMPI_OK
+               : COMPI_BAD("is not valid; expected 0 (real nodes) or a positive rank count");
 }
 
 static int set_probe(compi_config *c, const char *v, char *why, size_t whylen)
@@ -294,13 +308,14 @@ static int set_threads(compi_config *c, const char *v, char *why, size_t whylen)
 {
     if (strcmp(v, "auto") == 0) c->threads = COMPI_THREADS_AUTO;
     else if (compi_parse_int(v, 0, 64, &c->threads) != COMPI_OK)
-        return COMPI_BAD("is not valid; expected auto (from the cores the rank may use) or a helper count from 0 to 64");
+        return COMPI_BAD(
+            "is not valid; expected auto (from the cores the rank may use) or a helper count from 0 to 64");
     return COMPI_OK;
 }
 
 typedef struct {
     compi_setting pub;
-    compi_setter set;             /* NULL: a path, stored at path_off */
+    compi_setter set; /* NULL: a path, stored at path_off */
     size_t path_off;
 } compi_setting_def;
 
@@ -312,7 +327,9 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_HEURISTICS] = {{"heuristics", "COMPI_HEURISTICS", "", 1}, PATH_AT(heuristics_dir)},
     [COMPI_SET_CALIBRATE] = {{"calibrate", "COMPI_CALIBRATE", "off", 0}, set_calibrate, 0},
     [COMPI_SET_ADAPT_REEVAL] = {{"adapt_reeval", "COMPI_ADAPT_REEVAL", "1000", 0}, set_reeval, 0},
-    [COMPI_SET_ADAPT_REEVAL_BYTES] = {{"adapt_reeval_bytes", "COMPI_ADAPT_REEVAL_BYTES", "16M", 0}, set_reeval_bytes, 0},
+    [COMPI_SET_ADAPT_REEVAL_BYTES] = {{"adapt_reeval_bytes", "COMPI_ADAPT_REEVAL_BYTES", "16M", 0},
+                                      set_reeval_bytes,
+                                      0},
     [COMPI_SET_ADAPT_MISTAKES] = {{"adapt_mistakes", "COMPI_ADAPT_MISTAKES", "4", 0}, set_mistakes, 0},
     [COMPI_SET_ADAPT_BACKOFF] = {{"adapt_backoff", "COMPI_ADAPT_BACKOFF", "10", 0}, set_backoff, 0},
     [COMPI_SET_ADAPT_MIN_SPEEDUP] = {{"adapt_min_speedup", "COMPI_ADAPT_MIN_SPEEDUP", "1.05", 0}, set_min_speedup, 0},
@@ -331,14 +348,21 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_IO_WEIGHT] = {{"io_weight", "COMPI_IO_WEIGHT", "bytes", 0}, set_io_weight, 0},
     [COMPI_SET_IO_GATE] = {{"io_gate", "COMPI_IO_GATE", "on", 0}, set_io_gate, 0},
     [COMPI_SET_DEBUG_RANKS_PER_NODE] = {{"debug_ranks_per_node", "COMPI_DEBUG_RANKS_PER_NODE", "0", 0},
-                                        set_ranks_per_node, 0},
+                                        set_ranks_per_node,
+                                        0},
     [COMPI_SET_ADAPT_PROBE] = {{"adapt_probe", "COMPI_ADAPT_PROBE", "1", 0}, set_probe, 0},
     [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
     [COMPI_SET_THREADS] = {{"threads", "COMPI_THREADS", "auto", 0}, set_threads, 0},
 };
 
-size_t compi_setting_count(void) { return COMPI_SET_COUNT; }
-const compi_setting *compi_setting_at(size_t i) { return i < COMPI_SET_COUNT ? &compi_settings[i].pub : NULL; }
+size_t compi_setting_count(void)
+{
+    return COMPI_SET_COUNT;
+}
+const compi_setting *compi_setting_at(size_t i)
+{
+    return i < COMPI_SET_COUNT ? &compi_settings[i].pub : NULL;
+}
 
 /* The environment variables libcompi reads besides the settings. */
 static const char *const compi_other_vars[] = {"COMPI_CONFIG", NULL};
@@ -364,7 +388,8 @@ static void compi_config_defaults(compi_config *cfg)
  * environment. base_dir: a relative path is taken relative to it (files);
  * NULL keeps it as given (environment: relative to the working directory).
  * Fills why with what follows "'<value>' " on a bad value. */
-static int compi_setting_apply(compi_config *cfg, size_t i, const char *v, const char *base_dir, char *why, size_t whylen)
+static int compi_setting_apply(compi_config *cfg, size_t i, const char *v, const char *base_dir, char *why,
+                               size_t whylen)
 {
     const compi_setting_def *d = &compi_settings[i];
     if (d->set) {
@@ -457,11 +482,12 @@ static int compi_config_read_file(compi_config *cfg, const char *path, compi_con
             for (size_t k = 0; k < COMPI_SET_COUNT; k++) {
                 const compi_setting *s = &compi_settings[k].pub;
                 if (strcmp(key, s->env) == 0) {
-                    snprintf(hint, sizeof hint, " (files use the names without COMPI_, in lower case: write '%s')", s->key);
+                    snprintf(hint, sizeof hint, " (files use the names without COMPI_, in lower case: write '%s')",
+                             s->key);
                     break;
                 }
                 size_t dist = compi_edit_distance(key, strlen(key), s->key);
-                if (dist < best) {   /* the nearest key, if one or two edits away */
+                if (dist < best) { /* the nearest key, if one or two edits away */
                     best = dist;
                     snprintf(hint, sizeof hint, " (did you mean '%s'?)", s->key);
                 }
@@ -507,7 +533,7 @@ static void compi_absolute(const char *path, char *out, size_t cap)
     char cwd[COMPI_CONFIG_PATH_MAX];
     int n = path[0] != '/' && getcwd(cwd, sizeof cwd) ? snprintf(out, cap, "%s/%s", cwd, path)
                                                       : snprintf(out, cap, "%s", path);
-    if (n < 0 || (size_t)n >= cap) out[0] = 0;   /* too long to name: no file */
+    if (n < 0 || (size_t)n >= cap) out[0] = 0; /* too long to name: no file */
 }
 
 static void compi_user_file(compi_config *cfg)
@@ -517,7 +543,7 @@ static void compi_user_file(compi_config *cfg)
     if (v && *v) {
         compi_absolute(v, cfg->user_file, sizeof cfg->user_file);
         cfg->user_from_env = 1;
-    } else if (xdg && xdg[0] == '/') {   /* the XDG spec ignores relative values */
+    } else if (xdg && xdg[0] == '/') { /* the XDG spec ignores relative values */
         snprintf(cfg->user_file, sizeof cfg->user_file, "%s/compi/compi.conf", xdg);
     } else if (home && *home) {
         snprintf(cfg->user_file, sizeof cfg->user_file, "%s/.config/compi/compi.conf", home);
@@ -531,15 +557,14 @@ int compi_config_load(compi_config *cfg, const char *system_file, char *err, siz
     err[0] = 0;
     if (system_file && *system_file) {
         compi_absolute(system_file, cfg->system_file, sizeof cfg->system_file);
-        if (compi_config_read_file(cfg, cfg->system_file, COMPI_FROM_SYSTEM, 0, &cfg->system_read, NULL, err,
-                                   errlen) != COMPI_OK)
+        if (compi_config_read_file(cfg, cfg->system_file, COMPI_FROM_SYSTEM, 0, &cfg->system_read, NULL, err, errlen) !=
+            COMPI_OK)
             return COMPI_ERR_CONFIG;
     }
     compi_user_file(cfg);
-    if (cfg->user_file[0] &&
-        compi_config_read_file(cfg, cfg->user_file, COMPI_FROM_USER, cfg->user_from_env, &cfg->user_read, NULL, err,
-                               errlen) != COMPI_OK) {
-        if (cfg->user_from_env && !cfg->user_read) {   /* name the variable that asked for it */
+    if (cfg->user_file[0] && compi_config_read_file(cfg, cfg->user_file, COMPI_FROM_USER, cfg->user_from_env,
+                                                    &cfg->user_read, NULL, err, errlen) != COMPI_OK) {
+        if (cfg->user_from_env && !cfg->user_read) { /* name the variable that asked for it */
             char inner[600];
             snprintf(inner, sizeof inner, "%s", err);
             snprintf(err, errlen, "COMPI_CONFIG: %s", inner);
@@ -561,12 +586,18 @@ int compi_config_load(compi_config *cfg, const char *system_file, char *err, siz
     char from[COMPI_CONFIG_PATH_MAX + 64];
     if ((cfg->mode == COMPI_MODE_TRACE || cfg->mode == COMPI_MODE_PROFILE) && !cfg->trace_dir[0]) {
         compi_config_origin_text(cfg, COMPI_SET_MODE, from, sizeof from);
-        snprintf(err, errlen, "mode %s (from %s) needs a trace directory: COMPI_TRACE=<dir> or 'trace = <dir>' in a configuration file", compi_mode_name(cfg->mode), from);
+        snprintf(
+            err, errlen,
+            "mode %s (from %s) needs a trace directory: COMPI_TRACE=<dir> or 'trace = <dir>' in a configuration file",
+            compi_mode_name(cfg->mode), from);
         return COMPI_ERR_CONFIG;
     }
     if (cfg->mode == COMPI_MODE_GUIDED && !cfg->rules_dir[0]) {
         compi_config_origin_text(cfg, COMPI_SET_MODE, from, sizeof from);
-        snprintf(err, errlen, "mode guided (from %s) needs the directory written by compi guide: COMPI_RULES=<dir> or 'rules = <dir>' in a configuration file", from);
+        snprintf(err, errlen,
+                 "mode guided (from %s) needs the directory written by compi guide: COMPI_RULES=<dir> or 'rules = "
+                 "<dir>' in a configuration file",
+                 from);
         return COMPI_ERR_CONFIG;
     }
     /* A COMPI_ name one or two edits away from a library variable is a typo

@@ -25,7 +25,7 @@ size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size)
     const double mib = 1024.0 * 1024.0;
     double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
     double t = compi_estimate_net_us(x, mib) - alpha * x->net_scale;
-    double per_us = t > 0 ? mib / t : mib;          /* bandwidth, bytes per microsecond */
+    double per_us = t > 0 ? mib / t : mib; /* bandwidth, bytes per microsecond */
     double want = 16.0 * alpha * x->net_scale * per_us;
     size_t chunk = COMPI_CHUNK_AUTO_MIN;
     while ((double)chunk < want && chunk < COMPI_CHUNK_AUTO_MAX) chunk <<= 1;

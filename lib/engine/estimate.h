@@ -27,14 +27,14 @@
 #define COMPI_ESTIMATE_HEADER 32
 
 typedef struct {
-    const compi_net_link *link;      /* network model of the destination link */
-    double net_scale;                /* online correction of the link's times (1 = as modelled) */
+    const compi_net_link *link; /* network model of the destination link */
+    double net_scale;           /* online correction of the link's times (1 = as modelled) */
     const compi_codec_model *codecs;
     int dtclass;
     size_t elem_size;
     int level;
-    size_t chunk_cfg;                /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
-    double codec_threads;            /* speedup of chunk coding over one thread (the codec pool,
+    size_t chunk_cfg;     /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
+    double codec_threads; /* speedup of chunk coding over one thread (the codec pool,
                                         compi_codec_model_threads_speedup); <= 1: one thread */
 } compi_estimate_ctx;
 #define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
@@ -47,10 +47,10 @@ typedef struct {
 #define COMPI_CHUNK_MIN_COUNT 4
 
 typedef struct {
-    const compi_codec *codec;        /* NULL: raw is best */
-    double ratio;                    /* predicted compression ratio */
-    double compress_us;              /* predicted T_c for the whole message */
-    double speedup;                  /* predicted; 1 for raw */
+    const compi_codec *codec; /* NULL: raw is best */
+    double ratio;             /* predicted compression ratio */
+    double compress_us;       /* predicted T_c for the whole message */
+    double speedup;           /* predicted; 1 for raw */
 } compi_estimate;
 
 double compi_estimate_net_us(const compi_estimate_ctx *x, double bytes);

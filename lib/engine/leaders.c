@@ -19,7 +19,7 @@ int compi_parse_leaders_policy(const char *s, int *out)
 void compi_leaders_params_default(compi_leaders_params *p)
 {
     p->hold_min = 8;
-    p->hold_max = 256;           /* a split call every <= 257 calls measures again */
+    p->hold_max = 256; /* a split call every <= 257 calls measures again */
     p->margin = 0.05;
     /* decoding (zstd ~1 GB/s, lz4 ~3 GB/s) dominates combining (MPI_Reduce_local
      * of doubles ran at 0.02-0.1 ns/B here): 0.5 ns/B for either, so a leader's
@@ -32,14 +32,14 @@ static double compi_leaders_net_us(const compi_net_link *link, double bytes)
 {
     if (bytes <= 0) return 0;
     if (link) return compi_net_time_us(link, bytes);
-    return 50.0 + bytes * 8.0 / 100.0;   /* 100 Mbit/s: 0.08 us per byte */
+    return 50.0 + bytes * 8.0 / 100.0; /* 100 Mbit/s: 0.08 us per byte */
 }
 
 void compi_leaders_times(const compi_leaders_sizes *s, const compi_leaders_params *pr, const compi_net_link *link,
                          double *split_us, double *whole_us)
 {
     const double p = s->p > 1 ? s->p : 2, q = (p - 1) / p;
-    const double whole = s->split / (p - 1) * p;   /* one leader's whole partial, framed */
+    const double whole = s->split / (p - 1) * p; /* one leader's whole partial, framed */
     const double us = pr->local_ns_per_byte * 1e-3;
     /* split: the reduce-scatter frames, then the reduced chunk to p-1 leaders
      * (or the p-1 chunks into the root); combine 1/p of p-1 partials, decode

@@ -61,19 +61,19 @@ typedef enum { COMPI_LEADERS_AUTO = 0, COMPI_LEADERS_FORCE_SPLIT, COMPI_LEADERS_
 int compi_parse_leaders_policy(const char *s, int *out);
 
 typedef struct {
-    unsigned hold_min, hold_max;  /* calls held after a decision */
-    double margin;                /* whole must be predicted faster by this fraction */
-    double local_ns_per_byte;     /* a leader's local work per byte: combining (Reduce_local) or decoding */
-    double whole_mem_max;         /* whole only if the (p-1) partials a leader receives fit in this many bytes */
+    unsigned hold_min, hold_max; /* calls held after a decision */
+    double margin;               /* whole must be predicted faster by this fraction */
+    double local_ns_per_byte;    /* a leader's local work per byte: combining (Reduce_local) or decoding */
+    double whole_mem_max;        /* whole only if the (p-1) partials a leader receives fit in this many bytes */
 } compi_leaders_params;
 void compi_leaders_params_default(compi_leaders_params *p);
 
 /* What a decision is taken from: sizes in bytes, the same on every leader. */
 typedef struct {
-    int p;          /* leaders (nodes) */
-    double raw;     /* one partial, packed (count x type size) */
-    double split;   /* agreed: the most bytes one leader's reduce-scatter frames took (its p-1 chunks) */
-    double chunk;   /* agreed: the largest reduced chunk's frame */
+    int p;        /* leaders (nodes) */
+    double raw;   /* one partial, packed (count x type size) */
+    double split; /* agreed: the most bytes one leader's reduce-scatter frames took (its p-1 chunks) */
+    double chunk; /* agreed: the largest reduced chunk's frame */
 } compi_leaders_sizes;
 
 /* Predicted time of each way in microseconds, on link (NULL: bytes at
@@ -84,10 +84,10 @@ void compi_leaders_times(const compi_leaders_sizes *s, const compi_leaders_param
                          double *split_us, double *whole_us);
 
 typedef struct {
-    uint8_t way;        /* the held decision (compi_leaders_way) */
-    uint8_t decided;    /* a decision exists */
-    uint32_t done;      /* calls since it */
-    uint32_t hold;      /* its length */
+    uint8_t way;     /* the held decision (compi_leaders_way) */
+    uint8_t decided; /* a decision exists */
+    uint32_t done;   /* calls since it */
+    uint32_t hold;   /* its length */
     uint64_t calls[2], decisions, switches;
 } compi_leaders_plan;
 

@@ -33,22 +33,22 @@
 #define COMPI_LINKEST_CHANGE 1.25
 
 typedef enum {
-    COMPI_LINKSRC_PRIOR = 0,   /* the built-in model */
-    COMPI_LINKSRC_LEARNED,     /* from the application's traffic */
-    COMPI_LINKSRC_PROBE,       /* from a measurement (COMPI_CALIBRATE=init) */
-    COMPI_LINKSRC_FILE,        /* from a heuristics file: never replaced */
+    COMPI_LINKSRC_PRIOR = 0, /* the built-in model */
+    COMPI_LINKSRC_LEARNED,   /* from the application's traffic */
+    COMPI_LINKSRC_PROBE,     /* from a measurement (COMPI_CALIBRATE=init) */
+    COMPI_LINKSRC_FILE,      /* from a heuristics file: never replaced */
 } compi_linksrc;
-const char *compi_linksrc_name(compi_linksrc s);   /* "prior", "learned", "probe", "file" */
+const char *compi_linksrc_name(compi_linksrc s); /* "prior", "learned", "probe", "file" */
 
 typedef struct {
-    compi_net_link model;      /* what decisions use */
+    compi_net_link model; /* what decisions use */
     compi_linksrc source;
-    double rate_ns[COMPI_LINKEST_RING];        /* ns per byte of each rate sample */
+    double rate_ns[COMPI_LINKEST_RING]; /* ns per byte of each rate sample */
     double t_bytes[COMPI_LINKEST_RING], t_us[COMPI_LINKEST_RING];
     unsigned nrate, rate_next, ntime, time_next;
-    uint64_t samples, rejected_samples;        /* taken; refused as impossible (<= 0) */
-    uint64_t fits_rejected;                    /* degenerate fits not used */
-    uint64_t changes;                          /* times the model changed */
+    uint64_t samples, rejected_samples; /* taken; refused as impossible (<= 0) */
+    uint64_t fits_rejected;             /* degenerate fits not used */
+    uint64_t changes;                   /* times the model changed */
     char last_rejection[160];
 } compi_linkest;
 

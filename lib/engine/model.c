@@ -60,8 +60,7 @@ static int compi_name_eq(const char *pattern, const char *name)
     return strcmp(pattern, name) == 0;
 }
 
-const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class cls,
-                                     const char *a, const char *b)
+const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class cls, const char *a, const char *b)
 {
     const compi_net_link *dflt = NULL;
     for (int i = 0; i < m->nlinks; i++) {
@@ -71,8 +70,9 @@ const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class 
             if (!dflt) dflt = l;
             continue;
         }
-        if (a && b && ((compi_name_eq(l->node_a, a) && compi_name_eq(l->node_b, b)) ||
-                       (compi_name_eq(l->node_a, b) && compi_name_eq(l->node_b, a))))
+        if (a && b &&
+            ((compi_name_eq(l->node_a, a) && compi_name_eq(l->node_b, b)) ||
+             (compi_name_eq(l->node_a, b) && compi_name_eq(l->node_b, a))))
             return l;
     }
     return dflt;
@@ -214,7 +214,10 @@ const compi_net_node *compi_net_node_find(const compi_net_model *m, const char *
 int compi_net_node_set(compi_net_model *m, const compi_net_node *n)
 {
     for (int i = 0; i < m->nnodes; i++)
-        if (strcmp(m->nodes[i].name, n->name) == 0) { m->nodes[i] = *n; return COMPI_OK; }
+        if (strcmp(m->nodes[i].name, n->name) == 0) {
+            m->nodes[i] = *n;
+            return COMPI_OK;
+        }
     compi_net_node *g = realloc(m->nodes, sizeof *g * (size_t)(m->nnodes + 1));
     if (!g) return COMPI_ERR_NOMEM;
     m->nodes = g;
@@ -264,15 +267,13 @@ static int compi_parse_fail(compi_parse_ctx *p, const char *fmt, ...)
     return COMPI_ERR_CONFIG;
 }
 
-static int compi_parse_number(compi_parse_ctx *p, const char *tok, const char *what, double lo,
-                              double hi, double *out)
+static int compi_parse_number(compi_parse_ctx *p, const char *tok, const char *what, double lo, double hi, double *out)
 {
     char *end;
     if (!tok) return compi_parse_fail(p, "missing %s", what);
     errno = 0;
     double v = strtod(tok, &end);
-    if (errno || end == tok || *end || !isfinite(v))
-        return compi_parse_fail(p, "%s '%s' is not a number", what, tok);
+    if (errno || end == tok || *end || !isfinite(v)) return compi_parse_fail(p, "%s '%s' is not a number", what, tok);
     if (v < lo || v > hi) return compi_parse_fail(p, "%s %s is out of range [%g, %g]", what, tok, lo, hi);
     *out = v;
     return COMPI_OK;
@@ -304,10 +305,9 @@ static FILE *compi_heur_open(compi_parse_ctx *p, const char *kind)
         return NULL;
     }
     int n = compi_tokenize(line, tok, 3);
-    if (n != 3 || strcmp(tok[0], "compi-heuristics") != 0 || strcmp(tok[1], "1") != 0 ||
-        strcmp(tok[2], kind) != 0) {
-        compi_parse_fail(p, "not a compi %s heuristics file: the first line must be 'compi-heuristics 1 %s'",
-                         kind, kind);
+    if (n != 3 || strcmp(tok[0], "compi-heuristics") != 0 || strcmp(tok[1], "1") != 0 || strcmp(tok[2], kind) != 0) {
+        compi_parse_fail(p, "not a compi %s heuristics file: the first line must be 'compi-heuristics 1 %s'", kind,
+                         kind);
         fclose(f);
         return NULL;
     }
@@ -329,8 +329,8 @@ static int compi_next_line(FILE *f, compi_parse_ctx *p, char *line, size_t cap)
 static int compi_is_source_line(const char *line)
 {
     while (*line == ' ' || *line == '\t') line++;
-    return strncmp(line, "source", 6) == 0 && (line[6] == ' ' || line[6] == '\t' || line[6] == '\n' ||
-                                                 line[6] == '\r' || line[6] == 0);
+    return strncmp(line, "source", 6) == 0 &&
+           (line[6] == ' ' || line[6] == '\t' || line[6] == '\n' || line[6] == '\r' || line[6] == 0);
 }
 
 static void compi_copy_source(char *dst, size_t cap, const char *line)
@@ -361,20 +361,29 @@ int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errle
     compi_net_link cur;
     int in_link = 0, have_alpha = 0, rc = COMPI_OK, got;
     while (rc == COMPI_OK && (got = compi_next_line(f, &p, line, sizeof line)) != 0) {
-        if (got < 0) { rc = compi_parse_fail(&p, "line too long"); break; }
+        if (got < 0) {
+            rc = compi_parse_fail(&p, "line too long");
+            break;
+        }
         if (compi_is_source_line(line)) {
             compi_copy_source(m->source, sizeof m->source, line);
             continue;
         }
         int n = compi_tokenize(line, tok, 8);
         if (n == 0) continue;
-        if (n > 8 || (n > 6 && strcmp(tok[0], "node") != 0)) { rc = compi_parse_fail(&p, "too many fields"); break; }
+        if (n > 8 || (n > 6 && strcmp(tok[0], "node") != 0)) {
+            rc = compi_parse_fail(&p, "too many fields");
+            break;
+        }
         if (strcmp(tok[0], "node") == 0) {
             /* node NAME packages P cores C pus U (hwloc, outside link blocks) */
             compi_net_node nd;
             double v[3];
             memset(&nd, 0, sizeof nd);
-            if (in_link) { rc = compi_parse_fail(&p, "'node' inside a link block"); break; }
+            if (in_link) {
+                rc = compi_parse_fail(&p, "'node' inside a link block");
+                break;
+            }
             if (n != 8 || strcmp(tok[2], "packages") != 0 || strcmp(tok[4], "cores") != 0 ||
                 strcmp(tok[6], "pus") != 0) {
                 rc = compi_parse_fail(&p, "expected 'node <name> packages <P> cores <C> pus <U>'");
@@ -386,8 +395,8 @@ int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errle
             }
             for (int k = 0; k < 3 && rc == COMPI_OK; k++)
                 rc = compi_parse_number(&p, tok[3 + 2 * k], tok[2 + 2 * k], 1, 1 << 20, &v[k]);
-            if (rc == COMPI_OK && (v[0] != (int)v[0] || v[1] != (int)v[1] || v[2] != (int)v[2] || v[1] < v[0] ||
-                                   v[2] < v[1]))
+            if (rc == COMPI_OK &&
+                (v[0] != (int)v[0] || v[1] != (int)v[1] || v[2] != (int)v[2] || v[1] < v[0] || v[2] < v[1]))
                 rc = compi_parse_fail(&p, "node %s: whole numbers with packages <= cores <= pus", tok[1]);
             if (rc == COMPI_OK && compi_net_node_find(m, tok[1]))
                 rc = compi_parse_fail(&p, "node %s described twice", tok[1]);
@@ -398,12 +407,21 @@ int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errle
             continue;
         }
         if (strcmp(tok[0], "link") == 0) {
-            if (in_link) { rc = compi_parse_fail(&p, "'link' before the previous link's 'end'"); break; }
-            if (n != 4) { rc = compi_parse_fail(&p, "expected 'link <intra|inter> <node_a> <node_b>'"); break; }
+            if (in_link) {
+                rc = compi_parse_fail(&p, "'link' before the previous link's 'end'");
+                break;
+            }
+            if (n != 4) {
+                rc = compi_parse_fail(&p, "expected 'link <intra|inter> <node_a> <node_b>'");
+                break;
+            }
             memset(&cur, 0, sizeof cur);
             if (strcmp(tok[1], "intra") == 0) cur.cls = COMPI_LINK_INTRA;
             else if (strcmp(tok[1], "inter") == 0) cur.cls = COMPI_LINK_INTER;
-            else { rc = compi_parse_fail(&p, "link class '%s' is not intra or inter", tok[1]); break; }
+            else {
+                rc = compi_parse_fail(&p, "link class '%s' is not intra or inter", tok[1]);
+                break;
+            }
             if (strlen(tok[2]) >= COMPI_NET_NAME_MAX || strlen(tok[3]) >= COMPI_NET_NAME_MAX) {
                 rc = compi_parse_fail(&p, "node name longer than %d characters", COMPI_NET_NAME_MAX - 1);
                 break;
@@ -424,7 +442,10 @@ int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errle
             have_alpha = 1;
         } else if (strcmp(tok[0], "beta") == 0) {
             double b, ns;
-            if (n != 3) { rc = compi_parse_fail(&p, "expected 'beta <bytes> <ns_per_byte>'"); break; }
+            if (n != 3) {
+                rc = compi_parse_fail(&p, "expected 'beta <bytes> <ns_per_byte>'");
+                break;
+            }
             if (cur.npoints == COMPI_NET_MAX_POINTS) {
                 rc = compi_parse_fail(&p, "more than %d beta lines in one link", COMPI_NET_MAX_POINTS);
                 break;
@@ -464,7 +485,6 @@ static void compi_write_comment(FILE *f, const char *comment)
     }
 }
 
-
 int compi_net_save(const char *path, const compi_net_model *m, const char *comment, char *err, size_t errlen)
 {
     /* replaced whole: a model file another job reads is never half written */
@@ -479,8 +499,8 @@ int compi_net_save(const char *path, const compi_net_model *m, const char *comme
                 m->nodes[i].cores, m->nodes[i].pus);
     for (int i = 0; i < m->nlinks; i++) {
         const compi_net_link *l = &m->links[i];
-        fprintf(f, "\nlink %s %s %s\nalpha_us %.3f\n", l->cls == COMPI_LINK_INTRA ? "intra" : "inter",
-                l->node_a, l->node_b, l->alpha_us);
+        fprintf(f, "\nlink %s %s %s\nalpha_us %.3f\n", l->cls == COMPI_LINK_INTRA ? "intra" : "inter", l->node_a,
+                l->node_b, l->alpha_us);
         for (int k = 0; k < l->npoints; k++) fprintf(f, "beta %.0f %.6f\n", l->bytes[k], l->beta_ns[k]);
         fprintf(f, "end\n");
     }
@@ -496,7 +516,10 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
     char line[512], *tok[COMPI_MODEL_MAX_CANDIDATES + 3];
     int rc = COMPI_OK, got, seen_class[COMPI_CLASS_COUNT] = {0};
     while (rc == COMPI_OK && (got = compi_next_line(f, &p, line, sizeof line)) != 0) {
-        if (got < 0) { rc = compi_parse_fail(&p, "line too long"); break; }
+        if (got < 0) {
+            rc = compi_parse_fail(&p, "line too long");
+            break;
+        }
         if (compi_is_source_line(line)) {
             compi_copy_source(m->source, sizeof m->source, line);
             continue;
@@ -505,26 +528,50 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
         int n = compi_tokenize(line, tok, max);
         if (n == 0) continue;
         if (strcmp(tok[0], "candidates") == 0) {
-            if (n > max) { rc = compi_parse_fail(&p, "more than %d candidates", COMPI_MODEL_MAX_CANDIDATES); break; }
-            if (n < 2) { rc = compi_parse_fail(&p, "expected 'candidates <class> [codec...]'"); break; }
+            if (n > max) {
+                rc = compi_parse_fail(&p, "more than %d candidates", COMPI_MODEL_MAX_CANDIDATES);
+                break;
+            }
+            if (n < 2) {
+                rc = compi_parse_fail(&p, "expected 'candidates <class> [codec...]'");
+                break;
+            }
             int cls = compi_dtclass_parse(tok[1]);
-            if (cls < 0) { rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double)", tok[1]); break; }
-            if (seen_class[cls]++) { rc = compi_parse_fail(&p, "second 'candidates' line for class %s", tok[1]); break; }
+            if (cls < 0) {
+                rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double)", tok[1]);
+                break;
+            }
+            if (seen_class[cls]++) {
+                rc = compi_parse_fail(&p, "second 'candidates' line for class %s", tok[1]);
+                break;
+            }
             for (int i = 2; i < n && rc == COMPI_OK; i++) {
                 const compi_codec *c = compi_codec_by_name(tok[i]);
-                if (!c && compi_codec_not_built(tok[i])) continue;   /* written by a build with it */
+                if (!c && compi_codec_not_built(tok[i])) continue; /* written by a build with it */
                 if (!c) rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[i], compi_codec_names());
                 else m->candidates[cls][m->ncandidates[cls]++] = c;
             }
         } else if (strcmp(tok[0], "relation") == 0) {
             compi_codec_relation r;
-            if (n != 6) { rc = compi_parse_fail(&p, "expected 'relation <codec> <class|*> <ratio_lo> <ratio_hi> <d_over_c>'"); break; }
-            if (m->nrelations == COMPI_MODEL_MAX_RELATIONS) { rc = compi_parse_fail(&p, "more than %d relation lines", COMPI_MODEL_MAX_RELATIONS); break; }
+            if (n != 6) {
+                rc = compi_parse_fail(&p, "expected 'relation <codec> <class|*> <ratio_lo> <ratio_hi> <d_over_c>'");
+                break;
+            }
+            if (m->nrelations == COMPI_MODEL_MAX_RELATIONS) {
+                rc = compi_parse_fail(&p, "more than %d relation lines", COMPI_MODEL_MAX_RELATIONS);
+                break;
+            }
             r.codec = compi_codec_by_name(tok[1]);
-            if (!r.codec && compi_codec_not_built(tok[1])) continue;   /* written by a build with it */
-            if (!r.codec) { rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[1], compi_codec_names()); break; }
+            if (!r.codec && compi_codec_not_built(tok[1])) continue; /* written by a build with it */
+            if (!r.codec) {
+                rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[1], compi_codec_names());
+                break;
+            }
             r.dtclass = compi_dtclass_parse(tok[2]);
-            if (r.dtclass < -1) { rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double, *)", tok[2]); break; }
+            if (r.dtclass < -1) {
+                rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double, *)", tok[2]);
+                break;
+            }
             rc = compi_parse_number(&p, tok[3], "ratio_lo", 0, 1e9, &r.ratio_lo);
             if (rc == COMPI_OK) rc = compi_parse_number(&p, tok[4], "ratio_hi", 0, 1e9, &r.ratio_hi);
             if (rc == COMPI_OK && r.ratio_hi <= r.ratio_lo) rc = compi_parse_fail(&p, "ratio_hi must exceed ratio_lo");
@@ -540,8 +587,7 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
     return rc;
 }
 
-int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment,
-                           char *err, size_t errlen)
+int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment, char *err, size_t errlen)
 {
     /* replaced whole: a model file another job reads is never half written */
     compi_wfile w;

@@ -29,29 +29,29 @@ typedef enum { COMPI_LINK_INTRA = 0, COMPI_LINK_INTER = 1 } compi_link_class;
 
 typedef struct {
     compi_link_class cls;
-    char node_a[COMPI_NET_NAME_MAX];     /* host names, or "*" for the class default */
+    char node_a[COMPI_NET_NAME_MAX]; /* host names, or "*" for the class default */
     char node_b[COMPI_NET_NAME_MAX];
-    double alpha_us;                     /* one-way latency */
+    double alpha_us; /* one-way latency */
     int npoints;
-    double bytes[COMPI_NET_MAX_POINTS];  /* increasing message sizes */
-    double beta_ns[COMPI_NET_MAX_POINTS];/* ns per byte at that size, >= 0 */
+    double bytes[COMPI_NET_MAX_POINTS];   /* increasing message sizes */
+    double beta_ns[COMPI_NET_MAX_POINTS]; /* ns per byte at that size, >= 0 */
 } compi_net_link;
 
 /* What a node is made of (hwloc, recorded by `compi calibrate network`):
  * file lines "node NAME packages P cores C pus U". */
 typedef struct {
     char name[COMPI_NET_NAME_MAX];
-    int packages, cores, pus;            /* >= 1 each */
+    int packages, cores, pus; /* >= 1 each */
 } compi_net_node;
 
 typedef struct {
     int nlinks;
     compi_net_link *links;
-    char source[256];                    /* provenance line of the file */
+    char source[256]; /* provenance line of the file */
     int nnodes;
-    compi_net_node *nodes;               /* may be empty (files without node lines) */
-    int nrejected;                       /* measured links left out: their fit was degenerate */
-    char rejected[200];                  /* the first of them and why */
+    compi_net_node *nodes; /* may be empty (files without node lines) */
+    int nrejected;         /* measured links left out: their fit was degenerate */
+    char rejected[200];    /* the first of them and why */
 } compi_net_model;
 /* The node named name, or NULL. */
 const compi_net_node *compi_net_node_find(const compi_net_model *m, const char *name);
@@ -68,8 +68,7 @@ double compi_net_time_us(const compi_net_link *l, double bytes);
 size_t compi_net_coll_floor(const compi_net_link *l, size_t floor, int extra);
 /* The link between hosts a and b of class cls: the exact pair (either order)
  * or else the class default ("*" "*"); NULL if neither exists. */
-const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class cls,
-                                     const char *a, const char *b);
+const compi_net_link *compi_net_find(const compi_net_model *m, compi_link_class cls, const char *a, const char *b);
 /* Appends a copy of l (returns COMPI_ERR_NOMEM on failure). */
 int compi_net_add(compi_net_model *m, const compi_net_link *l);
 /* Robust line fit (Theil-Sen): slope = median of the pairwise slopes over
@@ -102,9 +101,9 @@ void compi_net_free(compi_net_model *m);
 
 typedef struct {
     const compi_codec *codec;
-    int dtclass;                 /* a compi_dtclass, or -1 for any class */
-    double ratio_lo, ratio_hi;   /* bucket [lo, hi) of the compression ratio */
-    double d_over_c;             /* T_decompress / T_compress */
+    int dtclass;               /* a compi_dtclass, or -1 for any class */
+    double ratio_lo, ratio_hi; /* bucket [lo, hi) of the compression ratio */
+    double d_over_c;           /* T_decompress / T_compress */
 } compi_codec_relation;
 
 typedef struct {
@@ -130,12 +129,10 @@ double compi_codec_model_threads_speedup(int helpers, double measured);
 /* Parsers are strict: any unknown keyword, missing field, non-number,
  * out-of-range or non-increasing value fails with err = "<path>:<line>: why". */
 int compi_net_load(const char *path, compi_net_model *m, char *err, size_t errlen);
-int compi_net_save(const char *path, const compi_net_model *m, const char *comment,
-                   char *err, size_t errlen);
+int compi_net_save(const char *path, const compi_net_model *m, const char *comment, char *err, size_t errlen);
 int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, size_t errlen);
 /* comment: free text written as '#' lines at the top (measurements, how). */
-int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment,
-                           char *err, size_t errlen);
+int compi_codec_model_save(const char *path, const compi_codec_model *m, const char *comment, char *err, size_t errlen);
 
 /* A heuristics directory (COMPI_HEURISTICS): dir/network.txt into *net
  * (*have_net = 1) and dir/codecs.txt into *codecs (*have_codecs = 1), each
@@ -145,7 +142,7 @@ int compi_codec_model_save(const char *path, const compi_codec_model *m, const c
 int compi_models_load_dir(const char *dir, compi_net_model *net, int *have_net, compi_codec_model *codecs,
                           int *have_codecs, char *err, size_t errlen);
 
-const char *compi_dtclass_name(int cls);      /* "byte", "int", "float", "double"; "*" for -1 */
-int compi_dtclass_parse(const char *s);       /* inverse; -2 if unknown */
+const char *compi_dtclass_name(int cls); /* "byte", "int", "float", "double"; "*" for -1 */
+int compi_dtclass_parse(const char *s);  /* inverse; -2 if unknown */
 
 #endif

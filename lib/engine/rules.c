@@ -16,7 +16,6 @@
 #include "engine/trace.h"
 #include "engine/window.h"
 
-
 /* ------------------------------------------------------------- rules */
 
 #define RULES_VERSION "1"
@@ -25,14 +24,14 @@ typedef struct {
     uint64_t key;
     const compi_codec *codec;
     /* run-time feedback (compi_rules_outcome), atomics: lookups take no lock */
-    uint32_t outcomes;   /* bit i = mistake of the i-th latest compression */
+    uint32_t outcomes; /* bit i = mistake of the i-th latest compression */
     uint32_t dropped;
 } tr_rule;
 
 struct compi_rules {
     size_t n;
-    tr_rule *rules;   /* sorted by key */
-    size_t ndropped;  /* atomic */
+    tr_rule *rules;  /* sorted by key */
+    size_t ndropped; /* atomic */
 };
 
 /* Program names are written with %XX for blanks, '#', '%' and non-printing
@@ -48,8 +47,8 @@ static void rules_encode(char *dst, size_t cap, const char *s)
     dst[o] = 0;
 }
 
-int compi_rules_save(const char *dir, int rank, int world_size, const char *program,
-                     const compi_rule *rules, size_t n, const char *comment, char *err, size_t errlen)
+int compi_rules_save(const char *dir, int rank, int world_size, const char *program, const compi_rule *rules, size_t n,
+                     const char *comment, char *err, size_t errlen)
 {
     if (compi_dir_create(dir, 0777, err, errlen) != COMPI_OK) return COMPI_ERR_CONFIG;
     char path[4096], prog[3 * COMPI_TRACE_PROGRAM_MAX + 4];
@@ -115,12 +114,11 @@ typedef struct {
     compi_rules *r;
     size_t cap;
     char prog[3 * COMPI_TRACE_PROGRAM_MAX + 4];
-    long ranks, frank, end_count;   /* -1 until their lines are read */
+    long ranks, frank, end_count; /* -1 until their lines are read */
     int seen_header;
 } rules_parser;
 
-__attribute__((format(printf, 2, 3)))
-static int rules_fail(rules_parser *ps, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int rules_fail(rules_parser *ps, const char *fmt, ...)
 {
     int n = snprintf(ps->err, ps->errlen, "%s:%d: ", ps->path, ps->lineno);
     if (n < 0 || (size_t)n >= ps->errlen) n = 0;
@@ -135,8 +133,10 @@ static int rules_fail(rules_parser *ps, const char *fmt, ...)
 static int rules_header_line(rules_parser *ps, char **tok, int n)
 {
     if (ps->lineno == 1 && n == 2 && strcmp(tok[0], "compi-rules") == 0 && strcmp(tok[1], RULES_VERSION) != 0)
-        return rules_fail(ps, "rules format version '%s' is not supported (this compi reads version " RULES_VERSION
-                          "); rerun compi guide", tok[1]);
+        return rules_fail(ps,
+                          "rules format version '%s' is not supported (this compi reads version " RULES_VERSION
+                          "); rerun compi guide",
+                          tok[1]);
     if (ps->lineno != 1 || n != 2 || strcmp(tok[0], "compi-rules") != 0)
         return rules_fail(ps, "not a compi rules file: the first line must be 'compi-rules " RULES_VERSION "'");
     ps->seen_header = 1;
@@ -226,7 +226,8 @@ static int rules_check(rules_parser *ps, int rank, int world_size, const char *p
     if (r->n) qsort(r->rules, r->n, sizeof *r->rules, rules_cmp);
     for (size_t i = 1; i < r->n; i++)
         if (r->rules[i].key == r->rules[i - 1].key) {
-            snprintf(ps->err, ps->errlen, "%s: two rules for key %016llx", ps->path, (unsigned long long)r->rules[i].key);
+            snprintf(ps->err, ps->errlen, "%s: two rules for key %016llx", ps->path,
+                     (unsigned long long)r->rules[i].key);
             return -1;
         }
     /* the trace header keeps COMPI_TRACE_PROGRAM_MAX - 1 characters of the name */
@@ -234,23 +235,28 @@ static int rules_check(rules_parser *ps, int rank, int world_size, const char *p
     snprintf(cut, sizeof cut, "%s", program);
     rules_encode(want, sizeof want, cut);
     if (strcmp(want, ps->prog) != 0 || ps->ranks != world_size || ps->frank != rank) {
-        snprintf(ps->err, ps->errlen, "%s: stale rules: made for program '%s' with %ld ranks (rank %ld), this is '%s' "
-                 "with %d ranks (rank %d); trace and run compi guide again", ps->path, ps->prog, ps->ranks, ps->frank,
-                 want, world_size, rank);
+        snprintf(ps->err, ps->errlen,
+                 "%s: stale rules: made for program '%s' with %ld ranks (rank %ld), this is '%s' "
+                 "with %d ranks (rank %d); trace and run compi guide again",
+                 ps->path, ps->prog, ps->ranks, ps->frank, want, world_size, rank);
         return -1;
     }
     return 0;
 }
 
-compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const char *program,
-                              char *err, size_t errlen)
+compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const char *program, char *err, size_t errlen)
 {
     char path[4096];
     compi_rules_path(path, sizeof path, dir, rank);
     FILE *f = compi_file_open_read(path, NULL, err, errlen);
     if (!f) return NULL;
-    rules_parser ps = {.path = path, .err = err, .errlen = errlen, .r = calloc(1, sizeof *ps.r),
-                       .ranks = -1, .frank = -1, .end_count = -1};
+    rules_parser ps = {.path = path,
+                       .err = err,
+                       .errlen = errlen,
+                       .r = calloc(1, sizeof *ps.r),
+                       .ranks = -1,
+                       .frank = -1,
+                       .end_count = -1};
     int rc = ps.r ? rules_parse(&ps, f) : rules_fail(&ps, "out of memory");
     fclose(f);
     if (rc == 0 && rules_check(&ps, rank, world_size, program) == 0) return ps.r;
@@ -296,7 +302,10 @@ size_t compi_rules_dropped(const compi_rules *r)
     return r ? __atomic_load_n(&r->ndropped, __ATOMIC_RELAXED) : 0;
 }
 
-size_t compi_rules_count(const compi_rules *r) { return r ? r->n : 0; }
+size_t compi_rules_count(const compi_rules *r)
+{
+    return r ? r->n : 0;
+}
 
 void compi_rules_free(compi_rules *r)
 {

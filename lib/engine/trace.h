@@ -26,16 +26,16 @@
 #include "compi.h"
 
 typedef struct {
-    uint64_t seq;        /* message number on this rank, from 0 */
-    uint32_t comm_id;    /* communicator ordinal on this rank (first-use order) */
-    int32_t peer;        /* destination rank in the communicator */
+    uint64_t seq;     /* message number on this rank, from 0 */
+    uint32_t comm_id; /* communicator ordinal on this rank (first-use order) */
+    int32_t peer;     /* destination rank in the communicator */
     int32_t tag;
-    uint8_t dtclass;     /* compi_dtclass */
-    uint8_t family;      /* call family id (send, isend, bcast, ...), opaque small int */
-    uint8_t link_cls;    /* compi_link_class: 0 intra, 1 inter */
-    uint64_t size;       /* packed bytes */
-    size_t elem_size;    /* 1, 4 or 8 */
-    char peer_node[64];  /* host name of the destination's node */
+    uint8_t dtclass;    /* compi_dtclass */
+    uint8_t family;     /* call family id (send, isend, bcast, ...), opaque small int */
+    uint8_t link_cls;   /* compi_link_class: 0 intra, 1 inter */
+    uint64_t size;      /* packed bytes */
+    size_t elem_size;   /* 1, 4 or 8 */
+    char peer_node[64]; /* host name of the destination's node */
 } compi_trace_msg;
 /* The families of compi's collective frames (compi_family's bcast ..
  * reduce, lib/core/stats.h asserts the range): what compi map --rules
@@ -49,11 +49,11 @@ uint64_t compi_trace_key(const compi_trace_msg *m);
 
 /* ------------------------------------------------------------- writer */
 
-#define COMPI_TRACE_DEFAULT_CAP ((size_t)64 << 20)  /* COMPI_TRACE_MAX default */
-#define COMPI_TRACE_SAMPLE_MAX 65536                /* content bytes kept per sample */
-#define COMPI_TRACE_SLICE 4096                      /* bytes per slice of a strided sample */
-#define COMPI_TRACE_SAMPLES_PER_KEY 12              /* at most: occurrences 1, 2, 4, ..., 2^10 */
-#define COMPI_TRACE_MAX_PERIOD 65536                /* longest cycle (messages) detected */
+#define COMPI_TRACE_DEFAULT_CAP ((size_t)64 << 20) /* COMPI_TRACE_MAX default */
+#define COMPI_TRACE_SAMPLE_MAX 65536               /* content bytes kept per sample */
+#define COMPI_TRACE_SLICE 4096                     /* bytes per slice of a strided sample */
+#define COMPI_TRACE_SAMPLES_PER_KEY 12             /* at most: occurrences 1, 2, 4, ..., 2^10 */
+#define COMPI_TRACE_MAX_PERIOD 65536               /* longest cycle (messages) detected */
 #define COMPI_TRACE_PROGRAM_MAX 256
 #define COMPI_TRACE_NODE_MAX 64
 
@@ -94,18 +94,18 @@ int compi_trace_set_profile(compi_trace_writer *w, const void *blob, size_t len)
 int compi_trace_close(compi_trace_writer *w, char *err, size_t errlen);
 
 typedef struct {
-    uint64_t messages, bytes;        /* everything recorded */
-    uint64_t keys;                   /* distinct keys in the index */
-    uint64_t untracked_messages;     /* messages of keys that found no room in the index (cap) */
+    uint64_t messages, bytes;    /* everything recorded */
+    uint64_t keys;               /* distinct keys in the index */
+    uint64_t untracked_messages; /* messages of keys that found no room in the index (cap) */
     uint64_t untracked_bytes;
-    uint64_t samples, sample_bytes;  /* content samples written */
-    uint64_t file_bytes;             /* written so far (the index and summary come on close) */
-    int cap_reached;                 /* a sample or key was dropped for the cap */
-    uint64_t cycle_len;              /* messages per cycle; 0 = no cycle seen (yet) */
-    uint64_t cycle_start;            /* message position where the first of the two copies began */
-    uint64_t cycle_detected_at;      /* message position at which the second copy completed */
-    uint64_t cycle_deviations;       /* later messages that broke the cycle */
-    int write_error;                 /* errno of the first failed write, 0 if none */
+    uint64_t samples, sample_bytes; /* content samples written */
+    uint64_t file_bytes;            /* written so far (the index and summary come on close) */
+    int cap_reached;                /* a sample or key was dropped for the cap */
+    uint64_t cycle_len;             /* messages per cycle; 0 = no cycle seen (yet) */
+    uint64_t cycle_start;           /* message position where the first of the two copies began */
+    uint64_t cycle_detected_at;     /* message position at which the second copy completed */
+    uint64_t cycle_deviations;      /* later messages that broke the cycle */
+    int write_error;                /* errno of the first failed write, 0 if none */
 } compi_trace_stats;
 
 /* A snapshot of the writer's counters (thread-safe). */
@@ -119,17 +119,17 @@ int compi_rules_path(char *buf, size_t len, const char *dir, int rank);
 /* ------------------------------------------------------------- reader */
 
 typedef struct {
-    uint64_t seq;          /* message number of the sampled occurrence */
-    uint32_t occurrence;   /* 0 = first occurrence of the key */
-    uint32_t nslices;      /* 1 = the whole message; else slices of COMPI_TRACE_SLICE */
-    uint32_t len;          /* content bytes */
+    uint64_t seq;        /* message number of the sampled occurrence */
+    uint32_t occurrence; /* 0 = first occurrence of the key */
+    uint32_t nslices;    /* 1 = the whole message; else slices of COMPI_TRACE_SLICE */
+    uint32_t len;        /* content bytes */
     uint8_t *data;
 } compi_trace_sample;
 
 typedef struct {
     uint64_t key;
-    compi_trace_msg msg;   /* descriptor; msg.seq = the first occurrence's */
-    uint64_t count;        /* occurrences */
+    compi_trace_msg msg; /* descriptor; msg.seq = the first occurrence's */
+    uint64_t count;      /* occurrences */
     uint32_t nsamples;
     compi_trace_sample *samples;
 } compi_trace_entry;
@@ -140,11 +140,11 @@ typedef struct {
     char program[COMPI_TRACE_PROGRAM_MAX];
     char my_node[COMPI_TRACE_NODE_MAX];
     uint64_t cap_bytes;
-    compi_trace_stats stats;   /* as at close (file_bytes = the file's size) */
+    compi_trace_stats stats; /* as at close (file_bytes = the file's size) */
     size_t nentries;
-    compi_trace_entry *entries;   /* in first-occurrence order */
-    char *algorithms;             /* version 2: the ALGS chunk's text, or NULL */
-    uint8_t *profile;             /* version 2: the PROF chunk (engine/commprof.h), or NULL */
+    compi_trace_entry *entries; /* in first-occurrence order */
+    char *algorithms;           /* version 2: the ALGS chunk's text, or NULL */
+    uint8_t *profile;           /* version 2: the PROF chunk (engine/commprof.h), or NULL */
     size_t profile_len;
 } compi_trace;
 
@@ -162,8 +162,7 @@ typedef struct compi_rules compi_rules;
  * malformed ("file:line: why"), or stale (program name or world size differs
  * from the trace the rules came from, rank differs, or another rules format
  * version). */
-compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const char *program,
-                              char *err, size_t errlen);
+compi_rules *compi_rules_load(const char *dir, int rank, int world_size, const char *program, char *err, size_t errlen);
 /* 1, *codec (NULL = send raw) and *index (either may be NULL) if key has a
  * rule; 0 if there is no rule for it or it was dropped. Thread-safe. */
 int compi_rules_lookup(const compi_rules *r, uint64_t key, const compi_codec **codec, size_t *index);
@@ -183,20 +182,20 @@ void compi_rules_free(compi_rules *r);
 /* One rule for compi_rules_save: the key's descriptor goes into the comment. */
 typedef struct {
     uint64_t key;
-    const compi_codec *codec;     /* NULL = raw */
-    const compi_trace_msg *msg;   /* may be NULL (no comment) */
-    uint64_t count;               /* occurrences in the trace */
-    double ratio;                 /* measured compression ratio (0: not measured) */
-    double predicted;             /* predicted speedup of the best codec (0: none) */
-    const char *why;              /* short reason for raw, or NULL */
-    double max_ratio;             /* the best ratio of any candidate codec (0: not measured): what
+    const compi_codec *codec;   /* NULL = raw */
+    const compi_trace_msg *msg; /* may be NULL (no comment) */
+    uint64_t count;             /* occurrences in the trace */
+    double ratio;               /* measured compression ratio (0: not measured) */
+    double predicted;           /* predicted speedup of the best codec (0: none) */
+    const char *why;            /* short reason for raw, or NULL */
+    double max_ratio;           /* the best ratio of any candidate codec (0: not measured): what
                                      a slower link's codec would reach (compi map --rules) */
 } compi_rule;
 
 /* Writes <dir>/rules.<rank>.txt, replacing it whole (dir created if missing,
  * not its parents: common/safefile.h). comment: free
  * text written as '#' lines after the header. */
-int compi_rules_save(const char *dir, int rank, int world_size, const char *program,
-                     const compi_rule *rules, size_t n, const char *comment, char *err, size_t errlen);
+int compi_rules_save(const char *dir, int rank, int world_size, const char *program, const compi_rule *rules, size_t n,
+                     const char *comment, char *err, size_t errlen);
 
 #endif

@@ -26,8 +26,8 @@
 #define TR_ALGS_MAX (1u << 20)
 #define TR_HDR_CRC_OFF 368
 #define TR_HDR_LEN (TR_HDR_CRC_OFF + 4)
-#define TR_CHUNK_OVH 12u                 /* type, length, crc */
-#define TR_SMPL_FIXED 28u                /* key, seq, occurrence, nslices, len */
+#define TR_CHUNK_OVH 12u  /* type, length, crc */
+#define TR_SMPL_FIXED 28u /* key, seq, occurrence, nslices, len */
 #define TR_INDX_ENTRY 116u
 #define TR_SUMM_LEN 96u
 #define TR_MAX_KEYS (1u << 24)
@@ -46,10 +46,19 @@ static inline uint32_t tr_crc32(uint32_t crc, const void *buf, size_t len)
 }
 
 /* Bytes of an index chunk of nkeys entries, and of the summary chunk. */
-static inline uint64_t tr_index_size(uint64_t nkeys) { return TR_CHUNK_OVH + 8 + nkeys * TR_INDX_ENTRY; }
-static inline uint64_t tr_summ_size(void) { return TR_CHUNK_OVH + TR_SUMM_LEN; }
+static inline uint64_t tr_index_size(uint64_t nkeys)
+{
+    return TR_CHUNK_OVH + 8 + nkeys * TR_INDX_ENTRY;
+}
+static inline uint64_t tr_summ_size(void)
+{
+    return TR_CHUNK_OVH + TR_SUMM_LEN;
+}
 
 /* The element sizes a trace records (anything else is recorded as 1). */
-static inline size_t tr_norm_elem(size_t e) { return e == 1 || e == 2 || e == 4 || e == 8 ? e : 1; }
+static inline size_t tr_norm_elem(size_t e)
+{
+    return e == 1 || e == 2 || e == 4 || e == 8 ? e : 1;
+}
 
 #endif

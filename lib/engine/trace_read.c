@@ -31,7 +31,10 @@ static void tr_fail(tr_rctx *x, const char *fmt, ...)
     }
 }
 
-static int tr_cstr_ok(const uint8_t *p, size_t cap) { return memchr(p, 0, cap) != NULL; }
+static int tr_cstr_ok(const uint8_t *p, size_t cap)
+{
+    return memchr(p, 0, cap) != NULL;
+}
 
 static int tr_cmp_key_idx(const void *a, const void *b)
 {
@@ -41,7 +44,10 @@ static int tr_cmp_key_idx(const void *a, const void *b)
 
 /* Pending samples are kept as offsets into the file buffer until the index
  * (which comes after them) is known. */
-typedef struct { uint64_t key; size_t off; } tr_pending;
+typedef struct {
+    uint64_t key;
+    size_t off;
+} tr_pending;
 
 /* One load in progress: the file's bytes, the trace being filled, and what
  * the chunks seen so far announced. Every step returns 0, or -1 with the
@@ -51,14 +57,18 @@ typedef struct {
     const uint8_t *buf;
     size_t len;
     compi_trace *t;
-    tr_pending *pend;      /* SMPL chunks, in file order */
+    tr_pending *pend; /* SMPL chunks, in file order */
     size_t npend, pend_cap;
-    uint64_t *kidx;        /* (key, entry index) pairs sorted by key */
-    uint32_t *ann;         /* samples announced per index entry */
+    uint64_t *kidx; /* (key, entry index) pairs sorted by key */
+    uint32_t *ann;  /* samples announced per index entry */
     int have_index, have_summ, nchunks;
 } tr_reader;
 
-#define FAIL(...) do { tr_fail(&r->x, __VA_ARGS__); return -1; } while (0)
+#define FAIL(...)                                                                                                      \
+    do {                                                                                                               \
+        tr_fail(&r->x, __VA_ARGS__);                                                                                   \
+        return -1;                                                                                                     \
+    } while (0)
 
 /* The whole file into a malloc'd buffer. */
 static uint8_t *tr_read_file(const char *path, size_t *lenp, char *err, size_t errlen)
@@ -71,7 +81,12 @@ static uint8_t *tr_read_file(const char *path, size_t *lenp, char *err, size_t e
         if (len == cap) {
             size_t ncap = cap ? cap * 2 : 1 << 16;
             uint8_t *g = realloc(buf, ncap);
-            if (!g) { free(buf); fclose(f); compi_errf(err, errlen, "%s: out of memory", path); return NULL; }
+            if (!g) {
+                free(buf);
+                fclose(f);
+                compi_errf(err, errlen, "%s: out of memory", path);
+                return NULL;
+            }
             buf = g;
             cap = ncap;
         }
@@ -81,7 +96,11 @@ static uint8_t *tr_read_file(const char *path, size_t *lenp, char *err, size_t e
     }
     int rerr = ferror(f);
     fclose(f);
-    if (rerr) { free(buf); compi_errf(err, errlen, "%s: read error", path); return NULL; }
+    if (rerr) {
+        free(buf);
+        compi_errf(err, errlen, "%s: read error", path);
+        return NULL;
+    }
     *lenp = len;
     return buf;
 }
@@ -92,8 +111,7 @@ static int tr_read_header(tr_reader *r)
     const uint8_t *buf = r->buf;
     size_t len = r->len;
     compi_trace *t = r->t;
-    if (len < 8 || memcmp(buf, TR_MAGIC, 8) != 0)
-        FAIL("not a compi trace file (no COMPITRC magic at the start)");
+    if (len < 8 || memcmp(buf, TR_MAGIC, 8) != 0) FAIL("not a compi trace file (no COMPITRC magic at the start)");
     if (len < 16) FAIL("truncated: %zu bytes, shorter than the header", len);
     t->version = compi_load_le32(buf + 8);
     if (t->version != TR_VERSION && t->version != 1)
@@ -178,11 +196,12 @@ static int tr_read_indx_entry(tr_reader *r, uint64_t i, const uint8_t *q)
     e->msg.link_cls = q[46];
     e->msg.elem_size = q[47];
     r->ann[i] = compi_load_le32(q + 48);
-    if (!tr_cstr_ok(q + 52, 64)) FAIL("corrupt: index entry %llu: peer node name not terminated", (unsigned long long)i);
+    if (!tr_cstr_ok(q + 52, 64))
+        FAIL("corrupt: index entry %llu: peer node name not terminated", (unsigned long long)i);
     memcpy(e->msg.peer_node, q + 52, 64);
     if (e->msg.dtclass >= COMPI_CLASS_COUNT || e->msg.link_cls > 1 ||
-        tr_norm_elem(e->msg.elem_size) != e->msg.elem_size || e->count == 0 ||
-        r->ann[i] > e->count || r->ann[i] > COMPI_TRACE_SAMPLES_PER_KEY)
+        tr_norm_elem(e->msg.elem_size) != e->msg.elem_size || e->count == 0 || r->ann[i] > e->count ||
+        r->ann[i] > COMPI_TRACE_SAMPLES_PER_KEY)
         FAIL("corrupt: index entry %llu has out-of-range fields", (unsigned long long)i);
     if (compi_trace_key(&e->msg) != e->key)
         FAIL("corrupt: index entry %llu: key %016llx does not match its fields", (unsigned long long)i,
@@ -202,8 +221,7 @@ static int tr_read_indx(tr_reader *r, const uint8_t *p, uint32_t plen, size_t po
     if (plen < 8) FAIL("corrupt: malformed index chunk at offset %zu", pos);
     uint64_t n = compi_load_le64(p);
     if (n > TR_MAX_KEYS || 8 + n * TR_INDX_ENTRY != plen)
-        FAIL("corrupt: index chunk at offset %zu: %llu entries do not fill %u bytes", pos,
-             (unsigned long long)n, plen);
+        FAIL("corrupt: index chunk at offset %zu: %llu entries do not fill %u bytes", pos, (unsigned long long)n, plen);
     t->entries = calloc(n ? n : 1, sizeof *t->entries);
     r->kidx = malloc((n ? n : 1) * 2 * sizeof *r->kidx);
     r->ann = malloc((n ? n : 1) * sizeof *r->ann);
@@ -225,9 +243,9 @@ static int tr_read_summ(tr_reader *r, const uint8_t *p, uint32_t plen, size_t po
     if (plen != TR_SUMM_LEN) FAIL("corrupt: summary chunk has %u bytes, expected %u", plen, TR_SUMM_LEN);
     r->have_summ = 1;
     compi_trace_stats *s = &r->t->stats;
-    uint64_t *v[11] = {&s->messages, &s->bytes, &s->keys, &s->untracked_messages, &s->untracked_bytes,
-                       &s->samples, &s->sample_bytes, &s->cycle_len, &s->cycle_start,
-                       &s->cycle_detected_at, &s->cycle_deviations};
+    uint64_t *v[11] = {
+        &s->messages,     &s->bytes,     &s->keys,        &s->untracked_messages, &s->untracked_bytes, &s->samples,
+        &s->sample_bytes, &s->cycle_len, &s->cycle_start, &s->cycle_detected_at,  &s->cycle_deviations};
     for (int i = 0; i < 11; i++) *v[i] = compi_load_le64(p + 8 * i);
     uint32_t flags = compi_load_le32(p + 88);
     if (flags > 1) FAIL("corrupt: summary flags 0x%x", flags);
@@ -275,7 +293,8 @@ static int tr_read_chunks(tr_reader *r)
     }
     if (!r->have_index || !r->have_summ)
         FAIL("truncated: the file ends at %zu bytes without its %s (was the program stopped before "
-             "MPI_Finalize, or the file cut?)", r->len, r->have_index ? "summary" : "index and summary");
+             "MPI_Finalize, or the file cut?)",
+             r->len, r->have_index ? "summary" : "index and summary");
     r->t->stats.file_bytes = r->len;
     return 0;
 }
@@ -303,8 +322,8 @@ static int tr_attach_samples(tr_reader *r, uint64_t *sample_bytes)
             FAIL("corrupt: sample of key %016llx does not fit its %llu-byte message", (unsigned long long)e->key,
                  (unsigned long long)e->msg.size);
         if (e->nsamples >= r->ann[hit[1]])
-            FAIL("corrupt: more samples of key %016llx than its index entry announces (%u)",
-                 (unsigned long long)e->key, r->ann[hit[1]]);
+            FAIL("corrupt: more samples of key %016llx than its index entry announces (%u)", (unsigned long long)e->key,
+                 r->ann[hit[1]]);
         s.data = malloc(s.len ? s.len : 1);
         if (!s.data) FAIL("out of memory");
         memcpy(s.data, p + TR_SMPL_FIXED, s.len);
@@ -313,8 +332,8 @@ static int tr_attach_samples(tr_reader *r, uint64_t *sample_bytes)
     }
     for (size_t i = 0; i < t->nentries; i++)
         if (r->ann[i] != t->entries[i].nsamples)
-            FAIL("corrupt: key %016llx announces %u samples, the file has %u",
-                 (unsigned long long)t->entries[i].key, r->ann[i], t->entries[i].nsamples);
+            FAIL("corrupt: key %016llx announces %u samples, the file has %u", (unsigned long long)t->entries[i].key,
+                 r->ann[i], t->entries[i].nsamples);
     return 0;
 }
 

@@ -15,9 +15,12 @@
 #include "engine/trace_format.h"
 
 #define TR_MAX_CAND 16
-#define TR_OCC 4                         /* latest occurrences kept per key */
+#define TR_OCC 4 /* latest occurrences kept per key */
 
-size_t compi_trace_min_cap(void) { return (size_t)(TR_HDR_LEN + tr_index_size(0) + tr_summ_size()); }
+size_t compi_trace_min_cap(void)
+{
+    return (size_t)(TR_HDR_LEN + tr_index_size(0) + tr_summ_size());
+}
 
 typedef struct {
     uint64_t key;
@@ -25,7 +28,7 @@ typedef struct {
     uint64_t count;
     uint32_t nsamples;
     unsigned nocc;
-    uint64_t occ[TR_OCC];   /* latest positions, most recent first */
+    uint64_t occ[TR_OCC]; /* latest positions, most recent first */
 } tr_wentry;
 
 struct compi_trace_writer {
@@ -34,17 +37,19 @@ struct compi_trace_writer {
     char path[4096];
     size_t cap;
     int samples_stopped;
-    int chunks_written;        /* any chunk after the header (ALGS must come first) */
+    int chunks_written; /* any chunk after the header (ALGS must come first) */
     int profile_written;
     compi_trace_stats st;
     /* keys: entries in first-occurrence order + open-addressing table of index+1 */
     tr_wentry *entries;
     size_t nentries, entries_cap;
     uint32_t *table;
-    size_t table_cap;          /* power of two */
+    size_t table_cap; /* power of two */
     /* cycle detection */
-    uint64_t *hist;            /* ring of the latest COMPI_TRACE_MAX_PERIOD keys */
-    struct { uint64_t period, run; } cand[TR_MAX_CAND];
+    uint64_t *hist; /* ring of the latest COMPI_TRACE_MAX_PERIOD keys */
+    struct {
+        uint64_t period, run;
+    } cand[TR_MAX_CAND];
     int ncand;
     uint8_t scratch[TR_CHUNK_OVH + TR_SMPL_FIXED + COMPI_TRACE_SAMPLE_MAX];
 };
@@ -60,8 +65,8 @@ static void tr_write(compi_trace_writer *w, const void *p, size_t n)
 }
 
 /* The file's fixed header (trace_format.h). */
-static void tr_write_header(compi_trace_writer *w, int rank, int world_size, const char *program,
-                            const char *my_node, size_t cap_bytes)
+static void tr_write_header(compi_trace_writer *w, int rank, int world_size, const char *program, const char *my_node,
+                            size_t cap_bytes)
 {
     uint8_t h[TR_HDR_LEN];
     memset(h, 0, sizeof h);
@@ -83,38 +88,51 @@ static void tr_write_header(compi_trace_writer *w, int rank, int world_size, con
 compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, const char *program,
                                      const char *my_node, size_t cap_bytes, char *err, size_t errlen)
 {
-    if (!dir || !program || !my_node) { compi_errf(err, errlen, "trace: missing directory, program or node name"); return NULL; }
+    if (!dir || !program || !my_node) {
+        compi_errf(err, errlen, "trace: missing directory, program or node name");
+        return NULL;
+    }
     if (rank < 0 || world_size < 1 || rank >= world_size) {
         compi_errf(err, errlen, "trace: rank %d out of range for %d ranks", rank, world_size);
         return NULL;
     }
     if (cap_bytes == 0) cap_bytes = COMPI_TRACE_DEFAULT_CAP;
     if (cap_bytes < compi_trace_min_cap()) {
-        compi_errf(err, errlen, "trace: cap of %zu bytes is below the minimum of %zu", cap_bytes, compi_trace_min_cap());
+        compi_errf(err, errlen, "trace: cap of %zu bytes is below the minimum of %zu", cap_bytes,
+                   compi_trace_min_cap());
         return NULL;
     }
     /* traces hold samples of message contents: a directory compi makes for
      * them, and every trace file, is its user's alone */
     if (compi_dir_create(dir, 0700, err, errlen) != COMPI_OK) return NULL;
     compi_trace_writer *w = calloc(1, sizeof *w);
-    if (!w) { compi_errf(err, errlen, "trace: out of memory"); return NULL; }
+    if (!w) {
+        compi_errf(err, errlen, "trace: out of memory");
+        return NULL;
+    }
     w->hist = malloc(sizeof(uint64_t) * COMPI_TRACE_MAX_PERIOD);
     w->table_cap = 1024;
     w->table = calloc(w->table_cap, sizeof *w->table);
     if (!w->hist || !w->table) {
-        free(w->hist); free(w->table); free(w);
+        free(w->hist);
+        free(w->table);
+        free(w);
         compi_errf(err, errlen, "trace: out of memory");
         return NULL;
     }
     w->cap = cap_bytes;
     if ((size_t)compi_trace_path(w->path, sizeof w->path, dir, rank) >= sizeof w->path) {
-        free(w->hist); free(w->table); free(w);
+        free(w->hist);
+        free(w->table);
+        free(w);
         compi_errf(err, errlen, "trace: directory name too long");
         return NULL;
     }
     compi_wfile wf;
     if (compi_file_create(&wf, w->path, 0600, COMPI_FILE_IN_PLACE | COMPI_FILE_PRIVATE, err, errlen) != COMPI_OK) {
-        free(w->hist); free(w->table); free(w);
+        free(w->hist);
+        free(w->table);
+        free(w);
         return NULL;
     }
     w->f = wf.f;
@@ -125,7 +143,9 @@ compi_trace_writer *compi_trace_open(const char *dir, int rank, int world_size, 
         compi_errf(err, errlen, "%s: write failed: %s", w->path, strerror(w->st.write_error));
         fclose(w->f);
         pthread_mutex_destroy(&w->lock);
-        free(w->hist); free(w->table); free(w);
+        free(w->hist);
+        free(w->table);
+        free(w);
         return NULL;
     }
     return w;
@@ -157,7 +177,7 @@ static tr_wentry *tr_entry(compi_trace_writer *w, uint64_t key, const compi_trac
         if (e->key == key) return e;
         h = (h + 1) & (w->table_cap - 1);
     }
-    if (w->nentries >= TR_MAX_KEYS || w->nentries + 2 > w->table_cap ||   /* (a failed table growth) */
+    if (w->nentries >= TR_MAX_KEYS || w->nentries + 2 > w->table_cap || /* (a failed table growth) */
         w->st.file_bytes + tr_index_size(w->nentries + 1) + tr_summ_size() > w->cap) {
         w->st.cap_reached = 1;
         return NULL;
@@ -200,8 +220,7 @@ static void tr_cycle(compi_trace_writer *w, uint64_t i, uint64_t key, tr_wentry 
     for (int c = 0; c < w->ncand; c++) {
         if (w->hist[(i - w->cand[c].period) % R] != key) continue;
         w->cand[k] = w->cand[c];
-        if (++w->cand[k].run == w->cand[k].period && (!found || w->cand[k].period < found))
-            found = w->cand[k].period;
+        if (++w->cand[k].run == w->cand[k].period && (!found || w->cand[k].period < found)) found = w->cand[k].period;
         k++;
     }
     w->ncand = k;
@@ -249,7 +268,7 @@ static void tr_sample(compi_trace_writer *w, tr_wentry *e, const compi_trace_msg
     compi_store_le32(b + 4, plen);
     compi_store_le64(b + 8, e->key);
     compi_store_le64(b + 16, m->seq);
-    compi_store_le32(b + 24, (uint32_t)(e->count - 1));   /* occurrence number (count already bumped) */
+    compi_store_le32(b + 24, (uint32_t)(e->count - 1)); /* occurrence number (count already bumped) */
     compi_store_le32(b + 28, nslices);
     compi_store_le32(b + 32, len);
     uint8_t *d = b + 8 + TR_SMPL_FIXED;
@@ -294,8 +313,7 @@ void compi_trace_record(compi_trace_writer *w, const compi_trace_msg *m, const v
         memmove(e->occ + 1, e->occ, (TR_OCC - 1) * sizeof e->occ[0]);
         e->occ[0] = i;
         if (e->nocc < TR_OCC) e->nocc++;
-        if (want && data && m->size > 0 && !w->samples_stopped && !w->st.write_error)
-            tr_sample(w, e, m, data);
+        if (want && data && m->size > 0 && !w->samples_stopped && !w->st.write_error) tr_sample(w, e, m, data);
     }
     pthread_mutex_unlock(&w->lock);
 }
@@ -308,7 +326,10 @@ void compi_trace_get_stats(compi_trace_writer *w, compi_trace_stats *s)
 }
 
 /* A chunk written piecewise: header, payload parts, crc. */
-typedef struct { compi_trace_writer *w; uint32_t crc; } tr_chunk;
+typedef struct {
+    compi_trace_writer *w;
+    uint32_t crc;
+} tr_chunk;
 
 static void tr_chunk_begin(tr_chunk *c, compi_trace_writer *w, uint32_t type, uint32_t len)
 {
@@ -403,9 +424,9 @@ static void tr_write_summary(compi_trace_writer *w)
     tr_chunk c;
     const compi_trace_stats *s = &w->st;
     uint8_t m[TR_SUMM_LEN];
-    const uint64_t v[11] = {s->messages, s->bytes, s->keys, s->untracked_messages, s->untracked_bytes,
-                            s->samples, s->sample_bytes, s->cycle_len, s->cycle_start,
-                            s->cycle_detected_at, s->cycle_deviations};
+    const uint64_t v[11] = {
+        s->messages,     s->bytes,     s->keys,        s->untracked_messages, s->untracked_bytes, s->samples,
+        s->sample_bytes, s->cycle_len, s->cycle_start, s->cycle_detected_at,  s->cycle_deviations};
     for (int i = 0; i < 11; i++) compi_store_le64(m + 8 * i, v[i]);
     compi_store_le32(m + 88, s->cap_reached ? 1u : 0u);
     compi_store_le32(m + 92, 0);

@@ -7,12 +7,12 @@
 
 void compi_trials_params_default(compi_trials_params *p)
 {
-    p->trial_compi = 2;   /* the first call also evaluates and may build the node layout */
+    p->trial_compi = 2; /* the first call also evaluates and may build the node layout */
     p->trial_mpi = 2;
     p->hold_min = 4;
-    p->hold_max = 64;     /* a trial every <= 68 calls: at worst ~3 % of calls on the slower path */
-    p->margin = 0.10;   /* a measured win must stand out of the noise of a few calls */
-    p->saving = 100;    /* 10 %: a reduction of random bytes by MAX saves ~3 % to an entropy coder,
+    p->hold_max = 64; /* a trial every <= 68 calls: at worst ~3 % of calls on the slower path */
+    p->margin = 0.10; /* a measured win must stand out of the noise of a few calls */
+    p->saving = 100;  /* 10 %: a reduction of random bytes by MAX saves ~3 % to an entropy coder,
                            not enough to carry compi's path unmeasured */
 }
 
@@ -34,17 +34,17 @@ compi_trials_path compi_trials_begin(compi_trials *g, const compi_trials_params 
     (void)p;
     *probe = g->phase == COMPI_TRIALS_TRY_COMPI && g->done == 0;
     compi_trials_path path = g->phase == COMPI_TRIALS_TRY_COMPI ? COMPI_TRIALS_PATH_COMPI
-                           : g->phase == COMPI_TRIALS_TRY_MPI ? COMPI_TRIALS_PATH_MPI
-                                                            : (compi_trials_path)g->path;
+                             : g->phase == COMPI_TRIALS_TRY_MPI ? COMPI_TRIALS_PATH_MPI
+                                                                : (compi_trials_path)g->path;
     g->calls++;
     if (path == COMPI_TRIALS_PATH_MPI) g->mpi_calls++;
     return path;
 }
 
 int compi_trials_end(compi_trials *g, const compi_trials_params *p, uint64_t ns, uint64_t frame_bytes,
-                   uint64_t saved_bytes)
+                     uint64_t saved_bytes)
 {
-    if (ns == 0) ns = 1;   /* 0 means "no measurement" */
+    if (ns == 0) ns = 1; /* 0 means "no measurement" */
     g->done++;
     switch (g->phase) {
     case COMPI_TRIALS_TRY_COMPI:
@@ -76,7 +76,8 @@ void compi_trials_vote(const compi_trials *g, uint64_t v[COMPI_TRIALS_VOTE])
     v[2] = g->phase == COMPI_TRIALS_TRY_MPI ? g->best_mpi_ns : 0;
 }
 
-static void compi_trials_hold(compi_trials *g, const compi_trials_params *p, compi_trials_path path, compi_trials_why why)
+static void compi_trials_hold(compi_trials *g, const compi_trials_params *p, compi_trials_path path,
+                              compi_trials_why why)
 {
     unsigned lo = p->hold_min ? p->hold_min : 1, hi = p->hold_max > lo ? p->hold_max : lo;
     if (g->started && g->path == (uint8_t)path) {
@@ -107,12 +108,11 @@ void compi_trials_decide(compi_trials *g, const compi_trials_params *p, const ui
         g->best_mpi_ns = 0;
         return;
     }
-    if (g->phase != COMPI_TRIALS_TRY_MPI) return;   /* no vote was due */
+    if (g->phase != COMPI_TRIALS_TRY_MPI) return; /* no vote was due */
     double compi = (double)g->agreed_compi_ns, mpi = (double)agreed[2];
     if (compi > 0 && mpi > 0 && compi * (1.0 + p->margin) < mpi)
         compi_trials_hold(g, p, COMPI_TRIALS_PATH_COMPI, COMPI_TRIALS_WHY_FASTER);
-    else
-        compi_trials_hold(g, p, COMPI_TRIALS_PATH_MPI, COMPI_TRIALS_WHY_SLOWER);
+    else compi_trials_hold(g, p, COMPI_TRIALS_PATH_MPI, COMPI_TRIALS_WHY_SLOWER);
 }
 
 const char *compi_trials_phase_name(int phase)

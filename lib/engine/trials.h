@@ -48,17 +48,22 @@ void compi_trials_params_default(compi_trials_params *p);
 typedef enum { COMPI_TRIALS_PATH_COMPI = 0, COMPI_TRIALS_PATH_MPI = 1 } compi_trials_path;
 typedef enum { COMPI_TRIALS_TRY_COMPI = 0, COMPI_TRIALS_TRY_MPI, COMPI_TRIALS_HOLD } compi_trials_phase;
 /* why the last decision was taken (report, tests) */
-typedef enum { COMPI_TRIALS_WHY_NONE = 0, COMPI_TRIALS_WHY_COMPRESSED, COMPI_TRIALS_WHY_FASTER, COMPI_TRIALS_WHY_SLOWER } compi_trials_why;
+typedef enum {
+    COMPI_TRIALS_WHY_NONE = 0,
+    COMPI_TRIALS_WHY_COMPRESSED,
+    COMPI_TRIALS_WHY_FASTER,
+    COMPI_TRIALS_WHY_SLOWER
+} compi_trials_why;
 
-#define COMPI_TRIALS_VOTE 3   /* uint64_t words of a vote, combined with MAX */
+#define COMPI_TRIALS_VOTE 3 /* uint64_t words of a vote, combined with MAX */
 
 typedef struct {
     uint8_t phase, path, why, started;
-    uint32_t done;           /* calls done in this phase */
-    uint32_t hold;           /* length of the current / next hold */
+    uint32_t done;                       /* calls done in this phase */
+    uint32_t hold;                       /* length of the current / next hold */
     uint64_t frame_bytes, saved_bytes;   /* this rank, this trial: bytes put in frames, saved by compression */
-    uint64_t best_compi_ns, best_mpi_ns;  /* this rank's fastest trial call per path (0: none) */
-    uint64_t agreed_compi_ns;             /* from the last TRY_COMPI vote */
+    uint64_t best_compi_ns, best_mpi_ns; /* this rank's fastest trial call per path (0: none) */
+    uint64_t agreed_compi_ns;            /* from the last TRY_COMPI vote */
     /* counters */
     uint64_t calls, mpi_calls, votes, switches;
 } compi_trials;
@@ -73,7 +78,7 @@ compi_trials_path compi_trials_begin(compi_trials *g, const compi_trials_params 
  * compi_trials_vote, combines it over all ranks with MAX (MPI_UNSIGNED_LONG_LONG)
  * and hands the result to compi_trials_decide. */
 int compi_trials_end(compi_trials *g, const compi_trials_params *p, uint64_t ns, uint64_t frame_bytes,
-                   uint64_t saved_bytes);
+                     uint64_t saved_bytes);
 void compi_trials_vote(const compi_trials *g, uint64_t v[COMPI_TRIALS_VOTE]);
 void compi_trials_decide(compi_trials *g, const compi_trials_params *p, const uint64_t agreed[COMPI_TRIALS_VOTE]);
 

@@ -71,8 +71,7 @@ static void compi_window_mark(compi_window *w, compi_win_action a)
     uint64_t idx = w->timeline_messages / w->bin;
     if (idx >= COMPI_TIMELINE_BINS) {
         for (unsigned i = 0; i < COMPI_TIMELINE_BINS / 2; i++)
-            for (int k = 0; k < 3; k++)
-                w->timeline[i][k] = w->timeline[2 * i][k] + w->timeline[2 * i + 1][k];
+            for (int k = 0; k < 3; k++) w->timeline[i][k] = w->timeline[2 * i][k] + w->timeline[2 * i + 1][k];
         memset(w->timeline[COMPI_TIMELINE_BINS / 2], 0, sizeof w->timeline[0] * (COMPI_TIMELINE_BINS / 2));
         w->bin *= 2;
         idx = w->timeline_messages / w->bin;
@@ -131,8 +130,7 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
     return a;
 }
 
-compi_win_action compi_window_classify_probe(compi_window *w, const compi_window_params *p, size_t size,
-                                             double now_s)
+compi_win_action compi_window_classify_probe(compi_window *w, const compi_window_params *p, size_t size, double now_s)
 {
     int backing_off = w->backoff_until >= 0 && now_s < w->backoff_until;
     if (size >= p->floor && !backing_off && size < w->no_len && size < w->yes_len) {
@@ -145,8 +143,8 @@ compi_win_action compi_window_classify_probe(compi_window *w, const compi_window
     return compi_window_classify(w, p, size, now_s);
 }
 
-void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size,
-                            const compi_codec *best, double predicted)
+void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size, const compi_codec *best,
+                            double predicted)
 {
     if (!best) {
         /* raw wins at this size: smaller ones (more latency-bound) too */

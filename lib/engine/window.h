@@ -35,7 +35,7 @@ typedef struct {
     unsigned restart_mistakes; /* mistakes within history that restart the study (COMPI_ADAPT_MISTAKES) */
     unsigned backoff_restarts; /* restarts within restart_period_s that trigger a back-off */
     double restart_period_s;
-    double backoff_s;          /* first back-off; doubles on each consecutive one (COMPI_ADAPT_BACKOFF) */
+    double backoff_s; /* first back-off; doubles on each consecutive one (COMPI_ADAPT_BACKOFF) */
     unsigned backoff_max_doublings;
 } compi_window_params;
 
@@ -50,15 +50,15 @@ typedef enum { COMPI_WIN_RAW = 0, COMPI_WIN_EVALUATE = 1, COMPI_WIN_COMPRESS = 2
 #define COMPI_WINDOW_MAX_RESTARTS 16
 
 typedef struct {
-    size_t no_len, yes_len;        /* yes_len == SIZE_MAX: no compressed zone yet */
-    const compi_codec *codec;      /* the yes zone's codec */
+    size_t no_len, yes_len;   /* yes_len == SIZE_MAX: no compressed zone yet */
+    const compi_codec *codec; /* the yes zone's codec */
     unsigned raw_run, compressed_run;
     size_t raw_bytes_run, compressed_bytes_run;
-    uint32_t outcomes;             /* bit i = mistake of the i-th latest compressed message */
+    uint32_t outcomes; /* bit i = mistake of the i-th latest compressed message */
     unsigned outcomes_len;
     double restart_at[COMPI_WINDOW_MAX_RESTARTS];
-    unsigned nrestarts;            /* restarts remembered in restart_at (recent ones) */
-    double backoff_until;          /* compression off until then; < 0 when not backing off */
+    unsigned nrestarts;   /* restarts remembered in restart_at (recent ones) */
+    double backoff_until; /* compression off until then; < 0 when not backing off */
     unsigned backoff_level;
     double last_backoff_end;
     /* How far achieved speedups fall short of predicted ones: the median of
@@ -71,7 +71,7 @@ typedef struct {
     double bias;
     double bias_ring[8];
     unsigned bias_n, bias_next;
-    double last_predicted;         /* prediction behind the yes zone's codec */
+    double last_predicted; /* prediction behind the yes zone's codec */
     /* counters for the report */
     uint64_t messages, raw, evaluated, compressed;
     uint64_t mistakes, restarts, reevaluations, backoffs;
@@ -89,14 +89,20 @@ void compi_window_init(compi_window *w, const compi_window_params *p);
  * pay, i.e. its achieved speedup was below 1; only the latest `history`
  * (<= COMPI_OUTCOMES_MAX, the bits of a uint32_t) bits are kept. */
 #define COMPI_OUTCOMES_MAX 32u
-static inline int compi_outcome_is_mistake(double achieved) { return achieved < 1.0; }
+static inline int compi_outcome_is_mistake(double achieved)
+{
+    return achieved < 1.0;
+}
 static inline uint32_t compi_outcomes_push(uint32_t outcomes, int mistake, unsigned history)
 {
     if (history > COMPI_OUTCOMES_MAX) history = COMPI_OUTCOMES_MAX;
     uint32_t mask = history == COMPI_OUTCOMES_MAX ? 0xffffffffu : ((1u << history) - 1);
     return ((outcomes << 1) | (mistake ? 1u : 0u)) & mask;
 }
-static inline unsigned compi_outcomes_mistakes(uint32_t outcomes) { return (unsigned)__builtin_popcount(outcomes); }
+static inline unsigned compi_outcomes_mistakes(uint32_t outcomes)
+{
+    return (unsigned)__builtin_popcount(outcomes);
+}
 
 /* What to do with a message of `size` bytes at time now_s. */
 compi_win_action compi_window_classify(compi_window *w, const compi_window_params *p, size_t size, double now_s);
@@ -104,12 +110,11 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
  * (lib/engine/trials.h): a size in the raw zone reopens it first, as
  * reeval_after raw messages in a row would (unless backing off), so the
  * message is evaluated on its data. */
-compi_win_action compi_window_classify_probe(compi_window *w, const compi_window_params *p, size_t size,
-                                             double now_s);
+compi_win_action compi_window_classify_probe(compi_window *w, const compi_window_params *p, size_t size, double now_s);
 /* After an evaluation: best is the codec to use, or NULL when raw is
  * predicted faster; predicted is best's predicted speedup (or raw's, 1). */
-void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size,
-                            const compi_codec *best, double predicted);
+void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size, const compi_codec *best,
+                            double predicted);
 /* After a message went through a codec: its speedup as achieved (from the
  * real ratio and compression time); < 1 is a mistake. */
 void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s);

@@ -31,11 +31,14 @@ int compi_coll_meta_read(const int64_t w[COMPI_COLL_META_WORDS], compi_coll_meta
     if (w0 >> 24) return compi_coll_meta_bad(m, why, whylen, "reserved bits set", w[0]);
     if (m->any > 1) return compi_coll_meta_bad(m, why, whylen, "pipelining flag not 0 or 1", m->any);
     if (m->kind > COMPI_COLL_BLOCK_CHUNKED) return compi_coll_meta_bad(m, why, whylen, "unknown block kind", m->kind);
-    if (w[1] < 0 || m->len > COMPI_COLL_META_MAX) return compi_coll_meta_bad(m, why, whylen, "length out of range", w[1]);
-    if (w[2] < 0 || m->size > COMPI_COLL_META_MAX) return compi_coll_meta_bad(m, why, whylen, "size out of range", w[2]);
+    if (w[1] < 0 || m->len > COMPI_COLL_META_MAX)
+        return compi_coll_meta_bad(m, why, whylen, "length out of range", w[1]);
+    if (w[2] < 0 || m->size > COMPI_COLL_META_MAX)
+        return compi_coll_meta_bad(m, why, whylen, "size out of range", w[2]);
     switch (m->kind) {
     case COMPI_COLL_BLOCK_NONE:
-        if (m->log2 || m->len || m->size) return compi_coll_meta_bad(m, why, whylen, "fields set on an empty block", w[0]);
+        if (m->log2 || m->len || m->size)
+            return compi_coll_meta_bad(m, why, whylen, "fields set on an empty block", w[0]);
         break;
     case COMPI_COLL_BLOCK_BYTES:
     case COMPI_COLL_BLOCK_TYPED:
@@ -72,7 +75,8 @@ int compi_bcast_header_read(const void *src, size_t avail, uint64_t expect, comp
                  (unsigned long long)h->original_len, (unsigned long long)expect);
         return COMPI_ERR_CORRUPT;
     }
-    if (h->codec != COMPI_CODEC_RAW && h->codec != COMPI_CODEC_CHUNKED && (h->payload_len == 0 || h->payload_len > h->original_len)) {
+    if (h->codec != COMPI_CODEC_RAW && h->codec != COMPI_CODEC_CHUNKED &&
+        (h->payload_len == 0 || h->payload_len > h->original_len)) {
         snprintf(why, whylen, "compressed broadcast payload of %llu bytes for %llu bytes of data",
                  (unsigned long long)h->payload_len, (unsigned long long)h->original_len);
         return COMPI_ERR_CORRUPT;

@@ -37,9 +37,9 @@ enum { COMPI_COLL_BLOCK_NONE = 0, COMPI_COLL_BLOCK_BYTES, COMPI_COLL_BLOCK_TYPED
 
 typedef struct {
     int kind;
-    unsigned log2;     /* CHUNKED: log2 of the chunk size */
-    uint64_t len;      /* BYTES, TYPED */
-    uint64_t size;     /* CHUNKED */
+    unsigned log2; /* CHUNKED: log2 of the chunk size */
+    uint64_t len;  /* BYTES, TYPED */
+    uint64_t size; /* CHUNKED */
     int any;
 } compi_coll_meta;
 

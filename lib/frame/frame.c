@@ -52,23 +52,22 @@ void compi_frame_write_header(void *dst, const compi_frame_header *h)
 
 /* chunk: a pipelined message's chunk frame, whose flags byte is its index
  * (mod 256) */
-static int compi_header_parse(const void *src, size_t avail, compi_frame_header *h, char *why, size_t whylen,
-                              int chunk)
+static int compi_header_parse(const void *src, size_t avail, compi_frame_header *h, char *why, size_t whylen, int chunk)
 {
     const unsigned char *p = src;
     if (avail < COMPI_FRAME_HEADER_SIZE) {
-        snprintf(why, whylen, "message of %zu bytes is shorter than a compi frame header "
-                 "(was it sent without compi?)", avail);
+        snprintf(why, whylen,
+                 "message of %zu bytes is shorter than a compi frame header "
+                 "(was it sent without compi?)",
+                 avail);
         return COMPI_ERR_CORRUPT;
     }
     if (compi_get_u32(p) != COMPI_FRAME_MAGIC) {
-        snprintf(why, whylen, "bad frame magic 0x%08x (sender not using compi, or data damaged)",
-                 compi_get_u32(p));
+        snprintf(why, whylen, "bad frame magic 0x%08x (sender not using compi, or data damaged)", compi_get_u32(p));
         return COMPI_ERR_CORRUPT;
     }
     if (p[4] != COMPI_FRAME_VERSION) {
-        snprintf(why, whylen, "unsupported frame version %u (this compi speaks %u)", p[4],
-                 COMPI_FRAME_VERSION);
+        snprintf(why, whylen, "unsupported frame version %u (this compi speaks %u)", p[4], COMPI_FRAME_VERSION);
         return COMPI_ERR_CORRUPT;
     }
     if (compi_get_u32(p + 24) != compi_header_check(p)) {
@@ -86,8 +85,8 @@ static int compi_header_parse(const void *src, size_t avail, compi_frame_header 
         return COMPI_ERR_CORRUPT;
     }
     if (h->codec == COMPI_CODEC_RAW && h->payload_len != h->original_len) {
-        snprintf(why, whylen, "raw frame with payload %llu != original %llu bytes",
-                 (unsigned long long)h->payload_len, (unsigned long long)h->original_len);
+        snprintf(why, whylen, "raw frame with payload %llu != original %llu bytes", (unsigned long long)h->payload_len,
+                 (unsigned long long)h->original_len);
         return COMPI_ERR_CORRUPT;
     }
     if (h->codec == COMPI_CODEC_ESCAPE && h->original_len < COMPI_FRAME_HEADER_SIZE) {
@@ -97,8 +96,8 @@ static int compi_header_parse(const void *src, size_t avail, compi_frame_header 
     }
     if (h->codec == COMPI_CODEC_CHUNKED) {
         if (h->flags < COMPI_CHUNK_LOG2_MIN || h->flags > COMPI_CHUNK_LOG2_MAX) {
-            snprintf(why, whylen, "pipelined message header names chunks of 2^%u bytes (2^%d..2^%d expected)",
-                     h->flags, COMPI_CHUNK_LOG2_MIN, COMPI_CHUNK_LOG2_MAX);
+            snprintf(why, whylen, "pipelined message header names chunks of 2^%u bytes (2^%d..2^%d expected)", h->flags,
+                     COMPI_CHUNK_LOG2_MIN, COMPI_CHUNK_LOG2_MAX);
             return COMPI_ERR_CORRUPT;
         }
         if (compi_chunk_count(h->original_len, h->flags) < 2) {
@@ -122,8 +121,7 @@ static int compi_header_parse(const void *src, size_t avail, compi_frame_header 
     return COMPI_OK;
 }
 
-int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
-                            char *why, size_t whylen)
+int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h, char *why, size_t whylen)
 {
     return compi_header_parse(src, avail, h, why, whylen, 0);
 }
@@ -162,7 +160,7 @@ int compi_frame_decode_payload(const compi_frame_header *h, const void *payload,
         return COMPI_ERR_DST_TOO_SMALL;
     }
     size_t orig = (size_t)h->original_len;
-    if (h->codec == COMPI_CODEC_RAW) {   /* the header check made payload_len == original_len */
+    if (h->codec == COMPI_CODEC_RAW) { /* the header check made payload_len == original_len */
         if (orig) memcpy(dst, payload, orig);
         return COMPI_OK;
     }
@@ -186,14 +184,13 @@ int compi_frame_decode_whole(const void *frame, size_t frame_len, void *dst, siz
                              char *why, size_t whylen)
 {
     if (compi_frame_check_whole(frame, frame_len, h, why, whylen) != COMPI_OK) return COMPI_ERR_CORRUPT;
-    return compi_frame_decode_payload(h, (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE, dst, cap, why,
-                                      whylen);
+    return compi_frame_decode_payload(h, (const unsigned char *)frame + COMPI_FRAME_HEADER_SIZE, dst, cap, why, whylen);
 }
 
 /* --------------------------------------------------------------- escapes */
 
-int compi_escape_check(const compi_frame_header *h, size_t landed, size_t n, int truncated, uint64_t tag_ub,
-                       char *why, size_t whylen)
+int compi_escape_check(const compi_frame_header *h, size_t landed, size_t n, int truncated, uint64_t tag_ub, char *why,
+                       size_t whylen)
 {
     if (h->codec != COMPI_CODEC_ESCAPE) {
         snprintf(why, whylen, "frame with codec id %u is not an escape header", h->codec);
@@ -227,7 +224,8 @@ int compi_escape_put_back(unsigned char *head, size_t landed, const unsigned cha
         return COMPI_ERR_CORRUPT;
     }
     if (!compi_bytes_look_framed(aside, got, got)) {
-        snprintf(why, whylen, "escape side message does not hold the frame-like bytes it stands for "
+        snprintf(why, whylen,
+                 "escape side message does not hold the frame-like bytes it stands for "
                  "(a message of another sender?)");
         return COMPI_ERR_CORRUPT;
     }
@@ -291,7 +289,8 @@ int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_
     }
     size_t plen = got - COMPI_FRAME_HEADER_SIZE;
     if (h.payload_len != plen || (h.codec != COMPI_CODEC_RAW && plen >= len)) {
-        snprintf(why, whylen, "chunk declares %llu payload bytes, %zu arrived", (unsigned long long)h.payload_len, plen);
+        snprintf(why, whylen, "chunk declares %llu payload bytes, %zu arrived", (unsigned long long)h.payload_len,
+                 plen);
         return COMPI_ERR_CORRUPT;
     }
     const unsigned char *payload = msg + COMPI_FRAME_HEADER_SIZE;

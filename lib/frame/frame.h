@@ -32,16 +32,16 @@
  * flags = log2 of the chunk size (every chunk but the last is that long).
  * Never a codec id. */
 #define COMPI_CODEC_CHUNKED 254
-#define COMPI_CHUNK_LOG2_MIN 12      /* 4 KiB */
-#define COMPI_CHUNK_LOG2_MAX 26      /* 64 MiB */
+#define COMPI_CHUNK_LOG2_MIN 12 /* 4 KiB */
+#define COMPI_CHUNK_LOG2_MAX 26 /* 64 MiB */
 
 typedef struct {
-    uint8_t codec;          /* 0 = raw */
+    uint8_t codec; /* 0 = raw */
     uint8_t dtclass;
-    uint64_t original_len;  /* bytes of packed application data */
-    uint64_t payload_len;   /* bytes of codec output after the header, exactly
+    uint64_t original_len; /* bytes of packed application data */
+    uint64_t payload_len;  /* bytes of codec output after the header, exactly
                                what follows it on the wire */
-    uint8_t flags;          /* 0; COMPI_CODEC_CHUNKED: log2 chunk size; a chunk: its number mod 256 */
+    uint8_t flags;         /* 0; COMPI_CODEC_CHUNKED: log2 chunk size; a chunk: its number mod 256 */
 } compi_frame_header;
 
 void compi_frame_write_header(void *dst, const compi_frame_header *h);
@@ -55,8 +55,7 @@ static inline int compi_bytes_look_framed(const void *p, size_t avail, size_t le
 }
 /* Validates magic, version, checksum, codec id and the fields' consistency;
  * fills why on failure (COMPI_ERR_CORRUPT). */
-int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h,
-                            char *why, size_t whylen);
+int compi_frame_read_header(const void *src, size_t avail, compi_frame_header *h, char *why, size_t whylen);
 
 /* ---------------------------------------------------------- whole frames */
 /* A frame whose payload is all in memory (a collective's block, a stashed
@@ -91,8 +90,8 @@ int compi_frame_decode_whole(const void *frame, size_t frame_len, void *dst, siz
  * message is fetched: the declared length must be the message's, the side
  * tag an MPI tag (at most tag_ub), and the 32 bytes to put back must be in
  * memory. COMPI_OK, or COMPI_ERR_CORRUPT with why. */
-int compi_escape_check(const compi_frame_header *h, size_t landed, size_t n, int truncated, uint64_t tag_ub,
-                       char *why, size_t whylen);
+int compi_escape_check(const compi_frame_header *h, size_t landed, size_t n, int truncated, uint64_t tag_ub, char *why,
+                       size_t whylen);
 /* Puts the side message (got bytes at aside) back over the escape header
  * at head (landed bytes of room): exactly the 32 bytes the sender set
  * aside, which look like a frame (that is why they were escaped).

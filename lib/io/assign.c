@@ -27,7 +27,7 @@ typedef struct {
     int *rowsol, *colsol;   /* column of each row, row of each column (-1: none) */
     int *freerows, numfree; /* rows without a column */
     int *collist, *matches, *pred;
-    double *d, *v;          /* shortest path distances; column prices */
+    double *d, *v; /* shortest path distances; column prices */
 } jv_state;
 
 #define C(i, j) c[(size_t)(i) * (size_t)n + (size_t)(j)]
@@ -46,7 +46,10 @@ static void jv_column_reduction(jv_state *s)
         double mn = C(0, j);
         int imin = 0;
         for (int i = 1; i < n; i++)
-            if (C(i, j) < mn) { mn = C(i, j); imin = i; }
+            if (C(i, j) < mn) {
+                mn = C(i, j);
+                imin = i;
+            }
         v[j] = mn;
         if (++matches[imin] == 1) {
             rowsol[imin] = j;
@@ -120,7 +123,7 @@ static void jv_augmenting_row_reduction(jv_state *s)
             int i0 = colsol[j1];
             if (umin < usubmin) {
                 v[j1] -= usubmin - umin;
-            } else if (i0 >= 0) {   /* tie: take the second column instead */
+            } else if (i0 >= 0) { /* tie: take the second column instead */
                 j1 = j2;
                 i0 = colsol[j2];
             }
@@ -163,7 +166,10 @@ static int jv_shortest_path(jv_state *s, int freerow, double *mn_out, int *last_
                 int j = collist[k];
                 double h = d[j];
                 if (h <= mn) {
-                    if (h < mn) { up = low; mn = h; }
+                    if (h < mn) {
+                        up = low;
+                        mn = h;
+                    }
                     collist[k] = collist[up];
                     collist[up++] = j;
                 }
@@ -254,14 +260,23 @@ static int jv_square(int n, const double *c, unsigned flags, int *rowsol, int *c
     int ok = s.freerows && s.collist && s.matches && s.pred && s.d && s.v;
     if (ok && (flags & COMPI_ASSIGN_NO_INIT)) {
         /* every row free, zero prices: augmentation alone solves it */
-        for (int i = 0; i < n; i++) { rowsol[i] = colsol[i] = -1; s.v[i] = 0; s.freerows[s.numfree++] = i; }
+        for (int i = 0; i < n; i++) {
+            rowsol[i] = colsol[i] = -1;
+            s.v[i] = 0;
+            s.freerows[s.numfree++] = i;
+        }
     } else if (ok) {
         jv_column_reduction(&s);
         jv_reduction_transfer(&s);
         jv_augmenting_row_reduction(&s);
     }
     if (ok) jv_augmentation(&s);
-    free(s.freerows); free(s.collist); free(s.matches); free(s.pred); free(s.d); free(s.v);
+    free(s.freerows);
+    free(s.collist);
+    free(s.matches);
+    free(s.pred);
+    free(s.d);
+    free(s.v);
     return ok ? COMPI_OK : COMPI_ERR_NOMEM;
 }
 
@@ -271,8 +286,10 @@ int compi_assign_solve_ex(size_t rows, size_t cols, const double *w, const unsig
     if (sense != COMPI_ASSIGN_MIN && sense != COMPI_ASSIGN_MAX) return COMPI_IO_ERR_ARG;
     if (rows > (size_t)INT32_MAX / 2 || cols > (size_t)INT32_MAX / 2) return COMPI_IO_ERR_ARG;
     if (rows && cols && (!w || rows > SIZE_MAX / sizeof(double) / cols)) return COMPI_IO_ERR_ARG;
-    if (row_col) for (size_t r = 0; r < rows; r++) row_col[r] = -1;
-    if (col_row) for (size_t c = 0; c < cols; c++) col_row[c] = -1;
+    if (row_col)
+        for (size_t r = 0; r < rows; r++) row_col[r] = -1;
+    if (col_row)
+        for (size_t c = 0; c < cols; c++) col_row[c] = -1;
     if (total) *total = 0;
     if (rows == 0 || cols == 0) return COMPI_OK;
 
@@ -285,13 +302,15 @@ int compi_assign_solve_ex(size_t rows, size_t cols, const double *w, const unsig
     double bigm = 2 * sumabs + 1;
 
     int transposed = rows > cols;
-    int nr = (int)(transposed ? cols : rows);   /* the small side */
-    int n = (int)(transposed ? rows : cols);    /* the square size */
+    int nr = (int)(transposed ? cols : rows); /* the small side */
+    int n = (int)(transposed ? rows : cols);  /* the square size */
     double *c = malloc((size_t)n * (size_t)n * sizeof *c);
     int *rowsol = malloc((size_t)n * sizeof *rowsol);
     int *colsol = malloc((size_t)n * sizeof *colsol);
     if (!c || !rowsol || !colsol) {
-        free(c); free(rowsol); free(colsol);
+        free(c);
+        free(rowsol);
+        free(colsol);
         return COMPI_ERR_NOMEM;
     }
     double sign = sense == COMPI_ASSIGN_MAX ? -1.0 : 1.0;
@@ -308,30 +327,36 @@ int compi_assign_solve_ex(size_t rows, size_t cols, const double *w, const unsig
         for (int i = 0; i < nr; i++) {
             int j = rowsol[i];
             size_t r = transposed ? (size_t)j : (size_t)i, cc = transposed ? (size_t)i : (size_t)j;
-            if (allowed && !allowed[r * cols + cc]) { rc = COMPI_IO_ERR_INFEASIBLE; break; }
+            if (allowed && !allowed[r * cols + cc]) {
+                rc = COMPI_IO_ERR_INFEASIBLE;
+                break;
+            }
             sum += w[r * cols + cc];
             if (row_col) row_col[r] = (int)cc;
             if (col_row) col_row[cc] = (int)r;
         }
         if (rc == COMPI_OK && total) *total = sum;
         if (rc != COMPI_OK) {
-            if (row_col) for (size_t r = 0; r < rows; r++) row_col[r] = -1;
-            if (col_row) for (size_t cc = 0; cc < cols; cc++) col_row[cc] = -1;
+            if (row_col)
+                for (size_t r = 0; r < rows; r++) row_col[r] = -1;
+            if (col_row)
+                for (size_t cc = 0; cc < cols; cc++) col_row[cc] = -1;
         }
     }
-    free(c); free(rowsol); free(colsol);
+    free(c);
+    free(rowsol);
+    free(colsol);
     return rc;
 }
 
-int compi_assign_solve_masked(size_t rows, size_t cols, const double *w,
-                              const unsigned char *allowed, compi_assign_sense sense,
-                              int *row_col, int *col_row, double *total)
+int compi_assign_solve_masked(size_t rows, size_t cols, const double *w, const unsigned char *allowed,
+                              compi_assign_sense sense, int *row_col, int *col_row, double *total)
 {
     return compi_assign_solve_ex(rows, cols, w, allowed, sense, 0, row_col, col_row, total);
 }
 
-int compi_assign_solve(size_t rows, size_t cols, const double *w, compi_assign_sense sense,
-                       int *row_col, int *col_row, double *total)
+int compi_assign_solve(size_t rows, size_t cols, const double *w, compi_assign_sense sense, int *row_col, int *col_row,
+                       double *total)
 {
     return compi_assign_solve_ex(rows, cols, w, NULL, sense, 0, row_col, col_row, total);
 }

@@ -65,12 +65,12 @@ static int domain_of(const compi_io_domains *d, int64_t off)
         if (off < d->stop[mid]) hi = mid;
         else lo = mid + 1;
     }
-    while (lo < d->n - 1 && d->stop[lo] <= off) lo++;   /* skip empty domains */
+    while (lo < d->n - 1 && d->stop[lo] <= off) lo++; /* skip empty domains */
     return lo;
 }
 
-int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io_segs *segs,
-                           double *bytes, double *blocks)
+int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io_segs *segs, double *bytes,
+                           double *blocks)
 {
     if (!d || nprocs < 0 || (nprocs && !segs)) return COMPI_IO_ERR_ARG;
     size_t cells = (size_t)nprocs * (size_t)d->n;
@@ -79,8 +79,8 @@ int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io
     for (int p = 0; p < nprocs; p++)
         for (size_t s = 0; s < segs[p].n; s++) {
             int64_t a = segs[p].v[s].off, b = a + segs[p].v[s].len;
-            if (a < d->start || b > d->end) return COMPI_IO_ERR_ARG;   /* outside the range */
-            while (a < b) {   /* one piece per domain the segment touches */
+            if (a < d->start || b > d->end) return COMPI_IO_ERR_ARG; /* outside the range */
+            while (a < b) {                                          /* one piece per domain the segment touches */
                 int k = domain_of(d, a);
                 int64_t e = b < d->stop[k] ? b : d->stop[k];
                 if (bytes) bytes[(size_t)p * d->n + k] += (double)(e - a);
@@ -106,19 +106,22 @@ int compi_io_place_default(int nprocs, const int *node_of, int cb_nodes, int *ag
     return n;
 }
 
-int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned char *candidate,
-                      const int *node_of, int one_per_node, int *agg)
+int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned char *candidate, const int *node_of,
+                      int one_per_node, int *agg)
 {
     if (nprocs <= 0 || ndomains < 0 || !w || !agg || (one_per_node && !node_of)) return COMPI_IO_ERR_ARG;
     if (ndomains == 0) return COMPI_OK;
     /* rows: candidate processes, or nodes with each node's best candidate per domain */
-    int *rowproc = malloc(sizeof(int) * (size_t)nprocs);   /* row -> process (process mode) */
-    int *nodeid = malloc(sizeof(int) * (size_t)nprocs);    /* row -> node id (node mode) */
+    int *rowproc = malloc(sizeof(int) * (size_t)nprocs); /* row -> process (process mode) */
+    int *nodeid = malloc(sizeof(int) * (size_t)nprocs);  /* row -> node id (node mode) */
     int *best = NULL;
     double *m = NULL;
     int *col_row = malloc(sizeof(int) * (size_t)ndomains);
     int rc = COMPI_OK, rows = 0;
-    if (!rowproc || !nodeid || !col_row) { rc = COMPI_ERR_NOMEM; goto done; }
+    if (!rowproc || !nodeid || !col_row) {
+        rc = COMPI_ERR_NOMEM;
+        goto done;
+    }
     if (!one_per_node) {
         for (int p = 0; p < nprocs; p++)
             if (!candidate || candidate[p]) rowproc[rows++] = p;
@@ -130,15 +133,24 @@ int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned 
             if (!seen) nodeid[rows++] = node_of[p];
         }
     }
-    if (rows < ndomains) { rc = COMPI_IO_ERR_INFEASIBLE; goto done; }
+    if (rows < ndomains) {
+        rc = COMPI_IO_ERR_INFEASIBLE;
+        goto done;
+    }
     m = malloc(sizeof(double) * (size_t)rows * (size_t)ndomains);
-    if (!m) { rc = COMPI_ERR_NOMEM; goto done; }
+    if (!m) {
+        rc = COMPI_ERR_NOMEM;
+        goto done;
+    }
     if (!one_per_node) {
         for (int r = 0; r < rows; r++)
             memcpy(m + (size_t)r * ndomains, w + (size_t)rowproc[r] * ndomains, sizeof(double) * (size_t)ndomains);
     } else {
         best = malloc(sizeof(int) * (size_t)rows * (size_t)ndomains);
-        if (!best) { rc = COMPI_ERR_NOMEM; goto done; }
+        if (!best) {
+            rc = COMPI_ERR_NOMEM;
+            goto done;
+        }
         for (int r = 0; r < rows; r++)
             for (int k = 0; k < ndomains; k++) {
                 int bp = -1;
@@ -155,7 +167,11 @@ int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned 
         for (int k = 0; k < ndomains; k++)
             agg[k] = one_per_node ? best[(size_t)col_row[k] * ndomains + k] : rowproc[col_row[k]];
 done:
-    free(rowproc); free(nodeid); free(best); free(m); free(col_row);
+    free(rowproc);
+    free(nodeid);
+    free(best);
+    free(m);
+    free(col_row);
     return rc;
 }
 
@@ -164,23 +180,31 @@ done:
  * domain's aggregator the node's member holding most of it (lowest rank on
  * ties), or def itself: whichever moves fewest bytes across nodes, among
  * those moving no more bytes between processes than def (see io.h). */
-int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const int *node_of, const int *def,
-                          int *agg)
+int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const int *node_of, const int *def, int *agg)
 {
     if (nprocs <= 0 || ndomains < 0 || !bytes || !node_of || !def || !agg) return COMPI_IO_ERR_ARG;
     if (ndomains == 0) return COMPI_OK;
     int *nodeid = malloc(sizeof(int) * (size_t)nprocs), *col_row = malloc(sizeof(int) * (size_t)ndomains);
     int *cand = malloc(sizeof(int) * (size_t)ndomains), rows = 0, rc = COMPI_OK;
     double *m = NULL;
-    if (!nodeid || !col_row || !cand) { rc = COMPI_ERR_NOMEM; goto done; }
+    if (!nodeid || !col_row || !cand) {
+        rc = COMPI_ERR_NOMEM;
+        goto done;
+    }
     for (int p = 0; p < nprocs; p++) {
         int seen = 0;
         for (int r = 0; r < rows && !seen; r++) seen = nodeid[r] == node_of[p];
         if (!seen) nodeid[rows++] = node_of[p];
     }
-    if (rows < ndomains) { rc = COMPI_IO_ERR_INFEASIBLE; goto done; }
+    if (rows < ndomains) {
+        rc = COMPI_IO_ERR_INFEASIBLE;
+        goto done;
+    }
     m = calloc((size_t)rows * (size_t)ndomains, sizeof(double));
-    if (!m) { rc = COMPI_ERR_NOMEM; goto done; }
+    if (!m) {
+        rc = COMPI_ERR_NOMEM;
+        goto done;
+    }
     for (int r = 0; r < rows; r++)
         for (int p = 0; p < nprocs; p++)
             if (node_of[p] == nodeid[r])
@@ -208,7 +232,10 @@ int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const i
     if (vd.internode < bi) pick = def;
     if (pick != agg) memcpy(agg, pick, sizeof(int) * (size_t)ndomains);
 done:
-    free(nodeid); free(col_row); free(cand); free(m);
+    free(nodeid);
+    free(col_row);
+    free(cand);
+    free(m);
     return rc;
 }
 
@@ -224,11 +251,17 @@ int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int 
             int64_t b = (int64_t)bytes[(size_t)p * ndomains + k];
             if (b == 0) continue;
             v->total += b;
-            if (p == a) { v->local += b; continue; }
+            if (p == a) {
+                v->local += b;
+                continue;
+            }
             v->moved += b;
             v->messages++;
             int remote = node_of ? node_of[p] != node_of[a] : 1;
-            if (remote) { v->internode += b; v->internode_messages++; }
+            if (remote) {
+                v->internode += b;
+                v->internode_messages++;
+            }
         }
     }
     return COMPI_OK;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COMPI_IO_READ_GAP ((int64_t)64 << 10)     /* reads: runs this close are read as one */
+#define COMPI_IO_READ_GAP ((int64_t)64 << 10) /* reads: runs this close are read as one */
 
 /* Window of domain k in cycle c. */
 static void compi_io_window(const compi_io_call *c, int k, int64_t cyc, int64_t *lo, int64_t *hi)
@@ -23,7 +23,7 @@ typedef void (*compi_io_piece_fn)(void *arg, int64_t off, int64_t len, int64_t s
 static void compi_io_pieces(const compi_io_call *c, int64_t lo, int64_t hi, compi_io_piece_fn fn, void *arg)
 {
     if (lo >= hi || c->fs.n == 0) return;
-    size_t a = 0, b = c->fs.n;   /* first segment ending after lo */
+    size_t a = 0, b = c->fs.n; /* first segment ending after lo */
     while (a < b) {
         size_t m = a + (b - a) / 2;
         if (c->fs.v[m].off + c->fs.v[m].len <= lo) a = m + 1;
@@ -36,10 +36,13 @@ static void compi_io_pieces(const compi_io_call *c, int64_t lo, int64_t hi, comp
     }
 }
 
-typedef struct { int64_t n, bytes; } compi_io_tally;
+typedef struct {
+    int64_t n, bytes;
+} compi_io_tally;
 static void compi_io_tally_fn(void *arg, int64_t off, int64_t len, int64_t spos)
 {
-    (void)off; (void)spos;
+    (void)off;
+    (void)spos;
     compi_io_tally *t = arg;
     t->n++;
     t->bytes += len;
@@ -47,14 +50,20 @@ static void compi_io_tally_fn(void *arg, int64_t off, int64_t len, int64_t spos)
 
 /* A message under construction: the piece list (compact, lib/io/plist.c),
  * then (writes) the bytes. */
-typedef struct { compi_io_plist pl; int rc; } compi_io_meta;
+typedef struct {
+    compi_io_plist pl;
+    int rc;
+} compi_io_meta;
 static void compi_io_meta_fn(void *arg, int64_t off, int64_t len, int64_t spos)
 {
     (void)spos;
     compi_io_meta *m = arg;
     if (m->rc == COMPI_OK) m->rc = compi_io_plist_add(&m->pl, off, len);
 }
-typedef struct { unsigned char *data; const unsigned char *stream; } compi_io_fill;
+typedef struct {
+    unsigned char *data;
+    const unsigned char *stream;
+} compi_io_fill;
 static void compi_io_fill_fn(void *arg, int64_t off, int64_t len, int64_t spos)
 {
     (void)off;
@@ -74,7 +83,10 @@ static void compi_io_meta_build(const compi_io_call *c, int64_t lo, int64_t hi, 
 }
 
 /* The reply of an aggregator, copied to my stream in request order. */
-typedef struct { unsigned char *stream; const unsigned char *data; } compi_io_take;
+typedef struct {
+    unsigned char *stream;
+    const unsigned char *data;
+} compi_io_take;
 static void compi_io_take_fn(void *arg, int64_t off, int64_t len, int64_t spos)
 {
     (void)off;
@@ -93,12 +105,19 @@ static int compi_io_remote(const compi_io_call *c, int p)
 static void compi_io_count(compi_io_call *c, int p, int64_t bytes, int64_t meta, size_t wire)
 {
     compi_io_stats *st = &c->f->st;
-    if (p == c->me) { st->local += (uint64_t)bytes; return; }
+    if (p == c->me) {
+        st->local += (uint64_t)bytes;
+        return;
+    }
     st->meta += (uint64_t)meta;
     if (compi_io_remote(c, p)) {
-        st->inter += (uint64_t)bytes; st->msgs_inter++; st->wire_inter += wire; st->meta_inter += (uint64_t)meta;
+        st->inter += (uint64_t)bytes;
+        st->msgs_inter++;
+        st->wire_inter += wire;
+        st->meta_inter += (uint64_t)meta;
     } else {
-        st->intra += (uint64_t)bytes; st->msgs_intra++;
+        st->intra += (uint64_t)bytes;
+        st->msgs_intra++;
     }
 }
 
@@ -119,9 +138,11 @@ static int compi_io_exchange(compi_io_call *c, unsigned char **msgs, size_t *len
         if (!msgs[p] || lens[p] == 0 || p == c->me) continue;
         compi_coll_out *o = &outs[p];
         if (c->frames && compi_io_remote(c, p)) {
-            int erc = compi_coll_encode(c->f->ci, p, COMPI_FAM_IO, msgs[p], lens[p], &c->elem, &o->frame,
-                                        &o->flen);
-            if (erc != MPI_SUCCESS) { rc = erc; break; }
+            int erc = compi_coll_encode(c->f->ci, p, COMPI_FAM_IO, msgs[p], lens[p], &c->elem, &o->frame, &o->flen);
+            if (erc != MPI_SUCCESS) {
+                rc = erc;
+                break;
+            }
         } else {
             o->ref = msgs[p];
             o->flen = lens[p];
@@ -166,12 +187,15 @@ static int compi_io_block(compi_io_call *c, const compi_coll_blocks *in, int i, 
     int rc;
     if (compi_fits_int(h.original_len)) {
         rc = compi_frame_deliver(*p, *n, b, (int)h.original_len, MPI_BYTE, &st, c->f->comm);
-    } else {   /* beyond an int count: the MPI-free decoder, no MPI datatype involved */
+    } else { /* beyond an int count: the MPI-free decoder, no MPI datatype involved */
         rc = compi_frame_decode_whole(*p, *n, b, (size_t)h.original_len, &h, why, sizeof why) == COMPI_OK
                  ? MPI_SUCCESS
                  : compi_frame_fail(c->f->comm, &st, why);
     }
-    if (rc != MPI_SUCCESS) { free(b); return rc; }
+    if (rc != MPI_SUCCESS) {
+        free(b);
+        return rc;
+    }
     *owned = b;
     *p = b;
     *n = (size_t)h.original_len;
@@ -251,7 +275,14 @@ static void compi_io_put_fn(void *arg, int64_t off, int64_t len)
 }
 
 /* An aggregator's own pieces, straight from its stream into the cycle buffer. */
-typedef struct { const compi_io_call *c; unsigned char *cbuf; int64_t lo; compi_io_seg **pv; size_t *pn, *pcap; int64_t bytes; } compi_io_own;
+typedef struct {
+    const compi_io_call *c;
+    unsigned char *cbuf;
+    int64_t lo;
+    compi_io_seg **pv;
+    size_t *pn, *pcap;
+    int64_t bytes;
+} compi_io_own;
 static void compi_io_own_put_fn(void *arg, int64_t off, int64_t len, int64_t spos)
 {
     compi_io_own *u = arg;
@@ -302,7 +333,10 @@ static void compi_io_to_aggregators(compi_io_call *c, int64_t cyc, int with_data
         compi_io_window(c, k, cyc, &lo, &hi);
         compi_io_meta meta;
         compi_io_meta_build(c, lo, hi, &meta);
-        if (meta.pl.n == 0) { compi_io_plist_free(&meta.pl); continue; }
+        if (meta.pl.n == 0) {
+            compi_io_plist_free(&meta.pl);
+            continue;
+        }
         int a = c->agg[k];
         size_t msize = compi_io_plist_size(&meta.pl), size = msize + (with_data ? (size_t)meta.pl.bytes : 0);
         unsigned char *m = malloc(size);
@@ -328,7 +362,7 @@ void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
     size_t *lens = o.lens;
     int64_t *dbytes = o.dbytes, *mbytes = o.mbytes;
     uint64_t t0 = compi_now_ns();
-    compi_io_to_aggregators(c, cyc, 1, &o);   /* my own domain: my pieces go straight to the cycle buffer */
+    compi_io_to_aggregators(c, cyc, 1, &o); /* my own domain: my pieces go straight to the cycle buffer */
     compi_coll_xfer x;
     int rc = compi_io_exchange(c, msgs, lens, dbytes, mbytes, &x);
     if (rc != MPI_SUCCESS && c->rc == MPI_SUCCESS) c->rc = rc;
@@ -350,7 +384,10 @@ void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
             size_t len;
             unsigned char *owned;
             if (x.got.lens[i] == 0) continue;
-            if ((rc = compi_io_block(c, &x.got, i, &p, &len, &owned)) != MPI_SUCCESS) { c->rc = rc; break; }
+            if ((rc = compi_io_block(c, &x.got, i, &p, &len, &owned)) != MPI_SUCCESS) {
+                c->rc = rc;
+                break;
+            }
             int64_t np, nb;
             if (!compi_io_parse(p, len, lo, hi, 1, &np, &nb, &data)) {
                 c->rc = compi_io_internal(c, i, "a collective I/O message does not match the aggregator's window");
@@ -369,8 +406,8 @@ void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
         if (nr > 0 && (rc = compi_io_open_raw(c->f)) != MPI_SUCCESS) c->rc = rc;
         for (size_t r = 0; r < nr && c->rc == MPI_SUCCESS; r++) {
             MPI_Status st;
-            int wrc = PMPI_File_write_at(c->f->raw, (MPI_Offset)pv[r].off, c->cbuf + (pv[r].off - lo),
-                                         (int)pv[r].len, MPI_BYTE, &st);
+            int wrc = PMPI_File_write_at(c->f->raw, (MPI_Offset)pv[r].off, c->cbuf + (pv[r].off - lo), (int)pv[r].len,
+                                         MPI_BYTE, &st);
             c->f->st.io_runs++;
             if (wrc != MPI_SUCCESS) c->rc = wrc;
         }
@@ -384,7 +421,11 @@ void compi_io_write_cycle(compi_io_call *c, int64_t cyc)
 }
 
 /* An aggregator answers a reader: the bytes of its pieces, in its order. */
-typedef struct { const unsigned char *cbuf; int64_t lo; unsigned char *out; } compi_io_get;
+typedef struct {
+    const unsigned char *cbuf;
+    int64_t lo;
+    unsigned char *out;
+} compi_io_get;
 static void compi_io_get_fn(void *arg, int64_t off, int64_t len)
 {
     compi_io_get *g = arg;
@@ -416,14 +457,17 @@ static void compi_io_serve_reads(compi_io_call *c, int64_t cyc, const compi_coll
         const unsigned char *p, *data;
         size_t len;
         int64_t np, nb;
-        if (i == c->me) {   /* my own pieces of my domain: runs to read, no request */
+        if (i == c->me) { /* my own pieces of my domain: runs to read, no request */
             compi_io_own own = {c, NULL, lo, &pv, &pn, &pcap, 0};
             compi_io_pieces(c, lo, hi, compi_io_own_put_fn, &own);
             own_bytes = own.bytes;
             continue;
         }
         if (req->got.lens[i] == 0) continue;
-        if ((rc = compi_io_block(c, &req->got, i, &p, &len, &owned[i])) != MPI_SUCCESS) { c->rc = rc; break; }
+        if ((rc = compi_io_block(c, &req->got, i, &p, &len, &owned[i])) != MPI_SUCCESS) {
+            c->rc = rc;
+            break;
+        }
         if (!compi_io_parse(p, len, lo, hi, 0, &np, &nb, &data)) {
             c->rc = compi_io_internal(c, i, "a collective I/O request does not match the aggregator's window");
             break;
@@ -455,7 +499,7 @@ static void compi_io_serve_reads(compi_io_call *c, int64_t cyc, const compi_coll
     uint64_t t2 = compi_now_ns();
     c->f->st.ns[COMPI_IO_T_IO] += t2 - t0;
     t0 = t2;
-    if (c->rc == MPI_SUCCESS && own_bytes) {   /* my own pieces, from the cycle buffer to my stream */
+    if (c->rc == MPI_SUCCESS && own_bytes) { /* my own pieces, from the cycle buffer to my stream */
         compi_io_own own = {c, c->cbuf, lo, NULL, NULL, NULL, 0};
         compi_io_pieces(c, lo, hi, compi_io_own_get_fn, &own);
         compi_io_count(c, c->me, own_bytes, 0, 0);
@@ -469,8 +513,12 @@ static void compi_io_serve_reads(compi_io_call *c, int64_t cyc, const compi_coll
         msgs[i] = m;
         lens[i] = (size_t)dbytes[i];
     }
-    if (c->rc != MPI_SUCCESS)   /* nothing half-answered */
-        for (int i = 0; i < c->n; i++) { free(msgs[i]); msgs[i] = NULL; lens[i] = 0; }
+    if (c->rc != MPI_SUCCESS) /* nothing half-answered */
+        for (int i = 0; i < c->n; i++) {
+            free(msgs[i]);
+            msgs[i] = NULL;
+            lens[i] = 0;
+        }
     for (int i = 0; i < c->n; i++) free(owned[i]);
     free(owned);
     free(reqp);
@@ -501,7 +549,7 @@ void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
     /* 3: my pieces from each other aggregator's reply, in the order asked */
     for (int k = 0; k < c->d.n && rc == MPI_SUCCESS; k++) {
         int a = c->agg[k];
-        if (a == c->me) continue;   /* taken from my cycle buffer above */
+        if (a == c->me) continue; /* taken from my cycle buffer above */
         int64_t lo, hi;
         compi_io_window(c, k, cyc, &lo, &hi);
         compi_io_tally t = {0, 0};
@@ -510,11 +558,14 @@ void compi_io_read_cycle(compi_io_call *c, int64_t cyc)
         const unsigned char *p;
         size_t len;
         unsigned char *own;
-        if (rep.got.lens[a] == 0) {   /* the aggregator failed: its error comes back in the final agreement */
+        if (rep.got.lens[a] == 0) { /* the aggregator failed: its error comes back in the final agreement */
             if (c->rc == MPI_SUCCESS) c->rc = MPI_ERR_IO;
             continue;
         }
-        if ((rc = compi_io_block(c, &rep.got, a, &p, &len, &own)) != MPI_SUCCESS) { c->rc = rc; break; }
+        if ((rc = compi_io_block(c, &rep.got, a, &p, &len, &own)) != MPI_SUCCESS) {
+            c->rc = rc;
+            break;
+        }
         if (len != (size_t)t.bytes) {
             c->rc = compi_io_internal(c, a, "a collective I/O reply has the wrong length");
             free(own);

@@ -3,7 +3,7 @@
  * files, their hints (and which MPI-IO runs underneath), their views and
  * the view memo, compi's own handle on each file. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* dl_iterate_phdr */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #endif
 #include "io/twophase_internal.h"
 #include "codecs/codec_util.h"
@@ -16,7 +16,6 @@
 
 static pthread_mutex_t compi_io_lock = PTHREAD_MUTEX_INITIALIZER;
 static compi_io_file *compi_io_files;
-
 
 compi_io_file *compi_io_file_find(MPI_File fh)
 {
@@ -60,8 +59,8 @@ static int compi_io_parse_i64(const char *v, int64_t lo, int64_t *out)
 int compi_io_open_raw(compi_io_file *f)
 {
     if (f->raw != MPI_FILE_NULL) return MPI_SUCCESS;
-    int amode = f->amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN |
-                             MPI_MODE_APPEND);
+    int amode = f->amode &
+                ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN | MPI_MODE_APPEND);
     int rc = PMPI_File_open(MPI_COMM_SELF, f->filename, amode, MPI_INFO_NULL, &f->raw);
     if (rc != MPI_SUCCESS) {
         f->raw = MPI_FILE_NULL;
@@ -91,7 +90,7 @@ static int compi_io_cb_value(const char *v)
 {
     if (strcmp(v, "enable") == 0) return 0;
     if (strcmp(v, "disable") == 0) return -1;
-    return 1;   /* automatic */
+    return 1; /* automatic */
 }
 
 static void compi_io_detect(compi_io_file *f, MPI_Info user)
@@ -124,13 +123,19 @@ static void compi_io_detect(compi_io_file *f, MPI_Info user)
                     char *p = v, *end;
                     while (ok && *p) {
                         long r = strtol(p, &end, 10);
-                        if (end == p) { ok = *p == ' '; p++; continue; }
+                        if (end == p) {
+                            ok = *p == ' ';
+                            p++;
+                            continue;
+                        }
                         if (r < 0 || r >= f->nprocs || n >= f->nprocs) ok = 0;
                         else l[n++] = (int)r;
                         p = end;
                     }
-                    if (ok && n > 0) { f->ragg = l; f->nragg = n; }
-                    else free(l);
+                    if (ok && n > 0) {
+                        f->ragg = l;
+                        f->nragg = n;
+                    } else free(l);
                 }
             }
             PMPI_Info_free(&used);
@@ -190,7 +195,10 @@ void compi_io_memo_record(const compi_io_file *f, int is_write, uint64_t fp, int
     if (pass) {
         if (i < 0) {
             if (compi_io_nmemo < COMPI_IO_MEMO) i = compi_io_nmemo++;
-            else { i = compi_io_memo_next; compi_io_memo_next = (compi_io_memo_next + 1) % COMPI_IO_MEMO; }
+            else {
+                i = compi_io_memo_next;
+                compi_io_memo_next = (compi_io_memo_next + 1) % COMPI_IO_MEMO;
+            }
         }
         compi_io_memos[i] = (compi_io_memo){f->app_comm, f->nprocs, is_write, f->view_sig, fp ? fp : 1};
     } else if (i >= 0) {
@@ -225,21 +233,35 @@ void compi_io_file_hints(compi_io_file *f, MPI_Info info)
     }
     if (compi_io_hint(info, "cb_buffer_size", v, sizeof v)) {
         if (compi_io_parse_i64(v, 1, &x)) cb = x < COMPI_IO_CB_MAX ? x : COMPI_IO_CB_MAX;
-        else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint cb_buffer_size='%.40s' is not a positive byte count", v), policy = COMPI_IO_MPI;
+        else if (policy != COMPI_IO_MPI)
+            snprintf(why, sizeof why, "hint cb_buffer_size='%.40s' is not a positive byte count", v),
+                policy = COMPI_IO_MPI;
     }
     if (compi_io_hint(info, "cb_nodes", v, sizeof v)) {
         if (compi_io_parse_i64(v, 1, &x)) nodes = compi_int_clamp((uint64_t)x);
-        else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint cb_nodes='%.40s' is not a positive count", v), policy = COMPI_IO_MPI;
+        else if (policy != COMPI_IO_MPI)
+            snprintf(why, sizeof why, "hint cb_nodes='%.40s' is not a positive count", v), policy = COMPI_IO_MPI;
     }
     if (compi_io_hint(info, "striping_unit", v, sizeof v)) {
         if (compi_io_parse_i64(v, 0, &x)) stripe = x;
-        else if (policy != COMPI_IO_MPI) snprintf(why, sizeof why, "hint striping_unit='%.40s' is not a byte count", v), policy = COMPI_IO_MPI;
+        else if (policy != COMPI_IO_MPI)
+            snprintf(why, sizeof why, "hint striping_unit='%.40s' is not a byte count", v), policy = COMPI_IO_MPI;
     }
     /* every process must plan alike: the same policy, buffer, aggregators, stripe */
     compi_io_detect(f, info);
-    int64_t mine[12] = {policy, cb, nodes, stripe, weight, gate, why[0] != 0,
-                        f->mpiio, f->romio_cb_auto[0] + 2 * f->romio_cb_auto[1], f->nragg,
-                        (int64_t)compi_io_memo_find(f, 0), (int64_t)compi_io_memo_find(f, 1)}, lo[12], hi[12];
+    int64_t mine[12] = {policy,
+                        cb,
+                        nodes,
+                        stripe,
+                        weight,
+                        gate,
+                        why[0] != 0,
+                        f->mpiio,
+                        f->romio_cb_auto[0] + 2 * f->romio_cb_auto[1],
+                        f->nragg,
+                        (int64_t)compi_io_memo_find(f, 0),
+                        (int64_t)compi_io_memo_find(f, 1)},
+            lo[12], hi[12];
     PMPI_Allreduce(mine, lo, 12, MPI_INT64_T, MPI_MIN, f->comm);
     PMPI_Allreduce(mine, hi, 12, MPI_INT64_T, MPI_MAX, f->comm);
     /* the view memo: every process's view passed in one decision */
@@ -275,13 +297,21 @@ void compi_io_file_opened(MPI_Comm comm, const char *filename, int amode, MPI_In
     int ok = f && name, all = 0;
     /* an allocation that failed on one process leaves the file with the MPI everywhere */
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) { free(f); free(name); return; }
+    if (!all) {
+        free(f);
+        free(name);
+        return;
+    }
     f->fh = fh;
     f->app_comm = comm;
     f->raw = MPI_FILE_NULL;
     f->filename = name;
     f->amode = amode;
-    if (PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS) { free(f); free(name); return; }
+    if (PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS) {
+        free(f);
+        free(name);
+        return;
+    }
     f->ci = compi_comm_info_hold(compi_comm_lookup(comm));
     PMPI_Comm_size(f->comm, &f->nprocs);
     PMPI_Comm_rank(f->comm, &f->rank);
@@ -343,13 +373,15 @@ int compi_io_file_sync(compi_io_file *f)
     return f->raw != MPI_FILE_NULL ? PMPI_File_sync(f->raw) : MPI_SUCCESS;
 }
 
-
 void compi_io_file_closing(MPI_File fh)
 {
     pthread_mutex_lock(&compi_io_lock);
     compi_io_file **pp = &compi_io_files, *f = NULL;
     while (*pp && (*pp)->fh != fh) pp = &(*pp)->next;
-    if (*pp) { f = *pp; *pp = f->next; }
+    if (*pp) {
+        f = *pp;
+        *pp = f->next;
+    }
     pthread_mutex_unlock(&compi_io_lock);
     if (!f) return;
     compi_io_file_report(f);
@@ -363,4 +395,3 @@ void compi_io_file_closing(MPI_File fh)
     free(f->filename);
     free(f);
 }
-

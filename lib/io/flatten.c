@@ -40,7 +40,10 @@ static int pack_probe(MPI_Datatype type, compi_io_segs *out)
     unsigned char *buf = malloc((size_t)text + 1), *packed = malloc((size_t)psize + 1);
     int64_t *from = calloc((size_t)size, sizeof *from);
     int rc = COMPI_OK;
-    if (!buf || !packed || !from) { rc = COMPI_ERR_NOMEM; goto done; }
+    if (!buf || !packed || !from) {
+        rc = COMPI_ERR_NOMEM;
+        goto done;
+    }
     int passes = 1;
     while (passes < 8 && ((int64_t)text - 1) >> (8 * passes)) passes++;
     for (int p = 0; p < passes; p++) {
@@ -50,12 +53,17 @@ static int pack_probe(MPI_Datatype type, compi_io_segs *out)
             rc = COMPI_IO_ERR_MPI;
             goto done;
         }
-        if (position != size) { rc = COMPI_IO_ERR_UNSUPPORTED; goto done; }   /* not a native byte copy */
+        if (position != size) {
+            rc = COMPI_IO_ERR_UNSUPPORTED;
+            goto done;
+        } /* not a native byte copy */
         for (int k = 0; k < size; k++) from[k] |= (int64_t)packed[k] << (8 * p);
     }
     for (int k = 0; k < size && rc == COMPI_OK; k++) rc = compi_io_segs_add(out, (int64_t)tlb + from[k], 1);
 done:
-    free(buf); free(packed); free(from);
+    free(buf);
+    free(packed);
+    free(from);
     return rc;
 }
 
@@ -71,12 +79,12 @@ static int repeat(compi_io_segs *out, const compi_io_segs *cs, int64_t count, in
 }
 
 /* Subarray: elements in memory order (C: last index fastest; Fortran: first). */
-static int subarray(int nd, const int *sizes, const int *subs, const int *starts, int order,
-                    const compi_io_segs *cs, int64_t ext, compi_io_segs *out)
+static int subarray(int nd, const int *sizes, const int *subs, const int *starts, int order, const compi_io_segs *cs,
+                    int64_t ext, compi_io_segs *out)
 {
     if (nd <= 0) return COMPI_IO_ERR_ARG;
     int64_t stride[64];
-    int dim[64];   /* dims from slowest to fastest */
+    int dim[64]; /* dims from slowest to fastest */
     if (nd > 64) return COMPI_IO_ERR_UNSUPPORTED;
     for (int k = 0; k < nd; k++) dim[k] = order == MPI_ORDER_C ? k : nd - 1 - k;
     int64_t acc = ext;
@@ -84,7 +92,8 @@ static int subarray(int nd, const int *sizes, const int *subs, const int *starts
         stride[dim[k]] = acc;
         acc *= sizes[dim[k]];
     }
-    for (int k = 0; k < nd; k++) if (subs[k] == 0) return COMPI_OK;
+    for (int k = 0; k < nd; k++)
+        if (subs[k] == 0) return COMPI_OK;
     int idx[64] = {0};
     for (;;) {
         int64_t off = 0;
@@ -92,7 +101,10 @@ static int subarray(int nd, const int *sizes, const int *subs, const int *starts
         int rc = compi_io_segs_append(out, cs, off);
         if (rc != COMPI_OK) return rc;
         int k = nd - 1;
-        while (k >= 0 && ++idx[dim[k]] == subs[dim[k]]) { idx[dim[k]] = 0; k--; }
+        while (k >= 0 && ++idx[dim[k]] == subs[dim[k]]) {
+            idx[dim[k]] = 0;
+            k--;
+        }
         if (k < 0) break;
     }
     return COMPI_OK;
@@ -106,8 +118,14 @@ static int flat_contents(MPI_Datatype type, int comb, int ni, int na, int nd, co
     compi_io_segs cs;
     compi_io_segs_init(&cs);
     int rc = COMPI_OK, got = 0;
-    if (!ints || !addrs || !types) { rc = COMPI_ERR_NOMEM; goto done; }
-    if (PMPI_Type_get_contents(type, ni, na, nd, ints, addrs, types) != MPI_SUCCESS) { rc = COMPI_IO_ERR_MPI; goto done; }
+    if (!ints || !addrs || !types) {
+        rc = COMPI_ERR_NOMEM;
+        goto done;
+    }
+    if (PMPI_Type_get_contents(type, ni, na, nd, ints, addrs, types) != MPI_SUCCESS) {
+        rc = COMPI_IO_ERR_MPI;
+        goto done;
+    }
     got = 1;
     int64_t ext = 0;
     if (comb != MPI_COMBINER_STRUCT) {
@@ -115,17 +133,14 @@ static int flat_contents(MPI_Datatype type, int comb, int ni, int na, int nd, co
     }
     switch (comb) {
     case MPI_COMBINER_DUP:
-    case MPI_COMBINER_RESIZED:   /* lb/extent only matter to enclosing types and tiling */
+    case MPI_COMBINER_RESIZED: /* lb/extent only matter to enclosing types and tiling */
         rc = compi_io_segs_append(out, &cs, 0);
         break;
-    case MPI_COMBINER_CONTIGUOUS:
-        rc = repeat(out, &cs, ints[0], 0, ext);
-        break;
+    case MPI_COMBINER_CONTIGUOUS: rc = repeat(out, &cs, ints[0], 0, ext); break;
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR: {
         int64_t stride = comb == MPI_COMBINER_VECTOR ? (int64_t)ints[2] * ext : (int64_t)addrs[0];
-        for (int i = 0; i < ints[0] && rc == COMPI_OK; i++)
-            rc = repeat(out, &cs, ints[1], i * stride, ext);
+        for (int i = 0; i < ints[0] && rc == COMPI_OK; i++) rc = repeat(out, &cs, ints[1], i * stride, ext);
         break;
     }
     case MPI_COMBINER_INDEXED:
@@ -160,14 +175,15 @@ static int flat_contents(MPI_Datatype type, int comb, int ni, int na, int nd, co
         rc = subarray(n, ints + 1, ints + 1 + n, ints + 1 + 2 * n, ints[1 + 3 * n], &cs, ext, out);
         break;
     }
-    default:
-        rc = pack_probe(type, out);
+    default: rc = pack_probe(type, out);
     }
 done:
     if (got)
         for (int i = 0; i < nd; i++) free_if_derived(types[i]);
     compi_io_segs_free(&cs);
-    free(ints); free(addrs); free(types);
+    free(ints);
+    free(addrs);
+    free(types);
     return rc;
 }
 
@@ -182,16 +198,21 @@ static int flat(MPI_Datatype type, compi_io_segs *out)
         if (PMPI_Type_get_true_extent(type, &tlb, &text) != MPI_SUCCESS || PMPI_Type_size(type, &size) != MPI_SUCCESS)
             return COMPI_IO_ERR_MPI;
         if ((MPI_Aint)size == text) return compi_io_segs_add(out, (int64_t)tlb, size);
-        return pack_probe(type, out);   /* pair types with padding, MPI_LB/UB-like markers */
+        return pack_probe(type, out); /* pair types with padding, MPI_LB/UB-like markers */
     }
     switch (comb) {
-    case MPI_COMBINER_DUP: case MPI_COMBINER_RESIZED: case MPI_COMBINER_CONTIGUOUS:
-    case MPI_COMBINER_VECTOR: case MPI_COMBINER_HVECTOR: case MPI_COMBINER_INDEXED:
-    case MPI_COMBINER_HINDEXED: case MPI_COMBINER_INDEXED_BLOCK: case MPI_COMBINER_HINDEXED_BLOCK:
-    case MPI_COMBINER_STRUCT: case MPI_COMBINER_SUBARRAY:
-        return flat_contents(type, comb, ni, na, nd, out);
-    default:   /* darray, F90 parameterised types, the deprecated _INTEGER forms */
-        return pack_probe(type, out);
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+    case MPI_COMBINER_CONTIGUOUS:
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_STRUCT:
+    case MPI_COMBINER_SUBARRAY: return flat_contents(type, comb, ni, na, nd, out);
+    default: /* darray, F90 parameterised types, the deprecated _INTEGER forms */ return pack_probe(type, out);
     }
 }
 
@@ -214,8 +235,7 @@ int compi_io_flatten_memory(MPI_Datatype type, int count, compi_io_segs *out)
     return rc;
 }
 
-int compi_io_flatten_view(MPI_Offset disp, MPI_Datatype filetype, int64_t pos, int64_t nbytes,
-                          compi_io_segs *out)
+int compi_io_flatten_view(MPI_Offset disp, MPI_Datatype filetype, int64_t pos, int64_t nbytes, compi_io_segs *out)
 {
     if (!out || pos < 0 || nbytes < 0) return COMPI_IO_ERR_ARG;
     compi_io_segs ft;

@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <mpi.h>   /* types only in the MPI-free parts (everything builds with mpicc) */
+#include <mpi.h> /* types only in the MPI-free parts (everything builds with mpicc) */
 #include "compi.h"
 
 #define COMPI_IO_ERR_ARG (-20)         /* bad size, NULL pointer, NaN or infinite weight */
@@ -54,22 +54,27 @@ const char *compi_io_error_string(int rc);
  * (sum of the chosen weights). Any out pointer may be NULL. rows or cols 0 is
  * a valid empty problem. Errors: COMPI_IO_ERR_ARG, COMPI_ERR_NOMEM. */
 typedef enum { COMPI_ASSIGN_MIN = 0, COMPI_ASSIGN_MAX = 1 } compi_assign_sense;
-int compi_assign_solve(size_t rows, size_t cols, const double *w, compi_assign_sense sense,
-                       int *row_col, int *col_row, double *total);
+int compi_assign_solve(size_t rows, size_t cols, const double *w, compi_assign_sense sense, int *row_col, int *col_row,
+                       double *total);
 
 /* The same with forbidden pairs: allowed[r*cols+c] == 0 excludes (r, c).
  * allowed NULL allows every pair. COMPI_IO_ERR_INFEASIBLE when no assignment
  * of every row of the smaller side uses allowed pairs only. */
-int compi_assign_solve_masked(size_t rows, size_t cols, const double *w,
-                              const unsigned char *allowed, compi_assign_sense sense,
-                              int *row_col, int *col_row, double *total);
+int compi_assign_solve_masked(size_t rows, size_t cols, const double *w, const unsigned char *allowed,
+                              compi_assign_sense sense, int *row_col, int *col_row, double *total);
 
 /* ------------------------------------------------------------------ segs.c
  * A list of byte segments (file offsets or memory displacements), in access
  * order. compi_io_segs_add appends and merges with the last segment when it
  * continues it exactly (off == last.off + last.len); zero lengths are dropped. */
-typedef struct { int64_t off, len; } compi_io_seg;
-typedef struct { compi_io_seg *v; size_t n, cap; int64_t bytes; } compi_io_segs;
+typedef struct {
+    int64_t off, len;
+} compi_io_seg;
+typedef struct {
+    compi_io_seg *v;
+    size_t n, cap;
+    int64_t bytes;
+} compi_io_segs;
 
 void compi_io_segs_init(compi_io_segs *s);
 void compi_io_segs_free(compi_io_segs *s);
@@ -89,9 +94,9 @@ int compi_io_segs_append(compi_io_segs *s, const compi_io_segs *src, int64_t del
  * (varints: LEB128, at most 10 bytes). Equal lengths at equal strides
  * (vector, subarray rows) cost one record; irregular pieces ~3-6 bytes. */
 typedef struct {
-    int64_t lo, end;              /* window start; end of the last piece added */
+    int64_t lo, end; /* window start; end of the last piece added */
     int64_t n, bytes;
-    int64_t rdelta, rk, rlen, rgap;   /* the record being extended */
+    int64_t rdelta, rk, rlen, rgap; /* the record being extended */
     unsigned char *body;
     size_t len, cap;
     unsigned char head[30];
@@ -141,13 +146,12 @@ int compi_io_flatten_memory(MPI_Datatype type, int count, compi_io_segs *out);
  * every extent bytes) land on, in access order, merged. For an explicit
  * offset in etypes, pos = offset * size(etype). Errors: COMPI_IO_ERR_ARG
  * (negative pos/nbytes, filetype of size 0 with nbytes > 0), those above. */
-int compi_io_flatten_view(MPI_Offset disp, MPI_Datatype filetype, int64_t pos, int64_t nbytes,
-                          compi_io_segs *out);
+int compi_io_flatten_view(MPI_Offset disp, MPI_Datatype filetype, int64_t pos, int64_t nbytes, compi_io_segs *out);
 
 /* The same from a filetype already flattened (ft: one instance, relative to
  * the tile start; ft_extent: its extent). MPI-free. */
-int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_extent, int64_t pos,
-                           int64_t nbytes, compi_io_segs *out);
+int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_extent, int64_t pos, int64_t nbytes,
+                           compi_io_segs *out);
 
 /* --------------------------------------------------------------- domains.c
  * Two-phase planning, MPI-free: every process's file segments in, file
@@ -158,7 +162,7 @@ int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_ext
 typedef struct {
     int n;
     int64_t start, end;
-    int64_t *begin, *stop;   /* domain k is [begin[k], stop[k]) */
+    int64_t *begin, *stop; /* domain k is [begin[k], stop[k]) */
 } compi_io_domains;
 
 int compi_io_domains_make(int64_t start, int64_t end, int n, int64_t stripe, compi_io_domains *d);
@@ -170,8 +174,8 @@ void compi_io_access_range(int nprocs, const compi_io_segs *segs, int64_t *start
  * = bytes of process p inside domain k; blocks[p][k] = contiguous pieces of
  * p's access inside k ([Filgueira 2010]'s weight; a segment crossing a boundary
  * counts in both). Either out may be NULL. */
-int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io_segs *segs,
-                           double *bytes, double *blocks);
+int compi_io_domain_matrix(const compi_io_domains *d, int nprocs, const compi_io_segs *segs, double *bytes,
+                           double *blocks);
 
 /* `default` placement (ROMIO-like, cb_config_list "*:1"): one aggregator
  * per node, its lowest rank, nodes in order of their lowest rank; cb_nodes
@@ -186,8 +190,8 @@ int compi_io_place_default(int nprocs, const int *node_of, int cb_nodes, int *ag
  * one aggregator per node (solved exactly on nodes x domains with each
  * node's best candidate per domain). agg[k] = process of domain k.
  * COMPI_IO_ERR_INFEASIBLE when fewer candidates (nodes) than domains. */
-int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned char *candidate,
-                      const int *node_of, int one_per_node, int *agg);
+int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned char *candidate, const int *node_of,
+                      int one_per_node, int *agg);
 
 /* `la` with the network in view (bytes weight, one aggregator per node):
  * maximising the bytes the aggregators already hold can leave bytes on the
@@ -201,8 +205,7 @@ int compi_io_place_la(int nprocs, int ndomains, const double *w, const unsigned 
  * processes than def (ties keep the earlier): so `la` never moves more
  * bytes than `default`, neither to other processes nor across nodes.
  * node_of required. */
-int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const int *node_of, const int *def,
-                          int *agg);
+int compi_io_place_la_net(int nprocs, int ndomains, const double *bytes, const int *node_of, const int *def, int *agg);
 
 /* What a placement costs in the redistribution phase, from the bytes
  * matrix: bytes already at their aggregator (local), bytes sent to another
@@ -230,7 +233,12 @@ int compi_io_volume_of(int nprocs, int ndomains, const double *bytes, const int 
  * nodes. Under OMPIO or an unknown MPI-IO compi never passes. "No fewer"
  * has a margin: la must move COMPI_IO_GATE_MARGIN % fewer bytes across
  * nodes than ROMIO, else the call is passed. */
-typedef enum { COMPI_IO_MPIIO_UNKNOWN = 0, COMPI_IO_MPIIO_ROMIO, COMPI_IO_MPIIO_OMPIO, COMPI_IO_MPIIO_COUNT } compi_io_mpiio;
+typedef enum {
+    COMPI_IO_MPIIO_UNKNOWN = 0,
+    COMPI_IO_MPIIO_ROMIO,
+    COMPI_IO_MPIIO_OMPIO,
+    COMPI_IO_MPIIO_COUNT
+} compi_io_mpiio;
 const char *compi_io_mpiio_name(int kind);
 /* ROMIO's interleave test on every process's access range [start[p], end[p])
  * in rank order (start == end: empty): 1 when some process starts before the
@@ -257,8 +265,8 @@ typedef struct {
  * interleaving), else compi_io_row_internode over ROMIO's domains. -1: no
  * memory. */
 int64_t compi_io_romio_row_internode(const compi_io_romio_model *m, int nprocs, const int *node_of, int64_t gs,
-                                     int64_t ge, const int64_t *starts, const int64_t *ends,
-                                     const compi_io_segs *mine, int me);
+                                     int64_t ge, const int64_t *starts, const int64_t *ends, const compi_io_segs *mine,
+                                     int me);
 /* The decision, from data every process has: COMPI_IO_GATE_PASS (the MPI's
  * own call) or COMPI_IO_GATE_COMPI. compress: compi's inter-node messages
  * are compressed (a framed communicator in a compressing mode). */
@@ -283,10 +291,10 @@ int compi_io_gate(int mpiio, int64_t la_internode, int64_t mpi_internode, int co
 typedef struct {
     int mpiio, compress, nodes;
     int64_t la_internode, mpi_internode;
-    int64_t comp_max, decomp_max;   /* compi_io_codec_load */
-    double beta_ns;                 /* inter-node ns per byte (compi_engine_inter_ns_per_byte) */
-    double c_ns, d_ns;              /* measured compression (evaluation included) and decompression ns per input byte */
-    double ratio;                   /* measured compression ratio (input / output) of the inter-node frames; 1:
+    int64_t comp_max, decomp_max; /* compi_io_codec_load */
+    double beta_ns;               /* inter-node ns per byte (compi_engine_inter_ns_per_byte) */
+    double c_ns, d_ns;            /* measured compression (evaluation included) and decompression ns per input byte */
+    double ratio;                 /* measured compression ratio (input / output) of the inter-node frames; 1:
                                        frames were decided on and none compressed; 0: nothing measured */
 } compi_io_gate_in;
 int compi_io_gate_model(const compi_io_gate_in *in);

@@ -35,10 +35,10 @@ int64_t compi_io_row_internode(const compi_io_domains *d, const compi_io_segs *m
     for (size_t s = 0; s < mine->n; s++) {
         int64_t a = mine->v[s].off, b = a + mine->v[s].len;
         while (a < b) {
-            while (k > 0 && a < d->begin[k]) k--;                  /* segments increase: rarely moves back */
+            while (k > 0 && a < d->begin[k]) k--; /* segments increase: rarely moves back */
             while (k < d->n - 1 && a >= d->stop[k]) k++;
             int64_t e = b < d->stop[k] ? b : d->stop[k];
-            if (e <= a) {   /* a outside every domain (cannot happen for a range's own segments) */
+            if (e <= a) { /* a outside every domain (cannot happen for a range's own segments) */
                 break;
             }
             int remote = node_of ? node_of[agg[k]] != node_of[me] : agg[k] != me;
@@ -51,8 +51,8 @@ int64_t compi_io_row_internode(const compi_io_domains *d, const compi_io_segs *m
 
 int compi_io_gate(int mpiio, int64_t la_internode, int64_t mpi_internode, int compress)
 {
-    compi_io_gate_in in = {.mpiio = mpiio, .compress = compress, .nodes = 1, .la_internode = la_internode,
-                           .mpi_internode = mpi_internode};
+    compi_io_gate_in in = {
+        .mpiio = mpiio, .compress = compress, .nodes = 1, .la_internode = la_internode, .mpi_internode = mpi_internode};
     return compi_io_gate_model(&in);
 }
 
@@ -91,7 +91,7 @@ void compi_io_codec_load(int nprocs, int ndomains, const double *bytes, const in
     double *as_agg = calloc((size_t)nprocs, sizeof(double));
     if (!as_agg) return;
     for (int p = 0; p < nprocs; p++) {
-        double mine = 0;   /* p's inter-node pieces */
+        double mine = 0; /* p's inter-node pieces */
         for (int k = 0; k < ndomains; k++) {
             int a = agg[k];
             if (a < 0 || a >= nprocs) continue;
@@ -112,8 +112,8 @@ void compi_io_codec_load(int nprocs, int ndomains, const double *bytes, const in
 }
 
 int64_t compi_io_romio_row_internode(const compi_io_romio_model *m, int nprocs, const int *node_of, int64_t gs,
-                                     int64_t ge, const int64_t *starts, const int64_t *ends,
-                                     const compi_io_segs *mine, int me)
+                                     int64_t ge, const int64_t *starts, const int64_t *ends, const compi_io_segs *mine,
+                                     int me)
 {
     if (!m || nprocs <= 0 || !mine || ge <= gs) return 0;
     if (m->cb < 0 || (m->cb > 0 && !compi_io_romio_interleaved(nprocs, starts, ends))) return 0;
@@ -144,6 +144,6 @@ void compi_io_codec_rates(const double *rec, double *c_ns, double *d_ns, double 
         *d_ns = rec[1] / rec[2];
         *ratio = rec[2] / rec[3];
     } else if (rec[4] > 0) {
-        *ratio = 1;   /* frames were decided on and none compressed */
+        *ratio = 1; /* frames were decided on and none compressed */
     }
 }

@@ -25,7 +25,7 @@ static int compi_plist_get(const unsigned char **p, const unsigned char *end, in
     for (int shift = 0; shift < 63; shift += 7) {
         if (*p >= end) return 0;
         unsigned char b = *(*p)++;
-        if (shift == 56 && b > 0x7f) return 0;   /* would need bit 63 */
+        if (shift == 56 && b > 0x7f) return 0; /* would need bit 63 */
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             *out = (int64_t)v;

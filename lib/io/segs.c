@@ -49,8 +49,8 @@ int compi_io_segs_append(compi_io_segs *s, const compi_io_segs *src, int64_t del
     return COMPI_OK;
 }
 
-int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_extent, int64_t pos,
-                           int64_t nbytes, compi_io_segs *out)
+int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_extent, int64_t pos, int64_t nbytes,
+                           compi_io_segs *out)
 {
     if (pos < 0 || nbytes < 0 || !ft || !out) return COMPI_IO_ERR_ARG;
     if (nbytes == 0) return COMPI_OK;
@@ -59,7 +59,10 @@ int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_ext
     int64_t t = pos / tile, q = pos % tile;
     /* the segment of the filetype where byte q of a tile lies */
     size_t k = 0;
-    while (q >= ft->v[k].len) { q -= ft->v[k].len; k++; }
+    while (q >= ft->v[k].len) {
+        q -= ft->v[k].len;
+        k++;
+    }
     while (nbytes > 0) {
         int64_t take = ft->v[k].len - q;
         if (take > nbytes) take = nbytes;
@@ -67,7 +70,10 @@ int compi_io_view_segments(int64_t disp, const compi_io_segs *ft, int64_t ft_ext
         if (rc != COMPI_OK) return rc;
         nbytes -= take;
         q = 0;
-        if (++k == ft->n) { k = 0; t++; }
+        if (++k == ft->n) {
+            k = 0;
+            t++;
+        }
     }
     return COMPI_OK;
 }

@@ -9,8 +9,8 @@
 #include <string.h>
 
 static uint64_t compi_io_path_total;
-static uint64_t compi_io_gate_total;   /* calls the gate passed to the MPI */
-static uint64_t compi_io_memo_total;   /* of which passed from the view memo, without planning */
+static uint64_t compi_io_gate_total; /* calls the gate passed to the MPI */
+static uint64_t compi_io_memo_total; /* of which passed from the view memo, without planning */
 
 static int compi_io_frames(const compi_comm_info *ci)
 {
@@ -52,7 +52,6 @@ static int compi_io_node_count(const compi_io_call *c)
     return nodes;
 }
 
-
 /* My bytes that the MPI's own (ROMIO) placement would send to an
  * aggregator on another node (see io.h, mpiio_model.c): none when ROMIO accesses
  * independently (romio_cb_* disable, or automatic and no interleaving). */
@@ -82,27 +81,27 @@ static int compi_io_file_reason(compi_io_file *f, int is_write)
 typedef struct {
     compi_io_op op;
     int is_write, explicit_offset;
-    int la;                      /* the file's policy is la */
+    int la; /* the file's policy is la */
     void *buf;
     int count;
     MPI_Datatype dt;
     /* step 1: my access */
-    MPI_Offset position;         /* the data position, in etypes of the view */
-    int64_t position_bytes;      /* ... in bytes into the view */
-    int64_t nbytes;              /* the bytes I access */
-    compi_io_segs memory;        /* my memory segments, in data order */
-    uint64_t reasons;            /* bits of compi_io_pass: why I cannot take compi's path */
-    int plan_hit;                /* my access is the one the file's cached plan was made for */
-    int plan_hit_pass;           /* ... and that plan's verdict was to pass */
-    int64_t start, end;          /* my file range */
+    MPI_Offset position;    /* the data position, in etypes of the view */
+    int64_t position_bytes; /* ... in bytes into the view */
+    int64_t nbytes;         /* the bytes I access */
+    compi_io_segs memory;   /* my memory segments, in data order */
+    uint64_t reasons;       /* bits of compi_io_pass: why I cannot take compi's path */
+    int plan_hit;           /* my access is the one the file's cached plan was made for */
+    int plan_hit_pass;      /* ... and that plan's verdict was to pass */
+    int64_t start, end;     /* my file range */
     /* step 2: what every process agreed on */
     uint64_t any_reasons;
-    int nhit, nhit_pass;         /* processes with plan_hit, plan_hit_pass */
+    int nhit, nhit_pass; /* processes with plan_hit, plan_hit_pass */
     int64_t global_start, global_end;
-    int64_t *starts, *ends;      /* every process's file range */
-    int nothing;                 /* no process accesses a byte */
+    int64_t *starts, *ends; /* every process's file range */
+    int nothing;            /* no process accesses a byte */
     /* steps 3-4 */
-    int *placement;              /* domain -> aggregator (c->agg points here) */
+    int *placement; /* domain -> aggregator (c->agg points here) */
     /* my data as one stream, when it is a packed copy */
     unsigned char *own_stream;
 } compi_io_access;
@@ -129,10 +128,9 @@ static void compi_io_flatten_memory_side(compi_io_access *a)
     MPI_Aint lb, ext;
     int frc = compi_io_flatten_type(a->dt, &one);
     PMPI_Type_get_extent(a->dt, &lb, &ext);
-    if (frc == COMPI_OK && one.n == 1 && one.v[0].len == (int64_t)ext)   /* contiguous: one segment */
+    if (frc == COMPI_OK && one.n == 1 && one.v[0].len == (int64_t)ext) /* contiguous: one segment */
         frc = compi_io_segs_add(&a->memory, one.v[0].off, a->nbytes);
-    else if (frc == COMPI_OK)
-        frc = compi_io_flatten_memory(a->dt, a->count, &a->memory);
+    else if (frc == COMPI_OK) frc = compi_io_flatten_memory(a->dt, a->count, &a->memory);
     compi_io_segs_free(&one);
     if (frc != COMPI_OK || a->memory.bytes != a->nbytes) a->reasons |= 1u << COMPI_IO_PASS_TYPE;
 }
@@ -142,10 +140,9 @@ static void compi_io_flatten_file_side(compi_io_call *c, compi_io_access *a)
 {
     const compi_io_file *f = c->f;
     int vrc;
-    if (f->ft.n == 1 && f->ft.v[0].len == f->ft_extent)   /* contiguous view */
+    if (f->ft.n == 1 && f->ft.v[0].len == f->ft_extent) /* contiguous view */
         vrc = compi_io_segs_add(&c->fs, f->disp + f->ft.v[0].off + a->position_bytes, a->nbytes);
-    else
-        vrc = compi_io_view_segments(f->disp, &f->ft, f->ft_extent, a->position_bytes, a->nbytes, &c->fs);
+    else vrc = compi_io_view_segments(f->disp, &f->ft, f->ft_extent, a->position_bytes, a->nbytes, &c->fs);
     if (vrc != COMPI_OK || c->fs.bytes != a->nbytes) a->reasons |= 1u << COMPI_IO_PASS_VIEW;
 }
 
@@ -157,8 +154,7 @@ static void compi_io_flatten_access(compi_io_call *c, compi_io_access *a, MPI_Of
     if (!f->view_ok) a->reasons |= 1u << COMPI_IO_PASS_VIEW;
     if (a->count < 0 || PMPI_Type_size_x(a->dt, &tsize) != MPI_SUCCESS || tsize < 0)
         a->reasons |= 1u << COMPI_IO_PASS_ARGS;
-    else
-        a->nbytes = (int64_t)a->count * (int64_t)tsize;
+    else a->nbytes = (int64_t)a->count * (int64_t)tsize;
     if (a->nbytes % f->etype_size) a->reasons |= 1u << COMPI_IO_PASS_ARGS;
     if (a->explicit_offset) {
         if (offset < 0) a->reasons |= 1u << COMPI_IO_PASS_ARGS;
@@ -248,11 +244,11 @@ static int compi_io_agreed_to_pass(compi_io_call *c, const compi_io_access *a)
 enum { COMPI_IO_LA_EXTRA = 6 };
 typedef struct {
     int nagg;
-    double *bytes;               /* processes x domains */
-    double *blocks;              /* ... block counts (compi_cb_weight=blocks) */
+    double *bytes;  /* processes x domains */
+    double *blocks; /* ... block counts (compi_cb_weight=blocks) */
     double mpi_internode;
     double rec[COMPI_IO_LA_EXTRA];
-    int rc;                      /* the allgathers' MPI code */
+    int rc; /* the allgathers' MPI code */
 } compi_io_la_inputs;
 
 static void compi_io_la_gather(compi_io_call *c, const compi_io_access *a, int gate, compi_io_la_inputs *in)
@@ -266,8 +262,8 @@ static void compi_io_la_gather(compi_io_call *c, const compi_io_access *a, int g
     if (!row || !all || !in->bytes || !in->blocks) compi_die("out of memory in collective I/O");
     compi_io_domain_matrix(&c->d, 1, &c->fs, row, NULL);
     if (gate) {
-        row[nagg] = (double)compi_io_mpi_internode(f, c, a->is_write, a->global_start, a->global_end, a->starts,
-                                                   a->ends);
+        row[nagg] =
+            (double)compi_io_mpi_internode(f, c, a->is_write, a->global_start, a->global_end, a->starts, a->ends);
         compi_io_codec_record(row + nagg + 1);
         row[nagg + 1 + 5] = compi_engine_inter_ns_per_byte((double)(a->global_end - a->global_start) / nagg);
     }
@@ -301,8 +297,7 @@ static void compi_io_la_solve(compi_io_call *c, compi_io_access *a, const compi_
     int *lap = malloc(sizeof(int) * (size_t)nagg);
     if (!lap) compi_die("out of memory in collective I/O");
     const double *weights = f->weight == COMPI_IO_WEIGHT_BLOCKS ? in->blocks : in->bytes;
-    int placed = in->rc == MPI_SUCCESS &&
-                 compi_io_place_la(c->n, nagg, weights, NULL, c->node_of, 1, lap) == COMPI_OK;
+    int placed = in->rc == MPI_SUCCESS && compi_io_place_la(c->n, nagg, weights, NULL, c->node_of, 1, lap) == COMPI_OK;
     /* bytes weight: the placement with the fewest bytes across nodes
      * when it moves no more than default */
     if (placed && f->weight != COMPI_IO_WEIGHT_BLOCKS &&
@@ -317,11 +312,13 @@ static int compi_io_la_verdict(compi_io_call *c, const compi_io_access *a, const
 {
     compi_io_volume v;
     compi_io_volume_of(c->n, in->nagg, in->bytes, a->placement, c->node_of, &v);
-    compi_io_gate_in gi = {.mpiio = c->f->mpiio, .compress = c->frames, .nodes = compi_io_node_count(c),
-                           .la_internode = v.internode, .mpi_internode = (int64_t)in->mpi_internode,
+    compi_io_gate_in gi = {.mpiio = c->f->mpiio,
+                           .compress = c->frames,
+                           .nodes = compi_io_node_count(c),
+                           .la_internode = v.internode,
+                           .mpi_internode = (int64_t)in->mpi_internode,
                            .beta_ns = in->rec[5]};
-    compi_io_codec_load(c->n, in->nagg, in->bytes, a->placement, c->node_of, a->is_write, &gi.comp_max,
-                        &gi.decomp_max);
+    compi_io_codec_load(c->n, in->nagg, in->bytes, a->placement, c->node_of, a->is_write, &gi.comp_max, &gi.decomp_max);
     compi_io_codec_rates(in->rec, &gi.c_ns, &gi.d_ns, &gi.ratio);
     return compi_io_gate_model(&gi);
 }
@@ -392,8 +389,7 @@ static int compi_io_place_aggregators(compi_io_call *c, compi_io_access *a)
     a->placement = malloc(sizeof(int) * (size_t)c->n);
     if (!a->placement) compi_die("out of memory in collective I/O");
     int nagg = compi_io_place_default(c->n, c->node_of, f->cb_nodes, a->placement);
-    if (nagg <= 0 ||
-        compi_io_domains_make(a->global_start, a->global_end, nagg, f->stripe, &c->d) != COMPI_OK)
+    if (nagg <= 0 || compi_io_domains_make(a->global_start, a->global_end, nagg, f->stripe, &c->d) != COMPI_OK)
         compi_die("collective I/O: no file domains for [%lld, %lld)", (long long)a->global_start,
                   (long long)a->global_end);
     c->agg = a->placement;
@@ -521,13 +517,17 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
     uint64_t t_start = compi_now_ns();
     compi_io_call c;
     compi_io_call_init(&c, f, is_write);
-    compi_io_access a = {.op = op, .is_write = is_write, .la = f->policy == COMPI_IO_LA, .buf = buf,
-                         .count = count, .dt = dt,
+    compi_io_access a = {.op = op,
+                         .is_write = is_write,
+                         .la = f->policy == COMPI_IO_LA,
+                         .buf = buf,
+                         .count = count,
+                         .dt = dt,
                          .explicit_offset = op == COMPI_IO_WRITE_AT_ALL || op == COMPI_IO_READ_AT_ALL};
     compi_io_segs_init(&a.memory);
 
-    compi_io_flatten_access(&c, &a, offset);                  /* 1 */
-    compi_io_agree_access(&c, &a);                            /* 2 */
+    compi_io_flatten_access(&c, &a, offset); /* 1 */
+    compi_io_agree_access(&c, &a);           /* 2 */
     if (compi_io_agreed_to_pass(&c, &a)) {
         compi_io_access_free(&c, &a);
         return MPI_SUCCESS;
@@ -535,7 +535,7 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
     uint64_t t_planned = compi_now_ns();
     f->st.ns[COMPI_IO_T_FLATTEN] += t_planned - t_start;
 
-    if (!a.nothing && compi_io_place_aggregators(&c, &a)) {   /* 3-4 */
+    if (!a.nothing && compi_io_place_aggregators(&c, &a)) { /* 3-4 */
         f->st.pass[COMPI_IO_PASS_NOTHING]++;
         __atomic_fetch_add(&compi_io_gate_total, 1, __ATOMIC_RELAXED);
         f->st.ns[COMPI_IO_T_PLAN] += compi_now_ns() - t_planned;
@@ -552,7 +552,7 @@ int compi_io_collective(compi_io_file *f, compi_io_op op, MPI_Offset offset, voi
     if (!a.nothing) compi_io_make_stream(&c, &a);
     f->st.ns[COMPI_IO_T_PLAN] += compi_now_ns() - t_planned;
 
-    if (!a.nothing) compi_io_run_cycles(&c);                  /* 5-8 */
+    if (!a.nothing) compi_io_run_cycles(&c); /* 5-8 */
     int rc = compi_io_finish(&c, &a, status);
     compi_io_access_free(&c, &a);
     if (rc != MPI_SUCCESS) {

@@ -19,8 +19,8 @@
 #include "io/twophase.h"
 #include "coll/coll.h"
 
-#define COMPI_IO_CB_DEFAULT ((int64_t)16 << 20)   /* ROMIO's cb_buffer_size */
-#define COMPI_IO_CB_MAX ((int64_t)64 << 20)       /* one cycle's message to an aggregator stays far below 2 GiB */
+#define COMPI_IO_CB_DEFAULT ((int64_t)16 << 20) /* ROMIO's cb_buffer_size */
+#define COMPI_IO_CB_MAX ((int64_t)64 << 20)     /* one cycle's message to an aggregator stays far below 2 GiB */
 
 /* One collective call on compi's path, as every step sees it. */
 typedef struct {
@@ -28,17 +28,17 @@ typedef struct {
     int is_write;
     int n, me;
     const int *node_of;
-    int frames;                  /* inter-node messages travel as compi frames */
-    compi_typeinfo elem;         /* the data's element class, for the codec choice */
-    compi_io_segs fs;            /* my file segments, increasing */
-    int64_t *spos;               /* stream position of each file segment */
-    unsigned char *stream;       /* my data in data order */
+    int frames;            /* inter-node messages travel as compi frames */
+    compi_typeinfo elem;   /* the data's element class, for the codec choice */
+    compi_io_segs fs;      /* my file segments, increasing */
+    int64_t *spos;         /* stream position of each file segment */
+    unsigned char *stream; /* my data in data order */
     compi_io_domains d;
-    int *agg;                    /* domain -> process */
-    int mydom;                   /* my domain, -1 if I am no aggregator */
+    int *agg;  /* domain -> process */
+    int mydom; /* my domain, -1 if I am no aggregator */
     int64_t cb;
-    unsigned char *cbuf;         /* an aggregator's cycle buffer */
-    int rc;                      /* first MPI error on this process */
+    unsigned char *cbuf; /* an aggregator's cycle buffer */
+    int rc;              /* first MPI error on this process */
 } compi_io_call;
 
 /* file.c: compi's own handle on the file (opened by an aggregator when it

@@ -25,8 +25,8 @@ int compi_map_msgs_add(compi_map_msgs *m, int src, int dst, uint64_t bytes)
 /* names, errors */
 
 static const char *const coll_names[COMPI_MAP_NCOLLS] = {
-    "bcast", "reduce", "allreduce", "alltoall", "allgather", "gather", "scatter",
-    "reduce_scatter", "barrier", "alltoallv", "allgatherv", "gatherv", "scatterv", "reduce_scatter_block",
+    "bcast",          "reduce",  "allreduce", "alltoall",   "allgather", "gather",   "scatter",
+    "reduce_scatter", "barrier", "alltoallv", "allgatherv", "gatherv",   "scatterv", "reduce_scatter_block",
 };
 
 const char *compi_map_coll_name(compi_map_coll c)

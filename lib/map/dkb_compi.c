@@ -27,18 +27,17 @@
 #include "frame/frame.h"
 #include "map/map.h"
 
-
 typedef struct {
     const compi_map_compi_call *c;
     compi_map_sub_fn sub;
     void *ctx;
     compi_map_msgs *out, tmp;
     compi_map_phases *ph;
-    int step_subs, step_coll, step_root;   /* the MPI collectives of the step so far: how many, the last */
+    int step_subs, step_coll, step_root; /* the MPI collectives of the step so far: how many, the last */
     int n, p;
     int *node_of, *leader_of, *first, *members;
-    int *ranks;      /* 0 .. n-1: the communicator's own ranks, as names */
-    int only_src;    /* alltoallv: only this rank's sends (-1: all) */
+    int *ranks;   /* 0 .. n-1: the communicator's own ranks, as names */
+    int only_src; /* alltoallv: only this rank's sends (-1: all) */
 } dc_state;
 
 /* The largest message of a compressed block (lib/coll/pipex.c,
@@ -76,7 +75,7 @@ static void dc_phase(dc_state *s)
         ph->coll[ph->n] = one, ph->root[ph->n] = root;
         ph->end[ph->n++] = s->out->n;
     } else {
-        ph->end[ph->n - 1] = s->out->n;   /* more steps than slots: the last one grows */
+        ph->end[ph->n - 1] = s->out->n; /* more steps than slots: the last one grows */
         ph->coll[ph->n - 1] = -1;
     }
 }
@@ -121,8 +120,11 @@ static int dc_local(dc_state *s, int k, compi_map_call *sc)
  * a message like any other). */
 static int dc_exchange(dc_state *s, int m, const int *names, int same, const int64_t *len)
 {
-    compi_map_call mc = {.coll = same ? COMPI_MAP_ALLGATHER : COMPI_MAP_ALLTOALL, .size = m,
-                         .count = COMPI_COLL_META_WORDS, .type_size = 8, .commutative = 1};
+    compi_map_call mc = {.coll = same ? COMPI_MAP_ALLGATHER : COMPI_MAP_ALLTOALL,
+                         .size = m,
+                         .count = COMPI_COLL_META_WORDS,
+                         .type_size = 8,
+                         .commutative = 1};
     int rc = dc_sub(s, &mc, names);
     dc_phase(s);
     for (int i = 0; i < m && !rc; i++)
@@ -215,8 +217,8 @@ static int dc_reduce(dc_state *s)
     int root_node = all ? -1 : s->node_of[a->root];
     /* 1. reduce to each node's leader */
     for (int k = 0; k < p && !rc; k++) {
-        compi_map_call r = {.coll = COMPI_MAP_REDUCE, .root = 0, .count = n, .type_size = ts,
-                            .commutative = a->commutative};
+        compi_map_call r = {
+            .coll = COMPI_MAP_REDUCE, .root = 0, .count = n, .type_size = ts, .commutative = a->commutative};
         rc = dc_local(s, k, &r);
     }
     dc_phase(s);
@@ -227,16 +229,14 @@ static int dc_reduce(dc_state *s)
         /* each leader's whole partial, one block, to every other leader or to the root's */
         for (int k = 0; k < p && n > 0; k++)
             for (int c = 0; c < p; c++)
-                if (c != k && (all || c == root_node))
-                    len[(size_t)k * p + c] = n * (int64_t)ts;
+                if (c != k && (all || c == root_node)) len[(size_t)k * p + c] = n * (int64_t)ts;
         rc = dc_exchange(s, p, s->leader_of, all, len);
     } else if (!rc && p > 1) {
         /* split: reduce-scatter of chunk c to leader c ... */
         for (int k = 0; k < p; k++)
             for (int c = 0; c < p; c++) {
                 int64_t cl = dc_chunk(n, p, c);
-                if (c != k && cl > 0)
-                    len[(size_t)k * p + c] = cl * (int64_t)ts;
+                if (c != k && cl > 0) len[(size_t)k * p + c] = cl * (int64_t)ts;
             }
         rc = dc_exchange(s, p, s->leader_of, 0, len);
         if (!rc && all) {
@@ -245,9 +245,7 @@ static int dc_reduce(dc_state *s)
             for (int k = 0; k < p; k++) {
                 int64_t cl = dc_chunk(n, p, k);
                 for (int c = 0; c < p && cl > 0; c++)
-                    if (c != k)
-                        len[(size_t)k * p + c] =
-                            cl * (int64_t)ts;
+                    if (c != k) len[(size_t)k * p + c] = cl * (int64_t)ts;
             }
             rc = dc_exchange(s, p, s->leader_of, 1, len);
         } else if (!rc) {
@@ -259,8 +257,7 @@ static int dc_reduce(dc_state *s)
         }
         if (!rc && s->c->way == COMPI_MAP_WAY_SPLIT_AGREE) {
             /* a measuring call agrees two sizes among the leaders */
-            compi_map_call ar = {.coll = COMPI_MAP_ALLREDUCE, .size = p, .count = 2, .type_size = 8,
-                                 .commutative = 1};
+            compi_map_call ar = {.coll = COMPI_MAP_ALLREDUCE, .size = p, .count = 2, .type_size = 8, .commutative = 1};
             rc = dc_sub(s, &ar, s->leader_of);
             dc_phase(s);
         }
@@ -287,8 +284,8 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
     for (int r = 0; r < s->n; r++) total += counts[r];
     /* 1. the whole vector reduced to each node's leader */
     for (int k = 0; k < p && !rc; k++) {
-        compi_map_call r = {.coll = COMPI_MAP_REDUCE, .root = 0, .count = total, .type_size = ts,
-                            .commutative = a->commutative};
+        compi_map_call r = {
+            .coll = COMPI_MAP_REDUCE, .root = 0, .count = total, .type_size = ts, .commutative = a->commutative};
         rc = dc_local(s, k, &r);
     }
     dc_phase(s);
@@ -300,9 +297,7 @@ static int dc_reduce_scatter(dc_state *s, const int64_t *counts)
             int64_t part = 0;
             for (int j = s->first[c]; j < s->first[c + 1]; j++) part += counts[s->members[j]];
             for (int k = 0; k < p && part > 0; k++)
-                if (k != c)
-                    len[(size_t)k * p + c] =
-                        part * (int64_t)ts;
+                if (k != c) len[(size_t)k * p + c] = part * (int64_t)ts;
         }
         rc = dc_exchange(s, p, s->leader_of, 0, len);
         free(len);
@@ -334,8 +329,12 @@ static int dc_rooted(dc_state *s, const int64_t *counts)
     int n = s->n, rc;
     const int *names = s->ranks;
     if (a->coll == COMPI_MAP_BCAST) {
-        compi_map_call h = {.coll = COMPI_MAP_BCAST, .size = n, .root = a->root, .count = COMPI_FRAME_HEADER_SIZE,
-                            .type_size = 1, .commutative = 1};
+        compi_map_call h = {.coll = COMPI_MAP_BCAST,
+                            .size = n,
+                            .root = a->root,
+                            .count = COMPI_FRAME_HEADER_SIZE,
+                            .type_size = 1,
+                            .commutative = 1};
         compi_map_call d = *a;
         rc = dc_sub(s, &h, names);
         dc_phase(s);
@@ -383,53 +382,62 @@ int compi_map_compi_messages(const compi_map_compi_call *c, compi_map_sub_fn sub
         case COMPI_MAP_ALLGATHER:
         case COMPI_MAP_ALLGATHERV:
             if (a->coll == COMPI_MAP_ALLGATHERV) {
-                if (!a->counts) { rc = COMPI_MAP_EARG; break; }
+                if (!a->counts) {
+                    rc = COMPI_MAP_EARG;
+                    break;
+                }
                 rc = dc_allgatherv(&s, a->counts);
                 break;
             }
-            if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            if (!(counts = malloc(sizeof *counts * (size_t)n))) {
+                rc = COMPI_MAP_ENOMEM;
+                break;
+            }
             for (int r = 0; r < n; r++) counts[r] = a->count;
             rc = dc_allgatherv(&s, counts);
             break;
         case COMPI_MAP_ALLTOALL:
         case COMPI_MAP_ALLTOALLV:
             if (a->coll == COMPI_MAP_ALLTOALLV) {
-                if (!a->counts) { rc = COMPI_MAP_EARG; break; }
+                if (!a->counts) {
+                    rc = COMPI_MAP_EARG;
+                    break;
+                }
                 s.only_src = c->me;
                 rc = dc_alltoallv(&s, a->counts);
                 break;
             }
-            if (!(counts = malloc(sizeof *counts * (size_t)n * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            if (!(counts = malloc(sizeof *counts * (size_t)n * (size_t)n))) {
+                rc = COMPI_MAP_ENOMEM;
+                break;
+            }
             for (size_t k = 0; k < (size_t)n * (size_t)n; k++) counts[k] = a->count;
             rc = dc_alltoallv(&s, counts);
             break;
         case COMPI_MAP_ALLREDUCE:
-        case COMPI_MAP_REDUCE:
-            rc = dc_reduce(&s);
-            break;
-        case COMPI_MAP_REDUCE_SCATTER:
-            rc = a->counts ? dc_reduce_scatter(&s, a->counts) : COMPI_MAP_EARG;
-            break;
+        case COMPI_MAP_REDUCE: rc = dc_reduce(&s); break;
+        case COMPI_MAP_REDUCE_SCATTER: rc = a->counts ? dc_reduce_scatter(&s, a->counts) : COMPI_MAP_EARG; break;
         case COMPI_MAP_REDUCE_SCATTER_BLOCK:
-            if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            if (!(counts = malloc(sizeof *counts * (size_t)n))) {
+                rc = COMPI_MAP_ENOMEM;
+                break;
+            }
             for (int r = 0; r < n; r++) counts[r] = a->count;
             rc = dc_reduce_scatter(&s, counts);
             break;
-        case COMPI_MAP_BCAST:
-            rc = dc_rooted(&s, NULL);
-            break;
+        case COMPI_MAP_BCAST: rc = dc_rooted(&s, NULL); break;
         case COMPI_MAP_GATHER:
         case COMPI_MAP_SCATTER:
-            if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            if (!(counts = malloc(sizeof *counts * (size_t)n))) {
+                rc = COMPI_MAP_ENOMEM;
+                break;
+            }
             for (int r = 0; r < n; r++) counts[r] = a->count;
             rc = dc_rooted(&s, counts);
             break;
         case COMPI_MAP_GATHERV:
-        case COMPI_MAP_SCATTERV:
-            rc = a->counts ? dc_rooted(&s, a->counts) : COMPI_MAP_EARG;
-            break;
-        default:
-            rc = COMPI_MAP_EALG;   /* compi runs no algorithm of its own for it */
+        case COMPI_MAP_SCATTERV: rc = a->counts ? dc_rooted(&s, a->counts) : COMPI_MAP_EARG; break;
+        default: rc = COMPI_MAP_EALG; /* compi runs no algorithm of its own for it */
         }
     }
     free(counts);

@@ -44,7 +44,11 @@ static inline int compi_map_emit(compi_map_msgs *o, int src, int dst, uint64_t b
 }
 
 /* Appends a message, or returns the error from the calling function. */
-#define EMIT(o, s, d, b) do { int rc_ = compi_map_emit((o), (s), (d), (uint64_t)(b)); if (rc_) return rc_; } while (0)
+#define EMIT(o, s, d, b)                                                                                               \
+    do {                                                                                                               \
+        int rc_ = compi_map_emit((o), (s), (d), (uint64_t)(b));                                                        \
+        if (rc_) return rc_;                                                                                           \
+    } while (0)
 
 /* ---- fixed decision tables ----
  * An MPI's fixed decision rules transcribed mechanically into rows. Rows of
@@ -145,12 +149,12 @@ typedef struct {
     int next[COMPI_OMPI41_MAXKIDS];
 } compi_ompi41_tree;
 enum {
-    COMPI_OMPI41_TREE_KARY,          /* ompi_coll_base_topo_build_tree; param: fan-out */
-    COMPI_OMPI41_TREE_BM,            /* build_bmtree */
-    COMPI_OMPI41_TREE_IN_ORDER_BM,   /* build_in_order_bmtree */
-    COMPI_OMPI41_TREE_KM,            /* build_kmtree; param: radix */
-    COMPI_OMPI41_TREE_CHAIN,         /* build_chain; param: fan-out */
-    COMPI_OMPI41_TREE_IN_ORDER_BIN   /* build_in_order_bintree (rooted at size - 1) */
+    COMPI_OMPI41_TREE_KARY,        /* ompi_coll_base_topo_build_tree; param: fan-out */
+    COMPI_OMPI41_TREE_BM,          /* build_bmtree */
+    COMPI_OMPI41_TREE_IN_ORDER_BM, /* build_in_order_bmtree */
+    COMPI_OMPI41_TREE_KM,          /* build_kmtree; param: radix */
+    COMPI_OMPI41_TREE_CHAIN,       /* build_chain; param: fan-out */
+    COMPI_OMPI41_TREE_IN_ORDER_BIN /* build_in_order_bintree (rooted at size - 1) */
 };
 /* rank's place in the tree of kind over size ranks rooted at root */
 void compi_ompi41_tree_of(int kind, int param, int size, int root, int rank, compi_ompi41_tree *t);
@@ -172,11 +176,11 @@ typedef struct {
     int n;
 } compi_ompi41_algs;
 /* each family's rows */
-extern const compi_ompi41_algs compi_ompi41_bcast_algs;     /* Bcast */
-extern const compi_ompi41_algs compi_ompi41_reduce_algs;    /* Reduce, Allreduce, Reduce_scatter(_block) */
-extern const compi_ompi41_algs compi_ompi41_alltoall_algs;  /* Alltoall, Alltoallv */
-extern const compi_ompi41_algs compi_ompi41_gather_algs;    /* Allgather(v), Gather(v), Scatter(v) */
-extern const compi_ompi41_algs compi_ompi41_barrier_algs;   /* Barrier */
+extern const compi_ompi41_algs compi_ompi41_bcast_algs;    /* Bcast */
+extern const compi_ompi41_algs compi_ompi41_reduce_algs;   /* Reduce, Allreduce, Reduce_scatter(_block) */
+extern const compi_ompi41_algs compi_ompi41_alltoall_algs; /* Alltoall, Alltoallv */
+extern const compi_ompi41_algs compi_ompi41_gather_algs;   /* Allgather(v), Gather(v), Scatter(v) */
+extern const compi_ompi41_algs compi_ompi41_barrier_algs;  /* Barrier */
 
 /* shared by families: the root sends the vector to every rank / every rank
  * sends it to the root (linear Bcast, Reduce, Gather, Scatter) */

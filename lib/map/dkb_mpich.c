@@ -38,7 +38,11 @@ static int mpich_bcast_binomial(const compi_map_call *c, compi_map_msgs *o)
     return 0;
 }
 
-#define ADD(o, s, d, b) do { int rc_ = compi_map_msgs_add((o), (s), (d), (uint64_t)(b)); if (rc_) return rc_; } while (0)
+#define ADD(o, s, d, b)                                                                                                \
+    do {                                                                                                               \
+        int rc_ = compi_map_msgs_add((o), (s), (d), (uint64_t)(b));                                                    \
+        if (rc_) return rc_;                                                                                           \
+    } while (0)
 
 static int flp2(int n)
 {
@@ -307,9 +311,9 @@ static int mpich_scatterv_linear(const compi_map_call *c, compi_map_msgs *o)
 
 typedef struct {
     compi_map_coll coll;
-    const char *name;     /* the MPIR_CVAR_<COLL>_INTRA_ALGORITHM value */
-    int ompi_alg;         /* same messages as this Open MPI 4.1 algorithm (pinned, segsize 0) */
-    own_fn own;           /* or MPICH's own pattern */
+    const char *name; /* the MPIR_CVAR_<COLL>_INTRA_ALGORITHM value */
+    int ompi_alg;     /* same messages as this Open MPI 4.1 algorithm (pinned, segsize 0) */
+    own_fn own;       /* or MPICH's own pattern */
 } mpich_row;
 
 static const mpich_row rows[] = {

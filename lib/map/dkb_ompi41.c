@@ -32,8 +32,8 @@
 /* the algorithm ids: every family's rows */
 
 static const compi_ompi41_algs *const families[] = {
-    &compi_ompi41_bcast_algs, &compi_ompi41_reduce_algs, &compi_ompi41_alltoall_algs, &compi_ompi41_gather_algs,
-    &compi_ompi41_barrier_algs,
+    &compi_ompi41_bcast_algs,  &compi_ompi41_reduce_algs,  &compi_ompi41_alltoall_algs,
+    &compi_ompi41_gather_algs, &compi_ompi41_barrier_algs,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -71,17 +71,22 @@ static int check_call(const compi_map_call *c)
 {
     if ((unsigned)c->coll >= COMPI_MAP_NCOLLS || c->size < 1 || c->type_size < 1) return COMPI_MAP_EARG;
     switch (c->coll) {
-    case COMPI_MAP_BCAST: case COMPI_MAP_REDUCE: case COMPI_MAP_GATHER: case COMPI_MAP_SCATTER:
-    case COMPI_MAP_GATHERV: case COMPI_MAP_SCATTERV:
+    case COMPI_MAP_BCAST:
+    case COMPI_MAP_REDUCE:
+    case COMPI_MAP_GATHER:
+    case COMPI_MAP_SCATTER:
+    case COMPI_MAP_GATHERV:
+    case COMPI_MAP_SCATTERV:
         if (c->root < 0 || c->root >= c->size) return COMPI_MAP_EARG;
         break;
-    default:
-        break;
+    default: break;
     }
     switch (c->coll) {
-    case COMPI_MAP_BARRIER:
-        return 0;
-    case COMPI_MAP_REDUCE_SCATTER: case COMPI_MAP_ALLGATHERV: case COMPI_MAP_GATHERV: case COMPI_MAP_SCATTERV:
+    case COMPI_MAP_BARRIER: return 0;
+    case COMPI_MAP_REDUCE_SCATTER:
+    case COMPI_MAP_ALLGATHERV:
+    case COMPI_MAP_GATHERV:
+    case COMPI_MAP_SCATTERV:
     case COMPI_MAP_ALLTOALLV: {
         size_t n = c->coll == COMPI_MAP_ALLTOALLV ? (size_t)c->size * c->size : (size_t)c->size;
         if (!c->counts) return COMPI_MAP_EARG;
@@ -89,8 +94,7 @@ static int check_call(const compi_map_call *c)
             if (!compi_fits_int((uint64_t)c->counts[i])) return COMPI_MAP_EARG;
         return 0;
     }
-    case COMPI_MAP_REDUCE_SCATTER_BLOCK:
-        return compi_fits_int((uint64_t)c->count) ? 0 : COMPI_MAP_EARG;
+    case COMPI_MAP_REDUCE_SCATTER_BLOCK: return compi_fits_int((uint64_t)c->count) ? 0 : COMPI_MAP_EARG;
     default:
         /* count 0 returns before the collective runs in most MPI_ bindings;
          * the DKB does not model the ones that would still talk */

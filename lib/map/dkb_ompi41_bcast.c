@@ -19,8 +19,7 @@ static int bcast_generic(const compi_map_call *c, int kind, int param, int64_t s
         compi_ompi41_tree t;
         compi_ompi41_tree_of(kind, param, size, c->root, r, &t);
         for (int i = 0; i < t.n; i++)
-            for (int64_t s = 0; s < nseg; s++)
-                EMIT(o, r, t.next[i], (s == nseg - 1 ? last : segcount) * c->type_size);
+            for (int64_t s = 0; s < nseg; s++) EMIT(o, r, t.next[i], (s == nseg - 1 ? last : segcount) * c->type_size);
     }
     return 0;
 }
@@ -55,8 +54,8 @@ static int bcast_binomial(const compi_map_call *c, const compi_map_alg *a, compi
 }
 static int bcast_knomial(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
-    return bcast_generic(c, COMPI_OMPI41_TREE_KM, a->radix,
-                         compi_ompi41_segcount(a->segsize, c->type_size, c->count), o);
+    return bcast_generic(c, COMPI_OMPI41_TREE_KM, a->radix, compi_ompi41_segcount(a->segsize, c->type_size, c->count),
+                         o);
 }
 static int bcast_linear_alg(const compi_map_call *c, const compi_map_alg *a, compi_map_msgs *o)
 {
@@ -98,8 +97,7 @@ static int bcast_split_bintree(const compi_map_call *c, const compi_map_alg *a, 
         } else if (t.n > 0) {
             int64_t lastn = nseg[lr] > 1 ? counts[lr] - (nseg[lr] - 1) * segcount[lr] : segcount[lr];
             for (int64_t s = 0; s < nseg[lr]; s++)
-                for (int i = 0; i < t.n; i++)
-                    EMIT(o, r, t.next[i], (s == nseg[lr] - 1 ? lastn : segcount[lr]) * ts);
+                for (int i = 0; i < t.n; i++) EMIT(o, r, t.next[i], (s == nseg[lr] - 1 ? lastn : segcount[lr]) * ts);
         }
         /* step 2: exchange halves with the pair in the other subtree */
         int pair = lr == 0 ? (r + 1) % size : (r + size - 1) % size;
@@ -156,7 +154,10 @@ static int bcast_scatter_allgather(const compi_map_call *c, const compi_map_alg 
     int64_t sc = (count + n - 1) / n;
     int64_t *curr = calloc(n, sizeof *curr), *rc = calloc(n, sizeof *rc), *newrc = calloc(n, sizeof *newrc);
     int ret = 0;
-    if (!curr || !rc || !newrc) { ret = COMPI_MAP_ENOMEM; goto out; }
+    if (!curr || !rc || !newrc) {
+        ret = COMPI_MAP_ENOMEM;
+        goto out;
+    }
     if ((ret = bcast_scatter_phase(c, sc, curr, o))) goto out;
     /* after the scatter each rank keeps its own block */
     for (int v = 0; v < n; v++) {

@@ -80,10 +80,13 @@ static int reduce_redscat_gather(const compi_map_call *c, const compi_map_alg *a
     /* rank 0's last rcount, needed when an odd root took part only through rank 0 */
     int64_t rank0_last_rcount = 0;
     int *vranks = malloc(n * sizeof *vranks);
-    int64_t (*rc_all)[32] = malloc(n * sizeof *rc_all), (*ri_all)[32] = malloc(n * sizeof *ri_all);
-    int64_t (*sc_all)[32] = malloc(n * sizeof *sc_all), (*si_all)[32] = malloc(n * sizeof *si_all);
+    int64_t(*rc_all)[32] = malloc(n * sizeof *rc_all), (*ri_all)[32] = malloc(n * sizeof *ri_all);
+    int64_t(*sc_all)[32] = malloc(n * sizeof *sc_all), (*si_all)[32] = malloc(n * sizeof *si_all);
     int ret = 0;
-    if (!vranks || !rc_all || !ri_all || !sc_all || !si_all) { ret = COMPI_MAP_ENOMEM; goto out; }
+    if (!vranks || !rc_all || !ri_all || !sc_all || !si_all) {
+        ret = COMPI_MAP_ENOMEM;
+        goto out;
+    }
     for (int rank = 0; rank < n; rank++) {
         int vrank;
         if (rank < 2 * rem) {
@@ -381,7 +384,8 @@ static int rs_recursivehalving(const compi_map_call *c, const compi_map_alg *a, 
     int tmp_size = compi_ompi41_next_pow2(n) >> 1, remain = n - tmp_size;
     int64_t *tc = malloc(tmp_size * sizeof *tc);
     if (!tc) return COMPI_MAP_ENOMEM;
-    for (int i = 0; i < tmp_size; i++) tc[i] = i < remain ? c->counts[2 * i + 1] + c->counts[2 * i] : c->counts[i + remain];
+    for (int i = 0; i < tmp_size; i++)
+        tc[i] = i < remain ? c->counts[2 * i + 1] + c->counts[2 * i] : c->counts[i + remain];
     for (int rank = 0; rank < n && !ret; rank++) {
         int tmp_rank;
         if (rank < 2 * remain) {

@@ -38,7 +38,8 @@ static void tree_kary(int fanout, int size, int root, int rank, compi_ompi41_tre
     int slimit = (pown(fanout, level) - 1) / (fanout - 1);
     int sparent = shifted;
     if (sparent < fanout) sparent = 0;
-    else while (sparent >= slimit) sparent -= delta / fanout;
+    else
+        while (sparent >= slimit) sparent -= delta / fanout;
     t->prev = (sparent + root) % size;
 }
 

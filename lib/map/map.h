@@ -54,22 +54,22 @@ int compi_map_coll_parse(const char *name);
  * type_size bytes (algorithms split and segment in whole elements). */
 typedef struct {
     compi_map_coll coll;
-    int size;                /* communicator size, >= 1 */
-    int root;                /* bcast, reduce, gather, scatter */
-    int64_t count;           /* elements: bcast/reduce/allreduce the vector; alltoall/allgather/
+    int size;              /* communicator size, >= 1 */
+    int root;              /* bcast, reduce, gather, scatter */
+    int64_t count;         /* elements: bcast/reduce/allreduce the vector; alltoall/allgather/
                                 gather/scatter one block (per peer); barrier ignores it */
-    const int64_t *counts;   /* reduce_scatter, allgatherv, gatherv, scatterv: size entries (elements
+    const int64_t *counts; /* reduce_scatter, allgatherv, gatherv, scatterv: size entries (elements
                                 of each rank's block); alltoallv: size x size, row = sender */
-    size_t type_size;        /* bytes per element, >= 1 */
-    int commutative;         /* reductions: 1 for MPI's predefined ops */
+    size_t type_size;      /* bytes per element, >= 1 */
+    int commutative;       /* reductions: 1 for MPI's predefined ops */
 } compi_map_call;
 
 /* An algorithm with its parameters. */
 typedef struct {
-    int alg;                 /* the MPI's algorithm number (Open MPI: coll_tuned_<coll>_algorithm) */
-    uint32_t segsize;        /* bytes per segment, 0 = no segmentation */
-    int fanout;              /* chain / tree fan-out where the algorithm has one */
-    int radix;               /* k-nomial radix */
+    int alg;          /* the MPI's algorithm number (Open MPI: coll_tuned_<coll>_algorithm) */
+    uint32_t segsize; /* bytes per segment, 0 = no segmentation */
+    int fanout;       /* chain / tree fan-out where the algorithm has one */
+    int radix;        /* k-nomial radix */
 } compi_map_alg;
 
 typedef struct {
@@ -88,11 +88,11 @@ int compi_map_msgs_add(compi_map_msgs *m, int src, int dst, uint64_t bytes);
 
 /* Errors (negative) and their text. */
 enum {
-    COMPI_MAP_EARG = -101,      /* call or algorithm parameters out of range */
-    COMPI_MAP_EALG = -102,      /* no such algorithm for this collective */
-    COMPI_MAP_EUNSUPP = -103,   /* the MPI itself refuses (e.g. two_proc on 3 ranks) */
+    COMPI_MAP_EARG = -101,    /* call or algorithm parameters out of range */
+    COMPI_MAP_EALG = -102,    /* no such algorithm for this collective */
+    COMPI_MAP_EUNSUPP = -103, /* the MPI itself refuses (e.g. two_proc on 3 ranks) */
     COMPI_MAP_ENOMEM = -104,
-    COMPI_MAP_ENOTYET = -105    /* known to the tables, not decomposed */
+    COMPI_MAP_ENOTYET = -105 /* known to the tables, not decomposed */
 };
 const char *compi_map_strerror(int rc);
 
@@ -129,7 +129,7 @@ int compi_map_ompi41_messages_pins(const compi_map_call *c, const compi_map_alg 
  * values of MPIR_CVAR_<COLL>_INTRA_ALGORITHM. No default selection yet. */
 int compi_map_mpich40_nalgs(compi_map_coll coll);
 const char *compi_map_mpich40_alg_name(compi_map_coll coll, int alg);
-int compi_map_mpich40_alg_parse(compi_map_coll coll, const char *name);  /* -1: unknown */
+int compi_map_mpich40_alg_parse(compi_map_coll coll, const char *name); /* -1: unknown */
 int compi_map_mpich40_messages(const compi_map_call *c, int alg, compi_map_msgs *out);
 
 /* ---- compi's own collectives (lib/coll/coll.h, lib/wrappers/collectives.c;
@@ -145,16 +145,16 @@ int compi_map_mpich40_messages(const compi_map_call *c, int alg, compi_map_msgs 
  * communicator's ranks. Blocks are counted raw (one message of the packed
  * bytes: a traced run's) unless ratio makes a pair's block a frame. */
 typedef enum {
-    COMPI_MAP_WAY_SPLIT = 0,        /* the one way of the non-reductions; Allreduce/Reduce: split */
-    COMPI_MAP_WAY_SPLIT_AGREE,      /* split, on a call that measures (one 2-number allreduce among leaders) */
-    COMPI_MAP_WAY_WHOLE             /* Allreduce/Reduce: whole partials (engine/leaders.h) */
+    COMPI_MAP_WAY_SPLIT = 0,   /* the one way of the non-reductions; Allreduce/Reduce: split */
+    COMPI_MAP_WAY_SPLIT_AGREE, /* split, on a call that measures (one 2-number allreduce among leaders) */
+    COMPI_MAP_WAY_WHOLE        /* Allreduce/Reduce: whole partials (engine/leaders.h) */
 } compi_map_way;
 typedef struct {
-    compi_map_call call;     /* allgather(v), alltoall(v), allreduce, reduce, reduce_scatter(_block),
+    compi_map_call call; /* allgather(v), alltoall(v), allreduce, reduce, reduce_scatter(_block),
                                 bcast, gather(v), scatter(v); reduce_scatter_block: count = each rank's block */
-    const int *node;         /* call.size entries: node id of every rank (equal = same node) */
-    int way;                 /* compi_map_way */
-    int me;                  /* alltoallv: the rank whose send row call.counts holds (row me of a size x size
+    const int *node;     /* call.size entries: node id of every rank (equal = same node) */
+    int way;             /* compi_map_way */
+    int me;              /* alltoallv: the rank whose send row call.counts holds (row me of a size x size
                                 matrix); only its sends are listed. Else -1 */
     /* compression ratio (> 1) of a block from comm rank src to dst on
      * another node (sent as a frame); NULL or <= 1: raw blocks (a traced run's) */

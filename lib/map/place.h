@@ -38,11 +38,11 @@
 
 /* ---- the algorithms a traced run used (the trace's ALGS text) ---- */
 typedef struct {
-    int mpich;                           /* 0: Open MPI 4.1, 1: MPICH 4.0 */
-    int dynamic;                         /* Open MPI: coll_tuned_use_dynamic_rules */
-    int alg[COMPI_MAP_NCOLLS];           /* Open MPI id / MPICH table id; 0 = not pinned */
+    int mpich;                 /* 0: Open MPI 4.1, 1: MPICH 4.0 */
+    int dynamic;               /* Open MPI: coll_tuned_use_dynamic_rules */
+    int alg[COMPI_MAP_NCOLLS]; /* Open MPI id / MPICH table id; 0 = not pinned */
     uint32_t segsize[COMPI_MAP_NCOLLS];
-    int tree_fanout[COMPI_MAP_NCOLLS], chain_fanout[COMPI_MAP_NCOLLS];   /* 0 = default */
+    int tree_fanout[COMPI_MAP_NCOLLS], chain_fanout[COMPI_MAP_NCOLLS]; /* 0 = default */
 } compi_map_algs;
 /* NULL or empty text: Open MPI, fixed rules. A value lib/map does not know
  * (an algorithm name or number) fails with err naming it. */
@@ -66,11 +66,11 @@ int compi_map_algs_parse(const char *text, compi_map_algs *a, char *err, size_t 
  * classes do); a message on link l costs lat(l) + bytes x cost per byte(l). */
 #define COMPI_MAP_EAGER_BYTES 65536.0
 typedef struct {
-    int root;                            /* world rank */
-    int recv;                            /* 0: the root sends (Scatterv), 1: it receives (Gatherv) */
-    int blocking;                        /* 1: blocking, one after another; 0: all posted at once */
+    int root;     /* world rank */
+    int recv;     /* 0: the root sends (Scatterv), 1: it receives (Gatherv) */
+    int blocking; /* 1: blocking, one after another; 0: all posted at once */
     int len;
-    int *peer;                           /* world ranks, in the root's order */
+    int *peer; /* world ranks, in the root's order */
     double *bytes;
     double calls;
 } compi_map_seq;
@@ -80,22 +80,22 @@ typedef struct {
  * is not in the matrices; the cost decomposes it under each placement
  * (map.h's compi_map_compi_messages, the MPI's DKB for its sub-steps). */
 typedef struct {
-    compi_map_compi_call c;              /* c.node unset; c.call.counts owned */
-    int *world;                          /* communicator rank -> world rank */
+    compi_map_compi_call c; /* c.node unset; c.call.counts owned */
+    int *world;             /* communicator rank -> world rank */
     double calls;
 } compi_map_nodeaware;
 
 typedef struct {
     int n;
-    double *msgs, *bytes;                /* n x n, row = sender (world ranks) */
-    uint64_t approximated[COMPI_PROF_NFAM];   /* calls decomposed by a stand-in (see place_graph.c) */
-    uint64_t node_aware[COMPI_PROF_NFAM];     /* calls that ran compi's algorithm (priced per placement) */
+    double *msgs, *bytes;                   /* n x n, row = sender (world ranks) */
+    uint64_t approximated[COMPI_PROF_NFAM]; /* calls decomposed by a stand-in (see place_graph.c) */
+    uint64_t node_aware[COMPI_PROF_NFAM];   /* calls that ran compi's algorithm (priced per placement) */
     int nseq, capseq;
-    compi_map_seq *seq;                  /* rooted linear collectives (above) */
+    compi_map_seq *seq; /* rooted linear collectives (above) */
     int nna, capna;
-    compi_map_nodeaware *na;             /* compi's node-aware collectives (above) */
-    compi_map_algs algs;                 /* the traced run's algorithms (set by compi_map_graph_add) */
-    double *frame_ratio;                 /* n x n or NULL: compression ratio of compi's frames from row to column */
+    compi_map_nodeaware *na; /* compi's node-aware collectives (above) */
+    compi_map_algs algs;     /* the traced run's algorithms (set by compi_map_graph_add) */
+    double *frame_ratio;     /* n x n or NULL: compression ratio of compi's frames from row to column */
 } compi_map_graph;
 /* The compression ratios of compi's frames between world ranks (n x n, row =
  * sender; <= 1 or 0: unknown): a pair without one takes its sender's mean
@@ -109,8 +109,7 @@ void compi_map_graph_free(compi_map_graph *g);
 /* Adds one rank's profile: its point-to-point sends and the collective
  * calls this rank stands for (commprof.h). 0, or a COMPI_MAP_E* code with
  * err naming the call. */
-int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err,
-                        size_t errlen);
+int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err, size_t errlen);
 
 /* Adds the node-aware collectives' messages as they are under node_of_rank
  * (e.g. the traced run's placement) to the matrices, and forgets them: the
@@ -122,16 +121,15 @@ typedef struct {
     int nnodes;
     char (*names)[COMPI_NET_NAME_MAX];
     int *slots;
-    unsigned char *slots_hwloc;          /* 1: the host's slots are its cores (the model's node line) */
-    double *lat_us;                      /* nnodes x nnodes, diagonal = inside a node */
+    unsigned char *slots_hwloc; /* 1: the host's slots are its cores (the model's node line) */
+    double *lat_us;             /* nnodes x nnodes, diagonal = inside a node */
     double *us_per_byte;
 } compi_map_net;
 /* "H1:S1,H2:S2,..." (slots >= 1; a host without ":S" has as many slots as
  * cores when model describes it (its "node" line, hwloc), else 1); links
  * from model (NULL: the built-in model): the exact pair, else the class
  * default; cost per byte = the link's beta at its largest measured size. */
-int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_model *model, char *err,
-                        size_t errlen);
+int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_model *model, char *err, size_t errlen);
 void compi_map_net_free(compi_map_net *net);
 int compi_map_net_slots(const compi_map_net *net);
 
@@ -151,8 +149,8 @@ typedef struct {
 double compi_map_cost(const compi_map_problem *p, const int *node_of_rank);
 /* One call of sequence s under the placement: its makespan and the sum of
  * its messages' costs (what the plain sum would charge), microseconds. */
-void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, const int *node_of_rank,
-                        double *makespan, double *sum);
+void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, const int *node_of_rank, double *makespan,
+                        double *sum);
 /* Bytes the placement puts on inter-node links (node-aware collectives included). */
 double compi_map_inter_bytes(const compi_map_problem *p, const int *node_of_rank);
 /* The load of the most loaded directed inter-node link: max over node pairs
@@ -161,7 +159,11 @@ double compi_map_inter_bytes(const compi_map_problem *p, const int *node_of_rank
 double compi_map_bottleneck(const compi_map_problem *p, const int *node_of_rank);
 
 typedef enum {
-    COMPI_MAPPER_BLOCK = 0, COMPI_MAPPER_CYCLIC, COMPI_MAPPER_RANDOM, COMPI_MAPPER_SWAP, COMPI_MAPPER_SCOTCH,
+    COMPI_MAPPER_BLOCK = 0,
+    COMPI_MAPPER_CYCLIC,
+    COMPI_MAPPER_RANDOM,
+    COMPI_MAPPER_SWAP,
+    COMPI_MAPPER_SCOTCH,
     COMPI_MAPPER_COUNT
 } compi_mapper;
 const char *compi_mapper_name(compi_mapper m);

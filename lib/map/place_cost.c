@@ -18,7 +18,10 @@ void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, cons
     int k = net->nnodes, x = node[s->root];
     double busy_small[64], *busy = k <= 64 ? busy_small : calloc((size_t)k, sizeof *busy);
     double t = 0, end = 0, total = 0, nic = 0, nic_upb = -1, nic_lat = -1;
-    if (!busy) { *makespan = *sum = 0; return; }
+    if (!busy) {
+        *makespan = *sum = 0;
+        return;
+    }
     for (int y = 0; y < k; y++) {
         busy[y] = 0;
         double u = s->recv ? net->us_per_byte[(size_t)y * k + x] : net->us_per_byte[(size_t)x * k + y];
@@ -39,8 +42,8 @@ void compi_map_seq_time(const compi_map_problem *p, const compi_map_seq *s, cons
             if (nic_lat < 0 || net->lat_us[l] < nic_lat) nic_lat = net->lat_us[l];
         }
         busy[y] = done;
-        if (rndv && !s->recv) t = start + net->lat_us[l];   /* handshake through: the data drains, the root goes on */
-        else if (s->blocking && s->recv) t = t > done ? t : done;   /* the next receive is posted after this one */
+        if (rndv && !s->recv) t = start + net->lat_us[l]; /* handshake through: the data drains, the root goes on */
+        else if (s->blocking && s->recv) t = t > done ? t : done; /* the next receive is posted after this one */
         if (done > end) end = done;
     }
     if (t > end) end = t;
@@ -95,7 +98,10 @@ static int pl_step_seq(const compi_map_problem *p, const compi_map_nodeaware *x,
     int rc = q.peer && q.bytes ? 0 : -1;
     for (size_t m = a; m < b && !rc; m++) {
         int r = recv ? out->v[m].dst : out->v[m].src, o = recv ? out->v[m].src : out->v[m].dst;
-        if (r != root) { rc = -1; break; }
+        if (r != root) {
+            rc = -1;
+            break;
+        }
         q.peer[q.len] = x->world[o];
         q.bytes[q.len++] = (double)out->v[m].bytes;
     }
@@ -123,7 +129,7 @@ static double pl_nodeaware_cost(const compi_map_problem *p, const int *node, dou
         const compi_map_nodeaware *x = &g->na[q];
         if (compi_place_nodeaware_call(g, q, node, &out, &ph) != 0) continue;
         double call = 0;
-        size_t a = 0;   /* step f is messages [a, b); the ends never decrease */
+        size_t a = 0; /* step f is messages [a, b); the ends never decrease */
         for (int f = 0; f <= ph.n; f++) {
             size_t b = f < ph.n ? ph.end[f] : out.n;
             double worst = 0, mk;

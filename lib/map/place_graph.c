@@ -24,16 +24,25 @@ int compi_map_graph_init(compi_map_graph *g, int n)
     if (n < 1 || n > 65536) return COMPI_MAP_EARG;
     g->msgs = calloc((size_t)n * (size_t)n, sizeof *g->msgs);
     g->bytes = calloc((size_t)n * (size_t)n, sizeof *g->bytes);
-    if (!g->msgs || !g->bytes) { compi_map_graph_free(g); return COMPI_MAP_ENOMEM; }
+    if (!g->msgs || !g->bytes) {
+        compi_map_graph_free(g);
+        return COMPI_MAP_ENOMEM;
+    }
     g->n = n;
     return 0;
 }
 
 void compi_map_graph_free(compi_map_graph *g)
 {
-    for (int q = 0; q < g->nseq; q++) { free(g->seq[q].peer); free(g->seq[q].bytes); }
+    for (int q = 0; q < g->nseq; q++) {
+        free(g->seq[q].peer);
+        free(g->seq[q].bytes);
+    }
     free(g->seq);
-    for (int q = 0; q < g->nna; q++) { free((void *)g->na[q].c.call.counts); free(g->na[q].world); }
+    for (int q = 0; q < g->nna; q++) {
+        free((void *)g->na[q].c.call.counts);
+        free(g->na[q].world);
+    }
     free(g->na);
     free(g->frame_ratio);
     free(g->msgs);
@@ -95,7 +104,11 @@ int compi_map_graph_add_seq(compi_map_graph *g, const compi_map_seq *s)
     *t = *s;
     t->peer = malloc(sizeof *t->peer * (size_t)(s->len ? s->len : 1));
     t->bytes = malloc(sizeof *t->bytes * (size_t)(s->len ? s->len : 1));
-    if (!t->peer || !t->bytes) { free(t->peer); free(t->bytes); return COMPI_MAP_ENOMEM; }
+    if (!t->peer || !t->bytes) {
+        free(t->peer);
+        free(t->bytes);
+        return COMPI_MAP_ENOMEM;
+    }
     memcpy(t->peer, s->peer, sizeof *s->peer * (size_t)s->len);
     memcpy(t->bytes, s->bytes, sizeof *s->bytes * (size_t)s->len);
     g->nseq++;
@@ -116,14 +129,17 @@ static int pl_add_rooted(compi_map_graph *g, const compi_prof_comm *c, const com
         const compi_map_msg *m = &out->v[k];
         int root = c->world[recv ? m->dst : m->src];
         if (k == 0) s.root = root;
-        if (root != s.root) { rc = COMPI_MAP_EARG; break; }   /* not a rooted linear decomposition */
+        if (root != s.root) {
+            rc = COMPI_MAP_EARG;
+            break;
+        } /* not a rooted linear decomposition */
         s.peer[s.len] = c->world[recv ? m->src : m->dst];
         s.bytes[s.len++] = (double)m->bytes;
     }
     if (!rc) rc = compi_map_graph_add_seq(g, &s);
     free(s.peer);
     free(s.bytes);
-    return rc == COMPI_MAP_EARG ? 0 : rc;   /* a decomposition that is not linear stays priced by the sum */
+    return rc == COMPI_MAP_EARG ? 0 : rc; /* a decomposition that is not linear stays priced by the sum */
 }
 
 /* The MPI's DKB for the sub-steps of compi's node-aware collectives. */
@@ -135,8 +151,9 @@ static int pl_sub(void *ctx, const compi_map_call *c, compi_map_msgs *out)
 
 static compi_map_way pl_way(int path)
 {
-    return path == COMPI_PROF_PATH_WHOLE ? COMPI_MAP_WAY_WHOLE
-           : path == COMPI_PROF_PATH_SPLIT_AGREE ? COMPI_MAP_WAY_SPLIT_AGREE : COMPI_MAP_WAY_SPLIT;
+    return path == COMPI_PROF_PATH_WHOLE         ? COMPI_MAP_WAY_WHOLE
+           : path == COMPI_PROF_PATH_SPLIT_AGREE ? COMPI_MAP_WAY_SPLIT_AGREE
+                                                 : COMPI_MAP_WAY_SPLIT;
 }
 
 /* entries of a call's counts: size x size for Alltoallv, else size */
@@ -147,8 +164,8 @@ static size_t pl_counts_len(const compi_map_call *call)
 
 /* A call that ran compi's algorithm: kept with its communicator's members
  * (counts copied: n, or n x n with row me for Alltoallv). */
-static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const compi_map_call *call, int path,
-                            int me, double calls)
+static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const compi_map_call *call, int path, int me,
+                            double calls)
 {
     for (int q = 0; q < g->nna; q++) {
         compi_map_nodeaware *x = &g->na[q];
@@ -174,7 +191,11 @@ static int pl_add_nodeaware(compi_map_graph *g, const compi_prof_comm *c, const 
     int64_t *counts = NULL;
     if (call->counts && (counts = malloc(sizeof *counts * pl_counts_len(call))))
         memcpy(counts, call->counts, sizeof *counts * pl_counts_len(call));
-    if (!x.world || (call->counts && !counts)) { free(x.world); free(counts); return COMPI_MAP_ENOMEM; }
+    if (!x.world || (call->counts && !counts)) {
+        free(x.world);
+        free(counts);
+        return COMPI_MAP_ENOMEM;
+    }
     memcpy(x.world, c->world, sizeof *x.world * (size_t)c->size);
     x.c.call.counts = counts;
     g->na[g->nna++] = x;
@@ -247,20 +268,20 @@ int compi_place_nodeaware_each(const compi_map_graph *g, const int *node, compi_
     return rc;
 }
 
-int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err,
-                        size_t errlen)
+int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi_map_algs *a, char *err, size_t errlen)
 {
     g->algs = *a;
     if (p->world_size != g->n) {
         compi_errf(err, errlen, "a trace of rank %d is from a run of %d ranks, the others of %d", p->world_rank,
-               p->world_size, g->n);
+                   p->world_size, g->n);
         return COMPI_MAP_EARG;
     }
     for (size_t i = 0; i < p->nbyid; i++) {
         const compi_prof_comm *c = p->byid[i];
         if (!c || !c->peer_msgs) continue;
         for (int k = 0; k < c->size; k++)
-            if (c->peer_msgs[k]) pl_add(g, p->world_rank, c->world[k], (double)c->peer_msgs[k], (double)c->peer_bytes[k]);
+            if (c->peer_msgs[k])
+                pl_add(g, p->world_rank, c->world[k], (double)c->peer_msgs[k], (double)c->peer_bytes[k]);
     }
     compi_map_msgs out = {0};
     int64_t *counts = NULL;
@@ -274,37 +295,51 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
         if (per_rank ? 0 : by_root ? me != r->root : me != 0) continue;
         double calls = (double)r->calls;
         if (fam == COMPI_PROF_SCAN || fam == COMPI_PROF_EXSCAN) {
-            for (int k = 0; k + 1 < n; k++) pl_add(g, c->world[k], c->world[k + 1], calls, calls * (double)r->count * r->type_size);
+            for (int k = 0; k + 1 < n; k++)
+                pl_add(g, c->world[k], c->world[k + 1], calls, calls * (double)r->count * r->type_size);
             g->approximated[fam] += r->calls;
             continue;
         }
         if (pl_fam2coll(fam) < 0) continue;
-        compi_map_call call = {.coll = (compi_map_coll)pl_fam2coll(fam), .size = n, .root = r->root < 0 ? 0 : r->root,
-                               .count = r->count, .type_size = r->type_size, .commutative = r->commutative};
+        compi_map_call call = {.coll = (compi_map_coll)pl_fam2coll(fam),
+                               .size = n,
+                               .root = r->root < 0 ? 0 : r->root,
+                               .count = r->count,
+                               .type_size = r->type_size,
+                               .commutative = r->commutative};
         free(counts);
         counts = NULL;
         if (fam == COMPI_PROF_REDUCE_SCATTER_BLOCK) {
-            if (!(counts = malloc(sizeof *counts * (size_t)n))) { rc = COMPI_MAP_ENOMEM; break; }
+            if (!(counts = malloc(sizeof *counts * (size_t)n))) {
+                rc = COMPI_MAP_ENOMEM;
+                break;
+            }
             for (int k = 0; k < n; k++) counts[k] = r->count;
             call.counts = counts;
             if (r->path == COMPI_PROF_PATH_MPI) g->approximated[fam] += r->calls;
         } else if (per_rank) {
             if (r->ncounts != n) continue;
-            if (!(counts = calloc((size_t)n * (size_t)n, sizeof *counts))) { rc = COMPI_MAP_ENOMEM; break; }
+            if (!(counts = calloc((size_t)n * (size_t)n, sizeof *counts))) {
+                rc = COMPI_MAP_ENOMEM;
+                break;
+            }
             memcpy(counts + (size_t)me * n, r->counts, sizeof *counts * (size_t)n);
             call.counts = counts;
         } else if (r->ncounts) {
             call.counts = r->counts;
         } else if (by_root || fam == COMPI_PROF_ALLGATHERV || fam == COMPI_PROF_REDUCE_SCATTER) {
-            continue;   /* a record without the vector (not the root's) */
+            continue; /* a record without the vector (not the root's) */
         }
         if (r->path != COMPI_PROF_PATH_MPI) {
             /* compi's own algorithm: decomposed under each placement (checked here under one) */
             call.coll = fam == COMPI_PROF_REDUCE_SCATTER_BLOCK ? COMPI_MAP_REDUCE_SCATTER_BLOCK : call.coll;
             if (fam == COMPI_PROF_REDUCE_SCATTER_BLOCK) call.counts = NULL;
             int *one = calloc((size_t)n, sizeof *one);
-            compi_map_compi_call cc = {.call = call, .node = one, .way = (int)pl_way(r->path), .me = per_rank ? me : -1,
-                                      .self_comm_local = a->mpich};
+            compi_map_compi_call cc = {.call = call,
+                                       .node = one,
+                                       .way = (int)pl_way(r->path),
+                                       .me = per_rank ? me : -1,
+                                       .self_comm_local = a->mpich};
             out.n = 0;
             rc = one ? compi_map_compi_messages(&cc, pl_sub, (void *)a, &out, NULL) : COMPI_MAP_ENOMEM;
             free(one);
@@ -322,7 +357,7 @@ int compi_map_graph_add(compi_map_graph *g, const compi_commprof *p, const compi
         rc = compi_place_decompose(&call, a, &out, &approx);
         if (rc) {
             compi_errf(err, errlen, "rank %d: %s on a communicator of %d ranks (%lld x %u bytes): %s", p->world_rank,
-                   compi_prof_family_name(fam), n, (long long)r->count, r->type_size, compi_map_strerror(rc));
+                       compi_prof_family_name(fam), n, (long long)r->count, r->type_size, compi_map_strerror(rc));
             break;
         }
         if (approx) g->approximated[fam] += r->calls;
@@ -354,7 +389,10 @@ int compi_map_graph_materialize(compi_map_graph *g, const int *node_of_rank)
     int rc = compi_place_nodeaware_each(g, node_of_rank, &out, compi_place_mat_msg, g);
     compi_map_msgs_free(&out);
     if (rc) return rc;
-    for (int q = 0; q < g->nna; q++) { free((void *)g->na[q].c.call.counts); free(g->na[q].world); }
+    for (int q = 0; q < g->nna; q++) {
+        free((void *)g->na[q].c.call.counts);
+        free(g->na[q].world);
+    }
     g->nna = 0;
     return 0;
 }

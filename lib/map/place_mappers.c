@@ -28,7 +28,7 @@ static double pl_contrib(const compi_map_problem *p, const int *node, int i, int
         c += g->msgs[o] * net->lat_us[lo] + g->bytes[o] * net->us_per_byte[lo];
         c += g->msgs[in] * net->lat_us[li] + g->bytes[in] * net->us_per_byte[li];
     }
-    size_t s = (size_t)i * n + i, l = (size_t)x * k + x;   /* messages to itself stay on its node */
+    size_t s = (size_t)i * n + i, l = (size_t)x * k + x; /* messages to itself stay on its node */
     return c + g->msgs[s] * net->lat_us[l] + g->bytes[s] * net->us_per_byte[l];
 }
 
@@ -63,14 +63,18 @@ static void pl_descend(const compi_map_problem *p, int *node, int total)
                 double d = pl_contrib(p, node, a, nb) + pl_contrib(p, node, b, na) - ca - pl_contrib(p, node, b, nb) -
                            pl_pair(p, a, b, nb, nb) - pl_pair(p, a, b, na, na) + pl_pair(p, a, b, nb, na) +
                            pl_pair(p, a, b, na, nb);
-                if (seqs) {   /* sequences' makespans and node-aware collectives do not split by rank: recomputed */
+                if (seqs) { /* sequences' makespans and node-aware collectives do not split by rank: recomputed */
                     node[a] = nb;
                     node[b] = na;
                     d += compi_place_adjust(p, node) - adj0;
                     node[a] = na;
                     node[b] = nb;
                 }
-                if (d < best - 1e-9 * (fabs(ca) + 1e-12)) { best = d; ba = a; bb = b; }
+                if (d < best - 1e-9 * (fabs(ca) + 1e-12)) {
+                    best = d;
+                    ba = a;
+                    bb = b;
+                }
             }
         }
         if (ba < 0) return;
@@ -83,7 +87,10 @@ static void pl_descend(const compi_map_problem *p, int *node, int total)
 /* ------------------------------------------------------------- mappers */
 
 static const char *const pl_mapper_names[COMPI_MAPPER_COUNT] = {"block", "cyclic", "random", "swap", "scotch"};
-const char *compi_mapper_name(compi_mapper m) { return m < COMPI_MAPPER_COUNT ? pl_mapper_names[m] : "?"; }
+const char *compi_mapper_name(compi_mapper m)
+{
+    return m < COMPI_MAPPER_COUNT ? pl_mapper_names[m] : "?";
+}
 
 static uint64_t pl_rand(uint64_t *s)
 {
@@ -141,9 +148,19 @@ static double pl_scotch_weights(const compi_map_problem *p, double *w)
     int pairs = 0;
     for (int i = 0; i < k; i++)
         for (int j = 0; j < k; j++)
-            if (i != j) { lat += net->lat_us[i * k + j]; upb += net->us_per_byte[i * k + j]; pairs++; }
-    if (pairs) { lat /= pairs; upb /= pairs; } else { lat = 1; upb = 1e-3; }
-    compi_map_graph na = {0};   /* the node-aware collectives as they are under block placement */
+            if (i != j) {
+                lat += net->lat_us[i * k + j];
+                upb += net->us_per_byte[i * k + j];
+                pairs++;
+            }
+    if (pairs) {
+        lat /= pairs;
+        upb /= pairs;
+    } else {
+        lat = 1;
+        upb = 1e-3;
+    }
+    compi_map_graph na = {0}; /* the node-aware collectives as they are under block placement */
     int *blk = NULL, total = 0;
     if (g->nna && compi_map_graph_init(&na, n) == 0 && (blk = pl_slots(net, &total))) {
         compi_map_msgs out = {0};
@@ -167,14 +184,16 @@ static double pl_scotch_weights(const compi_map_problem *p, double *w)
  * onto the nodes: parttab[i] is rank i's part, a slot when *leaf (every
  * node has as many slots, more than one: nodes x cores leaves), else a
  * node. 0, COMPI_MAP_ENOMEM, or COMPI_MAP_EUNSUPP when Scotch fails. */
-static int pl_scotch_map(const compi_map_net *net, int n, const double *w, double wmax, SCOTCH_Num *parttab,
-                         int *leaf)
+static int pl_scotch_map(const compi_map_net *net, int n, const double *w, double wmax, SCOTCH_Num *parttab, int *leaf)
 {
     int k = net->nnodes, rc = 0;
     SCOTCH_Num *verttab = malloc(sizeof *verttab * (size_t)(n + 1));
     SCOTCH_Num *edgetab = malloc(sizeof *edgetab * (size_t)n * n), *edlotab = malloc(sizeof *edlotab * (size_t)n * n);
     SCOTCH_Num *velo = malloc(sizeof *velo * (size_t)k);
-    if (!verttab || !edgetab || !edlotab || !velo) { rc = COMPI_MAP_ENOMEM; goto out; }
+    if (!verttab || !edgetab || !edlotab || !velo) {
+        rc = COMPI_MAP_ENOMEM;
+        goto out;
+    }
     SCOTCH_Num e = 0;
     for (int i = 0; i < n; i++) {
         verttab[i] = e;
@@ -212,7 +231,10 @@ static int pl_scotch_map(const compi_map_net *net, int n, const double *w, doubl
     SCOTCH_archExit(&arch);
     SCOTCH_graphExit(&sg);
 out:
-    free(verttab); free(edgetab); free(edlotab); free(velo);
+    free(verttab);
+    free(edgetab);
+    free(edlotab);
+    free(velo);
     return rc;
 }
 
@@ -230,7 +252,10 @@ static int pl_scotch_repair(const compi_map_problem *p, const SCOTCH_Num *partta
         if (node[i] < 0 || node[i] >= k) node[i] = 0;
     }
     int *over = malloc(sizeof *over * (size_t)n), nover = 0;
-    if (!over) { free(used); return COMPI_MAP_ENOMEM; }
+    if (!over) {
+        free(used);
+        return COMPI_MAP_ENOMEM;
+    }
     for (int i = 0; i < n; i++) {
         if (used[node[i]] < net->slots[node[i]]) used[node[i]]++;
         else over[nover++] = i;
@@ -247,7 +272,10 @@ static int pl_scotch_repair(const compi_map_problem *p, const SCOTCH_Num *partta
             for (int j = 0; j < n; j++)
                 if (j != i && node[j] >= 0) c += pl_pair(p, i, j, x, node[j]);
             node[i] = keep;
-            if (bx < 0 || c < bc) { bx = x; bc = c; }
+            if (bx < 0 || c < bc) {
+                bx = x;
+                bc = c;
+            }
         }
         node[i] = bx;
         used[bx]++;
@@ -301,16 +329,29 @@ int compi_map_swap_descend(const compi_map_problem *p, int *node_of_rank)
     int total, n = p->g->n;
     int *slots = pl_slots(p->net, &total);
     if (!slots) return COMPI_MAP_ENOMEM;
-    if (total < n) { free(slots); return COMPI_MAP_EARG; }
+    if (total < n) {
+        free(slots);
+        return COMPI_MAP_EARG;
+    }
     int *node = malloc(sizeof *node * (size_t)total), *used = calloc((size_t)p->net->nnodes, sizeof *used);
-    if (!node || !used) { free(slots); free(node); free(used); return COMPI_MAP_ENOMEM; }
-    for (int i = 0; i < n; i++) { node[i] = node_of_rank[i]; used[node[i]]++; }
-    int t = n;   /* empty slots after the ranks */
+    if (!node || !used) {
+        free(slots);
+        free(node);
+        free(used);
+        return COMPI_MAP_ENOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        node[i] = node_of_rank[i];
+        used[node[i]]++;
+    }
+    int t = n; /* empty slots after the ranks */
     for (int x = 0; x < p->net->nnodes; x++)
         for (int s = used[x]; s < p->net->slots[x]; s++) node[t++] = x;
     pl_descend(p, node, total);
     memcpy(node_of_rank, node, sizeof *node * (size_t)n);
-    free(slots); free(node); free(used);
+    free(slots);
+    free(node);
+    free(used);
     return 0;
 }
 
@@ -318,7 +359,10 @@ int compi_map_run(compi_mapper m, const compi_map_problem *p, uint64_t seed, int
                   size_t errlen)
 {
     int n = p->g->n, total;
-    if (m >= COMPI_MAPPER_COUNT) { compi_errf(err, errlen, "no such mapper"); return COMPI_MAP_EARG; }
+    if (m >= COMPI_MAPPER_COUNT) {
+        compi_errf(err, errlen, "no such mapper");
+        return COMPI_MAP_EARG;
+    }
     int *slots = pl_slots(p->net, &total);
     if (!slots) return COMPI_MAP_ENOMEM;
     if (total < n) {
@@ -328,18 +372,15 @@ int compi_map_run(compi_mapper m, const compi_map_problem *p, uint64_t seed, int
     }
     int *node = malloc(sizeof *node * (size_t)total), *best = malloc(sizeof *best * (size_t)total);
     int rc = 0;
-    if (!node || !best) { rc = COMPI_MAP_ENOMEM; goto out; }
+    if (!node || !best) {
+        rc = COMPI_MAP_ENOMEM;
+        goto out;
+    }
     uint64_t s = seed;
     switch (m) {
-    case COMPI_MAPPER_BLOCK:
-        memcpy(node, slots, sizeof *node * (size_t)total);
-        break;
-    case COMPI_MAPPER_CYCLIC:
-        pl_cyclic(p->net, node, total);
-        break;
-    case COMPI_MAPPER_RANDOM:
-        pl_random(slots, node, total, &s);
-        break;
+    case COMPI_MAPPER_BLOCK: memcpy(node, slots, sizeof *node * (size_t)total); break;
+    case COMPI_MAPPER_CYCLIC: pl_cyclic(p->net, node, total); break;
+    case COMPI_MAPPER_RANDOM: pl_random(slots, node, total, &s); break;
     case COMPI_MAPPER_SWAP: {
         /* from block, cyclic and four random starts; the cheapest local optimum */
         double bestc = 0;
@@ -349,16 +390,16 @@ int compi_map_run(compi_mapper m, const compi_map_problem *p, uint64_t seed, int
             else pl_random(slots, node, total, &s);
             pl_descend(p, node, total);
             double c = compi_map_cost(p, node);
-            if (start == 0 || c < bestc) { bestc = c; memcpy(best, node, sizeof *node * (size_t)total); }
+            if (start == 0 || c < bestc) {
+                bestc = c;
+                memcpy(best, node, sizeof *node * (size_t)total);
+            }
         }
         memcpy(node, best, sizeof *node * (size_t)total);
         break;
     }
-    case COMPI_MAPPER_SCOTCH:
-        rc = pl_scotch(p, node, err, errlen);
-        break;
-    default:
-        break;
+    case COMPI_MAPPER_SCOTCH: rc = pl_scotch(p, node, err, errlen); break;
+    default: break;
     }
     if (!rc) memcpy(node_of_rank, node, sizeof *node * (size_t)n);
 out:

@@ -30,17 +30,22 @@ static void pl_link(const compi_net_link *l, double *lat, double *upb)
     *upb = (l->npoints ? l->beta_ns[l->npoints - 1] : 0) * 1e-3;
 }
 
-int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_model *model, char *err,
-                        size_t errlen)
+int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_model *model, char *err, size_t errlen)
 {
     memset(net, 0, sizeof *net);
-    if (!hosts || !*hosts) { compi_errf(err, errlen, "--hosts: empty host list"); return COMPI_MAP_EARG; }
+    if (!hosts || !*hosts) {
+        compi_errf(err, errlen, "--hosts: empty host list");
+        return COMPI_MAP_EARG;
+    }
     int cap = 1;
     for (const char *s = hosts; *s; s++) cap += *s == ',';
     net->names = calloc((size_t)cap, sizeof *net->names);
     net->slots = calloc((size_t)cap, sizeof *net->slots);
     net->slots_hwloc = calloc((size_t)cap, sizeof *net->slots_hwloc);
-    if (!net->names || !net->slots || !net->slots_hwloc) { compi_map_net_free(net); return COMPI_MAP_ENOMEM; }
+    if (!net->names || !net->slots || !net->slots_hwloc) {
+        compi_map_net_free(net);
+        return COMPI_MAP_ENOMEM;
+    }
     const char *s = hosts;
     while (1) {
         const char *end = strchr(s, ',');
@@ -86,7 +91,10 @@ int compi_map_net_build(compi_map_net *net, const char *hosts, const compi_net_m
     int k = net->nnodes;
     net->lat_us = calloc((size_t)k * k, sizeof *net->lat_us);
     net->us_per_byte = calloc((size_t)k * k, sizeof *net->us_per_byte);
-    if (!net->lat_us || !net->us_per_byte) { compi_map_net_free(net); return COMPI_MAP_ENOMEM; }
+    if (!net->lat_us || !net->us_per_byte) {
+        compi_map_net_free(net);
+        return COMPI_MAP_ENOMEM;
+    }
     compi_net_model dflt;
     compi_net_default(&dflt);
     for (int i = 0; i < k; i++)

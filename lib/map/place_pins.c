@@ -41,7 +41,10 @@ int compi_map_algs_parse(const char *text, compi_map_algs *a, char *err, size_t 
         if (strcmp(key, "mpi") == 0) {
             if (strcmp(val, "openmpi") == 0) a->mpich = 0;
             else if (strcmp(val, "mpich") == 0) a->mpich = 1;
-            else { compi_errf(err, errlen, "the trace was made with an unknown MPI '%s'", val); return COMPI_MAP_EARG; }
+            else {
+                compi_errf(err, errlen, "the trace was made with an unknown MPI '%s'", val);
+                return COMPI_MAP_EARG;
+            }
         } else if (strncmp(key, "OMPI_MCA_coll_tuned_", 20) == 0) {
             const char *rest = key + 20;
             if (strcmp(rest, "use_dynamic_rules") == 0) {
@@ -104,7 +107,7 @@ int compi_place_decompose(const compi_map_call *c, const compi_map_algs *a, comp
         if (alg > 0) {
             int rc = compi_map_mpich40_messages(c, alg, out);
             if (rc != COMPI_MAP_EUNSUPP && rc != COMPI_MAP_ENOTYET) return rc;
-            out->n = 0;   /* a restriction failed: MPICH falls back to its own selection */
+            out->n = 0; /* a restriction failed: MPICH falls back to its own selection */
         }
         *approx = 1;
     }

@@ -11,7 +11,7 @@
 
 #define NC_TAG_DATA 1
 #define NC_TAG_CTRL 2
-#define NC_MAX_MSG ((size_t)1 << 30)   /* an int count of MPI_BYTE, with room to spare */
+#define NC_MAX_MSG ((size_t)1 << 30) /* an int count of MPI_BYTE, with room to spare */
 #define NC_FEWER_REPS_ABOVE ((size_t)1 << 20)
 
 void compi_netcal_opts_tool(compi_netcal_opts *o)
@@ -78,19 +78,28 @@ int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **
         PMPI_Get_processor_name(mine, &len);
         int bad = fail || !procs, anybad;
         PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
-        if (anybad) { rc = COMPI_ERR_NOMEM; goto out; }
+        if (anybad) {
+            rc = COMPI_ERR_NOMEM;
+            goto out;
+        }
         PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, comm);
         PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, procs, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
     } else {
-        if (fail) { rc = COMPI_ERR_NOMEM; goto out; }
+        if (fail) {
+            rc = COMPI_ERR_NOMEM;
+            goto out;
+        }
         for (int r = 0; r < size; r++) leader[r] = r / ranks_per_node * ranks_per_node;
     }
     int n = 0;
     for (int r = 0; r < size; r++)
         if (leader[r] == r) node[r] = n++;
     for (int r = 0; r < size; r++) node[r] = node[leader[r]];
-    char (*names)[COMPI_NET_NAME_MAX] = calloc((size_t)n, sizeof *names);
-    if (!names) { rc = COMPI_ERR_NOMEM; goto out; }
+    char(*names)[COMPI_NET_NAME_MAX] = calloc((size_t)n, sizeof *names);
+    if (!names) {
+        rc = COMPI_ERR_NOMEM;
+        goto out;
+    }
     for (int r = 0; r < size; r++) {
         if (leader[r] != r) continue;
         if (procs) {
@@ -115,7 +124,7 @@ out:
 /* ------------------------------------------------------------ measurement */
 
 typedef struct {
-    int na, nb;                        /* node indices; na == nb: intra */
+    int na, nb; /* node indices; na == nb: intra */
     int npoints;
     double t_us[COMPI_NET_MAX_POINTS]; /* one-way times per size */
 } nc_result;
@@ -125,13 +134,13 @@ typedef struct {
     int rank;
     const compi_netcal_opts *o;
     unsigned char *buf;
-    size_t touched;                    /* bytes of buf written so far */
-    double *rtt;                       /* opts->reps entries */
+    size_t touched; /* bytes of buf written so far */
+    double *rtt;    /* opts->reps entries */
     size_t sizes[COMPI_NET_MAX_POINTS];
     int nsizes;
-    double t0;                         /* this rank's start; rank 0's is the one that counts */
-    double elapsed;                    /* rank 0's elapsed time, as of the last allreduce */
-    int steps;                         /* sizes run in the last phase (max over pairs) */
+    double t0;      /* this rank's start; rank 0's is the one that counts */
+    double elapsed; /* rank 0's elapsed time, as of the last allreduce */
+    int steps;      /* sizes run in the last phase (max over pairs) */
 } nc_ctx;
 
 static int nc_reps_for(const nc_ctx *c, size_t s)
@@ -178,7 +187,7 @@ static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
         double rtt = PMPI_Wtime() - a;
         c->rtt[got++] = rtt;
         if (c->o->max_rtt_s > 0 && rtt > c->o->max_rtt_s) {
-            stop = 1;   /* too slow to grow further: keep what this size has */
+            stop = 1; /* too slow to grow further: keep what this size has */
             break;
         }
     }
@@ -247,8 +256,7 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
         if (rc != MPI_SUCCESS) return rc;
         c->elapsed = g[0];
         c->steps = k + 1;
-        if (c->o->verbose >= 2 && c->rank == 0)
-            fprintf(stderr, "netcal:   %zu B done (%.3f s)\n", c->sizes[k], g[1]);
+        if (c->o->verbose >= 2 && c->rank == 0) fprintf(stderr, "netcal:   %zu B done (%.3f s)\n", c->sizes[k], g[1]);
         if (g[2] == 0) break;
         /* The next size moves twice the bytes: predict twice this step. A
          * phase measures at least its two smallest sizes, deadline or not,
@@ -261,7 +269,7 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
 static int nc_result_cmp(const void *pa, const void *pb)
 {
     const nc_result *a = pa, *b = pb;
-    int ia = a->na == a->nb, ib = b->na == b->nb;   /* inter links first */
+    int ia = a->na == a->nb, ib = b->na == b->nb; /* inter links first */
     if (ia != ib) return ia - ib;
     if (a->na != b->na) return a->na < b->na ? -1 : 1;
     return (a->nb > b->nb) - (a->nb < b->nb);
@@ -287,8 +295,8 @@ static int nc_fit(compi_net_model *m, compi_net_link *l, int n, const double *by
         return 1;
     }
     if (m->nrejected++ == 0)
-        snprintf(m->rejected, sizeof m->rejected, "%s %.24s-%.24s: %.120s", l->cls == COMPI_LINK_INTRA ? "intra" : "inter",
-                 l->node_a, l->node_b, why);
+        snprintf(m->rejected, sizeof m->rejected, "%s %.24s-%.24s: %.120s",
+                 l->cls == COMPI_LINK_INTRA ? "intra" : "inter", l->node_a, l->node_b, why);
     return 0;
 }
 
@@ -316,7 +324,7 @@ static int nc_add_default(compi_net_model *m, const nc_result *res, int nres, in
     l.cls = intra ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
     strcpy(l.node_a, "*");
     strcpy(l.node_b, "*");
-    if (!nc_fit(m, &l, npoints, bytes, t)) return COMPI_OK;   /* the built-in default stays */
+    if (!nc_fit(m, &l, npoints, bytes, t)) return COMPI_OK; /* the built-in default stays */
     return compi_net_add(m, &l);
 }
 
@@ -333,7 +341,7 @@ static int nc_build_model(nc_result *res, int nres, const char (*names)[COMPI_NE
         l.cls = res[i].na == res[i].nb ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
         snprintf(l.node_a, sizeof l.node_a, "%s", names[res[i].na]);
         snprintf(l.node_b, sizeof l.node_b, "%s", names[res[i].nb]);
-        if (!nc_fit(m, &l, res[i].npoints, bytes, res[i].t_us)) continue;   /* the class default serves */
+        if (!nc_fit(m, &l, res[i].npoints, bytes, res[i].t_us)) continue; /* the class default serves */
         if (compi_net_add(m, &l) != COMPI_OK) return COMPI_ERR_NOMEM;
     }
     int rc = nc_add_default(m, res, nres, 0, bytes);
@@ -357,15 +365,15 @@ static int nc_round_partner(int me, int r, int M)
     if (me == M - 1) return r;
     if (me == r) return M - 1;
     /* (r + i, r - i) mod (M - 1) for i = 1 .. M/2 - 1 */
-    int i = ((me - r) % (M - 1) + (M - 1)) % (M - 1);   /* me = r + i */
+    int i = ((me - r) % (M - 1) + (M - 1)) % (M - 1); /* me = r + i */
     return ((r - i) % (M - 1) + (M - 1)) % (M - 1);
 }
 
 /* Each node's leader (its lowest rank) and second rank (-1: none); my
  * roles; the nodes with an intra pair (mine among them: *myintra) and the
  * nodes with a rank. */
-static void nc_roles(int nnodes, const int *node_of_rank, int size, int rank, int *leader, int *second,
-                     int *is_leader, int *is_second, int *nintra, int *nreal, int *myintra)
+static void nc_roles(int nnodes, const int *node_of_rank, int size, int rank, int *leader, int *second, int *is_leader,
+                     int *is_second, int *nintra, int *nreal, int *myintra)
 {
     for (int n = 0; n < nnodes; n++) leader[n] = second[n] = -1;
     for (int r = 0; r < size; r++) {
@@ -464,6 +472,28 @@ static int nc_bcast_links(nc_ctx *c, compi_net_model *out, int nlinks)
     return rc;
 }
 
+/* The message sizes to time: from min_bytes (at least 2) doubling, or
+ * growing by 2^size_shift, up to max_bytes (at most NC_MAX_MSG). */
+static void nc_sizes(nc_ctx *cp, const compi_netcal_opts *opts)
+{
+    size_t max = opts->max_bytes < 2 ? 2 : opts->max_bytes;
+    if (max > NC_MAX_MSG) max = NC_MAX_MSG;
+    int shift = opts->size_shift > 0 ? opts->size_shift : 1;
+    for (size_t s = opts->min_bytes >= 2 ? opts->min_bytes : 2; s <= max && cp->nsizes < COMPI_NET_MAX_POINTS;
+         s <<= shift)
+        cp->sizes[cp->nsizes++] = s;
+}
+
+/* The node a leader meets in inter phase ip: the tournament's round
+ * partner, or in serial mode its side of the phase's pair (-1: none). */
+static int nc_inter_partner_node(int mynode, int ip, int M, const int *serial_pairs)
+{
+    if (!serial_pairs) return nc_round_partner(mynode, ip, M);
+    if (serial_pairs[2 * ip] == mynode) return serial_pairs[2 * ip + 1];
+    if (serial_pairs[2 * ip + 1] == mynode) return serial_pairs[2 * ip];
+    return -1;
+}
+
 int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
                          const char (*node_names)[COMPI_NET_NAME_MAX], const compi_netcal_opts *opts,
                          compi_net_model *out, double *seconds_spent)
@@ -479,11 +509,7 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     PMPI_Comm_size(comm, &size);
     for (int r = 0; r < size; r++)
         if (node_of_rank[r] < 0 || node_of_rank[r] >= nnodes) return COMPI_ERR_CONFIG;
-    size_t max = opts->max_bytes < 2 ? 2 : opts->max_bytes;
-    if (max > NC_MAX_MSG) max = NC_MAX_MSG;
-    int shift = opts->size_shift > 0 ? opts->size_shift : 1;
-    for (size_t s = opts->min_bytes >= 2 ? opts->min_bytes : 2; s <= max && c.nsizes < COMPI_NET_MAX_POINTS; s <<= shift)
-        c.sizes[c.nsizes++] = s;
+    nc_sizes(&c, opts);
 
     /* Our own communicator: no tag or message can mix with the caller's. */
     rc = PMPI_Comm_dup(comm, &c.comm);
@@ -493,7 +519,7 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     int *leader = malloc((size_t)nnodes * sizeof *leader);
     int *second = malloc((size_t)nnodes * sizeof *second);
     nc_result *res = NULL, *all = NULL;
-    int *serial_pairs = NULL;   /* node pairs (a, b) in phase order, opts->serial only */
+    int *serial_pairs = NULL; /* node pairs (a, b) in phase order, opts->serial only */
     int nres = 0, *counts = NULL, *displs = NULL;
     int bad = !leader || !second;
     if (c.rank == 0) {
@@ -503,10 +529,9 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     }
     int mynode = node_of_rank[c.rank];
     int is_leader = 0, is_second = 0;
-    int nintra = 0, nreal = 0, myintra = -1;   /* nodes with an intra pair; mine among them */
+    int nintra = 0, nreal = 0, myintra = -1; /* nodes with an intra pair; mine among them */
     if (!bad)
-        nc_roles(nnodes, node_of_rank, size, c.rank, leader, second, &is_leader, &is_second, &nintra, &nreal,
-                 &myintra);
+        nc_roles(nnodes, node_of_rank, size, c.rank, leader, second, &is_leader, &is_second, &nintra, &nreal, &myintra);
     int M = nnodes % 2 ? nnodes + 1 : nnodes;
     int nrounds = nreal >= 2 ? M - 1 : 0;
     int measures = (is_leader && (nrounds > 0 || second[mynode] >= 0)) || is_second;
@@ -523,7 +548,10 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         rc = PMPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_MAX, c.comm);
         if (rc != MPI_SUCCESS) goto out;
         c.elapsed = g[0];
-        if (g[1] != 0) { rc = COMPI_ERR_NOMEM; goto out; }
+        if (g[1] != 0) {
+            rc = COMPI_ERR_NOMEM;
+            goto out;
+        }
     }
 
     /* Phases: the intra pairs first (all at once; serial: one node at a
@@ -533,7 +561,10 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     int ninter = nrounds;
     if (opts->serial && nrounds > 0) {
         serial_pairs = nc_serial_pairs(nnodes, leader, nrounds, M, &ninter);
-        if (!serial_pairs) { rc = COMPI_ERR_NOMEM; goto out; }   /* same on every rank: same sizes */
+        if (!serial_pairs) {
+            rc = COMPI_ERR_NOMEM;
+            goto out;
+        } /* same on every rank: same sizes */
     }
     int intra_phases = opts->serial ? nintra : nintra > 0;
     int nphases = ninter + intra_phases;
@@ -541,21 +572,16 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     for (int ph = 0; ph < nphases; ph++) {
         double deadline = nc_phase_deadline(&c, ph, nphases, &budget_noted);
         int partner = -1, initiator = 0, na = -1, nb = -1;
-        int inter = ph >= intra_phases, ip = ph - intra_phases;   /* ip: index among inter phases */
-        if (inter) {
-            if (is_leader) {
-                int pn = -1;
-                if (!serial_pairs) pn = nc_round_partner(mynode, ip, M);
-                else if (serial_pairs[2 * ip] == mynode) pn = serial_pairs[2 * ip + 1];
-                else if (serial_pairs[2 * ip + 1] == mynode) pn = serial_pairs[2 * ip];
-                if (pn >= 0 && pn < nnodes && leader[pn] >= 0) {
-                    partner = leader[pn];
-                    initiator = mynode < pn;
-                    na = mynode;
-                    nb = pn;
-                }
+        int inter = ph >= intra_phases, ip = ph - intra_phases; /* ip: index among inter phases */
+        if (inter && is_leader) {
+            int pn = nc_inter_partner_node(mynode, ip, M, serial_pairs);
+            if (pn >= 0 && pn < nnodes && leader[pn] >= 0) {
+                partner = leader[pn];
+                initiator = mynode < pn;
+                na = mynode;
+                nb = pn;
             }
-        } else if (myintra >= 0 && (!opts->serial || ph == myintra)) {
+        } else if (!inter && myintra >= 0 && (!opts->serial || ph == myintra)) {
             if (is_leader) {
                 partner = second[mynode];
                 initiator = 1;
@@ -574,8 +600,8 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         if (initiator && r.npoints > 0) res[nres++] = r;
         if (opts->verbose && c.rank == 0)
             fprintf(stderr, "netcal: %s %d/%d done: sizes up to %zu B, %.2f s so far\n",
-                    inter ? (serial_pairs ? "inter pair" : "inter round") : "intra phase",
-                    inter ? ip + 1 : ph + 1, inter ? ninter : intra_phases, c.sizes[c.steps > 0 ? c.steps - 1 : 0], c.elapsed);
+                    inter ? (serial_pairs ? "inter pair" : "inter round") : "intra phase", inter ? ip + 1 : ph + 1,
+                    inter ? ninter : intra_phases, c.sizes[c.steps > 0 ? c.steps - 1 : 0], c.elapsed);
     }
 
     /* All results to rank 0, which builds the model and sends it to everyone. */
@@ -587,8 +613,8 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         head[0] = nc_build_model(all, total / (int)sizeof(nc_result), node_names, &c, out);
         head[1] = out->nlinks;
         /* at most 5 words: compi_net_load takes no more on a source line */
-        snprintf(out->source, sizeof out->source, "compi_netcal_measure %d-nodes median-of-%d max-%zu-B %.2f-s",
-                 nreal, opts->reps, c.sizes[c.nsizes - 1], spent);
+        snprintf(out->source, sizeof out->source, "compi_netcal_measure %d-nodes median-of-%d max-%zu-B %.2f-s", nreal,
+                 opts->reps, c.sizes[c.nsizes - 1], spent);
     }
     rc = PMPI_Bcast(head, 2, MPI_INT, 0, c.comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Bcast(&spent, 1, MPI_DOUBLE, 0, c.comm);
@@ -596,7 +622,10 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     if (rc == MPI_SUCCESS) rc = PMPI_Bcast(&out->nrejected, 1, MPI_INT, 0, c.comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Bcast(out->rejected, sizeof out->rejected, MPI_CHAR, 0, c.comm);
     if (rc != MPI_SUCCESS) goto out;
-    if (head[0] != COMPI_OK) { rc = head[0]; goto out; }
+    if (head[0] != COMPI_OK) {
+        rc = head[0];
+        goto out;
+    }
     if (head[1] > 0 && (rc = nc_bcast_links(&c, out, head[1])) != MPI_SUCCESS) goto out;
     if (seconds_spent) *seconds_spent = spent;
 out:

@@ -44,16 +44,16 @@
 #include "engine/model.h"
 
 typedef struct {
-    size_t max_bytes;  /* largest message (sizes are 2, 4, ... <= max_bytes) */
-    int reps;          /* round trips per size, median kept (>= 1) */
-    double max_rtt_s;  /* a pair stops growing once a round trip exceeds this; <= 0: no limit */
-    double budget_s;   /* bound on the total time (rank 0's clock); <= 0: none */
-    int verbose;       /* 1: rank 0 reports each phase on stderr; 2: each size too */
-    size_t min_bytes;  /* smallest message (>= 2) */
-    int size_shift;    /* sizes grow by 2^size_shift (>= 1) */
-    int min_sizes;     /* sizes every phase measures, budget or not (>= 1) */
-    int fastest;       /* per size the fastest round trip, not the median */
-    int serial;        /* one pair at a time (inter pairs, then intra), not a round's
+    size_t max_bytes; /* largest message (sizes are 2, 4, ... <= max_bytes) */
+    int reps;         /* round trips per size, median kept (>= 1) */
+    double max_rtt_s; /* a pair stops growing once a round trip exceeds this; <= 0: no limit */
+    double budget_s;  /* bound on the total time (rank 0's clock); <= 0: none */
+    int verbose;      /* 1: rank 0 reports each phase on stderr; 2: each size too */
+    size_t min_bytes; /* smallest message (>= 2) */
+    int size_shift;   /* sizes grow by 2^size_shift (>= 1) */
+    int min_sizes;    /* sizes every phase measures, budget or not (>= 1) */
+    int fastest;      /* per size the fastest round trip, not the median */
+    int serial;       /* one pair at a time (inter pairs, then intra), not a round's
                         * pairs at once: for fake nodes sharing one host, whose
                         * concurrent pairs would compete for its cores */
     /* tests (COMPI_DEBUG_LINK_TIMES): the one-way times of a link of

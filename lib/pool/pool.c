@@ -16,9 +16,9 @@ struct compi_pool_job {
     size_t n, released, next, ndone;
     compi_pool_fn fn;
     void *arg;
-    unsigned char *done;          /* per item */
-    uint64_t cpu_ns;              /* the items' thread CPU time, summed */
-    uint64_t busy_ns, busy_from;  /* wall time during which an item ran */
+    unsigned char *done;         /* per item */
+    uint64_t cpu_ns;             /* the items' thread CPU time, summed */
+    uint64_t busy_ns, busy_from; /* wall time during which an item ran */
     int running;
     compi_pool_job *next_job;
 };
@@ -26,10 +26,10 @@ struct compi_pool_job {
 static pthread_mutex_t compi_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t compi_pool_work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t compi_pool_fin = PTHREAD_COND_INITIALIZER;
-static compi_pool_job *compi_pool_jobs;     /* jobs with work, oldest first */
+static compi_pool_job *compi_pool_jobs; /* jobs with work, oldest first */
 static pthread_t compi_pool_tid[COMPI_POOL_MAX];
 static int compi_pool_want, compi_pool_started, compi_pool_stop, compi_pool_closed;
-static double compi_pool_speedup;           /* moving average; 0 = none measured */
+static double compi_pool_speedup; /* moving average; 0 = none measured */
 
 static uint64_t compi_pool_clock(clockid_t id)
 {
@@ -41,7 +41,8 @@ static uint64_t compi_pool_clock(clockid_t id)
 void compi_pool_set_threads(int n)
 {
     pthread_mutex_lock(&compi_pool_mu);
-    if (!compi_pool_started && !compi_pool_closed) compi_pool_want = n < 0 ? 0 : n > COMPI_POOL_MAX ? COMPI_POOL_MAX : n;
+    if (!compi_pool_started && !compi_pool_closed)
+        compi_pool_want = n < 0 ? 0 : n > COMPI_POOL_MAX ? COMPI_POOL_MAX : n;
     pthread_mutex_unlock(&compi_pool_mu);
 }
 
@@ -126,7 +127,7 @@ static void compi_pool_start(void)
     int made = 0;
     for (; made < compi_pool_want; made++)
         if (pthread_create(&compi_pool_tid[made], NULL, compi_pool_main, NULL) != 0) break;
-        else pthread_setname_np(compi_pool_tid[made], "compi-pool");   /* top -H, ps -L, debuggers */
+        else pthread_setname_np(compi_pool_tid[made], "compi-pool"); /* top -H, ps -L, debuggers */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     compi_pool_want = made;
     compi_pool_started = 1;
@@ -203,7 +204,7 @@ void compi_pool_job_end(compi_pool_job *j)
 {
     if (!j) return;
     pthread_mutex_lock(&compi_pool_mu);
-    j->released = j->next;   /* nothing more is handed out */
+    j->released = j->next; /* nothing more is handed out */
     while (j->ndone < j->next) pthread_cond_wait(&compi_pool_fin, &compi_pool_mu);
     for (compi_pool_job **p = &compi_pool_jobs; *p; p = &(*p)->next_job)
         if (*p == j) {

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define COMPI_POOL_MAX 64   /* helpers at most */
+#define COMPI_POOL_MAX 64 /* helpers at most */
 
 typedef void (*compi_pool_fn)(void *arg, size_t item);
 typedef struct compi_pool_job compi_pool_job;

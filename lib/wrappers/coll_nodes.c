@@ -121,14 +121,12 @@ static int compi_allgather_common(compi_coll_kind kind, const void *sendbuf, int
     MPI_Count total = 0;
     if (recvcounts)
         for (int i = 0; i < n; i++) total += compi_type_bytes(recvtype, recvcounts[i]);
-    else
-        total = compi_type_bytes(recvtype, recvcount) * n;
-    MPI_Count mine = recvcounts ? (me < n ? compi_type_bytes(recvtype, recvcounts[me]) : 0)
-                                : compi_type_bytes(recvtype, recvcount);
+    else total = compi_type_bytes(recvtype, recvcount) * n;
+    MPI_Count mine =
+        recvcounts ? (me < n ? compi_type_bytes(recvtype, recvcounts[me]) : 0) : compi_type_bytes(recvtype, recvcount);
     compi_coll_ticket tk;
-    const compi_coll_layout *l =
-        compi_coll_path(comm, ci, kind, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER, recvtype, MPI_OP_NULL,
-                        &tk, &rc);
+    const compi_coll_layout *l = compi_coll_path(comm, ci, kind, n ? (size_t)(total / n) : 0, COMPI_EXTRA_ALLGATHER,
+                                                 recvtype, MPI_OP_NULL, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = recvcounts ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
@@ -172,8 +170,8 @@ int compi_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     int path = COMPI_PROF_PATH_MPI;
-    int rc = compi_allgather_common(COMPI_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                    0, recvtype, comm, &path);
+    int rc = compi_allgather_common(COMPI_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                                    recvtype, comm, &path);
     COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLGATHERV, -1, 0, recvtype, recvcounts, MPI_OP_NULL, path);
     return rc;
 }
@@ -184,15 +182,13 @@ static int compi_alltoall_common(const void *sendbuf, int sendcount, MPI_Datatyp
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *path)
 {
     const compi_comm_info *ci = compi_coll_enter(COMPI_COLL_ALLTOALL, comm);
-    if (!ci)
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (!ci) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
     int n = ci->peer_count, rc;
     MPI_Count block = compi_type_bytes(recvtype, recvcount);
     compi_coll_ticket tk;
-    const compi_coll_layout *l =
-        compi_coll_path(comm, ci, COMPI_COLL_ALLTOALL, (size_t)block, COMPI_EXTRA_ALLTOALL, recvtype, MPI_OP_NULL,
-                        &tk, &rc);
+    const compi_coll_layout *l = compi_coll_path(comm, ci, COMPI_COLL_ALLTOALL, (size_t)block, COMPI_EXTRA_ALLTOALL,
+                                                 recvtype, MPI_OP_NULL, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -203,7 +199,10 @@ static int compi_alltoall_common(const void *sendbuf, int sendcount, MPI_Datatyp
     int *scounts = malloc(sizeof(int) * (size_t)n), *rcounts = malloc(sizeof(int) * (size_t)n);
     MPI_Aint *sd = malloc(sizeof(MPI_Aint) * (size_t)n), *rd = malloc(sizeof(MPI_Aint) * (size_t)n);
     if (!scounts || !sd || !rcounts || !rd) {
-        free(scounts); free(sd); free(rcounts); free(rd);
+        free(scounts);
+        free(sd);
+        free(rcounts);
+        free(rd);
         return compi_raise(comm, compi_coll_gated(&tk, comm, MPI_ERR_NO_MEM));
     }
     for (int i = 0; i < n; i++) {
@@ -215,7 +214,10 @@ static int compi_alltoall_common(const void *sendbuf, int sendcount, MPI_Datatyp
     *path = COMPI_PROF_PATH_COMPI;
     rc = compi_coll_alltoallv(sendbuf, scounts, sd, sendtype, recvbuf, rcounts, rd, recvtype, comm, ci, l, &wire);
     rc = compi_coll_gated(&tk, comm, rc);
-    free(scounts); free(sd); free(rcounts); free(rd);
+    free(scounts);
+    free(sd);
+    free(rcounts);
+    free(rd);
     compi_coll_count(COMPI_COLL_ALLTOALL, 1, block * n, wire, t0);
     return compi_coll_done(comm, rc);
 }
@@ -241,8 +243,7 @@ static int compi_alltoallv_common(const void *sendbuf, const int sendcounts[], c
     MPI_Count bytes = 0;
     for (int i = 0; i < n; i++) bytes += compi_type_bytes(recvtype, recvcounts[i]);
     compi_coll_ticket tk;
-    const compi_coll_layout *l =
-        compi_coll_path(comm, ci, COMPI_COLL_ALLTOALLV, 0, 1, recvtype, MPI_OP_NULL, &tk, &rc);
+    const compi_coll_layout *l = compi_coll_path(comm, ci, COMPI_COLL_ALLTOALLV, 0, 1, recvtype, MPI_OP_NULL, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -252,7 +253,8 @@ static int compi_alltoallv_common(const void *sendbuf, const int sendcounts[], c
     }
     MPI_Aint *sd = malloc(sizeof(MPI_Aint) * (size_t)n), *rd = malloc(sizeof(MPI_Aint) * (size_t)n);
     if (!sd || !rd) {
-        free(sd); free(rd);
+        free(sd);
+        free(rd);
         return compi_raise(comm, compi_coll_gated(&tk, comm, MPI_ERR_NO_MEM));
     }
     for (int i = 0; i < n; i++) {
@@ -261,8 +263,7 @@ static int compi_alltoallv_common(const void *sendbuf, const int sendcounts[], c
         rd[i] = rdispls[i];
     }
     *path = COMPI_PROF_PATH_COMPI;
-    rc = compi_coll_alltoallv(sendbuf, sendcounts, sd, sendtype, recvbuf, recvcounts, rd, recvtype, comm, ci, l,
-                              &wire);
+    rc = compi_coll_alltoallv(sendbuf, sendcounts, sd, sendtype, recvbuf, recvcounts, rd, recvtype, comm, ci, l, &wire);
     free(sd);
     free(rd);
     rc = compi_coll_gated(&tk, comm, rc);
@@ -280,8 +281,7 @@ int compi_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
     /* in place: the receive side describes the blocks */
     if (sendbuf == MPI_IN_PLACE)
         COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, recvtype, recvcounts, MPI_OP_NULL, path);
-    else
-        COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL, path);
+    else COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL, path);
     return rc;
 }
 
@@ -351,9 +351,8 @@ int compi_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     return rc;
 }
 
-static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf,
-                                       const int *recvcounts, int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                                       int *path)
+static int compi_reduce_scatter_common(compi_coll_kind kind, const void *sendbuf, void *recvbuf, const int *recvcounts,
+                                       int recvcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int *path)
 {
     const compi_comm_info *ci = compi_coll_enter(kind, comm);
     if (!ci)
@@ -398,8 +397,8 @@ int compi_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recv
                               MPI_Comm comm)
 {
     int path = COMPI_PROF_PATH_MPI;
-    int rc = compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, dt, op, comm,
-                                         &path);
+    int rc =
+        compi_reduce_scatter_common(COMPI_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, dt, op, comm, &path);
     COMPI_PROF_COLL_PATH_HOOK(comm, COMPI_PROF_REDUCE_SCATTER, -1, 0, dt, recvcounts, op, path);
     return rc;
 }

@@ -29,10 +29,9 @@
 #include "frame/coll_meta.h"
 #include "wrappers/impl.h"
 
-
 /* Decodes frame into (buf,count,dt); frame errors go to the comm's handler. */
-static int compi_coll_decode(const unsigned char *frame, size_t len, void *buf, int count,
-                             MPI_Datatype dt, int from, MPI_Comm comm)
+static int compi_coll_decode(const unsigned char *frame, size_t len, void *buf, int count, MPI_Datatype dt, int from,
+                             MPI_Comm comm)
 {
     MPI_Status st;
     memset(&st, 0, sizeof st);
@@ -138,12 +137,12 @@ static unsigned compi_bcast_chunk_log2(const compi_codec *codec, uint64_t size)
 /* What the root sends: one frame (compressed), chunks, or nothing of its
  * own (raw: the MPI broadcasts the application's buffer, no copy). */
 typedef struct {
-    unsigned char *frame;    /* a whole compressed frame, or NULL */
+    unsigned char *frame; /* a whole compressed frame, or NULL */
     size_t flen;
-    const compi_codec *codec;   /* chunked: the codec the chunks try */
-    unsigned chunk_log2;        /* chunked: log2 of the chunk size; else 0 */
-    const char *src;            /* chunked: the data's bytes in pack order */
-    unsigned char *packed;      /* compi's packed copy of non-contiguous data, or NULL */
+    const compi_codec *codec; /* chunked: the codec the chunks try */
+    unsigned chunk_log2;      /* chunked: log2 of the chunk size; else 0 */
+    const char *src;          /* chunked: the data's bytes in pack order */
+    unsigned char *packed;    /* compi's packed copy of non-contiguous data, or NULL */
     compi_decision d;
 } compi_bcast_plan;
 
@@ -170,7 +169,10 @@ static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi
     if (!ti->contiguous) {
         if (!(packed = malloc((size_t)ti->size))) return MPI_ERR_NO_MEM;
         int rc = compi_pack_bytes(buf, count, dt, packed, (size_t)ti->size);
-        if (rc != MPI_SUCCESS) { free(packed); return rc; }
+        if (rc != MPI_SUCCESS) {
+            free(packed);
+            return rc;
+        }
         src = (const char *)packed;
         pti.contiguous = 1;
         pti.true_lb = 0;
@@ -179,7 +181,7 @@ static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi
     int rc = MPI_SUCCESS;
     const compi_codec *codec = compi_decision_settle(dp, src, &pti, &chunk);
     unsigned lg = codec ? compi_bcast_chunk_log2(codec, (uint64_t)ti->size) : 0;
-    if (lg) {   /* chunks, encoded one by one as they go (compi_bcast_chunked) */
+    if (lg) { /* chunks, encoded one by one as they go (compi_bcast_chunked) */
         plan->codec = codec;
         plan->chunk_log2 = lg;
         plan->src = src;
@@ -191,9 +193,9 @@ static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi
     if (rc != MPI_SUCCESS) return rc;
     compi_frame_header h;
     char why[160];
-    if (*frame && (compi_frame_read_header(*frame, *flen, &h, why, sizeof why) != COMPI_OK ||
-                   h.codec == COMPI_CODEC_RAW)) {
-        free(*frame);   /* it did not shrink: raw after all */
+    if (*frame &&
+        (compi_frame_read_header(*frame, *flen, &h, why, sizeof why) != COMPI_OK || h.codec == COMPI_CODEC_RAW)) {
+        free(*frame); /* it did not shrink: raw after all */
         *frame = NULL;
         *flen = 0;
     }
@@ -229,12 +231,12 @@ static int compi_bcast_chunked(void *buf, int count, MPI_Datatype dt, int root, 
     char why[256] = "";
     for (size_t k = 0; k < n; k++) {
         size_t len = k + 1 < n ? chunk : (size_t)(size - (uint64_t)k * chunk);
-        uint64_t mlen = 0;   /* 0: the root has nothing to send (an error of its own) */
+        uint64_t mlen = 0; /* 0: the root has nothing to send (an error of its own) */
         if (plan && rc == MPI_SUCCESS) {
             int compressed = 0;
             uint64_t t0 = compi_now_ns();
-            long long m = compi_chunk_encode(k, plan->src + (size_t)k * chunk, len, plan->codec, &params, msg, cap,
-                                             &compressed);
+            long long m =
+                compi_chunk_encode(k, plan->src + (size_t)k * chunk, len, plan->codec, &params, msg, cap, &compressed);
             ns += compi_now_ns() - t0;
             if (m < 0) rc = MPI_ERR_INTERN;
             else {
@@ -244,18 +246,25 @@ static int compi_bcast_chunked(void *buf, int count, MPI_Datatype dt, int root, 
             }
         }
         int brc = PMPI_Bcast(&mlen, 1, MPI_UINT64_T, root, comm);
-        if (brc != MPI_SUCCESS) { rc = brc; break; }   /* the MPI's own failure: every rank sees it */
+        if (brc != MPI_SUCCESS) {
+            rc = brc;
+            break;
+        } /* the MPI's own failure: every rank sees it */
         if (mlen == 0 || mlen > cap) {
             if (!plan && fail == MPI_SUCCESS)
-                snprintf(why, sizeof why, mlen ? "chunk %zu of %zu of a broadcast declares %llu bytes (at most %zu)"
-                                                : "chunk %zu of %zu of a broadcast: the root sent none (%llu bytes, "
-                                                  "its own error)",
+                snprintf(why, sizeof why,
+                         mlen ? "chunk %zu of %zu of a broadcast declares %llu bytes (at most %zu)"
+                              : "chunk %zu of %zu of a broadcast: the root sent none (%llu bytes, "
+                                "its own error)",
                          k, n, (unsigned long long)mlen, cap);
             if (!plan && fail == MPI_SUCCESS) fail = compi_g.frame_error_code;
             continue;
         }
         brc = compi_bcast_payload(msg, mlen, root, comm, ci);
-        if (brc != MPI_SUCCESS) { rc = brc; break; }
+        if (brc != MPI_SUCCESS) {
+            rc = brc;
+            break;
+        }
         if (plan || rc != MPI_SUCCESS || fail != MPI_SUCCESS) continue;
         uint8_t cid = COMPI_CODEC_RAW;
         char cwhy[160];
@@ -287,8 +296,8 @@ static int compi_bcast_chunked(void *buf, int count, MPI_Datatype dt, int root, 
     return compi_raise(comm, rc != MPI_SUCCESS ? rc : fail);
 }
 
-static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                              const compi_comm_info *ci, const compi_typeinfo *ti)
+static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, const compi_comm_info *ci,
+                              const compi_typeinfo *ti)
 {
     int rank;
     PMPI_Comm_rank(comm, &rank);
@@ -315,7 +324,11 @@ static int compi_bcast_framed(void *buf, int count, MPI_Datatype dt, int root, M
         }
     }
     int hrc = PMPI_Bcast(head, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, root, comm);
-    if (hrc != MPI_SUCCESS) { free(frame); compi_bcast_plan_free(&plan); return hrc; }   /* raised on comm by the MPI */
+    if (hrc != MPI_SUCCESS) {
+        free(frame);
+        compi_bcast_plan_free(&plan);
+        return hrc;
+    } /* raised on comm by the MPI */
     compi_frame_header h;
     char why[200];
     if (compi_bcast_header_read(head, sizeof head, (uint64_t)ti->size, &h, why, sizeof why) != COMPI_OK) {
@@ -401,8 +414,8 @@ static void compi_rooted_record(MPI_Comm comm, int fam, int root, int rcount, MP
  * pipex.c) on the layout's dup of comm: compressed blocks as frames
  * decoded at the root, raw ones typed, straight into recvbuf. */
 static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                               const int *recvcounts, const int *rdispls, int recvcount_uniform,
-                               MPI_Datatype recvtype, int root, MPI_Comm comm, const compi_comm_info *ci)
+                               const int *recvcounts, const int *rdispls, int recvcount_uniform, MPI_Datatype recvtype,
+                               int root, MPI_Comm comm, const compi_comm_info *ci)
 {
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
@@ -447,8 +460,7 @@ static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype 
 }
 
 static int compi_gather_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm,
-                             int *path)
+                            MPI_Datatype recvtype, int root, MPI_Comm comm, int *path)
 {
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
@@ -464,8 +476,8 @@ static int compi_gather_run(const void *sendbuf, int sendcount, MPI_Datatype sen
     int rc = MPI_SUCCESS;
     if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHER, (size_t)tsize, &tk, &rc)) {
         *path = COMPI_PROF_PATH_COMPI;
-        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
-                                 comm, ci);
+        rc =
+            compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, comm, ci);
     } else if (rc == MPI_SUCCESS) {
         rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {
@@ -485,7 +497,7 @@ int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 }
 
 static int compi_gatherv_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                              int *path)
 {
     const compi_comm_info *ci;
@@ -495,8 +507,8 @@ static int compi_gatherv_run(const void *sendbuf, int sendcount, MPI_Datatype se
     int rc = MPI_SUCCESS;
     if (compi_rooted_gate(comm, ci, COMPI_GATE_GATHERV, 0, &tk, &rc)) {
         *path = COMPI_PROF_PATH_COMPI;
-        rc = compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
-                                 comm, ci);
+        rc =
+            compi_gather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, ci);
     } else if (rc == MPI_SUCCESS) {
         rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     } else {
@@ -505,8 +517,8 @@ static int compi_gatherv_run(const void *sendbuf, int sendcount, MPI_Datatype se
     return compi_rooted_done(&tk, comm, rc);
 }
 
-int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int path = COMPI_PROF_PATH_MPI;
     int rc = compi_gatherv_run(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &path);
@@ -519,9 +531,9 @@ int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 /* Scatter(v): the root's block for every rank in one exchange (lib/coll,
  * pipex.c), as compi_gather_common in the other direction. */
-static int compi_scatter_common(const void *sendbuf, const int *sendcounts, const int *sdispls,
-                                int sendcount_uniform, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                MPI_Datatype recvtype, int root, MPI_Comm comm, const compi_comm_info *ci)
+static int compi_scatter_common(const void *sendbuf, const int *sendcounts, const int *sdispls, int sendcount_uniform,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, const compi_comm_info *ci)
 {
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
@@ -546,9 +558,9 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
     if (rc == MPI_SUCCESS && recvcount > 0 && !(rank == root && recvbuf == MPI_IN_PLACE)) {
         compi_typeinfo t;
         compi_typeinfo_get(recvtype, recvcount, &t);
-        rc = compi_coll_xfer_expect(&x, root, (size_t)t.size,
-                                    t.contiguous ? (unsigned char *)recvbuf + t.true_lb : NULL, recvbuf, recvcount,
-                                    recvtype);
+        rc =
+            compi_coll_xfer_expect(&x, root, (size_t)t.size, t.contiguous ? (unsigned char *)recvbuf + t.true_lb : NULL,
+                                   recvbuf, recvcount, recvtype);
     }
     /* a rank that failed before the exchange still takes part in it (sending nothing) */
     if (rc != MPI_SUCCESS && x.out)
@@ -564,8 +576,7 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
 }
 
 static int compi_scatter_run(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype, int root, MPI_Comm comm,
-                             int *path)
+                             MPI_Datatype recvtype, int root, MPI_Comm comm, int *path)
 {
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
@@ -579,8 +590,8 @@ static int compi_scatter_run(const void *sendbuf, int sendcount, MPI_Datatype se
     int rc = MPI_SUCCESS;
     if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTER, (size_t)tsize, &tk, &rc)) {
         *path = COMPI_PROF_PATH_COMPI;
-        rc = compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                  comm, ci);
+        rc = compi_scatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                  ci);
     } else if (rc == MPI_SUCCESS) {
         rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {
@@ -600,8 +611,7 @@ int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 }
 
 static int compi_scatterv_run(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                             int *path)
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int *path)
 {
     const compi_comm_info *ci;
     if (!compi_coll_applies(comm, &ci))
@@ -610,8 +620,8 @@ static int compi_scatterv_run(const void *sendbuf, const int sendcounts[], const
     int rc = MPI_SUCCESS;
     if (compi_rooted_gate(comm, ci, COMPI_GATE_SCATTERV, 0, &tk, &rc)) {
         *path = COMPI_PROF_PATH_COMPI;
-        rc = compi_scatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
-                                  comm, ci);
+        rc = compi_scatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                  ci);
     } else if (rc == MPI_SUCCESS) {
         rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {

@@ -19,14 +19,17 @@
  * advances them: a blocking completion call first polls them (and the
  * MPI) until it will not block on one. */
 void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
-static void compi_nbc_progress_if_live(void) { compi_nbc_poke(); }
+static void compi_nbc_progress_if_live(void)
+{
+    compi_nbc_poke();
+}
 
 #define COMPI_STACK_REQS 64
 
 typedef struct {
-    MPI_Request *work;           /* PMPI handles */
-    compi_req **entries;         /* compi entry per slot or NULL */
-    MPI_Status *st;              /* always real statuses */
+    MPI_Request *work;   /* PMPI handles */
+    compi_req **entries; /* compi entry per slot or NULL */
+    MPI_Status *st;      /* always real statuses */
     MPI_Request work_s[COMPI_STACK_REQS];
     compi_req *entries_s[COMPI_STACK_REQS];
     MPI_Status st_s[COMPI_STACK_REQS];
@@ -42,7 +45,9 @@ static int compi_batch_open(compi_batch *b, int n, MPI_Request reqs[])
 {
     b->n = 0;
     if (n <= COMPI_STACK_REQS) {
-        b->work = b->work_s; b->entries = b->entries_s; b->st = b->st_s;
+        b->work = b->work_s;
+        b->entries = b->entries_s;
+        b->st = b->st_s;
     } else {
         b->work = malloc(sizeof *b->work * (size_t)n);
         b->entries = malloc(sizeof *b->entries * (size_t)n);
@@ -64,7 +69,11 @@ static void compi_batch_close(compi_batch *b)
 {
     for (int i = 0; i < b->n; i++)
         if (b->entries[i] && !compi_req_persistent(b->entries[i])) compi_req_insert(b->entries[i]);
-    if (b->work != b->work_s) { free(b->work); free(b->entries); free(b->st); }
+    if (b->work != b->work_s) {
+        free(b->work);
+        free(b->entries);
+        free(b->st);
+    }
 }
 
 /* Slot completed in PMPI with status *st: finish compi's part and update the
@@ -74,7 +83,10 @@ static int compi_slot_done(compi_req **slot, MPI_Request *user, MPI_Request pmpi
 {
     compi_req *r = *slot;
     *slot = NULL;
-    if (!r) { *user = pmpi_after; return MPI_SUCCESS; }
+    if (!r) {
+        *user = pmpi_after;
+        return MPI_SUCCESS;
+    }
     int rc = compi_req_finish_op(r, st);
     if (!compi_req_persistent(r)) {
         compi_req_destroy(r);
@@ -119,7 +131,7 @@ int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
     MPI_Request w = r->inner;
     int prc = PMPI_Test(&w, flag, &st);
     if (!*flag) {
-        if (!persistent) compi_req_insert(r);   /* still pending: its handle is still live */
+        if (!persistent) compi_req_insert(r); /* still pending: its handle is still live */
         return prc;
     }
     st.MPI_ERROR = prc;
@@ -132,8 +144,8 @@ int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 /* Finishes every slot in done[0..ndone) and reports errors the MPI way:
  * MPI_ERR_IN_STATUS with per-status codes. */
-static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *done, int ndone,
-                              MPI_Status *user_st, int prc)
+static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *done, int ndone, MPI_Status *user_st,
+                              int prc)
 {
     /* The statuses' MPI_ERROR fields are written only with MPI_ERR_IN_STATUS.
      * Any other error is about the call itself: the MPI raised it, completed
@@ -145,7 +157,7 @@ static int compi_batch_finish(compi_batch *b, MPI_Request reqs[], const int *don
     for (int k = 0; k < ndone; k++) {
         int i = done[k];
         if (prc == MPI_SUCCESS) b->st[i].MPI_ERROR = MPI_SUCCESS;
-        else if (compi_error_class(b->st[i].MPI_ERROR) == MPI_ERR_PENDING) {   /* not completed by a failed Waitall */
+        else if (compi_error_class(b->st[i].MPI_ERROR) == MPI_ERR_PENDING) { /* not completed by a failed Waitall */
             compi_status_out(user_st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &user_st[k], &b->st[i]);
             continue;
         }
@@ -212,7 +224,10 @@ static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
 {
     compi_batch b;
     int rc = compi_batch_open(&b, count, reqs);
-    if (rc != MPI_SUCCESS) { compi_batch_close(&b); return rc; }
+    if (rc != MPI_SUCCESS) {
+        compi_batch_close(&b);
+        return rc;
+    }
     MPI_Status st;
     int f = 1;
     if (wait) compi_nbc_hold(count, b.work, 0);
@@ -253,9 +268,15 @@ static int compi_some(int incount, MPI_Request reqs[], int *outcount, int indice
 {
     compi_batch b;
     int rc = compi_batch_open(&b, incount, reqs);
-    if (rc != MPI_SUCCESS) { compi_batch_close(&b); return rc; }
+    if (rc != MPI_SUCCESS) {
+        compi_batch_close(&b);
+        return rc;
+    }
     MPI_Status *pst = malloc(sizeof(MPI_Status) * (size_t)(incount > 0 ? incount : 1));
-    if (!pst) { compi_batch_close(&b); return MPI_ERR_NO_MEM; }
+    if (!pst) {
+        compi_batch_close(&b);
+        return MPI_ERR_NO_MEM;
+    }
     if (wait) compi_nbc_hold(incount, b.work, 0);
     int prc = wait ? PMPI_Waitsome(incount, b.work, outcount, indices, pst)
                    : PMPI_Testsome(incount, b.work, outcount, indices, pst);
@@ -298,13 +319,16 @@ int compi_impl_Request_free(MPI_Request *request)
     if (r->kind == COMPI_REQ_PERSIST_SEND || r->kind == COMPI_REQ_PERSIST_RECV) {
         if (r->inner != MPI_REQUEST_NULL) {
             /* an active operation must still complete; compi finishes it */
-            compi_req *op = compi_req_new(r->kind == COMPI_REQ_PERSIST_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV,
-                                          r->comm, r->ci, r->fam);
-            op->inner = r->inner; op->out = r->out; op->in = r->in;
+            compi_req *op = compi_req_new(r->kind == COMPI_REQ_PERSIST_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV, r->comm,
+                                          r->ci, r->fam);
+            op->inner = r->inner;
+            op->out = r->out;
+            op->in = r->in;
             op->delivered = r->delivered;
             op->delivered_status = r->delivered_status;
             op->delivered_rc = r->delivered_rc;
-            r->out = NULL; r->in = NULL;
+            r->out = NULL;
+            r->in = NULL;
             compi_orphan_add(op);
         }
         int rc = PMPI_Request_free(&r->handle);

@@ -123,65 +123,134 @@ int compi_impl_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int c
 }
 
 /* ---- passed to the MPI, counted per file */
-#define PASS(why, call) do { compi_io_passed(fh, why); return call; } while (0)
+#define PASS(why, call)                                                                                                \
+    do {                                                                                                               \
+        compi_io_passed(fh, why);                                                                                      \
+        return call;                                                                                                   \
+    } while (0)
 int compi_impl_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_write(fh, buf, count, dt, status)); }
-int compi_impl_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_write_at(fh, offset, buf, count, dt, status)); }
+{
+    PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_write(fh, buf, count, dt, status));
+}
+int compi_impl_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt,
+                             MPI_Status *status)
+{
+    PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_write_at(fh, offset, buf, count, dt, status));
+}
 int compi_impl_File_read(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_read(fh, buf, count, dt, status)); }
+{
+    PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_read(fh, buf, count, dt, status));
+}
 int compi_impl_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_read_at(fh, offset, buf, count, dt, status)); }
+{
+    PASS(COMPI_IO_PASS_INDEPENDENT, PMPI_File_read_at(fh, offset, buf, count, dt, status));
+}
 int compi_impl_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite(fh, buf, count, dt, request)); }
-int compi_impl_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite_at(fh, offset, buf, count, dt, request)); }
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite(fh, buf, count, dt, request));
+}
+int compi_impl_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt,
+                              MPI_Request *request)
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite_at(fh, offset, buf, count, dt, request));
+}
 int compi_impl_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread(fh, buf, count, dt, request)); }
-int compi_impl_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread_at(fh, offset, buf, count, dt, request)); }
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread(fh, buf, count, dt, request));
+}
+int compi_impl_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt,
+                             MPI_Request *request)
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread_at(fh, offset, buf, count, dt, request));
+}
 int compi_impl_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite_all(fh, buf, count, dt, request)); }
-int compi_impl_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite_at_all(fh, offset, buf, count, dt, request)); }
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite_all(fh, buf, count, dt, request));
+}
+int compi_impl_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt,
+                                  MPI_Request *request)
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iwrite_at_all(fh, offset, buf, count, dt, request));
+}
 int compi_impl_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread_all(fh, buf, count, dt, request)); }
-int compi_impl_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread_at_all(fh, offset, buf, count, dt, request)); }
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread_all(fh, buf, count, dt, request));
+}
+int compi_impl_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt,
+                                 MPI_Request *request)
+{
+    PASS(COMPI_IO_PASS_NONBLOCKING, PMPI_File_iread_at_all(fh, offset, buf, count, dt, request));
+}
 int compi_impl_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_write_shared(fh, buf, count, dt, status)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_write_shared(fh, buf, count, dt, status));
+}
 int compi_impl_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_read_shared(fh, buf, count, dt, status)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_read_shared(fh, buf, count, dt, status));
+}
 int compi_impl_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_iwrite_shared(fh, buf, count, dt, request)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_iwrite_shared(fh, buf, count, dt, request));
+}
 int compi_impl_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *request)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_iread_shared(fh, buf, count, dt, request)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_iread_shared(fh, buf, count, dt, request));
+}
 int compi_impl_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_write_ordered(fh, buf, count, dt, status)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_write_ordered(fh, buf, count, dt, status));
+}
 int compi_impl_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *status)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_read_ordered(fh, buf, count, dt, status)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_read_ordered(fh, buf, count, dt, status));
+}
 /* split collectives: counted at _begin */
 int compi_impl_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
-{ PASS(COMPI_IO_PASS_SPLIT, PMPI_File_write_all_begin(fh, buf, count, dt)); }
+{
+    PASS(COMPI_IO_PASS_SPLIT, PMPI_File_write_all_begin(fh, buf, count, dt));
+}
 int compi_impl_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
-{ return PMPI_File_write_all_end(fh, buf, status); }
+{
+    return PMPI_File_write_all_end(fh, buf, status);
+}
 int compi_impl_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
-{ PASS(COMPI_IO_PASS_SPLIT, PMPI_File_read_all_begin(fh, buf, count, dt)); }
+{
+    PASS(COMPI_IO_PASS_SPLIT, PMPI_File_read_all_begin(fh, buf, count, dt));
+}
 int compi_impl_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
-{ return PMPI_File_read_all_end(fh, buf, status); }
+{
+    return PMPI_File_read_all_end(fh, buf, status);
+}
 int compi_impl_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt)
-{ PASS(COMPI_IO_PASS_SPLIT, PMPI_File_write_at_all_begin(fh, offset, buf, count, dt)); }
+{
+    PASS(COMPI_IO_PASS_SPLIT, PMPI_File_write_at_all_begin(fh, offset, buf, count, dt));
+}
 int compi_impl_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
-{ return PMPI_File_write_at_all_end(fh, buf, status); }
+{
+    return PMPI_File_write_at_all_end(fh, buf, status);
+}
 int compi_impl_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt)
-{ PASS(COMPI_IO_PASS_SPLIT, PMPI_File_read_at_all_begin(fh, offset, buf, count, dt)); }
+{
+    PASS(COMPI_IO_PASS_SPLIT, PMPI_File_read_at_all_begin(fh, offset, buf, count, dt));
+}
 int compi_impl_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
-{ return PMPI_File_read_at_all_end(fh, buf, status); }
+{
+    return PMPI_File_read_at_all_end(fh, buf, status);
+}
 int compi_impl_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_write_ordered_begin(fh, buf, count, dt)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_write_ordered_begin(fh, buf, count, dt));
+}
 int compi_impl_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
-{ return PMPI_File_write_ordered_end(fh, buf, status); }
+{
+    return PMPI_File_write_ordered_end(fh, buf, status);
+}
 int compi_impl_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
-{ PASS(COMPI_IO_PASS_SHARED, PMPI_File_read_ordered_begin(fh, buf, count, dt)); }
+{
+    PASS(COMPI_IO_PASS_SHARED, PMPI_File_read_ordered_begin(fh, buf, count, dt));
+}
 int compi_impl_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
-{ return PMPI_File_read_ordered_end(fh, buf, status); }
+{
+    return PMPI_File_read_ordered_end(fh, buf, status);
+}

@@ -18,23 +18,32 @@ int compi_impl_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int 
 int compi_impl_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
 int compi_impl_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
 int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status);
-int compi_impl_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request);
+int compi_impl_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request);
+int compi_impl_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request);
+int compi_impl_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request);
 int compi_impl_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *request);
+int compi_impl_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request);
+int compi_impl_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request);
+int compi_impl_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request);
+int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                         MPI_Request *request);
 int compi_impl_Start(MPI_Request *request);
 int compi_impl_Startall(int count, MPI_Request requests[]);
-int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                        MPI_Comm comm, MPI_Status *status);
-int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
-                                int recvtag, MPI_Comm comm, MPI_Status *status);
+int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                        MPI_Status *status);
+int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
+                                MPI_Comm comm, MPI_Status *status);
 
 int compi_impl_Wait(MPI_Request *request, MPI_Status *status);
 int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status);
@@ -58,8 +67,8 @@ int compi_impl_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *messag
 int compi_impl_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int compi_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm);
-int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int compi_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
 int compi_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, int root, MPI_Comm comm);
 int compi_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
@@ -90,28 +99,37 @@ int compi_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 /* MPI-IO (lib/wrappers/fileio.c) */
 int compi_impl_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
 int compi_impl_File_close(MPI_File *fh);
-int compi_impl_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
+int compi_impl_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                             const char *datarep, MPI_Info info);
 int compi_impl_File_set_info(MPI_File fh, MPI_Info info);
 int compi_impl_File_get_info(MPI_File fh, MPI_Info *info_used);
 int compi_impl_File_seek(MPI_File fh, MPI_Offset offset, int whence);
 int compi_impl_File_get_position(MPI_File fh, MPI_Offset *offset);
 int compi_impl_File_sync(MPI_File fh);
 int compi_impl_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-int compi_impl_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                                 MPI_Status *status);
 int compi_impl_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-int compi_impl_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                MPI_Status *status);
 int compi_impl_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-int compi_impl_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                             MPI_Status *status);
 int compi_impl_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
-int compi_impl_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+int compi_impl_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                            MPI_Status *status);
 int compi_impl_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-int compi_impl_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                              MPI_Request *request);
 int compi_impl_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-int compi_impl_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                             MPI_Request *request);
 int compi_impl_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-int compi_impl_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                                  MPI_Request *request);
 int compi_impl_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
-int compi_impl_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+int compi_impl_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                 MPI_Request *request);
 int compi_impl_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
 int compi_impl_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
 int compi_impl_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
@@ -122,7 +140,8 @@ int compi_impl_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI
 int compi_impl_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
 int compi_impl_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
 int compi_impl_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
-int compi_impl_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
+int compi_impl_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                       MPI_Datatype datatype);
 int compi_impl_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
 int compi_impl_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
 int compi_impl_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
@@ -199,5 +218,5 @@ static inline void compi_nbc_poke(void)
 extern int compi_bypass;
 extern const char *const compi_symbols[];
 void compi_bypass_call(void);
-void compi_interpose_init(void);   /* after PMPI_Init: agree over WORLD, tell */
+void compi_interpose_init(void); /* after PMPI_Init: agree over WORLD, tell */
 #endif

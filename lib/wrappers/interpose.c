@@ -28,13 +28,13 @@
 int compi_bypass;
 
 #define COMPI_IP_MAX 2048
-static char compi_ip_front[COMPI_IP_MAX];   /* "libX.so: MPI_Send MPI_Recv ..." */
+static char compi_ip_front[COMPI_IP_MAX]; /* "libX.so: MPI_Send MPI_Recv ..." */
 static char compi_ip_behind[COMPI_IP_MAX];
 static int compi_ip_told;
 
 static const char *compi_base(const char *path)
 {
-    if (!path || !*path) return "the program itself";   /* dladdr names the executable "" */
+    if (!path || !*path) return "the program itself"; /* dladdr names the executable "" */
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
 }
@@ -70,7 +70,7 @@ static int compi_ip_is_mpi(void *base, const char *fname, const char *name, void
     if (!h) return 0;
     char p[256];
     int mpi = 0;
-    const char *alts[3] = { "P%s", "p%s", "pmpir%s" };
+    const char *alts[3] = {"P%s", "p%s", "pmpir%s"};
     for (int i = 0; i < 3 && !mpi; i++) {
         snprintf(p, sizeof p, alts[i], i == 2 ? name + 3 : name);
         void *q = dlsym(h, p);
@@ -84,7 +84,7 @@ static int compi_ip_is_mpi(void *base, const char *fname, const char *name, void
 __attribute__((constructor)) static void compi_interpose_check(void)
 {
 #ifdef COMPI_COMPAT_NO_INTERPOSE_CHECK
-    return;   /* lib/compat/smpi_compat.h says why */
+    return; /* lib/compat/smpi_compat.h says why */
 #endif
     Dl_info self;
     if (!dladdr((void *)compi_interpose_check, &self) || !self.dli_fname) return;
@@ -121,16 +121,19 @@ static void compi_ip_tell(void)
     if (rank != 0) return;
     if (compi_bypass) {
         if (compi_ip_front[0])
-            fprintf(stderr, "compi[0]: another PMPI tool comes before compi in symbol lookup order and "
-                            "shadows these calls of compi's (%s); compi is OFF (pass-through on every rank, "
-                            "nothing compressed) so that no message is compressed on one side only. To compress, "
-                            "load compi first (LD_PRELOAD=libcompi.so:<tool>).\n", compi_ip_front);
+            fprintf(stderr,
+                    "compi[0]: another PMPI tool comes before compi in symbol lookup order and "
+                    "shadows these calls of compi's (%s); compi is OFF (pass-through on every rank, "
+                    "nothing compressed) so that no message is compressed on one side only. To compress, "
+                    "load compi first (LD_PRELOAD=libcompi.so:<tool>).\n",
+                    compi_ip_front);
         else
             fprintf(stderr, "compi[0]: another rank found a PMPI tool in front of compi; compi is OFF "
                             "(pass-through on every rank, nothing compressed)\n");
     } else if (compi_ip_behind[0]) {
-        fprintf(stderr, "compi[0]: a PMPI tool comes after compi in symbol lookup order (%s); compi works, "
-                        "but calls the MPI (PMPI_) directly, so that tool does not see these calls\n",
+        fprintf(stderr,
+                "compi[0]: a PMPI tool comes after compi in symbol lookup order (%s); compi works, "
+                "but calls the MPI (PMPI_) directly, so that tool does not see these calls\n",
                 compi_ip_behind);
     }
     fflush(stderr);

@@ -18,16 +18,22 @@
 #include "wrappers/impl.h"
 
 static int (*const compi_send_fn[])(const void *, int, MPI_Datatype, int, int, MPI_Comm) = {
-    [COMPI_SMODE_STD] = PMPI_Send, [COMPI_SMODE_SYNC] = PMPI_Ssend,
-    [COMPI_SMODE_READY] = PMPI_Rsend, [COMPI_SMODE_BUFFERED] = PMPI_Bsend,
+    [COMPI_SMODE_STD] = PMPI_Send,
+    [COMPI_SMODE_SYNC] = PMPI_Ssend,
+    [COMPI_SMODE_READY] = PMPI_Rsend,
+    [COMPI_SMODE_BUFFERED] = PMPI_Bsend,
 };
 static int (*const compi_isend_plain[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
-    [COMPI_SMODE_STD] = PMPI_Isend, [COMPI_SMODE_SYNC] = PMPI_Issend,
-    [COMPI_SMODE_READY] = PMPI_Irsend, [COMPI_SMODE_BUFFERED] = PMPI_Ibsend,
+    [COMPI_SMODE_STD] = PMPI_Isend,
+    [COMPI_SMODE_SYNC] = PMPI_Issend,
+    [COMPI_SMODE_READY] = PMPI_Irsend,
+    [COMPI_SMODE_BUFFERED] = PMPI_Ibsend,
 };
 static int (*const compi_send_init_plain[])(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) = {
-    [COMPI_SMODE_STD] = PMPI_Send_init, [COMPI_SMODE_SYNC] = PMPI_Ssend_init,
-    [COMPI_SMODE_READY] = PMPI_Rsend_init, [COMPI_SMODE_BUFFERED] = PMPI_Bsend_init,
+    [COMPI_SMODE_STD] = PMPI_Send_init,
+    [COMPI_SMODE_SYNC] = PMPI_Ssend_init,
+    [COMPI_SMODE_READY] = PMPI_Rsend_init,
+    [COMPI_SMODE_BUFFERED] = PMPI_Bsend_init,
 };
 
 /* ------------------------------------------------------------ blocking */
@@ -40,8 +46,8 @@ static int compi_send_is_plain(const compi_comm_info *ci, int dest)
     return 1;
 }
 
-static int compi_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
-                               int dest, int tag, MPI_Comm comm, compi_family fam)
+static int compi_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                               MPI_Comm comm, compi_family fam)
 {
     COMPI_PROF_SEND_HOOK(comm, dest, count, dt, COMPI_PROF_SEND);
     const compi_comm_info *ci = compi_comm_lookup(comm);
@@ -66,7 +72,10 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
          * the chunks only in their Wait. */
         MPI_Request hreq;
         rc = compi_isend_plain[mode](out.addr, out.count, out.dt, dest, tag, comm, &hreq);
-        if (rc != MPI_SUCCESS) { compi_outgoing_release(&out); return rc; }   /* MPI raised it */
+        if (rc != MPI_SUCCESS) {
+            compi_outgoing_release(&out);
+            return rc;
+        } /* MPI raised it */
         int src = compi_outgoing_stream(&out, &d);
         rc = PMPI_Wait(&hreq, MPI_STATUS_IGNORE);
         compi_outgoing_release(&out);
@@ -75,14 +84,13 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
     uint64_t t0 = compi_now_ns();
     rc = compi_send_fn[mode](out.addr, out.count, out.dt, dest, tag, comm);
     /* a blocking send's duration measures the link: the model is corrected online */
-    if (rc == MPI_SUCCESS)
-        compi_engine_observe_send(&d, out.wire_len, compi_now_ns() - t0);
+    if (rc == MPI_SUCCESS) compi_engine_observe_send(&d, out.wire_len, compi_now_ns() - t0);
     compi_outgoing_release(&out);
     return rc;
 }
 
-static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
-                                  int dest, int tag, MPI_Comm comm, MPI_Request *request, compi_family fam);
+static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                                  MPI_Comm comm, MPI_Request *request, compi_family fam);
 static int compi_nonblocking_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                                   MPI_Request *request, compi_family fam);
 
@@ -91,8 +99,8 @@ static int compi_nonblocking_recv(void *buf, int count, MPI_Datatype dt, int sou
  * what this call waits for (or receive what it sends) only once that
  * collective completed there. The call then runs as its nonblocking twin
  * and compi's Wait, which advances the schedules while it waits. */
-static int compi_nbc_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt, int dest,
-                                   int tag, MPI_Comm comm)
+static int compi_nbc_blocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                                   MPI_Comm comm)
 {
     MPI_Request r;
     int rc = compi_nonblocking_send(mode, buf, count, dt, dest, tag, comm, &r, COMPI_FAM_SEND);
@@ -152,7 +160,7 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
             int mrc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
             if (mrc == MPI_SUCCESS && !compi_peer_is_remote(ci, pst.MPI_SOURCE))
                 mrc = PMPI_Mrecv(buf, count, dt, &msg, status);
-            if (mrc != MPI_SUCCESS || msg == MPI_MESSAGE_NULL) {   /* an error, or received same-node */
+            if (mrc != MPI_SUCCESS || msg == MPI_MESSAGE_NULL) { /* an error, or received same-node */
                 compi_incoming_release(&in);
                 return mrc;
             }
@@ -169,16 +177,15 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
         }
         int prc = msg != MPI_MESSAGE_NULL
                       ? PMPI_Mrecv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), &msg, &st)
-                      : PMPI_Recv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), source, tag, comm,
-                                  &st);
+                      : PMPI_Recv(COMPI_IN_ADDR(&in), COMPI_IN_COUNT(&in), COMPI_IN_TYPE(&in), source, tag, comm, &st);
         if (prc != MPI_SUCCESS && compi_error_class(prc) != MPI_ERR_TRUNCATE) {
             compi_incoming_release(&in);
-            return prc;            /* MPI already ran the error handler */
+            return prc; /* MPI already ran the error handler */
         }
         st.MPI_ERROR = prc;
         rc = compi_incoming_finish(&in, &st, ci, comm);
         compi_incoming_release(&in);
-        if (prc != MPI_SUCCESS) {   /* MPI reported truncation itself */
+        if (prc != MPI_SUCCESS) { /* MPI reported truncation itself */
             compi_status_out(status, &st);
             return prc;
         }
@@ -191,10 +198,9 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
     return compi_raise(comm, rc);
 }
 
-int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                    MPI_Status *status)
+int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    if (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED)) {   /* see compi_nbc_blocking_send */
+    if (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED)) { /* see compi_nbc_blocking_send */
         MPI_Request r;
         int rc = compi_nonblocking_recv(buf, count, dt, source, tag, comm, &r, COMPI_FAM_RECV);
         return rc != MPI_SUCCESS ? rc : compi_impl_Wait(&r, status);
@@ -204,15 +210,18 @@ int compi_impl_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, 
 
 /* ------------------------------------------------------------ nonblocking */
 
-static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt,
-                                  int dest, int tag, MPI_Comm comm, MPI_Request *request, compi_family fam)
+static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                                  MPI_Comm comm, MPI_Request *request, compi_family fam)
 {
     if (fam != COMPI_FAM_SENDRECV) COMPI_PROF_SEND_HOOK(comm, dest, count, dt, COMPI_PROF_ISEND);
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_send_is_plain(ci, dest)) return compi_isend_plain[mode](buf, count, dt, dest, tag, comm, request);
     compi_req *r = compi_req_new(COMPI_REQ_SEND, comm, ci, fam);
     int rc = compi_post_send(r, buf, count, dt, dest, tag, mode, ci);
-    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
+    if (rc != MPI_SUCCESS) {
+        compi_req_destroy(r);
+        return compi_raise(comm, rc);
+    }
     r->handle = r->inner;
     *request = r->handle;
     /* Open MPI completes small sends inline and then returns one shared,
@@ -220,24 +229,28 @@ static int compi_nonblocking_send(compi_send_mode mode, const void *buf, int cou
      * compi's table, and the frame is no longer needed anyway. */
     int done = 0;
     if (r->out && r->out->tmp) PMPI_Request_get_status(r->inner, &done, MPI_STATUS_IGNORE);
-    if (r->out && r->out->tmp && !done) compi_req_insert(r);   /* free compi's bytes at completion */
+    if (r->out && r->out->tmp && !done) compi_req_insert(r); /* free compi's bytes at completion */
     else compi_req_destroy(r);
     return MPI_SUCCESS;
 }
 
-int compi_impl_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request)
 {
     return compi_nonblocking_send(COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, request, COMPI_FAM_ISEND);
 }
-int compi_impl_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request)
 {
     return compi_nonblocking_send(COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, request, COMPI_FAM_ISEND);
 }
-int compi_impl_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request)
 {
     return compi_nonblocking_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, request, COMPI_FAM_ISEND);
 }
-int compi_impl_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *request)
 {
     return compi_nonblocking_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, request, COMPI_FAM_ISEND);
 }
@@ -249,7 +262,10 @@ static int compi_nonblocking_recv(void *buf, int count, MPI_Datatype dt, int sou
     if (compi_p2p_plain(ci, source)) return PMPI_Irecv(buf, count, dt, source, tag, comm, request);
     compi_req *r = compi_req_new(COMPI_REQ_RECV, comm, ci, fam);
     int rc = compi_post_recv(r, buf, count, dt, source, tag);
-    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
+    if (rc != MPI_SUCCESS) {
+        compi_req_destroy(r);
+        return compi_raise(comm, rc);
+    }
     r->handle = r->inner;
     *request = r->handle;
     compi_req_insert(r);
@@ -275,7 +291,8 @@ static int compi_persistent_create(compi_req_kind kind, compi_send_mode mode, co
     if (compi_p2p_plain(ci, peer)) {
         int rc = is_send ? compi_send_init_plain[mode](buf, count, dt, peer, tag, comm, request)
                          : PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, request);
-        if (rc == MPI_SUCCESS && is_send && COMPI_PROF_ACTIVE()) compi_prof_persistent_(*request, comm, peer, count, dt);
+        if (rc == MPI_SUCCESS && is_send && COMPI_PROF_ACTIVE())
+            compi_prof_persistent_(*request, comm, peer, count, dt);
         return rc;
     }
     /* The request keeps the communicator's info and its own reference on a
@@ -289,31 +306,44 @@ static int compi_persistent_create(compi_req_kind kind, compi_send_mode mode, co
     if (rc == MPI_SUCCESS)
         rc = is_send ? PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, comm, &r->handle)
                      : PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, 0, comm, &r->handle);
-    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return compi_raise(comm, rc); }
-    r->buf = buf; r->count = count; r->peer = peer; r->tag = tag; r->smode = mode;
+    if (rc != MPI_SUCCESS) {
+        compi_req_destroy(r);
+        return compi_raise(comm, rc);
+    }
+    r->buf = buf;
+    r->count = count;
+    r->peer = peer;
+    r->tag = tag;
+    r->smode = mode;
     *request = r->handle;
     compi_req_insert(r);
     if (is_send && COMPI_PROF_ACTIVE()) compi_prof_persistent_(*request, comm, peer, count, dt);
     return MPI_SUCCESS;
 }
 
-int compi_impl_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *request)
 {
     return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_STD, buf, count, dt, dest, tag, comm, request);
 }
-int compi_impl_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request)
 {
     return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_SYNC, buf, count, dt, dest, tag, comm, request);
 }
-int compi_impl_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request)
 {
     return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, request);
 }
-int compi_impl_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request)
 {
-    return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, request);
+    return compi_persistent_create(COMPI_REQ_PERSIST_SEND, COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm,
+                                   request);
 }
-int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request)
+int compi_impl_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                         MPI_Request *request)
 {
     return compi_persistent_create(COMPI_REQ_PERSIST_RECV, COMPI_SMODE_STD, buf, count, dt, source, tag, comm, request);
 }
@@ -327,8 +357,7 @@ int compi_impl_Start(MPI_Request *request)
     int rc;
     if (r->kind == COMPI_REQ_PERSIST_SEND)
         rc = compi_post_send(r, r->buf, r->count, r->dt, r->peer, r->tag, r->smode, r->ci);
-    else
-        rc = compi_post_recv(r, (void *)r->buf, r->count, r->dt, r->peer, r->tag);
+    else rc = compi_post_recv(r, (void *)r->buf, r->count, r->dt, r->peer, r->tag);
     return compi_raise(r->comm, rc);
 }
 
@@ -343,15 +372,15 @@ int compi_impl_Startall(int count, MPI_Request requests[])
 
 /* ------------------------------------------------------------ combined */
 
-int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                        MPI_Comm comm, MPI_Status *status)
+int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                        MPI_Status *status)
 {
     COMPI_PROF_SEND_HOOK(comm, dest, sendcount, sendtype, COMPI_PROF_SENDRECV);
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest))
-        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                             source, recvtag, comm, status);
+        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                             comm, status);
     /* A named source: as MPI does it, the receive is posted before the send,
      * so a message that arrives early lands in place instead of waiting in
      * MPI's unexpected queue (measured, stem at 1 Gbit/s under Open MPI: a
@@ -373,14 +402,15 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         }
         return rc;
     }
-    rrc = wildcard ? compi_blocking_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status, COMPI_FAM_SENDRECV)
-                   : compi_impl_Wait(&rreq, status);
+    rrc = wildcard
+              ? compi_blocking_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status, COMPI_FAM_SENDRECV)
+              : compi_impl_Wait(&rreq, status);
     int wrc = compi_impl_Wait(&sreq, MPI_STATUS_IGNORE);
     return rrc != MPI_SUCCESS ? rrc : wrc;
 }
 
-int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
-                                int recvtag, MPI_Comm comm, MPI_Status *status)
+int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
+                                MPI_Comm comm, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
     if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest)) {
@@ -395,8 +425,7 @@ int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
     char *copy = malloc(span ? span : 1);
     if (!copy) return compi_raise(comm, MPI_ERR_NO_MEM);
     if (span) memcpy(copy, (char *)buf + tlb, span);
-    int rc = compi_impl_Sendrecv(copy - tlb, count, dt, dest, sendtag, buf, count, dt, source, recvtag,
-                                 comm, status);
+    int rc = compi_impl_Sendrecv(copy - tlb, count, dt, dest, sendtag, buf, count, dt, source, recvtag, comm, status);
     free(copy);
     return rc;
 }

@@ -16,11 +16,14 @@
  * or *out is NULL and the message is a same-node one still in MPI: *direct
  * is its status and, for matched probes, *direct_msg its PMPI handle
  * (unframed, it needs nothing from compi). */
-static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, int keep_in_stash,
-                              int *flag, compi_stashed **out, MPI_Status *direct, MPI_Message *direct_msg)
+static int compi_probe_common(int source, int tag, MPI_Comm comm, int blocking, int keep_in_stash, int *flag,
+                              compi_stashed **out, MPI_Status *direct, MPI_Message *direct_msg)
 {
     *out = keep_in_stash ? compi_stash_peek(comm, source, tag) : compi_stash_take(comm, source, tag);
-    if (*out) { *flag = 1; return MPI_SUCCESS; }
+    if (*out) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
     const compi_comm_info *ci = compi_comm_lookup(comm);
     MPI_Message msg;
     MPI_Status st;
@@ -102,8 +105,8 @@ int compi_impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status 
 
 /* Matched probes hand out compi's handle for a stashed message, or MPI's own
  * for a same-node one (which Mrecv then passes to PMPI untouched). */
-static void compi_mprobe_out(compi_stashed *s, const MPI_Status *direct, MPI_Message direct_msg,
-                             MPI_Message *message, MPI_Status *status)
+static void compi_mprobe_out(compi_stashed *s, const MPI_Status *direct, MPI_Message direct_msg, MPI_Message *message,
+                             MPI_Status *status)
 {
     if (s) {
         compi_status_out(status, &s->status);
@@ -166,7 +169,10 @@ int compi_impl_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *messag
     r->delivered = 1;
     r->delivered_rc = compi_stash_deliver(s, buf, count, dt, &r->delivered_status);
     int rc = compi_completed_request(r->comm, &r->inner);
-    if (rc != MPI_SUCCESS) { compi_req_destroy(r); return rc; }
+    if (rc != MPI_SUCCESS) {
+        compi_req_destroy(r);
+        return rc;
+    }
     r->handle = r->inner;
     *request = r->handle;
     *message = MPI_MESSAGE_NULL;

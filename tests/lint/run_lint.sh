@@ -13,7 +13,9 @@
 # Vendored third-party files (tests/foreign/romio, tests/foreign/mpich_io)
 # are left as published.  Prints PASS/FAIL per check and "N passed, N failed".
 # Also: sizes, no lib/ file over 800 lines and no function over 150, data
-# tables aside (tests/lint/check_sizes.py).
+# tables aside (tests/lint/check_sizes.py); clang-format, the C sources of
+# lib/, apps/, bench/ and tools/ as .clang-format lays them out (data
+# tables aside: their rows are laid out by hand).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -30,6 +32,8 @@ check() {  # NAME CMD...
 vendored='^tests/foreign/(romio|mpich_io)/'
 mapfile -t shells < <(git ls-files '*.sh' tools/compi tools/cmd/jobshims/srun | grep -Ev "$vendored")
 mapfile -t pys < <(git ls-files '*.py' | grep -Ev "$vendored")
+data_tables='^lib/(map/dkb_ompi41_table|engine/model_default)\.c$'
+mapfile -t csrc < <(git ls-files 'lib/*.[ch]' 'apps/*.[ch]' 'bench/*.[ch]' 'tools/*.[ch]' | grep -Ev "$data_tables")
 
 check spdx python3 tools/spdx.py --check
 check sizes python3 tests/lint/check_sizes.py
@@ -43,6 +47,11 @@ if command -v pyflakes3 >/dev/null 2>&1; then
     check "pyflakes (${#pys[@]} files)" pyflakes3 "${pys[@]}"
 else
     echo "FAIL pyflakes: pyflakes3 not installed (tools/install-deps.sh installs it)"; failed=$((failed + 1))
+fi
+if command -v clang-format >/dev/null 2>&1; then
+    check "clang-format (${#csrc[@]} files)" clang-format --dry-run --Werror --style=file "${csrc[@]}"
+else
+    echo "FAIL clang-format: not installed (tools/install-deps.sh installs it)"; failed=$((failed + 1))
 fi
 if command -v mkdocs >/dev/null 2>&1; then
     site=$(mktemp -d /tmp/compi-site.XXXXXX)

@@ -70,8 +70,8 @@ typedef struct {
     char name[96];
     int cls;
     cc_src src;
-    int ds;              /* data set index for CC_SRC_DATASET */
-    const char *path;    /* CC_SRC_FILE */
+    int ds;           /* data set index for CC_SRC_DATASET */
+    const char *path; /* CC_SRC_FILE */
 } cc_set;
 
 typedef struct {
@@ -162,8 +162,10 @@ static void cc_synthetic_sets(cc_ctx *c, int skip_cls)
     char n[64], label[96];
     for (int cls = 0; cls < COMPI_CLASS_COUNT; cls++) {
         if (cls == skip_cls) continue;
-        const char *pre = cls == COMPI_CLASS_INT ? "int" : cls == COMPI_CLASS_FLOAT ? "float"
-                          : cls == COMPI_CLASS_DOUBLE ? "double" : "int";
+        const char *pre = cls == COMPI_CLASS_INT      ? "int"
+                          : cls == COMPI_CLASS_FLOAT  ? "float"
+                          : cls == COMPI_CLASS_DOUBLE ? "double"
+                                                      : "int";
         for (int i = 0; i < 5; i++) {
             snprintf(n, sizeof n, "%s_%s", pre, lv[i]);
             snprintf(label, sizeof label, "%s%s", n, cls == COMPI_CLASS_BYTE ? ":bytes" : "");
@@ -296,7 +298,7 @@ static void cc_measure(cc_ctx *c)
         int nsizes = 0;
         for (int i = 0; i < c->nsizes; i++)
             if (c->sizes[i] <= len) sizes[nsizes++] = c->sizes[i];
-        if (nsizes == 0) sizes[nsizes++] = len;   /* a sample file smaller than every size */
+        if (nsizes == 0) sizes[nsizes++] = len; /* a sample file smaller than every size */
         size_t biggest = sizes[0];
         for (int i = 1; i < nsizes; i++)
             if (sizes[i] > biggest) biggest = sizes[i];
@@ -308,13 +310,14 @@ static void cc_measure(cc_ctx *c)
             j.cbuf = cc_xmalloc(j.ccap);
             j.dbuf = cc_xmalloc(biggest);
             j.cp = (compi_codec_params){(compi_dtclass)set->cls, es, 0};
-            j.dp = (compi_codec_params){(compi_dtclass)set->cls, 0, 0};   /* as the receiver does */
+            j.dp = (compi_codec_params){(compi_dtclass)set->cls, 0, 0}; /* as the receiver does */
             for (int i = 0; i < nsizes; i++) {
                 j.len = sizes[i];
                 j.ccap = codec->bound(j.len);
                 long long r = cc_compress(&j);
-                if (r < 0) cc_die("%s failed to compress %s (%zu B): %s", codec->name, set->name, j.len,
-                                  compi_error_string((int)r));
+                if (r < 0)
+                    cc_die("%s failed to compress %s (%zu B): %s", codec->name, set->name, j.len,
+                           compi_error_string((int)r));
                 j.clen = (size_t)r;
                 long long d = cc_decompress(&j);
                 if (d != (long long)j.len || memcmp(j.dbuf, data, j.len) != 0)
@@ -339,11 +342,11 @@ static void cc_measure(cc_ctx *c)
 /* ------------------------------------------------------------ analysis */
 
 typedef struct {
-    double in, out, tc, td;   /* sums over the class's rows */
+    double in, out, tc, td; /* sums over the class's rows */
     int wins;
 } cc_agg;
 
-static int cc_rank_cls;        /* qsort context */
+static int cc_rank_cls; /* qsort context */
 static cc_agg (*cc_rank_agg)[CC_MAX_CODECS];
 
 static int cc_cmp_candidate(const void *a, const void *b)
@@ -355,8 +358,7 @@ static int cc_cmp_candidate(const void *a, const void *b)
     return (ry > rx) - (ry < rx);
 }
 
-static void cc_choose_candidates(const cc_ctx *c, cc_agg agg[COMPI_CLASS_COUNT][CC_MAX_CODECS],
-                                 compi_codec_model *m)
+static void cc_choose_candidates(const cc_ctx *c, cc_agg agg[COMPI_CLASS_COUNT][CC_MAX_CODECS], compi_codec_model *m)
 {
     memset(agg, 0, sizeof(cc_agg) * COMPI_CLASS_COUNT * CC_MAX_CODECS);
     for (int i = 0; i < c->nrows; i++) {
@@ -370,9 +372,9 @@ static void cc_choose_candidates(const cc_ctx *c, cc_agg agg[COMPI_CLASS_COUNT][
     /* Wins: per (set, size) case and bandwidth, the codec delivering fastest. */
     for (int i = 0; i < c->nrows; i++) {
         const cc_row *r0 = &c->rows[i];
-        if (r0->codec != 0) continue;   /* the first codec's row stands for its case */
+        if (r0->codec != 0) continue; /* the first codec's row stands for its case */
         for (size_t b = 0; b < CC_NBW; b++) {
-            double best = (double)r0->size / cc_bw[b];   /* raw */
+            double best = (double)r0->size / cc_bw[b]; /* raw */
             int who = -1;
             for (int k = 0; k < c->nrows; k++) {
                 const cc_row *r = &c->rows[k];
@@ -394,7 +396,8 @@ static void cc_choose_candidates(const cc_ctx *c, cc_agg agg[COMPI_CLASS_COUNT][
         cc_rank_agg = agg;
         qsort(idx, (size_t)n, sizeof idx[0], cc_cmp_candidate);
         m->ncandidates[cls] = 0;
-        for (int i = 0; i < n && i < CC_MAX_CANDIDATES; i++) m->candidates[cls][m->ncandidates[cls]++] = c->codecs[idx[i]];
+        for (int i = 0; i < n && i < CC_MAX_CANDIDATES; i++)
+            m->candidates[cls][m->ncandidates[cls]++] = c->codecs[idx[i]];
     }
 }
 
@@ -447,7 +450,7 @@ static void cc_relations(const cc_ctx *c, compi_codec_model *m)
         if (!any) continue;
         for (int b = 0; b < CC_NBUCKETS; b++) {
             double v = med[b];
-            for (int d = 1; v <= 0; d++) {   /* nearest measured bucket, lower first */
+            for (int d = 1; v <= 0; d++) { /* nearest measured bucket, lower first */
                 if (b - d >= 0 && med[b - d] > 0) v = med[b - d];
                 else if (b + d < CC_NBUCKETS && med[b + d] > 0) v = med[b + d];
             }
@@ -506,8 +509,8 @@ static void cc_summary(const cc_ctx *c, cc_agg agg[COMPI_CLASS_COUNT][CC_MAX_COD
 
 static void cc_full_table(const cc_ctx *c, cc_str *out)
 {
-    cc_printf(out, "%-6s %-18s %8s %-11s %9s %10s %10s %7s\n", "class", "data", "size", "codec", "ratio",
-              "comp MB/s", "dec MB/s", "d/c");
+    cc_printf(out, "%-6s %-18s %8s %-11s %9s %10s %10s %7s\n", "class", "data", "size", "codec", "ratio", "comp MB/s",
+              "dec MB/s", "d/c");
     for (int i = 0; i < c->nrows; i++) {
         const cc_row *r = &c->rows[i];
         const cc_set *s = &c->sets[r->set];
@@ -570,8 +573,13 @@ static void cc_parse_sizes(cc_ctx *c, const char *list)
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
         double v = strtod(t, &end);
-        if (*end == 'K' || *end == 'k') { v *= 1000; end++; }
-        else if (*end == 'M' || *end == 'm') { v *= 1000000; end++; }
+        if (*end == 'K' || *end == 'k') {
+            v *= 1000;
+            end++;
+        } else if (*end == 'M' || *end == 'm') {
+            v *= 1000000;
+            end++;
+        }
         if (*end || v < 1 || v > 1e9 || c->nsizes == CC_MAX_SIZES) cc_die("bad --sizes '%s'", list);
         c->sizes[c->nsizes++] = (size_t)v;
     }
@@ -586,16 +594,26 @@ int main(int argc, char **argv)
     int nfiles = 0, file_cls = -2, quick = 0, print_c = 0, reps = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { cc_usage(stdout); return 0; }
-        else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) { out_path = v; i++; }
-        else if (!strcmp(a, "--quick")) quick = 1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            cc_usage(stdout);
+            return 0;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
+            out_path = v;
+            i++;
+        } else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--print-c")) print_c = 1;
         else if (!strcmp(a, "--quiet")) c.quiet = 1;
         else if (!strcmp(a, "--wall")) cc_wall_clock = 1;
-        else if (!strcmp(a, "--reps") && v && atoi(v) >= 1) { reps = atoi(v); i++; }
-        else if (!strcmp(a, "--sizes") && v) { size_list = v; i++; }
-        else if (!strcmp(a, "--codecs") && v) { codec_list = v; i++; }
-        else if (!strcmp(a, "--class") && v) {
+        else if (!strcmp(a, "--reps") && v && atoi(v) >= 1) {
+            reps = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--sizes") && v) {
+            size_list = v;
+            i++;
+        } else if (!strcmp(a, "--codecs") && v) {
+            codec_list = v;
+            i++;
+        } else if (!strcmp(a, "--class") && v) {
             file_cls = compi_dtclass_parse(v);
             if (file_cls < 0) cc_die("--class takes byte, int, float or double, not '%s'", v);
             i++;
@@ -663,8 +681,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < c.nsizes; i++) cc_printf(&com, " %zu", c.sizes[i]);
     cc_printf(&com, " B; median of %d timed runs (each >= %.1f ms of repeated calls); level 0 (codec default)\n",
               c.reps, c.min_run_s * 1e3);
-    cc_printf(&com, "timer: %s\n", cc_wall_clock ? "wall clock (CLOCK_MONOTONIC)"
-                                                  : "thread CPU time (CLOCK_THREAD_CPUTIME_ID; = wall time on an idle core)");
+    cc_printf(&com, "timer: %s\n",
+              cc_wall_clock ? "wall clock (CLOCK_MONOTONIC)"
+                            : "thread CPU time (CLOCK_THREAD_CPUTIME_ID; = wall time on an idle core)");
     cc_printf(&com, "data sets:");
     for (int s = 0, col = 10; s < c.nsets; s++) {
         char item[128];
@@ -676,15 +695,17 @@ int main(int argc, char **argv)
         cc_printf(&com, "%s", item);
         col += n;
     }
-    cc_printf(&com, "\n\ncandidates: per class at most %d codecs, those that deliver some buffer of the class\n"
-                    "fastest over some network: min over codecs of S/(r*B) + T_c + T_d, beating raw S/B, for\n"
-                    "B = 10 Mbit/s, 100 Mbit/s, 1 Gbit/s, 10 Gbit/s (the engine's own speedup test); ranked by the\n"
-                    "number of (buffer, bandwidth) cases won (\"wins\"), ties by aggregate ratio. A win is always by\n"
-                    "a codec on that buffer's ratio/time Pareto front. A class without winners gets no candidates\n"
-                    "(never compressed).\n"
-                    "relations: median T_d/T_c per ratio bucket [0,1.1) [1.1,2) [2,4) [4,10) [10,1e9); per class for\n"
-                    "the class's candidates, \"*\" rows for every codec (all classes pooled; an empty \"*\" bucket\n"
-                    "takes the nearest measured bucket's value).\n\n", CC_MAX_CANDIDATES);
+    cc_printf(&com,
+              "\n\ncandidates: per class at most %d codecs, those that deliver some buffer of the class\n"
+              "fastest over some network: min over codecs of S/(r*B) + T_c + T_d, beating raw S/B, for\n"
+              "B = 10 Mbit/s, 100 Mbit/s, 1 Gbit/s, 10 Gbit/s (the engine's own speedup test); ranked by the\n"
+              "number of (buffer, bandwidth) cases won (\"wins\"), ties by aggregate ratio. A win is always by\n"
+              "a codec on that buffer's ratio/time Pareto front. A class without winners gets no candidates\n"
+              "(never compressed).\n"
+              "relations: median T_d/T_c per ratio bucket [0,1.1) [1.1,2) [2,4) [4,10) [10,1e9); per class for\n"
+              "the class's candidates, \"*\" rows for every codec (all classes pooled; an empty \"*\" bucket\n"
+              "takes the nearest measured bucket's value).\n\n",
+              CC_MAX_CANDIDATES);
     cc_summary(&c, agg, &m, &com, "");
     cc_printf(&com, "\nfull table (MB/s = 10^6 bytes of uncompressed data per second):\n");
     cc_full_table(&c, &com);

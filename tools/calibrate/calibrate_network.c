@@ -23,21 +23,20 @@
 
 static void cn_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: compi_calibrate_network [-o PATH] [--max-bytes SIZE] [--reps N] [--max-rtt SEC]\n"
-            "                               [--budget SEC] [--ranks-per-node K] [--serial] [--quiet]\n"
-            "  -o PATH            network heuristics file to write (default ./network.txt)\n"
-            "  --max-bytes SIZE   largest message, power-of-two sizes from 2 B (default 128M;\n"
-            "                     suffixes K, M, G = KiB, MiB, GiB)\n"
-            "  --reps N           round trips per size, median kept (default 20; fewer above 1 MiB)\n"
-            "  --max-rtt SEC      a pair stops growing sizes after a round trip this long (default 30)\n"
-            "  --budget SEC       bound on the whole measurement (default 0 = none)\n"
-            "  --ranks-per-node K fake nodes node0, node1, ... of K ranks each (testing on one host;\n"
-            "                     implies --serial)\n"
-            "  --serial           one node pair at a time instead of a round's pairs at once: for\n"
-            "                     nodes sharing one host's cores (an emulated cluster)\n"
-            "  --quiet            no progress and no table (the file is still written)\n"
-            "Run with one rank per node (two on a node to measure its intra-node link).\n");
+    fprintf(f, "usage: compi_calibrate_network [-o PATH] [--max-bytes SIZE] [--reps N] [--max-rtt SEC]\n"
+               "                               [--budget SEC] [--ranks-per-node K] [--serial] [--quiet]\n"
+               "  -o PATH            network heuristics file to write (default ./network.txt)\n"
+               "  --max-bytes SIZE   largest message, power-of-two sizes from 2 B (default 128M;\n"
+               "                     suffixes K, M, G = KiB, MiB, GiB)\n"
+               "  --reps N           round trips per size, median kept (default 20; fewer above 1 MiB)\n"
+               "  --max-rtt SEC      a pair stops growing sizes after a round trip this long (default 30)\n"
+               "  --budget SEC       bound on the whole measurement (default 0 = none)\n"
+               "  --ranks-per-node K fake nodes node0, node1, ... of K ranks each (testing on one host;\n"
+               "                     implies --serial)\n"
+               "  --serial           one node pair at a time instead of a round's pairs at once: for\n"
+               "                     nodes sharing one host's cores (an emulated cluster)\n"
+               "  --quiet            no progress and no table (the file is still written)\n"
+               "Run with one rank per node (two on a node to measure its intra-node link).\n");
 }
 
 static int cn_parse_size(const char *s, size_t *out)
@@ -49,9 +48,12 @@ static int cn_parse_size(const char *s, size_t *out)
     double mult = 1;
     if (*end) {
         switch (*end) {
-        case 'k': case 'K': mult = 1024.0; break;
-        case 'm': case 'M': mult = 1024.0 * 1024; break;
-        case 'g': case 'G': mult = 1024.0 * 1024 * 1024; break;
+        case 'k':
+        case 'K': mult = 1024.0; break;
+        case 'm':
+        case 'M': mult = 1024.0 * 1024; break;
+        case 'g':
+        case 'G': mult = 1024.0 * 1024 * 1024; break;
         default: return -1;
         }
         end++;
@@ -104,13 +106,11 @@ static void cn_print_tables(const compi_net_model *m)
         }
     }
     /* One summary line per link: the numbers people compare. */
-    printf("\n%-30s %10s %10s %10s %10s %16s\n", "link", "alpha_us", "MB/s@64K", "MB/s@1M", "MB/s@8M",
-           "MB/s@max");
+    printf("\n%-30s %10s %10s %10s %10s %16s\n", "link", "alpha_us", "MB/s@64K", "MB/s@1M", "MB/s@8M", "MB/s@max");
     for (int i = 0; i < m->nlinks; i++) {
         const compi_net_link *l = &m->links[i];
         char name[160], cell[4][48], maxs[16];
-        snprintf(name, sizeof name, "%s %s-%s", l->cls == COMPI_LINK_INTRA ? "intra" : "inter", l->node_a,
-                 l->node_b);
+        snprintf(name, sizeof name, "%s %s-%s", l->cls == COMPI_LINK_INTRA ? "intra" : "inter", l->node_a, l->node_b);
         const double at[3] = {65536.0, 1048576.0, 8388608.0};
         for (int j = 0; j < 3; j++) {
             double v = cn_mbps_at(l, at[j]);
@@ -138,7 +138,7 @@ static void cn_hwloc(int out[3])
     if (hwloc_topology_load(t) == 0) {
         int p = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE), c = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE),
             u = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-        if (p < 1) p = 1;   /* some virtual machines report no package */
+        if (p < 1) p = 1; /* some virtual machines report no package */
         if (c < p) c = p;
         out[0] = p, out[1] = c, out[2] = u >= c ? u : c;
     }
@@ -200,10 +200,10 @@ int main(int argc, char **argv)
         }
     }
     o.verbose = quiet ? 0 : 1;
-    o.serial = serial || rpn > 0;   /* fake nodes share this host: one pair at a time */
+    o.serial = serial || rpn > 0; /* fake nodes share this host: one pair at a time */
 
     int nnodes, *node_of_rank;
-    char (*names)[COMPI_NET_NAME_MAX];
+    char(*names)[COMPI_NET_NAME_MAX];
     int rc = compi_netcal_node_map(MPI_COMM_WORLD, rpn, &nnodes, &node_of_rank, &names);
     if (rc != COMPI_OK) {
         if (rank == 0) fprintf(stderr, "compi_calibrate_network: node map failed (%d)\n", rc);
@@ -233,8 +233,8 @@ int main(int argc, char **argv)
 
     compi_net_model m;
     double spent = 0;
-    rc = compi_netcal_measure(MPI_COMM_WORLD, nnodes, node_of_rank, (const char (*)[COMPI_NET_NAME_MAX])names, &o,
-                              &m, &spent);
+    rc = compi_netcal_measure(MPI_COMM_WORLD, nnodes, node_of_rank, (const char(*)[COMPI_NET_NAME_MAX])names, &o, &m,
+                              &spent);
     int status = 0;
     if (rank == 0) {
         if (rc != COMPI_OK) {
@@ -245,7 +245,8 @@ int main(int argc, char **argv)
             status = 1;
         } else {
             if (m.nrejected)
-                fprintf(stderr, "compi_calibrate_network: warning: %d measured link(s) left out, their fit was "
+                fprintf(stderr,
+                        "compi_calibrate_network: warning: %d measured link(s) left out, their fit was "
                         "degenerate (%s); the class default or compi's built-in model serves them\n",
                         m.nrejected, m.rejected);
             char date[64], lib[MPI_MAX_LIBRARY_VERSION_STRING], comment[4096];
@@ -257,13 +258,13 @@ int main(int argc, char **argv)
             int off = snprintf(comment, sizeof comment,
                                "compi calibrate network, %s\n"
                                "MPI: %s\n"
-                               "%d ranks on %d nodes%s:", date, lib, size, nnodes,
-                               rpn > 0 ? " (faked: --ranks-per-node)" : "");
+                               "%d ranks on %d nodes%s:",
+                               date, lib, size, nnodes, rpn > 0 ? " (faked: --ranks-per-node)" : "");
             for (int n = 0; n < nnodes && off < (int)sizeof comment - 200; n++) {
                 int cnt = 0;
                 for (int r = 0; r < size; r++) cnt += node_of_rank[r] == n;
-                off += snprintf(comment + off, sizeof comment - (size_t)off, "%s %s(%d ranks)",
-                                n ? "," : "", names[n], cnt);
+                off += snprintf(comment + off, sizeof comment - (size_t)off, "%s %s(%d ranks)", n ? "," : "", names[n],
+                                cnt);
             }
             snprintf(comment + off, sizeof comment - (size_t)off,
                      "\nping-pong between node leaders (intra: leader and the next rank of its node),\n"

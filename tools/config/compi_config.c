@@ -12,11 +12,10 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: compi_config [--lib LIBCOMPI]       print every setting, its value and its source\n"
-            "       compi_config --check FILE...        validate configuration files\n"
-            "  --lib  the library whose system file (<libdir>/../etc/compi/compi.conf) applies;\n"
-            "         default: this tool's own installation (<prefix>/libexec/compi or <build>/bin)\n");
+    fprintf(f, "usage: compi_config [--lib LIBCOMPI]       print every setting, its value and its source\n"
+               "       compi_config --check FILE...        validate configuration files\n"
+               "  --lib  the library whose system file (<libdir>/../etc/compi/compi.conf) applies;\n"
+               "         default: this tool's own installation (<prefix>/libexec/compi or <build>/bin)\n");
 }
 
 static int check_files(int n, char **files)
@@ -40,7 +39,10 @@ int main(int argc, char **argv)
     const char *lib = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--check") == 0) {
-            if (i + 1 >= argc) { usage(stderr); return 1; }
+            if (i + 1 >= argc) {
+                usage(stderr);
+                return 1;
+            }
             return check_files(argc - i - 1, argv + i + 1);
         } else if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc) {
             lib = argv[++i];
@@ -56,7 +58,10 @@ int main(int argc, char **argv)
     char self[COMPI_CONFIG_PATH_MAX], sys[COMPI_CONFIG_PATH_MAX];
     if (!lib) {
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) { perror("compi_config: /proc/self/exe"); return 1; }
+        if (n <= 0) {
+            perror("compi_config: /proc/self/exe");
+            return 1;
+        }
         self[n] = 0;
     }
     if (compi_config_system_path(lib ? lib : self, sys, sizeof sys) != COMPI_OK) {
@@ -71,8 +76,7 @@ int main(int argc, char **argv)
     if (cfg.user_file[0])
         printf("user file:   %s (%s%s)\n", cfg.user_file, cfg.user_read ? "read" : "absent",
                cfg.user_from_env ? ", from COMPI_CONFIG" : "");
-    else
-        printf("user file:   none (no COMPI_CONFIG, XDG_CONFIG_HOME or HOME)\n");
+    else printf("user file:   none (no COMPI_CONFIG, XDG_CONFIG_HOME or HOME)\n");
     if (rc != COMPI_OK) {
         fprintf(stderr, "compi: configuration error: %s\n", err);
         return 2;

@@ -28,27 +28,26 @@ typedef struct {
     const char *trace_dir, *out_dir, *heur_dir;
     double min_speedup;
     int all_codecs;
-    double time_ms;      /* timing budget per (sample, codec) */
+    double time_ms; /* timing budget per (sample, codec) */
     int verbose, quiet;
 } guide_opts;
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: compi_guide <trace dir> [-o RULES_DIR] [--heuristics DIR] [--min-speedup X]\n"
-            "                   [--all-codecs] [--time-ms MS] [-v|--verbose] [-q|--quiet]\n"
-            "\n"
-            "Reads <trace dir>/trace.<rank>.bin (written with COMPI_MODE=trace COMPI_TRACE=<dir>)\n"
-            "and writes RULES_DIR/rules.<rank>.txt for COMPI_MODE=guided COMPI_RULES=RULES_DIR.\n"
-            "  -o DIR            where to write the rules (default: the trace directory)\n"
-            "  --heuristics DIR  network.txt / codecs.txt from compi calibrate (default:\n"
-            "                    $COMPI_HEURISTICS, else the built-in models; a missing file\n"
-            "                    means that model's built-in default)\n"
-            "  --min-speedup X   compress a key only if its predicted speedup is >= X (default 1.05)\n"
-            "  --all-codecs      try every codec, not only the codec model's candidates\n"
-            "  --time-ms MS      timing budget per sample and codec (default 1)\n"
-            "  -v, --verbose     one line per key\n"
-            "  -q, --quiet       only errors and warnings\n");
+    fprintf(f, "usage: compi_guide <trace dir> [-o RULES_DIR] [--heuristics DIR] [--min-speedup X]\n"
+               "                   [--all-codecs] [--time-ms MS] [-v|--verbose] [-q|--quiet]\n"
+               "\n"
+               "Reads <trace dir>/trace.<rank>.bin (written with COMPI_MODE=trace COMPI_TRACE=<dir>)\n"
+               "and writes RULES_DIR/rules.<rank>.txt for COMPI_MODE=guided COMPI_RULES=RULES_DIR.\n"
+               "  -o DIR            where to write the rules (default: the trace directory)\n"
+               "  --heuristics DIR  network.txt / codecs.txt from compi calibrate (default:\n"
+               "                    $COMPI_HEURISTICS, else the built-in models; a missing file\n"
+               "                    means that model's built-in default)\n"
+               "  --min-speedup X   compress a key only if its predicted speedup is >= X (default 1.05)\n"
+               "  --all-codecs      try every codec, not only the codec model's candidates\n"
+               "  --time-ms MS      timing budget per sample and codec (default 1)\n"
+               "  -v, --verbose     one line per key\n"
+               "  -q, --quiet       only errors and warnings\n");
 }
 
 static double now_us(void)
@@ -70,7 +69,7 @@ static int measure(const compi_codec *c, const compi_codec_params *prm, const co
         *dst = g;
         *dst_cap = need;
     }
-    *clen = c->compress(s->data, s->len, *dst, *dst_cap, prm);   /* also the warm-up */
+    *clen = c->compress(s->data, s->len, *dst, *dst_cap, prm); /* also the warm-up */
     if (*clen < 0) return -1;
     double best = -1;
     for (int round = 0; round < 3; round++) {
@@ -90,7 +89,7 @@ static int measure(const compi_codec *c, const compi_codec_params *prm, const co
 
 typedef struct {
     compi_rule rule;
-    int sampled;          /* 0: no sample, so no rule */
+    int sampled; /* 0: no sample, so no rule */
     const compi_codec *best;
     double best_speedup, best_ratio;
 } key_eval;
@@ -109,13 +108,16 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
     ev->rule.count = e->count;
     ev->sampled = e->nsamples > 0;
     if (e->msg.link_cls == COMPI_LINK_INTRA) {
-        ev->sampled = 1;   /* decided without samples */
+        ev->sampled = 1; /* decided without samples */
         ev->rule.why = "intra-node";
         return;
     }
     if (!ev->sampled) return;
     const compi_net_link *link = compi_net_find(net, COMPI_LINK_INTER, t->my_node, e->msg.peer_node);
-    if (!link) { ev->rule.why = "no-network-link"; return; }
+    if (!link) {
+        ev->rule.why = "no-network-link";
+        return;
+    }
 
     const compi_codec *cands[64];
     int nc = 0;
@@ -124,12 +126,18 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
     } else {
         for (int i = 0; i < cm->ncandidates[e->msg.dtclass]; i++) cands[nc++] = cm->candidates[e->msg.dtclass][i];
     }
-    if (nc == 0) { ev->rule.why = "no-candidates"; return; }
+    if (nc == 0) {
+        ev->rule.why = "no-candidates";
+        return;
+    }
 
     double S = (double)e->msg.size;
     double t_raw = compi_net_time_us(link, S);
     /* even free, infinite compression leaves the latency: skip the timing */
-    if (t_raw < o->min_speedup * compi_net_time_us(link, 0)) { ev->rule.why = "too-small"; return; }
+    if (t_raw < o->min_speedup * compi_net_time_us(link, 0)) {
+        ev->rule.why = "too-small";
+        return;
+    }
     compi_codec_params prm = {(compi_dtclass)e->msg.dtclass, e->msg.elem_size, 0};
     for (int k = 0; k < nc; k++) {
         double in = 0, out = 0, us_per_byte = 0;
@@ -163,7 +171,10 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
             ev->best_ratio = r;
         }
     }
-    if (!ev->best) { ev->rule.why = "codecs-failed"; return; }
+    if (!ev->best) {
+        ev->rule.why = "codecs-failed";
+        return;
+    }
     ev->rule.ratio = ev->best_ratio;
     ev->rule.predicted = ev->best_speedup;
     if (ev->best_speedup >= o->min_speedup) ev->rule.codec = ev->best;
@@ -175,11 +186,15 @@ static int guide_rank(const guide_opts *o, const char *path, const compi_net_mod
 {
     char err[1024];
     compi_trace *t = compi_trace_load(path, err, sizeof err);
-    if (!t) { fprintf(stderr, "compi_guide: error: %s\n", err); return -1; }
+    if (!t) {
+        fprintf(stderr, "compi_guide: error: %s\n", err);
+        return -1;
+    }
     if (strcmp(t->program, expect_prog) != 0 || t->world_size != expect_ranks) {
-        fprintf(stderr, "compi_guide: error: %s: from program '%s' with %d ranks, the other traces are from '%s' "
-                "with %d ranks (traces of different runs in one directory?)\n", path, t->program, t->world_size,
-                expect_prog, expect_ranks);
+        fprintf(stderr,
+                "compi_guide: error: %s: from program '%s' with %d ranks, the other traces are from '%s' "
+                "with %d ranks (traces of different runs in one directory?)\n",
+                path, t->program, t->world_size, expect_prog, expect_ranks);
         compi_trace_free(t);
         return -1;
     }
@@ -187,7 +202,11 @@ static int guide_rank(const guide_opts *o, const char *path, const compi_net_mod
     compi_rule *rules = calloc(t->nentries ? t->nentries : 1, sizeof *rules);
     uint8_t *dst = NULL;
     size_t dst_cap = 0, nrules = 0;
-    if (!rules) { fprintf(stderr, "compi_guide: out of memory\n"); compi_trace_free(t); return -1; }
+    if (!rules) {
+        fprintf(stderr, "compi_guide: out of memory\n");
+        compi_trace_free(t);
+        return -1;
+    }
     if (o->verbose)
         printf("rank %d: %-16s %10s %6s %6s %-6s %10s %-10s %8s %8s\n", t->rank, "key", "size", "peer", "tag", "class",
                "count", "rule", "ratio", "speedup");
@@ -217,8 +236,14 @@ static int guide_rank(const guide_opts *o, const char *path, const compi_net_mod
             printf("rank %d: %016llx %10llu %6d %6d %-6s %10llu %-10s %8s %8s%s%s\n", t->rank,
                    (unsigned long long)e->key, (unsigned long long)e->msg.size, e->msg.peer, e->msg.tag,
                    compi_dtclass_name(e->msg.dtclass), (unsigned long long)e->count,
-                   !ev.sampled ? "(no rule)" : ev.rule.codec ? ev.rule.codec->name : "raw", ratio, speedup,
-                   ev.rule.why ? "  " : !ev.sampled ? "  no sample" : "", ev.rule.why ? ev.rule.why : "");
+                   !ev.sampled     ? "(no rule)"
+                   : ev.rule.codec ? ev.rule.codec->name
+                                   : "raw",
+                   ratio, speedup,
+                   ev.rule.why   ? "  "
+                   : !ev.sampled ? "  no sample"
+                                 : "",
+                   ev.rule.why ? ev.rule.why : "");
         }
     }
     free(dst);
@@ -241,17 +266,17 @@ static int guide_rank(const guide_opts *o, const char *path, const compi_net_mod
         if (sum->unsampled) printf(", %zu without samples (no rule)", sum->unsampled);
         printf("; %llu messages, %.1f MB; predicted saving %.1f MB (%.0f%%)", (unsigned long long)t->stats.messages,
                sum->bytes / 1e6, sum->saved / 1e6, sum->bytes > 0 ? 100 * sum->saved / sum->bytes : 0.0);
-        if (t->stats.cycle_len)
-            printf("; cycle of %llu messages", (unsigned long long)t->stats.cycle_len);
-        else
-            printf("; no cycle found");
+        if (t->stats.cycle_len) printf("; cycle of %llu messages", (unsigned long long)t->stats.cycle_len);
+        else printf("; no cycle found");
         printf(" -> %s\n", rpath);
     }
     fflush(stdout);
     if (t->stats.cap_reached)
-        fprintf(stderr, "compi_guide: warning: %s reached its size cap (%llu bytes): %zu keys have no samples and no "
-                "rule, %llu messages belong to keys not indexed; raise COMPI_TRACE_MAX\n", path,
-                (unsigned long long)t->cap_bytes, sum->unsampled, (unsigned long long)t->stats.untracked_messages);
+        fprintf(stderr,
+                "compi_guide: warning: %s reached its size cap (%llu bytes): %zu keys have no samples and no "
+                "rule, %llu messages belong to keys not indexed; raise COMPI_TRACE_MAX\n",
+                path, (unsigned long long)t->cap_bytes, sum->unsampled,
+                (unsigned long long)t->stats.untracked_messages);
     free(rules);
     compi_trace_free(t);
     return rc == COMPI_OK ? 0 : -1;
@@ -263,12 +288,18 @@ static int parse_rank_file(const char *name, int *rank)
     if (sscanf(name, "trace.%d.bin%n", &r, &n) == 1 && n > 0 && name[n] == 0 && r >= 0) {
         char canon[64];
         snprintf(canon, sizeof canon, "trace.%d.bin", r);
-        if (strcmp(canon, name) == 0) { *rank = r; return 1; }
+        if (strcmp(canon, name) == 0) {
+            *rank = r;
+            return 1;
+        }
     }
     return 0;
 }
 
-static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+static int cmp_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
 
 static int load_models(const guide_opts *o, compi_net_model *net, compi_codec_model *cm)
 {
@@ -317,27 +348,51 @@ int main(int argc, char **argv)
     o.heur_dir = getenv("COMPI_HEURISTICS");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "-o") || !strcmp(a, "--out")) { if (!v) goto missing; o.out_dir = v; i++; }
-        else if (!strcmp(a, "--heuristics")) { if (!v) goto missing; o.heur_dir = v; i++; }
-        else if (!strcmp(a, "--min-speedup")) { if (parse_double(a, v, 0, &o.min_speedup)) return 2; i++; }
-        else if (!strcmp(a, "--time-ms")) { if (parse_double(a, v, 0.001, &o.time_ms)) return 2; i++; }
-        else if (!strcmp(a, "--all-codecs")) o.all_codecs = 1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            if (!v) goto missing;
+            o.out_dir = v;
+            i++;
+        } else if (!strcmp(a, "--heuristics")) {
+            if (!v) goto missing;
+            o.heur_dir = v;
+            i++;
+        } else if (!strcmp(a, "--min-speedup")) {
+            if (parse_double(a, v, 0, &o.min_speedup)) return 2;
+            i++;
+        } else if (!strcmp(a, "--time-ms")) {
+            if (parse_double(a, v, 0.001, &o.time_ms)) return 2;
+            i++;
+        } else if (!strcmp(a, "--all-codecs")) o.all_codecs = 1;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o.verbose++;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = 1;
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "compi_guide: unknown option '%s'\n", a); usage(stderr); return 2; }
-        else if (!o.trace_dir) o.trace_dir = a;
-        else { fprintf(stderr, "compi_guide: more than one trace directory ('%s', '%s')\n", o.trace_dir, a); return 2; }
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "compi_guide: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!o.trace_dir) o.trace_dir = a;
+        else {
+            fprintf(stderr, "compi_guide: more than one trace directory ('%s', '%s')\n", o.trace_dir, a);
+            return 2;
+        }
         continue;
     missing:
         fprintf(stderr, "compi_guide: %s needs a value\n", a);
         return 2;
     }
-    if (!o.trace_dir) { usage(stderr); return 2; }
+    if (!o.trace_dir) {
+        usage(stderr);
+        return 2;
+    }
     if (!o.out_dir) o.out_dir = o.trace_dir;
 
     DIR *d = opendir(o.trace_dir);
-    if (!d) { fprintf(stderr, "compi_guide: error: %s: %s\n", o.trace_dir, strerror(errno)); return 1; }
+    if (!d) {
+        fprintf(stderr, "compi_guide: error: %s: %s\n", o.trace_dir, strerror(errno));
+        return 1;
+    }
     int *ranks = NULL;
     size_t n = 0, cap = 0;
     for (struct dirent *de; (de = readdir(d));) {
@@ -346,15 +401,21 @@ int main(int argc, char **argv)
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
             int *g = realloc(ranks, cap * sizeof *g);
-            if (!g) { closedir(d); fprintf(stderr, "compi_guide: out of memory\n"); return 1; }
+            if (!g) {
+                closedir(d);
+                fprintf(stderr, "compi_guide: out of memory\n");
+                return 1;
+            }
             ranks = g;
         }
         ranks[n++] = r;
     }
     closedir(d);
     if (n == 0) {
-        fprintf(stderr, "compi_guide: error: no trace.<rank>.bin files in %s (trace a run with COMPI_MODE=trace "
-                "COMPI_TRACE=%s first)\n", o.trace_dir, o.trace_dir);
+        fprintf(stderr,
+                "compi_guide: error: no trace.<rank>.bin files in %s (trace a run with COMPI_MODE=trace "
+                "COMPI_TRACE=%s first)\n",
+                o.trace_dir, o.trace_dir);
         free(ranks);
         return 1;
     }
@@ -362,7 +423,10 @@ int main(int argc, char **argv)
 
     compi_net_model net;
     compi_codec_model cm;
-    if (load_models(&o, &net, &cm) != 0) { free(ranks); return 1; }
+    if (load_models(&o, &net, &cm) != 0) {
+        free(ranks);
+        return 1;
+    }
     if (!o.quiet) printf("compi_guide: network model: %s\ncompi_guide: codec model: %s\n", net.source, cm.source);
 
     /* the first readable trace names the run; the others must match it */
@@ -380,7 +444,10 @@ int main(int argc, char **argv)
     size_t done = 0;
     for (size_t i = 0; i < n; i++) {
         compi_trace_path(path, sizeof path, o.trace_dir, ranks[i]);
-        if (guide_rank(&o, path, &net, &cm, prog, world, &s) != 0) { failed++; continue; }
+        if (guide_rank(&o, path, &net, &cm, prog, world, &s) != 0) {
+            failed++;
+            continue;
+        }
         done++;
         total.keys += s.keys;
         total.compressed += s.compressed;
@@ -392,12 +459,15 @@ int main(int argc, char **argv)
     }
     fflush(stdout);
     if (world && n != (size_t)world && !failed)
-        fprintf(stderr, "compi_guide: warning: %zu trace files for %d ranks: the others will run without rules "
-                "(adaptive)\n", n, world);
+        fprintf(stderr,
+                "compi_guide: warning: %zu trace files for %d ranks: the others will run without rules "
+                "(adaptive)\n",
+                n, world);
     if (!o.quiet)
         printf("compi_guide: %s, %zu of %zu ranks: %zu keys, %zu compress, %zu raw; predicted saving %.1f of %.1f MB "
-               "(%.0f%%)%s\n", prog[0] ? prog : "?", done, n, total.keys, total.compressed, total.raw,
-               total.saved / 1e6, total.bytes / 1e6, total.bytes > 0 ? 100 * total.saved / total.bytes : 0.0,
+               "(%.0f%%)%s\n",
+               prog[0] ? prog : "?", done, n, total.keys, total.compressed, total.raw, total.saved / 1e6,
+               total.bytes / 1e6, total.bytes > 0 ? 100 * total.saved / total.bytes : 0.0,
                failed ? "; SOME TRACES FAILED" : "");
     compi_net_free(&net);
     free(ranks);

@@ -81,7 +81,10 @@ static int write_graph(const char *file, compi_map_graph *g, const int *node_of)
             size_t e = (size_t)i * n + j;
             if (g->msgs[e] || g->bytes[e]) fprintf(f, "%d %d %.0f %.0f\n", i, j, g->msgs[e], g->bytes[e]);
         }
-    if (compi_file_commit(&w, err, sizeof err) != COMPI_OK) { fprintf(stderr, "compi map: %s\n", err); return 1; }
+    if (compi_file_commit(&w, err, sizeof err) != COMPI_OK) {
+        fprintf(stderr, "compi map: %s\n", err);
+        return 1;
+    }
     return 0;
 }
 
@@ -113,8 +116,8 @@ static int read_rules(const char *dir, int r, const compi_commprof *p, double *r
         if (!(q = strstr(line, " size=")) || sscanf(q, " size=%llu", &size) != 1) continue;
         if (!(q = strstr(line, " peer=")) || sscanf(q, " peer=%d", &peer) != 1) continue;
         if (!(q = strstr(line, " comm=")) || sscanf(q, " comm=%u", &comm) != 1) continue;
-        if (!(q = strstr(line, " family=")) || sscanf(q, " family=%u", &fam) != 1 ||
-            fam < COMPI_TRACE_FAM_COLL_FIRST || fam > COMPI_TRACE_FAM_COLL_LAST)
+        if (!(q = strstr(line, " family=")) || sscanf(q, " family=%u", &fam) != 1 || fam < COMPI_TRACE_FAM_COLL_FIRST ||
+            fam > COMPI_TRACE_FAM_COLL_LAST)
             continue;
         if (!(q = strstr(line, " count=")) || sscanf(q, " count=%llu", &count) != 1) continue;
         /* the best candidate's ratio when the guide gives it: the codec chosen
@@ -156,9 +159,18 @@ static int parse_args(int argc, char **argv, map_opts *o)
     *o = (map_opts){.seed = 1, .min_gain = 0.02};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        if (!strcmp(a, "-v")) { o->verbose++; continue; }
-        if (i + 1 >= argc && a[0] == '-') { fprintf(stderr, "compi map: %s needs a value\n", a); return 2; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "-v")) {
+            o->verbose++;
+            continue;
+        }
+        if (i + 1 >= argc && a[0] == '-') {
+            fprintf(stderr, "compi map: %s needs a value\n", a);
+            return 2;
+        }
         if (!strcmp(a, "--hosts")) o->hosts = argv[++i];
         else if (!strcmp(a, "-o")) o->out = argv[++i];
         else if (!strcmp(a, "--network")) o->netfile = argv[++i];
@@ -174,12 +186,24 @@ static int parse_args(int argc, char **argv, map_opts *o)
         } else if (!strcmp(a, "--seed")) {
             char *end;
             o->seed = strtoull(argv[++i], &end, 10);
-            if (*end) { fprintf(stderr, "compi map: --seed: not a number: '%s'\n", argv[i]); return 2; }
-        } else if (a[0] == '-') { fprintf(stderr, "compi map: unknown option '%s'\n", a); usage(stderr); return 2; }
-        else if (!o->dir) o->dir = a;
-        else { fprintf(stderr, "compi map: more than one trace directory ('%s', '%s')\n", o->dir, a); return 2; }
+            if (*end) {
+                fprintf(stderr, "compi map: --seed: not a number: '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (a[0] == '-') {
+            fprintf(stderr, "compi map: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!o->dir) o->dir = a;
+        else {
+            fprintf(stderr, "compi map: more than one trace directory ('%s', '%s')\n", o->dir, a);
+            return 2;
+        }
     }
-    if (!o->dir || (!o->hosts && !o->graph_out) || (o->hosts && !o->out)) { usage(stderr); return 2; }
+    if (!o->dir || (!o->hosts && !o->graph_out) || (o->hosts && !o->out)) {
+        usage(stderr);
+        return 2;
+    }
     return -1;
 }
 
@@ -188,12 +212,12 @@ typedef struct {
     int n;
     char program[COMPI_TRACE_PROGRAM_MAX];
     compi_map_algs algs;
-    char *algtext;                          /* rank 0's ALGS text (NULL: none) */
+    char *algtext; /* rank 0's ALGS text (NULL: none) */
     compi_map_graph g;
-    int *traced;                            /* the traced run's placement: rank -> index of its node's name */
+    int *traced; /* the traced run's placement: rank -> index of its node's name */
     char (*tnames)[COMPI_TRACE_NODE_MAX];
     int ntnodes;
-    double *fraw, *fpacked;                 /* --rules: raw and compressed bytes of compi's frames, n x n */
+    double *fraw, *fpacked; /* --rules: raw and compressed bytes of compi's frames, n x n */
     int nrules;
 } map_run;
 
@@ -221,8 +245,10 @@ static int open_run(const char *dir, map_run *run)
     compi_trace_free(t0);
     compi_trace_path(path, sizeof path, dir, run->n);
     if (file_exists(path)) {
-        snprintf(msg, sizeof msg, "%s exists, but trace.0.bin is from a run of %d ranks: traces of different runs "
-                 "in one directory?", path, run->n);
+        snprintf(msg, sizeof msg,
+                 "%s exists, but trace.0.bin is from a run of %d ranks: traces of different runs "
+                 "in one directory?",
+                 path, run->n);
         return fail(msg);
     }
     return 0;
@@ -238,20 +264,25 @@ static int add_rank(const map_opts *o, map_run *run, int r)
     compi_trace *t = compi_trace_load(path, err, sizeof err);
     if (!t) {
         if (!file_exists(path))
-            snprintf(msg, sizeof msg, "%s: missing: the run had %d ranks (trace.0.bin says so), so every rank "
-                     "0..%d needs its trace", path, n, n - 1);
+            snprintf(msg, sizeof msg,
+                     "%s: missing: the run had %d ranks (trace.0.bin says so), so every rank "
+                     "0..%d needs its trace",
+                     path, n, n - 1);
         else snprintf(msg, sizeof msg, "%s", err);
         return fail(msg);
     }
     if (t->world_size != n || t->rank != r || strcmp(t->program, run->program) != 0) {
-        snprintf(msg, sizeof msg, "%s: rank %d of %d ranks of '%s', but trace.0.bin is of %d ranks of '%s': "
-                 "traces of different runs in one directory?", path, t->rank, t->world_size, t->program, n,
-                 run->program);
+        snprintf(msg, sizeof msg,
+                 "%s: rank %d of %d ranks of '%s', but trace.0.bin is of %d ranks of '%s': "
+                 "traces of different runs in one directory?",
+                 path, t->rank, t->world_size, t->program, n, run->program);
         return fail(msg);
     }
     if (!t->profile) {
-        snprintf(msg, sizeof msg, "%s: holds no communication profile (written by a compi older than "
-                 "trace format 2?)", path);
+        snprintf(msg, sizeof msg,
+                 "%s: holds no communication profile (written by a compi older than "
+                 "trace format 2?)",
+                 path);
         return fail(msg);
     }
     if ((run->algtext || t->algorithms) &&
@@ -316,10 +347,15 @@ static int report_graph(const map_opts *o, map_run *run)
     compi_map_graph *g = &run->g;
     int n = run->n;
     double tm = 0, tb = 0;
-    for (size_t e = 0; e < (size_t)n * n; e++) { tm += g->msgs[e]; tb += g->bytes[e]; }
+    for (size_t e = 0; e < (size_t)n * n; e++) {
+        tm += g->msgs[e];
+        tb += g->bytes[e];
+    }
     printf("compi map: %d ranks of '%s', %s: %.0f messages, %.0f bytes in the graph\n", n, run->program,
-           run->algs.mpich ? "MPICH (pinned algorithms)" : run->algs.dynamic ? "Open MPI (pinned coll/tuned algorithms)"
-                                                                         : "Open MPI (coll/tuned fixed rules)", tm, tb);
+           run->algs.mpich     ? "MPICH (pinned algorithms)"
+           : run->algs.dynamic ? "Open MPI (pinned coll/tuned algorithms)"
+                               : "Open MPI (coll/tuned fixed rules)",
+           tm, tb);
     for (int f = 0; f < COMPI_PROF_NFAM; f++)
         if (g->approximated[f])
             printf("compi map: note: %llu %s call(s) decomposed by a stand-in, not by the DKB (see docs/map.md)\n",
@@ -384,8 +420,7 @@ typedef struct {
 /* Runs every mapper and prints its predictions; the kept one in *kept:
  * cheaper than the one kept before it (block, cyclic, ...) by more than
  * min_gain, or that one stays. 0, else 1 with the message printed. */
-static int run_mappers(const map_opts *o, const map_run *run, const compi_map_problem *prob, map_choice *ch,
-                       int *kept)
+static int run_mappers(const map_opts *o, const map_run *run, const compi_map_problem *prob, map_choice *ch, int *kept)
 {
     char err[1024];
     const compi_map_graph *g = &run->g;
@@ -439,15 +474,16 @@ static int break_tie(double min_gain, const map_choice *ch, int bestm)
     }
     if (tie != bestm) {
         printf("compi map: %s and %s are within --min-gain %.3g (%.2f %%); %s's most loaded link carries %.2f %% "
-               "less: %s kept\n", compi_mapper_name((compi_mapper)bestm), compi_mapper_name((compi_mapper)tie), min_gain,
+               "less: %s kept\n",
+               compi_mapper_name((compi_mapper)bestm), compi_mapper_name((compi_mapper)tie), min_gain,
                100 * fabs(1 - cost[tie] / cost[bestm]), compi_mapper_name((compi_mapper)tie),
                100 * (1 - neck[tie] / neck[bestm]), compi_mapper_name((compi_mapper)tie));
         bestm = tie;
     } else if (cheapest >= 0 && cost[cheapest] < cost[bestm] * (1 - 1e-9)) {
         printf("compi map: %s predicts %.2f %% less than %s, within --min-gain %.3g, and no more than that less on its "
-               "most loaded link: %s stays\n", compi_mapper_name((compi_mapper)cheapest),
-               100 * (1 - cost[cheapest] / cost[bestm]), compi_mapper_name((compi_mapper)bestm), min_gain,
-               compi_mapper_name((compi_mapper)bestm));
+               "most loaded link: %s stays\n",
+               compi_mapper_name((compi_mapper)cheapest), 100 * (1 - cost[cheapest] / cost[bestm]),
+               compi_mapper_name((compi_mapper)bestm), min_gain, compi_mapper_name((compi_mapper)bestm));
     }
     printf("compi map: kept %s (predicted %.3f ms, %.3fx of block)\n", compi_mapper_name((compi_mapper)bestm),
            cost[bestm] * 1e-3, cost[0] > 0 ? cost[bestm] / cost[0] : 1.0);
