@@ -23,7 +23,7 @@ void compi_netcal_opts_tool(compi_netcal_opts *o)
     o->budget_s = 0;
     o->min_bytes = 2;
     o->size_shift = 1;
-    o->min_sizes = 2;
+    o->min_sizes = 3; /* the fewest the robust fit takes (model.c) */
 }
 
 void compi_netcal_opts_init(compi_netcal_opts *o)
@@ -35,7 +35,7 @@ void compi_netcal_opts_init(compi_netcal_opts *o)
     o->budget_s = 0.5;
     o->min_bytes = 2;
     o->size_shift = 1;
-    o->min_sizes = 2;
+    o->min_sizes = 3; /* the fewest the robust fit takes (model.c) */
 }
 
 /* ------------------------------------------------------------ node map */
@@ -259,7 +259,7 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
         if (c->o->verbose >= 2 && c->rank == 0) fprintf(stderr, "netcal:   %zu B done (%.3f s)\n", c->sizes[k], g[1]);
         if (g[2] == 0) break;
         /* The next size moves twice the bytes: predict twice this step. A
-         * phase measures at least its two smallest sizes, deadline or not,
+         * phase measures at least its min_sizes smallest sizes, deadline or not,
          * so every link of the model has a latency and a slope. */
         if (deadline > 0 && k + 1 >= c->o->min_sizes && g[0] + 2 * g[1] > deadline) break;
     }
@@ -421,7 +421,7 @@ static double nc_phase_deadline(const nc_ctx *c, int ph, int nphases, int *budge
     double left = opts->budget_s - c->elapsed;
     if (left > 0) return c->elapsed + left / (nphases - ph);
     /* spent (a slow start, a loaded machine): the remaining
-     * phases still measure their two smallest sizes, so no link
+     * phases still measure their min_sizes smallest sizes, so no link
      * is missing from the model; the budget bounds growth */
     if (opts->verbose && c->rank == 0 && ph > 0 && !*budget_noted)
         fprintf(stderr, "netcal: budget of %.3g s spent; %d of %d phases measure their smallest sizes only\n",

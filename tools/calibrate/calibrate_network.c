@@ -200,6 +200,21 @@ int main(int argc, char **argv)
         }
     }
     o.verbose = quiet ? 0 : 1;
+    /* testing: COMPI_DEBUG_LINK_TIMES=A,B[,K] (compi.conf(5)) gives every
+     * link these timings instead of measured ones, so the tests of the
+     * phases, budget and file do not depend on the machine's load */
+    const char *inj = getenv("COMPI_DEBUG_LINK_TIMES");
+    if (inj && *inj) {
+        int k = 0, got = sscanf(inj, "%lf,%lf,%d", &o.inject_alpha_us, &o.inject_beta_ns, &k);
+        if (got < 2 || o.inject_alpha_us < 0 || o.inject_beta_ns < 0 || k < 0) {
+            if (rank == 0)
+                fprintf(stderr, "compi_calibrate_network: COMPI_DEBUG_LINK_TIMES='%s' is not A,B[,K]\n", inj);
+            MPI_Finalize();
+            return 2;
+        }
+        o.inject = 1;
+        o.inject_outlier_every = got > 2 ? k : 0;
+    }
     o.serial = serial || rpn > 0; /* fake nodes share this host: one pair at a time */
 
     int nnodes, *node_of_rank;
@@ -239,6 +254,12 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (rc != COMPI_OK) {
             fprintf(stderr, "compi_calibrate_network: measurement failed (%d)\n", rc);
+            status = 1;
+        } else if (m.nlinks == 0 && m.nrejected) {
+            fprintf(stderr,
+                    "compi_calibrate_network: every measured link's fit was degenerate (%s): nothing written; "
+                    "a larger --budget or --max-bytes measures more sizes\n",
+                    m.rejected);
             status = 1;
         } else if (m.nlinks == 0) {
             fprintf(stderr, "compi_calibrate_network: nothing measured (one node with one rank?)\n");
