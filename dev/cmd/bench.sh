@@ -1045,8 +1045,8 @@ bench_main() {
         coll) bench_coll "$@" ;;
         io) bench_io "$@" ;;
         beff)
-            # shellcheck source=tools/cmd/beff.sh
-            source "$COMPI_CMD_DIR/beff.sh"
+            # shellcheck source=dev/cmd/beff.sh
+            source "$(dirname "${BASH_SOURCE[0]}")/beff.sh"
             bench_beff "$@" ;;
         map)
             # shellcheck source=dev/cmd/bench_map.sh

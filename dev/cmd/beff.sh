@@ -60,7 +60,7 @@ bench_beff() {
         local -a env=(OMP_NUM_THREADS="$nt")
         (( pre )) && env+=(LD_PRELOAD="$lib" "${policy[@]}" COMPI_DEBUG_RANKS_PER_NODE="$rpn")
         local -a flags=() mflags=()
-        mapfile -t flags < <(bench_env_flags "$mpi" "${env[@]}")
+        mapfile -t flags < <(compi_env_flags "$mpi" "${env[@]}")
         [[ $mpi == openmpi ]] && mflags=(--oversubscribe --bind-to none)
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
             "$launcher" "${mflags[@]}" -np "$np" "${flags[@]}" "$bin" --lmax "$lmax" --data "$data" \
