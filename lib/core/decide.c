@@ -164,6 +164,19 @@ static int compi_engine_node_names(void)
     return MPI_SUCCESS;
 }
 
+/* COMPI_DEBUG_LINK_TIMES: the measurement's timings injected, at every
+ * size whatever the real clock says (the tests see one fit). */
+void compi_engine_inject_timings(compi_netcal_opts *o)
+{
+    if (!compi_cfg.debug_link.set) return;
+    o->inject = 1;
+    o->inject_alpha_us = compi_cfg.debug_link.alpha_us;
+    o->inject_beta_ns = compi_cfg.debug_link.beta_ns;
+    o->inject_outlier_every = compi_cfg.debug_link.outlier_every;
+    o->budget_s = 0;
+    o->max_rtt_s = 0;
+}
+
 /* COMPI_CALIBRATE=init: measure this job's network now (bounded to ~0.5 s)
  * instead of reading network.txt. */
 static void compi_engine_calibrate(void)
@@ -171,15 +184,7 @@ static void compi_engine_calibrate(void)
     compi_netcal_opts o;
     compi_netcal_opts_init(&o);
     o.serial = compi_cfg.ranks_per_node > 0;
-    if (compi_cfg.debug_link.set) {
-        o.inject = 1;
-        o.inject_alpha_us = compi_cfg.debug_link.alpha_us;
-        o.inject_beta_ns = compi_cfg.debug_link.beta_ns;
-        o.inject_outlier_every = compi_cfg.debug_link.outlier_every;
-        /* every size, whatever the real clock says: the test sees one fit */
-        o.budget_s = 0;
-        o.max_rtt_s = 0;
-    }
+    compi_engine_inject_timings(&o);
     compi_net_model m;
     int rc = compi_netcal_measure(MPI_COMM_WORLD, compi_g.node_count, compi_g.node_of_world,
                                   (const char(*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &compi_E.calibrate_s);

@@ -12,6 +12,7 @@
 #include "engine/model.h"
 #include "engine/trace.h"
 #include "engine/window.h"
+#include "netcal/netcal.h"
 
 /* Observed/predicted times kept per link. Sends only ever tell that the
  * link is slower than modelled (congestion, a slower network than the
@@ -66,6 +67,9 @@ typedef struct {
     uint64_t trace_seq;
 } compi_engine_state;
 extern compi_engine_state compi_E;
+
+/* COMPI_DEBUG_LINK_TIMES into a network measurement's options (decide.c). */
+void compi_engine_inject_timings(compi_netcal_opts *o);
 
 /* Seconds since the engine started. */
 double compi_engine_now_s(void);

@@ -164,14 +164,7 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     o.reps = 3;
     o.budget_s = COMPI_PROBE_BUDGET_S;
     o.serial = compi_cfg.ranks_per_node > 0;
-    if (compi_cfg.debug_link.set) {
-        o.inject = 1;
-        o.inject_alpha_us = compi_cfg.debug_link.alpha_us;
-        o.inject_beta_ns = compi_cfg.debug_link.beta_ns;
-        o.inject_outlier_every = compi_cfg.debug_link.outlier_every;
-        o.budget_s = 0;
-        o.max_rtt_s = 0;
-    }
+    compi_engine_inject_timings(&o);
     compi_net_model m;
     double spent = 0;
     int rc = compi_netcal_measure(comm, compi_g.node_count, ci->peer_node,
