@@ -229,10 +229,11 @@ if len(codecs) > 1:
 PY
         (( keep )) && echo "  JSON: $logs/report.adaptive.json (tools/compi report FILE for per-rank tables)"
     fi
-    if grep -q "network model 'built-in default" "$logs/adaptive.$runs.log"; then
-        echo "  note: adaptive judged this $rate link with compi's built-in network model (1 Gbit/s-like), as it"
-        echo "  does until told about the network: \`compi calibrate network\` (then COMPI_HEURISTICS) or"
-        echo "  COMPI_CALIBRATE=init measures the link instead"
+    if grep -q "network model 'built-in default" "$logs/adaptive.$runs.log" &&
+        ! grep -Eq "links: .* (probe|learned) " "$logs/adaptive.$runs.log"; then
+        echo "  note: adaptive judged this $rate link with compi's built-in network model (1 Gbit/s-like): it"
+        echo "  learned nothing from the traffic and did not probe the link; \`compi calibrate network\` (then"
+        echo "  COMPI_HEURISTICS) or COMPI_CALIBRATE=init measures it"
     fi
 
     if (( ! ok )); then
