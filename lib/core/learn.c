@@ -195,10 +195,13 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     return MPI_SUCCESS;
 }
 
+/* Only where the engine decides (adaptive, guided): a trace records the
+ * collectives on the static floors, so that compi map's decomposition of
+ * compi's own calls does not depend on a measurement. */
 int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
 {
     if (!compi_E.ready || !compi_cfg.refresh || compi_g.node_count < 2 || ci->is_inter ||
-        (ci->mode != COMPI_MODE_ADAPTIVE && ci->mode != COMPI_MODE_GUIDED && ci->mode != COMPI_MODE_TRACE))
+        (ci->mode != COMPI_MODE_ADAPTIVE && ci->mode != COMPI_MODE_GUIDED))
         return MPI_SUCCESS;
     if (!compi_floor_sync_due(++ci->coll_calls)) return MPI_SUCCESS;
     /* each rank proposes the floors of its slowest learned link (none
