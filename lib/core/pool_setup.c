@@ -12,10 +12,12 @@
 #include "core/pool_setup.h"
 #include "common/datasets.h"
 
-/* Ranks of this job on this machine: the ranks that share its cores
- * (compi's node map may pretend otherwise, COMPI_DEBUG_RANKS_PER_NODE). */
+/* Ranks of this job on this machine: the ranks that share its cores. The
+ * node map counted them, unless it pretends (COMPI_DEBUG_RANKS_PER_NODE):
+ * then MPI is asked here. */
 static int compi_pool_ranks_here(void)
 {
+    if (compi_g.host_ranks > 0) return compi_g.host_ranks;
     MPI_Comm shm;
     int n = 1;
     if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm) != MPI_SUCCESS) return 1;
@@ -26,7 +28,8 @@ static int compi_pool_ranks_here(void)
 
 void compi_pool_setup_init(void)
 {
-    /* collective on every rank whatever its setting */
+    /* collective when the node map did not count them: every rank alike,
+     * whatever its setting (COMPI_DEBUG_RANKS_PER_NODE is the same on all) */
     int ranks = compi_pool_ranks_here();
     int n = compi_cfg.threads;
     if (n == COMPI_THREADS_AUTO) {

@@ -126,6 +126,7 @@ static int compi_build_node_map(void)
         if (rc != MPI_SUCCESS) return rc;
         int mine = compi_g.world_rank, low;
         PMPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, shm);
+        PMPI_Comm_size(shm, &compi_g.host_ranks);
         PMPI_Comm_free(&shm);
         PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
     }

@@ -21,6 +21,7 @@ typedef struct {
     int world_rank, world_size;
     int *node_of_world; /* node id of every world rank */
     int my_node, node_count;
+    int host_ranks;       /* ranks sharing this machine's memory, when the node map asked MPI (else 0) */
     int comm_keyval;      /* caches compi_comm_info on communicators */
     int frame_error_code; /* MPI error code: "compi: frame failed validation" */
     MPI_Comm self_comm;   /* private dup of MPI_COMM_SELF for local unpacking */
