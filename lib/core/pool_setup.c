@@ -10,6 +10,8 @@
 #include "core/decide.h"
 #include "pool/pool.h"
 #include "core/pool_setup.h"
+#include "core/report.h"
+#include "core/stats.h"
 #include "common/datasets.h"
 
 /* Ranks of this job on this machine: the ranks that share its cores. The
@@ -25,6 +27,9 @@ static int compi_pool_ranks_here(void)
     PMPI_Comm_free(&shm);
     return n;
 }
+
+static int compi_pool_threads_used; /* the count set at MPI_Init (the pool reads 0 once shut down) */
+static const compi_report_counters compi_pool_section;
 
 void compi_pool_setup_init(void)
 {
@@ -52,6 +57,8 @@ void compi_pool_setup_init(void)
                   n == 1 ? "" : "s");
     }
     compi_pool_set_threads(n);
+    compi_pool_threads_used = compi_pool_threads();
+    compi_report_add_counters(&compi_pool_section);
 }
 
 /* The pool's first measurement: chunks of text-like data compressed with
@@ -96,6 +103,59 @@ double compi_pool_speedup_now(void)
     if (compi_pool_measured_speedup() <= 0) pthread_once(&once, compi_pool_probe);
     return compi_codec_model_threads_speedup(compi_pool_threads(), compi_pool_measured_speedup());
 }
+
+/* The report's "pool" section (core/report.h): this rank's helper threads,
+ * the jobs that used them, their items and the share helpers ran, the
+ * collective blocks coded side by side, and the measured speedup (in
+ * thousandths, with a flag saying it was measured, so the totals give the
+ * mean over the ranks that measured one). */
+enum {
+    COMPI_POOL_W_THREADS,
+    COMPI_POOL_W_JOBS,
+    COMPI_POOL_W_ITEMS,
+    COMPI_POOL_W_HELPED,
+    COMPI_POOL_W_ENC,
+    COMPI_POOL_W_DEC,
+    COMPI_POOL_W_SPEEDUP,
+    COMPI_POOL_W_MEASURED,
+    COMPI_POOL_WORDS
+};
+
+static void compi_pool_report_fill(uint64_t *v)
+{
+    double s = compi_pool_measured_speedup();
+    v[COMPI_POOL_W_THREADS] = (uint64_t)compi_pool_threads_used;
+    compi_pool_counts(&v[COMPI_POOL_W_JOBS], &v[COMPI_POOL_W_ITEMS], &v[COMPI_POOL_W_HELPED]);
+    v[COMPI_POOL_W_ENC] = __atomic_load_n(&compi_st.pool_blocks_encoded, __ATOMIC_RELAXED);
+    v[COMPI_POOL_W_DEC] = __atomic_load_n(&compi_st.pool_blocks_decoded, __ATOMIC_RELAXED);
+    v[COMPI_POOL_W_SPEEDUP] = s > 0 ? (uint64_t)(s * 1000.0 + 0.5) : 0;
+    v[COMPI_POOL_W_MEASURED] = s > 0;
+}
+
+static void compi_pool_report_json(FILE *f, const uint64_t *v)
+{
+    fprintf(f,
+            "{\"threads\": %llu, \"jobs\": %llu, \"items\": %llu, \"helper_items\": %llu, "
+            "\"collective_blocks_encoded\": %llu, \"collective_blocks_decoded\": %llu, \"speedup\": ",
+            (unsigned long long)v[COMPI_POOL_W_THREADS], (unsigned long long)v[COMPI_POOL_W_JOBS],
+            (unsigned long long)v[COMPI_POOL_W_ITEMS], (unsigned long long)v[COMPI_POOL_W_HELPED],
+            (unsigned long long)v[COMPI_POOL_W_ENC], (unsigned long long)v[COMPI_POOL_W_DEC]);
+    if (v[COMPI_POOL_W_MEASURED])
+        fprintf(f, "%.3f}", (double)v[COMPI_POOL_W_SPEEDUP] / 1000.0 / (double)v[COMPI_POOL_W_MEASURED]);
+    else fprintf(f, "null}");
+}
+
+static void compi_pool_report_summary(const uint64_t *v)
+{
+    if (v[COMPI_POOL_W_THREADS])
+        fprintf(stderr, "compi: codec pool: %llu helper thread(s) in all, %llu job(s), %llu of %llu items on helpers\n",
+                (unsigned long long)v[COMPI_POOL_W_THREADS], (unsigned long long)v[COMPI_POOL_W_JOBS],
+                (unsigned long long)v[COMPI_POOL_W_HELPED], (unsigned long long)v[COMPI_POOL_W_ITEMS]);
+}
+
+static const compi_report_counters compi_pool_section = {
+    "pool", COMPI_POOL_WORDS, compi_pool_report_fill, compi_pool_report_json, compi_pool_report_summary,
+};
 
 void compi_pool_setup_finalize(void)
 {

@@ -30,6 +30,8 @@ static compi_pool_job *compi_pool_jobs; /* jobs with work, oldest first */
 static pthread_t compi_pool_tid[COMPI_POOL_MAX];
 static int compi_pool_want, compi_pool_started, compi_pool_stop, compi_pool_closed;
 static double compi_pool_speedup; /* moving average; 0 = none measured */
+/* jobs that had helpers, their items, and the items helpers ran */
+static uint64_t compi_pool_njobs, compi_pool_nitems, compi_pool_nhelped;
 
 static uint64_t compi_pool_clock(clockid_t id)
 {
@@ -107,6 +109,7 @@ static void *compi_pool_main(void *unused)
     for (;;) {
         compi_pool_job *j = compi_pool_next_work();
         if (j) {
+            compi_pool_nhelped++;
             compi_pool_run_item(j, j->next++);
             continue;
         }
@@ -211,6 +214,8 @@ void compi_pool_job_end(compi_pool_job *j)
             *p = j->next_job;
             break;
         }
+    compi_pool_njobs++;
+    compi_pool_nitems += j->ndone;
     /* a job of one item says nothing about running items side by side */
     if (j->ndone > 1 && j->busy_ns > 0) {
         double s = (double)j->cpu_ns / (double)j->busy_ns;
@@ -227,6 +232,15 @@ double compi_pool_measured_speedup(void)
     double s = compi_pool_speedup;
     pthread_mutex_unlock(&compi_pool_mu);
     return s;
+}
+
+void compi_pool_counts(uint64_t *jobs, uint64_t *items, uint64_t *helped)
+{
+    pthread_mutex_lock(&compi_pool_mu);
+    *jobs = compi_pool_njobs;
+    *items = compi_pool_nitems;
+    *helped = compi_pool_nhelped;
+    pthread_mutex_unlock(&compi_pool_mu);
 }
 
 void compi_pool_shutdown(void)

@@ -67,6 +67,9 @@ void compi_pool_job_end(compi_pool_job *j);
  * over elapsed time of the jobs that used helpers (a moving average); 0
  * before any such job. */
 double compi_pool_measured_speedup(void);
+/* Jobs that had helpers (ended), the items they ran, and how many of
+ * those items a helper ran (the rest ran on the jobs' callers). */
+void compi_pool_counts(uint64_t *jobs, uint64_t *items, uint64_t *helped);
 /* Joins the helpers; later jobs get none (compi_pool_job_new: NULL). */
 void compi_pool_shutdown(void);
 
