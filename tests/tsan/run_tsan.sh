@@ -4,8 +4,8 @@
 # --tsan, only the targets these tests need) runs the tests with threads:
 # the codec pool alone (pool_unit), MPI_THREAD_MULTIPLE ranks (threads),
 # pipelined messages and collective blocks coded by helper threads, and
-# the hybrid stencil in
-# both OpenMP styles. A report fails the test (TSan's exit code).
+# the hybrid stencil in both OpenMP styles. A report fails the test
+# (TSan's exit code).
 # Suppressions (suppressions.txt): MPI library internals only.
 # Usage: tests/tsan/run_tsan.sh [mpich|openmpi] (default mpich: Open MPI
 # unloads plugins TSan was told to ignore, which TSan cannot survive)
