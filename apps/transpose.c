@@ -71,7 +71,8 @@ typedef struct {
 
 static int g_rank, g_nranks;
 static int g_overlap; /* --overlap: chunked transposes overlapped with the sweeps */
-static int g_omp; /* --omp masteronly: the loops between the MPI calls in OpenMP */
+/* --omp masteronly: the loops between the MPI calls in OpenMP */
+static int g_omp;
 #define OVERLAP_CHUNKS 4
 
 static const char *const usage =
