@@ -194,7 +194,11 @@ static void compi_pool_report_json(FILE *f, const uint64_t *v)
 
 static void compi_pool_report_summary(const uint64_t *v)
 {
-    if (v[COMPI_POOL_W_THREADS])
+    if (!v[COMPI_POOL_W_THREADS]) return;
+    if (!v[COMPI_POOL_W_JOBS])
+        fprintf(stderr, "compi: codec pool: %llu helper thread(s) in all, no job used them\n",
+                (unsigned long long)v[COMPI_POOL_W_THREADS]);
+    else
         fprintf(stderr, "compi: codec pool: %llu helper thread(s) in all, %llu job(s), %llu of %llu items on helpers\n",
                 (unsigned long long)v[COMPI_POOL_W_THREADS], (unsigned long long)v[COMPI_POOL_W_JOBS],
                 (unsigned long long)v[COMPI_POOL_W_HELPED], (unsigned long long)v[COMPI_POOL_W_ITEMS]);
