@@ -14,8 +14,8 @@
  *                     every rank gets the same bits.
  *   ireduce           the same reduce-scatter, then the parts go to the root
  *   ireduce_scatter(_block)  the reduce-scatter with the caller's parts
- * The reductions take this path only where every rank is a node of its own
- * (compi_nbc_one_per_node).
+ * These reduction schedules run where every rank is a node of its own
+ * (compi_nbc_one_per_node); elsewhere the node-aware ones of nbc_nodes.c.
  * Each message is a compi message: compressed per the point-to-point
  * decision when it goes to another node, plain inside the node. Which
  * calls take this path is decided from sizes every rank knows (the
@@ -414,13 +414,12 @@ static int compi_rs_split(compi_sched *s, int count, int size, int **start, int 
     return MPI_SUCCESS;
 }
 
-/* The reductions' schedule is direct, not node-aware: with several ranks
- * on a node every rank's shares cross the node's link, a third more than
- * the MPI's ring moves there (measured, 2 nodes x 2 ranks at 100 Mbit/s,
- * Iallreduce of 8 MiB: 0.42x plain on smooth doubles, 0.35x on random
- * bytes). So they run only where every rank is a node of its own: there
- * they move what a ring moves, compressed. The layout is built in this
- * call on every rank alike. */
+/* The reductions' schedule here is direct, not node-aware: with several
+ * ranks on a node every rank's shares would cross the node's link, a third
+ * more than the MPI's ring moves there. So it runs only where every rank is
+ * a node of its own (there it moves what a ring moves, compressed); other
+ * layouts take the node-aware schedules (nbc_nodes.c). The layout is built
+ * in this call on every rank alike. */
 static int compi_nbc_one_per_node(MPI_Comm comm, const compi_comm_info *ci)
 {
     int rc;
@@ -430,8 +429,8 @@ static int compi_nbc_one_per_node(MPI_Comm comm, const compi_comm_info *ci)
 
 static int compi_nbc_reduction_gate(const compi_comm_info *ci, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    return ci && compi_coll_reduction_ok(dt, op) && compi_coll_may_compress(ci, compi_nbc_bytes(dt, count)) &&
-           compi_nbc_one_per_node(comm, ci);
+    (void)comm;
+    return ci && compi_coll_reduction_ok(dt, op) && compi_coll_may_compress(ci, compi_nbc_bytes(dt, count));
 }
 
 int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
@@ -440,6 +439,8 @@ int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLREDUCE, comm);
     if (!compi_nbc_reduction_gate(ci, count, dt, op, comm))
         return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
+    if (!compi_nbc_one_per_node(comm, ci))
+        return compi_nbc_node_allreduce(sendbuf, recvbuf, count, dt, op, comm, ci, request);
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -467,6 +468,8 @@ int compi_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE, comm);
     if (!compi_nbc_reduction_gate(ci, count, dt, op, comm))
         return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
+    if (!compi_nbc_one_per_node(comm, ci))
+        return compi_nbc_node_reduce(sendbuf, recvbuf, count, dt, op, root, comm, ci, request);
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -517,8 +520,11 @@ int compi_impl_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int rec
                                MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE_SCATTER, comm);
-    if (!ci || !compi_coll_reduction_ok(dt, op) || !compi_nbc_one_per_node(comm, ci))
+    if (!ci || !compi_coll_reduction_ok(dt, op))
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request);
+    if (!compi_nbc_one_per_node(comm, ci))
+        return compi_nbc_node_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, dt, op, comm, ci,
+                                             COMPI_NBC_IREDUCE_SCATTER, request);
     return compi_ireduce_scatter_common(sendbuf, recvbuf, recvcounts, 0, dt, op, comm, ci, COMPI_NBC_IREDUCE_SCATTER,
                                         request);
 }
@@ -529,6 +535,9 @@ int compi_impl_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int rec
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE_SCATTER_BLOCK, comm);
     if (!compi_nbc_reduction_gate(ci, recvcount, dt, op, comm))
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
+    if (!compi_nbc_one_per_node(comm, ci))
+        return compi_nbc_node_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, dt, op, comm, ci,
+                                             COMPI_NBC_IREDUCE_SCATTER_BLOCK, request);
     return compi_ireduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, dt, op, comm, ci,
                                         COMPI_NBC_IREDUCE_SCATTER_BLOCK, request);
 }
