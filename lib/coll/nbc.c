@@ -27,6 +27,7 @@
 #include <string.h>
 #include "coll/coll.h"
 #include "coll/nbc.h"
+#include "core/profile.h"
 
 uint64_t compi_nbc_st[COMPI_NBC_KINDS][COMPI_NBC_FIELDS];
 const char *const compi_nbc_names[COMPI_NBC_KINDS] = {
@@ -250,6 +251,8 @@ int compi_impl_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLGATHER, comm);
+    /* profiled as the blocking twin, which compi map's DKB decomposes */
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHER, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
     if (!ci || !compi_coll_may_compress(ci, compi_nbc_bytes(recvtype, recvcount)))
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return compi_iallgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm, ci,
@@ -261,6 +264,7 @@ int compi_impl_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype send
                            MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLGATHERV, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHERV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
     if (!ci)
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     return compi_iallgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, ci,
@@ -311,6 +315,7 @@ int compi_impl_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLTOALL, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALL, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
     if (!ci || !compi_coll_may_compress(ci, compi_nbc_bytes(recvtype, recvcount)))
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return compi_ialltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
@@ -322,6 +327,9 @@ int compi_impl_Ialltoallv(const void *sendbuf, const int sendcounts[], const int
                           MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLTOALLV, comm);
+    if (sendbuf == MPI_IN_PLACE)
+        COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
+    else COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL);
     if (!ci)
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                request);
@@ -437,6 +445,7 @@ int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
                           MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLREDUCE, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLREDUCE, -1, count, dt, NULL, op);
     if (!compi_nbc_reduction_gate(ci, count, dt, op, comm))
         return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
     if (!compi_nbc_one_per_node(comm, ci))
@@ -466,6 +475,7 @@ int compi_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
                        MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE, root, count, dt, NULL, op);
     if (!compi_nbc_reduction_gate(ci, count, dt, op, comm))
         return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
     if (!compi_nbc_one_per_node(comm, ci))
@@ -533,6 +543,7 @@ int compi_impl_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int rec
                                      MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE_SCATTER_BLOCK, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER_BLOCK, -1, recvcount, dt, NULL, op);
     if (!compi_nbc_reduction_gate(ci, recvcount, dt, op, comm))
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
     if (!compi_nbc_one_per_node(comm, ci))

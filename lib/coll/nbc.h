@@ -131,4 +131,8 @@ int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int 
                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm, const compi_comm_info *ci,
                                   compi_nbc_kind kind, MPI_Request *request);
 
+/* ---- profile (nbc_prof.c): a neighbourhood call's blocks as this rank's
+ * point-to-point sends of family (a COMPI_PROF_* send family) to its
+ * out-neighbours; sendcounts NULL: sendcount each */
+void compi_nbr_prof(MPI_Comm comm, const int *sendcounts, int sendcount, MPI_Datatype sendtype, int family);
 #endif
