@@ -122,8 +122,8 @@ int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **
 
 /* ---- node-aware reductions (nbc_nodes.c): where some node holds several
  * ranks; ci: comm's info (the gates of nbc.c passed) */
-int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
-                             MPI_Comm comm, const compi_comm_info *ci, MPI_Request *request);
+int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                             const compi_comm_info *ci, MPI_Request *request);
 int compi_nbc_node_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                           MPI_Comm comm, const compi_comm_info *ci, MPI_Request *request);
 /* recvcounts NULL: every block recvcount elements (the _block form) */
