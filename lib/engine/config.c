@@ -188,6 +188,13 @@ static int set_io_gate(compi_config *c, const char *v, char *why, size_t whylen)
     else return COMPI_BAD("is not valid; valid values: on, off");
     return COMPI_OK;
 }
+static int set_nbc_node_reduce(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    if (strcmp(v, "on") == 0) c->nbc_node_reduce = 1;
+    else if (strcmp(v, "off") == 0) c->nbc_node_reduce = 0;
+    else return COMPI_BAD("is not valid; valid values: on, off");
+    return COMPI_OK;
+}
 static int set_reeval(compi_config *c, const char *v, char *why, size_t whylen)
 {
     int n;
@@ -353,6 +360,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_ADAPT_PROBE] = {{"adapt_probe", "COMPI_ADAPT_PROBE", "1", 0}, set_probe, 0},
     [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
     [COMPI_SET_THREADS] = {{"threads", "COMPI_THREADS", "auto", 0}, set_threads, 0},
+    [COMPI_SET_NBC_NODE_REDUCE] = {{"nbc_node_reduce", "COMPI_NBC_NODE_REDUCE", "off", 0}, set_nbc_node_reduce, 0},
 };
 
 size_t compi_setting_count(void)

@@ -57,6 +57,7 @@ enum {
     COMPI_SET_DEBUG_LINK_TIMES,
     COMPI_SET_ADAPT_PROBE,
     COMPI_SET_THREADS,
+    COMPI_SET_NBC_NODE_REDUCE,
     COMPI_SET_COUNT
 };
 
@@ -92,6 +93,7 @@ typedef struct {
     int io_weight;        /* COMPI_IO_WEIGHT: a compi_io_weight (la's matrix: 0 bytes, 1 blocks) */
     int io_gate;          /* COMPI_IO_GATE: 1 = la passes calls it cannot speed up to the MPI (ROMIO only) */
     int threads;          /* COMPI_THREADS: codec pool helpers (lib/pool/pool.h); COMPI_THREADS_AUTO = from the node */
+    int nbc_node_reduce;  /* COMPI_NBC_NODE_REDUCE: 1 = node-aware nonblocking reductions (lib/coll/nbc_nodes.c) */
     /* adaptive engine */
     char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;                         /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
