@@ -173,6 +173,7 @@ void compi_engine_inject_timings(compi_netcal_opts *o)
     o->inject_alpha_us = compi_cfg.debug_link.alpha_us;
     o->inject_beta_ns = compi_cfg.debug_link.beta_ns;
     o->inject_outlier_every = compi_cfg.debug_link.outlier_every;
+    o->inject_burst = compi_cfg.debug_link.burst_bytes;
     o->budget_s = 0;
     o->max_rtt_s = 0;
 }
