@@ -56,8 +56,6 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 /* After the codec ran: out_len < 0 when the message went raw after all
  * (the sample check found it incompressible, or the codec failed). */
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
-/* A blocking send of wire_bytes to d's link took ns: corrects the network model. */
-void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns);
 /* A pipelined message's later chunks: `bytes` on the wire in `us` after
  * `head` bytes of chunks before them, codec codec_id (dtclass, ratio about
  * `ratio`), decoded here in decode_us. A rate sample of the link to world
