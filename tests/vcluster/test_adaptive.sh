@@ -8,8 +8,8 @@
 # The verdict must not depend on the machine's speed or load. The engine's
 # decisions come from a network model, the ratio of a compressed sample and
 # the codec's time on it (wall clock: a rank descheduled while compressing
-# sees a slow codec), and, with online refresh, from the measured duration
-# of large sends. So the ranks get a fixed model (COMPI_HEURISTICS, a link of
+# sees a slow codec), and, with online refresh, from the link timings it
+# learns. So the ranks get a fixed model (COMPI_HEURISTICS, a link of
 # 1 ms per byte: 1 MiB takes 17 minutes in the model) and COMPI_ADAPT_REFRESH=0:
 # compressing compressible data then pays unless a codec takes minutes on a
 # 1 MiB message, and random data (ratio < 1) never pays on any network. The
