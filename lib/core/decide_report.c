@@ -168,14 +168,7 @@ char *compi_engine_report_json(void)
     double now = compi_engine_now_s();
     compi_sbuf_printf(&b, "{\"network\": {\"source\": ");
     compi_json_string(&b, compi_E.net.source);
-    uint64_t obs = 0;
-    double scale = 1;
-    for (int i = 0; i < compi_E.nlinks; i++) {
-        obs += compi_E.links[i].observations;
-        if (compi_E.links[i].observations) scale = compi_E.links[i].scale;
-    }
-    compi_sbuf_printf(&b, ", \"observations\": %llu, \"scale\": %.3f, \"calibrate_seconds\": %.3f}, \"codec_model\": ",
-                      (unsigned long long)obs, scale, compi_E.calibrate_s);
+    compi_sbuf_printf(&b, ", \"calibrate_seconds\": %.3f}, \"codec_model\": ", compi_E.calibrate_s);
     compi_json_string(&b, compi_E.codecs.source);
     compi_json_links(&b);
     compi_sbuf_printf(&b, ", \"windows\": [");

@@ -350,14 +350,18 @@ def engine_summary(doc):
         models.setdefault(key, []).append((r.get("rank"), net))
     for (src, cm), rs in models.items():
         who = "all ranks" if len(models) == 1 else _ranges([x[0] for x in rs])
-        obs = [g(n, "observations", None) for _, n in rs]
+        # reports of older compi versions carry a send-time correction
+        obs = [g(n, "observations", None) for _, n in rs if _is_num(g(n, "observations", None))]
         scales = [g(n, "scale", None) for _, n in rs if _is_num(g(n, "scale", None))]
-        obs_s = "%s observations" % (sum(o for o in obs if _is_num(o)))
-        sc_s = ("scale %.2f" % scales[0]) if len(set(scales)) == 1 else \
-            ("scale %.2f..%.2f" % (min(scales), max(scales)) if scales else "scale -")
+        notes = []
+        if obs:
+            notes.append("%s observations" % sum(obs))
+            notes.append(("scale %.2f" % scales[0]) if len(set(scales)) == 1 else
+                         ("scale %.2f..%.2f" % (min(scales), max(scales)) if scales else "scale -"))
         cal = [g(n, "calibrate_seconds", 0) for _, n in rs]
-        cal_s = (", calibrated in %.2f s" % max(cal)) if any(_is_num(c) and c > 0 for c in cal) else ""
-        lines.append("  %s: network model: %s (%s, %s%s)" % (who, src, obs_s, sc_s, cal_s))
+        if any(_is_num(c) and c > 0 for c in cal):
+            notes.append("calibrated in %.2f s" % max(cal))
+        lines.append("  %s: network model: %s%s" % (who, src, " (%s)" % ", ".join(notes) if notes else ""))
         lines.append("  %s: codec model: %s" % (who, cm))
     lines.extend(links_summary(doc))
     wins = windows_of(doc)
