@@ -30,6 +30,7 @@
 #include "core/decide.h"
 #include "core/state.h"
 #include "core/stats.h"
+#include "core/status.h"
 
 /* The families compi counts for the report. */
 typedef enum {

@@ -564,12 +564,114 @@ static void progress_without_wait(void)
     }
 }
 
+/* ------------------------------------------------ wide-element types --- */
+
+/* A derived type of 32-byte basic elements (long double complex) with a
+ * negative lower bound: elements at -2, 0 and 2 of a 6-element extent.
+ * A compressed block ends inside such an element whatever its count. */
+typedef struct {
+    long double re, im;
+} wt_el;
+#define WT_EXT 6
+
+static MPI_Datatype wt_type(void)
+{
+    int disp[3] = {-2, 0, 2};
+    MPI_Datatype ib, t;
+    MPI_CALL(MPI_Type_create_indexed_block(3, 1, disp, MPI_C_LONG_DOUBLE_COMPLEX, &ib));
+    MPI_CALL(MPI_Type_create_resized(ib, -2 * (MPI_Aint)sizeof(wt_el), WT_EXT * (MPI_Aint)sizeof(wt_el), &t));
+    MPI_CALL(MPI_Type_free(&ib));
+    MPI_CALL(MPI_Type_commit(&t));
+    return t;
+}
+
+/* nb blocks of cnt elements of the type; the base is 2 slots in. */
+static wt_el *wt_buf(int nb, int cnt)
+{
+    size_t n = (size_t)nb * (size_t)cnt * WT_EXT + 1;
+    wt_el *b = mt_malloc(n * sizeof *b);
+    memset(b, 0, n * sizeof *b);
+    for (size_t i = 0; i < n; i++) b[i].re = -7777, b[i].im = 7777;
+    return b + 2;
+}
+
+/* Block blk of buffer base: what rank s sends rank d (d -1: every rank). */
+static void wt_fill(wt_el *base, int blk, int cnt, int s, int d)
+{
+    for (int i = 0; i < cnt; i++)
+        for (int k = 0; k < 3; k++) {
+            wt_el *e = base + (size_t)(blk * cnt + i) * WT_EXT + 2 * k - 2;
+            e->re = s * 1000 + (d + 1) * 100 + i * 3 + k;
+            e->im = -(i % 5);
+        }
+}
+
+/* op: 0 Ibcast, 1 Igather, 2 Iscatter, 3 Iallgather, 4 Ialltoall,
+ * 5 Ialltoallv, 6 Ineighbor_alltoall, 7 Neighbor_allgather; the two
+ * neighbourhood ones on ring (from the left, to the right). The type is
+ * freed right after a nonblocking call, as the standard allows. */
+static void wt_case(int op, int cnt, int root, MPI_Comm ring)
+{
+    static const char *names[] = {"MPI_Ibcast",    "MPI_Igather",    "MPI_Iscatter",           "MPI_Iallgather",
+                                  "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ineighbor_alltoall", "MPI_Neighbor_allgather"};
+    int n = mt_size, me = mt_rank, left = (me + n - 1) % n;
+    int nbr = op == 0 || op == 2 || op >= 6 ? 1 : n, nbs = op == 2 || op == 4 || op == 5 ? n : 1;
+    wt_el *sb = wt_buf(nbs, cnt), *rb = wt_buf(nbr, cnt), *ex = wt_buf(nbr, cnt);
+    for (int b = 0; b < nbs; b++) wt_fill(sb, b, cnt, me, nbs > 1 ? b : op == 1 ? root : -1);
+    if (op == 0 && me == root) wt_fill(rb, 0, cnt, me, -1);
+    if (op == 0 || op == 2) wt_fill(ex, 0, cnt, root, op == 0 ? -1 : me);
+    for (int b = 0; b < n && (op == 3 || op == 4 || op == 5 || (op == 1 && me == root)); b++)
+        wt_fill(ex, b, cnt, b, op == 3 ? -1 : op == 1 ? root : me);
+    if (op >= 6) wt_fill(ex, 0, cnt, left, -1);
+    int *counts = malloc(sizeof(int) * (size_t)n), *displs = malloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) counts[i] = cnt, displs[i] = i * cnt;
+    MPI_Datatype t = wt_type();
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = op == 0 ? MPI_Ibcast(rb, cnt, t, root, MPI_COMM_WORLD, &r)
+           : op == 1 ? MPI_Igather(sb, cnt, t, rb, cnt, t, root, MPI_COMM_WORLD, &r)
+           : op == 2 ? MPI_Iscatter(sb, cnt, t, rb, cnt, t, root, MPI_COMM_WORLD, &r)
+           : op == 3 ? MPI_Iallgather(sb, cnt, t, rb, cnt, t, MPI_COMM_WORLD, &r)
+           : op == 4 ? MPI_Ialltoall(sb, cnt, t, rb, cnt, t, MPI_COMM_WORLD, &r)
+           : op == 5 ? MPI_Ialltoallv(sb, counts, displs, t, rb, counts, displs, t, MPI_COMM_WORLD, &r)
+           : op == 6 ? MPI_Ineighbor_alltoall(sb, cnt, t, rb, cnt, t, ring, &r)
+                     : MPI_Neighbor_allgather(sb, cnt, t, rb, cnt, t, ring);
+    MPI_CALL(MPI_Type_free(&t));
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, names[op], "%d elements, root %d: %s", cnt, root, mt_errstr(rc));
+    size_t tot = (size_t)nbr * (size_t)cnt * WT_EXT + 1, bad = 0, first = 0;
+    for (size_t i = 0; i < tot; i++) {
+        const wt_el *g = rb - 2 + i, *e = ex - 2 + i;
+        if ((g->re != e->re || g->im != e->im) && !bad++) first = i;
+    }
+    CHECK(!bad, names[op], "%d elements of a 32-byte-element type, root %d: %zu of %zu slots wrong, first %zu", cnt,
+          root, bad, tot, first);
+    free(counts);
+    free(displs);
+    free(sb - 2);
+    free(rb - 2);
+    free(ex - 2);
+}
+
+static void wide_types(void)
+{
+    mt_group_begin("32-byte elements, negative lower bound, type freed before the wait");
+    int me = mt_rank, n = mt_size, left = (me + n - 1) % n, right = (me + 1) % n, w = 1;
+    MPI_Comm ring;
+    MPI_CALL(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &w, 1, &right, &w, MPI_INFO_NULL, 0, &ring));
+    static const int cnts[] = {1, 5, 40};
+    for (int op = 0; op < 8; op++)
+        for (int c = 0; c < 3; c++) wt_case(op, cnts[c], (op + c) % n, ring);
+    MPI_CALL(MPI_Comm_free(&ring));
+    mt_group_end();
+}
+
 static int nbc_finish_all(void)
 {
     nbr_all();
     outstanding();
     rooted_v();
     progress_without_wait();
+    wide_types();
     return mt_finish();
 }
 
