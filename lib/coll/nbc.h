@@ -113,6 +113,17 @@ int compi_nbc_progress(void);
  * them (need_all: every request complete; else at least one). */
 void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
 
+/* Before a blocking collective on comm (the application's communicator):
+ * advances the schedules until none of comm's is live. A blocking
+ * collective gives no hook to advance them while it blocks, and a peer
+ * may enter it only after its Wait on one of them returned. Every rank of
+ * comm started the same schedules on comm before this call (collectives
+ * go in one order per communicator) and each completes them here or in
+ * its Wait, so this waits for nothing the plain call would not.
+ * Schedules of other communicators are not waited for: a peer may start
+ * its part of them after this collective. */
+void compi_nbc_drain(MPI_Comm comm);
+
 /* ---- helpers of the families */
 /* The neighbours of comm's topology, in the standard's order: *in sources
  * (receive blocks), *out destinations (send blocks), malloc'd; cart

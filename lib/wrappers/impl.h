@@ -210,6 +210,16 @@ static inline void compi_nbc_poke(void)
 {
     if (__builtin_expect(__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED) != 0, 0)) compi_nbc_progress();
 }
+/* The entry points of blocking collectives (flag "coll" in mpi_calls.def):
+ * also complete comm's live schedules before the call (compi_nbc_drain). */
+void compi_nbc_drain(MPI_Comm comm);
+static inline void compi_nbc_poke_coll(MPI_Comm comm)
+{
+    if (__builtin_expect(__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED) != 0, 0)) {
+        compi_nbc_progress();
+        compi_nbc_drain(comm);
+    }
+}
 
 /* Living with other PMPI tools (lib/wrappers/interpose.c). compi_bypass is set at
  * load time when another library's definitions come before compi's for some of

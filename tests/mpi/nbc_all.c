@@ -24,9 +24,14 @@
  * Part 3: several nonblocking collectives outstanding on one communicator,
  * completed in reverse or through MPI_Waitsome, and Igatherv/Iscatterv.
  * Part 4: progress without Wait: rank 0 starts a two-round MPI_Iallreduce
- * and then polls MPI_Iprobe, or blocks in MPI_Recv or MPI_Probe, until rank
- * 1, which waits for the reduction, sends it a message. NBC_ALL_CASES=<n> sets the cases per collective of
- * part 1 (default 10). */
+ * and then polls MPI_Iprobe, or blocks in MPI_Recv, MPI_Probe,
+ * MPI_Sendrecv(_replace), until rank 1, which waits for the reduction,
+ * sends it a message, or enters MPI_Barrier or MPI_Bcast, which the other
+ * ranks enter after their Wait.
+ * Part 5: a 32-byte-element derived type with a negative lower bound
+ * through the schedules, freed before the Wait.
+ * NBC_ALL_CASES=<n> sets the cases per collective of part 1 (default 10). */
+#include <unistd.h>
 #include "mpitest.h"
 
 static int nb_turn;   /* which completion style the next collective uses */
@@ -528,32 +533,61 @@ static void rooted_v(void)
 /* A two-round nonblocking collective advances from a rank's other MPI
  * calls: rank 0 does not wait for it before rank 1's message has come, and
  * rank 1 sends that only after its MPI_Wait on the reduction returned.
- * Rank 0 polls MPI_Iprobe (phase 0), or blocks in MPI_Recv (phase 1) or
- * MPI_Probe (phase 2). */
+ * Rank 0 polls MPI_Iprobe (phase 0), or blocks in MPI_Recv (1), MPI_Probe
+ * (2), MPI_Sendrecv (3) or MPI_Sendrecv_replace (4) from MPI_ANY_SOURCE
+ * (so a blocking receive inside); in phases 5 and 6 it
+ * enters a blocking MPI_Barrier or MPI_Bcast on the same communicator that
+ * the other ranks enter only after their Wait. A hang fails the test
+ * (SIGALRM) instead of running into the ctest timeout. */
 static void progress_without_wait(void)
 {
-    static const char *how[] = {"MPI_Iprobe", "a blocking MPI_Recv", "a blocking MPI_Probe"};
-    for (int phase = 0; phase < 3; phase++) {
+    static const char *how[] = {"MPI_Iprobe",          "a blocking MPI_Recv",   "a blocking MPI_Probe",
+                                "MPI_Sendrecv",        "MPI_Sendrecv_replace",  "a blocking MPI_Barrier",
+                                "a blocking MPI_Bcast"};
+    for (int phase = 0; phase < 7; phase++) {
         mt_group_begin("progress while in %s", how[phase]);
+        alarm(60);
         int cnt = 100000;
         int *s = mt_malloc(sizeof(int) * (size_t)cnt), *r = mt_malloc(sizeof(int) * (size_t)cnt);
         for (int i = 0; i < cnt; i++) s[i] = mt_rank + i % 17 + phase;
         MPI_Request q;
+        /* the others start late, so rank 0 is blocked before its first round
+         * can complete (the outcome does not depend on it, only whether a
+         * missing advance shows) */
+        if (phase >= 3 && mt_rank != 0) usleep(50000);
         MPI_CALL(MPI_Iallreduce(s, r, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q));
-        int token = 0;
-        if (mt_rank == 0) {
+        int token = 0, mine = 1, peer = mt_rank == 0 ? 1 : 0;
+        MPI_Status st;
+        if (phase >= 5) {
+            if (mt_rank != 0) MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+            token = 1;
+            if (phase == 5) MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            else MPI_CALL(MPI_Bcast(&token, 1, MPI_INT, 1, MPI_COMM_WORLD));
+            if (mt_rank == 0) MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        } else if (mt_rank == 0) {
             int flag = 0;
-            MPI_Status st;
             if (phase == 0)
                 while (!flag) MPI_CALL(MPI_Iprobe(1, 4242, MPI_COMM_WORLD, &flag, &st));
             if (phase == 2) MPI_CALL(MPI_Probe(1, 4242, MPI_COMM_WORLD, &st));
-            MPI_CALL(MPI_Recv(&token, 1, MPI_INT, 1, 4242, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            if (phase <= 2) MPI_CALL(MPI_Recv(&token, 1, MPI_INT, 1, 4242, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            /* from any source: a wildcard receive is a blocking one inside */
+            if (phase == 3)
+                MPI_CALL(MPI_Sendrecv(&mine, 1, MPI_INT, 1, 4242, &token, 1, MPI_INT, MPI_ANY_SOURCE, 4242,
+                                      MPI_COMM_WORLD, &st));
+            if (phase == 4) {
+                MPI_CALL(MPI_Sendrecv_replace(&mine, 1, MPI_INT, 1, 4242, MPI_ANY_SOURCE, 4242, MPI_COMM_WORLD, &st));
+                token = mine;
+            }
             MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
         } else {
             MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
             token = 1;
-            if (mt_rank == 1) MPI_CALL(MPI_Send(&token, 1, MPI_INT, 0, 4242, MPI_COMM_WORLD));
+            if (mt_rank == 1 && phase <= 2) MPI_CALL(MPI_Send(&token, 1, MPI_INT, 0, 4242, MPI_COMM_WORLD));
+            if (mt_rank == 1 && phase >= 3)
+                MPI_CALL(MPI_Sendrecv(&token, 1, MPI_INT, peer, 4242, &mine, 1, MPI_INT, peer, 4242, MPI_COMM_WORLD,
+                                      &st));
         }
+        alarm(0);
         CHECK_INT("token", 1, token);
         long bad = 0, n = mt_size;
         for (int i = 0; i < cnt; i++) bad += r[i] != n * (n - 1) / 2 + n * (i % 17 + phase);
