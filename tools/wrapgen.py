@@ -23,7 +23,7 @@ C_TYPES = {
     "argc": "int *{}", "argv": "char ***{}",
     "cbuf": "const void *{}", "buf": "void *{}",
     "int": "int {}", "dtype": "MPI_Datatype {}", "comm": "MPI_Comm {}", "info": "MPI_Info {}", "comm_out": "MPI_Comm *{}",
-    "cints": "const int {}[]", "op": "MPI_Op {}", "dtypes": "const MPI_Datatype {}[]",
+    "cints": "const int {}[]", "caints": "const MPI_Aint {}[]", "op": "MPI_Op {}", "dtypes": "const MPI_Datatype {}[]",
     "status": "MPI_Status *{}", "statuses": "MPI_Status {}[]",
     "req_out": "MPI_Request *{}", "req_inout": "MPI_Request *{}", "req_in": "MPI_Request {}",
     "reqs": "MPI_Request {}[]",

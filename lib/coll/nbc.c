@@ -52,6 +52,11 @@ const char *const compi_nbc_names[COMPI_NBC_KINDS] = {
     "ineighbor_allgatherv",
     "ineighbor_alltoall",
     "ineighbor_alltoallv",
+    "ibarrier",
+    "iscan",
+    "iexscan",
+    "neighbor_alltoallw",
+    "ineighbor_alltoallw",
 };
 const char *const compi_nbc_field_names[COMPI_NBC_FIELDS] = {"calls", "compressed_path", "bytes", "inter_msgs"};
 
@@ -342,6 +347,30 @@ int compi_impl_Ialltoallw(const void *sendbuf, const int sendcounts[], const int
     COMPI_NBC_ADD(COMPI_NBC_IALLTOALLW, COMPI_NBC_CALLS, 1);
     return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                            request);
+}
+
+/* ---------------------------------------------------------------- passed to the MPI */
+
+/* No data (Ibarrier), or a result that differs on every rank (the prefix
+ * reductions, as their blocking twins): the MPI's own, counted. */
+int compi_impl_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    COMPI_NBC_ADD(COMPI_NBC_IBARRIER, COMPI_NBC_CALLS, 1);
+    return PMPI_Ibarrier(comm, request);
+}
+
+int compi_impl_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    COMPI_NBC_ADD(COMPI_NBC_ISCAN, COMPI_NBC_CALLS, 1);
+    return PMPI_Iscan(sendbuf, recvbuf, count, dt, op, comm, request);
+}
+
+int compi_impl_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    COMPI_NBC_ADD(COMPI_NBC_IEXSCAN, COMPI_NBC_CALLS, 1);
+    return PMPI_Iexscan(sendbuf, recvbuf, count, dt, op, comm, request);
 }
 
 /* ---------------------------------------------------------------- reductions */

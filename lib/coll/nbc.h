@@ -56,6 +56,12 @@ typedef enum {
     COMPI_NBC_INEIGHBOR_ALLGATHERV,
     COMPI_NBC_INEIGHBOR_ALLTOALL,
     COMPI_NBC_INEIGHBOR_ALLTOALLV,
+    /* passed to the MPI, counted */
+    COMPI_NBC_IBARRIER,
+    COMPI_NBC_ISCAN,
+    COMPI_NBC_IEXSCAN,
+    COMPI_NBC_NEIGHBOR_ALLTOALLW,
+    COMPI_NBC_INEIGHBOR_ALLTOALLW,
     COMPI_NBC_KINDS
 } compi_nbc_kind;
 /* Per family: calls, calls on compi's path, application bytes this rank

@@ -29,7 +29,8 @@
  * sends it a message, or enters MPI_Barrier or MPI_Bcast, which the other
  * ranks enter after their Wait.
  * Part 5: a 32-byte-element derived type with a negative lower bound
- * through the schedules, freed before the Wait.
+ * through the schedules, freed before the Wait. Part 6: the calls compi
+ * passes to the MPI (Ibarrier, Iscan, Iexscan, (I)neighbor_alltoallw).
  * NBC_ALL_CASES=<n> sets the cases per collective of part 1 (default 10). */
 #include <unistd.h>
 #include "mpitest.h"
@@ -699,6 +700,51 @@ static void wide_types(void)
     mt_group_end();
 }
 
+/* The calls compi passes to the MPI (counted): Ibarrier, Iscan, Iexscan,
+ * and the w neighbourhood variants with byte displacements on a ring. */
+static void passed_through(void)
+{
+    mt_group_begin("MPI_Ibarrier, MPI_Iscan, MPI_Iexscan, MPI_(I)neighbor_alltoallw");
+    int me = mt_rank, n = mt_size, left = (me + n - 1) % n, right = (me + 1) % n, w = 1, m = 3000;
+    int *a = mt_malloc(sizeof(int) * (size_t)m), *sc = mt_malloc(sizeof(int) * (size_t)m);
+    int *ex = mt_malloc(sizeof(int) * (size_t)m);
+    for (int i = 0; i < m; i++) a[i] = (me + 1) * (i % 100);
+    MPI_Request q[3];
+    MPI_CALL(MPI_Ibarrier(MPI_COMM_WORLD, &q[0]));
+    MPI_CALL(MPI_Iscan(a, sc, m, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]));
+    MPI_CALL(MPI_Iexscan(a, ex, m, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[2]));
+    MPI_CALL(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
+    long bad = 0;
+    for (int i = 0; i < m; i++) {
+        bad += sc[i] != (me + 1) * (me + 2) / 2 * (i % 100);
+        bad += me > 0 && ex[i] != me * (me + 1) / 2 * (i % 100);
+    }
+    CHECK(!bad, "MPI_Iscan/MPI_Iexscan", "%ld elements wrong", bad);
+    MPI_Comm ring;
+    MPI_CALL(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &w, 1, &right, &w, MPI_INFO_NULL, 0, &ring));
+    MPI_Aint disp = 8; /* bytes: the block starts at the third int */
+    MPI_Datatype t = MPI_INT;
+    int cnt = m - 2;
+    for (int nb = 0; nb < 2; nb++) {
+        memset(sc, MT_SENTINEL, sizeof(int) * (size_t)m);
+        if (nb) {
+            MPI_CALL(MPI_Ineighbor_alltoallw(a, &cnt, &disp, &t, sc, &cnt, &disp, &t, ring, &q[0]));
+            MPI_CALL(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+        } else {
+            MPI_CALL(MPI_Neighbor_alltoallw(a, &cnt, &disp, &t, sc, &cnt, &disp, &t, ring));
+        }
+        bad = 0;
+        for (int i = 2; i < m; i++) bad += sc[i] != (left + 1) * (i % 100);
+        CHECK(!bad, nb ? "MPI_Ineighbor_alltoallw" : "MPI_Neighbor_alltoallw", "%ld elements wrong", bad);
+        CHECK_SENTINEL("neighbor_alltoallw: the bytes before the displacement", sc, 0, 8);
+    }
+    MPI_CALL(MPI_Comm_free(&ring));
+    free(a);
+    free(sc);
+    free(ex);
+    mt_group_end();
+}
+
 static int nbc_finish_all(void)
 {
     nbr_all();
@@ -706,6 +752,7 @@ static int nbc_finish_all(void)
     rooted_v();
     progress_without_wait();
     wide_types();
+    passed_through();
     return mt_finish();
 }
 
