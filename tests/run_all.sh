@@ -67,6 +67,7 @@ foreign_stage() {   # mpi4py's suite, then ROMIO's test programs and MPICH's io 
   bash tests/foreign/mpi4py.sh --mpi both --np 1,2 || rc=1
   bash tests/foreign/romio.sh --mpi both || rc=1
   bash tests/foreign/mpich_io.sh --mpi both --variants la || rc=1
+  bash tests/foreign/mpich_coll.sh --mpi both || rc=1
   return $rc
 }
 stage foreign     foreign_stage

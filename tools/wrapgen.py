@@ -23,7 +23,7 @@ C_TYPES = {
     "argc": "int *{}", "argv": "char ***{}",
     "cbuf": "const void *{}", "buf": "void *{}",
     "int": "int {}", "dtype": "MPI_Datatype {}", "comm": "MPI_Comm {}", "info": "MPI_Info {}", "comm_out": "MPI_Comm *{}",
-    "cints": "const int {}[]", "op": "MPI_Op {}", "dtypes": "const MPI_Datatype {}[]",
+    "cints": "const int {}[]", "caints": "const MPI_Aint {}[]", "op": "MPI_Op {}", "dtypes": "const MPI_Datatype {}[]",
     "status": "MPI_Status *{}", "statuses": "MPI_Status {}[]",
     "req_out": "MPI_Request *{}", "req_inout": "MPI_Request *{}", "req_in": "MPI_Request {}",
     "reqs": "MPI_Request {}[]",
@@ -129,7 +129,7 @@ class Call:
         self.name = fields[0]
         self.params = [Param(t) for t in fields[1:]]
         self.flags = set(flags.split())
-        unknown = self.flags - {"nofortran", "nompich08"}
+        unknown = self.flags - {"nofortran", "nompich08", "coll"}
         if unknown:
             raise SystemExit(f"wrapgen: line {lineno}: unknown flags {sorted(unknown)}")
 
@@ -160,9 +160,13 @@ def gen_c(calls):
         # MPI_Init/Init_thread decide (agree over WORLD) in compi_impl_Init*
         bypass = "" if c.name in ("Init", "Init_thread") else (
             f"    if (__builtin_expect(compi_bypass, 0)) return compi_bypass_call(), PMPI_{c.name}({c.arg_names()});\n")
+        # a blocking collective first completes its communicator's schedules
+        poke = "compi_nbc_poke()"
+        if "coll" in c.flags:
+            poke = f"compi_nbc_poke_coll({next(p.name for p in c.params if p.kind == 'comm')})"
         out.append(f"COMPI_EXPORT {c.c_proto()}\n{{\n" + bypass +
                    f"    __atomic_fetch_add(&compi_call_counts[{i}], 1, __ATOMIC_RELAXED);\n"
-                   "    compi_nbc_poke();\n"
+                   f"    {poke};\n"
                    f"    return compi_impl_{c.name}({c.arg_names()});\n}}\n")
     return "\n".join(out)
 

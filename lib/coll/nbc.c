@@ -53,6 +53,11 @@ const char *const compi_nbc_names[COMPI_NBC_KINDS] = {
     "ineighbor_allgatherv",
     "ineighbor_alltoall",
     "ineighbor_alltoallv",
+    "ibarrier",
+    "iscan",
+    "iexscan",
+    "neighbor_alltoallw",
+    "ineighbor_alltoallw",
 };
 const char *const compi_nbc_field_names[COMPI_NBC_FIELDS] = {"calls", "compressed_path", "bytes", "inter_msgs"};
 
@@ -116,12 +121,18 @@ static int compi_nbc_go(compi_sched *s, int rc, MPI_Comm comm, MPI_Request *requ
 
 int compi_impl_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *request)
 {
-    /* Counted, then the MPI's own: compi's schedule (the root sending to
-     * every rank) made Open MPI overrun a receive buffer in mpi4py's
-     * derived-type Ibcast test, not understood yet; a choice by datatype
-     * could differ between ranks whose types differ in layout only. */
-    (void)compi_nbc_enter(COMPI_NBC_IBCAST, comm);
-    return PMPI_Ibcast(buf, count, dt, root, comm, request);
+    const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IBCAST, comm);
+    if (!ci || !compi_coll_may_compress(ci, compi_nbc_bytes(dt, count)))
+        return PMPI_Ibcast(buf, count, dt, root, comm, request);
+    int rank, size, rc;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    compi_sched *s = compi_sched_new(comm, ci, COMPI_NBC_IBCAST, COMPI_FAM_BCAST, &rc);
+    if (!s) return compi_raise(comm, rc);
+    for (int k = 1; k < size && rc == MPI_SUCCESS && rank == root; k++)
+        rc = compi_sched_send(s, buf, count, dt, (root + k) % size, 0);
+    if (rank != root) rc = compi_sched_recv(s, buf, count, dt, root, 0);
+    return compi_nbc_go(s, rc, comm, request);
 }
 
 /* ---------------------------------------------------------------- igather(v), iscatter(v) */
@@ -344,6 +355,30 @@ int compi_impl_Ialltoallw(const void *sendbuf, const int sendcounts[], const int
     COMPI_NBC_ADD(COMPI_NBC_IALLTOALLW, COMPI_NBC_CALLS, 1);
     return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                            request);
+}
+
+/* ---------------------------------------------------------------- passed to the MPI */
+
+/* No data (Ibarrier), or a result that differs on every rank (the prefix
+ * reductions, as their blocking twins): the MPI's own, counted. */
+int compi_impl_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    COMPI_NBC_ADD(COMPI_NBC_IBARRIER, COMPI_NBC_CALLS, 1);
+    return PMPI_Ibarrier(comm, request);
+}
+
+int compi_impl_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    COMPI_NBC_ADD(COMPI_NBC_ISCAN, COMPI_NBC_CALLS, 1);
+    return PMPI_Iscan(sendbuf, recvbuf, count, dt, op, comm, request);
+}
+
+int compi_impl_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    COMPI_NBC_ADD(COMPI_NBC_IEXSCAN, COMPI_NBC_CALLS, 1);
+    return PMPI_Iexscan(sendbuf, recvbuf, count, dt, op, comm, request);
 }
 
 /* ---------------------------------------------------------------- reductions */

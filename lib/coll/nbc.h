@@ -56,6 +56,12 @@ typedef enum {
     COMPI_NBC_INEIGHBOR_ALLGATHERV,
     COMPI_NBC_INEIGHBOR_ALLTOALL,
     COMPI_NBC_INEIGHBOR_ALLTOALLV,
+    /* passed to the MPI, counted */
+    COMPI_NBC_IBARRIER,
+    COMPI_NBC_ISCAN,
+    COMPI_NBC_IEXSCAN,
+    COMPI_NBC_NEIGHBOR_ALLTOALLW,
+    COMPI_NBC_INEIGHBOR_ALLTOALLW,
     COMPI_NBC_KINDS
 } compi_nbc_kind;
 /* Per family: calls, calls on compi's path, application bytes this rank
@@ -112,6 +118,17 @@ int compi_nbc_progress(void);
  * are live, advances them until the PMPI call will not block on one of
  * them (need_all: every request complete; else at least one). */
 void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
+
+/* Before a blocking collective on comm (the application's communicator):
+ * advances the schedules until none of comm's is live. A blocking
+ * collective gives no hook to advance them while it blocks, and a peer
+ * may enter it only after its Wait on one of them returned. Every rank of
+ * comm started the same schedules on comm before this call (collectives
+ * go in one order per communicator) and each completes them here or in
+ * its Wait, so this waits for nothing the plain call would not.
+ * Schedules of other communicators are not waited for: a peer may start
+ * its part of them after this collective. */
+void compi_nbc_drain(MPI_Comm comm);
 
 /* ---- helpers of the families */
 /* The neighbours of comm's topology, in the standard's order: *in sources

@@ -12,7 +12,7 @@
  * neighbour (a periodic dimension of size 1 or 2): the block sent to the +1
  * neighbour must land in that rank's -1 slot, so each direction has a tag
  * of its own. Graph edges repeated between two ranks match in order.
- * The w variants are not wrapped: they go to the MPI unchanged. */
+ * The w variants go to the MPI unchanged, counted. */
 #include <stdlib.h>
 #include "coll/coll.h"
 #include "coll/nbc.h"
@@ -221,4 +221,25 @@ int compi_impl_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Data
                                          request);
     return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, recvcounts, displs, 0, recvtype, comm,
                          ci, COMPI_NBC_INEIGHBOR_ALLGATHERV, COMPI_FAM_ALLGATHER, request);
+}
+
+/* The w variants: a datatype per block and byte displacements; the MPI's
+ * own, counted. */
+int compi_impl_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    COMPI_NBC_ADD(COMPI_NBC_NEIGHBOR_ALLTOALLW, COMPI_NBC_CALLS, 1);
+    return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                   comm);
+}
+
+int compi_impl_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   MPI_Request *request)
+{
+    COMPI_NBC_ADD(COMPI_NBC_INEIGHBOR_ALLTOALLW, COMPI_NBC_CALLS, 1);
+    return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                    comm, request);
 }

@@ -438,6 +438,18 @@ int compi_nbc_progress(void)
     return finished;
 }
 
+void compi_nbc_drain(MPI_Comm comm)
+{
+    for (;;) {
+        int pending = 0;
+        pthread_mutex_lock(&compi_sched_lock);
+        for (compi_sched *s = compi_sched_head; s && !pending; s = s->next) pending = s->comm == comm;
+        pthread_mutex_unlock(&compi_sched_lock);
+        if (!pending) return;
+        if (!compi_nbc_progress()) sched_yield();
+    }
+}
+
 void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all)
 {
     for (unsigned idle = 0; __atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED);) {

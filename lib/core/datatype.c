@@ -185,3 +185,42 @@ void compi_type_release(MPI_Datatype original, MPI_Datatype *held)
     if (*held != original && *held != MPI_DATATYPE_NULL) PMPI_Type_free(held);
     *held = original;
 }
+
+/* Open MPI 4.1 places a basic element that a message splits through two
+ * 16-byte scratch arrays (opal_unpack_partial_datatype): one ending inside
+ * a wider element (long double complex, 32 bytes) overruns them and the
+ * process aborts (measured: 37 bytes into an indexed type of
+ * MPI_C_LONG_DOUBLE_COMPLEX; 16-byte long doubles are placed right). */
+static int compi_wide_walk(MPI_Datatype dt, int depth)
+{
+    int ni, na, nd, combiner;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return 1;
+    if (combiner == MPI_COMBINER_NAMED) {
+        /* pair types wider than that (MPI_LONG_DOUBLE_INT) count as wide:
+         * staging them costs a copy, never a byte */
+        int size = 0;
+        PMPI_Type_size(dt, &size);
+        return size > COMPI_PARTIAL_ELEM_MAX;
+    }
+    if (depth > 32) return 1;
+    int *ints = malloc(sizeof(int) * (size_t)(ni > 0 ? ni : 1));
+    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na > 0 ? na : 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd > 0 ? nd : 1));
+    int got = ints && addrs && types && PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) == MPI_SUCCESS;
+    int wide = !got;
+    for (int i = 0; got && i < nd; i++) {
+        if (!wide) wide = compi_wide_walk(types[i], depth + 1);
+        int a, b, c, comb;
+        PMPI_Type_get_envelope(types[i], &a, &b, &c, &comb);
+        if (comb != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
+    }
+    free(ints);
+    free(addrs);
+    free(types);
+    return wide;
+}
+
+int compi_type_has_wide_elements(MPI_Datatype dt)
+{
+    return compi_wide_walk(dt, 0);
+}

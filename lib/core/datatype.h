@@ -34,5 +34,11 @@ int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int count, MPI
  * dt itself for predefined ones) until compi_type_release(dt, held). */
 int compi_type_hold(MPI_Datatype dt, MPI_Datatype *held);
 void compi_type_release(MPI_Datatype original, MPI_Datatype *held);
+/* 1 when dt holds a basic element wider than COMPI_PARTIAL_ELEM_MAX bytes
+ * (long double complex), or is too deep to tell: a message that ends
+ * inside such an element must not be received into dt's layout (see
+ * compi_incoming_prepare). */
+#define COMPI_PARTIAL_ELEM_MAX 16
+int compi_type_has_wide_elements(MPI_Datatype dt);
 
 #endif

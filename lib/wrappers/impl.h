@@ -202,6 +202,18 @@ int compi_impl_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dataty
 int compi_impl_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int compi_impl_Ibarrier(MPI_Comm comm, MPI_Request *request);
+int compi_impl_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                     MPI_Request *request);
+int compi_impl_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                       MPI_Request *request);
+int compi_impl_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int compi_impl_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   MPI_Request *request);
 /* Every entry point advances compi's live nonblocking collectives first
  * (lib/coll/sched.c): one load when there are none. */
 extern int compi_nbc_live;
@@ -209,6 +221,16 @@ int compi_nbc_progress(void);
 static inline void compi_nbc_poke(void)
 {
     if (__builtin_expect(__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED) != 0, 0)) compi_nbc_progress();
+}
+/* The entry points of blocking collectives (flag "coll" in mpi_calls.def):
+ * also complete comm's live schedules before the call (compi_nbc_drain). */
+void compi_nbc_drain(MPI_Comm comm);
+static inline void compi_nbc_poke_coll(MPI_Comm comm)
+{
+    if (__builtin_expect(__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED) != 0, 0)) {
+        compi_nbc_progress();
+        compi_nbc_drain(comm);
+    }
 }
 
 /* Living with other PMPI tools (lib/wrappers/interpose.c). compi_bypass is set at

@@ -118,6 +118,8 @@ int compi_impl_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int 
 }
 int compi_impl_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    if (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED))
+        return compi_nbc_blocking_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm);
     return compi_blocking_send(COMPI_SMODE_READY, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 int compi_impl_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -375,7 +377,10 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     COMPI_PROF_SEND_HOOK(comm, dest, sendcount, sendtype, COMPI_PROF_SENDRECV);
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest))
+    /* while a nonblocking collective of compi's is live both halves are
+     * nonblocking and completed by compi's Wait (see compi_nbc_blocking_send) */
+    int live = __atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED) != 0;
+    if (!live && compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                              comm, status);
     /* A named source: as MPI does it, the receive is posted before the send,
@@ -384,7 +389,7 @@ int compi_impl_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
      * send then a matching blocking receive cost 5% of the run). A wildcard
      * may meet a same-node sender: its blocking receive matches first
      * (compi_blocking_recv), after the send. Sends never block here. */
-    int wildcard = source == MPI_ANY_SOURCE, rc, rrc;
+    int wildcard = source == MPI_ANY_SOURCE && !live, rc, rrc;
     MPI_Request rreq = MPI_REQUEST_NULL, sreq;
     if (!wildcard) {
         rc = compi_nonblocking_recv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rreq, COMPI_FAM_SENDRECV);
@@ -410,7 +415,8 @@ int compi_impl_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
                                 MPI_Comm comm, MPI_Status *status)
 {
     const compi_comm_info *ci = compi_comm_lookup(comm);
-    if (compi_p2p_plain(ci, source) && compi_send_is_plain(ci, dest)) {
+    if (!__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED) && compi_p2p_plain(ci, source) &&
+        compi_send_is_plain(ci, dest)) {
         COMPI_PROF_SEND_HOOK(comm, dest, count, dt, COMPI_PROF_SENDRECV);
         return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, status);
     }

@@ -3,7 +3,8 @@
 """Run an MPI program under compi with COMPI_REPORT set, then validate the report.
 
 usage: check_report.py --report FILE --codec NAME [--ranks N] [--all-compressed [--bcast-root R]]
-                       [--min-ratio X] [--wire-oracle] [--pool-threads N,M,...] -- launcher args...
+                       [--min-ratio X] [--wire-oracle] [--pool-threads N,M,...]
+                       [--nbc FAMILY.FIELD=N]... -- launcher args...
 
 Expected schema (lib/core/report.c): a top-level object with a "ranks" array
 (one entry per rank) and a "totals" object; totals["codecs"][<codec>] holds
@@ -61,6 +62,8 @@ def main():
                     help="this rank sent pipelined (chunked) messages with the codec, every other rank received some")
     ap.add_argument("--pool-threads", default="",
                     help="comma-separated COMPI_THREADS per rank (rank r: item r mod n)")
+    ap.add_argument("--nbc", action="append", default=[], metavar="FAMILY.FIELD=N",
+                    help="every rank's nonblocking_collectives.FAMILY.FIELD is N (repeatable)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -138,10 +141,24 @@ def main():
         check_pipelined(doc, a.codec, a.pipelined_from)
     if a.pool_threads:
         check_pool(doc, [int(t) for t in a.pool_threads.split(",")])
+    for spec in a.nbc:
+        check_nbc(doc, spec)
     print("PASS [check_report] %s ratio %.2f" % (where, bin_ / bout))
 
 
 FRAME_HEADER = 32
+
+
+def check_nbc(doc, spec):
+    """FAMILY.FIELD=N: each rank's count in the nonblocking_collectives section."""
+    key, _, want = spec.partition("=")
+    family, _, field = key.partition(".")
+    for r in doc.get("ranks", []):
+        got = r.get("nonblocking_collectives", {}).get(family, {}).get(field, 0)
+        if got != int(want):
+            fail("rank %s: nonblocking_collectives.%s.%s is %s, expected %s" % (r.get("rank"), family, field, got,
+                                                                                 want))
+    print("report: nonblocking_collectives.%s.%s = %s on every rank" % (family, field, want))
 
 
 def check_pipelined(doc, codec, sender):

@@ -24,9 +24,15 @@
  * Part 3: several nonblocking collectives outstanding on one communicator,
  * completed in reverse or through MPI_Waitsome, and Igatherv/Iscatterv.
  * Part 4: progress without Wait: rank 0 starts a two-round MPI_Iallreduce
- * and then polls MPI_Iprobe, or blocks in MPI_Recv or MPI_Probe, until rank
- * 1, which waits for the reduction, sends it a message. NBC_ALL_CASES=<n> sets the cases per collective of
- * part 1 (default 10). */
+ * and then polls MPI_Iprobe, or blocks in MPI_Recv, MPI_Probe,
+ * MPI_Sendrecv(_replace), until rank 1, which waits for the reduction,
+ * sends it a message, or enters MPI_Barrier or MPI_Bcast, which the other
+ * ranks enter after their Wait.
+ * Part 5: a 32-byte-element derived type with a negative lower bound
+ * through the schedules, freed before the Wait. Part 6: the calls compi
+ * passes to the MPI (Ibarrier, Iscan, Iexscan, (I)neighbor_alltoallw).
+ * NBC_ALL_CASES=<n> sets the cases per collective of part 1 (default 10). */
+#include <unistd.h>
 #include "mpitest.h"
 
 static int nb_turn;   /* which completion style the next collective uses */
@@ -528,32 +534,61 @@ static void rooted_v(void)
 /* A two-round nonblocking collective advances from a rank's other MPI
  * calls: rank 0 does not wait for it before rank 1's message has come, and
  * rank 1 sends that only after its MPI_Wait on the reduction returned.
- * Rank 0 polls MPI_Iprobe (phase 0), or blocks in MPI_Recv (phase 1) or
- * MPI_Probe (phase 2). */
+ * Rank 0 polls MPI_Iprobe (phase 0), or blocks in MPI_Recv (1), MPI_Probe
+ * (2), MPI_Sendrecv (3) or MPI_Sendrecv_replace (4) from MPI_ANY_SOURCE
+ * (so a blocking receive inside); in phases 5 and 6 it
+ * enters a blocking MPI_Barrier or MPI_Bcast on the same communicator that
+ * the other ranks enter only after their Wait. A hang fails the test
+ * (SIGALRM) instead of running into the ctest timeout. */
 static void progress_without_wait(void)
 {
-    static const char *how[] = {"MPI_Iprobe", "a blocking MPI_Recv", "a blocking MPI_Probe"};
-    for (int phase = 0; phase < 3; phase++) {
+    static const char *how[] = {"MPI_Iprobe",          "a blocking MPI_Recv",   "a blocking MPI_Probe",
+                                "MPI_Sendrecv",        "MPI_Sendrecv_replace",  "a blocking MPI_Barrier",
+                                "a blocking MPI_Bcast"};
+    for (int phase = 0; phase < 7; phase++) {
         mt_group_begin("progress while in %s", how[phase]);
+        alarm(60);
         int cnt = 100000;
         int *s = mt_malloc(sizeof(int) * (size_t)cnt), *r = mt_malloc(sizeof(int) * (size_t)cnt);
         for (int i = 0; i < cnt; i++) s[i] = mt_rank + i % 17 + phase;
         MPI_Request q;
+        /* the others start late, so rank 0 is blocked before its first round
+         * can complete (the outcome does not depend on it, only whether a
+         * missing advance shows) */
+        if (phase >= 3 && mt_rank != 0) usleep(50000);
         MPI_CALL(MPI_Iallreduce(s, r, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q));
-        int token = 0;
-        if (mt_rank == 0) {
+        int token = 0, mine = 1, peer = mt_rank == 0 ? 1 : 0;
+        MPI_Status st;
+        if (phase >= 5) {
+            if (mt_rank != 0) MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+            token = 1;
+            if (phase == 5) MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            else MPI_CALL(MPI_Bcast(&token, 1, MPI_INT, 1, MPI_COMM_WORLD));
+            if (mt_rank == 0) MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        } else if (mt_rank == 0) {
             int flag = 0;
-            MPI_Status st;
             if (phase == 0)
                 while (!flag) MPI_CALL(MPI_Iprobe(1, 4242, MPI_COMM_WORLD, &flag, &st));
             if (phase == 2) MPI_CALL(MPI_Probe(1, 4242, MPI_COMM_WORLD, &st));
-            MPI_CALL(MPI_Recv(&token, 1, MPI_INT, 1, 4242, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            if (phase <= 2) MPI_CALL(MPI_Recv(&token, 1, MPI_INT, 1, 4242, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            /* from any source: a wildcard receive is a blocking one inside */
+            if (phase == 3)
+                MPI_CALL(MPI_Sendrecv(&mine, 1, MPI_INT, 1, 4242, &token, 1, MPI_INT, MPI_ANY_SOURCE, 4242,
+                                      MPI_COMM_WORLD, &st));
+            if (phase == 4) {
+                MPI_CALL(MPI_Sendrecv_replace(&mine, 1, MPI_INT, 1, 4242, MPI_ANY_SOURCE, 4242, MPI_COMM_WORLD, &st));
+                token = mine;
+            }
             MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
         } else {
             MPI_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
             token = 1;
-            if (mt_rank == 1) MPI_CALL(MPI_Send(&token, 1, MPI_INT, 0, 4242, MPI_COMM_WORLD));
+            if (mt_rank == 1 && phase <= 2) MPI_CALL(MPI_Send(&token, 1, MPI_INT, 0, 4242, MPI_COMM_WORLD));
+            if (mt_rank == 1 && phase >= 3)
+                MPI_CALL(MPI_Sendrecv(&token, 1, MPI_INT, peer, 4242, &mine, 1, MPI_INT, peer, 4242, MPI_COMM_WORLD,
+                                      &st));
         }
+        alarm(0);
         CHECK_INT("token", 1, token);
         long bad = 0, n = mt_size;
         for (int i = 0; i < cnt; i++) bad += r[i] != n * (n - 1) / 2 + n * (i % 17 + phase);
@@ -564,12 +599,160 @@ static void progress_without_wait(void)
     }
 }
 
+/* ------------------------------------------------ wide-element types --- */
+
+/* A derived type of 32-byte basic elements (long double complex) with a
+ * negative lower bound: elements at -2, 0 and 2 of a 6-element extent.
+ * A compressed block ends inside such an element whatever its count. */
+typedef struct {
+    long double re, im;
+} wt_el;
+#define WT_EXT 6
+
+static MPI_Datatype wt_type(void)
+{
+    int disp[3] = {-2, 0, 2};
+    MPI_Datatype ib, t;
+    MPI_CALL(MPI_Type_create_indexed_block(3, 1, disp, MPI_C_LONG_DOUBLE_COMPLEX, &ib));
+    MPI_CALL(MPI_Type_create_resized(ib, -2 * (MPI_Aint)sizeof(wt_el), WT_EXT * (MPI_Aint)sizeof(wt_el), &t));
+    MPI_CALL(MPI_Type_free(&ib));
+    MPI_CALL(MPI_Type_commit(&t));
+    return t;
+}
+
+/* nb blocks of cnt elements of the type; the base is 2 slots in. */
+static wt_el *wt_buf(int nb, int cnt)
+{
+    size_t n = (size_t)nb * (size_t)cnt * WT_EXT + 1;
+    wt_el *b = mt_malloc(n * sizeof *b);
+    memset(b, 0, n * sizeof *b);
+    for (size_t i = 0; i < n; i++) b[i].re = -7777, b[i].im = 7777;
+    return b + 2;
+}
+
+/* Block blk of buffer base: what rank s sends rank d (d -1: every rank). */
+static void wt_fill(wt_el *base, int blk, int cnt, int s, int d)
+{
+    for (int i = 0; i < cnt; i++)
+        for (int k = 0; k < 3; k++) {
+            wt_el *e = base + (size_t)(blk * cnt + i) * WT_EXT + 2 * k - 2;
+            e->re = s * 1000 + (d + 1) * 100 + i * 3 + k;
+            e->im = -(i % 5);
+        }
+}
+
+/* op: 0 Ibcast, 1 Igather, 2 Iscatter, 3 Iallgather, 4 Ialltoall,
+ * 5 Ialltoallv, 6 Ineighbor_alltoall, 7 Neighbor_allgather; the two
+ * neighbourhood ones on ring (from the left, to the right). The type is
+ * freed right after a nonblocking call, as the standard allows. */
+static void wt_case(int op, int cnt, int root, MPI_Comm ring)
+{
+    static const char *names[] = {"MPI_Ibcast",    "MPI_Igather",    "MPI_Iscatter",           "MPI_Iallgather",
+                                  "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ineighbor_alltoall", "MPI_Neighbor_allgather"};
+    int n = mt_size, me = mt_rank, left = (me + n - 1) % n;
+    int nbr = op == 0 || op == 2 || op >= 6 ? 1 : n, nbs = op == 2 || op == 4 || op == 5 ? n : 1;
+    wt_el *sb = wt_buf(nbs, cnt), *rb = wt_buf(nbr, cnt), *ex = wt_buf(nbr, cnt);
+    for (int b = 0; b < nbs; b++) wt_fill(sb, b, cnt, me, nbs > 1 ? b : op == 1 ? root : -1);
+    if (op == 0 && me == root) wt_fill(rb, 0, cnt, me, -1);
+    if (op == 0 || op == 2) wt_fill(ex, 0, cnt, root, op == 0 ? -1 : me);
+    for (int b = 0; b < n && (op == 3 || op == 4 || op == 5 || (op == 1 && me == root)); b++)
+        wt_fill(ex, b, cnt, b, op == 3 ? -1 : op == 1 ? root : me);
+    if (op >= 6) wt_fill(ex, 0, cnt, left, -1);
+    int *counts = malloc(sizeof(int) * (size_t)n), *displs = malloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) counts[i] = cnt, displs[i] = i * cnt;
+    MPI_Datatype t = wt_type();
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = op == 0 ? MPI_Ibcast(rb, cnt, t, root, MPI_COMM_WORLD, &r)
+           : op == 1 ? MPI_Igather(sb, cnt, t, rb, cnt, t, root, MPI_COMM_WORLD, &r)
+           : op == 2 ? MPI_Iscatter(sb, cnt, t, rb, cnt, t, root, MPI_COMM_WORLD, &r)
+           : op == 3 ? MPI_Iallgather(sb, cnt, t, rb, cnt, t, MPI_COMM_WORLD, &r)
+           : op == 4 ? MPI_Ialltoall(sb, cnt, t, rb, cnt, t, MPI_COMM_WORLD, &r)
+           : op == 5 ? MPI_Ialltoallv(sb, counts, displs, t, rb, counts, displs, t, MPI_COMM_WORLD, &r)
+           : op == 6 ? MPI_Ineighbor_alltoall(sb, cnt, t, rb, cnt, t, ring, &r)
+                     : MPI_Neighbor_allgather(sb, cnt, t, rb, cnt, t, ring);
+    MPI_CALL(MPI_Type_free(&t));
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, names[op], "%d elements, root %d: %s", cnt, root, mt_errstr(rc));
+    size_t tot = (size_t)nbr * (size_t)cnt * WT_EXT + 1, bad = 0, first = 0;
+    for (size_t i = 0; i < tot; i++) {
+        const wt_el *g = rb - 2 + i, *e = ex - 2 + i;
+        if ((g->re != e->re || g->im != e->im) && !bad++) first = i;
+    }
+    CHECK(!bad, names[op], "%d elements of a 32-byte-element type, root %d: %zu of %zu slots wrong, first %zu", cnt,
+          root, bad, tot, first);
+    free(counts);
+    free(displs);
+    free(sb - 2);
+    free(rb - 2);
+    free(ex - 2);
+}
+
+static void wide_types(void)
+{
+    mt_group_begin("32-byte elements, negative lower bound, type freed before the wait");
+    int me = mt_rank, n = mt_size, left = (me + n - 1) % n, right = (me + 1) % n, w = 1;
+    MPI_Comm ring;
+    MPI_CALL(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &w, 1, &right, &w, MPI_INFO_NULL, 0, &ring));
+    static const int cnts[] = {1, 5, 40};
+    for (int op = 0; op < 8; op++)
+        for (int c = 0; c < 3; c++) wt_case(op, cnts[c], (op + c) % n, ring);
+    MPI_CALL(MPI_Comm_free(&ring));
+    mt_group_end();
+}
+
+/* The calls compi passes to the MPI (counted): Ibarrier, Iscan, Iexscan,
+ * and the w neighbourhood variants with byte displacements on a ring. */
+static void passed_through(void)
+{
+    mt_group_begin("MPI_Ibarrier, MPI_Iscan, MPI_Iexscan, MPI_(I)neighbor_alltoallw");
+    int me = mt_rank, n = mt_size, left = (me + n - 1) % n, right = (me + 1) % n, w = 1, m = 3000;
+    int *a = mt_malloc(sizeof(int) * (size_t)m), *sc = mt_malloc(sizeof(int) * (size_t)m);
+    int *ex = mt_malloc(sizeof(int) * (size_t)m);
+    for (int i = 0; i < m; i++) a[i] = (me + 1) * (i % 100);
+    MPI_Request q[3];
+    MPI_CALL(MPI_Ibarrier(MPI_COMM_WORLD, &q[0]));
+    MPI_CALL(MPI_Iscan(a, sc, m, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]));
+    MPI_CALL(MPI_Iexscan(a, ex, m, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[2]));
+    MPI_CALL(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
+    long bad = 0;
+    for (int i = 0; i < m; i++) {
+        bad += sc[i] != (me + 1) * (me + 2) / 2 * (i % 100);
+        bad += me > 0 && ex[i] != me * (me + 1) / 2 * (i % 100);
+    }
+    CHECK(!bad, "MPI_Iscan/MPI_Iexscan", "%ld elements wrong", bad);
+    MPI_Comm ring;
+    MPI_CALL(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &w, 1, &right, &w, MPI_INFO_NULL, 0, &ring));
+    MPI_Aint disp = 8; /* bytes: the block starts at the third int */
+    MPI_Datatype t = MPI_INT;
+    int cnt = m - 2;
+    for (int nb = 0; nb < 2; nb++) {
+        memset(sc, MT_SENTINEL, sizeof(int) * (size_t)m);
+        if (nb) {
+            MPI_CALL(MPI_Ineighbor_alltoallw(a, &cnt, &disp, &t, sc, &cnt, &disp, &t, ring, &q[0]));
+            MPI_CALL(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+        } else {
+            MPI_CALL(MPI_Neighbor_alltoallw(a, &cnt, &disp, &t, sc, &cnt, &disp, &t, ring));
+        }
+        bad = 0;
+        for (int i = 2; i < m; i++) bad += sc[i] != (left + 1) * (i % 100);
+        CHECK(!bad, nb ? "MPI_Ineighbor_alltoallw" : "MPI_Neighbor_alltoallw", "%ld elements wrong", bad);
+        CHECK_SENTINEL("neighbor_alltoallw: the bytes before the displacement", sc, 0, 8);
+    }
+    MPI_CALL(MPI_Comm_free(&ring));
+    free(a);
+    free(sc);
+    free(ex);
+    mt_group_end();
+}
+
 static int nbc_finish_all(void)
 {
     nbr_all();
     outstanding();
     rooted_v();
     progress_without_wait();
+    wide_types();
+    passed_through();
     return mt_finish();
 }
 

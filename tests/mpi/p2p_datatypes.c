@@ -311,6 +311,29 @@ int main(int argc, char **argv)
         free(src);
     }
     mt_group_end();
+    /* ---- basic elements wider than 16 bytes in non-contiguous layouts: a
+     *      compressed message ends inside one whatever its element count */
+    mt_group_begin("indexed long double complex (32-byte elements)");
+    {
+        int n = 200, idx[100];
+        long double *src = mt_malloc((size_t)n * 2 * sizeof(long double));
+        memset(src, 0, (size_t)n * 2 * sizeof(long double));
+        for (int i = 0; i < n; i++) src[2 * i] = i, src[2 * i + 1] = -(i % 7);
+        for (int i = 0; i < n / 2; i++) idx[i] = 2 * i;
+        for (int k = 5; k <= n / 2; k *= 4) {
+            MPI_Datatype ib;
+            MPI_Type_create_indexed_block(k, 1, idx, MPI_C_LONG_DOUBLE_COMPLEX, &ib);
+            MPI_Type_commit(&ib);
+            char w[96];
+            snprintf(w, sizeof w, "indexed_block(%d, 1, every other) -> the same", k);
+            xfer(w, src, 1, ib, (size_t)n * 32, 1, ib, 1, k);
+            snprintf(w, sizeof w, "%d contiguous -> indexed_block(%d, 1, every other)", k, k);
+            xfer(w, src, k, MPI_C_LONG_DOUBLE_COMPLEX, (size_t)n * 32, 1, ib, 1, k);
+            MPI_Type_free(&ib);
+        }
+        free(src);
+    }
+    mt_group_end();
     /* ---- MPI_PACKED on either side, MPI_BOTTOM with absolute addresses,
      *      Sendrecv_replace with a non-contiguous type */
     mt_group_begin("MPI_PACKED, MPI_BOTTOM + absolute struct, Sendrecv_replace(vector)");
