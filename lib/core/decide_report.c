@@ -98,8 +98,9 @@ static void compi_json_links(compi_sbuf *b)
 {
     compi_sbuf_printf(b, ", \"links\": [");
     int first = 1;
+    compi_link_state tmp;
     for (int i = 0; i < compi_g.node_count; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_link_view(i, &tmp);
         if (i == compi_g.my_node || !l->model) continue;
         pthread_mutex_lock(&l->lock);
         const compi_linkest *e = &l->est;
@@ -130,8 +131,9 @@ void compi_engine_links_summary(void)
     if (!compi_E.ready || (compi_cfg.mode != COMPI_MODE_ADAPTIVE && compi_cfg.mode != COMPI_MODE_GUIDED)) return;
     char line[1024];
     int n = snprintf(line, sizeof line, "compi: rank 0's links:"), shown = 0, prior = 0;
+    compi_link_state tmp;
     for (int i = 0; i < compi_g.node_count && n < (int)sizeof line; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_link_view(i, &tmp);
         if (i == compi_g.my_node || !l->model) continue;
         pthread_mutex_lock(&l->lock);
         compi_linksrc src = l->est.source;
@@ -171,8 +173,10 @@ char *compi_engine_report_json(void)
     uint64_t obs = 0;
     double scale = 1;
     for (int i = 0; i < compi_E.nlinks; i++) {
-        obs += compi_E.links[i].observations;
-        if (compi_E.links[i].observations) scale = compi_E.links[i].scale;
+        const compi_link_state *l = compi_E.links[i]; /* one never used observed nothing */
+        if (!l) continue;
+        obs += l->observations;
+        if (l->observations) scale = l->scale;
     }
     compi_sbuf_printf(&b, ", \"observations\": %llu, \"scale\": %.3f, \"calibrate_seconds\": %.3f}, \"codec_model\": ",
                       (unsigned long long)obs, scale, compi_E.calibrate_s);
@@ -181,7 +185,8 @@ char *compi_engine_report_json(void)
     compi_sbuf_printf(&b, ", \"windows\": [");
     int first = 1;
     for (int i = 0; i < compi_E.nlinks; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_E.links[i]; /* one never used has no windows */
+        if (!l) continue;
         pthread_mutex_lock(&l->lock);
         for (int g = 0; g < COMPI_WIN_GROUPS; g++)
             for (int c = 0; l->win[g] && c < COMPI_CLASS_COUNT; c++) {
