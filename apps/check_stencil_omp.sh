@@ -8,6 +8,9 @@
 # 4 KiB chunks, COMPI_THREADS=2 and auto), must print one checksum.
 # Usage: check_stencil_omp.sh openmpi|mpich <libcompi.so> <compi_stencil3d>
 # CHECK_OMP_THREADS="1 2" (default): the OpenMP thread counts tried.
+# Another hybrid app (its --omp styles, same checks): CHECK_OMP_STYLES (default
+# "masteronly funneled"), CHECK_OMP_ARGS (its problem), CHECK_OMP_CHUNK
+# (COMPI_CHUNK, default 4K; off: collective blocks go whole, coded by the pool).
 set -euo pipefail
 mpi=$1 lib=$2 bin=$3
 work=$(mktemp -d)
@@ -18,7 +21,7 @@ run() {
     local tag=$1 nt=$2 ct=$3; shift 3
     local -a env=(OMP_NUM_THREADS="$nt" OMP_WAIT_POLICY=passive)
     if [[ $ct != - ]]; then
-        env+=(LD_PRELOAD="$lib" COMPI_MODE=fixed COMPI_CODEC=zstd COMPI_MIN_BYTES=0 COMPI_CHUNK=4K
+        env+=(LD_PRELOAD="$lib" COMPI_MODE=fixed COMPI_CODEC=zstd COMPI_MIN_BYTES=0 COMPI_CHUNK="${CHECK_OMP_CHUNK:-4K}"
               COMPI_THREADS="$ct" COMPI_DEBUG_RANKS_PER_NODE=1 COMPI_REPORT="$work/$tag.json")
     fi
     local -a flags=() kv
@@ -42,10 +45,11 @@ PY
 }
 
 args=(--nx 32 --ny 32 --nz 8 --iters 20 --check-every 7)
+[[ -z ${CHECK_OMP_ARGS:-} ]] || read -r -a args <<<"$CHECK_OMP_ARGS"
 ref=$(run ref 1 - "${args[@]}")
 echo "pure MPI plain:                      $ref"
 rc=0
-for style in masteronly funneled; do
+for style in ${CHECK_OMP_STYLES:-masteronly funneled}; do
     for nt in ${CHECK_OMP_THREADS:-1 2}; do
         for ct in - 2 auto; do
             [[ $ct == auto && $nt == 1 ]] && continue

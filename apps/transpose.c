@@ -39,6 +39,12 @@
  * sweeps of one plane / one z line are independent of the others'); the
  * field, and so the checksum, is bitwise the one of the blocking run.
  *
+ * --omp masteronly: hybrid MPI+OpenMP (OMP_NUM_THREADS threads per rank):
+ * the source, the sweeps and the packing and unpacking of the transposes
+ * run as OpenMP loops, and the master thread alone calls MPI, between
+ * them (MPI_THREAD_FUNNELED). Every cell is computed by the same
+ * expression as without threads, so the checksum is the pure-MPI one.
+ *
  * Timed phase: the iterations. bytes_sent: the blocks every rank sends to
  * the other ranks in the two transposes of each iteration. */
 #include <math.h>
@@ -65,21 +71,25 @@ typedef struct {
 
 static int g_rank, g_nranks;
 static int g_overlap; /* --overlap: chunked transposes overlapped with the sweeps */
+/* --omp masteronly: the loops between the MPI calls in OpenMP */
+static int g_omp;
 #define OVERLAP_CHUNKS 4
 
 static const char *const usage =
     "usage: compi_transpose [--scale F] [--n N] [--iters I] [--sweeps S] [--serial auto|on|off] [--overlap]\n"
-    "                       [--quiet]\n"
+    "                       [--omp masteronly] [--quiet]\n"
     "  default: N = 128 (F scales the cell count, N rounded to a multiple of the ranks), 8 iterations,\n"
     "  12 diffusion sweeps per direction and iteration; two MPI_Alltoall transposes of the whole\n"
     "  field per iteration; serial recheck on rank 0 when N <= 160 (auto)\n"
-    "  --overlap: each transpose in chunks by MPI_Ialltoall, overlapped with the next chunk's sweeps\n";
+    "  --overlap: each transpose in chunks by MPI_Ialltoall, overlapped with the next chunk's sweeps\n"
+    "  --omp masteronly: OMP_NUM_THREADS threads per rank run the loops, the master calls MPI between them\n";
 
 static int transpose_option(const char *a, const char *v, void *opts)
 {
     options *o = opts;
     if (!strcmp(a, "--overlap")) return g_overlap = 1;
     if (!v) return 0;
+    if (!strcmp(a, "--omp")) return strcmp(v, "masteronly") ? -1 : (g_omp = 1, 2);
     if (!strcmp(a, "--n")) return (o->n = atoi(v)) < 2 ? -1 : 2;
     if (!strcmp(a, "--sweeps")) return (o->sweeps = atoi(v)) < 1 ? -1 : 2;
     if (!strcmp(a, "--serial")) {
@@ -160,6 +170,7 @@ static void apply_source(field *f, int it)
     const double th = 2.0 * 3.14159265358979323846 * it / PATH_PERIOD;
     const double cx = n * (0.5 + 0.25 * cos(th)), cy = n * (0.5 + 0.25 * sin(th)), cz = n * (0.5 + 0.125 * sin(2 * th));
     const double r = 0.1 * n, r2 = r * r;
+#pragma omp parallel for if (g_omp) schedule(static)
     for (int k = 0; k < f->m; k++) {
         double z = f->rank * f->m + k + 0.5 - cz;
         if (z * z > r2) continue;
@@ -178,6 +189,7 @@ static void apply_source(field *f, int it)
 static void sweep_xy(field *f)
 {
     const int n = f->n;
+#pragma omp parallel for if (g_omp) schedule(static)
     for (int k = 0; k < f->m; k++)
         for (int y = 0; y < n; y++) {
             const double *row = f->u + ((size_t)k * n + y) * n;
@@ -197,7 +209,9 @@ static void sweep_xy(field *f)
 static void sweep_z(field *f)
 {
     const int n = f->n;
-    for (size_t line = 0; line < (size_t)f->m * n; line++) {
+    const long lines = (long)f->m * n;
+#pragma omp parallel for if (g_omp) schedule(static)
+    for (long line = 0; line < lines; line++) {
         const double *a = f->w + line * n;
         double *out = f->tmp + line * n;
         for (int z = 0; z < n; z++) {
@@ -226,6 +240,7 @@ static void exchange(field *f)
 static void transpose_z_to_x(field *f)
 {
     const int n = f->n, m = f->m;
+#pragma omp parallel for if (g_omp) schedule(static)
     for (int d = 0; d < f->p; d++) {
         double *blk = f->sbuf + (size_t)d * f->block;
         for (int k = 0; k < m; k++)
@@ -234,6 +249,7 @@ static void transpose_z_to_x(field *f)
                        m * sizeof(double));
     }
     exchange(f);
+#pragma omp parallel for if (g_omp) schedule(static)
     for (int s = 0; s < f->p; s++) {
         const double *blk = f->rbuf + (size_t)s * f->block;
         for (int k = 0; k < m; k++)
@@ -246,6 +262,7 @@ static void transpose_z_to_x(field *f)
 static void transpose_x_to_z(field *f)
 {
     const int n = f->n, m = f->m;
+#pragma omp parallel for if (g_omp) schedule(static)
     for (int d = 0; d < f->p; d++) {
         double *blk = f->sbuf + (size_t)d * f->block;
         for (int k = 0; k < m; k++)
@@ -254,6 +271,7 @@ static void transpose_x_to_z(field *f)
                     blk[((size_t)k * n + y) * m + i] = f->w[((size_t)i * n + y) * n + (size_t)d * m + k];
     }
     exchange(f);
+#pragma omp parallel for if (g_omp) schedule(static)
     for (int s = 0; s < f->p; s++) {
         const double *blk = f->rbuf + (size_t)s * f->block;
         for (int k = 0; k < m; k++)
@@ -401,7 +419,21 @@ static uint64_t field_hash(const field *f, unsigned long long *ambient, unsigned
 
 int main(int argc, char **argv)
 {
-    app_start(&argc, &argv, &g_rank, &g_nranks);
+    /* --omp: threads exist, the master calls MPI */
+    int hybrid = 0;
+    for (int i = 1; i < argc; i++) hybrid |= !strcmp(argv[i], "--omp");
+    if (hybrid) {
+        int provided = MPI_THREAD_SINGLE;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+        MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &g_nranks);
+        if (provided < MPI_THREAD_FUNNELED) {
+            if (g_rank == 0) fprintf(stderr, "compi_transpose: --omp needs MPI_THREAD_FUNNELED; got %d\n", provided);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    } else {
+        app_start(&argc, &argv, &g_rank, &g_nranks);
+    }
     options o;
     parse_args(argc, argv, &o);
     const int n = o.n;

@@ -10,6 +10,7 @@ beff_usage() {
     cat <<'USAGE'
 usage: compi bench beff [--mpi openmpi|mpich] [--nodes N] [--ppn P] [--codec C|adaptive]
                         [--lmax SIZE] [--data NAME] [--budget SEC] [--lib PATH] [--rebuild]
+                        [--vcluster] [--rate RATE] [--plot OUT.png]
 
   Runs compi_beff four times on this machine: pure MPI (N x P ranks, P per
   node) and hybrid (N ranks, OMP_NUM_THREADS=P), plain and with compi
@@ -20,6 +21,14 @@ usage: compi bench beff [--mpi openmpi|mpich] [--nodes N] [--ppn P] [--codec C|a
   Prints the per-pattern tables, then Table 1's rows (b_eff average over the
   21 sizes and at L_max, 3-D cyclic likewise; per node or process in
   parentheses) and the compi/plain ratio of each.
+  --vcluster  run on N emulated nodes (compi vcluster, private name cbeff)
+              linked at RATE (--rate, default 1gbit; implies --vcluster):
+              pure MPI P ranks per node, hybrid one rank per node; waiting
+              ranks yield their core. The hybrid compi row gets P-1 helper
+              threads (COMPI_THREADS; the masteronly node's idle cores)
+              unless COMPI_THREADS is set.
+  --plot OUT  a bar chart of Table 1 (matplotlib; without it, a text chart
+              on stdout).
   On one machine the "nodes" share its memory bus: for a real network run
   compi_beff under your cluster's launcher, plain and with LD_PRELOAD.
 USAGE
@@ -27,7 +36,7 @@ USAGE
 
 # shellcheck disable=SC2034  # BENCH_REBUILD is read by bench_build (bench.sh)
 bench_beff() {
-    local mpi nodes=2 ppn=2 codec=lz4 lmax=8M data=double_smooth budget=0.05 lib=""
+    local mpi nodes=2 ppn=2 codec=lz4 lmax=8M data=double_smooth budget=0.05 lib="" vcluster=0 rate=1gbit plot=""
     mpi=$(default_mpi)
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -39,6 +48,9 @@ bench_beff() {
             --data) data=$2; shift 2 ;;
             --budget) budget=$2; shift 2 ;;
             --lib) lib=$2; shift 2 ;;
+            --vcluster) vcluster=1; shift ;;
+            --rate) rate=${2:?--rate needs a value}; vcluster=1; shift 2 ;;
+            --plot) plot=${2:?--plot needs a file}; shift 2 ;;
             --rebuild) BENCH_REBUILD=1; shift ;;   # read by bench_build (bench.sh)
             -h|--help) beff_usage; return 0 ;;
             *) die "bench beff: unknown option '$1'" ;;
@@ -52,18 +64,34 @@ bench_beff() {
     launcher=$(launcher_for_mpi "$mpi")
     local -a policy=(COMPI_MODE=fixed COMPI_CODEC="$codec")
     [[ $codec == adaptive ]] && policy=(COMPI_MODE=adaptive)
-    local out
+    local out vname=cbeff
     out=$(mktemp -d)
+    if (( vcluster )); then
+        # The trap tears the cluster down on any exit, also Ctrl-C or failure.
+        trap 'compi_vcluster_down '"$vname" EXIT
+        compi_vcluster_up "$vname" "${COMPI_BENCH_SUBNET:-10.213.43}" "$nodes" "$rate" "$ppn"
+        echo "=== compi bench beff: $mpi, $nodes emulated nodes at $rate ==="
+    fi
     # beff_run TAG NP RANKS_PER_NODE THREADS PRELOAD(0|1)
     beff_run() {
         local tag=$1 np=$2 rpn=$3 nt=$4 pre=$5
         local -a env=(OMP_NUM_THREADS="$nt")
-        (( pre )) && env+=(LD_PRELOAD="$lib" "${policy[@]}" COMPI_DEBUG_RANKS_PER_NODE="$rpn")
-        local -a flags=() mflags=()
+        local -a flags=() mflags=() run
+        if (( vcluster )); then
+            # the masteronly node's other cores idle while its rank communicates
+            (( pre )) && env+=("${policy[@]}" COMPI_THREADS="${COMPI_THREADS:-$((nt > 1 ? nt - 1 : 0))}")
+            run=(bash "$COMPI_TOOL" vcluster run --name "$vname" --mpi "$mpi")
+            (( pre )) && run+=(--preload "$lib")
+            (( rpn == 1 )) && run+=(--map rr)
+            run+=(--)
+            mapfile -t mflags < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" yield)
+        else
+            (( pre )) && env+=(LD_PRELOAD="$lib" "${policy[@]}" COMPI_DEBUG_RANKS_PER_NODE="$rpn")
+            run=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$launcher")
+            [[ $mpi == openmpi ]] && mflags=(--oversubscribe --bind-to none)
+        fi
         mapfile -t flags < <(compi_env_flags "$mpi" "${env[@]}")
-        [[ $mpi == openmpi ]] && mflags=(--oversubscribe --bind-to none)
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-            "$launcher" "${mflags[@]}" -np "$np" "${flags[@]}" "$bin" --lmax "$lmax" --data "$data" \
+        "${run[@]}" "${mflags[@]}" -np "$np" "${flags[@]}" "$bin" --lmax "$lmax" --data "$data" \
             --budget "$budget" --label "$tag" >"$out/$tag.txt" 2>&1 ||
             { cat "$out/$tag.txt" >&2; die "bench beff: the $tag run failed"; }
         sed -n '/^compi_beff/,/^RESULT/p' "$out/$tag.txt"
@@ -72,9 +100,9 @@ bench_beff() {
     beff_run mpp_compi $((nodes * ppn)) "$ppn" 1 1
     beff_run hybrid_plain "$nodes" 1 "$ppn" 0
     beff_run hybrid_compi "$nodes" 1 "$ppn" 1
-    python3 - "$out" "$nodes" "$ppn" <<'PY'
+    /usr/bin/python3 - "$out" "$nodes" "$ppn" "$plot" <<'PY'
 import re, sys
-d, nodes, ppn = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d, nodes, ppn, plot = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 def res(tag):
     line = [l for l in open(f"{d}/{tag}.txt") if l.startswith("RESULT")][-1]
     return {k: v for k, v in re.findall(r"(\w+)=(\S+)", line)}
@@ -90,6 +118,34 @@ for a, b in (("mpp_plain", "hybrid_plain"), ("mpp_compi", "hybrid_compi"), ("hyb
              ("mpp_compi", "mpp_plain")):
     print(f"{a + '/' + b:24}" + "".join(f"{float(r[a][k]) / float(r[b][k]):>{w}.2f}"
                                         for k, w in zip(keys, (16, 16, 18, 19))))
+rows = ("hybrid_plain", "hybrid_compi", "mpp_plain", "mpp_compi")
+vals = {t: [float(r[t][k]) for k in keys] for t in rows}
+try:
+    if not plot:
+        raise ImportError("no --plot")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 4))
+    w = 0.2
+    for i, t in enumerate(rows):
+        ax.bar([x + (i - 1.5) * w for x in range(len(keys))], vals[t], w, label=t)
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(("b_eff (avg)", "b_eff at L_max", "3-D cyclic (avg)", "3-D cyclic at L_max"))
+    ax.set_ylabel("MB/s, accumulated")
+    ax.set_title(f"b_eff, {nodes} nodes x {ppn}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(plot)
+    print(f"plot: {plot}")
+except ImportError as e:
+    # a text chart: one bar per row and column, scaled to the largest value
+    top = max(max(v) for v in vals.values()) or 1
+    print("\ntext chart (MB/s accumulated; # = %.0f MB/s)%s" % (top / 40, "" if not plot else f" [no matplotlib: {e}]"))
+    for k, name in enumerate(keys):
+        print(name)
+        for t in rows:
+            print(f"  {t:14}{'#' * round(40 * vals[t][k] / top):<41}{vals[t][k]:.0f}")
 bad = [t for t in r if r[t].get("check") != "OK"]
 print("check: " + ("FAIL " + " ".join(bad) if bad else "OK (every received byte verified)"))
 sys.exit(1 if bad else 0)

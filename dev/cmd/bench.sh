@@ -278,8 +278,10 @@ bench_pingpong() {
         trap 'compi_vcluster_down '"$name" EXIT
         compi_vcluster_up "$name" "$subnet" 2 "$rate" 1
         echo "=== compi bench pingpong: $mpi, 2 ranks on 2 emulated nodes at $rate, ${envkv[*]} ==="
+        # the emulated nodes share this host's cores: a waiting rank yields
+        # its core (to the other rank's codec pool, say)
         local -a vflags
-        mapfile -t vflags < <(compi_vcluster_launch_flags "$mpi")
+        mapfile -t vflags < <(compi_vcluster_launch_flags "$mpi"; compi_idle_flags "$mpi" yield)
         bash "$COMPI_TOOL" vcluster run --name "$name" --mpi "$mpi" --preload "$lib" -- \
             "${vflags[@]}" -np 2 "${envflags[@]}" "$bin" "${args[@]}"
     fi

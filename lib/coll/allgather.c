@@ -81,6 +81,9 @@ static int compi_coll_allgather_leaders(void *recvbuf, const int recvcounts[], c
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
+    for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) /* node blocks do not overlap: decoded side by side */
+        if (kk != k && nt[kk] != MPI_DATATYPE_NULL) rc = compi_coll_xfer_prepare(&x, kk, recvbuf, 1, nt[kk]);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_decode(&x);
     for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++)
         if (kk != k && nt[kk] != MPI_DATATYPE_NULL)
             rc = compi_coll_xfer_deliver(&x, kk, recvbuf, 1, nt[kk], l->leader_of[kk], comm);

@@ -5,7 +5,8 @@
  * the application's data as it is: raw blocks, the rank's own and those
  * inside its node, travel typed from the send buffer straight into the
  * receive buffer), then one exchange (pipex.c); frames are decoded into
- * recvbuf after it. An in-place call sends copies (its send data is where
+ * recvbuf after it. The frames' codec work runs on the codec pool
+ * (blocks.c). An in-place call sends copies (its send data is where
  * the blocks arrive). */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
         if (len == 0 || (in_place && j == l->rank)) continue; /* in place: my own block stays where it is */
         x.out[j] = &outs[j];
         if (compi_peer_is_remote(ci, j)) {
-            rc = compi_coll_out_build(&outs[j], ci, j, COMPI_FAM_ALLTOALL, blk, sendcounts[j], sendtype, &ti, in_place);
+            rc = compi_coll_out_begin(&outs[j], ci, j, COMPI_FAM_ALLTOALL, blk, sendcounts[j], sendtype, &ti, in_place);
         } else if (!in_place) { /* same node: sent from the caller's buffer as it is */
             compi_coll_out_typed(&outs[j], blk, sendcounts[j], sendtype, len);
         } else if (!(outs[j].frame = malloc(len))) {
@@ -55,6 +56,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
             rc = compi_pack_bytes(blk, sendcounts[j], sendtype, outs[j].frame, len);
         }
     }
+    if (rc == MPI_SUCCESS) rc = compi_coll_outs_code(outs, n); /* the frames, on the codec pool */
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         if (recvcounts[i] <= 0 || (in_place && i == l->rank)) continue;
         compi_typeinfo ti;
@@ -68,6 +70,10 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
     for (int j = 0; j < n; j++)
         if (x.out[j] && compi_peer_is_remote(ci, j)) wire += compi_coll_out_wire(x.out[j]);
     *wire_out += wire;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        if (compi_peer_is_remote(ci, i))
+            rc = compi_coll_xfer_prepare(&x, i, (char *)recvbuf + rdispls[i] * rext, recvcounts[i], recvtype);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_decode(&x);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         void *dst = (char *)recvbuf + rdispls[i] * rext;
         if (compi_peer_is_remote(ci, i)) {

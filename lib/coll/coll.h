@@ -43,6 +43,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/decide.h"
+#include "core/send.h"
 #include "core/state.h"
 #include "core/stats.h"
 #include "engine/trials.h"
@@ -172,6 +173,8 @@ typedef struct {
     int *blen;            /* their lengths (-1: dropped by a test fault) */
     size_t wire, raw_chunks;
     uint64_t ns, hidden;
+    compi_frame_work work; /* a whole frame whose codec work is pending (compi_coll_outs_code) */
+    int pending, copy, work_rc;
 } compi_coll_out;
 /* Collective blocks are pipelined only with a fixed COMPI_CHUNK (an
  * explicit request): with auto they go whole. Measured (README,
@@ -191,6 +194,16 @@ static inline int compi_coll_pipelines(void)
  * the block is never sent from it (raw: a raw frame). */
 int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
                          int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy);
+/* The same in two steps (lib/coll/blocks.c), for calls that build several
+ * blocks: compi_coll_out_begin decides and packs on the calling thread and
+ * leaves a whole frame's codec work pending; compi_coll_outs_code then does
+ * the pending work of outs[0..n) on the codec pool (lib/pool) and finishes
+ * every block in order on the calling thread. The frames are the bytes
+ * compi_coll_out_build makes, whatever the pool's thread count. On failure
+ * the blocks still need compi_coll_out_free. */
+int compi_coll_out_begin(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
+                         int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy);
+int compi_coll_outs_code(compi_coll_out *outs, int n);
 /* A block sent as it is, typed (same-node blocks). */
 void compi_coll_out_typed(compi_coll_out *o, const void *buf, int count, MPI_Datatype dt, size_t size);
 void compi_coll_out_free(compi_coll_out *o);
@@ -243,6 +256,7 @@ typedef struct {
     unsigned char **stage;
     int *piped;
     compi_coll_blocks got;
+    struct compi_coll_dec *dec; /* compressed frames the pool decodes (blocks.c); NULL: none */
 } compi_coll_xfer;
 /* Allocates for n ranks (all empty); MPI_ERR_NO_MEM or MPI_SUCCESS. */
 int compi_coll_xfer_init(compi_coll_xfer *x, int n);
@@ -260,6 +274,16 @@ int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int s
  * decoded from its frame (source: its comm rank, for errors). */
 int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source,
                             MPI_Comm comm);
+/* For calls that deliver several blocks: before the compi_coll_xfer_deliver
+ * calls, compi_coll_xfer_prepare (same arguments) notes each compressed
+ * frame that fits its destination, and compi_coll_xfer_decode decodes them
+ * all on the codec pool (into the destination when its type is
+ * contiguous, else aside); compi_coll_xfer_deliver then reports each
+ * frame's error, or unpacks it, in the caller's order. Destinations must
+ * not overlap. */
+int compi_coll_xfer_prepare(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt);
+int compi_coll_xfer_decode(compi_coll_xfer *x);
+void compi_coll_dec_free(compi_coll_xfer *x);
 
 /* ---- gates (lib/engine/trials.h): in adaptive and guided mode, whether a
  * call runs compi's path or the MPI's own, per communicator, collective and

@@ -30,6 +30,7 @@
 #include "core/decide.h"
 #include "core/state.h"
 #include "core/stats.h"
+#include "core/status.h"
 
 /* The families compi counts for the report. */
 typedef enum {
@@ -119,4 +120,19 @@ void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
  * error (MPI_ERR_TOPOLOGY without a topology). */
 int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out, int **send_sub, int **recv_sub);
 
+/* ---- node-aware reductions (nbc_nodes.c): where some node holds several
+ * ranks; ci: comm's info (the gates of nbc.c passed) */
+int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                             const compi_comm_info *ci, MPI_Request *request);
+int compi_nbc_node_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                          MPI_Comm comm, const compi_comm_info *ci, MPI_Request *request);
+/* recvcounts NULL: every block recvcount elements (the _block form) */
+int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, int recvcount,
+                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, const compi_comm_info *ci,
+                                  compi_nbc_kind kind, MPI_Request *request);
+
+/* ---- profile (nbc_prof.c): a neighbourhood call's blocks as this rank's
+ * point-to-point sends of family (a COMPI_PROF_* send family) to its
+ * out-neighbours; sendcounts NULL: sendcount each */
+void compi_nbr_prof(MPI_Comm comm, const int *sendcounts, int sendcount, MPI_Datatype sendtype, int family);
 #endif

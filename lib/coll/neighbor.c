@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include "coll/coll.h"
 #include "coll/nbc.h"
+#include "core/profile.h"
 
 static int *compi_nbc_ints(int n)
 {
@@ -137,6 +138,7 @@ int compi_impl_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatyp
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLTOALL, comm);
+    compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_SEND);
     if (!ci) return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 0, recvbuf, NULL, NULL, recvcount, recvtype, comm,
                          ci, COMPI_NBC_NEIGHBOR_ALLTOALL, COMPI_FAM_ALLTOALL, NULL);
@@ -146,6 +148,7 @@ int compi_impl_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dataty
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLTOALL, comm);
+    compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_ISEND);
     if (!ci) return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 0, recvbuf, NULL, NULL, recvcount, recvtype, comm,
                          ci, COMPI_NBC_INEIGHBOR_ALLTOALL, COMPI_FAM_ALLTOALL, request);
@@ -156,6 +159,7 @@ int compi_impl_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], c
                                   MPI_Datatype recvtype, MPI_Comm comm)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLTOALLV, comm);
+    compi_nbr_prof(comm, sendcounts, 0, sendtype, COMPI_PROF_SEND);
     if (!ci)
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                        comm);
@@ -168,6 +172,7 @@ int compi_impl_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], 
                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLTOALLV, comm);
+    compi_nbr_prof(comm, sendcounts, 0, sendtype, COMPI_PROF_ISEND);
     if (!ci)
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                         comm, request);
@@ -179,6 +184,7 @@ int compi_impl_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dataty
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLGATHER, comm);
+    compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_SEND);
     if (!ci) return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, NULL, NULL, recvcount, recvtype, comm,
                          ci, COMPI_NBC_NEIGHBOR_ALLGATHER, COMPI_FAM_ALLGATHER, NULL);
@@ -188,6 +194,7 @@ int compi_impl_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLGATHER, comm);
+    compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_ISEND);
     if (!ci) return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, NULL, NULL, recvcount, recvtype, comm,
                          ci, COMPI_NBC_INEIGHBOR_ALLGATHER, COMPI_FAM_ALLGATHER, request);
@@ -197,6 +204,7 @@ int compi_impl_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datat
                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLGATHERV, comm);
+    compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_SEND);
     if (!ci) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, recvcounts, displs, 0, recvtype, comm,
                          ci, COMPI_NBC_NEIGHBOR_ALLGATHERV, COMPI_FAM_ALLGATHER, NULL);
@@ -207,6 +215,7 @@ int compi_impl_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Data
                                     MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLGATHERV, comm);
+    compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_ISEND);
     if (!ci)
         return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                          request);

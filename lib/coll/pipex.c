@@ -39,118 +39,6 @@
 #define COMPI_COLL_TAG_WHOLE 1
 #define COMPI_COLL_TAG_CHUNK 2
 
-void compi_coll_out_typed(compi_coll_out *o, const void *buf, int count, MPI_Datatype dt, size_t size)
-{
-    o->typed = 1;
-    o->tbuf = buf;
-    o->tcount = count;
-    o->ttype = dt;
-    o->flen = size;
-}
-
-/* A pipelined block of size bytes at src, compressed with codec in chunks
- * of chunk bytes (o->packed, if set, is compi's copy src points into). */
-static int compi_coll_out_pipe(compi_coll_out *o, const unsigned char *src, size_t size, size_t chunk,
-                               const compi_codec *codec, const compi_typeinfo *ti, int copy)
-{
-    unsigned log2 = 0;
-    while (((size_t)1 << log2) < chunk) log2++;
-    if (((size_t)1 << log2) != chunk || log2 < COMPI_CHUNK_LOG2_MIN || log2 > COMPI_CHUNK_LOG2_MAX)
-        return MPI_ERR_INTERN;
-    if (copy && !o->packed) { /* the send data is overwritten during the exchange (in place) */
-        if (!(o->packed = malloc(size))) return MPI_ERR_NO_MEM;
-        memcpy(o->packed, src, size);
-        src = o->packed;
-    }
-    o->log2 = log2;
-    o->chunk = chunk;
-    o->src = src;
-    o->size = size;
-    o->codec = codec;
-    o->params = (compi_codec_params){ti->dtclass, ti->elem_size, compi_cfg.level};
-    o->n = compi_chunk_count(size, log2);
-    o->bufs = calloc(o->n, sizeof *o->bufs);
-    o->blen = calloc(o->n, sizeof *o->blen);
-    return o->bufs && o->blen ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-}
-
-int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
-                         int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy)
-{
-    memset(o, 0, sizeof *o);
-    size_t size = (size_t)ti->size;
-    compi_decide(&o->d, ci, peer, -1, ti, fam);
-    COMPI_STAT_ADD(messages[fam], 1);
-    COMPI_STAT_ADD(bytes[fam], size);
-    const compi_codec *codec = NULL;
-    size_t chunk = 0;
-    const unsigned char *src = (const unsigned char *)buf + ti->true_lb;
-    if (compi_decision_needs_data(&o->d) && size > 0) {
-        if (!ti->contiguous) {
-            if (!(o->packed = malloc(size))) return MPI_ERR_NO_MEM;
-            int rc = compi_pack_bytes(buf, count, dt, o->packed, size);
-            if (rc != MPI_SUCCESS) {
-                compi_coll_out_free(o);
-                return rc;
-            }
-            src = o->packed;
-        }
-        codec = compi_decision_settle(&o->d, (const char *)src, ti, &chunk);
-    }
-    int rc = MPI_SUCCESS;
-    if (codec && chunk && compi_coll_pipelines() && size >= (size_t)2 << COMPI_CHUNK_LOG2_MIN) {
-        rc = compi_coll_out_pipe(o, src, size, chunk, codec, ti, copy);
-        if (rc != MPI_SUCCESS) compi_coll_out_free(o);
-        return rc;
-    }
-    if (codec || copy) {
-        /* compressed (the settled decision compresses the packed bytes), or
-         * raw but the caller's data is overwritten during the exchange: a
-         * frame of compi's own */
-        compi_typeinfo packed_ti = *ti;
-        packed_ti.type_size = 1; /* frames land in compi's buffer as bytes: no element padding needed */
-        if (o->packed) {
-            packed_ti.contiguous = 1;
-            packed_ti.true_lb = 0;
-        }
-        rc = compi_frame_encode(o->packed ? o->packed : buf, count, dt, &packed_ti, &o->d, &o->frame, &o->flen);
-        free(o->packed);
-        o->packed = NULL;
-        if (rc != MPI_SUCCESS) {
-            compi_coll_out_free(o);
-            return rc;
-        }
-        compi_frame_header h;
-        char why[160];
-        if (copy ||
-            (compi_frame_read_header(o->frame, o->flen, &h, why, sizeof why) == COMPI_OK && h.codec != COMPI_CODEC_RAW))
-            return MPI_SUCCESS;
-        free(o->frame); /* raw after all: sent from the caller's buffer, not from a copy */
-        o->frame = NULL;
-    }
-    free(o->packed);
-    o->packed = NULL;
-    compi_coll_out_typed(o, buf, count, dt, size);
-    return MPI_SUCCESS;
-}
-
-void compi_coll_out_free(compi_coll_out *o)
-{
-    if (!o) return;
-    free(o->frame);
-    free(o->packed);
-    if (o->bufs)
-        for (size_t k = 0; k < o->n; k++) free(o->bufs[k]);
-    free(o->bufs);
-    free(o->blen);
-    memset(o, 0, sizeof *o);
-}
-
-size_t compi_coll_out_wire(const compi_coll_out *o)
-{
-    return o->chunk ? o->wire : o->flen;
-}
-
 /* Chunk k of o, encoded once for every destination. */
 static int compi_coll_chunk(compi_coll_out *o, size_t k)
 {
@@ -740,6 +628,7 @@ int compi_coll_xfer_init(compi_coll_xfer *x, int n)
 
 void compi_coll_xfer_free(compi_coll_xfer *x)
 {
+    compi_coll_dec_free(x);
     for (int i = 0; i < x->n && x->stage; i++) free(x->stage[i]);
     free(x->out);
     free(x->in);
@@ -764,14 +653,4 @@ int compi_coll_xfer_expect(compi_coll_xfer *x, int i, size_t size, unsigned char
 int compi_coll_xfer_run(compi_coll_xfer *x, MPI_Comm sub, MPI_Comm chunks, int same, const int *names, MPI_Comm comm)
 {
     return compi_coll_exchange(sub, chunks, same, x->out, x->in, x->stage, &x->got, x->piped, names, comm);
-}
-
-int compi_coll_xfer_deliver(compi_coll_xfer *x, int i, void *dst, int count, MPI_Datatype dt, int source, MPI_Comm comm)
-{
-    if (x->piped[i]) return x->stage[i] ? compi_unpack_bytes(x->stage[i], x->in[i].size, dst, count, dt) : MPI_SUCCESS;
-    if (x->got.lens[i] == 0) return MPI_SUCCESS; /* nothing, or it came typed: in place already */
-    MPI_Status st;
-    memset(&st, 0, sizeof st);
-    st.MPI_SOURCE = source;
-    return compi_frame_deliver(x->got.bytes + x->got.displs[i], x->got.lens[i], dst, count, dt, &st, comm);
 }

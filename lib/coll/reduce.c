@@ -112,9 +112,10 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
         }
         compi_typeinfo ti;
         compi_typeinfo_get(dt, len, &ti);
-        rc = compi_coll_out_build(&outs[c], ci, l->leader_of[c], fam, part, len, dt, &ti, 0);
+        rc = compi_coll_out_begin(&outs[c], ci, l->leader_of[c], fam, part, len, dt, &ti, 0);
         x.out[c] = &outs[c];
     }
+    if (rc == MPI_SUCCESS) rc = compi_coll_outs_code(outs, p); /* the frames, on the codec pool */
     int len = compi_parts_total(q, my);
     compi_typeinfo mti;
     compi_typeinfo_get(dt, len, &mti);
@@ -143,6 +144,9 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
+    for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++)
+        if (c != my) rc = compi_coll_xfer_prepare(&x, c, contrib[c] - tlb, len, dt);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_decode(&x);
     for (int c = 0; c < p && rc == MPI_SUCCESS && len > 0; c++) {
         if (c == my) continue;
         rc = compi_coll_xfer_deliver(&x, c, contrib[c] - tlb, len, dt, l->leader_of[c], comm);
@@ -176,6 +180,25 @@ static int compi_expect_chunks(compi_coll_xfer *x, void *acc, int n, MPI_Datatyp
     }
     return rc;
 }
+/* Every other leader's chunk into its place in acc after the exchange:
+ * the frames decoded side by side on the codec pool, then each checked. */
+static int compi_deliver_chunks(compi_coll_xfer *x, void *acc, int n, MPI_Datatype dt, MPI_Aint ext, int p, int my,
+                                const compi_coll_layout *l, MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
+            int cs, clen;
+            compi_chunk(n, p, c, &cs, &clen);
+            if (c == my || clen == 0) continue;
+            char *at = (char *)acc + (MPI_Aint)cs * ext;
+            rc = pass ? compi_coll_xfer_deliver(x, c, at, clen, dt, l->leader_of[c], comm)
+                      : compi_coll_xfer_prepare(x, c, at, clen, dt);
+        }
+        if (rc == MPI_SUCCESS && !pass) rc = compi_coll_xfer_decode(x);
+    }
+    return rc;
+}
 /* Leaders: the reduced chunks, each leader's own, to every leader (one
  * exchange, pipex.c): a pipelined chunk is decoded into acc as it arrives
  * (a contiguous type), else staged and unpacked; whole frames are delivered
@@ -202,12 +225,7 @@ static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint e
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
-    for (int c = 0; c < p && rc == MPI_SUCCESS; c++) {
-        int cs, clen;
-        compi_chunk(n, p, c, &cs, &clen);
-        if (c == my || clen == 0) continue;
-        rc = compi_coll_xfer_deliver(&x, c, (char *)acc + (MPI_Aint)cs * ext, clen, dt, l->leader_of[c], comm);
-    }
+    if (rc == MPI_SUCCESS) rc = compi_deliver_chunks(&x, acc, n, dt, ext, p, my, l, comm);
 out:
     if (built) compi_coll_out_free(&o);
     compi_coll_xfer_free(&x);
@@ -240,12 +258,7 @@ static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext,
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 0, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o);
-    for (int c = 0; c < p && rc == MPI_SUCCESS && my == root_node; c++) {
-        int cs, clen;
-        compi_chunk(n, p, c, &cs, &clen);
-        if (c == my || clen == 0) continue;
-        rc = compi_coll_xfer_deliver(&x, c, (char *)acc + (MPI_Aint)cs * ext, clen, dt, l->leader_of[c], comm);
-    }
+    if (rc == MPI_SUCCESS && my == root_node) rc = compi_deliver_chunks(&x, acc, n, dt, ext, p, my, l, comm);
 out:
     if (built) compi_coll_out_free(&o);
     compi_coll_xfer_free(&x);
@@ -287,6 +300,9 @@ static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, const compi_t
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, to < 0, l->leader_of, comm);
     if (rc == MPI_SUCCESS && built) *wire += compi_coll_out_wire(&o) * (size_t)(to < 0 ? p - 1 : 1);
+    for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++)
+        if (c != my) rc = compi_coll_xfer_prepare(&x, c, contrib[c] - ti->true_lb, n, dt);
+    if (rc == MPI_SUCCESS && receiving) rc = compi_coll_xfer_decode(&x);
     for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++)
         if (c != my) rc = compi_coll_xfer_deliver(&x, c, contrib[c] - ti->true_lb, n, dt, l->leader_of[c], comm);
     for (int k = 0; k < p && rc == MPI_SUCCESS && receiving; k++) {

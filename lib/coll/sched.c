@@ -440,7 +440,7 @@ int compi_nbc_progress(void)
 
 void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all)
 {
-    while (__atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED)) {
+    for (unsigned idle = 0; __atomic_load_n(&compi_nbc_live, __ATOMIC_RELAXED);) {
         int ready = need_all, any_active = 0;
         for (int i = 0; i < count; i++) {
             int flag = 1;
@@ -458,6 +458,10 @@ void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all)
             }
         }
         if (ready || !any_active) return;
-        if (!compi_nbc_progress()) sched_yield();
+        /* poll as the MPI's own wait does: yielding at every idle turn
+         * leaves the sockets undrained while other processes run (on a
+         * busy node, half the link's rate) */
+        if (compi_nbc_progress()) idle = 0;
+        else if ((++idle & 63) == 0) sched_yield();
     }
 }

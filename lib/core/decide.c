@@ -169,6 +169,7 @@ void compi_engine_inject_timings(compi_netcal_opts *o)
     o->inject_alpha_us = compi_cfg.debug_link.alpha_us;
     o->inject_beta_ns = compi_cfg.debug_link.beta_ns;
     o->inject_outlier_every = compi_cfg.debug_link.outlier_every;
+    o->inject_burst = compi_cfg.debug_link.burst_bytes;
     o->budget_s = 0;
     o->max_rtt_s = 0;
 }
@@ -212,7 +213,6 @@ static void compi_link_init(compi_link_state *l, const compi_net_link *model, co
         compi_linkest_init(&l->est, model, compi_E.net_from);
         l->model = &l->est.model;
     }
-    l->scale = 1.0;
     snprintf(l->name, sizeof l->name, "inter %s-%s", a, b);
 }
 
@@ -375,9 +375,8 @@ double compi_engine_inter_ns_per_byte(double bytes)
         compi_link_state *l = compi_link_view(i, &tmp);
         if (!l->model || i == compi_g.my_node) continue;
         pthread_mutex_lock(&l->lock);
-        double scale = l->observations ? l->scale : 1.0;
+        double t = compi_net_time_us(l->model, bytes) * 1e3 / bytes;
         pthread_mutex_unlock(&l->lock);
-        double t = compi_net_time_us(l->model, bytes) * scale * 1e3 / bytes;
         if (t > worst) worst = t;
     }
     return worst;
@@ -480,10 +479,15 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
 
 _Static_assert(COMPI_CHUNK_OFF == COMPI_ESTIMATE_NO_CHUNKS, "one value says: never pipeline");
 
-static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int dtclass, size_t elem)
+/* The estimate's context for link l, on a copy of its model (*copy,
+ * the caller's): learning rewrites the model under l->lock, which the
+ * caller holds here and need not hold while it estimates. */
+static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int dtclass, size_t elem,
+                                                compi_net_link *copy)
 {
-    compi_estimate_ctx x = {l->model, l->scale,        &compi_E.codecs, dtclass,
-                            elem,     compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now()};
+    *copy = *l->model;
+    compi_estimate_ctx x = {
+        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now()};
     return x;
 }
 
@@ -492,8 +496,9 @@ size_t compi_decision_chunk(const compi_decision *d, size_t size)
     if (!d->codec || compi_cfg.chunk == COMPI_CHUNK_OFF) return 0;
     compi_link_state *l = d->link ? d->link : compi_decision_link(d);
     if (!l) return compi_cfg.chunk && size >= 2 * compi_cfg.chunk ? compi_cfg.chunk : 0;
+    compi_net_link m;
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1, &m);
     pthread_mutex_unlock(&l->lock);
     return compi_estimate_chunk(&x, size);
 }
@@ -509,9 +514,10 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     }
     if (!d->evaluate || !d->link) return;
     compi_link_state *l = d->link;
-    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size);
+    compi_net_link m;
     compi_estimate best;
     pthread_mutex_lock(&l->lock);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size, &m);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
     double need = compi_window_threshold(w, compi_cfg.min_speedup);
     pthread_mutex_unlock(&l->lock);
@@ -532,7 +538,10 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     if (out_len > 0 && (size_t)out_len < size && compi_coll_scope.active && d->fam >= COMPI_FAM_BCAST)
         compi_coll_scope.saved_bytes += size - (size_t)out_len;
     compi_link_state *l = d->link;
-    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1);
+    compi_net_link m;
+    pthread_mutex_lock(&l->lock);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1, &m);
+    pthread_mutex_unlock(&l->lock);
     double tc_us = (double)compress_ns * 1e-3, achieved;
     if (out_len <= 0) {
         /* sent raw after paying for (part of) a compression */
@@ -556,25 +565,5 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     pthread_mutex_lock(&l->lock);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);
     if (w) compi_window_outcome(w, &compi_cfg.window, achieved, compi_engine_now_s());
-    pthread_mutex_unlock(&l->lock);
-}
-
-void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns)
-{
-    if (!compi_cfg.refresh || !d->link || wire_bytes < COMPI_OBS_MIN_BYTES) return;
-    compi_link_state *l = d->link;
-    double predicted = compi_net_time_us(l->model, (double)wire_bytes);
-    double r = (double)ns * 1e-3 / predicted;
-    if (r < 0.05) r = 0.05;
-    if (r > 20) r = 20;
-    pthread_mutex_lock(&l->lock);
-    l->obs[l->obs_next] = r;
-    l->obs_next = (l->obs_next + 1) % COMPI_OBS_RING;
-    if (l->nobs < COMPI_OBS_RING) l->nobs++;
-    double lo = l->obs[0];
-    for (unsigned i = 1; i < l->nobs; i++)
-        if (l->obs[i] < lo) lo = l->obs[i];
-    l->scale = lo > 1.0 ? lo : 1.0;
-    l->observations++;
     pthread_mutex_unlock(&l->lock);
 }

@@ -56,19 +56,14 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 /* After the codec ran: out_len < 0 when the message went raw after all
  * (the sample check found it incompressible, or the codec failed). */
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
-/* A blocking send of wire_bytes to d's link took ns: corrects the network model. */
-void compi_engine_observe_send(const compi_decision *d, size_t wire_bytes, uint64_t ns);
-/* Samples of the link to world rank world_peer's node (engine/linkest.h):
- * `bytes` arrived back to back in `us` (rate), or took `us` one way (time). */
-void compi_engine_observe_rate(int world_peer, double bytes, double us);
-/* A pipelined message's chunks after the first: `bytes` on the wire in
- * `us`, codec codec_id (dtclass, ratio about `ratio`), decoded here in
- * decode_us. A rate sample unless the sender may have been the bottleneck:
- * its compression time, estimated from decode_us and the codec model's
- * decompress/compress ratio, near the flow's time. */
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
-                               double decode_us);
-void compi_engine_observe_time(int world_peer, double bytes, double us);
+/* A pipelined message's later chunks: `bytes` on the wire in `us` after
+ * `head` bytes of chunks before them, codec codec_id (dtclass, ratio about
+ * `ratio`), decoded here in decode_us. A rate sample of the link to world
+ * rank world_peer's node (engine/linkest.h) unless the sender may have been
+ * the bottleneck: its compression time, estimated from decode_us and the
+ * codec model's decompress/compress ratio, near the flow's time. */
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, double head, int codec_id, int dtclass,
+                               double ratio, double decode_us);
 /* At a collective on comm: on agreed calls, the ranks agree the collective
  * floors from their learned links (one small allreduce). Every rank of comm
  * must call it for the same collectives. */

@@ -170,16 +170,7 @@ char *compi_engine_report_json(void)
     double now = compi_engine_now_s();
     compi_sbuf_printf(&b, "{\"network\": {\"source\": ");
     compi_json_string(&b, compi_E.net.source);
-    uint64_t obs = 0;
-    double scale = 1;
-    for (int i = 0; i < compi_E.nlinks; i++) {
-        const compi_link_state *l = compi_E.links[i]; /* one never used observed nothing */
-        if (!l) continue;
-        obs += l->observations;
-        if (l->observations) scale = l->scale;
-    }
-    compi_sbuf_printf(&b, ", \"observations\": %llu, \"scale\": %.3f, \"calibrate_seconds\": %.3f}, \"codec_model\": ",
-                      (unsigned long long)obs, scale, compi_E.calibrate_s);
+    compi_sbuf_printf(&b, ", \"calibrate_seconds\": %.3f}, \"codec_model\": ", compi_E.calibrate_s);
     compi_json_string(&b, compi_E.codecs.source);
     compi_json_links(&b);
     compi_sbuf_printf(&b, ", \"windows\": [");

@@ -14,18 +14,6 @@
 #include "engine/window.h"
 #include "netcal/netcal.h"
 
-/* Observed/predicted times kept per link. Sends only ever tell that the
- * link is slower than modelled (congestion, a slower network than the
- * file's): a late receiver makes a send look slower, so the smallest of the
- * last few is taken; and a send that returns faster than the model is no
- * evidence at all, since an MPI may return once the data is in socket
- * buffers (Open MPI over TCP, 1 Gbit/s: 1 MiB sends measured 0.06-0.11 of
- * the link time, which made adaptive mode send 16x-compressible data raw).
- * So the correction is max(1, min of the ring). */
-#define COMPI_OBS_RING 8
-/* Only rendezvous-sized sends measure the link, not a local copy. */
-#define COMPI_OBS_MIN_BYTES (256 * 1024)
-
 /* Window groups: every point-to-point family is one group, each collective
  * family its own. */
 #define COMPI_WIN_GROUPS (1 + COMPI_FAM_COUNT - COMPI_FAM_BCAST)
@@ -37,10 +25,6 @@ typedef struct compi_link_state {
     uint64_t reopened;           /* windows re-studied because the model changed */
     uint64_t sender_bound;       /* pipelined samples left out: the sender's codec was the bottleneck */
     char name[2 * COMPI_NET_NAME_MAX + 16];
-    double scale;
-    double obs[COMPI_OBS_RING];
-    unsigned nobs, obs_next;
-    uint64_t observations;
     compi_window *win[COMPI_WIN_GROUPS]; /* [group][class], NULL until the group's first message */
 } compi_link_state;
 

@@ -52,9 +52,10 @@ static void compi_link_model_changed(compi_link_state *l, double was_alpha, doub
               l->est.model.alpha_us, beta > 0 ? 1e3 / beta : 0, was_alpha, was_beta > 0 ? 1e3 / was_beta : 0);
 }
 
-/* One sample for the link to world rank peer's node: a rate (bytes back to
- * back, no latency) or a one-way time. */
-static void compi_engine_observe(int world_peer, double bytes, double us, int rate)
+/* One rate sample for the link to world rank peer's node: `bytes` back to
+ * back in `us`, after `head` bytes of the same message (for the injected
+ * timings' token bucket). */
+static void compi_engine_observe_rate(int world_peer, double bytes, double us, double head)
 {
     if (!compi_E.ready || !compi_cfg.refresh || world_peer < 0 || world_peer >= compi_g.world_size) return;
     int node = compi_g.node_of_world[world_peer];
@@ -64,35 +65,25 @@ static void compi_engine_observe(int world_peer, double bytes, double us, int ra
     if (compi_cfg.debug_link.set) {
         uint64_t seq = __atomic_fetch_add(&compi_E.link_seq, 1, __ATOMIC_RELAXED);
         us = compi_linkest_injected_us(compi_cfg.debug_link.alpha_us, compi_cfg.debug_link.beta_ns,
-                                       compi_cfg.debug_link.outlier_every, seq, bytes, !rate);
+                                       compi_cfg.debug_link.outlier_every, seq, bytes, 0,
+                                       compi_cfg.debug_link.burst_bytes, head);
     }
     pthread_mutex_lock(&l->lock);
     double was_alpha = l->est.model.alpha_us, was_beta = compi_linkest_beta_ns(&l->est);
     uint64_t rejected = l->est.fits_rejected;
-    int changed = rate ? compi_linkest_add_rate(&l->est, bytes, us) : compi_linkest_add_time(&l->est, bytes, us);
-    if (changed) compi_link_model_changed(l, was_alpha, was_beta);
+    if (compi_linkest_add_rate(&l->est, bytes, us)) compi_link_model_changed(l, was_alpha, was_beta);
     else if (l->est.fits_rejected != rejected && rejected == 0)
         compi_log(compi_learn_level(), "link %s: a fit of its samples was rejected (%s); keeping its %s model", l->name,
                   l->est.last_rejection, compi_linksrc_name(l->est.source));
     pthread_mutex_unlock(&l->lock);
 }
 
-void compi_engine_observe_rate(int world_peer, double bytes, double us)
-{
-    compi_engine_observe(world_peer, bytes, us, 1);
-}
-
-void compi_engine_observe_time(int world_peer, double bytes, double us)
-{
-    compi_engine_observe(world_peer, bytes, us, 0);
-}
-
 /* A sender busier compressing than the link was moving bytes times its
  * codec, not the link: kept only when the flow took over twice the
  * compression time it implies. */
 #define COMPI_PIPE_LINK_BOUND 2.0
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
-                               double decode_us)
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, double head, int codec_id, int dtclass,
+                               double ratio, double decode_us)
 {
     if (!compi_E.ready || !compi_cfg.refresh) return;
     const compi_codec *c = codec_id ? compi_codec_by_id((uint8_t)codec_id) : NULL;
@@ -106,7 +97,7 @@ void compi_engine_observe_pipe(int world_peer, double bytes, double us, int code
             return;
         }
     }
-    compi_engine_observe(world_peer, bytes, us, 1);
+    compi_engine_observe_rate(world_peer, bytes, us, head);
 }
 
 /* Agreement points on a communicator: its 2nd, 4th, ... 64th collective,
@@ -148,17 +139,21 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
 }
 
 /* The bounded probe: netcal's ping-pongs between the node leaders of comm
- * (its own duplicate of comm), sizes 4, 8, 16, 32, 64 KiB, fastest of 3, within
- * COMPI_PROBE_BUDGET_S (the three smallest sizes whatever the budget); links that still have only the prior take the
+ * (its own duplicate of comm), sizes 8 KiB .. 256 KiB doubling, fastest
+ * of 3, within COMPI_PROBE_BUDGET_S (the three smallest sizes whatever
+ * the budget: at 100 Mbit/s 8 .. 128 KiB, at 1 Gbit/s all of them). The
+ * sizes reach beyond the burst a shaper's token bucket or a switch's
+ * buffer passes at once, for the steady-state fit (engine/model.h) to
+ * find the link's rate. Links that still have only the prior take the
  * probed model unless its fit was degenerate. Collective over comm. */
-#define COMPI_PROBE_MAX_BYTES (64 * 1024)
-#define COMPI_PROBE_BUDGET_S 0.1
+#define COMPI_PROBE_MAX_BYTES (256 * 1024)
+#define COMPI_PROBE_BUDGET_S 0.2
 static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
 {
     compi_netcal_opts o;
     compi_netcal_opts_init(&o);
     o.max_bytes = COMPI_PROBE_MAX_BYTES;
-    o.min_bytes = COMPI_PROBE_MAX_BYTES / 16; /* 4 .. 64 KiB: sizes where the bytes show */
+    o.min_bytes = COMPI_PROBE_MAX_BYTES / 32; /* 8 .. 256 KiB: sizes where the bytes show */
     o.size_shift = 1;
     o.min_sizes = 3; /* the fewest a robust fit takes */
     o.fastest = 1;   /* a loaded node delays, never speeds, a round trip */

@@ -145,57 +145,82 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         *codec_out = COMPI_CODEC_CHUNKED;
         return MPI_SUCCESS;
     }
-    size_t cap = size;
-    if (codec) {
-        /* room for whichever codec the decision ends with */
-        size_t bound = compi_codec_bound_max(size);
-        cap = bound > size ? bound : size;
-    }
-    unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
-    if (!frame) {
-        free(packed);
-        return MPI_ERR_NO_MEM;
-    }
-    unsigned char *payload = frame + COMPI_FRAME_HEADER_SIZE;
-    size_t wire_payload = size;
-    if (!ti->contiguous && !packed) {
-        int rc = compi_pack_bytes(buf, count, dt, payload, size);
+    if (!ti->contiguous && !packed) { /* raw: packed straight into the frame */
+        unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + size);
+        if (!frame) return MPI_ERR_NO_MEM;
+        int rc = compi_pack_bytes(buf, count, dt, frame + COMPI_FRAME_HEADER_SIZE, size);
         if (rc != MPI_SUCCESS) {
             free(frame);
             return rc;
         }
-        src = (const char *)payload;
+        compi_frame_write_header(frame, &h);
+        *codec_out = COMPI_CODEC_RAW;
+        *frame_out = frame;
+        *frame_len = COMPI_FRAME_HEADER_SIZE + size;
+        return MPI_SUCCESS;
     }
-    if (codec) {
+    compi_frame_work w = {.src = src, .size = size, .codec = codec, .params = params, .fill_raw = fill_raw || packed};
+    int rc = compi_frame_work_run(&w);
+    free(packed);
+    if (rc != MPI_SUCCESS) return rc;
+    compi_frame_work_count(&w, d);
+    *codec_out = w.id;
+    *frame_out = w.frame;
+    *frame_len = w.flen;
+    return MPI_SUCCESS;
+}
+
+int compi_frame_work_run(compi_frame_work *w)
+{
+    size_t size = w->size, cap = size;
+    compi_frame_header h = {COMPI_CODEC_RAW, (uint8_t)w->params.dtclass, size, size, 0};
+    if (w->codec) {
+        /* room for whichever codec the decision ends with */
+        size_t bound = compi_codec_bound_max(size);
+        cap = bound > size ? bound : size;
+    }
+    w->clen = -1;
+    w->ns = 0;
+    unsigned char *frame = malloc(COMPI_FRAME_HEADER_SIZE + cap);
+    if (!frame) return MPI_ERR_NO_MEM;
+    unsigned char *payload = frame + COMPI_FRAME_HEADER_SIZE;
+    size_t wire_payload = size;
+    if (w->codec) {
         uint64_t t0 = compi_now_ns();
-        long long clen = codec->compress(src, size, payload, cap, &params);
-        uint64_t ns = compi_now_ns() - t0;
-        COMPI_STAT_ADD(compress_ns, ns);
+        w->clen = w->codec->compress(w->src, size, payload, cap, &w->params);
+        w->ns = compi_now_ns() - t0;
         /* a frame may land in a buffer of exactly the data's size */
-        if (clen >= 0 && (size_t)clen + COMPI_FRAME_HEADER_SIZE <= size) {
-            h.codec = codec->id;
-            h.payload_len = (uint64_t)clen;
-            wire_payload = (size_t)clen;
-            COMPI_STAT_ADD(codec_msgs[codec->id], 1);
-            COMPI_STAT_ADD(codec_in[codec->id], size);
-            /* the report's ratio is data over what went on the wire */
-            COMPI_STAT_ADD(codec_out[codec->id], COMPI_FRAME_HEADER_SIZE + (size_t)clen);
-            compi_decision_outcome(d, size, clen, ns);
-        } else {
-            /* Incompressible (or a codec error): the raw bytes go instead. */
-            COMPI_STAT_ADD(raw_incompressible, 1);
-            compi_decision_outcome(d, size, -1, ns);
-            if (clen < 0) compi_log(2, "codec %s failed (%s); sending raw", codec->name, compi_error_string((int)clen));
+        if (w->clen >= 0 && (size_t)w->clen + COMPI_FRAME_HEADER_SIZE <= size) {
+            h.codec = w->codec->id;
+            h.payload_len = (uint64_t)w->clen;
+            wire_payload = (size_t)w->clen;
         }
     }
-    if (h.codec == COMPI_CODEC_RAW && size && src != (const char *)payload && (fill_raw || packed))
-        memcpy(payload, src, size);
-    free(packed);
+    if (h.codec == COMPI_CODEC_RAW && size && w->fill_raw) memcpy(payload, w->src, size);
     compi_frame_write_header(frame, &h);
-    *codec_out = h.codec;
-    *frame_out = frame;
-    *frame_len = COMPI_FRAME_HEADER_SIZE + wire_payload;
+    w->id = h.codec;
+    w->frame = frame;
+    w->flen = COMPI_FRAME_HEADER_SIZE + wire_payload;
     return MPI_SUCCESS;
+}
+
+void compi_frame_work_count(const compi_frame_work *w, compi_decision *d)
+{
+    if (!w->codec) return;
+    COMPI_STAT_ADD(compress_ns, w->ns);
+    if (w->id != COMPI_CODEC_RAW) {
+        COMPI_STAT_ADD(codec_msgs[w->id], 1);
+        COMPI_STAT_ADD(codec_in[w->id], w->size);
+        /* the report's ratio is data over what went on the wire */
+        COMPI_STAT_ADD(codec_out[w->id], w->flen);
+        compi_decision_outcome(d, w->size, w->clen, w->ns);
+    } else {
+        /* Incompressible (or a codec error): the raw bytes go instead. */
+        COMPI_STAT_ADD(raw_incompressible, 1);
+        compi_decision_outcome(d, w->size, -1, w->ns);
+        if (w->clen < 0)
+            compi_log(2, "codec %s failed (%s); sending raw", w->codec->name, compi_error_string((int)w->clen));
+    }
 }
 
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti, compi_decision *d,

@@ -291,18 +291,30 @@ void compi_pipe_free(struct compi_pipe *p)
 
 /* ------------------------------------------------------------- receiving */
 
-/* Notes chunk k's arrival for the link's rate sample: chunk 0's time, then
- * the bytes and time of the rest; waited counts the chunks this receiver
- * waited at least 20 us for (t0: when it started waiting). */
-static void compi_pipe_flow(const MPI_Status *st, size_t k, uint64_t arrived, uint64_t t0, uint64_t *first_at,
-                            uint64_t *last_at, size_t *flow_bytes, size_t *waited)
+/* The first chunk whose bytes time the link's rate: the later half of n.
+ * A bucket or buffer that filled while the link was idle passes a
+ * message's first bytes at once; what follows them comes at the rate. */
+static size_t compi_pipe_flow_from(size_t n)
 {
-    if (k == 0) {
-        *first_at = arrived;
-        return;
-    }
+    return n / 2 ? n / 2 : 1;
+}
+
+/* Notes chunk k's arrival for the link's rate sample: the bytes up to the
+ * timed chunks (from = compi_pipe_flow_from) and the time of the last of
+ * them, then the bytes and time of the timed ones; waited counts the timed
+ * chunks this receiver waited at least 20 us for (t0: when it started
+ * waiting). */
+static void compi_pipe_flow(const MPI_Status *st, size_t k, size_t from, uint64_t arrived, uint64_t t0,
+                            uint64_t *first_at, uint64_t *last_at, size_t *head_bytes, size_t *flow_bytes,
+                            size_t *waited)
+{
     int got = 0;
     PMPI_Get_count(st, MPI_BYTE, &got);
+    if (k < from) {
+        *head_bytes += got > 0 ? (size_t)got : 0;
+        if (k + 1 == from) *first_at = arrived;
+        return;
+    }
     *flow_bytes += got > 0 ? (size_t)got : 0;
     *last_at = arrived;
     if (arrived - t0 >= 20000) (*waited)++;
@@ -419,11 +431,12 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     int rc = MPI_SUCCESS, lost = 0;
     char why[256] = "";
     uint64_t wait_ns = 0;
-    /* the link's rate: chunks 1.. arrived back to back after chunk 0, timed
-     * where this receiver was already waiting (a chunk found there at once
-     * says how fast this side decoded, not how fast the link carried it) */
+    /* the link's rate: the later half of the chunks, back to back after
+     * the one before them, timed where this receiver was already waiting
+     * (a chunk found there at once says how fast this side decoded, not
+     * how fast the link carried it) */
     uint64_t first_at = 0, last_at = 0;
-    size_t flow_bytes = 0, waited = 0;
+    size_t head_bytes = 0, flow_bytes = 0, waited = 0;
     if (h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
         snprintf(why, sizeof why, "pipelined message names side tag %llu (MPI_TAG_UB is %d)",
                  (unsigned long long)h->payload_len, compi_g.aside_tag_ub);
@@ -477,7 +490,9 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
         }
         uint64_t arrived = compi_now_ns();
         wait_ns += arrived - t0;
-        if (rc == MPI_SUCCESS) compi_pipe_flow(&cst, k, arrived, t0, &first_at, &last_at, &flow_bytes, &waited);
+        if (rc == MPI_SUCCESS)
+            compi_pipe_flow(&cst, k, compi_pipe_flow_from(n), arrived, t0, &first_at, &last_at, &head_bytes,
+                            &flow_bytes, &waited);
         if (rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_TRUNCATE) {
             /* longer than a chunk can be: damaged, but the message is drained */
             if (!x->bad)
@@ -529,12 +544,14 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     if (rc == MPI_SUCCESS && !bad && !lost && linear) rc = compi_unpack_bytes(linear, keep, buf, count, dt);
     free(linear);
     compi_pipe_count_received(x->codec_id, x->decode_ns, x->hidden_ns, wait_ns);
-    /* a clean sample: every later chunk was waited for, not found waiting */
+    /* a clean sample: every timed chunk was waited for, not found waiting */
     if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && last_at > first_at &&
-        (waited + 1 >= n || compi_cfg.debug_link.set)) /* injected: the times are not the clock's */
-        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, x->codec_id,
-                                  h->dtclass, (double)total / (double)(flow_bytes ? flow_bytes : 1),
-                                  (double)x->decode_ns * 1e-3 * (double)(n - 1) / (double)n);
+        (waited + compi_pipe_flow_from(n) >= n ||
+         compi_cfg.debug_link.set)) /* injected: the times are not the clock's */
+        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, (double)head_bytes,
+                                  x->codec_id, h->dtclass,
+                                  (double)total / (double)(head_bytes + flow_bytes ? head_bytes + flow_bytes : 1),
+                                  (double)x->decode_ns * 1e-3 * (double)(n - compi_pipe_flow_from(n)) / (double)n);
     free(x);
     if (rc != MPI_SUCCESS) return rc;
     if (bad || lost) return compi_frame_fail(comm, st, why);

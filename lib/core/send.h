@@ -64,6 +64,29 @@ int compi_side_tag(void);
  * frame is never longer than the data. */
 int compi_frame_encode(const void *buf, int count, MPI_Datatype dt, const compi_typeinfo *ti, compi_decision *d,
                        unsigned char **frame, size_t *frame_len);
+/* The codec work of one whole frame, split from its bookkeeping so that a
+ * codec pool helper (lib/pool) may run it: compi_frame_work_run is
+ * MPI-free and touches nothing shared; compi_frame_work_count then records
+ * the statistics and the decision's outcome on the thread that decided
+ * (a collective's scope is that thread's). In: size bytes at src (packed),
+ * codec (NULL: raw), params; fill_raw: copy the bytes into the frame if it
+ * ends up raw (else the caller sends them from where they are). Out: the
+ * frame (malloc'd, flen bytes), its codec id, the codec's output length
+ * (clen, negative: failed) and time. The bytes depend on the input alone. */
+typedef struct {
+    const char *src;
+    size_t size;
+    const compi_codec *codec;
+    compi_codec_params params;
+    int fill_raw;
+    unsigned char *frame;
+    size_t flen;
+    long long clen;
+    uint64_t ns;
+    uint8_t id;
+} compi_frame_work;
+int compi_frame_work_run(compi_frame_work *w);
+void compi_frame_work_count(const compi_frame_work *w, compi_decision *d);
 /* Escapes (lib/core/escape.c): the first 32 bytes of bytes[0..size) leave
  * for dest (a rank of ci) on the aside communicator, and a header naming
  * them takes their place. */

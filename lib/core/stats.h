@@ -49,6 +49,9 @@ typedef struct {
     uint64_t pipe_compress_ns[256], pipe_compress_hidden_ns[256];
     uint64_t pipe_decompress_ns[256], pipe_decompress_hidden_ns[256];
     uint64_t pipe_recv_msgs, pipe_wait_ns; /* received; time waiting for chunks */
+    /* collective blocks whose whole frame the codec pool encoded or decoded
+     * side by side with others of the same call (lib/coll/blocks.c) */
+    uint64_t pool_blocks_encoded, pool_blocks_decoded;
 } compi_stats;
 extern compi_stats compi_st;
 /* relaxed atomics: counters may be bumped from many threads */

@@ -188,6 +188,13 @@ static int set_io_gate(compi_config *c, const char *v, char *why, size_t whylen)
     else return COMPI_BAD("is not valid; valid values: on, off");
     return COMPI_OK;
 }
+static int set_nbc_node_reduce(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    if (strcmp(v, "on") == 0) c->nbc_node_reduce = 1;
+    else if (strcmp(v, "off") == 0) c->nbc_node_reduce = 0;
+    else return COMPI_BAD("is not valid; valid values: on, off");
+    return COMPI_OK;
+}
 static int set_reeval(compi_config *c, const char *v, char *why, size_t whylen)
 {
     int n;
@@ -289,18 +296,20 @@ static int set_probe(compi_config *c, const char *v, char *why, size_t whylen)
 }
 static int set_debug_link(compi_config *c, const char *v, char *why, size_t whylen)
 {
-    double a, b;
+    double a, b, d = 0;
     int k = 0, used = 0;
     c->debug_link.set = 0;
     if (!*v) return COMPI_OK;
-    int got = sscanf(v, "%lf,%lf%n,%d%n", &a, &b, &used, &k, &used);
-    if (got < 2 || v[used] || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || k < 0)
-        return COMPI_BAD("is not valid; expected A,B or A,B,K: latency in us (0 to 1e6), ns per byte (0 to 1e6), "
-                         "every K-th timing 50x slower (K >= 0)");
+    int got = sscanf(v, "%lf,%lf%n,%d%n,%lf%n", &a, &b, &used, &k, &used, &d, &used);
+    if (got < 2 || v[used] || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || k < 0 || !(d >= 0 && d <= 1e12))
+        return COMPI_BAD("is not valid; expected A,B or A,B,K or A,B,K,D: latency in us (0 to 1e6), ns per byte "
+                         "(0 to 1e6), every K-th timing 50x slower (K >= 0), a burst of D bytes passed at once "
+                         "(0 to 1e12)");
     c->debug_link.set = 1;
     c->debug_link.alpha_us = a;
     c->debug_link.beta_ns = b;
     c->debug_link.outlier_every = got > 2 ? k : 0;
+    c->debug_link.burst_bytes = got > 3 ? d : 0;
     return COMPI_OK;
 }
 
@@ -353,6 +362,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_ADAPT_PROBE] = {{"adapt_probe", "COMPI_ADAPT_PROBE", "1", 0}, set_probe, 0},
     [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
     [COMPI_SET_THREADS] = {{"threads", "COMPI_THREADS", "auto", 0}, set_threads, 0},
+    [COMPI_SET_NBC_NODE_REDUCE] = {{"nbc_node_reduce", "COMPI_NBC_NODE_REDUCE", "off", 0}, set_nbc_node_reduce, 0},
 };
 
 size_t compi_setting_count(void)

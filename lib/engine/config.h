@@ -57,6 +57,7 @@ enum {
     COMPI_SET_DEBUG_LINK_TIMES,
     COMPI_SET_ADAPT_PROBE,
     COMPI_SET_THREADS,
+    COMPI_SET_NBC_NODE_REDUCE,
     COMPI_SET_COUNT
 };
 
@@ -76,12 +77,15 @@ typedef struct {
     char report_path[COMPI_CONFIG_PATH_MAX]; /* COMPI_REPORT; empty = no JSON */
     int verbose;                             /* COMPI_VERBOSE */
     int ranks_per_node;                      /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
-    struct {                                 /* COMPI_DEBUG_LINK_TIMES=A,B[,K]: every link timing compi takes
+    struct {                                 /* COMPI_DEBUG_LINK_TIMES=A,B[,K[,D]]: every link timing compi takes
                                      (learned samples, COMPI_CALIBRATE=init) is that of a link of
-                                     A us latency and B ns per byte, every K-th one 50x slower */
+                                     A us latency and B ns per byte, every K-th one 50x slower,
+                                     behind a token bucket that passes a message's first D bytes
+                                     at once */
         int set;
         double alpha_us, beta_ns;
         int outlier_every;
+        double burst_bytes;
     } debug_link;
     double escape_wait_s; /* COMPI_ESCAPE_WAIT: how long a message's side parts (an escape's
                                      first bytes, a pipelined message's next chunk) may be missing */
@@ -92,6 +96,7 @@ typedef struct {
     int io_weight;        /* COMPI_IO_WEIGHT: a compi_io_weight (la's matrix: 0 bytes, 1 blocks) */
     int io_gate;          /* COMPI_IO_GATE: 1 = la passes calls it cannot speed up to the MPI (ROMIO only) */
     int threads;          /* COMPI_THREADS: codec pool helpers (lib/pool/pool.h); COMPI_THREADS_AUTO = from the node */
+    int nbc_node_reduce;  /* COMPI_NBC_NODE_REDUCE: 1 = node-aware nonblocking reductions (lib/coll/nbc_nodes.c) */
     /* adaptive engine */
     char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;                         /* COMPI_CALIBRATE=init: measure the network at MPI_Init */

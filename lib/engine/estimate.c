@@ -14,7 +14,7 @@ static double compi_mono_us(void)
 
 double compi_estimate_net_us(const compi_estimate_ctx *x, double bytes)
 {
-    return compi_net_time_us(x->link, bytes) * x->net_scale;
+    return compi_net_time_us(x->link, bytes);
 }
 
 size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size)
@@ -24,9 +24,9 @@ size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size)
     if (size < COMPI_CHUNK_MIN_COUNT * (size_t)COMPI_CHUNK_AUTO_MIN) return 0;
     const double mib = 1024.0 * 1024.0;
     double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
-    double t = compi_estimate_net_us(x, mib) - alpha * x->net_scale;
+    double t = compi_estimate_net_us(x, mib) - alpha;
     double per_us = t > 0 ? mib / t : mib; /* bandwidth, bytes per microsecond */
-    double want = 16.0 * alpha * x->net_scale * per_us;
+    double want = 16.0 * alpha * per_us;
     size_t chunk = COMPI_CHUNK_AUTO_MIN;
     while ((double)chunk < want && chunk < COMPI_CHUNK_AUTO_MAX) chunk <<= 1;
     while (chunk > COMPI_CHUNK_AUTO_MIN && size / chunk < COMPI_CHUNK_MIN_COUNT) chunk >>= 1;

@@ -28,7 +28,6 @@
 
 typedef struct {
     const compi_net_link *link; /* network model of the destination link */
-    double net_scale;           /* online correction of the link's times (1 = as modelled) */
     const compi_codec_model *codecs;
     int dtclass;
     size_t elem_size;

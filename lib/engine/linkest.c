@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Links learned from traffic; see linkest.h. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "engine/linkest.h"
 #include "engine/stats.h"
@@ -35,11 +36,36 @@ static int compi_moved(double now, double was)
     return r > COMPI_LINKEST_CHANGE || r < 1.0 / COMPI_LINKEST_CHANGE;
 }
 
-/* Refits from the rings; the model changes only on a sound fit that moved. */
+/* Whether the fit of the rings is sound: the time samples against the
+ * model (their bytes beyond its burst), the rate samples against beta.
+ * 1 and why (e->last_rejection) when it is not. */
+static int compi_linkest_degenerate(compi_linkest *e, double alpha, double beta, double t_beta, double burst)
+{
+    double xb[COMPI_LINKEST_RING], xt[COMPI_LINKEST_RING];
+    char why[160];
+    int n = 0, bad = 0;
+    for (unsigned i = 0; i < e->ntime; i++, n++) {
+        xb[n] = e->t_bytes[i] > burst ? e->t_bytes[i] - burst : 0;
+        xt[n] = e->t_us[i];
+    }
+    if (n) bad = compi_net_fit_degenerate(n, xb, xt, alpha, t_beta > 0 ? t_beta : beta, why, sizeof why) != NULL;
+    if (!bad) {
+        /* rates as zero-latency times of 1 MB */
+        for (n = 0; n < (int)e->nrate; n++) xb[n] = 1e6, xt[n] = 1e6 * e->rate_ns[n] * 1e-3;
+        bad = compi_net_fit_degenerate(n, xb, xt, 0, beta, why, sizeof why) != NULL;
+    }
+    if (bad) memcpy(e->last_rejection, why, sizeof why);
+    return bad;
+}
+
+/* Refits from the rings; the model changes only on a sound fit that moved.
+ * The time samples' fit is the steady-state one (engine/model.h): a
+ * bucket or buffer that passed the smaller sizes at once moves neither
+ * the slope nor the latency. */
 static int compi_linkest_refit(compi_linkest *e)
 {
     if (e->nrate + e->ntime < COMPI_LINKEST_MIN_SAMPLES) return 0;
-    double alpha = compi_linkest_alpha_us(e), beta = -1, slope, icpt;
+    double alpha = compi_linkest_alpha_us(e), beta = -1, t_beta = -1, burst = 0;
     double lo = 0, hi = 0;
     for (unsigned i = 0; i < e->ntime; i++) {
         if (!i || e->t_bytes[i] < lo) lo = e->t_bytes[i];
@@ -51,13 +77,11 @@ static int compi_linkest_refit(compi_linkest *e)
         memcpy(v, e->rate_ns, sizeof v[0] * e->nrate);
         beta = compi_median(v, (int)e->nrate);
     }
-    if (spread && compi_net_theil_sen((int)e->ntime, e->t_bytes, e->t_us, &slope, &icpt) == COMPI_OK) {
-        if (beta < 0) beta = slope * 1e3;
-        /* the latency that goes with the chosen slope */
-        double r[COMPI_LINKEST_RING];
-        for (unsigned i = 0; i < e->ntime; i++) r[i] = e->t_us[i] - e->t_bytes[i] * beta * 1e-3;
-        alpha = compi_median(r, (int)e->ntime);
-        if (alpha < 0) alpha = 0;
+    double a, b;
+    if (spread && compi_net_fit_steady((int)e->ntime, e->t_bytes, e->t_us, &a, &b, &burst) == COMPI_OK) {
+        alpha = a;
+        t_beta = b;
+        if (beta < 0) beta = b;
     } else if (beta < 0 && e->ntime >= COMPI_LINKEST_MIN_SAMPLES) {
         /* one size only: the prior's latency, the rest is the bytes' */
         double v[COMPI_LINKEST_RING];
@@ -65,15 +89,8 @@ static int compi_linkest_refit(compi_linkest *e)
         beta = compi_median(v, (int)e->ntime);
     }
     if (beta < 0) return 0;
-    /* judged against the samples it came from: rates as zero-latency times */
-    double xb[2 * COMPI_LINKEST_RING], xt[2 * COMPI_LINKEST_RING];
-    int n = 0;
-    for (unsigned i = 0; i < e->ntime; i++, n++) xb[n] = e->t_bytes[i], xt[n] = e->t_us[i];
-    for (unsigned i = 0; i < e->nrate; i++, n++) xb[n] = 1e6, xt[n] = alpha + 1e6 * e->rate_ns[i] * 1e-3;
-    char why[160];
-    if (compi_net_fit_degenerate(n, xb, xt, alpha, beta, why, sizeof why)) {
+    if (compi_linkest_degenerate(e, alpha, beta, t_beta, burst)) {
         e->fits_rejected++;
-        memcpy(e->last_rejection, why, sizeof why);
         return 0;
     }
     if (e->source == COMPI_LINKSRC_FILE) return 0;
@@ -130,10 +147,16 @@ int compi_linkest_set_probe(compi_linkest *e, const compi_net_link *probed)
     return 1;
 }
 
-double compi_linkest_injected_us(double alpha_us, double beta_ns, int every, uint64_t seq, double bytes,
-                                 int with_latency)
+static double compi_beyond(double bytes, double burst)
 {
-    double t = (with_latency ? alpha_us : 0) + bytes * beta_ns * 1e-3;
+    return bytes > burst ? bytes - burst : 0;
+}
+
+double compi_linkest_injected_us(double alpha_us, double beta_ns, int every, uint64_t seq, double bytes,
+                                 int with_latency, double burst, double head)
+{
+    double paced = compi_beyond(head + bytes, burst) - compi_beyond(head, burst);
+    double t = (with_latency ? alpha_us : 0) + paced * beta_ns * 1e-3;
     if (every > 0 && seq % (uint64_t)every == (uint64_t)every - 1) t *= 50;
     return t;
 }

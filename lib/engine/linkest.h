@@ -3,19 +3,24 @@
  *
  * Per link (this node and one peer node), two kinds of samples:
  *   rate samples  bytes that arrived back to back in the given time, with
- *                 no latency in it: the chunks of a pipelined message after
- *                 the first one, timed by a receiver that was already
- *                 waiting for them (the cleanest bandwidth sample there is);
+ *                 no latency in it: the later half of a pipelined message's
+ *                 chunks, timed from the arrival of the chunk before them
+ *                 by a receiver that was already waiting for them. The
+ *                 first half is left out: a token bucket (a shaper) or a
+ *                 buffer (a switch's, a NIC's) that filled while the link
+ *                 was idle passes the first bytes of a message at once.
  *   time samples  bytes and the one-way time of a whole transfer (latency
- *                 included): a probe's ping-pong halves.
+ *                 included).
  * The estimate is robust, not an average: the bandwidth is the median of
  * the rate samples (a descheduled receiver, a burst of contention, a late
  * sender each spoil a sample, and a median ignores a minority of spoiled
- * samples), or the Theil-Sen slope of the time samples when there are no
- * rate samples; the latency is the Theil-Sen intercept of the time samples
- * (the prior's latency until those span sizes 4x apart). A fit that is
- * degenerate (engine/model.h: compi_net_fit_degenerate) is not used: the
- * model stays as it was and the rejection is counted.
+ * samples), or the steady-state slope of the time samples when there are
+ * no rate samples (engine/model.h: compi_net_fit_steady, a Theil-Sen fit
+ * that a token bucket's or a buffer's burst does not flatten); the latency
+ * is that fit's intercept (the prior's latency until the time samples span
+ * sizes 4x apart). A fit that is degenerate (engine/model.h:
+ * compi_net_fit_degenerate) is not used: the model stays as it was and the
+ * rejection is counted.
  *
  * The built-in model is the prior; a model from a heuristics file
  * (source COMPI_LINKSRC_FILE) is never replaced, the samples are only
@@ -66,9 +71,11 @@ double compi_linkest_alpha_us(const compi_linkest *e);
 double compi_linkest_beta_ns(const compi_linkest *e);
 
 /* Tests' injected link (COMPI_DEBUG_LINK_TIMES): the time `bytes` take on a
- * link of alpha_us and beta_ns per byte (rate: without the latency), the
- * seq-th sample 50x slower when every > 0 and seq % every == every - 1. */
+ * link of alpha_us and beta_ns per byte (rate: without the latency) behind
+ * a token bucket that passes a message's first burst bytes at once, when
+ * `head` bytes of the same message went before them (untimed), the seq-th
+ * sample 50x slower when every > 0 and seq % every == every - 1. */
 double compi_linkest_injected_us(double alpha_us, double beta_ns, int every, uint64_t seq, double bytes,
-                                 int with_latency);
+                                 int with_latency, double burst, double head);
 
 #endif

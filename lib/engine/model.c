@@ -146,25 +146,81 @@ const char *compi_net_fit_degenerate(int n, const double *bytes, const double *t
     return NULL;
 }
 
+/* The robust fit of t = alpha + beta * max(0, S - burst) for one burst:
+ * Theil-Sen on the bytes beyond it (x, 2n of room); into *resid the
+ * relative residual that 70% of the samples stay within (the fit ignores
+ * up to 29% of wild samples: so does its judge, while a wrong knee leaves
+ * more than that off the line even where most sizes are small). */
+static int compi_fit_beyond(int n, const double *bytes, const double *t_us, double burst, double *x, double *alpha,
+                            double *beta, double *resid)
+{
+    for (int i = 0; i < n; i++) x[i] = bytes[i] > burst ? bytes[i] - burst : 0;
+    int rc = compi_net_theil_sen(n, x, t_us, beta, alpha);
+    if (rc != COMPI_OK) return rc;
+    double *r = x + n;
+    for (int i = 0; i < n; i++) {
+        double fit = *alpha + *beta * x[i];
+        r[i] = t_us[i] > 0 ? fabs(t_us[i] - fit) / t_us[i] : HUGE_VAL;
+    }
+    qsort(r, (size_t)n, sizeof *r, compi_dbl_cmp);
+    *resid = r[(int)(0.7 * (n - 1) + 0.5)];
+    return COMPI_OK;
+}
+
+int compi_net_fit_steady(int n, const double *bytes, const double *t_us, double *alpha_us, double *beta_ns,
+                         double *burst)
+{
+    if (n < 2) return COMPI_ERR_CONFIG;
+    double *x = malloc((size_t)n * 2 * sizeof *x);
+    if (!x) return COMPI_ERR_NOMEM;
+    double a, b, r;
+    int rc = compi_fit_beyond(n, bytes, t_us, 0, x, &a, &b, &r);
+    if (rc != COMPI_OK) {
+        free(x);
+        return rc;
+    }
+    double best_a = a, best_b = b, best_r = r, plain_r = r, best = 0;
+    /* each size a candidate burst that leaves at least 3 samples beyond it;
+     * taken only where it explains the samples clearly better (half the
+     * residual), so a link without one keeps the plain line */
+    for (int c = 0; c < n; c++) {
+        int beyond = 0;
+        for (int i = 0; i < n; i++) beyond += bytes[i] > bytes[c];
+        if (beyond < 3 || bytes[c] <= 0) continue;
+        if (compi_fit_beyond(n, bytes, t_us, bytes[c], x, &a, &b, &r) != COMPI_OK) continue;
+        if (r < 0.5 * plain_r && r < best_r) {
+            best_a = a, best_b = b, best_r = r, best = bytes[c];
+        }
+    }
+    free(x);
+    if (best_a < 0) best_a = 0; /* a latency cannot be negative: a slightly negative intercept is noise */
+    *alpha_us = best_a;
+    *beta_ns = best_b * 1e3;
+    *burst = best;
+    return COMPI_OK;
+}
+
 int compi_net_link_fit(compi_net_link *l, int n, const double *bytes, const double *t_us, char *why, size_t whylen)
 {
-    double slope, alpha;
+    double alpha, beta, burst;
     if (n > COMPI_NET_MAX_POINTS) n = COMPI_NET_MAX_POINTS;
-    if (n < 3 || compi_net_theil_sen(n, bytes, t_us, &slope, &alpha) != COMPI_OK) {
+    if (n < 3 || compi_net_fit_steady(n, bytes, t_us, &alpha, &beta, &burst) != COMPI_OK) {
         snprintf(why, whylen, "%d samples: too few sizes to fit a latency and a bandwidth", n);
         return COMPI_ERR_CONFIG;
     }
-    double beta = slope * 1e3;
-    /* a latency cannot be negative: a slightly negative intercept is noise */
-    if (alpha < 0) alpha = 0;
-    if (compi_net_fit_degenerate(n, bytes, t_us, alpha, beta, why, whylen)) return COMPI_ERR_CONFIG;
+    /* judged as fitted: the bytes beyond the burst */
+    double x[COMPI_NET_MAX_POINTS];
+    for (int i = 0; i < n; i++) x[i] = bytes[i] > burst ? bytes[i] - burst : 0;
+    if (compi_net_fit_degenerate(n, x, t_us, alpha, beta, why, whylen)) return COMPI_ERR_CONFIG;
     l->alpha_us = alpha;
     l->npoints = n;
     for (int i = 0; i < n; i++) {
-        /* per size, what is left after the fitted latency; the fit's slope
-         * where that is mostly noise (latency-bound sizes) or an outlier */
+        /* per size, what is left after the latency, where that is more
+         * than noise: never under the steady state (a size that beat it
+         * passed in a burst, which messages that follow one another do not
+         * find), and the slope where it is an outlier */
         double rest = t_us[i] - alpha, b = rest * 1e3 / bytes[i];
-        if (rest < 0.1 * t_us[i] || b < beta / 4 || b > beta * 4) b = beta;
+        if (rest < 0.1 * t_us[i] || b < beta || b > beta * 4) b = beta;
         l->bytes[i] = bytes[i];
         l->beta_ns[i] = b;
     }

@@ -76,6 +76,22 @@ int compi_net_add(compi_net_model *m, const compi_net_link *l);
  * theilslopes with method='joint'). Up to 29% of the points may be wild
  * without moving it. COMPI_ERR_CONFIG with fewer than two distinct x. */
 int compi_net_theil_sen(int n, const double *x, const double *y, double *slope, double *intercept);
+/* The steady-state fit of one-way times t_us[i] for bytes[i] (any order).
+ * A traffic shaper's token bucket, or a switch's or NIC's buffer, passes
+ * the first `burst` bytes of a message at once after an idle spell:
+ * t(S) = alpha + beta * max(0, S - burst). A line through all sizes is then
+ * too flat and cuts the axis under alpha, while beta is what messages that
+ * follow one another (which find the bucket empty) cost. So each size
+ * that leaves at least 3 samples beyond it is tried as the burst, with the
+ * Theil-Sen fit of the times on the bytes beyond it (pairs across the knee
+ * give beta too, so every sample counts), and the burst whose fit leaves
+ * 70% of the samples within the smallest relative residual is taken where
+ * that residual is under half the plain line's (none: *burst 0, the plain
+ * Theil-Sen line).
+ * alpha_us >= 0, beta_ns per byte. COMPI_ERR_CONFIG with fewer than two
+ * distinct sizes. */
+int compi_net_fit_steady(int n, const double *bytes, const double *t_us, double *alpha_us, double *beta_ns,
+                         double *burst);
 /* Slower than this per byte (1 TB/s) is no measurement of a link. */
 #define COMPI_NET_FLAT_NS 0.001
 /* A one-way latency beyond a second is a descheduled process, not a link. */
@@ -86,9 +102,10 @@ int compi_net_theil_sen(int n, const double *x, const double *y, double *slope, 
 const char *compi_net_fit_degenerate(int n, const double *bytes, const double *t_us, double alpha_us, double beta_ns,
                                      char *why, size_t whylen);
 /* Fills l's table from measured one-way times t_us[i] for bytes[i]
- * (increasing): alpha and a slope from the robust fit, then per size what
- * is left after alpha (the slope where that is noise or an outlier). A
- * degenerate fit leaves l as it was: COMPI_ERR_CONFIG and why. */
+ * (increasing): alpha and the steady-state slope (compi_net_fit_steady),
+ * then per size what is left after alpha (never under the slope; the
+ * slope where that is noise or an outlier). A fit degenerate (judged on
+ * the bytes beyond its burst) leaves l as it was: COMPI_ERR_CONFIG and why. */
 int compi_net_link_fit(compi_net_link *l, int n, const double *bytes, const double *t_us, char *why, size_t whylen);
 /* The built-in model used when no file is given: 1 Gbit/s Ethernet-like
  * inter-node default (50 us, 8 ns/B) and a shared-memory intra default. */

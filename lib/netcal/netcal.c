@@ -376,11 +376,13 @@ static int nc_build_model(nc_result *res, int nres, const char (*names)[COMPI_NE
 }
 
 /* Tests: the times of a known link instead of the measured ones, every
- * outlier_every-th size 50x slower (a descheduled rank). */
+ * outlier_every-th size 50x slower (a descheduled rank), the first
+ * inject_burst bytes of each size passed at once (a token bucket). */
 static void nc_inject(const compi_netcal_opts *o, const size_t *sizes, double *t_us, int n)
 {
     for (int k = 0; k < n; k++) {
-        t_us[k] = o->inject_alpha_us + (double)sizes[k] * o->inject_beta_ns * 1e-3;
+        double paced = (double)sizes[k] > o->inject_burst ? (double)sizes[k] - o->inject_burst : 0;
+        t_us[k] = o->inject_alpha_us + paced * o->inject_beta_ns * 1e-3;
         if (o->inject_outlier_every > 0 && k % o->inject_outlier_every == o->inject_outlier_every - 1) t_us[k] *= 50;
     }
 }

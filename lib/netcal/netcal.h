@@ -58,10 +58,12 @@ typedef struct {
                         * concurrent pairs would compete for its cores */
     /* tests (COMPI_DEBUG_LINK_TIMES): the one-way times of a link of
      * inject_alpha_us and inject_beta_ns per byte replace the measured ones,
-     * every inject_outlier_every-th size 50x slower (0: none) */
+     * every inject_outlier_every-th size 50x slower (0: none), behind a
+     * token bucket passing inject_burst bytes at once */
     int inject;
     double inject_alpha_us, inject_beta_ns;
     int inject_outlier_every;
+    double inject_burst; /* bytes a token bucket passes at once (0: none) */
 } compi_netcal_opts;
 
 /* `compi calibrate network` defaults: 128 MiB, 20 reps, 30 s round trips, no budget. */

@@ -20,6 +20,7 @@ struct compi_pool_job {
     uint64_t cpu_ns;             /* the items' thread CPU time, summed */
     uint64_t busy_ns, busy_from; /* wall time during which an item ran */
     int running;
+    int limit, helping; /* helpers that may work on it at once; those that do */
     compi_pool_job *next_job;
 };
 
@@ -30,6 +31,10 @@ static compi_pool_job *compi_pool_jobs; /* jobs with work, oldest first */
 static pthread_t compi_pool_tid[COMPI_POOL_MAX];
 static int compi_pool_want, compi_pool_started, compi_pool_stop, compi_pool_closed;
 static double compi_pool_speedup; /* moving average; 0 = none measured */
+/* helpers a job made now may use; NULL: all */
+static int (*compi_pool_limit_fn)(void);
+/* jobs that had helpers, their items, and the items helpers ran */
+static uint64_t compi_pool_njobs, compi_pool_nitems, compi_pool_nhelped;
 
 static uint64_t compi_pool_clock(clockid_t id)
 {
@@ -67,6 +72,20 @@ int compi_pool_auto_threads(int cpus, int online, int ranks, int app_threads)
     return free_cores > COMPI_POOL_MAX ? COMPI_POOL_MAX : free_cores;
 }
 
+void compi_pool_set_limit(int (*fn)(void))
+{
+    pthread_mutex_lock(&compi_pool_mu);
+    compi_pool_limit_fn = fn;
+    pthread_mutex_unlock(&compi_pool_mu);
+}
+
+int compi_pool_call_threads(int started, int share, int in_parallel, int team)
+{
+    if (!in_parallel) return started;
+    int free_cores = share - (team < 1 ? 1 : team);
+    return free_cores < 0 ? 0 : free_cores < started ? free_cores : started;
+}
+
 int compi_pool_app_threads(const char *omp_num_threads, int threaded, int share)
 {
     if (omp_num_threads && *omp_num_threads) {
@@ -96,7 +115,7 @@ static void compi_pool_run_item(compi_pool_job *j, size_t i)
 static compi_pool_job *compi_pool_next_work(void)
 {
     for (compi_pool_job *j = compi_pool_jobs; j; j = j->next_job)
-        if (j->next < j->released) return j;
+        if (j->next < j->released && j->helping < j->limit) return j;
     return NULL;
 }
 
@@ -107,7 +126,10 @@ static void *compi_pool_main(void *unused)
     for (;;) {
         compi_pool_job *j = compi_pool_next_work();
         if (j) {
+            compi_pool_nhelped++;
+            j->helping++;
             compi_pool_run_item(j, j->next++);
+            j->helping--; /* j lives on: its end waits for this item, under the mutex */
             continue;
         }
         if (compi_pool_stop) break;
@@ -136,8 +158,12 @@ static void compi_pool_start(void)
 compi_pool_job *compi_pool_job_new(size_t n, compi_pool_fn fn, void *arg)
 {
     pthread_mutex_lock(&compi_pool_mu);
-    if (!compi_pool_started && !compi_pool_closed && compi_pool_want > 0) compi_pool_start();
-    int usable = compi_pool_started && !compi_pool_closed && compi_pool_want > 0;
+    int (*limit_fn)(void) = compi_pool_limit_fn;
+    pthread_mutex_unlock(&compi_pool_mu);
+    int limit = limit_fn ? limit_fn() : COMPI_POOL_MAX; /* outside the mutex: it may ask the pool */
+    pthread_mutex_lock(&compi_pool_mu);
+    if (!compi_pool_started && !compi_pool_closed && compi_pool_want > 0 && limit > 0) compi_pool_start();
+    int usable = compi_pool_started && !compi_pool_closed && compi_pool_want > 0 && limit > 0;
     pthread_mutex_unlock(&compi_pool_mu);
     if (!usable || n == 0) return NULL;
     compi_pool_job *j = calloc(1, sizeof *j);
@@ -146,6 +172,7 @@ compi_pool_job *compi_pool_job_new(size_t n, compi_pool_fn fn, void *arg)
         return NULL;
     }
     j->n = n;
+    j->limit = limit;
     j->fn = fn;
     j->arg = arg;
     pthread_mutex_lock(&compi_pool_mu);
@@ -211,6 +238,8 @@ void compi_pool_job_end(compi_pool_job *j)
             *p = j->next_job;
             break;
         }
+    compi_pool_njobs++;
+    compi_pool_nitems += j->ndone;
     /* a job of one item says nothing about running items side by side */
     if (j->ndone > 1 && j->busy_ns > 0) {
         double s = (double)j->cpu_ns / (double)j->busy_ns;
@@ -227,6 +256,15 @@ double compi_pool_measured_speedup(void)
     double s = compi_pool_speedup;
     pthread_mutex_unlock(&compi_pool_mu);
     return s;
+}
+
+void compi_pool_counts(uint64_t *jobs, uint64_t *items, uint64_t *helped)
+{
+    pthread_mutex_lock(&compi_pool_mu);
+    *jobs = compi_pool_njobs;
+    *items = compi_pool_nitems;
+    *helped = compi_pool_nhelped;
+    pthread_mutex_unlock(&compi_pool_mu);
 }
 
 void compi_pool_shutdown(void)

@@ -47,8 +47,19 @@ int compi_pool_auto_threads(int cpus, int online, int ranks, int app_threads);
  * share (an OpenMP runtime's default is a thread per core it may use). */
 int compi_pool_app_threads(const char *omp_num_threads, int threaded, int share);
 
-/* A job of n items; NULL when the pool has no helpers (or no memory): the
- * caller then runs the items itself. Nothing runs before compi_pool_release. */
+/* The helpers a call may use, asked at every compi_pool_job_new (fn NULL:
+ * all). A job gets none (NULL) when fn says 0, and at most fn's count of
+ * helpers work on it at once; the others stay asleep. */
+void compi_pool_set_limit(int (*fn)(void));
+/* That count for "auto": all started helpers outside a parallel region
+ * (masteronly: the application's other threads wait for the calling
+ * one); inside one (funneled: the team computes while one thread calls
+ * MPI), the rank's share of cores less the team's threads. */
+int compi_pool_call_threads(int started, int share, int in_parallel, int team);
+
+/* A job of n items; NULL when the pool has no helpers for this call (or
+ * no memory): the caller then runs the items itself. Nothing runs before
+ * compi_pool_release. */
 compi_pool_job *compi_pool_job_new(size_t n, compi_pool_fn fn, void *arg);
 /* Items [0, upto) may run (upto only grows; capped at n). */
 void compi_pool_release(compi_pool_job *j, size_t upto);
@@ -67,6 +78,9 @@ void compi_pool_job_end(compi_pool_job *j);
  * over elapsed time of the jobs that used helpers (a moving average); 0
  * before any such job. */
 double compi_pool_measured_speedup(void);
+/* Jobs that had helpers (ended), the items they ran, and how many of
+ * those items a helper ran (the rest ran on the jobs' callers). */
+void compi_pool_counts(uint64_t *jobs, uint64_t *items, uint64_t *helped);
 /* Joins the helpers; later jobs get none (compi_pool_job_new: NULL). */
 void compi_pool_shutdown(void);
 

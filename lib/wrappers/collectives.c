@@ -448,11 +448,15 @@ static int compi_gather_common(const void *sendbuf, int sendcount, MPI_Datatype 
     /* a rank that failed before the exchange still takes part in it (sending nothing) */
     int xrc = x.out ? compi_coll_xfer_run(&x, comm, l->xall, 0, NULL, comm) : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) rc = xrc;
-    for (int i = 0; i < size && rc == MPI_SUCCESS && rank == root; i++) {
-        int cnt = recvcounts ? recvcounts[i] : recvcount_uniform;
-        if (cnt <= 0 || (i == root && sendbuf == MPI_IN_PLACE)) continue;
-        MPI_Aint at = rdispls ? rdispls[i] : (MPI_Aint)i * recvcount_uniform;
-        rc = compi_coll_xfer_deliver(&x, i, compi_block(recvbuf, at, recvtype), cnt, recvtype, i, comm);
+    for (int pass = 0; pass < 2 && rank == root; pass++) { /* the frames decoded side by side, then checked */
+        for (int i = 0; i < size && rc == MPI_SUCCESS; i++) {
+            int cnt = recvcounts ? recvcounts[i] : recvcount_uniform;
+            if (cnt <= 0 || (i == root && sendbuf == MPI_IN_PLACE)) continue;
+            char *dst = compi_block(recvbuf, rdispls ? rdispls[i] : (MPI_Aint)i * recvcount_uniform, recvtype);
+            rc = pass ? compi_coll_xfer_deliver(&x, i, dst, cnt, recvtype, i, comm)
+                      : compi_coll_xfer_prepare(&x, i, dst, cnt, recvtype);
+        }
+        if (rc == MPI_SUCCESS && !pass) rc = compi_coll_xfer_decode(&x);
     }
     if (built) compi_coll_out_free(&o);
     compi_coll_xfer_free(&x);
@@ -551,10 +555,11 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
         compi_typeinfo ti;
         compi_typeinfo_get(sendtype, cnt, &ti);
         if (ti.size == 0) continue;
-        rc = compi_coll_out_build(&outs[i], ci, i, COMPI_FAM_SCATTER, compi_block(sendbuf, at, sendtype), cnt, sendtype,
+        rc = compi_coll_out_begin(&outs[i], ci, i, COMPI_FAM_SCATTER, compi_block(sendbuf, at, sendtype), cnt, sendtype,
                                   &ti, 0);
         if (rc == MPI_SUCCESS) x.out[i] = &outs[i];
     }
+    if (rc == MPI_SUCCESS && outs) rc = compi_coll_outs_code(outs, size); /* the frames, on the codec pool */
     if (rc == MPI_SUCCESS && recvcount > 0 && !(rank == root && recvbuf == MPI_IN_PLACE)) {
         compi_typeinfo t;
         compi_typeinfo_get(recvtype, recvcount, &t);

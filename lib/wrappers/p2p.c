@@ -81,10 +81,7 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
         compi_outgoing_release(&out);
         return rc != MPI_SUCCESS ? rc : compi_raise(comm, src);
     }
-    uint64_t t0 = compi_now_ns();
     rc = compi_send_fn[mode](out.addr, out.count, out.dt, dest, tag, comm);
-    /* a blocking send's duration measures the link: the model is corrected online */
-    if (rc == MPI_SUCCESS) compi_engine_observe_send(&d, out.wire_len, compi_now_ns() - t0);
     compi_outgoing_release(&out);
     return rc;
 }

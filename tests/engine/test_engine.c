@@ -357,7 +357,7 @@ static void test_estimate_threads(void)
     memset(&cm, 0, sizeof cm);
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     compi_net_link slow = flat_link(100, 80);   /* ~100 Mbit/s: 80 ns per byte */
-    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1};
     /* 8 MiB at ratio 4 whose one-thread compression takes 1.5 x its raw wire time */
     double raw = 100 + (8.0 * MiB + 32) * 0.08, tc = 1.5 * raw;
     double one = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
@@ -387,7 +387,7 @@ static void test_estimate(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     compi_net_link slow = flat_link(100, 80); /* ~100 Mbit/s */
-    compi_estimate_ctx x = {&slow, 1.0, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1};
     double s = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
     double want = (100 + (MiB + 32) * 0.08) / (100 + (MiB / 4.0 + 32) * 0.08 + 1000 + 500);
     CHECK(fabs(s - want) < 1e-9, "formula: %f vs %f", s, want);
@@ -423,9 +423,10 @@ static void test_estimate(void)
     CHECK(compi_estimate_chunk(&x, 64 * MiB) == 4 * MiB, "high latency: at most 4 MiB (%zu)", compi_estimate_chunk(&x, 64 * MiB));
     x.link = &slow;
     x.chunk_cfg = COMPI_ESTIMATE_NO_CHUNKS;
-    x.net_scale = 2.0;
+    compi_net_link slower = flat_link(200, 160);
+    x.link = &slower;
     CHECK(compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000) > s, "a slower network makes compression pay more");
-    x.net_scale = 1.0;
+    x.link = &slow;
 
     size_t n = 4 * MiB;
     unsigned char *zeros = calloc(n, 1), *noise = malloc(n);

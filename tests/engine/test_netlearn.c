@@ -2,7 +2,8 @@
 /* How compi learns the network, without timing anything: the robust fit
  * against scipy's Theil-Sen on samples with outliers, degenerate fits
  * rejected (the model kept), the link estimator on injected timings of a
- * known link with outliers, and the collective floor the learned link gives. */
+ * known link with outliers, the steady-state fit behind a token bucket, and
+ * the collective floor the learned link gives. */
 #include <math.h>
 #include <stdlib.h>
 #include "engine/linkest.h"
@@ -71,6 +72,61 @@ static void test_link_fit(void)
     CHECK(memcmp(&keep, &was, sizeof keep) == 0, "still as it was");
 }
 
+/* Behind a token bucket (a shaper, or a switch's buffer) that passes the
+ * first 16 KiB of each message at once: a 100 us, 80 ns/B link whose
+ * sizes up to 16 KiB take the latency alone. The steady state is what
+ * counts: the fit finds 80 ns/B and 100 us, where a line through all sizes
+ * is flatter (plain Theil-Sen: under 60 ns/B here) and cuts the axis below
+ * the latency. */
+static void test_link_fit_bucket(void)
+{
+    double x[NS], y[NS], slope, icpt, a, b, burst;
+    char why[160];
+    for (int k = 1; k <= NS; k++) {
+        x[k - 1] = ldexp(1.0, k);
+        y[k - 1] = compi_linkest_injected_us(100, 80, 0, 0, x[k - 1], 1, 16384, 0) * (1 + 0.02 * sin((double)k));
+    }
+    y[16] *= 30; /* one descheduled size beyond the knee */
+    CHECK(compi_net_theil_sen(NS, x, y, &slope, &icpt) == COMPI_OK && slope * 1e3 < 60,
+          "the plain line is too flat: %g ns/B", slope * 1e3);
+    CHECK(compi_net_fit_steady(NS, x, y, &a, &b, &burst) == COMPI_OK, "steady fit");
+    CHECK(fabs(b - 80) < 4 && fabs(a - 100) < 10 && burst == 16384, "steady state %g us %g ns/B, burst %g", a, b, burst);
+    compi_net_link l = flat_link(50, 8);
+    CHECK(compi_net_link_fit(&l, NS, x, y, why, sizeof why) == COMPI_OK, "fit: %s", why);
+    CHECK(fabs(l.alpha_us - 100) < 10, "latency %g us", l.alpha_us);
+    for (int i = 0; i < l.npoints; i++)
+        CHECK(l.beta_ns[i] >= 0.95 * 80, "no size faster than the steady state: %g ns/B at %g B", l.beta_ns[i],
+              l.bytes[i]);
+    CHECK(fabs(compi_net_time_us(&l, 1 << 20) - (100 + 1048576 * 0.08)) < 0.05 * 1048576 * 0.08, "1 MiB: %g us",
+          compi_net_time_us(&l, 1 << 20));
+    /* the probe's sizes (8 .. 256 KiB), the 64 KiB one descheduled */
+    double px[6], py[6];
+    for (int k = 0; k < 6; k++) {
+        px[k] = 8192.0 * (double)(1 << k);
+        py[k] = compi_linkest_injected_us(300, 80, 4, (uint64_t)k, px[k], 1, 16384, 0);
+    }
+    CHECK(compi_net_link_fit(&l, 6, px, py, why, sizeof why) == COMPI_OK, "probe sizes: %s", why);
+    CHECK(fabs(compi_linkest_beta_ns(&(compi_linkest){.model = l}) - 80) < 4 && fabs(l.alpha_us - 300) < 30,
+          "probe sizes: %g us %g ns/B", l.alpha_us, l.beta_ns[l.npoints - 1]);
+    /* no bucket: the plain line, no burst */
+    samples(x, y);
+    CHECK(compi_net_fit_steady(NS, x, y, &a, &b, &burst) == COMPI_OK && burst == 0 && fabs(b - 78.8) < 1,
+          "no bucket: burst %g, %g ns/B", burst, b);
+    /* the link estimator's time samples, sizes 4 .. 512 KiB behind the bucket */
+    compi_net_link prior = flat_link(50, 8);
+    compi_linkest e;
+    compi_linkest_init(&e, &prior, COMPI_LINKSRC_PRIOR);
+    for (uint64_t s = 0; s < 8; s++) {
+        double sz = 4096.0 * (double)(1u << s);
+        compi_linkest_add_time(&e, sz, compi_linkest_injected_us(300, 80, 5, s, sz, 1, 16384, 0));
+    }
+    CHECK(fabs(compi_linkest_beta_ns(&e) - 80) < 4 && fabs(e.model.alpha_us - 300) < 30,
+          "time samples behind a bucket: %g us %g ns/B", e.model.alpha_us, compi_linkest_beta_ns(&e));
+    /* rate samples: the bytes after a head the bucket passed come at the rate */
+    CHECK(compi_linkest_injected_us(0, 80, 0, 0, 65536, 0, 16384, 32768) == 65536 * 0.08, "past the bucket");
+    CHECK(compi_linkest_injected_us(0, 80, 0, 0, 65536, 0, 16384, 0) == 49152 * 0.08, "partly in it");
+}
+
 static void test_linkest_learns(void)
 {
     compi_net_link prior = flat_link(50, 8);
@@ -80,7 +136,7 @@ static void test_linkest_learns(void)
      * sample 50x slower (the receiver descheduled) */
     int changed_at = -1;
     for (uint64_t s = 0; s < 12; s++) {
-        double us = compi_linkest_injected_us(300, 80, 4, s, 1 << 20, 0);
+        double us = compi_linkest_injected_us(300, 80, 4, s, 1 << 20, 0, 0, 0);
         if (compi_linkest_add_rate(&e, 1 << 20, us) && changed_at < 0) changed_at = (int)s;
     }
     CHECK(changed_at == 2, "learned at the third sample, not %d", changed_at);
@@ -91,7 +147,7 @@ static void test_linkest_learns(void)
     /* time samples of several sizes (probe-like) bring the latency */
     for (uint64_t s = 0; s < 8; s++) {
         double b = 4096.0 * (double)(1u << s);
-        compi_linkest_add_time(&e, b, compi_linkest_injected_us(300, 80, 5, s, b, 1));
+        compi_linkest_add_time(&e, b, compi_linkest_injected_us(300, 80, 5, s, b, 1, 0, 0));
     }
     CHECK(fabs(e.model.alpha_us - 300) < 30, "latency learned: %g us", e.model.alpha_us);
     CHECK(fabs(compi_linkest_beta_ns(&e) - 80) < 4, "bandwidth kept: %g", compi_linkest_beta_ns(&e));
@@ -106,7 +162,7 @@ static void test_linkest_learns(void)
     CHECK(after == want, "learned floor %zu, expected %zu", after, want);
     compi_linkest fast;
     compi_linkest_init(&fast, &prior, COMPI_LINKSRC_PRIOR);
-    for (uint64_t s = 0; s < 3; s++) compi_linkest_add_rate(&fast, 1 << 20, compi_linkest_injected_us(50, 80, 0, s, 1 << 20, 0));
+    for (uint64_t s = 0; s < 3; s++) compi_linkest_add_rate(&fast, 1 << 20, compi_linkest_injected_us(50, 80, 0, s, 1 << 20, 0, 0, 0));
     CHECK(compi_net_coll_floor(&fast.model, 2048, 1) == 16384, "50 us, 80 ns/B: floor %zu",
           compi_net_coll_floor(&fast.model, 2048, 1));
 }
@@ -117,7 +173,7 @@ static void test_linkest_rejects(void)
     compi_linkest e;
     compi_linkest_init(&e, &prior, COMPI_LINKSRC_PRIOR);
     /* a sender that returns at once: the link looks free */
-    for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&e, 1 << 20, compi_linkest_injected_us(0, 0, 0, s, 1 << 20, 0));
+    for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&e, 1 << 20, compi_linkest_injected_us(0, 0, 0, s, 1 << 20, 0, 0, 0));
     CHECK(e.rejected_samples == 6 && e.changes == 0, "zero times refused: %llu", (unsigned long long)e.rejected_samples);
     for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&e, 1 << 20, 1e-4);
     CHECK(e.fits_rejected > 0 && strstr(e.last_rejection, "flat"), "flat fit rejected: '%s'", e.last_rejection);
@@ -126,7 +182,7 @@ static void test_linkest_rejects(void)
     /* a heuristics file's link is never replaced, only fitted for the report */
     compi_linkest f;
     compi_linkest_init(&f, &prior, COMPI_LINKSRC_FILE);
-    for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&f, 1 << 20, compi_linkest_injected_us(0, 80, 0, s, 1 << 20, 0));
+    for (uint64_t s = 0; s < 6; s++) compi_linkest_add_rate(&f, 1 << 20, compi_linkest_injected_us(0, 80, 0, s, 1 << 20, 0, 0, 0));
     CHECK(f.source == COMPI_LINKSRC_FILE && compi_linkest_beta_ns(&f) == 8 && f.changes == 0 && f.samples == 6,
           "file wins");
 }
@@ -144,7 +200,7 @@ static void test_linkest_probe(void)
     CHECK(compi_linkest_set_probe(&f, &probed) == 0 && f.source == COMPI_LINKSRC_FILE && f.model.alpha_us == 50,
           "a file's link is kept");
     compi_linkest_init(&l, &prior, COMPI_LINKSRC_PRIOR);
-    for (uint64_t s = 0; s < 3; s++) compi_linkest_add_rate(&l, 1 << 20, compi_linkest_injected_us(0, 20, 0, s, 1 << 20, 0));
+    for (uint64_t s = 0; s < 3; s++) compi_linkest_add_rate(&l, 1 << 20, compi_linkest_injected_us(0, 20, 0, s, 1 << 20, 0, 0, 0));
     CHECK(compi_linkest_set_probe(&l, &probed) == 0 && compi_linkest_beta_ns(&l) == 20, "a learned link is kept");
 }
 
@@ -152,6 +208,7 @@ int main(void)
 {
     test_theil_sen_reference();
     test_link_fit();
+    test_link_fit_bucket();
     test_linkest_learns();
     test_linkest_rejects();
     test_linkest_probe();

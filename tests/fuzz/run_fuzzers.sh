@@ -23,44 +23,39 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$BUILD/artifacts" "$BUILD/logs"
 failed=0
 total=0
+max_jobs=$(nproc)
+results=()
 # run_target NAME LABEL SECONDS MAX_LEN WHY CORPUS...: runs $BUILD/fuzz_NAME on
-# the corpora (the first one grows), logs to logs/NAME.log, counts and prints
-# the outcome; on failure the log lines matching the regex WHY.
+# the corpora (the first one grows) in the background, at most one fuzzer per
+# core at a time, logging to logs/NAME-LABEL.log; its outcome line (and on
+# failure the log lines matching the regex WHY) lands in logs/NAME-LABEL.result,
+# printed in launch order at the end. The codec comes from COMPI_FUZZ_CODEC.
 run_target() {
-  local name=$1 label=$2 secs=$3 maxlen=$4 why=$5 log="$BUILD/logs/$1.log" runs
+  local name=$1 label=$2 secs=$3 maxlen=$4 why=$5
+  local log="$BUILD/logs/$1-$2.log" res="$BUILD/logs/$1-$2.result"
   shift 5
-  total=$((total + 1))
-  if "$BUILD/fuzz_$name" -max_total_time="$secs" -timeout=30 -max_len="$maxlen" -print_final_stats=1 \
-       -artifact_prefix="$BUILD/artifacts/$name-" "$@" >"$log" 2>&1; then
-    runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    printf 'ok    %-10s %-11s %s runs\n' "$name" "$label" "$runs"
-  else
-    failed=$((failed + 1))
-    printf 'FAIL  %-10s %-11s see %s\n' "$name" "$label" "$log"
-    grep -m5 -E "$why" "$log" || tail -20 "$log"
-  fi
+  while [ "$(jobs -rp | wc -l)" -ge "$max_jobs" ]; do wait -n || true; done
+  results+=("$res")
+  (
+    if "$BUILD/fuzz_$name" -max_total_time="$secs" -timeout=30 -max_len="$maxlen" -print_final_stats=1 \
+         -artifact_prefix="$BUILD/artifacts/$name-$label-" "$@" >"$log" 2>&1; then
+      runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+      printf 'ok    %-10s %-11s %s runs\n' "$name" "$label" "$runs" >"$res"
+    else
+      { printf 'FAIL  %-10s %-11s see %s\n' "$name" "$label" "$log"
+        grep -m5 -E "$why" "$log" || tail -20 "$log"; } >"$res"
+    fi
+  ) &
 }
 for codec in $("$BUILD/fuzz_tool" list); do
   dec="$BUILD/corpus/decode-$codec"
   rt="$BUILD/corpus/roundtrip-$codec"
   mkdir -p "$dec" "$rt"
   "$BUILD/fuzz_tool" seed "$codec" "$dec" "$rt"
-  for target in decode roundtrip; do
-    corpus=$dec
-    [ "$target" = roundtrip ] && corpus=$rt
-    log="$BUILD/logs/$target-$codec.log"
-    total=$((total + 1))
-    if COMPI_FUZZ_CODEC=$codec "$BUILD/fuzz_$target" -max_total_time="$SECONDS_PER_TARGET" \
-         -timeout=30 -max_len=16384 -print_final_stats=1 \
-         -artifact_prefix="$BUILD/artifacts/$target-$codec-" "$corpus" >"$log" 2>&1; then
-      runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-      printf 'ok    %-10s %-11s %s runs\n' "$target" "$codec" "$runs"
-    else
-      failed=$((failed + 1))
-      printf 'FAIL  %-10s %-11s see %s\n' "$target" "$codec" "$log"
-      grep -m5 -E 'ERROR|SUMMARY|runtime error|returned|failed' "$log" || tail -20 "$log"
-    fi
-  done
+  COMPI_FUZZ_CODEC=$codec run_target decode "$codec" "$SECONDS_PER_TARGET" 16384 \
+    'ERROR|SUMMARY|runtime error|returned|failed' "$dec"
+  COMPI_FUZZ_CODEC=$codec run_target roundtrip "$codec" "$SECONDS_PER_TARGET" 16384 \
+    'ERROR|SUMMARY|runtime error|returned|failed' "$rt"
 done
 # chunks of pipelined messages (lib/frame/frame.c): one binary, every codec
 chunk_corpus="$BUILD/corpus/chunk"
@@ -100,5 +95,12 @@ if [[ -x "$BUILD/fuzz_plist" ]]; then
   printf '\x01\x00\x00\x00\x00\x07\x03\x07\x03\x07\x00\x01' >"$plist_corpus/build"
   run_target plist io "$SECONDS_PER_TARGET" 4096 'ERROR|SUMMARY|runtime error|failed|outside' "$plist_corpus"
 fi
+wait
+for res in "${results[@]}"; do
+  total=$((total + 1))
+  [ -s "$res" ] || echo "FAIL  no outcome for $res" >"$res"
+  grep -q '^FAIL' "$res" && failed=$((failed + 1))
+  cat "$res"
+done
 echo "$((total - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -14,6 +14,13 @@
  * communicator creations (their own traffic, which compi does not trace,
  * is subtracted from the oracle's counts). --where: each rank prints
  * "WHERE rank=<r> host=<MPI_Get_processor_name>" (placement tests).
+ * --neighbor: also, on a periodic ring (a 1-D cartesian communicator),
+ * MPI_Neighbor_alltoall of 3000 doubles and MPI_Ineighbor_allgather of 500
+ * ints (checked as the difference of two traces: each rank sends 2 x 24000
+ * + 2 x 2000 bytes more, to its two ring neighbours). --nbc: also
+ * MPI_Ialltoall, MPI_Iallgather, MPI_Iallreduce and MPI_Ireduce on WORLD,
+ * each completed by MPI_Wait; --nbc-blocking: their blocking twins instead
+ * (the two traces must give the same graph).
  * Otherwise prints nothing; exits 0. */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,12 +29,15 @@
 
 int main(int argc, char **argv)
 {
-    int core = 0, persistent = 0, comms_only = 0, where = 0;
+    int core = 0, persistent = 0, comms_only = 0, where = 0, neighbor = 0, nbc = 0, nbc_blocking = 0;
     for (int i = 1; i < argc; i++) {
         core |= strcmp(argv[i], "--core") == 0;
         persistent |= strcmp(argv[i], "--persistent") == 0;
         comms_only |= strcmp(argv[i], "--comms-only") == 0;
         where |= strcmp(argv[i], "--where") == 0;
+        neighbor |= strcmp(argv[i], "--neighbor") == 0;
+        nbc |= strcmp(argv[i], "--nbc") == 0;
+        nbc_blocking |= strcmp(argv[i], "--nbc-blocking") == 0;
     }
     MPI_Init(&argc, &argv);
     int me, n;
@@ -79,6 +89,32 @@ int main(int argc, char **argv)
         }
         MPI_Request_free(&rq[1]);
         MPI_Request_free(&rq[0]);
+    }
+    if (nbc) {
+        MPI_Request r[4];
+        MPI_Ialltoall(ia, 700, MPI_INT, ib, 700, MPI_INT, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        MPI_Iallgather(a, 90, MPI_DOUBLE, b, 90, MPI_DOUBLE, MPI_COMM_WORLD, &r[1]);
+        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+        MPI_Iallreduce(a, b, 5000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[2]);
+        MPI_Wait(&r[2], MPI_STATUS_IGNORE);
+        MPI_Ireduce(ia, ib, 3000, MPI_INT, MPI_MAX, n - 1, MPI_COMM_WORLD, &r[3]);
+        MPI_Wait(&r[3], MPI_STATUS_IGNORE);
+    }
+    if (nbc_blocking) {
+        MPI_Alltoall(ia, 700, MPI_INT, ib, 700, MPI_INT, MPI_COMM_WORLD);
+        MPI_Allgather(a, 90, MPI_DOUBLE, b, 90, MPI_DOUBLE, MPI_COMM_WORLD);
+        MPI_Allreduce(a, b, 5000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Reduce(ia, ib, 3000, MPI_INT, MPI_MAX, n - 1, MPI_COMM_WORLD);
+    }
+    if (neighbor) {
+        MPI_Comm ring;
+        int periodic = 1;
+        MPI_Cart_create(MPI_COMM_WORLD, 1, &n, &periodic, 0, &ring);
+        MPI_Neighbor_alltoall(a, 3000, MPI_DOUBLE, b, 3000, MPI_DOUBLE, ring);
+        MPI_Ineighbor_allgather(ia, 500, MPI_INT, ib, 500, MPI_INT, ring, &rq[0]);
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        MPI_Comm_free(&ring);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Send(a, 10, MPI_DOUBLE, MPI_PROC_NULL, 4, MPI_COMM_WORLD);

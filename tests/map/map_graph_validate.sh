@@ -128,6 +128,41 @@ else
   fail "persistent: a run failed"; tail -5 "$work/out"
 fi
 
+# neighbourhood collectives: their explicit graph, whatever path the call
+# took (--neighbor adds, per rank, a Neighbor_alltoall of 24000 B and an
+# Ineighbor_allgather of 2000 B per ring neighbour)
+n=4
+if traced "$n" "$work/n1" -- "${appargs[@]}" --neighbor >"$work/out" 2>&1 &&
+   traced "$n" "$work/n0" -- "${appargs[@]}" >>"$work/out" 2>&1 &&
+   "$map" "$work/n1" --graph-out "$work/g1.txt" >>"$work/out" 2>&1 &&
+   "$map" "$work/n0" --graph-out "$work/g0.txt" >>"$work/out" 2>&1; then
+  diff=$(join <(awk '!/^#/{print $1"-"$2, $3, $4}' "$work/g1.txt" | sort) \
+              <(awk '!/^#/{print $1"-"$2, $3, $4}' "$work/g0.txt" | sort) -a1 -e0 -o 0,1.2,1.3,2.2,2.3 |
+         awk '{dm=$2-$4; db=$3-$5; if (dm || db) print $1, dm, db}' | sort | tr '\n' ';')
+  want="0-1 2 26000;0-3 2 26000;1-0 2 26000;1-2 2 26000;2-1 2 26000;2-3 2 26000;3-0 2 26000;3-2 2 26000;"
+  [ "$diff" = "$want" ] && pass "neighbourhood collectives: +2 messages, +26000 B on exactly the ring's edges" ||
+    fail "neighbourhood collectives: trace difference '$diff', expected '$want'"
+else
+  fail "neighbor: a run failed"; tail -5 "$work/out"
+fi
+
+# nonblocking collectives: decomposed like their blocking twins (--nbc and
+# --nbc-blocking give one graph, which differs from the run without either)
+if traced "$n" "$work/b1" -- "${appargs[@]}" --nbc >"$work/out" 2>&1 &&
+   traced "$n" "$work/b2" -- "${appargs[@]}" --nbc-blocking >>"$work/out" 2>&1 &&
+   "$map" "$work/b1" --graph-out "$work/g1.txt" >>"$work/out" 2>&1 &&
+   "$map" "$work/b2" --graph-out "$work/g2.txt" >>"$work/out" 2>&1; then
+  if ! cmp -s <(grep -v '^#' "$work/g1.txt") <(grep -v '^#' "$work/g2.txt"); then
+    fail "nonblocking collectives: graph differs from their blocking twins'"
+  elif cmp -s <(grep -v '^#' "$work/g1.txt") <(grep -v '^#' "$work/g0.txt"); then
+    fail "nonblocking collectives: not in the graph at all"
+  else
+    pass "nonblocking collectives: the graph of their blocking twins"
+  fi
+else
+  fail "nbc: a run failed"; tail -5 "$work/out"
+fi
+
 # errors that name the problem
 expect_err() {   # WHAT EXIT_CODE WORDS... -- ARGS...
   local what=$1 code=$2; shift 2

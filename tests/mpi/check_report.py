@@ -3,7 +3,7 @@
 """Run an MPI program under compi with COMPI_REPORT set, then validate the report.
 
 usage: check_report.py --report FILE --codec NAME [--ranks N] [--all-compressed [--bcast-root R]]
-                       [--min-ratio X] [--wire-oracle] -- launcher args...
+                       [--min-ratio X] [--wire-oracle] [--pool-threads N,M,...] -- launcher args...
 
 Expected schema (lib/core/report.c): a top-level object with a "ranks" array
 (one entry per rank) and a "totals" object; totals["codecs"][<codec>] holds
@@ -17,7 +17,10 @@ broadcast too. --min-ratio: bytes_in / bytes_out at least X. --wire-oracle:
 the program ran with wirecount.c preloaded after compi, which printed the
 bytes of the frames compi handed to the MPI; every rank but the --bcast-root
 (whose codec also counts broadcast frames) must report exactly those bytes as
-its codec's bytes_out.  The check is defensive: if the exact schema is
+its codec's bytes_out. --pool-threads: rank r ran with item r mod n of the
+list as COMPI_THREADS; its "pool" section must say so, a rank with helpers
+must have coded collective blocks on them (encoded and decoded), and a rank
+without must have run no pool job.  The check is defensive: if the exact schema is
 not found it searches the document for per-codec byte counters and says so.
 """
 import argparse, glob, json, os, re, subprocess, sys
@@ -56,6 +59,8 @@ def main():
     ap.add_argument("--wire-oracle", action="store_true")
     ap.add_argument("--pipelined-from", type=int, default=-1,
                     help="this rank sent pipelined (chunked) messages with the codec, every other rank received some")
+    ap.add_argument("--pool-threads", default="",
+                    help="comma-separated COMPI_THREADS per rank (rank r: item r mod n)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -131,6 +136,8 @@ def main():
         check_wire(doc, a.codec, a.bcast_root, run.stdout)
     if a.pipelined_from >= 0:
         check_pipelined(doc, a.codec, a.pipelined_from)
+    if a.pool_threads:
+        check_pool(doc, [int(t) for t in a.pool_threads.split(",")])
     print("PASS [check_report] %s ratio %.2f" % (where, bin_ / bout))
 
 
@@ -153,6 +160,25 @@ def check_pipelined(doc, codec, sender):
             print("rank %d: %d pipelined messages received" % (i, got))
             if got < 1:
                 fail("rank %d received no pipelined message" % i)
+def check_pool(doc, threads):
+    """Each rank's pool section: its thread count, and collective blocks
+    coded by the pool exactly where it had helpers."""
+    for i, r in enumerate(doc.get("ranks", [])):
+        pool = r.get("pool") if isinstance(r, dict) else None
+        if not isinstance(pool, dict):
+            fail("rank %d: no pool section in the report" % i)
+        want = threads[i % len(threads)]
+        print("rank %d: pool %s" % (i, pool))
+        if pool.get("threads") != want:
+            fail("rank %d: pool threads %s, expected %d (COMPI_THREADS)" % (i, pool.get("threads"), want))
+        enc, dec = pool.get("collective_blocks_encoded", 0), pool.get("collective_blocks_decoded", 0)
+        if want and (enc < 1 or dec < 1):
+            fail("rank %d has %d helper threads but coded no collective block on them (encoded %s, decoded %s)"
+                 % (i, want, enc, dec))
+        if not want and (pool.get("jobs") or enc or dec):
+            fail("rank %d has no helper thread but reports pool jobs %s" % (i, pool))
+
+
 SEND_FAMILIES = ("send", "isend", "persistent_send", "sendrecv")
 
 

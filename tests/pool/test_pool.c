@@ -76,8 +76,50 @@ static int task_count(int *all_others_sleep)
     return n;
 }
 
+/* Items that count how many run at once (a job's helper limit). */
+static int running_now, running_max;
+static void item_concurrent(void *arg, size_t i)
+{
+    int now = __atomic_add_fetch(&running_now, 1, __ATOMIC_SEQ_CST);
+    int seen = __atomic_load_n(&running_max, __ATOMIC_SEQ_CST);
+    while (now > seen && !__atomic_compare_exchange_n(&running_max, &seen, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        ;
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL); /* long enough for a second helper to take the next item */
+    item(arg, i);
+    __atomic_sub_fetch(&running_now, 1, __ATOMIC_SEQ_CST);
+}
+static int limit_none(void) { return 0; }
+static int limit_one(void) { return 1; }
+
+/* A call limit: 0 gives no job, 1 keeps all but one helper asleep. */
+static void test_limit(work *w)
+{
+    compi_pool_set_limit(limit_none);
+    CHECK(compi_pool_job_new(4, item, w) == NULL, "a call with no helper to use gets no job");
+    compi_pool_set_limit(limit_one);
+    memset(w, 0, sizeof *w);
+    compi_pool_job *j = compi_pool_job_new(ITEMS / 4, item_concurrent, w);
+    CHECK(j != NULL, "a call with one helper gets a job");
+    compi_pool_release(j, ITEMS / 4);
+    for (size_t i = 0; i < ITEMS / 4; i++)
+        while (!compi_pool_done(j, i)) {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    compi_pool_job_end(j);
+    for (size_t i = 0; i < ITEMS / 4; i++) CHECK(w->runs[i] == 1, "limited job: item %zu ran %d times", i, w->runs[i]);
+    CHECK(running_max == 1, "a job limited to one helper ran %d items at once", running_max);
+    compi_pool_set_limit(NULL);
+}
+
 static void test_auto(void)
 {
+    CHECK(compi_pool_call_threads(7, 8, 0, 8) == 7, "masteronly: every helper");
+    CHECK(compi_pool_call_threads(7, 8, 1, 8) == 0, "funneled, a team on every core: none");
+    CHECK(compi_pool_call_threads(7, 8, 1, 4) == 4, "funneled, a team of 4 on 8 cores: 4");
+    CHECK(compi_pool_call_threads(3, 8, 1, 2) == 3, "never more than the helpers started");
+    CHECK(compi_pool_call_threads(1, 1, 1, 1) == 0, "one core, inside a region: none");
     /* this machine's case: 2 cores, 2 ranks, a single-threaded application */
     CHECK(compi_pool_auto_threads(2, 2, 2, 1) == 0, "2 cores, 2 ranks: no helper");
     CHECK(compi_pool_auto_threads(2, 2, 1, 1) == 1, "2 cores, 1 rank: one helper");
@@ -152,6 +194,8 @@ int main(void)
     nanosleep(&pause, NULL);
     for (size_t i = 0; i < ITEMS; i++) ran -= w->runs[i];
     CHECK(ran == 0, "items ran after their job ended");
+
+    test_limit(w);
 
     /* two callers' jobs side by side (MPI_THREAD_MULTIPLE) */
     work *w2 = calloc(1, sizeof *w2);

@@ -92,6 +92,24 @@ fixed)
         'plot: .* \(bytes saved per codec\)'
     check_png "$tmp/f.png" 10000
     ;;
+pool)
+    # the fixed sample with a pool section per rank (2 helpers on rank 0, none on 1)
+    python3 - "$here/sample_fixed.json" "$tmp/p.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["ranks"][0]["pool"] = {"threads": 2, "jobs": 12, "items": 40, "helper_items": 25, "collective_blocks_encoded": 30,
+                         "collective_blocks_decoded": 28, "speedup": 1.85}
+d["ranks"][1]["pool"] = {"threads": 0, "jobs": 0, "items": 0, "helper_items": 0, "collective_blocks_encoded": 0,
+                         "collective_blocks_decoded": 0, "speedup": None}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    rc=0
+    bash "$tool" report "$tmp/p.json" >"$tmp/p.txt" 2>&1 || rc=$?
+    cat "$tmp/p.txt"
+    (( rc == 0 )) || fail "exit status $rc"
+    expect_in "$tmp/p.txt" pool 'codec pool: helper threads per rank: 0 on ranks 1; 2 on ranks 0' \
+        '^ +0 +2 +12 +40 +25 +30 +28 +1\.85$' '^ +1 +0 +0 +0 +0 +0 +0 +-$'
+    ;;
 malformed)
     expect_error "$here/malformed.json" truncated 'invalid JSON: .* at line 46 column 5; the file ends inside the JSON document: truncated'
     printf '{"ranks": [], "totals": {}} trailing' >"$tmp/extra.json"

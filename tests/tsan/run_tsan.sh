@@ -3,8 +3,9 @@
 # The tsan CI stage: a ThreadSanitizer build of libcompi (tools/build.sh
 # --tsan, only the targets these tests need) runs the tests with threads:
 # the codec pool alone (pool_unit), MPI_THREAD_MULTIPLE ranks (threads),
-# pipelined messages coded by helper threads, and the hybrid stencil in
-# both OpenMP styles. A report fails the test (TSan's exit code).
+# pipelined messages and collective blocks coded by helper threads, and
+# the hybrid stencil in both OpenMP styles. A report fails the test
+# (TSan's exit code).
 # Suppressions (suppressions.txt): MPI library internals only.
 # Usage: tests/tsan/run_tsan.sh [mpich|openmpi] (default mpich: Open MPI
 # unloads plugins TSan was told to ignore, which TSan cannot survive)
@@ -13,7 +14,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 mpi=${1:-mpich}
 cd "$root"
 tools/build.sh --mpi "$mpi" --tsan --target compi --target test_pool --target mpitest_threads \
-    --target mpitest_p2p_basic --target mpitest_p2p_order --target compi_stencil3d >/dev/null
+    --target mpitest_p2p_basic --target mpitest_p2p_order --target mpitest_coll_rooted --target compi_stencil3d >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # second_deadlock_stack: lock-order reports name both acquisitions
 # the fixed suppressions plus one called_from_lib line per MPI plugin
@@ -37,4 +38,4 @@ export TSAN_OPTIONS="suppressions=$supp:exitcode=66:second_deadlock_stack=1:repo
 # mpi stages.
 export CHECK_OMP_THREADS=1
 ctest --test-dir "build-tsan/$mpi" --output-on-failure -j2 \
-    -R '^(pool_unit|compi_threads_lz4|compi_threads_pipe_threads2_np2|compi_threads_pipe_threads1_0_np2|compi_p2p_order_pipe_threads2_np4|compi_p2p_basic_pipe_threads2_0_np2|app_stencil3d_omp)$'
+    -R '^(pool_unit|compi_threads_lz4|compi_threads_pipe_threads2_np2|compi_threads_pipe_threads1_0_np2|compi_p2p_order_pipe_threads2_np4|compi_p2p_basic_pipe_threads2_0_np2|compi_coll_rooted_blocks_threads0_2_np3|app_stencil3d_omp)$'

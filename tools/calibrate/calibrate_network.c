@@ -200,15 +200,15 @@ int main(int argc, char **argv)
         }
     }
     o.verbose = quiet ? 0 : 1;
-    /* testing: COMPI_DEBUG_LINK_TIMES=A,B[,K] (compi.conf(5)) gives every
+    /* testing: COMPI_DEBUG_LINK_TIMES=A,B[,K[,D]] (compi.conf(5)) gives every
      * link these timings instead of measured ones, so the tests of the
      * phases, budget and file do not depend on the machine's load */
     const char *inj = getenv("COMPI_DEBUG_LINK_TIMES");
     if (inj && *inj) {
-        int k = 0, got = sscanf(inj, "%lf,%lf,%d", &o.inject_alpha_us, &o.inject_beta_ns, &k);
-        if (got < 2 || o.inject_alpha_us < 0 || o.inject_beta_ns < 0 || k < 0) {
+        int k = 0, got = sscanf(inj, "%lf,%lf,%d,%lf", &o.inject_alpha_us, &o.inject_beta_ns, &k, &o.inject_burst);
+        if (got < 2 || o.inject_alpha_us < 0 || o.inject_beta_ns < 0 || k < 0 || o.inject_burst < 0) {
             if (rank == 0)
-                fprintf(stderr, "compi_calibrate_network: COMPI_DEBUG_LINK_TIMES='%s' is not A,B[,K]\n", inj);
+                fprintf(stderr, "compi_calibrate_network: COMPI_DEBUG_LINK_TIMES='%s' is not A,B[,K[,D]]\n", inj);
             MPI_Finalize();
             return 2;
         }

@@ -249,6 +249,7 @@ def summary(doc, path, all_ranks=False):
         lines.append("nonblocking and neighbourhood collectives (all ranks; compressed path: run as compi's schedule "
                      "of compressed messages, else the MPI's own):")
         lines.append(table(("collective", "calls", "compressed path", "bytes sent", "inter-node messages"), rows))
+    lines.extend(pool_summary(ranks, all_ranks))
     lines.append("")
     if ranks and (all_ranks or len(ranks) <= 16):
         rows = []
@@ -266,6 +267,30 @@ def summary(doc, path, all_ranks=False):
     elif ranks:
         lines.append("per rank: %d ranks, table omitted (--all-ranks shows it)" % len(ranks))
     return "\n".join(lines)
+
+
+def pool_summary(ranks, all_ranks=False):
+    """The codec pool per rank (the report's "pool" sections): helper
+    threads, jobs that used them, their items and the share helpers ran,
+    collective blocks coded side by side, the measured speedup."""
+    pools = [(r.get("rank"), r["pool"]) for r in ranks if isinstance(r.get("pool"), dict)]
+    if not pools:
+        return []
+    lines = [""]
+    by_threads = {}
+    for rank, p in pools:
+        by_threads.setdefault(g(p, "threads"), []).append(rank)
+    lines.append("codec pool: helper threads per rank: %s" % "; ".join(
+        "%s on %s" % (t, _ranges(v)) for t, v in sorted(by_threads.items())))
+    if not any(g(p, "threads") or g(p, "jobs") for _, p in pools):
+        return lines
+    if all_ranks or len(pools) <= 16:
+        rows = [(rank, g(p, "threads"), g(p, "jobs"), g(p, "items"), g(p, "helper_items"),
+                 g(p, "collective_blocks_encoded"), g(p, "collective_blocks_decoded"),
+                 fmt_opt(p.get("speedup"))) for rank, p in pools]
+        lines.append(table(("rank", "threads", "jobs", "items", "on helpers", "coll blocks enc", "coll blocks dec",
+                            "speedup"), rows))
+    return lines
 
 
 def _ranges(nums):
@@ -325,14 +350,18 @@ def engine_summary(doc):
         models.setdefault(key, []).append((r.get("rank"), net))
     for (src, cm), rs in models.items():
         who = "all ranks" if len(models) == 1 else _ranges([x[0] for x in rs])
-        obs = [g(n, "observations", None) for _, n in rs]
+        # reports of older compi versions carry a send-time correction
+        obs = [g(n, "observations", None) for _, n in rs if _is_num(g(n, "observations", None))]
         scales = [g(n, "scale", None) for _, n in rs if _is_num(g(n, "scale", None))]
-        obs_s = "%s observations" % (sum(o for o in obs if _is_num(o)))
-        sc_s = ("scale %.2f" % scales[0]) if len(set(scales)) == 1 else \
-            ("scale %.2f..%.2f" % (min(scales), max(scales)) if scales else "scale -")
+        notes = []
+        if obs:
+            notes.append("%s observations" % sum(obs))
+            notes.append(("scale %.2f" % scales[0]) if len(set(scales)) == 1 else
+                         ("scale %.2f..%.2f" % (min(scales), max(scales)) if scales else "scale -"))
         cal = [g(n, "calibrate_seconds", 0) for _, n in rs]
-        cal_s = (", calibrated in %.2f s" % max(cal)) if any(_is_num(c) and c > 0 for c in cal) else ""
-        lines.append("  %s: network model: %s (%s, %s%s)" % (who, src, obs_s, sc_s, cal_s))
+        if any(_is_num(c) and c > 0 for c in cal):
+            notes.append("calibrated in %.2f s" % max(cal))
+        lines.append("  %s: network model: %s%s" % (who, src, " (%s)" % ", ".join(notes) if notes else ""))
         lines.append("  %s: codec model: %s" % (who, cm))
     lines.extend(links_summary(doc))
     wins = windows_of(doc)

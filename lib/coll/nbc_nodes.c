@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Node-aware schedules of the nonblocking reductions (nbc.h), for
+ * communicators where some node holds several ranks.
+ *
+ * The vector is cut into one piece per rank, each owned by one rank:
+ * reduce_scatter's pieces are the ranks' blocks, owned by their ranks;
+ * allreduce and reduce cut it equally, piece (j, c) owned by the j-th rank
+ * of node c, pieces in the order of j then c. On every node each piece has
+ * a handler: its owner on the owner's node; elsewhere the rank of the same
+ * position in its node (modulo the node's size). Then
+ *
+ *   round 1  every rank sends each piece to its handler on its node
+ *            (inside the node: plain)
+ *   round 2  each handler combines its node's copies of its pieces (its own
+ *            first, then its node mates' in rank order) and sends the node's
+ *            partial to the piece's owner (between nodes: compressed)
+ *   round 3  each owner combines the nodes' partials in node order, and
+ *            hands the result on:
+ *              allreduce       to its handlers on the other nodes and to
+ *                              its node mates
+ *              reduce          to the root
+ *              reduce_scatter  into its own receive buffer
+ *   round 4  allreduce only: each handler passes the results it got from
+ *            other nodes to its node mates
+ *
+ * Every node's link carries the vector about twice (once out, once back),
+ * as the MPI's best algorithms do, in as many concurrent streams as the
+ * node has ranks, each rank compressing its share: the direct schedule
+ * would send every rank's shares across it, a single leader would be one
+ * stream and one codec. One rank combines each piece and every rank gets
+ * those bits, so all ranks agree on the result. */
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll.h"
+#include "coll/nbc.h"
+#include "engine/leaders.h"
+
+typedef struct {
+    MPI_Datatype dt;
+    MPI_Op op;
+    size_t ext;
+    int npieces;
+    const int *start, *len, *owner; /* per piece */
+    char *acc;                      /* node partials of the pieces I handle, results of those I own */
+    /* local combining steps: piece and the buffer to fold into acc */
+    int nlocal, ninter;
+    int *local_piece, *inter_piece;
+    char **local_buf, **inter_buf;
+} compi_nred;
+
+/* The node layout the schedule is built from (the communicator's, read
+ * while building only). */
+typedef struct {
+    const compi_coll_layout *l;
+    int *lidx; /* comm rank -> its position in its node */
+} compi_nred_map;
+
+static size_t compi_nred_span(MPI_Datatype dt, int n, size_t ext)
+{
+    if (n <= 0) return 0;
+    MPI_Aint tlb, textent;
+    PMPI_Type_get_true_extent(dt, &tlb, &textent);
+    return (size_t)(n - 1) * ext + (size_t)textent;
+}
+
+static char *compi_nred_at(const compi_nred *q, const void *base, int k)
+{
+    return (char *)base + (size_t)q->start[k] * q->ext;
+}
+
+/* Who handles piece k on node c. */
+static int compi_nred_handler(const compi_nred_map *m, const compi_nred *q, int c, int k)
+{
+    const compi_coll_layout *l = m->l;
+    int o = q->owner[k];
+    if (l->node_of[o] == c) return o;
+    int n = l->first[c + 1] - l->first[c];
+    return l->members[l->first[c] + m->lidx[o] % n];
+}
+
+static int compi_nred_fold(const compi_nred *q, int n, const int *piece, char *const *buf)
+{
+    for (int i = 0; i < n; i++) {
+        int k = piece[i];
+        int rc = PMPI_Reduce_local(buf[i], compi_nred_at(q, q->acc, k), q->len[k], q->dt, q->op);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int compi_nred_fold_local(void *arg)
+{
+    compi_nred *q = arg;
+    return compi_nred_fold(q, q->nlocal, q->local_piece, q->local_buf);
+}
+
+static int compi_nred_fold_inter(void *arg)
+{
+    compi_nred *q = arg;
+    return compi_nred_fold(q, q->ninter, q->inter_piece, q->inter_buf);
+}
+
+/* A receive into a new buffer, listed for a combining step. */
+static int compi_nred_recv_part(compi_sched *s, compi_nred *q, int k, int from, int sub, int *n, int *piece, char **buf)
+{
+    char *b = compi_sched_alloc(s, (size_t)q->len[k] * q->ext);
+    if (!b) return MPI_ERR_NO_MEM;
+    piece[*n] = k;
+    buf[(*n)++] = b;
+    return compi_sched_recv(s, b, q->len[k], q->dt, from, sub);
+}
+
+/* Rounds 1 and 2 and round 3's combining: afterwards acc holds the results
+ * of the pieces this rank owns. */
+static int compi_nred_build(compi_sched *s, const compi_nred_map *m, const void *sbuf, compi_nred *q)
+{
+    const compi_coll_layout *l = m->l;
+    int me = l->rank, c0 = l->my_node, *mates = l->members + l->first[c0];
+    int nmates = l->first[c0 + 1] - l->first[c0];
+    size_t np = (size_t)q->npieces;
+    q->acc = compi_sched_alloc(s, compi_nred_span(q->dt, q->start[np - 1] + q->len[np - 1], q->ext));
+    q->local_piece = compi_sched_alloc(s, sizeof(int) * np * (size_t)nmates);
+    q->local_buf = compi_sched_alloc(s, sizeof(char *) * np * (size_t)nmates);
+    q->inter_piece = compi_sched_alloc(s, sizeof(int) * (size_t)l->nnodes);
+    q->inter_buf = compi_sched_alloc(s, sizeof(char *) * (size_t)l->nnodes);
+    if (!q->acc || !q->local_piece || !q->local_buf || !q->inter_piece || !q->inter_buf) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    /* round 1: each piece to its handler here */
+    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+        if (q->len[k] <= 0) continue;
+        int h = compi_nred_handler(m, q, c0, k);
+        if (h != me) {
+            rc = compi_sched_send(s, compi_nred_at(q, sbuf, k), q->len[k], q->dt, h, 0);
+            continue;
+        }
+        /* my own copy: in place, results land over my send buffer */
+        memcpy(compi_nred_at(q, q->acc, k), compi_nred_at(q, sbuf, k), compi_nred_span(q->dt, q->len[k], q->ext));
+        for (int j = 0; j < nmates && rc == MPI_SUCCESS; j++)
+            if (mates[j] != me)
+                rc = compi_nred_recv_part(s, q, k, mates[j], 0, &q->nlocal, q->local_piece, q->local_buf);
+    }
+    compi_sched_round(s);
+    /* round 2: the node's partials to their owners */
+    if (rc == MPI_SUCCESS) rc = compi_sched_call(s, compi_nred_fold_local, q);
+    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+        if (q->len[k] <= 0) continue;
+        int o = q->owner[k];
+        if (o != me && compi_nred_handler(m, q, c0, k) == me)
+            rc = compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], q->dt, o, 1);
+        for (int c = 0; o == me && c < l->nnodes && rc == MPI_SUCCESS; c++)
+            if (c != c0)
+                rc = compi_nred_recv_part(s, q, k, compi_nred_handler(m, q, c, k), 1, &q->ninter, q->inter_piece,
+                                          q->inter_buf);
+    }
+    compi_sched_round(s);
+    if (rc == MPI_SUCCESS) rc = compi_sched_call(s, compi_nred_fold_inter, q);
+    return rc;
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t n;
+} compi_nred_copy;
+
+static int compi_nred_copy_fn(void *arg)
+{
+    compi_nred_copy *c = arg;
+    if (c->n) memmove(c->dst, c->src, c->n);
+    return MPI_SUCCESS;
+}
+
+/* A local step copying piece k from acc to buf. */
+static int compi_nred_copy_out(compi_sched *s, const compi_nred *q, void *buf, int k)
+{
+    compi_nred_copy *c = compi_sched_alloc(s, sizeof *c);
+    if (!c) return MPI_ERR_NO_MEM;
+    *c = (compi_nred_copy){compi_nred_at(q, buf, k), compi_nred_at(q, q->acc, k),
+                           compi_nred_span(q->dt, q->len[k], q->ext)};
+    return compi_sched_call(s, compi_nred_copy_fn, c);
+}
+
+/* The schedule, its pieces' arrays (npieces, from the layout) and the map;
+ * NULL with *rc on failure. */
+static compi_sched *compi_nred_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam,
+                                   MPI_Datatype dt, MPI_Op op, compi_nred **qp, compi_nred_map *m, int *rc)
+{
+    m->l = compi_coll_layout_get(comm, ci, rc);
+    if (!m->l) return NULL;
+    compi_sched *s = compi_sched_new(comm, ci, kind, fam, rc);
+    if (!s) return NULL;
+    int n = m->l->size;
+    compi_nred *q = compi_sched_alloc(s, sizeof *q);
+    int *start = compi_sched_alloc(s, sizeof(int) * (size_t)n), *len = compi_sched_alloc(s, sizeof(int) * (size_t)n),
+        *owner = compi_sched_alloc(s, sizeof(int) * (size_t)n);
+    m->lidx = compi_sched_alloc(s, sizeof(int) * (size_t)n);
+    if (!q || !start || !len || !owner || !m->lidx) {
+        compi_sched_abandon(s);
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    memset(q, 0, sizeof *q);
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    q->dt = dt;
+    q->op = op;
+    q->ext = (size_t)ext;
+    q->npieces = n;
+    q->start = start;
+    q->len = len;
+    q->owner = owner;
+    for (int c = 0; c < m->l->nnodes; c++)
+        for (int i = m->l->first[c]; i < m->l->first[c + 1]; i++) m->lidx[m->l->members[i]] = i - m->l->first[c];
+    *qp = q;
+    return s;
+}
+
+/* Allreduce's and reduce's pieces: count elements cut equally, piece (j, c)
+ * owned by node c's j-th rank. */
+static void compi_nred_equal(const compi_nred_map *m, compi_nred *q, int count)
+{
+    const compi_coll_layout *l = m->l;
+    int *start = (int *)q->start, *len = (int *)q->len, *owner = (int *)q->owner, p = 0;
+    for (int j = 0; p < l->size; j++)
+        for (int c = 0; c < l->nnodes; c++) {
+            if (j >= l->first[c + 1] - l->first[c]) continue;
+            int64_t a, b;
+            compi_leaders_chunk(count, l->size, p, &a, &b);
+            start[p] = (int)a;
+            len[p] = (int)b;
+            owner[p++] = l->members[l->first[c] + j];
+        }
+}
+
+static int compi_nred_go(compi_sched *s, int rc, MPI_Comm comm, MPI_Request *request)
+{
+    if (rc != MPI_SUCCESS) {
+        compi_sched_abandon(s);
+        return compi_raise(comm, rc);
+    }
+    return compi_raise(comm, compi_sched_start(s, request));
+}
+
+/* Allreduce's rounds 3 and 4: the results to every rank. */
+static int compi_nred_spread(compi_sched *s, const compi_nred_map *m, compi_nred *q, void *recvbuf)
+{
+    const compi_coll_layout *l = m->l;
+    int me = l->rank, c0 = l->my_node, *mates = l->members + l->first[c0];
+    int nmates = l->first[c0 + 1] - l->first[c0], rc = MPI_SUCCESS;
+    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+        int o = q->owner[k];
+        if (q->len[k] <= 0) continue;
+        if (o == me) {
+            rc = compi_nred_copy_out(s, q, recvbuf, k);
+            for (int c = 0; c < l->nnodes && rc == MPI_SUCCESS; c++)
+                if (c != c0)
+                    rc = compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], q->dt,
+                                          compi_nred_handler(m, q, c, k), 2);
+            for (int j = 0; j < nmates && rc == MPI_SUCCESS; j++)
+                if (mates[j] != me)
+                    rc = compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], q->dt, mates[j], 2);
+        } else if (l->node_of[o] == c0 || compi_nred_handler(m, q, c0, k) == me) {
+            rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, o, 2);
+        }
+    }
+    compi_sched_round(s);
+    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+        int o = q->owner[k];
+        if (q->len[k] <= 0 || l->node_of[o] == c0) continue;
+        int h = compi_nred_handler(m, q, c0, k);
+        if (h != me) {
+            rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, h, 3);
+            continue;
+        }
+        for (int j = 0; j < nmates && rc == MPI_SUCCESS; j++)
+            if (mates[j] != me) rc = compi_sched_send(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, mates[j], 3);
+    }
+    return rc;
+}
+
+int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                             const compi_comm_info *ci, MPI_Request *request)
+{
+    compi_nred *q;
+    compi_nred_map m;
+    int rc;
+    compi_sched *s = compi_nred_new(comm, ci, COMPI_NBC_IALLREDUCE, COMPI_FAM_ALLREDUCE, dt, op, &q, &m, &rc);
+    if (!s) return compi_raise(comm, rc);
+    compi_nred_equal(&m, q, count);
+    rc = compi_nred_build(s, &m, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, q);
+    if (rc == MPI_SUCCESS) rc = compi_nred_spread(s, &m, q, recvbuf);
+    return compi_nred_go(s, rc, comm, request);
+}
+
+int compi_nbc_node_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                          MPI_Comm comm, const compi_comm_info *ci, MPI_Request *request)
+{
+    compi_nred *q;
+    compi_nred_map m;
+    int rc;
+    compi_sched *s = compi_nred_new(comm, ci, COMPI_NBC_IREDUCE, COMPI_FAM_REDUCE, dt, op, &q, &m, &rc);
+    if (!s) return compi_raise(comm, rc);
+    compi_nred_equal(&m, q, count);
+    int me = m.l->rank;
+    rc = compi_nred_build(s, &m, sendbuf == MPI_IN_PLACE && me == root ? recvbuf : sendbuf, q);
+    /* round 3: every piece to the root */
+    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+        if (q->len[k] <= 0) continue;
+        if (q->owner[k] == me)
+            rc = me == root ? compi_nred_copy_out(s, q, recvbuf, k)
+                            : compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], dt, root, 2);
+        else if (me == root) rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], dt, q->owner[k], 2);
+    }
+    return compi_nred_go(s, rc, comm, request);
+}
+
+int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, int recvcount,
+                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, const compi_comm_info *ci,
+                                  compi_nbc_kind kind, MPI_Request *request)
+{
+    compi_nred *q;
+    compi_nred_map m;
+    int rc;
+    compi_sched *s = compi_nred_new(comm, ci, kind, COMPI_FAM_REDUCE, dt, op, &q, &m, &rc);
+    if (!s) return compi_raise(comm, rc);
+    /* one piece per rank: its block, its own */
+    int *start = (int *)q->start, *len = (int *)q->len, *owner = (int *)q->owner;
+    for (int i = 0, at = 0; i < q->npieces; i++) {
+        start[i] = at;
+        len[i] = recvcounts ? recvcounts[i] : recvcount;
+        owner[i] = i;
+        at += len[i];
+    }
+    int me = m.l->rank;
+    rc = compi_nred_build(s, &m, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, q);
+    /* round 3: my block into place (its start in recvbuf is 0) */
+    if (rc == MPI_SUCCESS && len[me] > 0) {
+        compi_nred_copy *c = compi_sched_alloc(s, sizeof *c);
+        if (!c) rc = MPI_ERR_NO_MEM;
+        else {
+            *c = (compi_nred_copy){recvbuf, compi_nred_at(q, q->acc, me), compi_nred_span(dt, len[me], q->ext)};
+            rc = compi_sched_call(s, compi_nred_copy_fn, c);
+        }
+    }
+    return compi_nred_go(s, rc, comm, request);
+}
