@@ -24,3 +24,8 @@ set(COMPI_SMPI_DIR ${CMAKE_CURRENT_LIST_DIR}/../lib/compat)
 set(COMPI_SMPI_CODEC_SOURCES ${COMPI_SMPI_DIR}/smpi_codecs.c)
 set(COMPI_SMPI_CORE_SOURCES ${COMPI_SMPI_DIR}/smpi_compat.c)
 set(COMPI_SMPI_CORE_OPTIONS -include ${COMPI_SMPI_DIR}/smpi_compat.h)
+# smpirun copies libcompi once per simulated rank (smpi/privatize-libs): its
+# debug sections, three quarters of the file, would be copied a thousand
+# times at a thousand ranks and never read
+set(COMPI_SMPI_LIB_LINK_OPTIONS -Wl,--strip-debug)
+

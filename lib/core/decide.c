@@ -150,17 +150,13 @@ static int compi_engine_load_models(char *err, size_t errlen)
 
 /* Node names as the network model knows them, from the same code as
  * `compi calibrate network` (processor names; node<k> for
- * COMPI_DEBUG_RANKS_PER_NODE nodes), so a heuristics file's pairs match. */
+ * COMPI_DEBUG_RANKS_PER_NODE nodes), so a heuristics file's pairs match;
+ * the node map is core's (runtime.c, numbered the same way). */
 static int compi_engine_node_names(void)
 {
-    int nnodes = 0, *node_of_rank = NULL;
-    int rc =
-        compi_netcal_node_map(MPI_COMM_WORLD, compi_cfg.ranks_per_node, &nnodes, &node_of_rank, &compi_E.node_names);
+    int rc = compi_netcal_node_names(MPI_COMM_WORLD, compi_g.node_count, compi_g.node_of_world,
+                                     compi_cfg.ranks_per_node <= 0, &compi_E.node_names);
     if (rc != COMPI_OK) return rc == COMPI_ERR_NOMEM ? MPI_ERR_NO_MEM : (rc < 0 ? MPI_ERR_OTHER : rc);
-    int same = nnodes == compi_g.node_count;
-    for (int r = 0; same && r < compi_g.world_size; r++) same = node_of_rank[r] == compi_g.node_of_world[r];
-    free(node_of_rank);
-    if (!same) compi_die("internal: the node map of the network model differs from compi's");
     return MPI_SUCCESS;
 }
 
@@ -220,6 +216,35 @@ static void compi_link_init(compi_link_state *l, const compi_net_link *model, co
     snprintf(l->name, sizeof l->name, "inter %s-%s", a, b);
 }
 
+static void compi_link_fill(compi_link_state *l, int node)
+{
+    memset(l, 0, sizeof *l);
+    compi_link_init(l, compi_E.priors[node], compi_E.node_names[compi_g.my_node],
+                    node < compi_g.node_count ? compi_E.node_names[node] : "*");
+}
+
+compi_link_state *compi_link_at(int node)
+{
+    compi_link_state *l = __atomic_load_n(&compi_E.links[node], __ATOMIC_ACQUIRE);
+    if (l) return l;
+    compi_link_state *mine = malloc(sizeof *mine);
+    if (!mine) return NULL;
+    compi_link_fill(mine, node);
+    /* another thread may have created it meanwhile: its state wins */
+    if (__atomic_compare_exchange_n(&compi_E.links[node], &l, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return mine;
+    pthread_mutex_destroy(&mine->lock);
+    free(mine);
+    return l;
+}
+
+compi_link_state *compi_link_view(int node, compi_link_state *tmp)
+{
+    compi_link_state *l = __atomic_load_n(&compi_E.links[node], __ATOMIC_ACQUIRE);
+    if (l) return l;
+    compi_link_fill(tmp, node);
+    return tmp;
+}
+
 /* Traces are written for `compi guide`; rules it wrote are read. A trace
  * that cannot be created is a configuration error (COMPI_ERR_CONFIG, err
  * set). Missing or stale rules are not fatal: the run goes on adaptively,
@@ -271,18 +296,17 @@ int compi_engine_init(char *err, size_t errlen)
     if (compi_cfg.calibrate_init) compi_engine_calibrate();
     compi_E.nlinks = compi_g.node_count + 1;
     compi_E.links = calloc((size_t)compi_E.nlinks, sizeof *compi_E.links);
-    if (!compi_E.links) return MPI_ERR_NO_MEM;
+    compi_E.priors = calloc((size_t)compi_E.nlinks, sizeof *compi_E.priors);
+    if (!compi_E.links || !compi_E.priors) return MPI_ERR_NO_MEM;
     const char *me = compi_E.node_names[compi_g.my_node];
-    for (int node = 0; node < compi_g.node_count; node++) {
-        const compi_net_link *m = compi_net_find(&compi_E.net, COMPI_LINK_INTER, me, compi_E.node_names[node]);
-        compi_link_init(&compi_E.links[node], m, me, compi_E.node_names[node]);
-    }
-    compi_link_init(&compi_E.links[compi_g.node_count], compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL), me,
-                    "*");
+    for (int node = 0; node < compi_g.node_count; node++)
+        compi_E.priors[node] = compi_net_find(&compi_E.net, COMPI_LINK_INTER, me, compi_E.node_names[node]);
+    compi_E.priors[compi_g.node_count] = compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL);
+    if (!compi_link_at(compi_g.node_count)) return MPI_ERR_NO_MEM;
     /* A collective announces its frame before the root decides; that costs
      * one small extra collective, kept under 5% of the block's transfer. The
      * static model is the same on every rank, so all ranks agree. */
-    const compi_net_link *dflt = compi_E.links[compi_g.node_count].model;
+    const compi_net_link *dflt = compi_E.links[compi_g.node_count]->model;
     for (int k = 1; k <= COMPI_COLL_EXTRA_MAX; k++)
         compi_E.coll_floor[k] = compi_net_coll_floor(dflt, compi_cfg.min_bytes, k);
     /* ... which holds unless the ranks read different models (heuristics
@@ -338,16 +362,17 @@ int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra)
 
 const compi_net_link *compi_engine_default_link(void)
 {
-    return compi_E.ready ? compi_E.links[compi_g.node_count].model : NULL;
+    return compi_E.ready ? compi_E.links[compi_g.node_count]->model : NULL;
 }
 
 double compi_engine_inter_ns_per_byte(double bytes)
 {
     if (!compi_E.ready || bytes <= 0) return 0;
-    const compi_net_link *dl = compi_E.links[compi_g.node_count].model;
+    const compi_net_link *dl = compi_E.links[compi_g.node_count]->model;
     double worst = dl ? compi_net_time_us(dl, bytes) * 1e3 / bytes : 0;
+    compi_link_state tmp;
     for (int i = 0; i < compi_E.nlinks; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_link_view(i, &tmp);
         if (!l->model || i == compi_g.my_node) continue;
         pthread_mutex_lock(&l->lock);
         double t = compi_net_time_us(l->model, bytes) * 1e3 / bytes;
@@ -383,8 +408,8 @@ static void compi_decision_message(const compi_decision *d, size_t size, size_t 
 static compi_link_state *compi_decision_link(const compi_decision *d)
 {
     if (!compi_E.ready) return NULL;
-    compi_link_state *l = &compi_E.links[d->peer_node >= 0 ? d->peer_node : compi_g.node_count];
-    return l->model ? l : NULL;
+    compi_link_state *l = compi_link_at(d->peer_node >= 0 ? d->peer_node : compi_g.node_count);
+    return l && l->model ? l : NULL;
 }
 
 static void compi_decide_adaptive(compi_decision *d, size_t size)

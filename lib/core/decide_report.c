@@ -98,8 +98,9 @@ static void compi_json_links(compi_sbuf *b)
 {
     compi_sbuf_printf(b, ", \"links\": [");
     int first = 1;
+    compi_link_state tmp;
     for (int i = 0; i < compi_g.node_count; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_link_view(i, &tmp);
         if (i == compi_g.my_node || !l->model) continue;
         pthread_mutex_lock(&l->lock);
         const compi_linkest *e = &l->est;
@@ -130,8 +131,9 @@ void compi_engine_links_summary(void)
     if (!compi_E.ready || (compi_cfg.mode != COMPI_MODE_ADAPTIVE && compi_cfg.mode != COMPI_MODE_GUIDED)) return;
     char line[1024];
     int n = snprintf(line, sizeof line, "compi: rank 0's links:"), shown = 0, prior = 0;
+    compi_link_state tmp;
     for (int i = 0; i < compi_g.node_count && n < (int)sizeof line; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_link_view(i, &tmp);
         if (i == compi_g.my_node || !l->model) continue;
         pthread_mutex_lock(&l->lock);
         compi_linksrc src = l->est.source;
@@ -174,7 +176,8 @@ char *compi_engine_report_json(void)
     compi_sbuf_printf(&b, ", \"windows\": [");
     int first = 1;
     for (int i = 0; i < compi_E.nlinks; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_E.links[i]; /* one never used has no windows */
+        if (!l) continue;
         pthread_mutex_lock(&l->lock);
         for (int g = 0; g < COMPI_WIN_GROUPS; g++)
             for (int c = 0; l->win[g] && c < COMPI_CLASS_COUNT; c++) {

@@ -36,7 +36,11 @@ typedef struct {
     compi_net_model net;
     compi_codec_model codecs;
     char (*node_names)[COMPI_NET_NAME_MAX];
-    compi_link_state *links; /* node_count + 1: the last one is "any remote node" (broadcast roots) */
+    /* node_count + 1, the last one "any remote node" (broadcast roots); each
+     * NULL until its first use (compi_link_at): a rank of a large job talks
+     * to few of the nodes, and a link's state is ~2 KB */
+    compi_link_state **links;
+    const compi_net_link **priors; /* node_count + 1: each link's model before any learning (NULL: none) */
     int nlinks;
     size_t coll_floor[COMPI_COLL_EXTRA_MAX + 1]; /* per count of extra metadata collectives: below, MPI's own path */
     compi_linksrc net_from;                      /* where the model's links came from: prior, probe or file */
@@ -51,6 +55,13 @@ typedef struct {
     uint64_t trace_seq;
 } compi_engine_state;
 extern compi_engine_state compi_E;
+
+/* The state of the link to node (node_count: any remote node), created at
+ * its first use; NULL without memory. */
+compi_link_state *compi_link_at(int node);
+/* The link's state to read: the live one if it was ever used, else *tmp
+ * filled as compi_link_at would create it. */
+compi_link_state *compi_link_view(int node, compi_link_state *tmp);
 
 /* COMPI_DEBUG_LINK_TIMES into a network measurement's options (decide.c). */
 void compi_engine_inject_timings(compi_netcal_opts *o);

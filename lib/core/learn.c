@@ -60,8 +60,8 @@ static void compi_engine_observe_rate(int world_peer, double bytes, double us, d
     if (!compi_E.ready || !compi_cfg.refresh || world_peer < 0 || world_peer >= compi_g.world_size) return;
     int node = compi_g.node_of_world[world_peer];
     if (node == compi_g.my_node) return;
-    compi_link_state *l = &compi_E.links[node];
-    if (!l->model) return;
+    compi_link_state *l = compi_E.priors[node] ? compi_link_at(node) : NULL;
+    if (!l || !l->model) return;
     if (compi_cfg.debug_link.set) {
         uint64_t seq = __atomic_fetch_add(&compi_E.link_seq, 1, __ATOMIC_RELAXED);
         us = compi_linkest_injected_us(compi_cfg.debug_link.alpha_us, compi_cfg.debug_link.beta_ns,
@@ -92,8 +92,8 @@ void compi_engine_observe_pipe(int world_peer, double bytes, double us, double h
         double compress_us = d_over_c > 0 ? decode_us / d_over_c : 0;
         if (us < COMPI_PIPE_LINK_BOUND * compress_us) {
             int node = world_peer >= 0 && world_peer < compi_g.world_size ? compi_g.node_of_world[world_peer] : -1;
-            if (node >= 0 && node != compi_g.my_node)
-                __atomic_fetch_add(&compi_E.links[node].sender_bound, 1, __ATOMIC_RELAXED);
+            compi_link_state *l = node >= 0 && node != compi_g.my_node ? compi_link_at(node) : NULL;
+            if (l) __atomic_fetch_add(&l->sender_bound, 1, __ATOMIC_RELAXED);
             return;
         }
     }
@@ -116,8 +116,9 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
 {
     for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) v[k] = ~0ULL;
     v[COMPI_COLL_EXTRA_MAX] = 1;
+    compi_link_state tmp;
     for (int i = 0; i < compi_g.node_count; i++) {
-        compi_link_state *l = &compi_E.links[i];
+        compi_link_state *l = compi_link_view(i, &tmp);
         if (i == compi_g.my_node || !l->model) continue;
         pthread_mutex_lock(&l->lock);
         compi_net_link m = l->est.model;
@@ -175,11 +176,12 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
                   ci->id, m.nrejected, m.rejected);
     const char *me = compi_E.node_names[compi_g.my_node];
     for (int i = 0; i < compi_g.node_count; i++) {
-        compi_link_state *l = &compi_E.links[i];
-        if (i == compi_g.my_node || !l->model) continue;
+        if (i == compi_g.my_node || !compi_E.priors[i]) continue;
         const compi_net_link *p = compi_net_find(&m, COMPI_LINK_INTER, me, compi_E.node_names[i]);
         /* only a link measured for this pair: the "* *" median may be other pairs' */
         if (!p || strcmp(p->node_a, "*") == 0) continue;
+        compi_link_state *l = compi_link_at(i);
+        if (!l) continue;
         pthread_mutex_lock(&l->lock);
         double was_alpha = l->est.model.alpha_us, was_beta = compi_linkest_beta_ns(&l->est);
         if (compi_linkest_set_probe(&l->est, p)) compi_link_model_changed(l, was_alpha, was_beta);

@@ -51,10 +51,58 @@ static void nc_clean_name(char *dst, const char *src, int node)
     if (n == 0 || strcmp(dst, "*") == 0) snprintf(dst, COMPI_NET_NAME_MAX, "node%d", node);
 }
 
+int compi_netcal_node_names(MPI_Comm comm, int nnodes, const int *node_of_rank, int ask_mpi,
+                            char (**node_names)[COMPI_NET_NAME_MAX])
+{
+    int size, rank, rc = MPI_SUCCESS;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    char(*names)[COMPI_NET_NAME_MAX] = calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof *names);
+    *node_names = NULL;
+    if (!ask_mpi) {
+        if (!names) return COMPI_ERR_NOMEM;
+        for (int k = 0; k < nnodes; k++) snprintf(names[k], COMPI_NET_NAME_MAX, "node%d", k);
+        *node_names = names;
+        return COMPI_OK;
+    }
+    /* only each node's lowest rank sends its name: nnodes names in all, not
+     * one per rank (a million names at a thousand ranks) */
+    int *counts = malloc((size_t)size * sizeof *counts), *displs = malloc((size_t)size * sizeof *displs);
+    int bad = !names || !counts || !displs, anybad;
+    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm); /* every rank joins even if its malloc failed */
+    if (anybad) {
+        rc = COMPI_ERR_NOMEM;
+        goto out;
+    }
+    int seen = 0; /* nodes are numbered by their lowest rank: node k's leader is the (k+1)-th new node */
+    for (int r = 0; r < size; r++) {
+        int k = node_of_rank[r];
+        counts[r] = k == seen ? COMPI_NET_NAME_MAX : 0;
+        displs[r] = k * COMPI_NET_NAME_MAX;
+        if (k == seen) seen++;
+    }
+    char proc[MPI_MAX_PROCESSOR_NAME + 1] = {0}, mine[COMPI_NET_NAME_MAX] = {0};
+    int len = 0;
+    PMPI_Get_processor_name(proc, &len);
+    nc_clean_name(mine, proc, node_of_rank[rank]);
+    rc = PMPI_Allgatherv(mine, counts[rank], MPI_CHAR, names, counts, displs, MPI_CHAR, comm);
+    if (rc == MPI_SUCCESS) {
+        for (int k = 0; k < nnodes; k++) names[k][COMPI_NET_NAME_MAX - 1] = 0;
+        *node_names = names;
+        names = NULL;
+        rc = COMPI_OK;
+    }
+out:
+    free(names);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
 int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **node_of_rank,
                           char (**node_names)[COMPI_NET_NAME_MAX])
 {
-    int size, rank, rc;
+    int size, rank, rc = COMPI_OK;
     *nnodes = 0;
     *node_of_rank = NULL;
     *node_names = NULL;
@@ -62,28 +110,21 @@ int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **
     PMPI_Comm_rank(comm, &rank);
     int *leader = malloc((size_t)size * sizeof *leader);
     int *node = malloc((size_t)size * sizeof *node);
-    char *procs = NULL;
     int fail = !leader || !node;
     if (ranks_per_node <= 0) {
         /* every rank joins the collectives below even if its malloc failed */
         MPI_Comm shm;
         rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
         if (rc != MPI_SUCCESS) goto out;
-        int low;
+        int low, anybad;
         PMPI_Allreduce(&rank, &low, 1, MPI_INT, MPI_MIN, shm);
         PMPI_Comm_free(&shm);
-        procs = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
-        char mine[MPI_MAX_PROCESSOR_NAME] = {0};
-        int len = 0;
-        PMPI_Get_processor_name(mine, &len);
-        int bad = fail || !procs, anybad;
-        PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+        PMPI_Allreduce(&fail, &anybad, 1, MPI_INT, MPI_MAX, comm);
         if (anybad) {
             rc = COMPI_ERR_NOMEM;
             goto out;
         }
         PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, comm);
-        PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, procs, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
     } else {
         if (fail) {
             rc = COMPI_ERR_NOMEM;
@@ -95,29 +136,14 @@ int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **
     for (int r = 0; r < size; r++)
         if (leader[r] == r) node[r] = n++;
     for (int r = 0; r < size; r++) node[r] = node[leader[r]];
-    char(*names)[COMPI_NET_NAME_MAX] = calloc((size_t)n, sizeof *names);
-    if (!names) {
-        rc = COMPI_ERR_NOMEM;
-        goto out;
-    }
-    for (int r = 0; r < size; r++) {
-        if (leader[r] != r) continue;
-        if (procs) {
-            procs[(size_t)r * MPI_MAX_PROCESSOR_NAME + MPI_MAX_PROCESSOR_NAME - 1] = 0;
-            nc_clean_name(names[node[r]], procs + (size_t)r * MPI_MAX_PROCESSOR_NAME, node[r]);
-        } else {
-            snprintf(names[node[r]], COMPI_NET_NAME_MAX, "node%d", node[r]);
-        }
-    }
+    rc = compi_netcal_node_names(comm, n, node, ranks_per_node <= 0, node_names);
+    if (rc != COMPI_OK) goto out;
     *nnodes = n;
     *node_of_rank = node;
-    *node_names = names;
     node = NULL;
-    rc = COMPI_OK;
 out:
     free(leader);
     free(node);
-    free(procs);
     return rc;
 }
 

@@ -80,6 +80,15 @@ void compi_netcal_opts_init(compi_netcal_opts *o);
 int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **node_of_rank,
                           char (**node_names)[COMPI_NET_NAME_MAX]);
 
+/* The names of the nodes of a node map (node_of_rank: size of comm entries,
+ * nodes numbered 0..nnodes-1 in the order of their lowest rank, the same on
+ * every rank): with ask_mpi, MPI_Get_processor_name of each node's lowest
+ * rank, cleaned as above, gathered from those ranks only; else "node<i>".
+ * Collective when ask_mpi. *node_names (nnodes entries) is malloc'd.
+ * Returns COMPI_OK, COMPI_ERR_NOMEM (on every rank) or an MPI error code. */
+int compi_netcal_node_names(MPI_Comm comm, int nnodes, const int *node_of_rank, int ask_mpi,
+                            char (**node_names)[COMPI_NET_NAME_MAX]);
+
 /* Measures the network model (see above). Collective over comm; every rank
  * passes the same nnodes / node_of_rank (size of comm entries, values
  * 0..nnodes-1) / node_names (nnodes entries) / opts. Every rank gets the

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# compi-help: compi's MPI_Init+Finalize under SimGrid SMPI: host CPU and memory, plain vs compi, per rank count
+# compi's start-up under SimGrid SMPI: host CPU seconds and peak memory of
+# the whole simulation of a program that only calls MPI_Init and
+# MPI_Finalize, plain and linked with compi, and the plain program with one
+# MPI_Allreduce: SMPI 3.32 charges the first Allreduce or Bcast on a
+# communicator of P ranks O(P^2) host work (20-30 s and ~180 MB at 1024
+# ranks; a Barrier does not), which every program that reduces pays once
+# and compi pays once more for its own duplicate of MPI_COMM_WORLD.
+#   compi smpi_startup [--build build/smpi] [--mode adaptive] [RANKS...]   (default 64 256 1024)
+# 8 ranks per node on a one-switch cluster; prints one row per rank count.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=$root/build/smpi mode=adaptive
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --build) build=$2; shift 2 ;;
+        --mode) mode=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
+[ $# -gt 0 ] || set -- 64 256 1024
+build=$(cd "$build" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/empty.c" <<'C'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+#ifdef REDUCE
+    int one = 1, max;
+    MPI_Allreduce(&one, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
+    MPI_Finalize();
+    return 0;
+}
+C
+smpicc -O2 -o "$work/plain" "$work/empty.c"
+smpicc -O2 -DREDUCE -o "$work/reduce" "$work/empty.c"
+smpicc -O2 -o "$work/compi" "$work/empty.c" -L"$build/lib" -Wl,--no-as-needed -lcompi-smpi -Wl,--as-needed
+
+# one run: prints "cpu_s peak_kb"
+run() {
+    local np=$1 bin=$2
+    (cd "$work" && env -u COMPI_CALIBRATE COMPI_MODE="$mode" LD_LIBRARY_PATH="$build/lib" \
+        /usr/bin/time -f "TIME %U %S %M" -o "$work/time" smpirun -np "$np" -platform "p$np.xml" -hostfile "h$np" \
+        --cfg=smpi/privatize-libs:libcompi-smpi.so.0 --cfg=smpi/coll-selector:ompi --cfg=smpi/tmpdir:"$work" \
+        --cfg=smpi/simulate-computation:no --log=root.thresh:error "./$bin" >/dev/null 2>&1)
+    awk '/^TIME/ {printf "%.2f %d\n", $2 + $3, $4}' "$work/time"
+}
+
+echo "compi start-up under SMPI ($mode, 8 ranks per node, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%6s %9s %9s %9s %7s %7s %8s %8s %8s %10s %10s\n' ranks "plain s" "+red s" "compi s" "x plain" "x +red" "plain MB" "+red MB" "compi MB" "KiB/rank" "vs +red"
+for np in "$@"; do
+    nodes=$(((np + 7) / 8))
+    python3 "$root/tools/cmd/simulate_platform.py" --topo cluster --nodes "$nodes" --cores 8 \
+        --platform "$work/p$np.xml" --hostfile "$work/h$np"
+    read -r pc pm < <(run "$np" plain)
+    read -r bc bm < <(run "$np" reduce)
+    read -r cc cm < <(run "$np" compi)
+    printf '%6d %9s %9s %9s %7.2f %7.2f %8.1f %8.1f %8.1f %10.0f %10.0f\n' "$np" "$pc" "$bc" "$cc" \
+        "$(echo "$cc / $pc" | bc -l)" "$(echo "$cc / $bc" | bc -l)" "$(echo "$pm / 1024" | bc -l)" \
+        "$(echo "$bm / 1024" | bc -l)" "$(echo "$cm / 1024" | bc -l)" "$(echo "($cm - $pm) / $np" | bc -l)" \
+        "$(echo "($cm - $bm) / $np" | bc -l)"
+done
