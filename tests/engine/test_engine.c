@@ -460,6 +460,15 @@ static void test_estimate(void)
     double r, tc;
     CHECK(compi_estimate_codec(&x, lz4, zeros, 10000, 64 * KiB, scratch, &r, &tc) == COMPI_OK && r > 20,
           "whole-message sample ratio %.1f", r);
+    /* The sample is coded as the message is, in one piece: a message that
+     * repeats a 24 KiB random block has no repeat inside any 16 KiB slice,
+     * yet every slice overlaps the others by at least 8 KiB of the block,
+     * which a codec coding the whole message finds (whole: ratio ~40).
+     * Slices coded one by one would each look random (ratio ~1). */
+    size_t period = 24 * KiB;
+    for (size_t i = period; i < n; i++) noise[i] = noise[i - period];
+    CHECK(compi_estimate_codec(&x, lz4, noise, MiB, 64 * KiB, scratch, &r, &tc) == COMPI_OK && r > 1.3,
+          "sample of a 24 KiB period: ratio %.2f, as one input", r);
     free(zeros);
     free(noise);
     free(scratch);
