@@ -9,8 +9,12 @@ usage: check_windows.py --report FILE --ranks N --p2p K --alltoall K --allreduce
 Expected per rank (every rank its own node, N nodes):
   p2p        K sendrecv messages (the sends decide)
   alltoall   node_aware_calls(alltoall) x (N - 1): a frame per other node
-  allreduce  node_aware_calls(allreduce) x N: a chunk per other leader, then
-             one frame of the rank's own reduced chunk for every leader
+  allreduce  per node-aware call, as the leaders ended it (lib/engine/leaders.h):
+             split: a chunk per other leader, then one frame of the rank's
+             own reduced chunk for every leader (N frames); whole: its whole
+             partial to every other leader (N - 1 frames). The report counts
+             both ways (leaders_split_calls, leaders_whole_calls); which one a
+             call takes follows the frame sizes the adaptive windows produced.
 and no window of any other family. The node-aware call counts come from the
 same report (collectives section); at least one call of each must have taken
 compi's path, or the check would prove nothing."""
@@ -49,7 +53,12 @@ def main():
         for k, v in nac.items():
             if not v:
                 fail("rank %s: no %s call took compi's path (collectives: %s)" % (rank, k, coll.get(k)))
-        want = {"p2p": a.p2p, "alltoall": nac["alltoall"] * (n - 1), "allreduce": nac["allreduce"] * n}
+        ar = coll.get("allreduce") or {}
+        split, whole = ar.get("leaders_split_calls", 0), ar.get("leaders_whole_calls", 0)
+        if split + whole != nac["allreduce"]:
+            fail("rank %s: %d split + %d whole allreduce calls, expected %d node-aware ones" %
+                 (rank, split, whole, nac["allreduce"]))
+        want = {"p2p": a.p2p, "alltoall": nac["alltoall"] * (n - 1), "allreduce": split * n + whole * (n - 1)}
         got = {}
         for w in (r.get("engine") or {}).get("windows", []):
             fam = w.get("family")
