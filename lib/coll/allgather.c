@@ -125,7 +125,7 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
         if (rc == MPI_SUCCESS && !in_place)
             rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, (char *)recvbuf + displs[me] * ext, recvcounts[me],
                                recvtype, 0, 0, compi_g.self_comm, MPI_STATUS_IGNORE);
-        int wrc = nq ? PMPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+        int wrc = compi_coll_waitall(nq, rq);
         if (rc == MPI_SUCCESS) rc = wrc;
         free(rq);
     } else {

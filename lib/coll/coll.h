@@ -135,6 +135,11 @@ int compi_coll_reduction_ok(MPI_Datatype dt, MPI_Op op);
 int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, const void *bytes, size_t n,
                       const compi_typeinfo *elem, unsigned char **frame, size_t *flen);
 
+/* Waitall on compi's own requests of a collective (pipex.c); with
+ * MPI_ERR_IN_STATUS, the first failed request's own error (a truncated typed
+ * block: MPI_ERR_TRUNCATE, as the MPI's collective says). */
+int compi_coll_waitall(int nq, MPI_Request *rq);
+
 /* ---- blocks of an exchange (pipex.c). A block for another rank goes one
  * of three ways, named in the metadata sent before any data
  * (frame/coll_meta.h):

@@ -117,9 +117,7 @@ static void compi_coll_meta_of(const compi_coll_out *o, int any, int64_t w[COMPI
     compi_coll_meta_write(w, &m);
 }
 
-/* Waitall; with MPI_ERR_IN_STATUS, the first failed request's own error
- * (a truncated typed block: MPI_ERR_TRUNCATE, as the MPI's collective says). */
-static int compi_coll_waitall(int nq, MPI_Request *rq)
+int compi_coll_waitall(int nq, MPI_Request *rq)
 {
     if (nq == 0) return MPI_SUCCESS;
     MPI_Status *st = malloc(sizeof(MPI_Status) * (size_t)nq);

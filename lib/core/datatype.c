@@ -29,39 +29,71 @@ static compi_dtclass compi_class_of_named(MPI_Datatype dt, size_t *elem)
     return COMPI_CLASS_BYTE;
 }
 
-/* Resolves homogeneous derived types to their base class; anything mixed is
- * "byte". Depth-limited: the class is a hint, never needed for correctness. */
-static compi_dtclass compi_class_of(MPI_Datatype dt, size_t *elem, int depth)
+/* One walk of a derived type's tree gives two facts:
+ *  - the class a codec is chosen for: homogeneous types resolve to their
+ *    base class, anything mixed is "byte". A hint, never needed for
+ *    correctness, so it gives up ("byte") on deep or wide trees;
+ *  - whether a basic element is wider than COMPI_PARTIAL_ELEM_MAX bytes.
+ *    Open MPI 4.1 places a basic element that a message splits through two
+ *    16-byte scratch arrays (opal_unpack_partial_datatype): one ending inside
+ *    a wider element (long double complex, 32 bytes) overruns them and the
+ *    process aborts (measured: 37 bytes into an indexed type of
+ *    MPI_C_LONG_DOUBLE_COMPLEX; 16-byte long doubles are placed right).
+ *    Needed for correctness, so it walks past the class's limits and says
+ *    "wide" only when it cannot tell (staging costs a copy, never a byte). */
+#define COMPI_CLASS_MAX_DEPTH 4
+#define COMPI_WIDE_MAX_DEPTH 32
+static compi_dtclass compi_type_walk(MPI_Datatype dt, size_t *elem, int *wide, int depth)
 {
     int ni, na, nd, combiner;
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) goto mixed;
-    if (combiner == MPI_COMBINER_NAMED) return compi_class_of_named(dt, elem);
-    if (depth > 4 || nd > 16 || ni > 4096 || na > 4096) goto mixed;
-    {
-        int ints[ni > 0 ? ni : 1];
-        MPI_Aint addrs[na > 0 ? na : 1];
-        MPI_Datatype types[nd > 0 ? nd : 1];
-        if (PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) != MPI_SUCCESS) goto mixed;
-        compi_dtclass cls = COMPI_CLASS_COUNT;
-        size_t e = 1;
+    *elem = 1;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) {
+        *wide = 1;
+        return COMPI_CLASS_BYTE;
+    }
+    if (combiner == MPI_COMBINER_NAMED) {
+        /* pair types wider than that (MPI_LONG_DOUBLE_INT) count as wide */
+        int size = 0;
+        PMPI_Type_size(dt, &size);
+        *wide = size > COMPI_PARTIAL_ELEM_MAX;
+        return compi_class_of_named(dt, elem);
+    }
+    *wide = 1;
+    if (depth > COMPI_WIDE_MAX_DEPTH) return COMPI_CLASS_BYTE;
+    int class_ok = depth <= COMPI_CLASS_MAX_DEPTH && nd <= 16 && ni <= 4096 && na <= 4096;
+    /* small trees (nearly all) on the stack, big indexed ones on the heap */
+    int ints_s[64];
+    MPI_Aint addrs_s[64];
+    MPI_Datatype types_s[16];
+    int *ints = ni <= 64 ? ints_s : malloc(sizeof(int) * (size_t)ni);
+    MPI_Aint *addrs = na <= 64 ? addrs_s : malloc(sizeof(MPI_Aint) * (size_t)na);
+    MPI_Datatype *types = nd <= 16 ? types_s : malloc(sizeof(MPI_Datatype) * (size_t)nd);
+    compi_dtclass cls = COMPI_CLASS_COUNT;
+    if (ints && addrs && types && PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) == MPI_SUCCESS) {
+        *wide = 0;
         for (int i = 0; i < nd; i++) {
-            size_t ei;
-            compi_dtclass c = compi_class_of(types[i], &ei, depth + 1);
-            int named, a, b, comb;
-            PMPI_Type_get_envelope(types[i], &named, &a, &b, &comb);
+            size_t ei = 1;
+            int wi = 0;
+            /* once wide, the rest only needs freeing */
+            compi_dtclass c = *wide && !class_ok ? COMPI_CLASS_BYTE : compi_type_walk(types[i], &ei, &wi, depth + 1);
+            *wide |= wi;
+            int a, b, e, comb;
+            PMPI_Type_get_envelope(types[i], &a, &b, &e, &comb);
             if (comb != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
             if (cls == COMPI_CLASS_COUNT) {
                 cls = c;
-                e = ei;
-            } else if (cls != c || e != ei) cls = COMPI_CLASS_BYTE, e = 1;
+                *elem = ei;
+            } else if (cls != c || *elem != ei) cls = COMPI_CLASS_BYTE, *elem = 1;
         }
-        if (cls == COMPI_CLASS_COUNT) goto mixed;
-        *elem = e;
-        return cls;
     }
-mixed:
-    *elem = 1;
-    return COMPI_CLASS_BYTE;
+    if (ints != ints_s) free(ints);
+    if (addrs != addrs_s) free(addrs);
+    if (types != types_s) free(types);
+    if (!class_ok || cls == COMPI_CLASS_COUNT) {
+        *elem = 1;
+        return COMPI_CLASS_BYTE;
+    }
+    return cls;
 }
 
 void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti)
@@ -78,7 +110,10 @@ void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti)
     ti->type_size = tsize;
     ti->true_lb = (MPI_Aint)tlb;
     ti->contiguous = count <= 0 || tsize == 0 || (tsize == textent && (count == 1 || extent == tsize));
-    ti->dtclass = named ? compi_class_of_named(dt, &ti->elem_size) : compi_class_of(dt, &ti->elem_size, 0);
+    if (named) {
+        ti->dtclass = compi_class_of_named(dt, &ti->elem_size);
+        ti->wide = tsize > COMPI_PARTIAL_ELEM_MAX;
+    } else ti->dtclass = compi_type_walk(dt, &ti->elem_size, &ti->wide, 0);
 }
 
 /* MPICH refuses a null buffer in MPI_Pack/MPI_Unpack, and MPI_BOTTOM is null
@@ -184,43 +219,4 @@ void compi_type_release(MPI_Datatype original, MPI_Datatype *held)
 {
     if (*held != original && *held != MPI_DATATYPE_NULL) PMPI_Type_free(held);
     *held = original;
-}
-
-/* Open MPI 4.1 places a basic element that a message splits through two
- * 16-byte scratch arrays (opal_unpack_partial_datatype): one ending inside
- * a wider element (long double complex, 32 bytes) overruns them and the
- * process aborts (measured: 37 bytes into an indexed type of
- * MPI_C_LONG_DOUBLE_COMPLEX; 16-byte long doubles are placed right). */
-static int compi_wide_walk(MPI_Datatype dt, int depth)
-{
-    int ni, na, nd, combiner;
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return 1;
-    if (combiner == MPI_COMBINER_NAMED) {
-        /* pair types wider than that (MPI_LONG_DOUBLE_INT) count as wide:
-         * staging them costs a copy, never a byte */
-        int size = 0;
-        PMPI_Type_size(dt, &size);
-        return size > COMPI_PARTIAL_ELEM_MAX;
-    }
-    if (depth > 32) return 1;
-    int *ints = malloc(sizeof(int) * (size_t)(ni > 0 ? ni : 1));
-    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na > 0 ? na : 1));
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd > 0 ? nd : 1));
-    int got = ints && addrs && types && PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) == MPI_SUCCESS;
-    int wide = !got;
-    for (int i = 0; got && i < nd; i++) {
-        if (!wide) wide = compi_wide_walk(types[i], depth + 1);
-        int a, b, c, comb;
-        PMPI_Type_get_envelope(types[i], &a, &b, &c, &comb);
-        if (comb != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
-    }
-    free(ints);
-    free(addrs);
-    free(types);
-    return wide;
-}
-
-int compi_type_has_wide_elements(MPI_Datatype dt)
-{
-    return compi_wide_walk(dt, 0);
 }

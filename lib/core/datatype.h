@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "compi.h"
 
+#define COMPI_PARTIAL_ELEM_MAX 16
 typedef struct {
     MPI_Count size;      /* packed bytes of count elements */
     MPI_Count type_size; /* packed bytes of one element */
@@ -15,6 +16,10 @@ typedef struct {
     MPI_Aint true_lb;
     compi_dtclass dtclass;
     size_t elem_size;
+    int wide; /* a basic element wider than COMPI_PARTIAL_ELEM_MAX bytes (long
+                 double complex), or too deep to tell: a message that ends
+                 inside one must not be received into the type's layout
+                 (see compi_incoming_prepare) */
 } compi_typeinfo;
 void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti);
 /* Byte buffers of any size for PMPI calls (lib/core/bigcount.c): len bytes
@@ -34,11 +39,5 @@ int compi_unpack_bytes(const void *src, size_t nbytes, void *buf, int count, MPI
  * dt itself for predefined ones) until compi_type_release(dt, held). */
 int compi_type_hold(MPI_Datatype dt, MPI_Datatype *held);
 void compi_type_release(MPI_Datatype original, MPI_Datatype *held);
-/* 1 when dt holds a basic element wider than COMPI_PARTIAL_ELEM_MAX bytes
- * (long double complex), or is too deep to tell: a message that ends
- * inside such an element must not be received into dt's layout (see
- * compi_incoming_prepare). */
-#define COMPI_PARTIAL_ELEM_MAX 16
-int compi_type_has_wide_elements(MPI_Datatype dt);
 
 #endif

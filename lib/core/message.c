@@ -31,7 +31,7 @@
  * as one datatype joining a 32-byte header slot and the user's layout, which
  * never writes a same-node sender's too-long message past compi's memory,
  * except layouts with basic elements wider than Open MPI places in part
- * (compi_type_has_wide_elements): a frame ends anywhere, so those are staged
+ * (compi_typeinfo's wide): a frame ends anywhere, so those are staged
  * there too. */
 #if defined(COMPI_MPI_mpich) || defined(COMPI_COMPAT_STAGE_NONCONTIG)
 #define COMPI_STAGE_NONCONTIG 1
@@ -360,7 +360,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
         int rc = compi_type_hold(dt, &in->dt);
         if (rc != MPI_SUCCESS) return rc;
     }
-    if (in->ti.contiguous || COMPI_STAGE_NONCONTIG || compi_type_has_wide_elements(dt)) {
+    if (in->ti.contiguous || COMPI_STAGE_NONCONTIG || in->ti.wide) {
         in->tmp_cap = COMPI_FRAME_HEADER_SIZE + cap;
         in->tmp = malloc(in->tmp_cap);
         if (!in->tmp) return MPI_ERR_NO_MEM;
