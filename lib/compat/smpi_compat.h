@@ -50,6 +50,16 @@ int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *co
  * O(P) per lookup, O(P^2) in all. */
 #define COMPI_COMPAT_NO_INTERPOSE_CHECK 1
 
+/* Waits block in MPI instead of polling (lib/netcal/netcal.c): polling
+ * waits politely so as not to steal a measuring pair's core, but simulated
+ * ranks take no core from each other, and every MPI_Test costs simulated
+ * time (smpi/test) and a round of the simulator's scheduler. With 56 of 64
+ * ranks polling while one pair measures, the network calibration at
+ * MPI_Init cost minutes of host CPU, or (with SMPI's default test cost,
+ * 0.1 ms and growing) its whole budget in tests, leaving the link fits
+ * to the smallest message sizes. */
+#define COMPI_COMPAT_BLOCKING_WAITS 1
+
 /* SMPI gives MPI_MESSAGE_NO_PROC the value of MPI_MESSAGE_NULL, and so does
  * compi here: a program sees SMPI's values. A matched MPI_PROC_NULL is
  * MPI_MESSAGE_NO_PROC, and a receive of it returns the empty status. */

@@ -20,11 +20,14 @@ decisions, not a timing: the applications' own computation is not timed
 (smpi/simulate-computation:no), every codec call is charged by compi's
 codec-cost model (lib/compat/smpi_codecs.c), and adaptive runs measure the
 simulated network at MPI_Init (COMPI_CALIBRATE=init). Two runs of the same
-case give the same times to the last digit."""
+case give the same times to the last digit. Every link the adaptive runs
+measured at MPI_Init must have about the simulated link's rate."""
+import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = os.path.join(HERE, "smpi_run.sh")
@@ -53,12 +56,47 @@ def mode_env(mode):
     return env
 
 
+def check_calibration(report, rate):
+    """Every link the adaptive run measured at MPI_Init has the simulated
+    link's rate: SMPI's network model gives a lone pair about 0.8 of the
+    nominal rate at the sizes measured, never more, never under half. The
+    measurement's waits once spent its budget in SMPI's test costs and left
+    late pairs fitted from a few bytes (1138 MB/s on a 125 MB/s link)."""
+    nominal = float(rate.replace("Gbps", "")) * 1e9 / 8 / 1e6  # MB/s
+    try:
+        with open(report) as f:
+            ranks = json.load(f)["ranks"]
+    except (OSError, ValueError, KeyError) as e:
+        failures.append(f"stencil3d adaptive at {rate}: no report ({e})")
+        return
+    seen = 0
+    for r in ranks:
+        for link in r["engine"]["links"]:
+            if link["source"] != "probe":
+                continue
+            seen += 1
+            bw = link["bandwidth_MBps"]
+            if not 0.5 * nominal <= bw <= 1.05 * nominal:
+                failures.append(f"stencil3d adaptive at {rate}: rank {r['rank']} measured link {link['link']} at "
+                                f"{bw:.1f} MB/s, the simulated link carries {nominal:.1f} MB/s")
+                return
+    if not seen:
+        failures.append(f"stencil3d adaptive at {rate}: no link measured at MPI_Init")
+
+
 def stencil(bindir, rate, iters):
     out = {}
     args = ["--n", "32", "--iters", str(iters), "--decomp", "3d", "--quiet"]
     for mode in ("plain", "fixed", "adaptive"):
         prog = os.path.join(bindir, "compi_stencil3d" + ("" if mode == "plain" else ".compi"))
-        text = run(64, 8, rate, prog, args, mode_env(mode))
+        env = mode_env(mode)
+        if mode == "adaptive":
+            report = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
+            env["COMPI_REPORT"] = report
+        text = run(64, 8, rate, prog, args, env)
+        if mode == "adaptive":
+            check_calibration(report, rate)
+            os.unlink(report)
         m = re.search(r"RESULT checksum=(\S+) slice_hash=(\S+) time_s=([0-9.]+)", text)
         if not m:
             failures.append(f"stencil3d {mode} at {rate}: no RESULT line")
