@@ -231,19 +231,32 @@ static double nc_one_way_us(const nc_ctx *c, double rtt)
     return (t > 0.5 * rtt ? t : 0.5 * rtt) * 1e6;
 }
 
+/* opts->oneway: the size of size k's one warm-up message, at least
+ * NC_DRAIN_BYTES (within the buffer, sized for the largest size): a
+ * shaper's token bucket or a buffer refills while the pair waits between
+ * sizes and would pass the first bytes of a one-way stream at once; the
+ * warm-up drains it, so the timed messages find the link's steady state. */
+#define NC_DRAIN_BYTES ((size_t)32 << 10)
+static size_t nc_warm_bytes(const nc_ctx *c, int k)
+{
+    size_t s = c->sizes[k], max = c->sizes[c->nsizes - 1];
+    if (!c->o->oneway || s >= NC_DRAIN_BYTES) return s;
+    return NC_DRAIN_BYTES < max ? NC_DRAIN_BYTES : max;
+}
+
 static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
 {
-    size_t s = c->sizes[k];
+    size_t s = c->sizes[k], ws = s;
     int warm = k == 0 ? 3 : (s <= NC_FEWER_REPS_ABOVE ? 1 : 0), rc;
     if (c->o->oneway) {
-        /* the empty round trips warm the connection; one message of the
-         * first size warms its protocol, and the fastest of the timed
-         * round trips leaves out any later size's slower first one */
+        /* the empty round trips warm the connection; one message per size
+         * drains any burst (nc_warm_bytes) */
         if (k == 0 && (rc = nc_empty_rtt(c, peer)) != MPI_SUCCESS) return rc;
-        warm = k == 0;
+        warm = 1;
+        ws = nc_warm_bytes(c, k);
     }
     for (int w = 0; w < warm; w++)
-        if ((rc = nc_round_trip(c, peer, s, NULL)) != MPI_SUCCESS) return rc;
+        if ((rc = nc_round_trip(c, peer, ws, NULL)) != MPI_SUCCESS) return rc;
     int n = nc_reps_for(c, s), got = 0, stop = 0;
     while (got < n) {
         double rtt;
@@ -272,10 +285,10 @@ static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
 /* Responder side: echo data messages until the control byte arrives. */
 static int nc_pong(nc_ctx *c, int peer, int k, int *more)
 {
-    size_t s = c->sizes[k];
+    size_t s = c->sizes[k], ws = nc_warm_bytes(c, k), n = ws > s ? ws : s;
     for (;;) {
         MPI_Status st;
-        int rc = PMPI_Recv(c->buf, (int)s, MPI_BYTE, peer, MPI_ANY_TAG, c->comm, &st);
+        int rc = PMPI_Recv(c->buf, (int)n, MPI_BYTE, peer, MPI_ANY_TAG, c->comm, &st);
         if (rc != MPI_SUCCESS) return rc;
         if (st.MPI_TAG == NC_TAG_CTRL) {
             *more = c->buf[0] != 0;
@@ -296,11 +309,12 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
     c->steps = 0;
     for (int k = 0; k < c->nsizes; k++) {
         double s0 = PMPI_Wtime();
-        if (active && c->sizes[k] > c->touched) {
+        size_t need = nc_warm_bytes(c, k) > c->sizes[k] ? nc_warm_bytes(c, k) : c->sizes[k];
+        if (active && need > c->touched) {
             /* fault the pages in before timing, and only as sizes grow: a
              * budget-bounded run never pays for a max size it won't reach */
-            memset(c->buf + c->touched, 0x5a, c->sizes[k] - c->touched);
-            c->touched = c->sizes[k];
+            memset(c->buf + c->touched, 0x5a, need - c->touched);
+            c->touched = need;
         }
         if (active) {
             int more = 0;

@@ -59,7 +59,8 @@ typedef struct {
     int oneway;       /* the partner answers each message with an empty one: a
                          size's one-way time is its round trip less half an
                          empty round trip (timed first), and the link carries
-                         the bytes once, not twice; no warm-up per size */
+                         the bytes once, not twice; each size's warm-up
+                         message (at least 32 KiB) drains a shaper's burst */
     int inter_only;   /* measure the inter-node pairs only (no intra phase) */
     /* tests (COMPI_DEBUG_LINK_TIMES): the one-way times of a link of
      * inject_alpha_us and inject_beta_ns per byte replace the measured ones,
