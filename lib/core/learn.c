@@ -138,16 +138,21 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
     }
 }
 
-/* The bounded probe: netcal's ping-pongs between the node leaders of comm
- * (its own duplicate of comm), sizes 8 KiB .. 256 KiB doubling, fastest
- * of 3, within COMPI_PROBE_BUDGET_S (the three smallest sizes whatever
- * the budget: at 100 Mbit/s 8 .. 128 KiB, at 1 Gbit/s all of them). The
- * sizes reach beyond the burst a shaper's token bucket or a switch's
- * buffer passes at once, for the steady-state fit (engine/model.h) to
- * find the link's rate. Links that still have only the prior take the
- * probed model unless its fit was degenerate. Collective over comm. */
+/* The bounded probe: netcal's round trips between the node leaders of
+ * comm (its own duplicate of comm), sizes 8 KiB .. 256 KiB doubling,
+ * within COMPI_PROBE_BUDGET_S (the three smallest sizes whatever the
+ * budget: at 100 Mbit/s 8 .. 32 KiB, at 1 Gbit/s all of them). It runs
+ * inside an application's collective, so it is kept cheap: each message
+ * is answered with an empty one (the link carries the probe's bytes once),
+ * and the intra-node pairs, which the probe's result does not use, are
+ * not measured. Per size one warm-up message of at least 32 KiB drains the
+ * burst a shaper's token bucket or a switch's buffer passes at once after
+ * an idle moment, then the fastest of 3 (a loaded node delays, never
+ * speeds, a message) times the link's steady state. Links that still have
+ * only the prior take the probed model unless its fit (engine/model.h) was
+ * degenerate. Collective over comm. */
 #define COMPI_PROBE_MAX_BYTES (256 * 1024)
-#define COMPI_PROBE_BUDGET_S 0.2
+#define COMPI_PROBE_BUDGET_S 0.04
 static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
 {
     compi_netcal_opts o;
@@ -156,10 +161,12 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     o.min_bytes = COMPI_PROBE_MAX_BYTES / 32; /* 8 .. 256 KiB: sizes where the bytes show */
     o.size_shift = 1;
     o.min_sizes = 3; /* the fewest a robust fit takes */
-    o.fastest = 1;   /* a loaded node delays, never speeds, a round trip */
+    o.fastest = 1;   /* see above */
     o.reps = 3;
     o.budget_s = COMPI_PROBE_BUDGET_S;
     o.serial = compi_cfg.ranks_per_node > 0;
+    o.oneway = 1;
+    o.inter_only = 1;
     compi_engine_inject_timings(&o);
     compi_net_model m;
     double spent = 0;

@@ -10,6 +10,7 @@ void compi_window_params_default(compi_window_params *p)
     p->reeval_after = 1000;
     p->recheck_after = 1000;
     p->reeval_bytes = (size_t)16 << 20;
+    p->ratio_drift = 0.1;
     p->history = 16;
     p->restart_mistakes = 4;
     p->backoff_restarts = 3;
@@ -27,6 +28,8 @@ static void compi_window_open(compi_window *w, const compi_window_params *p)
     w->raw_bytes_run = w->compressed_bytes_run = 0;
     w->outcomes = 0;
     w->outcomes_len = 0;
+    w->ratio_ref = 0;
+    w->ratio_drifted = 0;
 }
 
 void compi_window_init(compi_window *w, const compi_window_params *p)
@@ -103,7 +106,13 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
         a = COMPI_WIN_RAW;
     } else if (size >= w->yes_len) {
         w->compressed_bytes_run += size;
-        if (++w->compressed_run >= p->recheck_after || w->compressed_bytes_run >= p->reeval_bytes) {
+        if (w->ratio_drifted) {
+            /* the data did change: evaluate one, which may pick another codec */
+            w->ratio_rechecks++;
+            w->compressed_run = 0;
+            w->compressed_bytes_run = 0;
+            a = COMPI_WIN_EVALUATE;
+        } else if (++w->compressed_run >= p->recheck_after || w->compressed_bytes_run >= p->reeval_bytes) {
             /* the data may have changed: evaluate one, which may pick another codec */
             w->compressed_run = 0;
             w->compressed_bytes_run = 0;
@@ -161,6 +170,9 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
     if (size < w->yes_len) w->yes_len = size;
     if (w->no_len > w->yes_len) w->no_len = w->yes_len;
     w->codec = best;
+    /* the next outcome of this codec is the new reference */
+    w->ratio_ref = 0;
+    w->ratio_drifted = 0;
     w->last_predicted = predicted;
     w->predicted_sum += predicted;
     w->predicted_n++;
@@ -204,4 +216,15 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
     if (!mistake) return;
     w->mistakes++;
     if (compi_outcomes_mistakes(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);
+}
+
+void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio)
+{
+    if (p->ratio_drift <= 0 || !codec || codec != w->codec || !(ratio > 0)) return;
+    if (w->ratio_ref <= 0) {
+        w->ratio_ref = ratio;
+        return;
+    }
+    double q = ratio / w->ratio_ref;
+    if (q > 1 + p->ratio_drift || q < 1 / (1 + p->ratio_drift)) w->ratio_drifted = 1;
 }

@@ -13,7 +13,12 @@
  * switch compression off for a back-off period. After reeval_after raw
  * messages in a row the lower threshold is reopened, in case it was set too
  * high (or after reeval_bytes of them: big messages cost an evaluation
- * per 16 MiB by default, well under 1% of sending them).
+ * per 16 MiB by default, well under 1% of sending them). The compressed
+ * zone is re-examined the same way, and sooner when the data changes: when
+ * the ratio its codec achieves drifts by more than ratio_drift from the
+ * ratio it achieved on the first message after the decision (the data
+ * grew smoother or noisier, so another codec may now be faster), the next
+ * message is evaluated.
  *
  * Pure logic: no MPI, no clock, no locking (time is passed in, the caller
  * serialises), so unit tests replay decision sequences deterministically. */
@@ -31,6 +36,8 @@ typedef struct {
     size_t reeval_bytes;       /* ... or this many bytes of them, whichever comes first, so that
                                   big messages are re-examined within seconds, not after 1000
                                   of them (COMPI_ADAPT_REEVAL_BYTES) */
+    double ratio_drift;        /* relative change of the achieved ratio that re-evaluates the
+                                  compressed zone (0.1: 10% either way); <= 0: never */
     unsigned history;          /* compressed outcomes remembered, <= COMPI_OUTCOMES_MAX */
     unsigned restart_mistakes; /* mistakes within history that restart the study (COMPI_ADAPT_MISTAKES) */
     unsigned backoff_restarts; /* restarts within restart_period_s that trigger a back-off */
@@ -72,9 +79,13 @@ typedef struct {
     double bias_ring[8];
     unsigned bias_n, bias_next;
     double last_predicted; /* prediction behind the yes zone's codec */
+    /* The ratio the yes zone's codec achieved on the first message after
+     * the decision (0: none yet), and whether a later one drifted from it. */
+    double ratio_ref;
+    int ratio_drifted;
     /* counters for the report */
     uint64_t messages, raw, evaluated, compressed;
-    uint64_t mistakes, restarts, reevaluations, backoffs;
+    uint64_t mistakes, restarts, reevaluations, backoffs, ratio_rechecks;
     double predicted_sum, observed_sum;
     uint64_t predicted_n, observed_n;
     /* decisions over time: per bin of `bin` messages, counts per action */
@@ -118,6 +129,10 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
 /* After a message went through a codec: its speedup as achieved (from the
  * real ratio and compression time); < 1 is a mistake. */
 void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s);
+/* After a message went through codec: the compression ratio it achieved
+ * (bytes in / bytes out). Only the yes zone's codec counts; a drift beyond
+ * ratio_drift makes the next compressed-zone message an evaluation. */
+void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio);
 /* The speedup an evaluation's best codec must predict for this window to
  * compress: min_speedup / bias. */
 double compi_window_threshold(const compi_window *w, double min_speedup);

@@ -164,9 +164,10 @@ typedef struct {
     double *rtt;    /* opts->reps entries */
     size_t sizes[COMPI_NET_MAX_POINTS];
     int nsizes;
-    double t0;      /* this rank's start; rank 0's is the one that counts */
-    double elapsed; /* rank 0's elapsed time, as of the last allreduce */
-    int steps;      /* sizes run in the last phase (max over pairs) */
+    double t0;        /* this rank's start; rank 0's is the one that counts */
+    double elapsed;   /* rank 0's elapsed time, as of the last allreduce */
+    int steps;        /* sizes run in the last phase (max over pairs) */
+    double empty_rtt; /* opts->oneway: fastest empty round trip of this pair (s) */
 } nc_ctx;
 
 static int nc_reps_for(const nc_ctx *c, size_t s)
@@ -199,22 +200,71 @@ static int nc_allreduce_max(nc_ctx *c, const double *in, double *out, int n)
 
 /* Initiator side of one size: warm-up, timed round trips, then a control
  * byte telling the partner whether the pair goes on to the next size. */
+/* One round trip of s bytes out and back (opts->oneway: an empty answer);
+ * its time in *rtt when not NULL. */
+static int nc_round_trip(nc_ctx *c, int peer, size_t s, double *rtt)
+{
+    double a = PMPI_Wtime();
+    int rc = PMPI_Send(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Recv(c->buf, c->o->oneway ? 0 : (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+    if (rtt) *rtt = PMPI_Wtime() - a;
+    return rc;
+}
+
+/* opts->oneway, before the first size: the fastest of 3 empty round trips
+ * (which also warm the connection), the part of every round trip that is
+ * not the size's own one-way time. */
+static int nc_empty_rtt(nc_ctx *c, int peer)
+{
+    c->empty_rtt = 0;
+    for (int i = 0; i < 3; i++) {
+        double rtt;
+        int rc = nc_round_trip(c, peer, 0, &rtt);
+        if (rc != MPI_SUCCESS) return rc;
+        if (i == 0 || rtt < c->empty_rtt) c->empty_rtt = rtt;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The one-way time of a size whose (kept) round trip took rtt seconds. */
+static double nc_one_way_us(const nc_ctx *c, double rtt)
+{
+    if (!c->o->oneway) return rtt * 0.5e6;
+    double t = rtt - 0.5 * c->empty_rtt;
+    return (t > 0.5 * rtt ? t : 0.5 * rtt) * 1e6;
+}
+
+/* opts->oneway: the size of size k's one warm-up message, at least
+ * NC_DRAIN_BYTES (within the buffer, sized for the largest size): a
+ * shaper's token bucket or a buffer refills while the pair waits between
+ * sizes and would pass the first bytes of a one-way stream at once; the
+ * warm-up drains it, so the timed messages find the link's steady state. */
+#define NC_DRAIN_BYTES ((size_t)32 << 10)
+static size_t nc_warm_bytes(const nc_ctx *c, int k)
+{
+    size_t s = c->sizes[k], max = c->sizes[c->nsizes - 1];
+    if (!c->o->oneway || s >= NC_DRAIN_BYTES) return s;
+    return NC_DRAIN_BYTES < max ? NC_DRAIN_BYTES : max;
+}
+
 static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
 {
-    size_t s = c->sizes[k];
+    size_t s = c->sizes[k], ws = s;
     int warm = k == 0 ? 3 : (s <= NC_FEWER_REPS_ABOVE ? 1 : 0), rc;
-    for (int w = 0; w < warm; w++) {
-        rc = PMPI_Send(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
-        if (rc == MPI_SUCCESS) rc = PMPI_Recv(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) return rc;
+    if (c->o->oneway) {
+        /* the empty round trips warm the connection; one message per size
+         * drains any burst (nc_warm_bytes) */
+        if (k == 0 && (rc = nc_empty_rtt(c, peer)) != MPI_SUCCESS) return rc;
+        warm = 1;
+        ws = nc_warm_bytes(c, k);
     }
+    for (int w = 0; w < warm; w++)
+        if ((rc = nc_round_trip(c, peer, ws, NULL)) != MPI_SUCCESS) return rc;
     int n = nc_reps_for(c, s), got = 0, stop = 0;
     while (got < n) {
-        double a = PMPI_Wtime();
-        rc = PMPI_Send(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
-        if (rc == MPI_SUCCESS) rc = PMPI_Recv(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) return rc;
-        double rtt = PMPI_Wtime() - a;
+        double rtt;
+        if ((rc = nc_round_trip(c, peer, s, &rtt)) != MPI_SUCCESS) return rc;
         c->rtt[got++] = rtt;
         if (c->o->max_rtt_s > 0 && rtt > c->o->max_rtt_s) {
             stop = 1; /* too slow to grow further: keep what this size has */
@@ -227,9 +277,9 @@ static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
         double lo = c->rtt[0];
         for (int i = 1; i < got; i++)
             if (c->rtt[i] < lo) lo = c->rtt[i];
-        *t_us = lo * 0.5e6;
+        *t_us = nc_one_way_us(c, lo);
     } else {
-        *t_us = compi_median(c->rtt, got) * 0.5e6;
+        *t_us = nc_one_way_us(c, compi_median(c->rtt, got));
     }
     *more = !stop && k + 1 < c->nsizes;
     unsigned char ctrl = (unsigned char)*more;
@@ -239,16 +289,16 @@ static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
 /* Responder side: echo data messages until the control byte arrives. */
 static int nc_pong(nc_ctx *c, int peer, int k, int *more)
 {
-    size_t s = c->sizes[k];
+    size_t s = c->sizes[k], ws = nc_warm_bytes(c, k), n = ws > s ? ws : s;
     for (;;) {
         MPI_Status st;
-        int rc = PMPI_Recv(c->buf, (int)s, MPI_BYTE, peer, MPI_ANY_TAG, c->comm, &st);
+        int rc = PMPI_Recv(c->buf, (int)n, MPI_BYTE, peer, MPI_ANY_TAG, c->comm, &st);
         if (rc != MPI_SUCCESS) return rc;
         if (st.MPI_TAG == NC_TAG_CTRL) {
             *more = c->buf[0] != 0;
             return MPI_SUCCESS;
         }
-        rc = PMPI_Send(c->buf, (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
+        rc = PMPI_Send(c->buf, c->o->oneway ? 0 : (int)s, MPI_BYTE, peer, NC_TAG_DATA, c->comm);
         if (rc != MPI_SUCCESS) return rc;
     }
 }
@@ -263,11 +313,12 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
     c->steps = 0;
     for (int k = 0; k < c->nsizes; k++) {
         double s0 = PMPI_Wtime();
-        if (active && c->sizes[k] > c->touched) {
+        size_t need = nc_warm_bytes(c, k) > c->sizes[k] ? nc_warm_bytes(c, k) : c->sizes[k];
+        if (active && need > c->touched) {
             /* fault the pages in before timing, and only as sizes grow: a
              * budget-bounded run never pays for a max size it won't reach */
-            memset(c->buf + c->touched, 0x5a, c->sizes[k] - c->touched);
-            c->touched = c->sizes[k];
+            memset(c->buf + c->touched, 0x5a, need - c->touched);
+            c->touched = need;
         }
         if (active) {
             int more = 0;
@@ -403,9 +454,9 @@ static int nc_round_partner(int me, int r, int M)
 
 /* Each node's leader (its lowest rank) and second rank (-1: none); my
  * roles; the nodes with an intra pair (mine among them: *myintra) and the
- * nodes with a rank. */
+ * nodes with a rank (inter_only: no intra pairs). */
 static void nc_roles(int nnodes, const int *node_of_rank, int size, int rank, int *leader, int *second, int *is_leader,
-                     int *is_second, int *nintra, int *nreal, int *myintra)
+                     int *is_second, int *nintra, int *nreal, int *myintra, int inter_only)
 {
     for (int n = 0; n < nnodes; n++) leader[n] = second[n] = -1;
     for (int r = 0; r < size; r++) {
@@ -422,6 +473,12 @@ static void nc_roles(int nnodes, const int *node_of_rank, int size, int rank, in
             (*nintra)++;
         }
         if (leader[n] >= 0) (*nreal)++;
+    }
+    if (inter_only) {
+        /* no intra phase: a node's second rank has nothing to measure */
+        *is_second = 0;
+        *nintra = 0;
+        *myintra = -1;
     }
 }
 
@@ -563,10 +620,11 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
     int is_leader = 0, is_second = 0;
     int nintra = 0, nreal = 0, myintra = -1; /* nodes with an intra pair; mine among them */
     if (!bad)
-        nc_roles(nnodes, node_of_rank, size, c.rank, leader, second, &is_leader, &is_second, &nintra, &nreal, &myintra);
+        nc_roles(nnodes, node_of_rank, size, c.rank, leader, second, &is_leader, &is_second, &nintra, &nreal, &myintra,
+                 opts->inter_only);
     int M = nnodes % 2 ? nnodes + 1 : nnodes;
     int nrounds = nreal >= 2 ? M - 1 : 0;
-    int measures = (is_leader && (nrounds > 0 || second[mynode] >= 0)) || is_second;
+    int measures = (is_leader && (nrounds > 0 || (second[mynode] >= 0 && !opts->inter_only))) || is_second;
     if (measures && !bad) {
         c.buf = malloc(c.sizes[c.nsizes - 1]);
         c.rtt = malloc((size_t)opts->reps * sizeof *c.rtt);

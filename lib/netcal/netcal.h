@@ -56,6 +56,12 @@ typedef struct {
     int serial;       /* one pair at a time (inter pairs, then intra), not a round's
                         * pairs at once: for fake nodes sharing one host, whose
                         * concurrent pairs would compete for its cores */
+    int oneway;       /* the partner answers each message with an empty one: a
+                         size's one-way time is its round trip less half an
+                         empty round trip (timed first), and the link carries
+                         the bytes once, not twice; each size's warm-up
+                         message (at least 32 KiB) drains a shaper's burst */
+    int inter_only;   /* measure the inter-node pairs only (no intra phase) */
     /* tests (COMPI_DEBUG_LINK_TIMES): the one-way times of a link of
      * inject_alpha_us and inject_beta_ns per byte replace the measured ones,
      * every inject_outlier_every-th size 50x slower (0: none), behind a

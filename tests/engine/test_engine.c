@@ -190,6 +190,61 @@ static void test_window_recheck_and_timeline(void)
     CHECK(w.timeline[0][1] == 1, "first bin holds the first evaluation");
 }
 
+/* The compressed zone is re-evaluated when the ratio its codec achieves
+ * drifts from the one it achieved after the decision, long before the
+ * byte or count re-check would come. */
+static void test_window_ratio_drift(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    compi_window w;
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, 128 * KiB, 0);
+    compi_window_evaluated(&w, &p, 128 * KiB, lz4, 4.0);
+    /* the data drifts by 1% a message: steps below the threshold add up */
+    double ratio = 6.6;
+    int evals = 0, first = -1;
+    for (int i = 0; i < 40; i++) {
+        compi_win_action a = compi_window_classify(&w, &p, 128 * KiB, 0);
+        if (a == COMPI_WIN_EVALUATE) {
+            evals++;
+            if (first < 0) first = i;
+            compi_window_evaluated(&w, &p, 128 * KiB, zstd, 4.0);
+        }
+        CHECK(a != COMPI_WIN_RAW, "message %d stays in the compressed zone", i);
+        compi_window_ratio(&w, &p, w.codec, ratio);
+        ratio *= 0.99;
+    }
+    /* 0.99^k < 1/1.1 from k = 10: the 11th message after a decision sees it */
+    CHECK(first == 11, "the first drifted message re-evaluates the zone (at message %d)", first);
+    CHECK(evals == 3 && w.ratio_rechecks == 3, "re-evaluated %d times (%llu by drift) in 40 messages", evals,
+          (unsigned long long)w.ratio_rechecks);
+    CHECK(w.codec == zstd, "the re-evaluation's codec serves the zone");
+    /* steady data, another codec's ratio (a message evaluated on its own)
+     * or ratios within 10% never re-evaluate */
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, 128 * KiB, 0);
+    compi_window_evaluated(&w, &p, 128 * KiB, zstd, 4.0);
+    evals = 0;
+    for (int i = 0; i < 100; i++) { /* 12.5 MiB: no byte re-check either */
+        if (compi_window_classify(&w, &p, 128 * KiB, 0) == COMPI_WIN_EVALUATE) evals++;
+        compi_window_ratio(&w, &p, zstd, i % 2 ? 5.0 : 5.4);
+        compi_window_ratio(&w, &p, lz4, 2.0);
+    }
+    CHECK(evals == 0 && w.ratio_rechecks == 0, "steady ratios: %d re-evaluations", evals);
+    /* a rising ratio drifts too (a faster codec may now do) */
+    compi_window_ratio(&w, &p, zstd, 6.0);
+    CHECK(compi_window_classify(&w, &p, 128 * KiB, 0) == COMPI_WIN_EVALUATE, "a rising ratio re-evaluates");
+    /* off */
+    p.ratio_drift = 0;
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, 128 * KiB, 0);
+    compi_window_evaluated(&w, &p, 128 * KiB, zstd, 4.0);
+    compi_window_ratio(&w, &p, zstd, 6.0);
+    compi_window_ratio(&w, &p, zstd, 1.5);
+    CHECK(compi_window_classify(&w, &p, 128 * KiB, 0) == COMPI_WIN_COMPRESS, "ratio_drift 0: no drift re-check");
+}
+
 /* ------------------------------------------------------------- files */
 
 static char tmpdir[] = "/tmp/compi_test_engine_XXXXXX";
@@ -514,6 +569,7 @@ int main(void)
     test_window_mistakes_and_backoff();
     test_window_bias();
     test_window_recheck_and_timeline();
+    test_window_ratio_drift();
     test_network_file();
     test_codec_file();
     test_estimate();
