@@ -152,4 +152,9 @@ int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int 
  * point-to-point sends of family (a COMPI_PROF_* send family) to its
  * out-neighbours; sendcounts NULL: sendcount each */
 void compi_nbr_prof(MPI_Comm comm, const int *sendcounts, int sendcount, MPI_Datatype sendtype, int family);
+/* A rooted nonblocking call (Igather(v), Iscatter(v)) recorded as its
+ * blocking twin: the root by its side (rcount, rtype, rcounts: the v
+ * variants' every rank's count), the others by theirs (count, type). */
+void compi_nbc_rooted_prof(MPI_Comm comm, int family, int root, int rcount, MPI_Datatype rtype, const int *rcounts,
+                           int count, MPI_Datatype type);
 #endif
