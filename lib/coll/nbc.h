@@ -84,6 +84,10 @@ typedef struct compi_sched compi_sched;
 compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam, int *rc);
 /* Ends the current round: steps added later wait for it to complete. */
 void compi_sched_round(compi_sched *s);
+/* Ends the current round and starts a lane: the rounds added from here on
+ * run in order, independently of the earlier lanes' rounds (their messages
+ * must not match those of other lanes: sub tags of their own). */
+int compi_sched_lane(compi_sched *s);
 /* A message step: count elements of dt at buf to / from peer (MPI_PROC_NULL:
  * none), sub (0..COMPI_NBC_SUBTAGS-1) telling apart messages of one call
  * between the same two ranks that must not match each other. */
