@@ -477,9 +477,10 @@ static int compi_nbc_one_per_node(MPI_Comm comm, const compi_comm_info *ci)
 
 /* Where some node holds several ranks the node-aware schedules run only
  * with COMPI_NBC_NODE_REDUCE on (every rank has the same setting), else the
- * MPI's own call: measured on 2 emulated nodes x 2 ranks at 100 Mbit/s,
- * Iallreduce of 8 MiB ran about 1.0x plain on compressible doubles (their
- * partial sums compress less than the data) and 0.8x on random bytes. */
+ * MPI's own call: the MPI's own Iallreduce already moves the vector about
+ * twice per node link, so compi gains at most the partial sums'
+ * compression ratio, and vectors near the floor (one or two lanes) lost
+ * on random bytes (docs/nbc.md). */
 static int compi_nbc_node_path(MPI_Comm comm, const compi_comm_info *ci)
 {
     return !compi_nbc_one_per_node(comm, ci) && compi_cfg.nbc_node_reduce;
