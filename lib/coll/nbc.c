@@ -122,6 +122,7 @@ static int compi_nbc_go(compi_sched *s, int rc, MPI_Comm comm, MPI_Request *requ
 int compi_impl_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IBCAST, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL);
     if (!ci || !compi_coll_may_compress(ci, compi_nbc_bytes(dt, count)))
         return PMPI_Ibcast(buf, count, dt, root, comm, request);
     int rank, size, rc;
@@ -162,6 +163,7 @@ int compi_impl_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IGATHER, comm);
+    compi_nbc_rooted_prof(comm, COMPI_PROF_GATHER, root, recvcount, recvtype, NULL, sendcount, sendtype);
     int rank = 0;
     if (ci) PMPI_Comm_rank(comm, &rank);
     size_t block = rank == root ? compi_nbc_bytes(recvtype, recvcount) : compi_nbc_bytes(sendtype, sendcount);
@@ -176,6 +178,7 @@ int compi_impl_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IGATHERV, comm);
+    compi_nbc_rooted_prof(comm, COMPI_PROF_GATHERV, root, 0, recvtype, recvcounts, sendcount, sendtype);
     if (!ci)
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     return compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, ci,
@@ -207,6 +210,7 @@ int compi_impl_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_ISCATTER, comm);
+    compi_nbc_rooted_prof(comm, COMPI_PROF_SCATTER, root, sendcount, sendtype, NULL, recvcount, recvtype);
     int rank = 0;
     if (ci) PMPI_Comm_rank(comm, &rank);
     size_t block = rank == root ? compi_nbc_bytes(sendtype, sendcount) : compi_nbc_bytes(recvtype, recvcount);
@@ -221,6 +225,7 @@ int compi_impl_Iscatterv(const void *sendbuf, const int sendcounts[], const int 
                          MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_ISCATTERV, comm);
+    compi_nbc_rooted_prof(comm, COMPI_PROF_SCATTERV, root, 0, sendtype, sendcounts, recvcount, recvtype);
     if (!ci)
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return compi_iscatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, ci,
@@ -472,9 +477,10 @@ static int compi_nbc_one_per_node(MPI_Comm comm, const compi_comm_info *ci)
 
 /* Where some node holds several ranks the node-aware schedules run only
  * with COMPI_NBC_NODE_REDUCE on (every rank has the same setting), else the
- * MPI's own call: measured on 2 emulated nodes x 2 ranks at 100 Mbit/s,
- * Iallreduce of 8 MiB ran about 1.0x plain on compressible doubles (their
- * partial sums compress less than the data) and 0.8x on random bytes. */
+ * MPI's own call: the MPI's own Iallreduce already moves the vector about
+ * twice per node link, so compi gains at most the partial sums'
+ * compression ratio, and vectors near the floor (one or two lanes) lost
+ * on random bytes (docs/nbc.md). */
 static int compi_nbc_node_path(MPI_Comm comm, const compi_comm_info *ci)
 {
     return !compi_nbc_one_per_node(comm, ci) && compi_cfg.nbc_node_reduce;
@@ -577,6 +583,7 @@ int compi_impl_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int rec
                                MPI_Comm comm, MPI_Request *request)
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE_SCATTER, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER, -1, 0, dt, recvcounts, op);
     if (!ci || !compi_coll_reduction_ok(dt, op))
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request);
     if (compi_nbc_node_path(comm, ci))

@@ -84,6 +84,10 @@ typedef struct compi_sched compi_sched;
 compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam, int *rc);
 /* Ends the current round: steps added later wait for it to complete. */
 void compi_sched_round(compi_sched *s);
+/* Ends the current round and starts a lane: the rounds added from here on
+ * run in order, independently of the earlier lanes' rounds (their messages
+ * must not match those of other lanes: sub tags of their own). */
+int compi_sched_lane(compi_sched *s);
 /* A message step: count elements of dt at buf to / from peer (MPI_PROC_NULL:
  * none), sub (0..COMPI_NBC_SUBTAGS-1) telling apart messages of one call
  * between the same two ranks that must not match each other. */
@@ -152,4 +156,9 @@ int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int 
  * point-to-point sends of family (a COMPI_PROF_* send family) to its
  * out-neighbours; sendcounts NULL: sendcount each */
 void compi_nbr_prof(MPI_Comm comm, const int *sendcounts, int sendcount, MPI_Datatype sendtype, int family);
+/* A rooted nonblocking call (Igather(v), Iscatter(v)) recorded as its
+ * blocking twin: the root by its side (rcount, rtype, rcounts: the v
+ * variants' every rank's count), the others by theirs (count, type). */
+void compi_nbc_rooted_prof(MPI_Comm comm, int family, int root, int rcount, MPI_Datatype rtype, const int *rcounts,
+                           int count, MPI_Datatype type);
 #endif

@@ -41,7 +41,8 @@ typedef struct {
     size_t ext;
     int npieces;
     const int *start, *len, *owner; /* per piece */
-    char *acc;                      /* node partials of the pieces I handle, results of those I own */
+    int sub;                        /* the lane's first sub tag: rounds sub .. sub + 3 */
+    char *acc; /* node partials of the pieces I handle, results of those I own, from element start[0] */
     /* local combining steps: piece and the buffer to fold into acc */
     int nlocal, ninter;
     int *local_piece, *inter_piece;
@@ -54,6 +55,13 @@ typedef struct {
     const compi_coll_layout *l;
     int *lidx; /* comm rank -> its position in its node */
 } compi_nred_map;
+
+static MPI_Aint compi_nred_extent(MPI_Datatype dt)
+{
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    return ext;
+}
 
 static size_t compi_nred_span(MPI_Datatype dt, int n, size_t ext)
 {
@@ -78,11 +86,17 @@ static int compi_nred_handler(const compi_nred_map *m, const compi_nred *q, int 
     return l->members[l->first[c] + m->lidx[o] % n];
 }
 
+/* Piece k in acc. */
+static char *compi_nred_acc(const compi_nred *q, int k)
+{
+    return q->acc + (size_t)(q->start[k] - q->start[0]) * q->ext;
+}
+
 static int compi_nred_fold(const compi_nred *q, int n, const int *piece, char *const *buf)
 {
     for (int i = 0; i < n; i++) {
         int k = piece[i];
-        int rc = PMPI_Reduce_local(buf[i], compi_nred_at(q, q->acc, k), q->len[k], q->dt, q->op);
+        int rc = PMPI_Reduce_local(buf[i], compi_nred_acc(q, k), q->len[k], q->dt, q->op);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
@@ -118,7 +132,7 @@ static int compi_nred_build(compi_sched *s, const compi_nred_map *m, const void 
     int me = l->rank, c0 = l->my_node, *mates = l->members + l->first[c0];
     int nmates = l->first[c0 + 1] - l->first[c0];
     size_t np = (size_t)q->npieces;
-    q->acc = compi_sched_alloc(s, compi_nred_span(q->dt, q->start[np - 1] + q->len[np - 1], q->ext));
+    q->acc = compi_sched_alloc(s, compi_nred_span(q->dt, q->start[np - 1] + q->len[np - 1] - q->start[0], q->ext));
     q->local_piece = compi_sched_alloc(s, sizeof(int) * np * (size_t)nmates);
     q->local_buf = compi_sched_alloc(s, sizeof(char *) * np * (size_t)nmates);
     q->inter_piece = compi_sched_alloc(s, sizeof(int) * (size_t)l->nnodes);
@@ -130,14 +144,14 @@ static int compi_nred_build(compi_sched *s, const compi_nred_map *m, const void 
         if (q->len[k] <= 0) continue;
         int h = compi_nred_handler(m, q, c0, k);
         if (h != me) {
-            rc = compi_sched_send(s, compi_nred_at(q, sbuf, k), q->len[k], q->dt, h, 0);
+            rc = compi_sched_send(s, compi_nred_at(q, sbuf, k), q->len[k], q->dt, h, q->sub);
             continue;
         }
         /* my own copy: in place, results land over my send buffer */
-        memcpy(compi_nred_at(q, q->acc, k), compi_nred_at(q, sbuf, k), compi_nred_span(q->dt, q->len[k], q->ext));
+        memcpy(compi_nred_acc(q, k), compi_nred_at(q, sbuf, k), compi_nred_span(q->dt, q->len[k], q->ext));
         for (int j = 0; j < nmates && rc == MPI_SUCCESS; j++)
             if (mates[j] != me)
-                rc = compi_nred_recv_part(s, q, k, mates[j], 0, &q->nlocal, q->local_piece, q->local_buf);
+                rc = compi_nred_recv_part(s, q, k, mates[j], q->sub, &q->nlocal, q->local_piece, q->local_buf);
     }
     compi_sched_round(s);
     /* round 2: the node's partials to their owners */
@@ -146,11 +160,11 @@ static int compi_nred_build(compi_sched *s, const compi_nred_map *m, const void 
         if (q->len[k] <= 0) continue;
         int o = q->owner[k];
         if (o != me && compi_nred_handler(m, q, c0, k) == me)
-            rc = compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], q->dt, o, 1);
+            rc = compi_sched_send(s, compi_nred_acc(q, k), q->len[k], q->dt, o, q->sub + 1);
         for (int c = 0; o == me && c < l->nnodes && rc == MPI_SUCCESS; c++)
             if (c != c0)
-                rc = compi_nred_recv_part(s, q, k, compi_nred_handler(m, q, c, k), 1, &q->ninter, q->inter_piece,
-                                          q->inter_buf);
+                rc = compi_nred_recv_part(s, q, k, compi_nred_handler(m, q, c, k), q->sub + 1, &q->ninter,
+                                          q->inter_piece, q->inter_buf);
     }
     compi_sched_round(s);
     if (rc == MPI_SUCCESS) rc = compi_sched_call(s, compi_nred_fold_inter, q);
@@ -175,30 +189,19 @@ static int compi_nred_copy_out(compi_sched *s, const compi_nred *q, void *buf, i
 {
     compi_nred_copy *c = compi_sched_alloc(s, sizeof *c);
     if (!c) return MPI_ERR_NO_MEM;
-    *c = (compi_nred_copy){compi_nred_at(q, buf, k), compi_nred_at(q, q->acc, k),
-                           compi_nred_span(q->dt, q->len[k], q->ext)};
+    *c = (compi_nred_copy){compi_nred_at(q, buf, k), compi_nred_acc(q, k), compi_nred_span(q->dt, q->len[k], q->ext)};
     return compi_sched_call(s, compi_nred_copy_fn, c);
 }
 
-/* The schedule, its pieces' arrays (npieces, from the layout) and the map;
- * NULL with *rc on failure. */
-static compi_sched *compi_nred_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam,
-                                   MPI_Datatype dt, MPI_Op op, compi_nred **qp, compi_nred_map *m, int *rc)
+/* A lane's pieces (npieces, from the layout), their arrays unset; NULL
+ * when out of memory. */
+static compi_nred *compi_nred_piece_new(compi_sched *s, const compi_nred_map *m, MPI_Datatype dt, MPI_Op op, int sub)
 {
-    m->l = compi_coll_layout_get(comm, ci, rc);
-    if (!m->l) return NULL;
-    compi_sched *s = compi_sched_new(comm, ci, kind, fam, rc);
-    if (!s) return NULL;
     int n = m->l->size;
     compi_nred *q = compi_sched_alloc(s, sizeof *q);
     int *start = compi_sched_alloc(s, sizeof(int) * (size_t)n), *len = compi_sched_alloc(s, sizeof(int) * (size_t)n),
         *owner = compi_sched_alloc(s, sizeof(int) * (size_t)n);
-    m->lidx = compi_sched_alloc(s, sizeof(int) * (size_t)n);
-    if (!q || !start || !len || !owner || !m->lidx) {
-        compi_sched_abandon(s);
-        *rc = MPI_ERR_NO_MEM;
-        return NULL;
-    }
+    if (!q || !start || !len || !owner) return NULL;
     memset(q, 0, sizeof *q);
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(dt, &lb, &ext);
@@ -209,15 +212,33 @@ static compi_sched *compi_nred_new(MPI_Comm comm, const compi_comm_info *ci, com
     q->start = start;
     q->len = len;
     q->owner = owner;
+    q->sub = sub;
+    return q;
+}
+
+/* The schedule and the map; NULL with *rc on failure. */
+static compi_sched *compi_nred_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam,
+                                   compi_nred_map *m, int *rc)
+{
+    m->l = compi_coll_layout_get(comm, ci, rc);
+    if (!m->l) return NULL;
+    compi_sched *s = compi_sched_new(comm, ci, kind, fam, rc);
+    if (!s) return NULL;
+    int n = m->l->size;
+    m->lidx = compi_sched_alloc(s, sizeof(int) * (size_t)n);
+    if (!m->lidx) {
+        compi_sched_abandon(s);
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     for (int c = 0; c < m->l->nnodes; c++)
         for (int i = m->l->first[c]; i < m->l->first[c + 1]; i++) m->lidx[m->l->members[i]] = i - m->l->first[c];
-    *qp = q;
     return s;
 }
 
-/* Allreduce's and reduce's pieces: count elements cut equally, piece (j, c)
- * owned by node c's j-th rank. */
-static void compi_nred_equal(const compi_nred_map *m, compi_nred *q, int count)
+/* Allreduce's and reduce's pieces of the count elements from element at:
+ * cut equally, piece (j, c) owned by node c's j-th rank. */
+static void compi_nred_equal(const compi_nred_map *m, compi_nred *q, int at, int count)
 {
     const compi_coll_layout *l = m->l;
     int *start = (int *)q->start, *len = (int *)q->len, *owner = (int *)q->owner, p = 0;
@@ -226,10 +247,27 @@ static void compi_nred_equal(const compi_nred_map *m, compi_nred *q, int count)
             if (j >= l->first[c + 1] - l->first[c]) continue;
             int64_t a, b;
             compi_leaders_chunk(count, l->size, p, &a, &b);
-            start[p] = (int)a;
+            start[p] = at + (int)a;
             len[p] = (int)b;
             owner[p++] = l->members[l->first[c] + j];
         }
+}
+
+/* Lanes of allreduce and reduce: the vector cut into segments of about
+ * COMPI_NRED_SEGMENT bytes (at most COMPI_NRED_LANES), each reduced by a
+ * lane of its own. One lane's rounds leave the link idle while its pieces
+ * are combined and its slowest stream finishes; with several, one lane's
+ * later rounds travel while another's earlier ones do. The segments depend
+ * on the call's arguments only, so all ranks cut alike. */
+#define COMPI_NRED_SEGMENT ((size_t)1 << 19)
+#define COMPI_NRED_LANES (COMPI_NBC_SUBTAGS / 4)
+static int compi_nred_lanes(int count, size_t ext)
+{
+    size_t bytes = (size_t)(count > 0 ? count : 0) * ext, n = bytes / COMPI_NRED_SEGMENT;
+    if (n < 1) n = 1;
+    if (n > COMPI_NRED_LANES) n = COMPI_NRED_LANES;
+    if ((size_t)count < n) n = 1;
+    return (int)n;
 }
 
 static int compi_nred_go(compi_sched *s, int rc, MPI_Comm comm, MPI_Request *request)
@@ -254,13 +292,13 @@ static int compi_nred_spread(compi_sched *s, const compi_nred_map *m, compi_nred
             rc = compi_nred_copy_out(s, q, recvbuf, k);
             for (int c = 0; c < l->nnodes && rc == MPI_SUCCESS; c++)
                 if (c != c0)
-                    rc = compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], q->dt,
-                                          compi_nred_handler(m, q, c, k), 2);
+                    rc = compi_sched_send(s, compi_nred_acc(q, k), q->len[k], q->dt, compi_nred_handler(m, q, c, k),
+                                          q->sub + 2);
             for (int j = 0; j < nmates && rc == MPI_SUCCESS; j++)
                 if (mates[j] != me)
-                    rc = compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], q->dt, mates[j], 2);
+                    rc = compi_sched_send(s, compi_nred_acc(q, k), q->len[k], q->dt, mates[j], q->sub + 2);
         } else if (l->node_of[o] == c0 || compi_nred_handler(m, q, c0, k) == me) {
-            rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, o, 2);
+            rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, o, q->sub + 2);
         }
     }
     compi_sched_round(s);
@@ -269,11 +307,12 @@ static int compi_nred_spread(compi_sched *s, const compi_nred_map *m, compi_nred
         if (q->len[k] <= 0 || l->node_of[o] == c0) continue;
         int h = compi_nred_handler(m, q, c0, k);
         if (h != me) {
-            rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, h, 3);
+            rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, h, q->sub + 3);
             continue;
         }
         for (int j = 0; j < nmates && rc == MPI_SUCCESS; j++)
-            if (mates[j] != me) rc = compi_sched_send(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, mates[j], 3);
+            if (mates[j] != me)
+                rc = compi_sched_send(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, mates[j], q->sub + 3);
     }
     return rc;
 }
@@ -281,35 +320,52 @@ static int compi_nred_spread(compi_sched *s, const compi_nred_map *m, compi_nred
 int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                              const compi_comm_info *ci, MPI_Request *request)
 {
-    compi_nred *q;
     compi_nred_map m;
     int rc;
-    compi_sched *s = compi_nred_new(comm, ci, COMPI_NBC_IALLREDUCE, COMPI_FAM_ALLREDUCE, dt, op, &q, &m, &rc);
+    compi_sched *s = compi_nred_new(comm, ci, COMPI_NBC_IALLREDUCE, COMPI_FAM_ALLREDUCE, &m, &rc);
     if (!s) return compi_raise(comm, rc);
-    compi_nred_equal(&m, q, count);
-    rc = compi_nred_build(s, &m, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, q);
-    if (rc == MPI_SUCCESS) rc = compi_nred_spread(s, &m, q, recvbuf);
+    const void *sbuf = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int lanes = compi_nred_lanes(count, (size_t)compi_nred_extent(dt));
+    for (int j = 0; j < lanes && rc == MPI_SUCCESS; j++) {
+        int64_t at, n;
+        compi_leaders_chunk(count, lanes, j, &at, &n);
+        compi_nred *q = compi_nred_piece_new(s, &m, dt, op, 4 * j);
+        rc = q ? compi_sched_lane(s) : MPI_ERR_NO_MEM;
+        if (rc != MPI_SUCCESS) break;
+        compi_nred_equal(&m, q, (int)at, (int)n);
+        rc = compi_nred_build(s, &m, sbuf, q);
+        if (rc == MPI_SUCCESS) rc = compi_nred_spread(s, &m, q, recvbuf);
+    }
     return compi_nred_go(s, rc, comm, request);
 }
 
 int compi_nbc_node_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                           MPI_Comm comm, const compi_comm_info *ci, MPI_Request *request)
 {
-    compi_nred *q;
     compi_nred_map m;
     int rc;
-    compi_sched *s = compi_nred_new(comm, ci, COMPI_NBC_IREDUCE, COMPI_FAM_REDUCE, dt, op, &q, &m, &rc);
+    compi_sched *s = compi_nred_new(comm, ci, COMPI_NBC_IREDUCE, COMPI_FAM_REDUCE, &m, &rc);
     if (!s) return compi_raise(comm, rc);
-    compi_nred_equal(&m, q, count);
     int me = m.l->rank;
-    rc = compi_nred_build(s, &m, sendbuf == MPI_IN_PLACE && me == root ? recvbuf : sendbuf, q);
-    /* round 3: every piece to the root */
-    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
-        if (q->len[k] <= 0) continue;
-        if (q->owner[k] == me)
-            rc = me == root ? compi_nred_copy_out(s, q, recvbuf, k)
-                            : compi_sched_send(s, compi_nred_at(q, q->acc, k), q->len[k], dt, root, 2);
-        else if (me == root) rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], dt, q->owner[k], 2);
+    const void *sbuf = sendbuf == MPI_IN_PLACE && me == root ? recvbuf : sendbuf;
+    int lanes = compi_nred_lanes(count, (size_t)compi_nred_extent(dt));
+    for (int j = 0; j < lanes && rc == MPI_SUCCESS; j++) {
+        int64_t at, n;
+        compi_leaders_chunk(count, lanes, j, &at, &n);
+        compi_nred *q = compi_nred_piece_new(s, &m, dt, op, 4 * j);
+        rc = q ? compi_sched_lane(s) : MPI_ERR_NO_MEM;
+        if (rc != MPI_SUCCESS) break;
+        compi_nred_equal(&m, q, (int)at, (int)n);
+        rc = compi_nred_build(s, &m, sbuf, q);
+        /* round 3: every piece to the root */
+        for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+            if (q->len[k] <= 0) continue;
+            if (q->owner[k] == me)
+                rc = me == root ? compi_nred_copy_out(s, q, recvbuf, k)
+                                : compi_sched_send(s, compi_nred_acc(q, k), q->len[k], dt, root, q->sub + 2);
+            else if (me == root)
+                rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], dt, q->owner[k], q->sub + 2);
+        }
     }
     return compi_nred_go(s, rc, comm, request);
 }
@@ -318,11 +374,12 @@ int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int 
                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm, const compi_comm_info *ci,
                                   compi_nbc_kind kind, MPI_Request *request)
 {
-    compi_nred *q;
     compi_nred_map m;
     int rc;
-    compi_sched *s = compi_nred_new(comm, ci, kind, COMPI_FAM_REDUCE, dt, op, &q, &m, &rc);
+    compi_sched *s = compi_nred_new(comm, ci, kind, COMPI_FAM_REDUCE, &m, &rc);
     if (!s) return compi_raise(comm, rc);
+    compi_nred *q = compi_nred_piece_new(s, &m, dt, op, 0);
+    if (!q) return compi_nred_go(s, MPI_ERR_NO_MEM, comm, request);
     /* one piece per rank: its block, its own */
     int *start = (int *)q->start, *len = (int *)q->len, *owner = (int *)q->owner;
     for (int i = 0, at = 0; i < q->npieces; i++) {
@@ -338,7 +395,7 @@ int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int 
         compi_nred_copy *c = compi_sched_alloc(s, sizeof *c);
         if (!c) rc = MPI_ERR_NO_MEM;
         else {
-            *c = (compi_nred_copy){recvbuf, compi_nred_at(q, q->acc, me), compi_nred_span(dt, len[me], q->ext)};
+            *c = (compi_nred_copy){recvbuf, compi_nred_acc(q, me), compi_nred_span(dt, len[me], q->ext)};
             rc = compi_sched_call(s, compi_nred_copy_fn, c);
         }
     }

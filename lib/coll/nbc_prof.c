@@ -7,7 +7,8 @@
  * a rank to one of its out-neighbours, so the call is recorded as those
  * point-to-point sends on the application's communicator, and compi map's
  * graph has exactly its edges. The nonblocking collectives are recorded as
- * their blocking twins (nbc.c), which compi map's DKB decomposes (lib/map). */
+ * their blocking twins (nbc.c), which compi map's DKB decomposes (lib/map),
+ * whatever path the call takes. */
 #include <stdlib.h>
 #include "coll/nbc.h"
 #include "core/profile.h"
@@ -24,4 +25,14 @@ void compi_nbr_prof(MPI_Comm comm, const int *sendcounts, int sendcount, MPI_Dat
     free(out);
     free(ssub);
     free(rsub);
+}
+
+void compi_nbc_rooted_prof(MPI_Comm comm, int family, int root, int rcount, MPI_Datatype rtype, const int *rcounts,
+                           int count, MPI_Datatype type)
+{
+    if (!COMPI_PROF_ACTIVE()) return;
+    int me;
+    PMPI_Comm_rank(comm, &me);
+    if (me == root) compi_prof_coll_(comm, family, root, rcount, rtype, rcounts, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
+    else compi_prof_coll_(comm, family, root, count, type, NULL, MPI_OP_NULL, COMPI_PROF_PATH_MPI);
 }

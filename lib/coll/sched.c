@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Schedules of nonblocking collectives (see nbc.h): rounds of compi
- * point-to-point steps and local steps, advanced by compi_nbc_progress. */
+ * point-to-point steps and local steps, advanced by compi_nbc_progress.
+ * The rounds form one or more lanes; each lane's rounds run in order, the
+ * lanes independently of each other. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -35,8 +37,11 @@ struct compi_sched {
     int nops, cap;
     int *round_end; /* round k: ops [round_end[k-1], round_end[k]) */
     int nrounds, rcap;
-    int cur, posted; /* the round running; its steps were posted */
-    int rc;          /* first error */
+    /* lane j: rounds [lane_first[j], lane_first[j+1]) (the last to nrounds);
+     * cur[j]: its round running, posted[j]: whose steps were posted */
+    int *lane_first, *cur, *posted;
+    int nlanes, lcap;
+    int rc; /* first error */
     void **mem;
     int nmem, memcap;
     compi_req *entry; /* the application's request, until finished */
@@ -139,6 +144,24 @@ static compi_sched_op *compi_sched_add(compi_sched *s, int type)
     return op;
 }
 
+int compi_sched_lane(compi_sched *s)
+{
+    compi_sched_round(s);
+    if (s->rc != MPI_SUCCESS) return s->rc;
+    if (s->nlanes == s->lcap) {
+        int cap = s->lcap ? 2 * s->lcap : 8;
+        int *f = realloc(s->lane_first, sizeof *f * (size_t)cap);
+        if (!f) return s->rc = MPI_ERR_NO_MEM;
+        s->lane_first = f;
+        s->lcap = cap;
+    }
+    /* the rounds before the first lane was named are a lane of their own */
+    if (s->nlanes == 0 && s->nrounds > 0) s->lane_first[s->nlanes++] = 0;
+    if (s->nlanes == s->lcap) return compi_sched_lane(s);
+    s->lane_first[s->nlanes++] = s->nrounds;
+    return MPI_SUCCESS;
+}
+
 void compi_sched_round(compi_sched *s)
 {
     if (s->nrounds && s->round_end[s->nrounds - 1] == s->nops) return; /* an empty round */
@@ -237,6 +260,9 @@ static void compi_sched_free(compi_sched *s)
     free(s->mem);
     free(s->ops);
     free(s->round_end);
+    free(s->lane_first);
+    free(s->cur);
+    free(s->posted);
     compi_comm_info_release(s->ci);
     free(s);
 }
@@ -253,12 +279,12 @@ static void compi_sched_fail(compi_sched *s, int rc)
     if (rc != MPI_SUCCESS && s->rc == MPI_SUCCESS) s->rc = rc;
 }
 
-/* Posts the current round: local steps in order, then its messages. A step
- * that fails is recorded and skipped; the others still go, so no peer
- * waits for a message this rank never sends. */
-static void compi_sched_post(compi_sched *s)
+/* Posts round k: local steps in order, then its messages. A step that
+ * fails is recorded and skipped; the others still go, so no peer waits for
+ * a message this rank never sends. */
+static void compi_sched_post(compi_sched *s, int k)
 {
-    int first = s->cur ? s->round_end[s->cur - 1] : 0, end = s->round_end[s->cur];
+    int first = k ? s->round_end[k - 1] : 0, end = s->round_end[k];
     for (int i = first; i < end; i++) {
         compi_sched_op *op = &s->ops[i];
         if (op->type == COMPI_OP_CALL) compi_sched_fail(s, op->fn(op->arg));
@@ -286,13 +312,12 @@ static void compi_sched_post(compi_sched *s)
         }
         op->r = r;
     }
-    s->posted = 1;
 }
 
-/* Completes what finished of the current round; 1 when all of it has. */
-static int compi_sched_test_round(compi_sched *s)
+/* Completes what finished of round k; 1 when all of it has. */
+static int compi_sched_test_round(compi_sched *s, int k)
 {
-    int first = s->cur ? s->round_end[s->cur - 1] : 0, end = s->round_end[s->cur], pending = 0;
+    int first = k ? s->round_end[k - 1] : 0, end = s->round_end[k], pending = 0;
     for (int i = first; i < end; i++) {
         compi_sched_op *op = &s->ops[i];
         if (!op->r) continue;
@@ -312,16 +337,25 @@ static int compi_sched_test_round(compi_sched *s)
     return pending == 0;
 }
 
-/* Advances s as far as it goes now; 1 when it has finished. */
+/* Advances s as far as it goes now, every lane in turn; 1 when it has
+ * finished. */
 static int compi_sched_advance(compi_sched *s)
 {
-    while (s->cur < s->nrounds) {
-        if (!s->posted) compi_sched_post(s);
-        if (!compi_sched_test_round(s)) return 0;
-        s->cur++;
-        s->posted = 0;
+    int finished = 1;
+    for (int j = 0; j < s->nlanes; j++) {
+        int last = j + 1 < s->nlanes ? s->lane_first[j + 1] : s->nrounds;
+        while (s->cur[j] < last) {
+            if (!s->posted[j]) {
+                compi_sched_post(s, s->cur[j]);
+                s->posted[j] = 1;
+            }
+            if (!compi_sched_test_round(s, s->cur[j])) break;
+            s->cur[j]++;
+            s->posted[j] = 0;
+        }
+        finished &= s->cur[j] >= last;
     }
-    return 1;
+    return finished;
 }
 
 static int compi_nbc_query(void *extra, MPI_Status *st)
@@ -360,6 +394,14 @@ static void compi_sched_finish(compi_sched *s)
 int compi_sched_start(compi_sched *s, MPI_Request *request)
 {
     compi_sched_round(s);
+    if (s->nlanes == 0 && s->rc == MPI_SUCCESS) compi_sched_lane(s); /* one lane: every round */
+    if (s->rc == MPI_SUCCESS) {
+        /* the lanes' running rounds: each its first */
+        s->cur = malloc(sizeof *s->cur * (size_t)s->nlanes);
+        s->posted = calloc((size_t)s->nlanes, sizeof *s->posted);
+        if (!s->cur || !s->posted) s->rc = MPI_ERR_NO_MEM;
+        for (int j = 0; s->cur && j < s->nlanes; j++) s->cur[j] = s->lane_first[j];
+    }
     if (s->rc != MPI_SUCCESS) {
         int rc = s->rc;
         compi_sched_free(s);

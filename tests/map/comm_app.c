@@ -18,9 +18,10 @@
  * MPI_Neighbor_alltoall of 3000 doubles and MPI_Ineighbor_allgather of 500
  * ints (checked as the difference of two traces: each rank sends 2 x 24000
  * + 2 x 2000 bytes more, to its two ring neighbours). --nbc: also
- * MPI_Ialltoall, MPI_Iallgather, MPI_Iallreduce and MPI_Ireduce on WORLD,
- * each completed by MPI_Wait; --nbc-blocking: their blocking twins instead
- * (the two traces must give the same graph).
+ * MPI_Ialltoall, MPI_Iallgather, MPI_Iallreduce, MPI_Ireduce, MPI_Ibcast,
+ * MPI_Igather(v), MPI_Iscatter(v) and MPI_Ireduce_scatter on WORLD, each
+ * completed by MPI_Wait; --nbc-blocking: their blocking twins instead (the
+ * two traces must give the same graph).
  * Otherwise prints nothing; exits 0. */
 #include <mpi.h>
 #include <stdio.h>
@@ -90,6 +91,12 @@ int main(int argc, char **argv)
         MPI_Request_free(&rq[1]);
         MPI_Request_free(&rq[0]);
     }
+    /* the v variants' counts for --nbc and --nbc-blocking: rank i's block 50 (i + 1) */
+    int *vc = calloc((size_t)n, sizeof(int)), *vd = calloc((size_t)n, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        vc[i] = 50 * (i + 1);
+        vd[i] = i ? vd[i - 1] + vc[i - 1] : 0;
+    }
     if (nbc) {
         MPI_Request r[4];
         MPI_Ialltoall(ia, 700, MPI_INT, ib, 700, MPI_INT, MPI_COMM_WORLD, &r[0]);
@@ -100,12 +107,30 @@ int main(int argc, char **argv)
         MPI_Wait(&r[2], MPI_STATUS_IGNORE);
         MPI_Ireduce(ia, ib, 3000, MPI_INT, MPI_MAX, n - 1, MPI_COMM_WORLD, &r[3]);
         MPI_Wait(&r[3], MPI_STATUS_IGNORE);
+        MPI_Ibcast(a, 4000, MPI_DOUBLE, 1 % n, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        MPI_Igather(a, 300, MPI_DOUBLE, b, 300, MPI_DOUBLE, n - 1, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        MPI_Igatherv(a, vc[me], MPI_DOUBLE, b, vc, vd, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        MPI_Iscatter(ia, 200, MPI_INT, ib, 200, MPI_INT, 2 % n, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        MPI_Iscatterv(ia, vc, vd, MPI_INT, ib, vc[me], MPI_INT, n - 1, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        MPI_Ireduce_scatter(a, b, vc, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
     }
     if (nbc_blocking) {
         MPI_Alltoall(ia, 700, MPI_INT, ib, 700, MPI_INT, MPI_COMM_WORLD);
         MPI_Allgather(a, 90, MPI_DOUBLE, b, 90, MPI_DOUBLE, MPI_COMM_WORLD);
         MPI_Allreduce(a, b, 5000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         MPI_Reduce(ia, ib, 3000, MPI_INT, MPI_MAX, n - 1, MPI_COMM_WORLD);
+        MPI_Bcast(a, 4000, MPI_DOUBLE, 1 % n, MPI_COMM_WORLD);
+        MPI_Gather(a, 300, MPI_DOUBLE, b, 300, MPI_DOUBLE, n - 1, MPI_COMM_WORLD);
+        MPI_Gatherv(a, vc[me], MPI_DOUBLE, b, vc, vd, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Scatter(ia, 200, MPI_INT, ib, 200, MPI_INT, 2 % n, MPI_COMM_WORLD);
+        MPI_Scatterv(ia, vc, vd, MPI_INT, ib, vc[me], MPI_INT, n - 1, MPI_COMM_WORLD);
+        MPI_Reduce_scatter(a, b, vc, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     if (neighbor) {
         MPI_Comm ring;
@@ -167,7 +192,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&dup);
     }
     MPI_Comm_free(&half);
-    free(a); free(b); free(ia); free(ib); free(cnt); free(dsp); free(rcnt); free(rdsp);
+    free(a); free(b); free(ia); free(ib); free(cnt); free(dsp); free(rcnt); free(rdsp); free(vc); free(vd);
     MPI_Finalize();
     return 0;
 }

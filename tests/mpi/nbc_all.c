@@ -22,7 +22,8 @@
  * communicators; each receive slot is checked against the block its sender
  * sent on the matching edge, gaps between blocks untouched.
  * Part 3: several nonblocking collectives outstanding on one communicator,
- * completed in reverse or through MPI_Waitsome, and Igatherv/Iscatterv.
+ * completed in reverse or through MPI_Waitsome, reductions of several MiB
+ * outstanding together, and Igatherv/Iscatterv.
  * Part 4: progress without Wait: rank 0 starts a two-round MPI_Iallreduce
  * and then polls MPI_Iprobe, or blocks in MPI_Recv, MPI_Probe,
  * MPI_Sendrecv(_replace), until rank 1, which waits for the reduction,
@@ -745,10 +746,47 @@ static void passed_through(void)
     mt_group_end();
 }
 
+/* Reductions of several MiB (compi cuts them into segments, each reduced on
+ * its own): MPI_Iallreduce, in place and not, and MPI_Ireduce with the root
+ * in place, all outstanding at once on one communicator and completed in
+ * reverse; integer sums, so every element is known exactly. */
+static void large_reductions(void)
+{
+    mt_group_begin("large reductions");
+    int n = mt_size, me = mt_rank, cnt = 3 * (1 << 19) + 7; /* 6 MiB of ints and a tail */
+    int *s1 = mt_malloc(sizeof(int) * (size_t)cnt), *r1 = mt_malloc(sizeof(int) * (size_t)cnt);
+    int *ip = mt_malloc(sizeof(int) * (size_t)cnt), *s3 = mt_malloc(sizeof(int) * (size_t)cnt);
+    int *r3 = mt_malloc(sizeof(int) * (size_t)cnt);
+    for (int i = 0; i < cnt; i++) {
+        s1[i] = (me + 1) * (i % 1009);
+        ip[i] = (me + 2) * (i % 997) - me;
+        s3[i] = (me + 1) * (i % 31) + i / 4096;
+    }
+    int root = 1 % n, root_in_place = me == root;
+    if (root_in_place) memcpy(r3, s3, sizeof(int) * (size_t)cnt);
+    MPI_Request q[3];
+    MPI_CALL(MPI_Iallreduce(s1, r1, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[0]));
+    MPI_CALL(MPI_Iallreduce(MPI_IN_PLACE, ip, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]));
+    MPI_CALL(MPI_Ireduce(root_in_place ? MPI_IN_PLACE : s3, r3, cnt, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &q[2]));
+    for (int i = 2; i >= 0; i--) MPI_CALL(MPI_Wait(&q[i], MPI_STATUS_IGNORE));
+    long bad1 = 0, bad2 = 0, bad3 = 0, t = (long)n * (n + 1) / 2, t2 = (long)n * (n + 3) / 2, tm = (long)n * (n - 1) / 2;
+    for (int i = 0; i < cnt; i++) {
+        bad1 += r1[i] != t * (i % 1009);
+        bad2 += ip[i] != t2 * (i % 997) - tm;
+        bad3 += me == root && r3[i] != t * (i % 31) + (long)n * (i / 4096);
+    }
+    CHECK(!bad1, "large iallreduce", "%ld of %d elements wrong", bad1, cnt);
+    CHECK(!bad2, "large iallreduce in place", "%ld of %d elements wrong", bad2, cnt);
+    CHECK(!bad3, "large ireduce, root in place", "%ld of %d elements wrong", bad3, cnt);
+    free(s1); free(r1); free(ip); free(s3); free(r3);
+    mt_group_end();
+}
+
 static int nbc_finish_all(void)
 {
     nbr_all();
     outstanding();
+    large_reductions();
     rooted_v();
     progress_without_wait();
     wide_types();
