@@ -16,9 +16,9 @@ struct compi_pool_job {
     size_t n, released, next, ndone;
     compi_pool_fn fn;
     void *arg;
-    unsigned char *done;         /* per item */
-    uint64_t cpu_ns;             /* the items' thread CPU time, summed */
-    uint64_t busy_ns, busy_from; /* wall time during which an item ran */
+    unsigned char *done;           /* per item */
+    uint64_t cpu_ns;               /* the items' thread CPU time, summed */
+    uint64_t busy_ns, busy_from;   /* wall time during which an item ran */
     uint64_t multi_ns, multi_from; /* wall time during which two or more did */
     int running;
     int limit, helping; /* helpers that may work on it at once; those that do */
@@ -262,7 +262,9 @@ uint64_t compi_pool_pause_ns(uint64_t waited_ns)
 {
     if (waited_ns < COMPI_POOL_POLL_NS) return 0;
     uint64_t p = waited_ns / 32;
-    return p < COMPI_POOL_PAUSE_MIN_NS ? COMPI_POOL_PAUSE_MIN_NS : p > COMPI_POOL_PAUSE_MAX_NS ? COMPI_POOL_PAUSE_MAX_NS : p;
+    return p < COMPI_POOL_PAUSE_MIN_NS   ? COMPI_POOL_PAUSE_MIN_NS
+           : p > COMPI_POOL_PAUSE_MAX_NS ? COMPI_POOL_PAUSE_MAX_NS
+                                         : p;
 }
 
 double compi_pool_measured_speedup(void)
