@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/decide.h"
@@ -322,28 +321,21 @@ static void compi_pipe_flow(const MPI_Status *st, size_t k, size_t from, uint64_
 }
 
 /* Waits for one chunk receive; 0 when nothing arrived within the side wait.
- * With a codec pool, a long wait sleeps between looks (compi_pool_pause_ns):
+ * With a codec pool, a long wait sleeps between looks (compi_pool_idle):
  * the chunk is being coded by helpers that need the core this thread
  * would keep runnable, or travels a wire slower than its polling. */
 static int compi_pipe_wait_chunk(MPI_Request *req, MPI_Status *st, int *rc)
 {
     uint64_t start = compi_now_ns(), deadline = start + (uint64_t)(compi_cfg.escape_wait_s * 1e9);
-    int pauses = compi_pool_threads() > 0, pausing = 0;
+    int pauses = compi_pool_threads() > 0;
     for (unsigned spins = 0;; spins++) {
         int flag = 0;
         *rc = PMPI_Test(req, &flag, st);
         if (*rc != MPI_SUCCESS || flag) return 1;
-        if (pausing || (spins & 63) == 63) {
+        if ((spins & 63) == 63 || (pauses && compi_pool_pause_ns(compi_now_ns() - start))) {
             uint64_t now = compi_now_ns();
             if (now > deadline) return 0;
-            uint64_t pause = pauses ? compi_pool_pause_ns(now - start) : 0;
-            if (pause) {
-                struct timespec ts = {(time_t)(pause / 1000000000u), (long)(pause % 1000000000u)};
-                nanosleep(&ts, NULL);
-                pausing = 1;
-            } else {
-                sched_yield();
-            }
+            compi_pool_idle(now - start);
         }
     }
 }

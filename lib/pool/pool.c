@@ -6,6 +6,7 @@
  * helpers, done for the callers). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,17 @@ uint64_t compi_pool_pause_ns(uint64_t waited_ns)
     return p < COMPI_POOL_PAUSE_MIN_NS   ? COMPI_POOL_PAUSE_MIN_NS
            : p > COMPI_POOL_PAUSE_MAX_NS ? COMPI_POOL_PAUSE_MAX_NS
                                          : p;
+}
+
+void compi_pool_idle(uint64_t waited_ns)
+{
+    uint64_t p = compi_pool_threads() > 0 ? compi_pool_pause_ns(waited_ns) : 0;
+    if (!p) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {(time_t)(p / 1000000000u), (long)(p % 1000000000u)};
+    nanosleep(&ts, NULL);
 }
 
 double compi_pool_measured_speedup(void)

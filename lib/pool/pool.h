@@ -96,6 +96,9 @@ void compi_pool_counts(uint64_t *jobs, uint64_t *items, uint64_t *helped);
 #define COMPI_POOL_PAUSE_MIN_NS 20000u
 #define COMPI_POOL_PAUSE_MAX_NS 1000000u
 uint64_t compi_pool_pause_ns(uint64_t waited_ns);
+/* One idle step of such a wait: sleeps compi_pool_pause_ns(waited_ns) when
+ * the pool has helpers and that is not 0, else yields the core. */
+void compi_pool_idle(uint64_t waited_ns);
 
 /* Joins the helpers; later jobs get none (compi_pool_job_new: NULL). */
 void compi_pool_shutdown(void);
