@@ -320,17 +320,22 @@ static void compi_pipe_flow(const MPI_Status *st, size_t k, size_t from, uint64_
     if (arrived - t0 >= 20000) (*waited)++;
 }
 
-/* Waits for one chunk receive; 0 when nothing arrived within the side wait. */
+/* Waits for one chunk receive; 0 when nothing arrived within the side wait.
+ * With a codec pool, a long wait sleeps between looks (compi_pool_idle):
+ * the chunk is being coded by helpers that need the core this thread
+ * would keep runnable, or travels a wire slower than its polling. */
 static int compi_pipe_wait_chunk(MPI_Request *req, MPI_Status *st, int *rc)
 {
-    uint64_t deadline = compi_now_ns() + (uint64_t)(compi_cfg.escape_wait_s * 1e9);
+    uint64_t start = compi_now_ns(), deadline = start + (uint64_t)(compi_cfg.escape_wait_s * 1e9);
+    int pauses = compi_pool_threads() > 0;
     for (unsigned spins = 0;; spins++) {
         int flag = 0;
         *rc = PMPI_Test(req, &flag, st);
         if (*rc != MPI_SUCCESS || flag) return 1;
-        if ((spins & 63) == 63) {
-            if (compi_now_ns() > deadline) return 0;
-            sched_yield();
+        if ((spins & 63) == 63 || (pauses && compi_pool_pause_ns(compi_now_ns() - start))) {
+            uint64_t now = compi_now_ns();
+            if (now > deadline) return 0;
+            compi_pool_idle(now - start);
         }
     }
 }

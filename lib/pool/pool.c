@@ -6,6 +6,7 @@
  * helpers, done for the callers). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,10 @@ struct compi_pool_job {
     size_t n, released, next, ndone;
     compi_pool_fn fn;
     void *arg;
-    unsigned char *done;         /* per item */
-    uint64_t cpu_ns;             /* the items' thread CPU time, summed */
-    uint64_t busy_ns, busy_from; /* wall time during which an item ran */
+    unsigned char *done;           /* per item */
+    uint64_t cpu_ns;               /* the items' thread CPU time, summed */
+    uint64_t busy_ns, busy_from;   /* wall time during which an item ran */
+    uint64_t multi_ns, multi_from; /* wall time during which two or more did */
     int running;
     int limit, helping; /* helpers that may work on it at once; those that do */
     compi_pool_job *next_job;
@@ -99,7 +101,9 @@ int compi_pool_app_threads(const char *omp_num_threads, int threaded, int share)
 /* Runs item i of j; called and returns with the mutex held. */
 static void compi_pool_run_item(compi_pool_job *j, size_t i)
 {
-    if (j->running++ == 0) j->busy_from = compi_pool_clock(CLOCK_MONOTONIC);
+    if (j->running == 0) j->busy_from = compi_pool_clock(CLOCK_MONOTONIC);
+    if (j->running == 1) j->multi_from = compi_pool_clock(CLOCK_MONOTONIC);
+    j->running++;
     pthread_mutex_unlock(&compi_pool_mu);
     uint64_t c0 = compi_pool_clock(CLOCK_THREAD_CPUTIME_ID);
     j->fn(j->arg, i);
@@ -107,6 +111,7 @@ static void compi_pool_run_item(compi_pool_job *j, size_t i)
     pthread_mutex_lock(&compi_pool_mu);
     j->cpu_ns += c;
     if (--j->running == 0) j->busy_ns += compi_pool_clock(CLOCK_MONOTONIC) - j->busy_from;
+    if (j->running == 1) j->multi_ns += compi_pool_clock(CLOCK_MONOTONIC) - j->multi_from;
     j->done[i] = 1;
     j->ndone++;
     pthread_cond_broadcast(&compi_pool_fin);
@@ -240,14 +245,38 @@ void compi_pool_job_end(compi_pool_job *j)
         }
     compi_pool_njobs++;
     compi_pool_nitems += j->ndone;
-    /* a job of one item says nothing about running items side by side */
-    if (j->ndone > 1 && j->busy_ns > 0) {
+    /* a job of one item says nothing about running items side by side, nor
+     * does one whose items mostly ran one at a time (chunks decoded as a
+     * slower wire brings them): its CPU over wall time is about 1 whatever
+     * the cores, and would pull the speedup the estimate assumes down to
+     * no gain on a node whose cores are free */
+    if (j->ndone > 1 && j->busy_ns > 0 && 2 * j->multi_ns >= j->busy_ns) {
         double s = (double)j->cpu_ns / (double)j->busy_ns;
         compi_pool_speedup = compi_pool_speedup > 0 ? 0.75 * compi_pool_speedup + 0.25 * s : s;
     }
     pthread_mutex_unlock(&compi_pool_mu);
     free(j->done);
     free(j);
+}
+
+uint64_t compi_pool_pause_ns(uint64_t waited_ns)
+{
+    if (waited_ns < COMPI_POOL_POLL_NS) return 0;
+    uint64_t p = waited_ns / 32;
+    return p < COMPI_POOL_PAUSE_MIN_NS   ? COMPI_POOL_PAUSE_MIN_NS
+           : p > COMPI_POOL_PAUSE_MAX_NS ? COMPI_POOL_PAUSE_MAX_NS
+                                         : p;
+}
+
+void compi_pool_idle(uint64_t waited_ns)
+{
+    uint64_t p = compi_pool_threads() > 0 ? compi_pool_pause_ns(waited_ns) : 0;
+    if (!p) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {(time_t)(p / 1000000000u), (long)(p % 1000000000u)};
+    nanosleep(&ts, NULL);
 }
 
 double compi_pool_measured_speedup(void)

@@ -75,12 +75,31 @@ void compi_pool_wait(compi_pool_job *j, size_t i);
 void compi_pool_job_end(compi_pool_job *j);
 
 /* The speedup codec work spread over the pool reached: total item time
- * over elapsed time of the jobs that used helpers (a moving average); 0
- * before any such job. */
+ * over elapsed time of the jobs that used helpers and ran items side by
+ * side at least half the time they ran any (a moving average); 0 before
+ * any such job. */
 double compi_pool_measured_speedup(void);
 /* Jobs that had helpers (ended), the items they ran, and how many of
  * those items a helper ran (the rest ran on the jobs' callers). */
 void compi_pool_counts(uint64_t *jobs, uint64_t *items, uint64_t *helped);
+/* How long a thread that has waited waited_ns for a message (a chunk
+ * still being coded or on the wire) sleeps before it looks again: 0 (keep
+ * polling, yielding) for the first COMPI_POOL_POLL_NS, then a 32nd of the
+ * time waited so far, at least COMPI_POOL_PAUSE_MIN_NS and at most
+ * COMPI_POOL_PAUSE_MAX_NS. A rank whose waiting thread polls keeps a core
+ * runnable all the while (sched_yield gives it up only to a thread queued
+ * on that same core at that instant, and the scheduler balances a poller
+ * like any busy thread), so helpers coding on the same cores (its own, or
+ * a peer rank's where ranks share a host) got a core less; a sleeping
+ * waiter frees it, and sees a message at most ~3 % of its wait late. */
+#define COMPI_POOL_POLL_NS 500000u
+#define COMPI_POOL_PAUSE_MIN_NS 20000u
+#define COMPI_POOL_PAUSE_MAX_NS 1000000u
+uint64_t compi_pool_pause_ns(uint64_t waited_ns);
+/* One idle step of such a wait: sleeps compi_pool_pause_ns(waited_ns) when
+ * the pool has helpers and that is not 0, else yields the core. */
+void compi_pool_idle(uint64_t waited_ns);
+
 /* Joins the helpers; later jobs get none (compi_pool_job_new: NULL). */
 void compi_pool_shutdown(void);
 

@@ -15,6 +15,7 @@
 #include "core/stash.h"
 #include "core/stats.h"
 #include "core/status.h"
+#include "pool/pool.h"
 #include "wrappers/impl.h"
 
 static int (*const compi_send_fn[])(const void *, int, MPI_Datatype, int, int, MPI_Comm) = {
@@ -127,6 +128,21 @@ int compi_impl_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int 
     return compi_blocking_send(COMPI_SMODE_BUFFERED, buf, count, dt, dest, tag, comm, COMPI_FAM_SEND);
 }
 
+/* PMPI_Mprobe; with a codec pool, its nonblocking twin polled until the
+ * wait grows long, then with sleeps between looks (compi_pool_idle): the
+ * message is being coded by helpers (this rank's, or a peer's on the same
+ * cores) that need the core a blocked MPI's polling keeps runnable. */
+static int compi_mprobe_wait(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
+{
+    if (compi_pool_threads() <= 0) return PMPI_Mprobe(source, tag, comm, msg, st);
+    uint64_t start = compi_now_ns();
+    for (;;) {
+        int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, msg, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        compi_pool_idle(compi_now_ns() - start);
+    }
+}
+
 static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                                MPI_Status *status, compi_family fam)
 {
@@ -156,7 +172,7 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
         MPI_Message msg = MPI_MESSAGE_NULL;
         if (match_first) {
             MPI_Status pst;
-            int mrc = PMPI_Mprobe(source, tag, comm, &msg, &pst);
+            int mrc = compi_mprobe_wait(source, tag, comm, &msg, &pst);
             if (mrc == MPI_SUCCESS && !compi_peer_is_remote(ci, pst.MPI_SOURCE))
                 mrc = PMPI_Mrecv(buf, count, dt, &msg, status);
             if (mrc != MPI_SUCCESS || msg == MPI_MESSAGE_NULL) { /* an error, or received same-node */

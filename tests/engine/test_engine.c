@@ -435,6 +435,31 @@ static void test_estimate_threads(void)
     CHECK(compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc) == whole, "a message sent whole is coded by one thread");
 }
 
+/* A stronger, slower codec (zstd at a high level: ratio 3.35 at 10 MB/s a
+ * core) against a weaker, faster one (lz4: 2.14 at 500 MB/s) on 8 MiB over
+ * a 50 Mbit/s link: one thread's zstd is slower than lz4's smaller saving,
+ * two threads' zstd wins. The estimate picks the stronger codec only when
+ * the threads are there. */
+static void test_estimate_stronger_with_threads(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.2};
+    cm.relations[cm.nrelations++] = (compi_codec_relation){zstd, -1, 0, 1e9, 0.05};
+    compi_net_link link = flat_link(100, 160); /* ~50 Mbit/s: 160 ns per byte */
+    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 256 * KiB, 1};
+    double size = 8.0 * MiB, tc_lz4 = size / 500.0, tc_zstd = size / 10.0; /* us at 500 and 10 MB/s */
+    double lz4_1 = compi_estimate_speedup(&x, lz4, 8 * MiB, 2.14, tc_lz4);
+    double zstd_1 = compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd);
+    CHECK(lz4_1 > zstd_1, "one thread: lz4 %f beats zstd %f", lz4_1, zstd_1);
+    x.codec_threads = compi_codec_model_threads_speedup(1, 1.9); /* one helper, measured 1.9x */
+    double lz4_2 = compi_estimate_speedup(&x, lz4, 8 * MiB, 2.14, tc_lz4);
+    double zstd_2 = compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd);
+    CHECK(zstd_2 > lz4_2, "two threads: zstd %f beats lz4 %f", zstd_2, lz4_2);
+    x.codec_threads = compi_codec_model_threads_speedup(1, 0.9); /* a helper without a core of its own */
+    CHECK(compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd) == zstd_1, "a helper that gained nothing: as one");
+}
+
 static void test_estimate(void)
 {
     compi_codec_model cm;
@@ -574,6 +599,7 @@ int main(void)
     test_codec_file();
     test_estimate();
     test_estimate_threads();
+    test_estimate_stronger_with_threads();
     test_coll_floor();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

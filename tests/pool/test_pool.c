@@ -89,6 +89,28 @@ static void item_concurrent(void *arg, size_t i)
     item(arg, i);
     __atomic_sub_fetch(&running_now, 1, __ATOMIC_SEQ_CST);
 }
+/* Items of a job of two that run side by side: each waits for the other to
+ * start, then both run ten times as long as that took (at least 20 ms). */
+static int pair_started;
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static void item_pair(void *arg, size_t i)
+{
+    uint64_t t0 = mono_ns();
+    __atomic_add_fetch(&pair_started, 1, __ATOMIC_SEQ_CST);
+    struct timespec ts = {0, 100000};
+    while (__atomic_load_n(&pair_started, __ATOMIC_SEQ_CST) < 2) nanosleep(&ts, NULL);
+    uint64_t wait = 10 * (mono_ns() - t0);
+    if (wait < 20000000u) wait = 20000000u;
+    ts.tv_sec = (time_t)(wait / 1000000000u);
+    ts.tv_nsec = (long)(wait % 1000000000u);
+    nanosleep(&ts, NULL);
+    item(arg, i);
+}
 static int limit_none(void) { return 0; }
 static int limit_one(void) { return 1; }
 
@@ -135,6 +157,25 @@ static void test_auto(void)
     CHECK(compi_pool_app_threads(NULL, 1, 8) == 8, "threaded, no OMP_NUM_THREADS: the whole share");
     CHECK(compi_pool_app_threads("x", 1, 6) == 6, "a bad OMP_NUM_THREADS is ignored");
     CHECK(compi_pool_app_threads("0", 0, 6) == 1, "OMP_NUM_THREADS=0 is ignored");
+}
+
+/* The waiting thread's pause: polls first, then sleeps a 32nd of its wait
+ * so far, within bounds. */
+static void test_pause(void)
+{
+    CHECK(compi_pool_pause_ns(0) == 0, "no pause at once");
+    CHECK(compi_pool_pause_ns(COMPI_POOL_POLL_NS - 1) == 0, "polls at first");
+    CHECK(compi_pool_pause_ns(COMPI_POOL_POLL_NS) == COMPI_POOL_PAUSE_MIN_NS, "then the shortest pause");
+    CHECK(compi_pool_pause_ns(3200000) == 100000, "a 32nd of the wait: %llu",
+          (unsigned long long)compi_pool_pause_ns(3200000));
+    CHECK(compi_pool_pause_ns(10000000000ull) == COMPI_POOL_PAUSE_MAX_NS, "at most the longest pause");
+    uint64_t prev = 0;
+    for (uint64_t t = 0; t < 100000000; t += 37000) {
+        uint64_t p = compi_pool_pause_ns(t);
+        CHECK(p >= prev && (t < COMPI_POOL_POLL_NS || 32 * p <= t + 32 * COMPI_POOL_PAUSE_MIN_NS),
+              "pause %llu after %llu ns", (unsigned long long)p, (unsigned long long)t);
+        prev = p;
+    }
 }
 
 int main(void)
@@ -208,7 +249,31 @@ int main(void)
     compi_pool_job_end(b);
     compi_pool_job_end(a);
     for (size_t i = 0; i < ITEMS; i++) CHECK(w->runs[i] == 1 && w2->runs[i] == 1, "two jobs: item %zu", i);
-    CHECK(compi_pool_measured_speedup() > 0, "jobs that used helpers leave a measured speedup");
+
+    /* two items that run side by side (each waits for the other to start)
+     * leave a measured speedup */
+    memset(w, 0, sizeof *w);
+    j = compi_pool_job_new(2, item_pair, w);
+    compi_pool_release(j, 2);
+    compi_pool_wait(j, 1);
+    compi_pool_wait(j, 0);
+    compi_pool_job_end(j);
+    CHECK(w->runs[0] == 1 && w->runs[1] == 1, "paired items ran once each");
+    CHECK(compi_pool_measured_speedup() > 0, "a job that ran items side by side leaves a measured speedup");
+
+    /* items released one at a time (chunks decoded as a slow wire brings
+     * them) never run side by side: the job says nothing about the cores
+     * and leaves the measured speedup as it was */
+    double before = compi_pool_measured_speedup();
+    memset(w, 0, sizeof *w);
+    j = compi_pool_job_new(ITEMS, item, w);
+    for (size_t i = 0; i < ITEMS; i++) compi_pool_wait(j, i);
+    compi_pool_job_end(j);
+    for (size_t i = 0; i < ITEMS; i++) CHECK(w->runs[i] == 1, "item %zu ran %d times (one at a time)", i, w->runs[i]);
+    CHECK(compi_pool_measured_speedup() == before, "a job run one item at a time changed the speedup: %f to %f",
+          before, compi_pool_measured_speedup());
+
+    test_pause();
 
     /* idle helpers block instead of spinning: a blocked thread shows state
      * S; a woken one may wait for a core a while on a loaded machine (R),
