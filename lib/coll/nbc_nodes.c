@@ -317,6 +317,20 @@ static int compi_nred_spread(compi_sched *s, const compi_nred_map *m, compi_nred
     return rc;
 }
 
+/* Lane j of lanes: segment j of the count elements, its pieces and the
+ * rounds that reduce them onto their owners (compi_nred_build). */
+static int compi_nred_lane(compi_sched *s, compi_nred_map *m, const void *sbuf, int count, MPI_Datatype dt, MPI_Op op,
+                           int lanes, int j, compi_nred **qp)
+{
+    int64_t at, n;
+    compi_leaders_chunk(count, lanes, j, &at, &n);
+    compi_nred *q = *qp = compi_nred_piece_new(s, m, dt, op, 4 * j);
+    int rc = q ? compi_sched_lane(s) : MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) return rc;
+    compi_nred_equal(m, q, (int)at, (int)n);
+    return compi_nred_build(s, m, sbuf, q);
+}
+
 int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                              const compi_comm_info *ci, MPI_Request *request)
 {
@@ -327,13 +341,8 @@ int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_
     const void *sbuf = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int lanes = compi_nred_lanes(count, (size_t)compi_nred_extent(dt));
     for (int j = 0; j < lanes && rc == MPI_SUCCESS; j++) {
-        int64_t at, n;
-        compi_leaders_chunk(count, lanes, j, &at, &n);
-        compi_nred *q = compi_nred_piece_new(s, &m, dt, op, 4 * j);
-        rc = q ? compi_sched_lane(s) : MPI_ERR_NO_MEM;
-        if (rc != MPI_SUCCESS) break;
-        compi_nred_equal(&m, q, (int)at, (int)n);
-        rc = compi_nred_build(s, &m, sbuf, q);
+        compi_nred *q;
+        rc = compi_nred_lane(s, &m, sbuf, count, dt, op, lanes, j, &q);
         if (rc == MPI_SUCCESS) rc = compi_nred_spread(s, &m, q, recvbuf);
     }
     return compi_nred_go(s, rc, comm, request);
@@ -350,13 +359,9 @@ int compi_nbc_node_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     const void *sbuf = sendbuf == MPI_IN_PLACE && me == root ? recvbuf : sendbuf;
     int lanes = compi_nred_lanes(count, (size_t)compi_nred_extent(dt));
     for (int j = 0; j < lanes && rc == MPI_SUCCESS; j++) {
-        int64_t at, n;
-        compi_leaders_chunk(count, lanes, j, &at, &n);
-        compi_nred *q = compi_nred_piece_new(s, &m, dt, op, 4 * j);
-        rc = q ? compi_sched_lane(s) : MPI_ERR_NO_MEM;
+        compi_nred *q;
+        rc = compi_nred_lane(s, &m, sbuf, count, dt, op, lanes, j, &q);
         if (rc != MPI_SUCCESS) break;
-        compi_nred_equal(&m, q, (int)at, (int)n);
-        rc = compi_nred_build(s, &m, sbuf, q);
         /* round 3: every piece to the root */
         for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
             if (q->len[k] <= 0) continue;
