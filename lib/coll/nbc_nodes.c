@@ -203,11 +203,9 @@ static compi_nred *compi_nred_piece_new(compi_sched *s, const compi_nred_map *m,
         *owner = compi_sched_alloc(s, sizeof(int) * (size_t)n);
     if (!q || !start || !len || !owner) return NULL;
     memset(q, 0, sizeof *q);
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(dt, &lb, &ext);
     q->dt = dt;
     q->op = op;
-    q->ext = (size_t)ext;
+    q->ext = (size_t)compi_nred_extent(dt);
     q->npieces = n;
     q->start = start;
     q->len = len;

@@ -148,7 +148,7 @@ int compi_sched_lane(compi_sched *s)
 {
     compi_sched_round(s);
     if (s->rc != MPI_SUCCESS) return s->rc;
-    if (s->nlanes == s->lcap) {
+    if (s->nlanes + 2 > s->lcap) { /* this lane, and maybe the one before it */
         int cap = s->lcap ? 2 * s->lcap : 8;
         int *f = realloc(s->lane_first, sizeof *f * (size_t)cap);
         if (!f) return s->rc = MPI_ERR_NO_MEM;
@@ -157,7 +157,6 @@ int compi_sched_lane(compi_sched *s)
     }
     /* the rounds before the first lane was named are a lane of their own */
     if (s->nlanes == 0 && s->nrounds > 0) s->lane_first[s->nlanes++] = 0;
-    if (s->nlanes == s->lcap) return compi_sched_lane(s);
     s->lane_first[s->nlanes++] = s->nrounds;
     return MPI_SUCCESS;
 }

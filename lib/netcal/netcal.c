@@ -198,8 +198,6 @@ static int nc_allreduce_max(nc_ctx *c, const double *in, double *out, int n)
 #endif
 }
 
-/* Initiator side of one size: warm-up, timed round trips, then a control
- * byte telling the partner whether the pair goes on to the next size. */
 /* One round trip of s bytes out and back (opts->oneway: an empty answer);
  * its time in *rtt when not NULL. */
 static int nc_round_trip(nc_ctx *c, int peer, size_t s, double *rtt)
@@ -235,8 +233,9 @@ static double nc_one_way_us(const nc_ctx *c, double rtt)
     return (t > 0.5 * rtt ? t : 0.5 * rtt) * 1e6;
 }
 
-/* opts->oneway: the size of size k's one warm-up message, at least
- * NC_DRAIN_BYTES (within the buffer, sized for the largest size): a
+/* The bytes size k's messages may take, never fewer than the size;
+ * opts->oneway: its one warm-up message, at least NC_DRAIN_BYTES (within
+ * the buffer, sized for the largest size): a
  * shaper's token bucket or a buffer refills while the pair waits between
  * sizes and would pass the first bytes of a one-way stream at once; the
  * warm-up drains it, so the timed messages find the link's steady state. */
@@ -248,6 +247,8 @@ static size_t nc_warm_bytes(const nc_ctx *c, int k)
     return NC_DRAIN_BYTES < max ? NC_DRAIN_BYTES : max;
 }
 
+/* Initiator side of one size: warm-up, timed round trips, then a control
+ * byte telling the partner whether the pair goes on to the next size. */
 static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
 {
     size_t s = c->sizes[k], ws = s;
@@ -289,7 +290,7 @@ static int nc_ping(nc_ctx *c, int peer, int k, double *t_us, int *more)
 /* Responder side: echo data messages until the control byte arrives. */
 static int nc_pong(nc_ctx *c, int peer, int k, int *more)
 {
-    size_t s = c->sizes[k], ws = nc_warm_bytes(c, k), n = ws > s ? ws : s;
+    size_t s = c->sizes[k], n = nc_warm_bytes(c, k); /* the warm-up's or the size's */
     for (;;) {
         MPI_Status st;
         int rc = PMPI_Recv(c->buf, (int)n, MPI_BYTE, peer, MPI_ANY_TAG, c->comm, &st);
@@ -313,7 +314,7 @@ static int nc_phase(nc_ctx *c, int partner, int initiator, double deadline, doub
     c->steps = 0;
     for (int k = 0; k < c->nsizes; k++) {
         double s0 = PMPI_Wtime();
-        size_t need = nc_warm_bytes(c, k) > c->sizes[k] ? nc_warm_bytes(c, k) : c->sizes[k];
+        size_t need = nc_warm_bytes(c, k);
         if (active && need > c->touched) {
             /* fault the pages in before timing, and only as sizes grow: a
              * budget-bounded run never pays for a max size it won't reach */
