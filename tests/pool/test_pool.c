@@ -90,8 +90,10 @@ static void item_concurrent(void *arg, size_t i)
     __atomic_sub_fetch(&running_now, 1, __ATOMIC_SEQ_CST);
 }
 /* Items of a job of two that run side by side: each waits for the other to
- * start, then both run ten times as long as that took (at least 20 ms). */
-static int pair_started;
+ * start, then both run ten times as long as that took (at least 200 ms),
+ * then each waits for the other to be done, so a thread descheduled at
+ * either end (a loaded machine) cannot make them look one at a time. */
+static int pair_started, pair_slept;
 static uint64_t mono_ns(void)
 {
     struct timespec ts;
@@ -105,10 +107,14 @@ static void item_pair(void *arg, size_t i)
     struct timespec ts = {0, 100000};
     while (__atomic_load_n(&pair_started, __ATOMIC_SEQ_CST) < 2) nanosleep(&ts, NULL);
     uint64_t wait = 10 * (mono_ns() - t0);
-    if (wait < 20000000u) wait = 20000000u;
+    if (wait < 200000000u) wait = 200000000u;
     ts.tv_sec = (time_t)(wait / 1000000000u);
     ts.tv_nsec = (long)(wait % 1000000000u);
     nanosleep(&ts, NULL);
+    __atomic_add_fetch(&pair_slept, 1, __ATOMIC_SEQ_CST);
+    ts.tv_sec = 0;
+    ts.tv_nsec = 100000;
+    while (__atomic_load_n(&pair_slept, __ATOMIC_SEQ_CST) < 2) nanosleep(&ts, NULL);
     item(arg, i);
 }
 static int limit_none(void) { return 0; }
