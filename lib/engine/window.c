@@ -28,7 +28,7 @@ static void compi_window_open(compi_window *w, const compi_window_params *p)
     w->raw_bytes_run = w->compressed_bytes_run = 0;
     w->outcomes = 0;
     w->outcomes_len = 0;
-    w->ratio_ref = 0;
+    w->ratio_refs = 0;
     w->ratio_drifted = 0;
 }
 
@@ -170,8 +170,8 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
     if (size < w->yes_len) w->yes_len = size;
     if (w->no_len > w->yes_len) w->no_len = w->yes_len;
     w->codec = best;
-    /* the next outcome of this codec is the new reference */
-    w->ratio_ref = 0;
+    /* the next outcomes of this codec make the new range */
+    w->ratio_refs = 0;
     w->ratio_drifted = 0;
     w->last_predicted = predicted;
     w->predicted_sum += predicted;
@@ -221,10 +221,11 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
 void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio)
 {
     if (p->ratio_drift <= 0 || !codec || codec != w->codec || !(ratio > 0)) return;
-    if (w->ratio_ref <= 0) {
-        w->ratio_ref = ratio;
+    if (w->ratio_refs < COMPI_RATIO_REFS) {
+        if (w->ratio_refs == 0 || ratio < w->ratio_lo) w->ratio_lo = ratio;
+        if (w->ratio_refs == 0 || ratio > w->ratio_hi) w->ratio_hi = ratio;
+        w->ratio_refs++;
         return;
     }
-    double q = ratio / w->ratio_ref;
-    if (q > 1 + p->ratio_drift || q < 1 / (1 + p->ratio_drift)) w->ratio_drifted = 1;
+    if (ratio > w->ratio_hi * (1 + p->ratio_drift) || ratio < w->ratio_lo / (1 + p->ratio_drift)) w->ratio_drifted = 1;
 }

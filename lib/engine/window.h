@@ -15,10 +15,10 @@
  * high (or after reeval_bytes of them: big messages cost an evaluation
  * per 16 MiB by default, well under 1% of sending them). The compressed
  * zone is re-examined the same way, and sooner when the data changes: when
- * the ratio its codec achieves drifts by more than ratio_drift from the
- * ratio it achieved on the first message after the decision (the data
- * grew smoother or noisier, so another codec may now be faster), the next
- * message is evaluated.
+ * the ratio its codec achieves drifts by more than ratio_drift out of the
+ * range of ratios it achieved on the first COMPI_RATIO_REFS messages after
+ * the decision (the data grew smoother or noisier, so another codec may
+ * now be faster), the next message is evaluated.
  *
  * Pure logic: no MPI, no clock, no locking (time is passed in, the caller
  * serialises), so unit tests replay decision sequences deterministically. */
@@ -55,6 +55,10 @@ typedef enum { COMPI_WIN_RAW = 0, COMPI_WIN_EVALUATE = 1, COMPI_WIN_COMPRESS = 2
 #define COMPI_BIAS_RING 8
 #define COMPI_BIAS_MIN 0.5
 #define COMPI_WINDOW_MAX_RESTARTS 16
+/* Outcomes after a decision whose ratios make the range a drift is judged
+ * against (compi_window_ratio): enough for the blocks of a collective to
+ * the ranks of another node of a few ranks each. */
+#define COMPI_RATIO_REFS 4
 
 typedef struct {
     size_t no_len, yes_len;   /* yes_len == SIZE_MAX: no compressed zone yet */
@@ -79,9 +83,15 @@ typedef struct {
     double bias_ring[8];
     unsigned bias_n, bias_next;
     double last_predicted; /* prediction behind the yes zone's codec */
-    /* The ratio the yes zone's codec achieved on the first message after
-     * the decision (0: none yet), and whether a later one drifted from it. */
-    double ratio_ref;
+    /* The range of ratios the yes zone's codec achieved on the first
+     * COMPI_RATIO_REFS messages after the decision (ratio_refs of them so
+     * far), and whether a later one drifted out of it. A range, not the
+     * first ratio alone: a window's messages often take turns between
+     * data that compress differently (a collective's blocks for each rank
+     * of another node, the halos of different faces), and one reference
+     * would take every other message for a change of the data. */
+    double ratio_lo, ratio_hi;
+    unsigned ratio_refs;
     int ratio_drifted;
     /* counters for the report */
     uint64_t messages, raw, evaluated, compressed;

@@ -215,9 +215,11 @@ static void test_window_ratio_drift(void)
         compi_window_ratio(&w, &p, w.codec, ratio);
         ratio *= 0.99;
     }
-    /* 0.99^k < 1/1.1 from k = 10: the 11th message after a decision sees it */
-    CHECK(first == 11, "the first drifted message re-evaluates the zone (at message %d)", first);
-    CHECK(evals == 3 && w.ratio_rechecks == 3, "re-evaluated %d times (%llu by drift) in 40 messages", evals,
+    /* the first COMPI_RATIO_REFS ratios after a decision (messages 0..3)
+     * make the range; 0.99^k < 0.99^3 / 1.1 from k = 13: the 14th message
+     * after a decision sees it */
+    CHECK(first == 14, "the first drifted message re-evaluates the zone (at message %d)", first);
+    CHECK(evals == 2 && w.ratio_rechecks == 2, "re-evaluated %d times (%llu by drift) in 40 messages", evals,
           (unsigned long long)w.ratio_rechecks);
     CHECK(w.codec == zstd, "the re-evaluation's codec serves the zone");
     /* steady data, another codec's ratio (a message evaluated on its own)
@@ -243,6 +245,34 @@ static void test_window_ratio_drift(void)
     compi_window_ratio(&w, &p, zstd, 6.0);
     compi_window_ratio(&w, &p, zstd, 1.5);
     CHECK(compi_window_classify(&w, &p, 128 * KiB, 0) == COMPI_WIN_COMPRESS, "ratio_drift 0: no drift re-check");
+}
+
+/* Messages that take turns between data compressing differently (a
+ * collective's blocks for each rank of another node) are no drift: the
+ * zone keeps its codec instead of evaluating every other message; a change
+ * of all of them is still one. */
+static void test_window_ratio_turns(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    compi_window w;
+    for (int turns = 2; turns <= COMPI_RATIO_REFS; turns++) {
+        compi_window_init(&w, &p);
+        compi_window_classify(&w, &p, MiB, 0);
+        compi_window_evaluated(&w, &p, MiB, lz4, 4.0);
+        /* the evaluated message's own ratio comes first, as in the library */
+        compi_window_ratio(&w, &p, lz4, 18.0);
+        int evals = 0;
+        for (int i = 1; i < 15; i++) { /* 15 MiB: no byte re-check */
+            if (compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE) evals++;
+            compi_window_ratio(&w, &p, lz4, i % turns == 0 ? 18.0 : 4.3 + i % turns);
+        }
+        CHECK(evals == 0 && w.ratio_rechecks == 0, "%d blocks in turn: %d re-evaluations", turns, evals);
+        /* every block's data changes */
+        compi_window_ratio(&w, &p, lz4, 2.0);
+        CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE,
+              "%d blocks in turn: a real drift re-evaluates", turns);
+    }
 }
 
 /* ------------------------------------------------------------- files */
@@ -595,6 +625,7 @@ int main(void)
     test_window_bias();
     test_window_recheck_and_timeline();
     test_window_ratio_drift();
+    test_window_ratio_turns();
     test_network_file();
     test_codec_file();
     test_estimate();
