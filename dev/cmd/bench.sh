@@ -70,6 +70,10 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
               Other COMPI_* variables in your environment (COMPI_MIN_BYTES,
               COMPI_VERBOSE, COMPI_REPORT, ...) are passed through too.
   --no-intra  only the vcluster run
+  --calibrate with --vcluster: measure the emulated link first
+              (compi_calibrate_network, up to 16 MiB) and give the ranks
+              that network model (COMPI_HEURISTICS), as bench apps does;
+              without it adaptive starts from the built-in 1 Gbit/s prior
   --rebuild   force a (re)build first; otherwise builds only what is missing
               or out of date in build/<mpi>
   --lib PATH  preload this library instead of build/<mpi>/lib/libcompi.so
@@ -236,7 +240,7 @@ USAGE
 }
 
 bench_pingpong() {
-    local mpi="" codec=lz4 vcluster=0 rate=100mbit intra=1 lib=""
+    local mpi="" codec=lz4 vcluster=0 rate=100mbit intra=1 lib="" calibrate=0
     local -a args=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -245,6 +249,7 @@ bench_pingpong() {
             --vcluster) vcluster=1; shift ;;
             --rate) rate=${2:?--rate needs a value}; vcluster=1; shift 2 ;;
             --no-intra) intra=0; shift ;;
+            --calibrate) calibrate=1; shift ;;
             --rebuild) BENCH_REBUILD=1; shift ;;
             --lib) lib=${2:?--lib needs a path}; shift 2 ;;
             -h|--help) bench_usage; return 0 ;;
@@ -256,8 +261,12 @@ bench_pingpong() {
     check_mpi_name "$mpi"
     (( intra || vcluster )) || die "--no-intra without --vcluster leaves nothing to run"
 
+    (( calibrate && !vcluster )) && die "--calibrate measures the emulated link: it needs --vcluster (or --rate)"
+
     # libcompi.so too, unless --lib names another library to preload
-    lib=$(bench_prepare "$mpi" compi_pingpong "$lib")
+    local -a extra=()
+    (( calibrate )) && extra=(compi_calibrate_network)
+    lib=$(bench_prepare "$mpi" compi_pingpong "$lib" "${extra[@]}")
     local bin
     bin=$(bench_bin "$mpi" compi_pingpong)
 
@@ -277,6 +286,18 @@ bench_pingpong() {
         # The trap tears the cluster down on any exit, also Ctrl-C or failure.
         trap 'compi_vcluster_down '"$name" EXIT
         compi_vcluster_up "$name" "$subnet" 2 "$rate" 1
+        if (( calibrate )); then
+            # the measured model replaces any COMPI_HEURISTICS passed through
+            local BA_NAME=$name BA_LOGS BA_TIMEOUT=600
+            BA_LOGS=$(mktemp -d)
+            trap 'compi_vcluster_down '"$name"'; rm -rf '"$BA_LOGS" EXIT
+            if bench_apps_calibrate "$mpi" "$rate" 2; then
+                local -a kept=() kv
+                for kv in "${envkv[@]}"; do [[ $kv == COMPI_HEURISTICS=* ]] || kept+=("$kv"); done
+                envkv=("${kept[@]}" "COMPI_HEURISTICS=$BA_LOGS/heuristics.$rate.$mpi")
+                mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
+            fi
+        fi
         echo "=== compi bench pingpong: $mpi, 2 ranks on 2 emulated nodes at $rate, ${envkv[*]} ==="
         # the emulated nodes share this host's cores: a waiting rank yields
         # its core (to the other rank's codec pool, say)
