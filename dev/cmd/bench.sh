@@ -311,6 +311,9 @@ bench_pingpong() {
 # ------------------------------------------------------------- bench apps ---
 
 BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d transpose)
+# Hybrid MPI+OpenMP styles, in --apps only: stencil3d_masteronly and
+# stencil3d_funneled run a rank per node with the node's ranks (--ppn) as
+# OpenMP threads; their checksum is the pure-MPI stencil3d's.
 
 # Codec of mode fixed per app when --fixed-codec does not say: the single
 # codec with the best net gain (bytes saved at 100 Mbit/s minus codec time)
@@ -333,12 +336,20 @@ bench_apps_default_codec() {
 # Command line of one app (binary path first), one word per line.
 bench_apps_cmd() {  # MPI APP SCALE
     local mpi=$1 app=$2 scale=$3
-    bench_bin "$mpi" "compi_$app"
     case "$app" in
-        stencil3d)
-            # no --scale: the demo's grid, iterations scaled
-            printf '%s\n' --nx 128 --ny 128 --nz 16 --halo sendrecv --quiet --iters \
-                "$(awk -v s="$scale" 'BEGIN { i = int(200 * s + 0.5); print (i < 1) ? 1 : i }')" ;;
+        stencil3d_*) bench_bin "$mpi" compi_stencil3d ;;
+        *) bench_bin "$mpi" "compi_$app" ;;
+    esac
+    case "$app" in
+        stencil3d|stencil3d_masteronly|stencil3d_funneled)
+            # no --scale: the demo's grid, iterations scaled; the hybrid
+            # styles' rank holds its node's --ppn slabs (cells are per rank:
+            # the same global grid, so the pure-MPI checksum)
+            local nz=16
+            [[ $app == stencil3d ]] || nz=$((16 * ${BA_PPN:-2}))
+            printf '%s\n' --nx 128 --ny 128 --nz "$nz" --halo sendrecv --quiet --iters \
+                "$(awk -v s="$scale" 'BEGIN { i = int(200 * s + 0.5); print (i < 1) ? 1 : i }')"
+            [[ $app == stencil3d ]] || printf '%s\n' --omp "${app#stencil3d_}" ;;
         nas_is) printf '%s\n' --p2p --scale "$scale" ;;
         *) printf '%s\n' --scale "$scale" ;;
     esac
@@ -406,6 +417,15 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     local -a envkv=() appcmd launch
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BA_SCALE")
     compi_test_wrap appcmd
+    # a hybrid app (stencil3d_masteronly, _funneled): a rank per node with
+    # the node's ranks as its OpenMP threads, idle ones asleep
+    local np=$BA_NP
+    local -a hyb=()
+    if [[ $app == stencil3d_* ]]; then
+        np=$((BA_NP / BA_PPN))
+        hyb=(--map rr)
+        envkv=("OMP_NUM_THREADS=$BA_PPN" OMP_WAIT_POLICY=passive)
+    fi
     # waiting ranks yield the core (compi_idle_flags: Open MPI's
     # mpi_yield_when_idle, the emulated cluster's UCX shim for MPICH), as in
     # bench coll and bench map
@@ -420,14 +440,15 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     # node's ranks cover the cores once.
     [[ $mpi == mpich && $BA_PPN == "$(nproc)" ]] && launch+=(-bind-to core)
     case "$mode" in
-        off) envkv=(COMPI_MODE=off) ;;
-        fixed) codec=$(bench_apps_fixed_codec "$app"); envkv=(COMPI_MODE=fixed "COMPI_CODEC=$codec"); label="fixed($codec)" ;;
-        adaptive) envkv=(COMPI_MODE=adaptive) ;;
-        guided) envkv=(COMPI_MODE=guided "COMPI_RULES=$BA_LOGS/guide.$app.$mpi.$rate") ;;
-        trace) envkv=(COMPI_MODE=trace "COMPI_TRACE=$BA_LOGS/guide.$app.$mpi.$rate") ;;
+        off) envkv+=(COMPI_MODE=off) ;;
+        fixed) codec=$(bench_apps_fixed_codec "$app"); envkv+=(COMPI_MODE=fixed "COMPI_CODEC=$codec"); label="fixed($codec)" ;;
+        adaptive) envkv+=(COMPI_MODE=adaptive) ;;
+        guided) envkv+=(COMPI_MODE=guided "COMPI_RULES=$BA_LOGS/guide.$app.$mpi.$rate") ;;
+        trace) envkv+=(COMPI_MODE=trace "COMPI_TRACE=$BA_LOGS/guide.$app.$mpi.$rate") ;;
     esac
     rm -f "$json"
-    local -a runner=(timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi")
+    local -a runner=(timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi"
+                     "${hyb[@]}")
     if [[ $mode != plain ]]; then
         envkv+=("COMPI_REPORT=$json")
         local kv
@@ -441,7 +462,7 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
     local rc=0 t0 t1
     t0=$(date +%s.%N)
-    { echo "# $mode run: ${envkv[*]}"; "${runner[@]}" -- -np "$BA_NP" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}"; } \
+    { echo "# $mode run: ${envkv[*]}"; "${runner[@]}" -- -np "$np" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}"; } \
         >"$log" 2>&1 || rc=$?
     t1=$(date +%s.%N)
     # The app's closing line (apps/app_common.h); compi_stencil3d before it
@@ -646,7 +667,9 @@ bench_apps() {
         lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
         for app in "${apps[@]}"; do
             # (rebuilt above if --rebuild; the apps only need their own target)
-            if ( BENCH_REBUILD=0 bench_build "$mpi" "compi_$app" ) 2>"$BA_LOGS/build.$app.$mpi.log" && [[ -x $(bench_bin "$mpi" "compi_$app") ]]; then
+            local target=compi_${app%%_masteronly}
+            target=${target%%_funneled}
+            if ( BENCH_REBUILD=0 bench_build "$mpi" "$target" ) 2>"$BA_LOGS/build.$app.$mpi.log" && [[ -x $(bench_bin "$mpi" "$target") ]]; then
                 have[$app.$mpi]=1
             else
                 local blog=$BA_LOGS/build.$app.$mpi.log
