@@ -140,7 +140,10 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   preloaded in each mode, and compares the apps' own timed phase
   (APP ... time_s=) with mode off.
   --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d,transpose; an app
-            whose binary cannot be built is reported "not available")
+            whose binary cannot be built is reported "not available"); also
+            stencil3d_masteronly and stencil3d_funneled: the hybrid MPI+OpenMP
+            styles, a rank per node with --ppn OpenMP threads, the same grid
+            and checksum as stencil3d
   --mpi     default both
   --rates   link rates, comma list of tc rates (default 100mbit,1gbit); the
             cluster is re-created per rate
