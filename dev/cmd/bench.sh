@@ -441,7 +441,8 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     # the faster placement (stem: always ~2.7 s, unbound 1.3-2.1 s or 2.7-2.8
     # s). Each node binds its ranks from core 0, so this is done only when a
     # node's ranks cover the cores once.
-    [[ $mpi == mpich && $BA_PPN == "$(nproc)" ]] && launch+=(-bind-to core)
+    # (not a hybrid rank: its OpenMP threads and helpers need the node's cores)
+    [[ $mpi == mpich && $BA_PPN == "$(nproc)" && $app != stencil3d_* ]] && launch+=(-bind-to core)
     case "$mode" in
         off) envkv+=(COMPI_MODE=off) ;;
         fixed) codec=$(bench_apps_fixed_codec "$app"); envkv+=(COMPI_MODE=fixed "COMPI_CODEC=$codec"); label="fixed($codec)" ;;
