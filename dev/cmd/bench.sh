@@ -70,6 +70,10 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
               Other COMPI_* variables in your environment (COMPI_MIN_BYTES,
               COMPI_VERBOSE, COMPI_REPORT, ...) are passed through too.
   --no-intra  only the vcluster run
+  --calibrate with --vcluster: measure the emulated link first
+              (compi_calibrate_network, up to 16 MiB) and give the ranks
+              that network model (COMPI_HEURISTICS), as bench apps does;
+              without it adaptive starts from the built-in 1 Gbit/s prior
   --rebuild   force a (re)build first; otherwise builds only what is missing
               or out of date in build/<mpi>
   --lib PATH  preload this library instead of build/<mpi>/lib/libcompi.so
@@ -136,7 +140,10 @@ usage: compi bench apps [--apps LIST] [--mpi openmpi|mpich|both] [--rates LIST]
   preloaded in each mode, and compares the apps' own timed phase
   (APP ... time_s=) with mode off.
   --apps    comma list (default: bips3d,stem,psrg,nas_is,stencil3d,transpose; an app
-            whose binary cannot be built is reported "not available")
+            whose binary cannot be built is reported "not available"); also
+            stencil3d_masteronly and stencil3d_funneled: the hybrid MPI+OpenMP
+            styles, a rank per node with --ppn OpenMP threads, the same grid
+            and checksum as stencil3d
   --mpi     default both
   --rates   link rates, comma list of tc rates (default 100mbit,1gbit); the
             cluster is re-created per rate
@@ -236,7 +243,7 @@ USAGE
 }
 
 bench_pingpong() {
-    local mpi="" codec=lz4 vcluster=0 rate=100mbit intra=1 lib=""
+    local mpi="" codec=lz4 vcluster=0 rate=100mbit intra=1 lib="" calibrate=0
     local -a args=()
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -245,6 +252,7 @@ bench_pingpong() {
             --vcluster) vcluster=1; shift ;;
             --rate) rate=${2:?--rate needs a value}; vcluster=1; shift 2 ;;
             --no-intra) intra=0; shift ;;
+            --calibrate) calibrate=1; shift ;;
             --rebuild) BENCH_REBUILD=1; shift ;;
             --lib) lib=${2:?--lib needs a path}; shift 2 ;;
             -h|--help) bench_usage; return 0 ;;
@@ -256,8 +264,12 @@ bench_pingpong() {
     check_mpi_name "$mpi"
     (( intra || vcluster )) || die "--no-intra without --vcluster leaves nothing to run"
 
+    (( calibrate && !vcluster )) && die "--calibrate measures the emulated link: it needs --vcluster (or --rate)"
+
     # libcompi.so too, unless --lib names another library to preload
-    lib=$(bench_prepare "$mpi" compi_pingpong "$lib")
+    local -a extra=()
+    (( calibrate )) && extra=(compi_calibrate_network)
+    lib=$(bench_prepare "$mpi" compi_pingpong "$lib" "${extra[@]}")
     local bin
     bin=$(bench_bin "$mpi" compi_pingpong)
 
@@ -277,6 +289,18 @@ bench_pingpong() {
         # The trap tears the cluster down on any exit, also Ctrl-C or failure.
         trap 'compi_vcluster_down '"$name" EXIT
         compi_vcluster_up "$name" "$subnet" 2 "$rate" 1
+        if (( calibrate )); then
+            # the measured model replaces any COMPI_HEURISTICS passed through
+            local BA_NAME=$name BA_LOGS BA_TIMEOUT=600
+            BA_LOGS=$(mktemp -d)
+            trap 'compi_vcluster_down '"$name"'; rm -rf '"$BA_LOGS" EXIT
+            if bench_apps_calibrate "$mpi" "$rate" 2; then
+                local -a kept=() kv
+                for kv in "${envkv[@]}"; do [[ $kv == COMPI_HEURISTICS=* ]] || kept+=("$kv"); done
+                envkv=("${kept[@]}" "COMPI_HEURISTICS=$BA_LOGS/heuristics.$rate.$mpi")
+                mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
+            fi
+        fi
         echo "=== compi bench pingpong: $mpi, 2 ranks on 2 emulated nodes at $rate, ${envkv[*]} ==="
         # the emulated nodes share this host's cores: a waiting rank yields
         # its core (to the other rank's codec pool, say)
@@ -290,6 +314,9 @@ bench_pingpong() {
 # ------------------------------------------------------------- bench apps ---
 
 BENCH_APPS_ALL=(bips3d stem psrg nas_is stencil3d transpose)
+# Hybrid MPI+OpenMP styles, in --apps only: stencil3d_masteronly and
+# stencil3d_funneled run a rank per node with the node's ranks (--ppn) as
+# OpenMP threads; their checksum is the pure-MPI stencil3d's.
 
 # Codec of mode fixed per app when --fixed-codec does not say: the single
 # codec with the best net gain (bytes saved at 100 Mbit/s minus codec time)
@@ -312,12 +339,20 @@ bench_apps_default_codec() {
 # Command line of one app (binary path first), one word per line.
 bench_apps_cmd() {  # MPI APP SCALE
     local mpi=$1 app=$2 scale=$3
-    bench_bin "$mpi" "compi_$app"
     case "$app" in
-        stencil3d)
-            # no --scale: the demo's grid, iterations scaled
-            printf '%s\n' --nx 128 --ny 128 --nz 16 --halo sendrecv --quiet --iters \
-                "$(awk -v s="$scale" 'BEGIN { i = int(200 * s + 0.5); print (i < 1) ? 1 : i }')" ;;
+        stencil3d_*) bench_bin "$mpi" compi_stencil3d ;;
+        *) bench_bin "$mpi" "compi_$app" ;;
+    esac
+    case "$app" in
+        stencil3d|stencil3d_masteronly|stencil3d_funneled)
+            # no --scale: the demo's grid, iterations scaled; the hybrid
+            # styles' rank holds its node's --ppn slabs (cells are per rank:
+            # the same global grid, so the pure-MPI checksum)
+            local nz=16
+            [[ $app == stencil3d ]] || nz=$((16 * ${BA_PPN:-2}))
+            printf '%s\n' --nx 128 --ny 128 --nz "$nz" --halo sendrecv --quiet --iters \
+                "$(awk -v s="$scale" 'BEGIN { i = int(200 * s + 0.5); print (i < 1) ? 1 : i }')"
+            [[ $app == stencil3d ]] || printf '%s\n' --omp "${app#stencil3d_}" ;;
         nas_is) printf '%s\n' --p2p --scale "$scale" ;;
         *) printf '%s\n' --scale "$scale" ;;
     esac
@@ -385,6 +420,15 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     local -a envkv=() appcmd launch
     mapfile -t appcmd < <(bench_apps_cmd "$mpi" "$app" "$BA_SCALE")
     compi_test_wrap appcmd
+    # a hybrid app (stencil3d_masteronly, _funneled): a rank per node with
+    # the node's ranks as its OpenMP threads, idle ones asleep
+    local np=$BA_NP
+    local -a hyb=()
+    if [[ $app == stencil3d_* ]]; then
+        np=$((BA_NP / BA_PPN))
+        hyb=(--map rr)
+        envkv=("OMP_NUM_THREADS=$BA_PPN" OMP_WAIT_POLICY=passive)
+    fi
     # waiting ranks yield the core (compi_idle_flags: Open MPI's
     # mpi_yield_when_idle, the emulated cluster's UCX shim for MPICH), as in
     # bench coll and bench map
@@ -397,16 +441,18 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     # the faster placement (stem: always ~2.7 s, unbound 1.3-2.1 s or 2.7-2.8
     # s). Each node binds its ranks from core 0, so this is done only when a
     # node's ranks cover the cores once.
-    [[ $mpi == mpich && $BA_PPN == "$(nproc)" ]] && launch+=(-bind-to core)
+    # (not a hybrid rank: its OpenMP threads and helpers need the node's cores)
+    [[ $mpi == mpich && $BA_PPN == "$(nproc)" && $app != stencil3d_* ]] && launch+=(-bind-to core)
     case "$mode" in
-        off) envkv=(COMPI_MODE=off) ;;
-        fixed) codec=$(bench_apps_fixed_codec "$app"); envkv=(COMPI_MODE=fixed "COMPI_CODEC=$codec"); label="fixed($codec)" ;;
-        adaptive) envkv=(COMPI_MODE=adaptive) ;;
-        guided) envkv=(COMPI_MODE=guided "COMPI_RULES=$BA_LOGS/guide.$app.$mpi.$rate") ;;
-        trace) envkv=(COMPI_MODE=trace "COMPI_TRACE=$BA_LOGS/guide.$app.$mpi.$rate") ;;
+        off) envkv+=(COMPI_MODE=off) ;;
+        fixed) codec=$(bench_apps_fixed_codec "$app"); envkv+=(COMPI_MODE=fixed "COMPI_CODEC=$codec"); label="fixed($codec)" ;;
+        adaptive) envkv+=(COMPI_MODE=adaptive) ;;
+        guided) envkv+=(COMPI_MODE=guided "COMPI_RULES=$BA_LOGS/guide.$app.$mpi.$rate") ;;
+        trace) envkv+=(COMPI_MODE=trace "COMPI_TRACE=$BA_LOGS/guide.$app.$mpi.$rate") ;;
     esac
     rm -f "$json"
-    local -a runner=(timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi")
+    local -a runner=(timeout --kill-after=10 "$BA_TIMEOUT" bash "$COMPI_TOOL" vcluster run --name "$BA_NAME" --mpi "$mpi"
+                     "${hyb[@]}")
     if [[ $mode != plain ]]; then
         envkv+=("COMPI_REPORT=$json")
         local kv
@@ -420,7 +466,7 @@ bench_apps_run_one() {  # MPI RATE APP MODE REP LIB
     mapfile -t envflags < <(compi_env_flags "$mpi" "${envkv[@]}")
     local rc=0 t0 t1
     t0=$(date +%s.%N)
-    { echo "# $mode run: ${envkv[*]}"; "${runner[@]}" -- -np "$BA_NP" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}"; } \
+    { echo "# $mode run: ${envkv[*]}"; "${runner[@]}" -- -np "$np" "${launch[@]}" "${envflags[@]}" "${appcmd[@]}"; } \
         >"$log" 2>&1 || rc=$?
     t1=$(date +%s.%N)
     # The app's closing line (apps/app_common.h); compi_stencil3d before it
@@ -625,7 +671,9 @@ bench_apps() {
         lib_of[$mpi]=$(compi_lib_for "$mpi" "$COMPI_BUILD_DIR")
         for app in "${apps[@]}"; do
             # (rebuilt above if --rebuild; the apps only need their own target)
-            if ( BENCH_REBUILD=0 bench_build "$mpi" "compi_$app" ) 2>"$BA_LOGS/build.$app.$mpi.log" && [[ -x $(bench_bin "$mpi" "compi_$app") ]]; then
+            local target=compi_${app%%_masteronly}
+            target=${target%%_funneled}
+            if ( BENCH_REBUILD=0 bench_build "$mpi" "$target" ) 2>"$BA_LOGS/build.$app.$mpi.log" && [[ -x $(bench_bin "$mpi" "$target") ]]; then
                 have[$app.$mpi]=1
             else
                 local blog=$BA_LOGS/build.$app.$mpi.log

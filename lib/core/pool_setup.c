@@ -14,7 +14,6 @@
 #include "core/pool_setup.h"
 #include "core/report.h"
 #include "core/stats.h"
-#include "common/datasets.h"
 
 /* Ranks of this job on this machine: the ranks that share its cores. The
  * node map counted them, unless it pretends (COMPI_DEBUG_RANKS_PER_NODE):
@@ -106,48 +105,13 @@ void compi_pool_setup_init(void)
     compi_report_add_counters(&compi_pool_section);
 }
 
-/* The pool's first measurement: chunks of text-like data compressed with
- * lz4 side by side, as many rounds as keep every thread busy a while. */
-#define COMPI_POOL_PROBE_CHUNK (128 * 1024)
-static unsigned char *compi_pool_probe_src;
-
-static void compi_pool_probe_item(void *arg, size_t k)
-{
-    (void)arg;
-    (void)k;
-    const compi_codec *c = compi_codec_by_name("lz4");
-    compi_codec_params p = {COMPI_CLASS_BYTE, 1, 0};
-    unsigned char *out = c ? malloc(c->bound(COMPI_POOL_PROBE_CHUNK)) : NULL;
-    if (out) c->compress(compi_pool_probe_src, COMPI_POOL_PROBE_CHUNK, out, c->bound(COMPI_POOL_PROBE_CHUNK), &p);
-    free(out);
-}
-
-static void compi_pool_probe(void)
-{
-    int n = compi_pool_threads();
-    int ds = compi_dataset_find("text");
-    if (n <= 0 || ds < 0 || !(compi_pool_probe_src = malloc(COMPI_POOL_PROBE_CHUNK))) return;
-    compi_dataset_fill((size_t)ds, compi_pool_probe_src, COMPI_POOL_PROBE_CHUNK, 7);
-    size_t items = 8 * (size_t)(n + 1);
-    compi_pool_job *j = compi_pool_job_new(items, compi_pool_probe_item, NULL);
-    if (j) {
-        compi_pool_release(j, items);
-        compi_pool_wait(j, items - 1);
-        compi_pool_job_end(j);
-    }
-    free(compi_pool_probe_src);
-    compi_pool_probe_src = NULL;
-    compi_log(2, "codec pool: %d helpers, measured speedup %.2f", n, compi_pool_measured_speedup());
-}
-
 double compi_pool_speedup_now(void)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     int n = compi_pool_threads();
     if (n > 0 && compi_pool_share > 0 && compi_pool_omp_sleeps()) n = compi_pool_call_limit();
-    if (n <= 0) return 1.0;
-    /* the first estimate that could use helpers measures them (and starts them) */
-    if (compi_pool_measured_speedup() <= 0) pthread_once(&once, compi_pool_probe);
+    /* before the pool's first job that codes side by side: a core per
+     * helper (a start-up measurement of its own read whatever the other
+     * ranks on these cores did at that moment, and cost the first message) */
     return compi_codec_model_threads_speedup(n, compi_pool_measured_speedup());
 }
 

@@ -297,9 +297,16 @@ double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec 
 
 double compi_codec_model_threads_speedup(int helpers, double measured)
 {
-    /* measured, never assumed: cores shared with other work give less
-     * than one more core each */
-    if (helpers <= 0 || !(measured > 1)) return 1.0;
+    if (helpers <= 0) return 1.0;
+    /* Before any measurement, a core per helper: the thread count gave the
+     * rank those cores. A prior too high is corrected by the first message
+     * it sends with a stronger codec (its chunks are coded side by side
+     * and measured); one too low would never be, since a fast codec's
+     * chunks, coded one at a time ahead of the wire, say nothing about the
+     * cores. Once measured, cores shared with other work give less than
+     * one more core each. */
+    if (measured == 0) return (double)(helpers + 1);
+    if (!(measured > 1)) return 1.0;
     return measured < helpers + 1 ? measured : (double)(helpers + 1);
 }
 

@@ -138,8 +138,8 @@ double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec 
 void compi_codec_model_default(compi_codec_model *m);
 /* How many times faster than one thread a message's chunks are coded when
  * `helpers` helper threads share the work (lib/pool): the speedup the
- * pool measured on this node (0 = none measured yet: no speedup assumed),
- * at least 1 and at most helpers + 1. */
+ * pool measured on this node, at least 1 and at most helpers + 1; before
+ * any measurement (measured 0) the prior helpers + 1, a core each. */
 double compi_codec_model_threads_speedup(int helpers, double measured);
 
 /* ------------------------------------------------------------- files */

@@ -160,11 +160,13 @@ static int compi_blocking_recv(void *buf, int count, MPI_Datatype dt, int source
          * single-copy path writes a too-long message past the receive buffer
          * (measured: a 1 MiB message into a 4000 B buffer changed 1044576
          * bytes beyond it), so compi takes a too-long frame whole and
-         * truncates it itself. */
+         * truncates it itself. With a codec pool every receive matches
+         * first too: the match's wait sleeps when long (compi_mprobe_wait),
+         * where PMPI_Recv would poll and keep a core the helpers need. */
 #if defined(COMPI_MPI_openmpi)
         const int match_first = 1;
 #else
-        const int match_first = source == MPI_ANY_SOURCE;
+        const int match_first = source == MPI_ANY_SOURCE || compi_pool_threads() > 0;
 #endif
         compi_incoming in;
         rc = compi_incoming_prepare(&in, buf, count, dt, 0);

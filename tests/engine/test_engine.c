@@ -434,7 +434,8 @@ static void test_codec_file(void)
 static void test_estimate_threads(void)
 {
     CHECK(compi_codec_model_threads_speedup(0, 3.0) == 1.0, "no helpers: 1");
-    CHECK(compi_codec_model_threads_speedup(2, 0) == 1.0, "nothing measured: no speedup assumed");
+    CHECK(compi_codec_model_threads_speedup(2, 0) == 3.0, "nothing measured: the prior, a core per helper");
+    CHECK(compi_codec_model_threads_speedup(0, 0) == 1.0, "nothing measured, no helpers: 1");
     CHECK(compi_codec_model_threads_speedup(2, 0.7) == 1.0, "a measured slowdown counts as 1");
     CHECK(compi_codec_model_threads_speedup(2, 1.8) == 1.8, "the measured speedup");
     CHECK(compi_codec_model_threads_speedup(1, 5.0) == 2.0, "at most helpers + 1");
@@ -488,6 +489,19 @@ static void test_estimate_stronger_with_threads(void)
     CHECK(zstd_2 > lz4_2, "two threads: zstd %f beats lz4 %f", zstd_2, lz4_2);
     x.codec_threads = compi_codec_model_threads_speedup(1, 0.9); /* a helper without a core of its own */
     CHECK(compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd) == zstd_1, "a helper that gained nothing: as one");
+    /* before the pool measured anything, the first large message already
+     * gets the stronger codec with a helper (whose side-by-side chunks
+     * then measure the cores), and keeps lz4 without one */
+    x.codec_threads = compi_codec_model_threads_speedup(1, 0);
+    double zstd_prior = compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd);
+    CHECK(zstd_prior > compi_estimate_speedup(&x, lz4, 8 * MiB, 2.14, tc_lz4), "prior, one helper: zstd %f beats lz4",
+          zstd_prior);
+    x.codec_threads = compi_codec_model_threads_speedup(0, 0);
+    CHECK(compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd) == zstd_1, "no helper, nothing measured: as one");
+    /* a measurement on a node whose cores are busy elsewhere takes it back */
+    x.codec_threads = compi_codec_model_threads_speedup(1, 1.2);
+    CHECK(compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd) < compi_estimate_speedup(&x, lz4, 8 * MiB, 2.14, tc_lz4),
+          "measured 1.2x: lz4 again");
 }
 
 static void test_estimate(void)
