@@ -3,13 +3,18 @@
 # compi-help: compi's MPI_Init+Finalize under SimGrid SMPI: host CPU and memory, plain vs compi, per rank count
 # compi's start-up under SimGrid SMPI: host CPU seconds and peak memory of
 # the whole simulation of a program that only calls MPI_Init and
-# MPI_Finalize, plain and linked with compi, and the plain program with one
-# MPI_Allreduce: SMPI 3.32 charges the first Allreduce or Bcast on a
-# communicator of P ranks O(P^2) host work (20-30 s and ~180 MB at 1024
-# ranks; a Barrier does not), which every program that reduces pays once
-# and compi pays once more for its own duplicate of MPI_COMM_WORLD.
+# MPI_Finalize, plain and linked with compi, and two plain baselines: the
+# program with one MPI_Allreduce on MPI_COMM_WORLD, and with one
+# MPI_Comm_dup of it. SMPI 3.32 sets up a communicator's node-aware tables
+# at its first broadcast or reduction (with the ompi selector from 256 ranks
+# on, and at a new communicator's creation, which broadcasts its id): a ring
+# allgather over all P ranks, P^2 messages, 20-30 s and ~150 MB at 1024
+# ranks. Every program that reduces pays it once for MPI_COMM_WORLD; compi
+# pays it once for its own duplicate of MPI_COMM_WORLD.
 #   compi smpi_startup [--build build/smpi] [--mode adaptive] [RANKS...]   (default 64 256 1024)
 # 8 ranks per node on a one-switch cluster; prints one row per rank count.
+# "lib KiB" is the file SMPI copies and maps once per rank
+# (smpi/privatize-libs), part of compi's extra memory per rank.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$root/build/smpi mode=adaptive
@@ -29,6 +34,10 @@ cat >"$work/empty.c" <<'C'
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+#ifdef DUP
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+#endif
 #ifdef REDUCE
     int one = 1, max;
     MPI_Allreduce(&one, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -39,6 +48,7 @@ int main(int argc, char **argv)
 C
 smpicc -O2 -o "$work/plain" "$work/empty.c"
 smpicc -O2 -DREDUCE -o "$work/reduce" "$work/empty.c"
+smpicc -O2 -DDUP -o "$work/dup" "$work/empty.c"
 smpicc -O2 -o "$work/compi" "$work/empty.c" -L"$build/lib" -Wl,--no-as-needed -lcompi-smpi -Wl,--as-needed
 
 # one run: prints "cpu_s peak_kb"
@@ -52,16 +62,19 @@ run() {
 }
 
 echo "compi start-up under SMPI ($mode, 8 ranks per node, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-printf '%6s %9s %9s %9s %7s %7s %8s %8s %8s %10s %10s\n' ranks "plain s" "+red s" "compi s" "x plain" "x +red" "plain MB" "+red MB" "compi MB" "KiB/rank" "vs +red"
+libk=$(($(stat -L -c %s "$build/lib/libcompi-smpi.so.0") / 1024))
+printf '%6s %8s %8s %8s %8s %7s %7s %7s %8s %8s %9s %9s %7s\n' ranks "plain s" "+red s" "+dup s" "compi s" \
+    "x plain" "x +red" "x +dup" "plain MB" "compi MB" "KiB/rank" "vs +dup" "lib KiB"
 for np in "$@"; do
     nodes=$(((np + 7) / 8))
     python3 "$root/tools/cmd/simulate_platform.py" --topo cluster --nodes "$nodes" --cores 8 \
         --platform "$work/p$np.xml" --hostfile "$work/h$np"
     read -r pc pm < <(run "$np" plain)
     read -r bc bm < <(run "$np" reduce)
+    read -r dc dm < <(run "$np" dup)
     read -r cc cm < <(run "$np" compi)
-    printf '%6d %9s %9s %9s %7.2f %7.2f %8.1f %8.1f %8.1f %10.0f %10.0f\n' "$np" "$pc" "$bc" "$cc" \
-        "$(echo "$cc / $pc" | bc -l)" "$(echo "$cc / $bc" | bc -l)" "$(echo "$pm / 1024" | bc -l)" \
-        "$(echo "$bm / 1024" | bc -l)" "$(echo "$cm / 1024" | bc -l)" "$(echo "($cm - $pm) / $np" | bc -l)" \
-        "$(echo "($cm - $bm) / $np" | bc -l)"
+    printf '%6d %8s %8s %8s %8s %7.2f %7.2f %7.2f %8.1f %8.1f %9.0f %9.0f %7d\n' "$np" "$pc" "$bc" "$dc" "$cc" \
+        "$(echo "$cc / $pc" | bc -l)" "$(echo "$cc / $bc" | bc -l)" "$(echo "$cc / $dc" | bc -l)" \
+        "$(echo "$pm / 1024" | bc -l)" "$(echo "$cm / 1024" | bc -l)" "$(echo "($cm - $pm) / $np" | bc -l)" \
+        "$(echo "($cm - $dm) / $np" | bc -l)" "$libk"
 done

@@ -154,7 +154,7 @@ static int compi_engine_load_models(char *err, size_t errlen)
  * the node map is core's (runtime.c, numbered the same way). */
 static int compi_engine_node_names(void)
 {
-    int rc = compi_netcal_node_names(MPI_COMM_WORLD, compi_g.node_count, compi_g.node_of_world,
+    int rc = compi_netcal_node_names(compi_g.aside_comm, compi_g.node_count, compi_g.node_of_world,
                                      compi_cfg.ranks_per_node <= 0, &compi_E.node_names);
     if (rc != COMPI_OK) return rc == COMPI_ERR_NOMEM ? MPI_ERR_NO_MEM : (rc < 0 ? MPI_ERR_OTHER : rc);
     return MPI_SUCCESS;
@@ -313,7 +313,7 @@ int compi_engine_init(char *err, size_t errlen)
      * directories that differ between nodes): then they would disagree on
      * which collectives take compi's path, and hang */
     unsigned long long fl[2] = {compi_E.coll_floor[1], ~(unsigned long long)compi_E.coll_floor[1]}, lo[2];
-    PMPI_Allreduce(fl, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(fl, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, compi_g.aside_comm); /* start-up: runtime.c */
     if (lo[0] != ~lo[1]) {
         char from[COMPI_CONFIG_PATH_MAX + 64];
         compi_config_origin_text(&compi_cfg, COMPI_SET_HEURISTICS, from, sizeof from);

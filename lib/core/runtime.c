@@ -122,13 +122,13 @@ static int compi_build_node_map(void)
         for (int r = 0; r < n; r++) leader[r] = r / compi_cfg.ranks_per_node * compi_cfg.ranks_per_node;
     } else {
         MPI_Comm shm;
-        int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+        int rc = PMPI_Comm_split_type(compi_g.aside_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
         if (rc != MPI_SUCCESS) return rc;
         int mine = compi_g.world_rank, low;
         PMPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, shm);
         PMPI_Comm_size(shm, &compi_g.host_ranks);
         PMPI_Comm_free(&shm);
-        PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
+        PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, compi_g.aside_comm);
     }
     int nodes = 0;
     for (int r = 0; r < n; r++) {
@@ -175,13 +175,15 @@ int compi_config_agree(int failed, char *err, size_t errlen)
 {
     char root[1024];
     int rank, any = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_rank(compi_g.aside_comm, &rank);
+    /* one reduction when every rank is fine; rank 0's message only if not */
+    PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, compi_g.aside_comm);
+    if (!any) return 0;
     snprintf(root, sizeof root, "%s", failed ? err : "");
-    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, compi_g.aside_comm);
     if (rank != 0 && failed && strncmp(err, root, sizeof root - 1) != 0)
         fprintf(stderr, "compi: configuration error on rank %d: %s\n", rank, err);
-    PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any && rank == 0 && !failed)
+    if (rank == 0 && !failed)
         snprintf(err, errlen,
                  "the configuration of other ranks is invalid or differs from rank 0's (see their messages)");
     return any;
@@ -207,13 +209,27 @@ static const struct {
     {"adapt_probe", COMPI_SET_ADAPT_PROBE},
 };
 
+/* Whether any rank failed to load its configuration or has other agreed
+ * settings than some other rank: one reduction of a hash's range. Collective
+ * over compi's side communicator; the same answer on every rank. */
+static int compi_config_differ(int failed, const char (*mine)[64])
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the settings' texts */
+    for (int k = 0; k < COMPI_AGREED; k++) {
+        for (const char *c = mine[k]; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        h = (h ^ 0xffu) * 1099511628211ull; /* a separator no text holds */
+    }
+    unsigned long long v[3] = {(unsigned long long)failed, h, ~h}, top[3];
+    PMPI_Allreduce(v, top, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, compi_g.aside_comm);
+    return top[0] != 0 || top[1] != ~top[2];
+}
+
 static void compi_config_init(void)
 {
     char sys[COMPI_CONFIG_PATH_MAX], err[1024] = "", mine[COMPI_AGREED][64], root[COMPI_AGREED][64];
     int rank;
     compi_system_config(sys, sizeof sys);
     int failed = compi_config_load(&compi_cfg, sys, err, sizeof err) != COMPI_OK;
-    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
     int gathers = compi_cfg.report_path[0] || compi_cfg.verbose >= 1;
     snprintf(mine[0], sizeof mine[0], "%s", compi_mode_name(compi_cfg.mode));
     snprintf(mine[1], sizeof mine[1], "%zu", compi_cfg.min_bytes);
@@ -222,9 +238,13 @@ static void compi_config_init(void)
     snprintf(mine[4], sizeof mine[4], "%s", gathers ? "on" : "off");
     snprintf(mine[5], sizeof mine[5], "%d", compi_cfg.refresh);
     snprintf(mine[6], sizeof mine[6], "%d", compi_cfg.probe);
+    /* the common case, every rank loaded its configuration and agrees, in
+     * one reduction; which setting differs, and from what, only otherwise */
+    if (!compi_config_differ(failed, (const char(*)[64])mine)) return;
+    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
     memcpy(root, mine, sizeof root);
-    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, compi_g.aside_comm);
+    PMPI_Comm_rank(compi_g.aside_comm, &rank);
     for (int k = 0; k < COMPI_AGREED && !failed; k++) {
         if (strcmp(mine[k], root[k]) == 0) continue;
         int set = compi_agreed[k].setting;
@@ -244,6 +264,16 @@ static void compi_config_init(void)
 int compi_core_init(void)
 {
     char err[1024];
+    /* compi's start-up collectives (configuration agreement, node map, node
+     * names) run on its side communicator, created first: MPI_COMM_WORLD's
+     * first broadcast or reduction is left to the application, since an MPI
+     * may set up per-communicator state then (SimGrid SMPI builds its
+     * node-aware tables with a P-step ring over all P ranks, P^2 messages,
+     * on a communicator of 256 ranks or more; a new communicator pays that
+     * at its creation already), and the side communicator keeps compi's
+     * collectives apart from any the application has started */
+    PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
+    PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm);
     compi_config_init();
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);
@@ -251,8 +281,6 @@ int compi_core_init(void)
     if (rc != MPI_SUCCESS) return rc;
     PMPI_Comm_group(MPI_COMM_WORLD, &compi_world_group);
     PMPI_Comm_create_keyval(compi_comm_info_copy, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
-    PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm);
-    PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
     /* compi judges what goes wrong on its side communicator (a chunk longer
      * than declared is a damaged message, not a reason to abort the job) */
     PMPI_Comm_set_errhandler(compi_g.aside_comm, MPI_ERRORS_RETURN);
