@@ -71,11 +71,15 @@ foreign_stage() {   # mpi4py's suite, then ROMIO's test programs and MPICH's io 
   return $rc
 }
 stage foreign     foreign_stage
-# compi under SimGrid SMPI: stencil and ping-pong at 16-64 simulated ranks (tests/smpi/check_sim.py)
+# compi under SimGrid SMPI: stencil and ping-pong at 16-64 simulated ranks, the
+# start-up check (tests/smpi/check_sim.py), and one semantic test with every
+# simulated rank its own node (where a rank could have run codec helpers)
 smpi_stage() {
   cmake -S . -B build/smpi -DCOMPI_MPI=smpi -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-    cmake --build build/smpi -j"$jobs" --target compi_stencil3d compi_stencil3d.compi compi_pingpong.compi &&
-    python3 tests/smpi/check_sim.py build/smpi
+    cmake --build build/smpi -j"$jobs" --target compi_stencil3d compi_stencil3d.compi compi_pingpong.compi \
+      smpitest_startup_world smpitest_startup_world.compi smpitest_adapt_families smpitest_adapt_families.compi &&
+    python3 tests/smpi/check_sim.py build/smpi &&
+    ctest --test-dir build/smpi -R 'smpi_(plain|compi)_adapt_families' --output-on-failure
 }
 stage smpi        smpi_stage
 # Opt-in (not in all_stages; COMPI_TEST_STAGES must name it): data beyond

@@ -60,6 +60,13 @@ int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *co
  * to the smallest message sizes. */
 #define COMPI_COMPAT_BLOCKING_WAITS 1
 
+/* No codec pool (lib/core/pool_setup.c): a simulated rank is a SimGrid
+ * actor, and a thread of its own outside the simulator faults in SMPI's
+ * interposed clock (smpi_clock_gettime asks for the calling actor, which a
+ * helper thread is not). Codec time is charged by a model here anyway
+ * (lib/compat/smpi_codecs.c), so helpers could not change simulated time. */
+#define COMPI_COMPAT_NO_POOL 1
+
 /* SMPI gives MPI_MESSAGE_NO_PROC the value of MPI_MESSAGE_NULL, and so does
  * compi here: a program sees SMPI's values. A matched MPI_PROC_NULL is
  * MPI_MESSAGE_NO_PROC, and a receive of it returns the empty status. */

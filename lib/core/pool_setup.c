@@ -87,13 +87,22 @@ static int compi_pool_auto(int ranks, int *share_out)
     return n;
 }
 
+#ifdef COMPI_COMPAT_NO_POOL
+#define COMPI_POOL_POSSIBLE 0
+#else
+#define COMPI_POOL_POSSIBLE 1
+#endif
+
 void compi_pool_setup_init(void)
 {
     /* collective when the node map did not count them: every rank alike,
      * whatever its setting (COMPI_DEBUG_RANKS_PER_NODE is the same on all) */
     int ranks = compi_pool_ranks_here();
     int n = compi_cfg.threads;
-    if (n == COMPI_THREADS_AUTO) {
+    if (!COMPI_POOL_POSSIBLE) {
+        if (n != 0) compi_log(2, "codec pool: off under SimGrid SMPI (a simulated rank runs no threads of its own)");
+        n = 0;
+    } else if (n == COMPI_THREADS_AUTO) {
         n = compi_pool_auto(ranks, &compi_pool_share);
         if (n > 0 && compi_pool_omp_sleeps()) compi_pool_set_limit(compi_pool_call_limit);
     } else {
