@@ -487,7 +487,7 @@ static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int d
 {
     *copy = *l->model;
     compi_estimate_ctx x = {
-        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now()};
+        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now(), NULL};
     return x;
 }
 
