@@ -122,6 +122,7 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
     if (x->dtclass < 0 || x->dtclass >= COMPI_CLASS_COUNT) return 0;
     double (*clock_us)(void) = x->clock_us ? x->clock_us : compi_mono_us;
     double budget = compi_estimate_eval_budget_us(x, size), t0 = clock_us();
+    compi_estimate kept = {NULL, 1, 0, 1};
     for (int i = 0; i < x->codecs->ncandidates[x->dtclass]; i++) {
         const compi_codec *c = x->codecs->candidates[x->dtclass][i];
         double r, tc;
@@ -129,10 +130,17 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
         if (compi_estimate_codec(x, c, src, size, sample_max, scratch, &r, &tc) != COMPI_OK) continue;
         tried++;
         double s = compi_estimate_speedup(x, c, size, r, tc);
+        if (c == x->incumbent && s >= min_speedup) kept = (compi_estimate){c, r, tc, s};
         if (s >= best_speedup) {
             best_speedup = s;
             *best = (compi_estimate){c, r, tc, s};
         }
     }
+    /* a sample's ratio and time are noisy (a descheduled compression, a
+     * sample that flatters one codec more than the whole message does):
+     * the codec in use yields only to a clear gain, else two codecs within
+     * noise of each other would take turns at every re-check */
+    if (kept.codec && best->codec != kept.codec && best->speedup < kept.speedup * COMPI_ESTIMATE_SWITCH_MARGIN)
+        *best = kept;
     return tried;
 }

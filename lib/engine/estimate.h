@@ -36,7 +36,10 @@ typedef struct {
     double codec_threads;     /* speedup of chunk coding over one thread (the codec pool,
                                         compi_codec_model_threads_speedup); <= 1: one thread */
     double (*clock_us)(void); /* the evaluation's clock (tests inject one); NULL: CLOCK_MONOTONIC */
+    const compi_codec *incumbent; /* the codec in use (a re-check), or NULL */
 } compi_estimate_ctx;
+/* A re-check replaces the codec in use only by one predicted this much faster. */
+#define COMPI_ESTIMATE_SWITCH_MARGIN 1.1
 #define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
 /* Automatic chunks: from 256 KiB (measured, Open MPI over the emulated
  * 1 Gbit/s link, 8 MiB adaptive: 64 KiB chunks reached 0.7-1.07x, 256 KiB
@@ -71,7 +74,9 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * save (compi_estimate_eval_budget_us): once the candidates tried took
  * that long, the others are skipped (the first is always tried), so a small
  * message on a fast link is not coded five times to save a few
- * microseconds of wire. scratch must hold compi_estimate_scratch_size(
+ * microseconds of wire. The incumbent (when tried and still reaching
+ * min_speedup) stays best unless another codec predicts
+ * COMPI_ESTIMATE_SWITCH_MARGIN times its speedup. scratch must hold compi_estimate_scratch_size(
  * sample_max) bytes. Returns the number of candidates tried. */
 int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t size, size_t sample_max,
                         double min_speedup, void *scratch, compi_estimate *best);
