@@ -32,10 +32,10 @@ typedef struct {
     int dtclass;
     size_t elem_size;
     int level;
-    size_t chunk_cfg;         /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
-    double codec_threads;     /* speedup of chunk coding over one thread (the codec pool,
+    size_t chunk_cfg;             /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
+    double codec_threads;         /* speedup of chunk coding over one thread (the codec pool,
                                         compi_codec_model_threads_speedup); <= 1: one thread */
-    double (*clock_us)(void); /* the evaluation's clock (tests inject one); NULL: CLOCK_MONOTONIC */
+    double (*clock_us)(void);     /* the evaluation's clock (tests inject one); NULL: CLOCK_MONOTONIC */
     const compi_codec *incumbent; /* the codec in use (a re-check), or NULL */
 } compi_estimate_ctx;
 /* A re-check replaces the codec in use only by one predicted this much faster. */
