@@ -141,17 +141,17 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
 /* The bounded probe: netcal's round trips between the node leaders of
  * comm (its own duplicate of comm), sizes 16 KiB .. 256 KiB doubling,
  * within COMPI_PROBE_BUDGET_S (the three smallest sizes whatever the
- * budget: at 100 Mbit/s 16 .. 64 KiB, about 40 ms, at 1 Gbit/s all of
+ * budget: at 100 Mbit/s 16 .. 64 KiB, about 30 ms, at 1 Gbit/s all of
  * them). Not from 8 KiB: on a shaped 100 Mbit/s link 8 KiB messages passed
  * at memory speed in half of the probes despite the warm-up (20-180 us
  * instead of 650 us), and the fit, with one size of three wrong, was
- * rejected; from 16 KiB the fastest of 3 matched the link. It runs
+ * rejected; from 16 KiB the fastest of 2 matched the link. It runs
  * inside an application's collective, so it is kept cheap: each message
  * is answered with an empty one (the link carries the probe's bytes once),
  * and the intra-node pairs, which the probe's result does not use, are
  * not measured. Per size one warm-up message of at least 32 KiB drains the
  * burst a shaper's token bucket or a switch's buffer passes at once after
- * an idle moment, then the fastest of 3 (a loaded node delays, never
+ * an idle moment, then the fastest of 2 (a loaded node delays, never
  * speeds, a message) times the link's steady state. Links that still have
  * only the prior take the probed model unless its fit (engine/model.h) was
  * degenerate. Collective over comm. */
@@ -167,7 +167,7 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     o.size_shift = 1;
     o.min_sizes = 3; /* the fewest a robust fit takes */
     o.fastest = 1;   /* see above */
-    o.reps = 3;
+    o.reps = 2;
     o.budget_s = COMPI_PROBE_BUDGET_S;
     o.serial = compi_cfg.ranks_per_node > 0;
     o.oneway = 1;

@@ -39,7 +39,7 @@ typedef struct {
     const compi_codec *incumbent; /* the codec in use (a re-check), or NULL */
 } compi_estimate_ctx;
 /* A re-check replaces the codec in use only by one predicted this much faster. */
-#define COMPI_ESTIMATE_SWITCH_MARGIN 1.1
+#define COMPI_ESTIMATE_SWITCH_MARGIN 1.03
 #define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
 /* Automatic chunks: from 256 KiB (measured, Open MPI over the emulated
  * 1 Gbit/s link, 8 MiB adaptive: 64 KiB chunks reached 0.7-1.07x, 256 KiB
