@@ -25,7 +25,7 @@ typedef struct {
     size_t coll_floor[5]; /* collective floors agreed from learned links, per count of extra
                                          metadata collectives (0: the engine's static ones) */
     uint64_t coll_calls;  /* collectives so far: when the floors are agreed again */
-    int probed;           /* its links were probed (once per communicator) */
+    int probed;           /* times its links were probed (engine/learn.c: at most a few) */
     int refs;             /* the communicator's attribute + requests still using it */
     int published;        /* set (release) once built: a thread that finds the info in the
                             attribute cache without compi's lock reads it (acquire) after that */

@@ -487,7 +487,7 @@ static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int d
 {
     *copy = *l->model;
     compi_estimate_ctx x = {
-        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now()};
+        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now(), NULL, NULL};
     return x;
 }
 
@@ -520,6 +520,7 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size, &m);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
     double need = compi_window_threshold(w, compi_cfg.min_speedup);
+    x.incumbent = w->codec;
     pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
     compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, need, compi_engine_scratch(), &best);

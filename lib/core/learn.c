@@ -139,30 +139,35 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
 }
 
 /* The bounded probe: netcal's round trips between the node leaders of
- * comm (its own duplicate of comm), sizes 8 KiB .. 256 KiB doubling,
+ * comm (its own duplicate of comm), sizes 16 KiB .. 256 KiB doubling,
  * within COMPI_PROBE_BUDGET_S (the three smallest sizes whatever the
- * budget: at 100 Mbit/s 8 .. 32 KiB, at 1 Gbit/s all of them). It runs
+ * budget: at 100 Mbit/s 16 .. 64 KiB, about 30 ms, at 1 Gbit/s all of
+ * them). Not from 8 KiB: on a shaped 100 Mbit/s link 8 KiB messages passed
+ * at memory speed in half of the probes despite the warm-up (20-180 us
+ * instead of 650 us), and the fit, with one size of three wrong, was
+ * rejected; from 16 KiB the fastest of 2 matched the link. It runs
  * inside an application's collective, so it is kept cheap: each message
  * is answered with an empty one (the link carries the probe's bytes once),
  * and the intra-node pairs, which the probe's result does not use, are
  * not measured. Per size one warm-up message of at least 32 KiB drains the
  * burst a shaper's token bucket or a switch's buffer passes at once after
- * an idle moment, then the fastest of 3 (a loaded node delays, never
+ * an idle moment, then the fastest of 2 (a loaded node delays, never
  * speeds, a message) times the link's steady state. Links that still have
  * only the prior take the probed model unless its fit (engine/model.h) was
  * degenerate. Collective over comm. */
 #define COMPI_PROBE_MAX_BYTES (256 * 1024)
 #define COMPI_PROBE_BUDGET_S 0.04
+#define COMPI_PROBE_TRIES 3
 static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
 {
     compi_netcal_opts o;
     compi_netcal_opts_init(&o);
     o.max_bytes = COMPI_PROBE_MAX_BYTES;
-    o.min_bytes = COMPI_PROBE_MAX_BYTES / 32; /* 8 .. 256 KiB: sizes where the bytes show */
+    o.min_bytes = COMPI_PROBE_MAX_BYTES / 16; /* 16 .. 256 KiB: sizes where the bytes show */
     o.size_shift = 1;
     o.min_sizes = 3; /* the fewest a robust fit takes */
     o.fastest = 1;   /* see above */
-    o.reps = 3;
+    o.reps = 2;
     o.budget_s = COMPI_PROBE_BUDGET_S;
     o.serial = compi_cfg.ranks_per_node > 0;
     o.oneway = 1;
@@ -216,11 +221,14 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
     compi_floor_proposal(ci, mine);
     int rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) return rc;
-    if (agreed[COMPI_COLL_EXTRA_MAX] == 0 && compi_cfg.probe && !ci->probed) {
-        /* some rank has a link here it knows only from the prior: measure
-         * once per communicator, then agree again (adapt_probe is the same
-         * on every rank: MPI_Init checks it) */
-        ci->probed = 1;
+    if (agreed[COMPI_COLL_EXTRA_MAX] == 0 && compi_cfg.probe && ci->probed < COMPI_PROBE_TRIES) {
+        /* some rank has a link here it knows only from the prior: measure,
+         * then agree again (adapt_probe is the same on every rank: MPI_Init
+         * checks it). A probe whose fit was rejected (a loaded node delayed
+         * most of its round trips) leaves the link on the prior, so the
+         * next agreement point measures it again, up to COMPI_PROBE_TRIES
+         * times per communicator. */
+        ci->probed++;
         if ((rc = compi_engine_probe(comm, ci)) != MPI_SUCCESS) return rc;
         compi_floor_proposal(ci, mine);
         rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);

@@ -67,6 +67,13 @@ size_t compi_estimate_scratch_size(size_t sample_max)
     return in + 64 + compi_codec_bound_max(in) + 64;
 }
 
+double compi_estimate_eval_budget_us(const compi_estimate_ctx *x, size_t size)
+{
+    double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
+    double wire = compi_estimate_net_us(x, (double)size) - alpha;
+    return wire > 0 ? wire : 0;
+}
+
 int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, const void *src, size_t size,
                          size_t sample_max, void *scratch, double *ratio, double *compress_us)
 {
@@ -93,9 +100,10 @@ int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, cons
         in = slice * COMPI_ESTIMATE_SLICES;
         out_buf = gather + (in + 63) / 64 * 64;
     }
-    double t0 = compi_mono_us();
+    double (*clock_us)(void) = x->clock_us ? x->clock_us : compi_mono_us;
+    double t0 = clock_us();
     long long n = c->compress(in_buf, in, out_buf, c->bound(in), &params);
-    double t = compi_mono_us() - t0;
+    double t = clock_us() - t0;
     if (n < 0) return (int)n;
     *ratio = n ? (double)in / (double)n : 1.0;
     *compress_us = t * (double)size / (double)in;
@@ -112,16 +120,27 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
     double best_speedup = min_speedup;
     int tried = 0;
     if (x->dtclass < 0 || x->dtclass >= COMPI_CLASS_COUNT) return 0;
+    double (*clock_us)(void) = x->clock_us ? x->clock_us : compi_mono_us;
+    double budget = compi_estimate_eval_budget_us(x, size), t0 = clock_us();
+    compi_estimate kept = {NULL, 1, 0, 1};
     for (int i = 0; i < x->codecs->ncandidates[x->dtclass]; i++) {
         const compi_codec *c = x->codecs->candidates[x->dtclass][i];
         double r, tc;
+        if (tried > 0 && clock_us() - t0 >= budget) break; /* the rest would cost more than it could save */
         if (compi_estimate_codec(x, c, src, size, sample_max, scratch, &r, &tc) != COMPI_OK) continue;
         tried++;
         double s = compi_estimate_speedup(x, c, size, r, tc);
+        if (c == x->incumbent && s >= min_speedup) kept = (compi_estimate){c, r, tc, s};
         if (s >= best_speedup) {
             best_speedup = s;
             *best = (compi_estimate){c, r, tc, s};
         }
     }
+    /* a sample's ratio and time are noisy (a descheduled compression, a
+     * sample that flatters one codec more than the whole message does):
+     * the codec in use yields only to a clear gain, else two codecs within
+     * noise of each other would take turns at every re-check */
+    if (kept.codec && best->codec != kept.codec && best->speedup < kept.speedup * COMPI_ESTIMATE_SWITCH_MARGIN)
+        *best = kept;
     return tried;
 }

@@ -32,10 +32,14 @@ typedef struct {
     int dtclass;
     size_t elem_size;
     int level;
-    size_t chunk_cfg;     /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
-    double codec_threads; /* speedup of chunk coding over one thread (the codec pool,
+    size_t chunk_cfg;             /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
+    double codec_threads;         /* speedup of chunk coding over one thread (the codec pool,
                                         compi_codec_model_threads_speedup); <= 1: one thread */
+    double (*clock_us)(void);     /* the evaluation's clock (tests inject one); NULL: CLOCK_MONOTONIC */
+    const compi_codec *incumbent; /* the codec in use (a re-check), or NULL */
 } compi_estimate_ctx;
+/* A re-check replaces the codec in use only by one predicted this much faster. */
+#define COMPI_ESTIMATE_SWITCH_MARGIN 1.03
 #define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
 /* Automatic chunks: from 256 KiB (measured, Open MPI over the emulated
  * 1 Gbit/s link, 8 MiB adaptive: 64 KiB chunks reached 0.7-1.07x, 256 KiB
@@ -64,13 +68,23 @@ size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size);
 double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c, size_t size, double ratio,
                               double compress_us);
 /* Compresses a sample of src (at most sample_max bytes, in up to 4 strided
- * slices aligned to elem_size) with every candidate codec of the class and
- * fills best (codec NULL when none reaches min_speedup). scratch must hold
- * compi_estimate_scratch_size(sample_max) bytes. Returns the number of
- * candidates tried. */
+ * slices aligned to elem_size) with the candidate codecs of the class, in
+ * the model's order, and fills best (codec NULL when none reaches
+ * min_speedup). The evaluation costs at most about what the message could
+ * save (compi_estimate_eval_budget_us): once the candidates tried took
+ * that long, the others are skipped (the first is always tried), so a small
+ * message on a fast link is not coded five times to save a few
+ * microseconds of wire. The incumbent (when tried and still reaching
+ * min_speedup) stays best unless another codec predicts
+ * COMPI_ESTIMATE_SWITCH_MARGIN times its speedup. scratch must hold compi_estimate_scratch_size(
+ * sample_max) bytes. Returns the number of candidates tried. */
 int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t size, size_t sample_max,
                         double min_speedup, void *scratch, compi_estimate *best);
 size_t compi_estimate_scratch_size(size_t sample_max);
+/* What an evaluation of a message of size bytes may spend: the most any
+ * codec could save on it, its raw wire time less the latency (paid
+ * compressed or not). */
+double compi_estimate_eval_budget_us(const compi_estimate_ctx *x, size_t size);
 /* Measures one codec on the sample: ratio and predicted whole-message T_c. */
 int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, const void *src, size_t size,
                          size_t sample_max, void *scratch, double *ratio, double *compress_us);

@@ -10,7 +10,11 @@ void compi_window_params_default(compi_window_params *p)
     p->reeval_after = 1000;
     p->recheck_after = 1000;
     p->reeval_bytes = (size_t)16 << 20;
-    p->ratio_drift = 0.1;
+    /* 25%: a diffusing stencil's halos drift by 10% every few iterations
+     * (ratio 28 down to 6 over 200), and each re-check codes a 128 KiB
+     * sample five times (about 1 ms); the switching margin
+     * (engine/estimate.h) keeps the codec through most of them anyway */
+    p->ratio_drift = 0.25;
     p->history = 16;
     p->restart_mistakes = 4;
     p->backoff_restarts = 3;

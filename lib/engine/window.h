@@ -37,7 +37,7 @@ typedef struct {
                                   big messages are re-examined within seconds, not after 1000
                                   of them (COMPI_ADAPT_REEVAL_BYTES) */
     double ratio_drift;        /* relative change of the achieved ratio that re-evaluates the
-                                  compressed zone (0.1: 10% either way); <= 0: never */
+                                  compressed zone (0.25: 25% either way); <= 0: never */
     unsigned history;          /* compressed outcomes remembered, <= COMPI_OUTCOMES_MAX */
     unsigned restart_mistakes; /* mistakes within history that restart the study (COMPI_ADAPT_MISTAKES) */
     unsigned backoff_restarts; /* restarts within restart_period_s that trigger a back-off */

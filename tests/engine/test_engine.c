@@ -197,6 +197,7 @@ static void test_window_ratio_drift(void)
 {
     compi_window_params p;
     compi_window_params_default(&p);
+    p.ratio_drift = 0.1; /* the mechanism, at a threshold of 10% */
     compi_window w;
     compi_window_init(&w, &p);
     compi_window_classify(&w, &p, 128 * KiB, 0);
@@ -443,7 +444,7 @@ static void test_estimate_threads(void)
     memset(&cm, 0, sizeof cm);
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     compi_net_link slow = flat_link(100, 80);   /* ~100 Mbit/s: 80 ns per byte */
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1, NULL, NULL};
     /* 8 MiB at ratio 4 whose one-thread compression takes 1.5 x its raw wire time */
     double raw = 100 + (8.0 * MiB + 32) * 0.08, tc = 1.5 * raw;
     double one = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
@@ -478,7 +479,7 @@ static void test_estimate_stronger_with_threads(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.2};
     cm.relations[cm.nrelations++] = (compi_codec_relation){zstd, -1, 0, 1e9, 0.05};
     compi_net_link link = flat_link(100, 160); /* ~50 Mbit/s: 160 ns per byte */
-    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 256 * KiB, 1};
+    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 256 * KiB, 1, NULL, NULL};
     double size = 8.0 * MiB, tc_lz4 = size / 500.0, tc_zstd = size / 10.0; /* us at 500 and 10 MB/s */
     double lz4_1 = compi_estimate_speedup(&x, lz4, 8 * MiB, 2.14, tc_lz4);
     double zstd_1 = compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd);
@@ -504,6 +505,75 @@ static void test_estimate_stronger_with_threads(void)
           "measured 1.2x: lz4 again");
 }
 
+/* The evaluation's injected clock: every reading 100 us after the last. */
+static double fake_now_us;
+static double fake_clock_us(void)
+{
+    return fake_now_us += 100;
+}
+
+/* An evaluation costs at most what the message could save: with each
+ * compression taking 100 us (the injected clock), an 8 KiB message over a
+ * link that moves it in 164 us tries only its first candidate; over a
+ * link where it takes 655 us it tries all three. */
+static void test_estimate_budget(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
+    const compi_codec *cands[3] = {zstd, lz4, zstd};
+    for (int i = 0; i < 3; i++) cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = cands[i];
+    compi_net_link fast = flat_link(5, 20), slow = flat_link(5, 80);
+    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL};
+    size_t n = 8 * KiB;
+    unsigned char *data = calloc(n, 1);
+    void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
+    compi_estimate best;
+    CHECK(fabs(compi_estimate_eval_budget_us(&x, n) - n * 20e-3) < 1e-9,
+          "budget: the wire time less the latency (%f)", compi_estimate_eval_budget_us(&x, n));
+    int tried = compi_estimate_best(&x, data, n, 64 * KiB, 1.0, scratch, &best);
+    CHECK(tried == 1, "fast link: only the first candidate (%d tried)", tried);
+    x.link = &slow;
+    tried = compi_estimate_best(&x, data, n, 64 * KiB, 1.0, scratch, &best);
+    CHECK(tried == 3, "slow link: every candidate (%d tried)", tried);
+    free(data);
+    free(scratch);
+}
+
+/* A re-check keeps the codec in use against a challenger within the
+ * switching margin. The injected clock makes every compression take 100
+ * us, so over a link where the codec's time dominates (8 KiB of zeros in
+ * 655 us) the speedups differ by the codec model's T_d/T_c alone: zstd's
+ * 0.48 against lz4's 0.5, about 1%. Over a crawling link the ratio
+ * decides, and zstd's on zeros is far beyond lz4's: that gain is clear. */
+static void test_estimate_switch_margin(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
+    cm.relations[cm.nrelations++] = (compi_codec_relation){zstd, -1, 0, 1e9, 0.48};
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = zstd;
+    compi_net_link slow = flat_link(0, 80), crawl = flat_link(0, 2e6);
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL};
+    size_t n = 8 * KiB;
+    unsigned char *data = calloc(n, 1);
+    void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
+    compi_estimate best;
+    compi_estimate_best(&x, data, n, 64 * KiB, 1.05, scratch, &best);
+    double zstd_s = best.speedup;
+    CHECK(best.codec == zstd, "no codec in use: the best prediction, zstd (%s)", best.codec ? best.codec->name : "raw");
+    x.incumbent = lz4;
+    compi_estimate_best(&x, data, n, 64 * KiB, 1.05, scratch, &best);
+    CHECK(best.codec == lz4 && best.speedup * COMPI_ESTIMATE_SWITCH_MARGIN > zstd_s,
+          "lz4 in use, zstd %.3f within the margin of lz4 %.3f: lz4 stays", zstd_s, best.speedup);
+    x.link = &crawl;
+    compi_estimate_best(&x, data, n, 64 * KiB, 1.05, scratch, &best);
+    CHECK(best.codec == zstd, "a clear gain replaces the codec in use (%s)", best.codec ? best.codec->name : "raw");
+    free(data);
+    free(scratch);
+}
+
 static void test_estimate(void)
 {
     compi_codec_model cm;
@@ -511,7 +581,7 @@ static void test_estimate(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     compi_net_link slow = flat_link(100, 80); /* ~100 Mbit/s */
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, NULL, NULL};
     double s = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
     double want = (100 + (MiB + 32) * 0.08) / (100 + (MiB / 4.0 + 32) * 0.08 + 1000 + 500);
     CHECK(fabs(s - want) < 1e-9, "formula: %f vs %f", s, want);
@@ -645,6 +715,8 @@ int main(void)
     test_estimate();
     test_estimate_threads();
     test_estimate_stronger_with_threads();
+    test_estimate_budget();
+    test_estimate_switch_margin();
     test_coll_floor();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

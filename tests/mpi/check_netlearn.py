@@ -16,6 +16,7 @@ usage: check_netlearn.py --report FILE --ranks N [--source S] [--mbps X]
 --coll       on every rank, collective KIND had PAST calls past the floor
              (node_aware_calls + gated_calls)
 --stderr     the run's stderr contains TEXT
+--stderr-count TEXT=N  the run's stderr has N lines containing TEXT
 The timings are injected (COMPI_DEBUG_LINK_TIMES), so nothing is timed."""
 import argparse, json, os, subprocess, sys
 
@@ -39,6 +40,7 @@ def main():
     ap.add_argument("--coll")
     ap.add_argument("--no-prior", action="store_true")
     ap.add_argument("--stderr", action="append", default=[])
+    ap.add_argument("--stderr-count", action="append", default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -53,6 +55,11 @@ def main():
     for t in a.stderr:
         if t not in p.stderr:
             fail("stderr lacks %r" % t)
+    for tc in a.stderr_count:
+        t, _, n = tc.rpartition("=")
+        got = sum(1 for line in p.stderr.splitlines() if t in line)
+        if got != int(n):
+            fail("stderr has %d line(s) with %r, expected %s" % (got, t, n))
     with open(a.report) as fh:
         doc = json.load(fh)
     ranks = doc.get("ranks")
