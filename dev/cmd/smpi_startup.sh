@@ -70,7 +70,7 @@ for np in "$@"; do
     python3 "$root/tools/cmd/simulate_platform.py" --topo cluster --nodes "$nodes" --cores 8 \
         --platform "$work/p$np.xml" --hostfile "$work/h$np"
     read -r pc pm < <(run "$np" plain)
-    read -r bc bm < <(run "$np" reduce)
+    read -r bc _ < <(run "$np" reduce)
     read -r dc dm < <(run "$np" dup)
     read -r cc cm < <(run "$np" compi)
     printf '%6d %8s %8s %8s %8s %7.2f %7.2f %7.2f %8.1f %8.1f %9.0f %9.0f %7d\n' "$np" "$pc" "$bc" "$dc" "$cc" \
