@@ -67,6 +67,12 @@ size_t compi_estimate_scratch_size(size_t sample_max)
     return in + 64 + compi_codec_bound_max(in) + 64;
 }
 
+/* The evaluation's clock: the context's (tests inject one) or CLOCK_MONOTONIC. */
+static double (*compi_estimate_clock(const compi_estimate_ctx *x))(void)
+{
+    return x->clock_us ? x->clock_us : compi_mono_us;
+}
+
 double compi_estimate_eval_budget_us(const compi_estimate_ctx *x, size_t size)
 {
     double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
@@ -100,7 +106,7 @@ int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, cons
         in = slice * COMPI_ESTIMATE_SLICES;
         out_buf = gather + (in + 63) / 64 * 64;
     }
-    double (*clock_us)(void) = x->clock_us ? x->clock_us : compi_mono_us;
+    double (*clock_us)(void) = compi_estimate_clock(x);
     double t0 = clock_us();
     long long n = c->compress(in_buf, in, out_buf, c->bound(in), &params);
     double t = clock_us() - t0;
@@ -120,7 +126,7 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
     double best_speedup = min_speedup;
     int tried = 0;
     if (x->dtclass < 0 || x->dtclass >= COMPI_CLASS_COUNT) return 0;
-    double (*clock_us)(void) = x->clock_us ? x->clock_us : compi_mono_us;
+    double (*clock_us)(void) = compi_estimate_clock(x);
     double budget = compi_estimate_eval_budget_us(x, size), t0 = clock_us();
     compi_estimate kept = {NULL, 1, 0, 1};
     for (int i = 0; i < x->codecs->ncandidates[x->dtclass]; i++) {
