@@ -62,9 +62,17 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
 /* The scratch: the gathered slices, then the compressed sample. */
 size_t compi_estimate_scratch_size(size_t sample_max)
 {
+    if (sample_max < COMPI_ESTIMATE_UNIT_SAMPLE_MAX) sample_max = COMPI_ESTIMATE_UNIT_SAMPLE_MAX;
     size_t slice = sample_max / COMPI_ESTIMATE_SLICES + 64;
     size_t in = sample_max > slice ? sample_max : slice;
     return in + 64 + compi_codec_bound_max(in) + 64;
+}
+
+size_t compi_estimate_sample_size(const compi_estimate_ctx *x, size_t size, size_t sample_max)
+{
+    size_t unit = compi_estimate_chunk(x, size);
+    if (unit > COMPI_ESTIMATE_UNIT_SAMPLE_MAX) unit = COMPI_ESTIMATE_UNIT_SAMPLE_MAX;
+    return unit > sample_max ? unit : sample_max;
 }
 
 /* The evaluation's clock: the context's (tests inject one) or CLOCK_MONOTONIC. */
@@ -88,6 +96,7 @@ int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, cons
     const void *in_buf = src;
     size_t in = size;
     char *out_buf = scratch;
+    sample_max = compi_estimate_sample_size(x, size, sample_max);
     if (size > sample_max) {
         /* evenly spaced slices: the start, the end and the middle of a
          * message often differ (halo faces, boundary conditions). They are
