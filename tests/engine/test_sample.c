@@ -105,8 +105,8 @@ static void test_sample_is_a_chunk(void)
     CHECK(fabs(best.ratio - 2.14) < 0.01, "the fast codec's ratio on a chunk (%.3f)", best.ratio);
     x.codec_threads = compi_codec_model_threads_speedup(1, 1.9);
     compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
-    CHECK(best.codec == &deep, "two threads: the deep codec (%s, predicted %.2f)", best.codec ? best.codec->name : "raw",
-          best.speedup);
+    CHECK(best.codec == &deep, "two threads: the deep codec (%s, predicted %.2f)",
+          best.codec ? best.codec->name : "raw", best.speedup);
     /* a message sent whole keeps the configured sample */
     x.codec_threads = 1;
     compi_estimate_best(&x, data, 512 * KiB, sample, 1.05, scratch, &best);
