@@ -84,6 +84,15 @@ int compi_compat_side_isend(const void *buf, int n, int world, int tag, MPI_Requ
 int compi_compat_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req);
 int compi_compat_side_iprobe(int world, int tag, int *flag, MPI_Status *st);
 
+/* Per-thread data is per-rank data: a simulated rank is one SimGrid actor
+ * and has no threads of its own (no codec pool; SMPI lets no other thread
+ * call MPI), and all actors run on one thread of the simulator. Plain
+ * static data is what SMPI privatizes per rank, in both of its ways
+ * (smpi/privatization:dlopen copies the program, mmap swaps its data
+ * segment at every switch between ranks); thread-local data would be one
+ * copy for all ranks under mmap, with compi linked into the program. */
+#define __thread
+
 /* SMPI gives MPI_MESSAGE_NO_PROC the value of MPI_MESSAGE_NULL, and so does
  * compi here: a program sees SMPI's values. A matched MPI_PROC_NULL is
  * MPI_MESSAGE_NO_PROC, and a receive of it returns the empty status. */

@@ -32,7 +32,7 @@ if [ -n "${COMPI_MODE:-}" ] && [ -z "${COMPI_REPORT:-}" ]; then
 fi
 rc=0
 smpirun -np "$np" -platform "$tmp/platform.xml" -hostfile "$tmp/hosts" \
-    --cfg=smpi/privatize-libs:libcompi-smpi.so.0 --cfg=smpi/coll-selector:${COMPI_SMPI_COLL:-ompi} \
+    --cfg=smpi/privatization:mmap --cfg=smpi/coll-selector:${COMPI_SMPI_COLL:-ompi} \
     --cfg=smpi/simulate-computation:no --cfg=smpi/tmpdir:"$tmp" \
     --cfg=smpi/send-is-detached-thresh:1000000000 \
     --log=root.thresh:error --log=smpi_mpi.thresh:error ${COMPI_SMPI_CFG:-} \
