@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs one program of the smpi build under SimGrid SMPI on a generated
 # platform: NP ranks, RPN ranks per simulated node (a cluster of
-# ceil(NP/RPN) nodes at RATE), compi's library privatized per rank.
+# ceil(NP/RPN) nodes at RATE), compi linked into the program and its data
+# swapped per rank (smpi/privatization:mmap).
 #   smpi_run.sh NP RPN RATE PROGRAM [ARGS...]
 # The ranks' environment is this script's (SMPI runs them in its process).
 # With COMPI_MODE set, the run must leave compi's report (COMPI_REPORT):
