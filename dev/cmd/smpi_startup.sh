@@ -53,10 +53,10 @@ C
 smpicc -O2 -o "$work/plain" "$work/empty.c"
 smpicc -O2 -DREDUCE -o "$work/reduce" "$work/empty.c"
 smpicc -O2 -DDUP -o "$work/dup" "$work/empty.c"
-libs=$(readelf -d "$build/lib/libcompi-smpi.so.0" | sed -n 's/.*Shared library: \[lib\([^.]*\)\.so.*/-l\1/p' |
-    grep -v -e '^-lsimgrid$' -e '^-lc$' -e '^-lm$' -e '^-lld-linux' | tr '\n' ' ')
+read -ra libs <<<"$(readelf -d "$build/lib/libcompi-smpi.so.0" | sed -n 's/.*Shared library: \[lib\([^.]*\)\.so.*/-l\1/p' |
+    grep -v -e '^-lsimgrid$' -e '^-lc$' -e '^-lm$' -e '^-lld-linux' | tr '\n' ' ')"
 smpicc -O2 -o "$work/compi" "$work/empty.c" -Wl,-Bsymbolic -Wl,--whole-archive "$build/lib/libcompi-smpi.a" \
-    -Wl,--no-whole-archive $libs -lm -lpthread -ldl
+    -Wl,--no-whole-archive "${libs[@]}" -lm -lpthread -ldl
 
 # one run: prints "cpu_s peak_kb"
 run() {

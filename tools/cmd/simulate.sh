@@ -82,8 +82,9 @@ case "$prog" in
         smpicc -O2 -o "$work/app" "$prog" -lm
         # compi inside the program, its calls bound there (SMPI's MPI_* would
         # come first); the codec libraries are those libcompi-smpi.so needs
+        read -ra libs <<<"$(compi_smpi_libs "$build")"
         smpicc -O2 -o "$work/app.compi" "$prog" -Wl,-Bsymbolic -Wl,--whole-archive "$build/lib/libcompi-smpi.a" \
-            -Wl,--no-whole-archive $(compi_smpi_libs "$build") -lm -lpthread -ldl
+            -Wl,--no-whole-archive "${libs[@]}" -lm -lpthread -ldl
         plain=$work/app linked=$work/app.compi ;;
     */*) plain=$prog linked=$prog.compi ;;
     *) plain=$build/bin/$prog linked=$build/bin/$prog.compi ;;
