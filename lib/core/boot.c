@@ -13,8 +13,11 @@
  * and tag. A rank's MPI_Init returns only after it received every message
  * addressed to it (each is matched by one of its own receives there), and
  * an application can post no receive before its MPI_Init returns, so none
- * is pending when one arrives and none is left for a later one. The tag is
- * reserved all the same, so that a reader of a trace can tell them apart. */
+ * is pending when one arrives and none is left for a later one. (Where
+ * compi's MPI_Init did not run, compi starts at a rank's first MPI call it
+ * sees, before that call does anything: the rank has posted no receive
+ * through compi then.) The tag is reserved all the same, so that a reader
+ * of a trace can tell them apart. */
 #include <stdlib.h>
 #include "core/boot.h"
 #include "core/state.h"
