@@ -77,9 +77,10 @@ stage foreign     foreign_stage
 smpi_stage() {
   cmake -S . -B build/smpi -DCOMPI_MPI=smpi -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
     cmake --build build/smpi -j"$jobs" --target compi_stencil3d compi_stencil3d.compi compi_pingpong.compi \
-      smpitest_startup_world smpitest_startup_world.compi smpitest_adapt_families smpitest_adapt_families.compi &&
+      smpitest_startup_world smpitest_startup_world.compi smpitest_adapt_families smpitest_adapt_families.compi \
+      smpitest_init_wildcard smpitest_init_wildcard.compi &&
     python3 tests/smpi/check_sim.py build/smpi &&
-    ctest --test-dir build/smpi -R 'smpi_(plain|compi)_adapt_families' --output-on-failure
+    ctest --test-dir build/smpi -R 'smpi_(plain|compi)_(adapt_families|init_wildcard)' --output-on-failure
 }
 stage smpi        smpi_stage
 # Opt-in (not in all_stages; COMPI_TEST_STAGES must name it): data beyond

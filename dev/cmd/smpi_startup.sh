@@ -13,8 +13,12 @@
 # pays it once for its own duplicate of MPI_COMM_WORLD.
 #   compi smpi_startup [--build build/smpi] [--mode adaptive] [RANKS...]   (default 64 256 1024)
 # 8 ranks per node on a one-switch cluster; prints one row per rank count.
-# "lib KiB" is the file SMPI copies and maps once per rank
-# (smpi/privatize-libs), part of compi's extra memory per rank.
+# As compi simulate runs them: compi linked into the program
+# (libcompi-smpi.a), SMPI's data segment swapped per rank
+# (smpi/privatization:mmap), so compi's code is one copy for all ranks.
+# "dlopen s": the plain program under SMPI's default privatization, which
+# copies the program once per rank (and libcompi with it when compi was a
+# shared library listed in smpi/privatize-libs, 543 KiB a rank).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$root/build/smpi mode=adaptive
@@ -49,32 +53,35 @@ C
 smpicc -O2 -o "$work/plain" "$work/empty.c"
 smpicc -O2 -DREDUCE -o "$work/reduce" "$work/empty.c"
 smpicc -O2 -DDUP -o "$work/dup" "$work/empty.c"
-smpicc -O2 -o "$work/compi" "$work/empty.c" -L"$build/lib" -Wl,--no-as-needed -lcompi-smpi -Wl,--as-needed
+read -ra libs <<<"$(readelf -d "$build/lib/libcompi-smpi.so.0" | sed -n 's/.*Shared library: \[lib\([^.]*\)\.so.*/-l\1/p' |
+    grep -v -e '^-lsimgrid$' -e '^-lc$' -e '^-lm$' -e '^-lld-linux' | tr '\n' ' ')"
+smpicc -O2 -o "$work/compi" "$work/empty.c" -Wl,-Bsymbolic -Wl,--whole-archive "$build/lib/libcompi-smpi.a" \
+    -Wl,--no-whole-archive "${libs[@]}" -lm -lpthread -ldl
 
 # one run: prints "cpu_s peak_kb"
 run() {
-    local np=$1 bin=$2
-    (cd "$work" && env -u COMPI_CALIBRATE COMPI_MODE="$mode" LD_LIBRARY_PATH="$build/lib" \
+    local np=$1 bin=$2 priv=${3:-mmap}
+    (cd "$work" && env -u COMPI_CALIBRATE COMPI_MODE="$mode" \
         /usr/bin/time -f "TIME %U %S %M" -o "$work/time" smpirun -np "$np" -platform "p$np.xml" -hostfile "h$np" \
-        --cfg=smpi/privatize-libs:libcompi-smpi.so.0 --cfg=smpi/coll-selector:ompi --cfg=smpi/tmpdir:"$work" \
+        --cfg=smpi/privatization:"$priv" --cfg=smpi/coll-selector:ompi --cfg=smpi/tmpdir:"$work" \
         --cfg=smpi/simulate-computation:no --log=root.thresh:error "./$bin" >/dev/null 2>&1)
     awk '/^TIME/ {printf "%.2f %d\n", $2 + $3, $4}' "$work/time"
 }
 
 echo "compi start-up under SMPI ($mode, 8 ranks per node, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-libk=$(($(stat -L -c %s "$build/lib/libcompi-smpi.so.0") / 1024))
-printf '%6s %8s %8s %8s %8s %7s %7s %7s %8s %8s %9s %9s %7s\n' ranks "plain s" "+red s" "+dup s" "compi s" \
-    "x plain" "x +red" "x +dup" "plain MB" "compi MB" "KiB/rank" "vs +dup" "lib KiB"
+printf '%6s %8s %8s %8s %8s %8s %7s %7s %7s %8s %8s %9s %9s\n' ranks "dlopen s" "plain s" "+red s" "+dup s" \
+    "compi s" "x plain" "x +red" "x +dup" "plain MB" "compi MB" "KiB/rank" "vs +dup"
 for np in "$@"; do
     nodes=$(((np + 7) / 8))
     python3 "$root/tools/cmd/simulate_platform.py" --topo cluster --nodes "$nodes" --cores 8 \
         --platform "$work/p$np.xml" --hostfile "$work/h$np"
+    read -r oc _ < <(run "$np" plain dlopen)
     read -r pc pm < <(run "$np" plain)
     read -r bc _ < <(run "$np" reduce)
     read -r dc dm < <(run "$np" dup)
     read -r cc cm < <(run "$np" compi)
-    printf '%6d %8s %8s %8s %8s %7.2f %7.2f %7.2f %8.1f %8.1f %9.0f %9.0f %7d\n' "$np" "$pc" "$bc" "$dc" "$cc" \
+    printf '%6d %8s %8s %8s %8s %8s %7.2f %7.2f %7.2f %8.1f %8.1f %9.0f %9.0f\n' "$np" "$oc" "$pc" "$bc" "$dc" "$cc" \
         "$(echo "$cc / $pc" | bc -l)" "$(echo "$cc / $bc" | bc -l)" "$(echo "$cc / $dc" | bc -l)" \
         "$(echo "$pm / 1024" | bc -l)" "$(echo "$cm / 1024" | bc -l)" "$(echo "($cm - $pm) / $np" | bc -l)" \
-        "$(echo "($cm - $dm) / $np" | bc -l)" "$libk"
+        "$(echo "($cm - $dm) / $np" | bc -l)"
 done

@@ -261,3 +261,65 @@ int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *co
     if (rc == MPI_SUCCESS) *count = n > INT32_MAX ? MPI_UNDEFINED : (int)n;
     return rc;
 }
+
+/* ------------------------------------------- compi's side channel (see .h) */
+
+/* SMPI's request calls (C++ static members of simgrid::smpi::Request,
+ * exported by libsimgrid; MPI handles are pointers to those classes). */
+extern MPI_Request _ZN7simgrid4smpi7Request5isendEPKviPNS0_8DatatypeEiiPNS0_4CommE(const void *buf, int count,
+                                                                                   MPI_Datatype dt, int dst, int tag,
+                                                                                   MPI_Comm comm);
+extern MPI_Request _ZN7simgrid4smpi7Request5irecvEPviPNS0_8DatatypeEiiPNS0_4CommE(void *buf, int count, MPI_Datatype dt,
+                                                                                  int src, int tag, MPI_Comm comm);
+extern void _ZN7simgrid4smpi7Request6iprobeEiiPNS0_4CommEPiP10MPI_Status(int source, int tag, MPI_Comm comm, int *flag,
+                                                                         MPI_Status *status);
+
+/* compi's side tag t (0 .. COMPI_COMPAT_SIDE_TAG_UB) on the wire */
+static int compi_compat_side_tag(int tag)
+{
+    return -(1 << 30) - tag;
+}
+
+static int compi_compat_side_check(int world, int tag)
+{
+    int size = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (world < 0 || world >= size) return MPI_ERR_RANK;
+    return tag < 0 || tag > COMPI_COMPAT_SIDE_TAG_UB ? MPI_ERR_TAG : MPI_SUCCESS;
+}
+
+/* As SMPI's own MPI calls do, the host time since the last MPI call is
+ * charged to the simulated rank before the call (smpi_bench_end) and
+ * measuring starts again after it. */
+int compi_compat_side_isend(const void *buf, int n, int world, int tag, MPI_Request *req)
+{
+    int rc = compi_compat_side_check(world, tag);
+    if (rc != MPI_SUCCESS) return rc;
+    smpi_bench_end();
+    *req = _ZN7simgrid4smpi7Request5isendEPKviPNS0_8DatatypeEiiPNS0_4CommE(buf, n, MPI_BYTE, world,
+                                                                           compi_compat_side_tag(tag), MPI_COMM_WORLD);
+    smpi_bench_begin();
+    return MPI_SUCCESS;
+}
+
+int compi_compat_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req)
+{
+    int rc = compi_compat_side_check(world, tag);
+    if (rc != MPI_SUCCESS) return rc;
+    smpi_bench_end();
+    *req = _ZN7simgrid4smpi7Request5irecvEPviPNS0_8DatatypeEiiPNS0_4CommE(buf, n, MPI_BYTE, world,
+                                                                          compi_compat_side_tag(tag), MPI_COMM_WORLD);
+    smpi_bench_begin();
+    return MPI_SUCCESS;
+}
+
+int compi_compat_side_iprobe(int world, int tag, int *flag, MPI_Status *st)
+{
+    int rc = compi_compat_side_check(world, tag);
+    if (rc != MPI_SUCCESS) return rc;
+    smpi_bench_end();
+    _ZN7simgrid4smpi7Request6iprobeEiiPNS0_4CommEPiP10MPI_Status(world, compi_compat_side_tag(tag), MPI_COMM_WORLD,
+                                                                 flag, st);
+    smpi_bench_begin();
+    return MPI_SUCCESS;
+}

@@ -67,6 +67,32 @@ int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *co
  * (lib/compat/smpi_codecs.c), so helpers could not change simulated time. */
 #define COMPI_COMPAT_NO_POOL 1
 
+/* compi's side channel (lib/core/escape.c) is MPI_COMM_WORLD itself, on
+ * tags from -2^30 down: SMPI creates no communicator spanning its ranks
+ * without a ring over all of them (P^2 messages: 20 s of host CPU at 1024
+ * ranks, eight times a plain MPI_Init+Finalize), and escaped bytes and
+ * pipelined chunks of point-to-point messages may come at any time after
+ * MPI_Init, so no later collective point could create one. Negative tags
+ * are SMPI's own (its collectives use -1 .. -7000): an application cannot
+ * send one (MPI_ERR_TAG), and SMPI matches MPI_ANY_TAG only with tags >= 0,
+ * so no receive or probe of the application, wildcard or not, can take a
+ * side message, and compi's tags are far from any SMPI uses. The messages
+ * go through SMPI's own request calls, which take negative tags. */
+#define COMPI_COMPAT_SIDE_ON_WORLD 1
+#define COMPI_COMPAT_SIDE_TAG_UB ((1 << 29) - 1)
+int compi_compat_side_isend(const void *buf, int n, int world, int tag, MPI_Request *req);
+int compi_compat_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req);
+int compi_compat_side_iprobe(int world, int tag, int *flag, MPI_Status *st);
+
+/* Per-thread data is per-rank data: a simulated rank is one SimGrid actor
+ * and has no threads of its own (no codec pool; SMPI lets no other thread
+ * call MPI), and all actors run on one thread of the simulator. Plain
+ * static data is what SMPI privatizes per rank, in both of its ways
+ * (smpi/privatization:dlopen copies the program, mmap swaps its data
+ * segment at every switch between ranks); thread-local data would be one
+ * copy for all ranks under mmap, with compi linked into the program. */
+#define __thread
+
 /* SMPI gives MPI_MESSAGE_NO_PROC the value of MPI_MESSAGE_NULL, and so does
  * compi here: a program sees SMPI's values. A matched MPI_PROC_NULL is
  * MPI_MESSAGE_NO_PROC, and a receive of it returns the empty status. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/safefile.h"
+#include "core/boot.h"
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/decide.h"
@@ -154,8 +155,7 @@ static int compi_engine_load_models(char *err, size_t errlen)
  * the node map is core's (runtime.c, numbered the same way). */
 static int compi_engine_node_names(void)
 {
-    int rc = compi_netcal_node_names(compi_g.aside_comm, compi_g.node_count, compi_g.node_of_world,
-                                     compi_cfg.ranks_per_node <= 0, &compi_E.node_names);
+    int rc = compi_boot_node_names(compi_cfg.ranks_per_node <= 0, &compi_E.node_names);
     if (rc != COMPI_OK) return rc == COMPI_ERR_NOMEM ? MPI_ERR_NO_MEM : (rc < 0 ? MPI_ERR_OTHER : rc);
     return MPI_SUCCESS;
 }
@@ -312,8 +312,9 @@ int compi_engine_init(char *err, size_t errlen)
     /* ... which holds unless the ranks read different models (heuristics
      * directories that differ between nodes): then they would disagree on
      * which collectives take compi's path, and hang */
-    unsigned long long fl[2] = {compi_E.coll_floor[1], ~(unsigned long long)compi_E.coll_floor[1]}, lo[2];
-    PMPI_Allreduce(fl, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, compi_g.aside_comm); /* start-up: runtime.c */
+    unsigned long long hi[2] = {~(unsigned long long)compi_E.coll_floor[1], compi_E.coll_floor[1]};
+    if (compi_boot_max(hi, 2) != MPI_SUCCESS) hi[0] = hi[1] + 1; /* start-up: runtime.c; failed: differ */
+    unsigned long long lo[2] = {~hi[0], ~hi[1]}; /* the least floor, and the greatest one's complement */
     if (lo[0] != ~lo[1]) {
         char from[COMPI_CONFIG_PATH_MAX + 64];
         compi_config_origin_text(&compi_cfg, COMPI_SET_HEURISTICS, from, sizeof from);

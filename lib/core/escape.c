@@ -24,6 +24,65 @@
 
 static unsigned compi_side_seq;
 
+/* compi's side channel: a duplicate of MPI_COMM_WORLD, made in MPI_Init;
+ * in the smpi flavour, MPI_COMM_WORLD itself with tags no application
+ * message can carry or match (lib/compat/smpi_compat.h), since SMPI pays a
+ * ring over all ranks for every communicator that spans them. */
+int compi_side_open(void)
+{
+#ifdef COMPI_COMPAT_SIDE_ON_WORLD
+    compi_g.aside_comm = MPI_COMM_WORLD;
+    compi_g.aside_tag_ub = COMPI_COMPAT_SIDE_TAG_UB;
+    return MPI_SUCCESS;
+#else
+    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
+    /* compi judges what goes wrong on its side communicator (a chunk longer
+     * than declared is a damaged message, not a reason to abort the job) */
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(compi_g.aside_comm, MPI_ERRORS_RETURN);
+    return rc;
+#endif
+}
+
+void compi_side_close(void)
+{
+#ifndef COMPI_COMPAT_SIDE_ON_WORLD
+    if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);
+#endif
+    compi_g.aside_comm = MPI_COMM_NULL;
+}
+
+#ifdef COMPI_COMPAT_SIDE_ON_WORLD
+int compi_side_isend(const void *buf, int n, int world, int tag, MPI_Request *req)
+{
+    return compi_compat_side_isend(buf, n, world, tag, req);
+}
+
+int compi_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req)
+{
+    return compi_compat_side_irecv(buf, n, world, tag, req);
+}
+
+int compi_side_iprobe(int world, int tag, int *flag, MPI_Status *st)
+{
+    return compi_compat_side_iprobe(world, tag, flag, st);
+}
+#else
+int compi_side_isend(const void *buf, int n, int world, int tag, MPI_Request *req)
+{
+    return PMPI_Isend(buf, n, MPI_BYTE, world, tag, compi_g.aside_comm, req);
+}
+
+int compi_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req)
+{
+    return PMPI_Irecv(buf, n, MPI_BYTE, world, tag, compi_g.aside_comm, req);
+}
+
+int compi_side_iprobe(int world, int tag, int *flag, MPI_Status *st)
+{
+    return PMPI_Iprobe(world, tag, compi_g.aside_comm, flag, st);
+}
+#endif
+
 int compi_side_tag(void)
 {
     return (int)(__atomic_fetch_add(&compi_side_seq, 1, __ATOMIC_RELAXED) % ((unsigned)compi_g.aside_tag_ub + 1u));
@@ -41,7 +100,7 @@ int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes,
     }
     memcpy(aside->tmp, bytes, COMPI_FRAME_HEADER_SIZE);
     compi_req *r = compi_req_new(COMPI_REQ_SEND, compi_g.aside_comm, NULL, COMPI_FAM_SEND);
-    int rc = PMPI_Isend(aside->tmp, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, world, tag, compi_g.aside_comm, &r->inner);
+    int rc = compi_side_isend(aside->tmp, COMPI_FRAME_HEADER_SIZE, world, tag, &r->inner);
     if (rc != MPI_SUCCESS) {
         compi_outgoing_release(aside);
         free(aside);
@@ -64,7 +123,7 @@ int compi_escape_restore(const compi_comm_info *ci, int source, const compi_fram
     /* Sent first, so almost always there already; waiting without bound would
      * turn a damaged header into a hang. */
     for (;;) {
-        int rc = PMPI_Iprobe(world, tag, compi_g.aside_comm, &flag, &st);
+        int rc = compi_side_iprobe(world, tag, &flag, &st);
         if (rc != MPI_SUCCESS) return rc;
         if (flag) break;
         uint64_t now = compi_now_ns();
@@ -77,5 +136,7 @@ int compi_escape_restore(const compi_comm_info *ci, int source, const compi_fram
         sched_yield();
     }
     *arrived = 1;
-    return PMPI_Recv(head, COMPI_FRAME_HEADER_SIZE, MPI_BYTE, world, tag, compi_g.aside_comm, &st);
+    MPI_Request req;
+    int rc = compi_side_irecv(head, COMPI_FRAME_HEADER_SIZE, world, tag, &req);
+    return rc == MPI_SUCCESS ? PMPI_Wait(&req, &st) : rc;
 }

@@ -234,7 +234,7 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
             }
             m[8] ^= 0x5a; /* the chunk's declared length: its header check fails */
         }
-        rc = PMPI_Isend(m, (int)mlen, MPI_BYTE, p->world_dest, p->tag, compi_g.aside_comm, &p->reqs[k]);
+        rc = compi_side_isend(m, (int)mlen, p->world_dest, p->tag, &p->reqs[k]);
         if (rc != MPI_SUCCESS) {
             free(m);
             p->bufs[k] = NULL;
@@ -475,7 +475,7 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
     x->whylen = sizeof why;
     compi_pool_job *job = n > 1 ? compi_pool_job_new(n, compi_pipe_decode, x) : NULL;
     for (size_t s = 0; s < nslots && rc == MPI_SUCCESS; s++)
-        rc = PMPI_Irecv(slot[s], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[s]);
+        rc = compi_side_irecv(slot[s], (int)room, world, tag, &req[s]);
     /* chunks still to come: fewer than n when one the sender never sent is
      * found missing (the next one arrived in its place) */
     size_t due = n;
@@ -528,8 +528,7 @@ int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_
                 if (!compi_pool_done(job, j) && j + nslots > k + 1) break; /* its slot is not needed yet */
                 compi_pipe_collect(x, job, j);
             }
-            if (j + nslots < due)
-                rc = PMPI_Irecv(slot[sj], (int)room, MPI_BYTE, world, tag, compi_g.aside_comm, &req[sj]);
+            if (j + nslots < due) rc = compi_side_irecv(slot[sj], (int)room, world, tag, &req[sj]);
             given++;
         }
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/boot.h"
 #include "core/comm.h"
 #include "core/decide.h"
 #include "core/profile.h"
@@ -110,6 +111,12 @@ static int compi_comm_info_copy(MPI_Comm oldcomm, int keyval, void *extra, void 
     return MPI_SUCCESS;
 }
 
+static int compi_slot_per_rank(int r, const void *ctx)
+{
+    (void)ctx;
+    return r;
+}
+
 /* Node ids: ranks sharing memory (MPI_COMM_TYPE_SHARED) form a node, named by
  * their lowest world rank, then renumbered densely. */
 static int compi_build_node_map(void)
@@ -121,14 +128,20 @@ static int compi_build_node_map(void)
     if (compi_cfg.ranks_per_node > 0) {
         for (int r = 0; r < n; r++) leader[r] = r / compi_cfg.ranks_per_node * compi_cfg.ranks_per_node;
     } else {
+        /* the node's lowest rank is its rank 0 (equal keys keep
+         * MPI_COMM_WORLD's order): no collective on the node either */
         MPI_Comm shm;
-        int rc = PMPI_Comm_split_type(compi_g.aside_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+        MPI_Group g;
+        int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
         if (rc != MPI_SUCCESS) return rc;
-        int mine = compi_g.world_rank, low;
-        PMPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, shm);
+        int zero = 0;
         PMPI_Comm_size(shm, &compi_g.host_ranks);
+        PMPI_Comm_group(shm, &g);
+        rc = PMPI_Group_translate_ranks(g, 1, &zero, compi_world_group, &leader[compi_g.world_rank]);
+        PMPI_Group_free(&g);
         PMPI_Comm_free(&shm);
-        PMPI_Allgather(&low, 1, MPI_INT, leader, 1, MPI_INT, compi_g.aside_comm);
+        if (rc == MPI_SUCCESS) rc = compi_boot_allgather(leader, sizeof *leader, compi_slot_per_rank, NULL);
+        if (rc != MPI_SUCCESS) return rc;
     }
     int nodes = 0;
     for (int r = 0; r < n; r++) {
@@ -166,7 +179,7 @@ static void compi_system_config(char *out, size_t cap)
         out[0] = 0;
 }
 
-/* Every rank calls this with its own outcome of a step that may fail on some
+/* Every rank calls this, inside MPI_Init (boot.c), with its own outcome of a step that may fail on some
  * ranks only (configuration files differ between nodes). Rank 0's message is
  * printed by compi_config_fail; a failing rank with another message prints
  * its own. Returns nonzero on every rank if any failed; rank 0's err then
@@ -175,12 +188,13 @@ int compi_config_agree(int failed, char *err, size_t errlen)
 {
     char root[1024];
     int rank, any = 0;
-    PMPI_Comm_rank(compi_g.aside_comm, &rank);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* one reduction when every rank is fine; rank 0's message only if not */
-    PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, compi_g.aside_comm);
-    if (!any) return 0;
+    unsigned long long v = failed != 0;
+    if (compi_boot_max(&v, 1) != MPI_SUCCESS) v = 1;
+    if (!(any = (int)v)) return 0;
     snprintf(root, sizeof root, "%s", failed ? err : "");
-    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, compi_g.aside_comm);
+    compi_boot_bcast(root, sizeof root);
     if (rank != 0 && failed && strncmp(err, root, sizeof root - 1) != 0)
         fprintf(stderr, "compi: configuration error on rank %d: %s\n", rank, err);
     if (rank == 0 && !failed)
@@ -210,8 +224,8 @@ static const struct {
 };
 
 /* Whether any rank failed to load its configuration or has other agreed
- * settings than some other rank: one reduction of a hash's range. Collective
- * over compi's side communicator; the same answer on every rank. */
+ * settings than some other rank: one reduction of a hash's range, up and
+ * down a tree (boot.c); the same answer on every rank. */
 static int compi_config_differ(int failed, const char (*mine)[64])
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a over the settings' texts */
@@ -219,8 +233,8 @@ static int compi_config_differ(int failed, const char (*mine)[64])
         for (const char *c = mine[k]; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
         h = (h ^ 0xffu) * 1099511628211ull; /* a separator no text holds */
     }
-    unsigned long long v[3] = {(unsigned long long)failed, h, ~h}, top[3];
-    PMPI_Allreduce(v, top, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, compi_g.aside_comm);
+    unsigned long long top[3] = {(unsigned long long)failed, h, ~h};
+    if (compi_boot_max(top, 3) != MPI_SUCCESS) return 1;
     return top[0] != 0 || top[1] != ~top[2];
 }
 
@@ -243,8 +257,8 @@ static void compi_config_init(void)
     if (!compi_config_differ(failed, (const char(*)[64])mine)) return;
     if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
     memcpy(root, mine, sizeof root);
-    PMPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, compi_g.aside_comm);
-    PMPI_Comm_rank(compi_g.aside_comm, &rank);
+    compi_boot_bcast(root, sizeof root);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int k = 0; k < COMPI_AGREED && !failed; k++) {
         if (strcmp(mine[k], root[k]) == 0) continue;
         int set = compi_agreed[k].setting;
@@ -264,29 +278,27 @@ static void compi_config_init(void)
 int compi_core_init(void)
 {
     char err[1024];
-    /* compi's start-up collectives (configuration agreement, node map, node
-     * names) run on its side communicator, created first: MPI_COMM_WORLD's
-     * first broadcast or reduction is left to the application, since an MPI
-     * may set up per-communicator state then (SimGrid SMPI builds its
-     * node-aware tables with a P-step ring over all P ranks, P^2 messages,
-     * on a communicator of 256 ranks or more; a new communicator pays that
-     * at its creation already), and the side communicator keeps compi's
-     * collectives apart from any the application has started */
-    PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
-    PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm);
-    compi_config_init();
+    /* compi's start-up agreement (configuration, node map, node names,
+     * collective floors) runs up and down a tree of point-to-point messages
+     * (boot.c), with no collective and no new communicator: an MPI may set
+     * up per-communicator state at a communicator's creation or first
+     * collective (SimGrid SMPI runs a ring over all P ranks, P^2 messages,
+     * from 256 ranks on), and MPI_COMM_WORLD's first is the application's */
     PMPI_Comm_rank(MPI_COMM_WORLD, &compi_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);
+    PMPI_Comm_group(MPI_COMM_WORLD, &compi_world_group);
+    PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm); /* one rank: no messages */
+    compi_config_init();
     int rc = compi_build_node_map();
     if (rc != MPI_SUCCESS) return rc;
-    PMPI_Comm_group(MPI_COMM_WORLD, &compi_world_group);
     PMPI_Comm_create_keyval(compi_comm_info_copy, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
-    /* compi judges what goes wrong on its side communicator (a chunk longer
-     * than declared is a damaged message, not a reason to abort the job) */
-    PMPI_Comm_set_errhandler(compi_g.aside_comm, MPI_ERRORS_RETURN);
     int *ub, found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
     compi_g.aside_tag_ub = found ? *ub : 32767;
+    /* the side communicator carries escaped bytes and pipelined chunks of
+     * point-to-point messages, which may come at any time after MPI_Init:
+     * it cannot wait for a point where every rank is in a collective */
+    if ((rc = compi_side_open()) != MPI_SUCCESS) return rc;
     int cls;
     PMPI_Add_error_class(&cls);
     PMPI_Add_error_code(cls, &compi_g.frame_error_code);
@@ -340,7 +352,7 @@ void compi_core_finalize(void)
     compi_pool_setup_finalize(); /* no helper thread outlives MPI */
     /* the cached communicator info on WORLD/SELF is freed by MPI_Finalize */
     if (compi_g.self_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.self_comm);
-    if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);
+    compi_side_close();
     if (compi_world_group != MPI_GROUP_NULL) PMPI_Group_free(&compi_world_group);
     compi_g.finalized = 1;
 }

@@ -51,6 +51,11 @@ static void nc_clean_name(char *dst, const char *src, int node)
     if (n == 0 || strcmp(dst, "*") == 0) snprintf(dst, COMPI_NET_NAME_MAX, "node%d", node);
 }
 
+void compi_netcal_clean_name(char *dst, const char *src, int node)
+{
+    nc_clean_name(dst, src, node);
+}
+
 int compi_netcal_node_names(MPI_Comm comm, int nnodes, const int *node_of_rank, int ask_mpi,
                             char (**node_names)[COMPI_NET_NAME_MAX])
 {

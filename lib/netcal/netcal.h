@@ -86,6 +86,10 @@ void compi_netcal_opts_init(compi_netcal_opts *o);
 int compi_netcal_node_map(MPI_Comm comm, int ranks_per_node, int *nnodes, int **node_of_rank,
                           char (**node_names)[COMPI_NET_NAME_MAX]);
 
+/* A processor name as a node name (the cleaning compi_netcal_node_names
+ * applies): dst holds COMPI_NET_NAME_MAX bytes. */
+void compi_netcal_clean_name(char *dst, const char *src, int node);
+
 /* The names of the nodes of a node map (node_of_rank: size of comm entries,
  * nodes numbered 0..nnodes-1 in the order of their lowest rank, the same on
  * every rank): with ask_mpi, MPI_Get_processor_name of each node's lowest

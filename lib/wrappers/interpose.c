@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+#include "core/boot.h"
 #include "wrappers/impl.h"
 
 int compi_bypass;
@@ -143,14 +144,15 @@ void compi_interpose_init(void)
 {
 #ifdef COMPI_COMPAT_NO_INTERPOSE_CHECK
     /* no rank looked: every rank's answer is "not bypassed", and the
-     * reduction would be MPI_COMM_WORLD's first (runtime.c says why compi
-     * leaves that to the application) */
+     * global symbol lookups would find every simulated rank's copy */
     return;
 #endif
-    /* every rank runs this inside MPI_Init: one decision for all */
-    int mine = compi_bypass, any = mine;
-    PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    compi_bypass = any;
+    /* every rank runs this inside MPI_Init: one decision for all, up and
+     * down a tree of messages (lib/core/boot.c: no collective, so
+     * MPI_COMM_WORLD's first is the application's) */
+    unsigned long long any = (unsigned long long)compi_bypass;
+    if (compi_boot_max(&any, 1) != MPI_SUCCESS) any = 1; /* pass-through: safe whatever the others do */
+    compi_bypass = any != 0;
     compi_ip_tell();
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs one program of the smpi build under SimGrid SMPI on a generated
 # platform: NP ranks, RPN ranks per simulated node (a cluster of
-# ceil(NP/RPN) nodes at RATE), compi's library privatized per rank.
+# ceil(NP/RPN) nodes at RATE), compi linked into the program and its data
+# swapped per rank (smpi/privatization:mmap).
 #   smpi_run.sh NP RPN RATE PROGRAM [ARGS...]
 # The ranks' environment is this script's (SMPI runs them in its process).
 # With COMPI_MODE set, the run must leave compi's report (COMPI_REPORT):
@@ -32,7 +33,7 @@ if [ -n "${COMPI_MODE:-}" ] && [ -z "${COMPI_REPORT:-}" ]; then
 fi
 rc=0
 smpirun -np "$np" -platform "$tmp/platform.xml" -hostfile "$tmp/hosts" \
-    --cfg=smpi/privatize-libs:libcompi-smpi.so.0 --cfg=smpi/coll-selector:${COMPI_SMPI_COLL:-ompi} \
+    --cfg=smpi/privatization:mmap --cfg=smpi/coll-selector:${COMPI_SMPI_COLL:-ompi} \
     --cfg=smpi/simulate-computation:no --cfg=smpi/tmpdir:"$tmp" \
     --cfg=smpi/send-is-detached-thresh:1000000000 \
     --log=root.thresh:error --log=smpi_mpi.thresh:error ${COMPI_SMPI_CFG:-} \

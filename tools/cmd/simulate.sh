@@ -6,6 +6,11 @@
 # simulate_platform.py beside this script); docs/simulate.md.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# -l options of the shared libraries libcompi needs besides SimGrid's and C's
+compi_smpi_libs() {
+    readelf -d "$1/lib/libcompi-smpi.so.0" | sed -n 's/.*Shared library: \[lib\([^.]*\)\.so.*/-l\1/p' |
+        grep -v -e '^-lsimgrid$' -e '^-lc$' -e '^-lm$' -e '^-lld-linux' | tr '\n' ' '
+}
 root=${COMPI_ROOT:-$(cd "$here/../.." && pwd)}
 
 usage() {
@@ -65,7 +70,7 @@ done
 prog=$1; shift
 np=${np:-$((nodes * cores))}
 command -v smpirun >/dev/null || { echo "compi simulate: smpirun not found (apt-get install simgrid libsimgrid-dev)" >&2; exit 1; }
-[ -f "$build/lib/libcompi-smpi.so.0" ] || { echo "compi simulate: no smpi build in $build (tools/build.sh --mpi smpi)" >&2; exit 1; }
+[ -f "$build/lib/libcompi-smpi.a" ] || { echo "compi simulate: no smpi build in $build (tools/build.sh --mpi smpi)" >&2; exit 1; }
 case "$compute" in none|measured) ;; *) echo "compi simulate: --compute none|measured" >&2; exit 2 ;; esac
 build=$(cd "$build" && pwd)
 if [ -n "$keep" ]; then mkdir -p "$keep"; work=$(cd "$keep" && pwd); else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
@@ -75,7 +80,11 @@ case "$prog" in
     *.c)
         [ -f "$prog" ] || { echo "compi simulate: no such file $prog" >&2; exit 1; }
         smpicc -O2 -o "$work/app" "$prog" -lm
-        smpicc -O2 -o "$work/app.compi" "$prog" -lm -L"$build/lib" -Wl,--no-as-needed -lcompi-smpi -Wl,--as-needed
+        # compi inside the program, its calls bound there (SMPI's MPI_* would
+        # come first); the codec libraries are those libcompi-smpi.so needs
+        read -ra libs <<<"$(compi_smpi_libs "$build")"
+        smpicc -O2 -o "$work/app.compi" "$prog" -Wl,-Bsymbolic -Wl,--whole-archive "$build/lib/libcompi-smpi.a" \
+            -Wl,--no-whole-archive "${libs[@]}" -lm -lpthread -ldl
         plain=$work/app linked=$work/app.compi ;;
     */*) plain=$prog linked=$prog.compi ;;
     *) plain=$build/bin/$prog linked=$build/bin/$prog.compi ;;
@@ -86,7 +95,9 @@ done
 
 python3 "$here/simulate_platform.py" --topo "$topo" --nodes "$nodes" --cores "$cores" --rate "$rate" \
     --latency "$latency" --oversub "$oversub" --platform "$work/platform.xml" --hostfile "$work/hosts"
-cfg=(--cfg=smpi/privatize-libs:libcompi-smpi.so.0 --cfg=smpi/coll-selector:ompi --cfg=smpi/tmpdir:"$work"
+# smpi/privatization:mmap: SMPI swaps the program's data segment per rank,
+# and compi's code (linked into the program) is one copy for all ranks
+cfg=(--cfg=smpi/privatization:mmap --cfg=smpi/coll-selector:ompi --cfg=smpi/tmpdir:"$work"
      --cfg=smpi/send-is-detached-thresh:1000000000 --cfg=smpi/display-timing:yes
      --log=root.thresh:error --log=smpi_mpi.thresh:error --log=smpi_utils.thresh:info)
 if [ "$compute" = none ]; then cfg+=(--cfg=smpi/simulate-computation:no); else cfg+=(--cfg=smpi/host-speed:"$host_speed"); fi
