@@ -59,6 +59,7 @@ static pthread_mutex_t compi_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct {
     MPI_Comm x;
     unsigned seq;
+    compi_nbc_gates *gates; /* nbc_gate.c's, on first use */
 } compi_nbc_comm;
 
 static int compi_nbc_keyval = MPI_KEYVAL_INVALID;
@@ -69,6 +70,7 @@ static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *ex
     (void)keyval;
     (void)extra;
     compi_nbc_comm *c = attr;
+    compi_nbc_gates_free(c->gates); /* before x: their votes run on it */
     if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
     free(c);
     return MPI_SUCCESS;
@@ -103,6 +105,16 @@ static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
         return NULL;
     }
     return c;
+}
+
+compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, MPI_Comm *x, int *rc)
+{
+    compi_nbc_comm *c = compi_nbc_comm_get(comm, rc);
+    if (!c) return NULL;
+    if (!c->gates) c->gates = compi_nbc_gates_new();
+    if (!c->gates) *rc = MPI_ERR_NO_MEM;
+    *x = c->x;
+    return c->gates;
 }
 
 /* ---------------------------------------------------------------- building */
