@@ -25,8 +25,6 @@ typedef struct {
     compi_sched_fn fn;
     void *arg;
     compi_req *r; /* a posted message, until it completed */
-    int deferred; /* a send to another node waiting for the window */
-    int windowed; /* a send to another node counted in the window */
 } compi_sched_op;
 
 struct compi_sched {
@@ -43,8 +41,7 @@ struct compi_sched {
      * cur[j]: its round running, posted[j]: whose steps were posted */
     int *lane_first, *cur, *posted;
     int nlanes, lcap;
-    int rc;       /* first error */
-    int inflight; /* sends to other nodes posted, not completed */
+    int rc; /* first error */
     void **mem;
     int nmem, memcap;
     compi_req *entry; /* the application's request, until finished */
@@ -293,53 +290,6 @@ static void compi_sched_fail(compi_sched *s, int rc)
     if (rc != MPI_SUCCESS && s->rc == MPI_SUCCESS) s->rc = rc;
 }
 
-/* COMPI_NBC_WINDOW: at most this many sends to other nodes in flight per
- * schedule (0: all at once) */
-static int compi_sched_window(void)
-{
-    return compi_cfg.nbc_window;
-}
-
-static void compi_sched_post_msg(compi_sched *s, compi_sched_op *op)
-{
-    compi_req *r = compi_req_new(op->type == COMPI_OP_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV, s->x, s->ci, s->fam);
-    int rc = op->type == COMPI_OP_SEND
-                 ? compi_post_send(r, op->sbuf, op->count, op->dt, op->peer, op->tag, COMPI_SMODE_STD, s->ci)
-                 : compi_post_recv(r, op->rbuf, op->count, op->dt, op->peer, op->tag);
-    if (rc != MPI_SUCCESS) {
-        compi_sched_fail(s, rc);
-        compi_req_destroy(r);
-        return;
-    }
-    if (op->type == COMPI_OP_SEND) {
-        compi_typeinfo ti;
-        compi_typeinfo_get(op->dt, op->count, &ti);
-        COMPI_NBC_ADD(s->kind, COMPI_NBC_BYTES, ti.size);
-        if (compi_peer_is_remote(s->ci, op->peer)) COMPI_NBC_ADD(s->kind, COMPI_NBC_INTER_MSGS, 1);
-    }
-    op->r = r;
-}
-
-/* Posts a send to another node now, or defers it while the window is full. */
-static void compi_sched_post_send(compi_sched *s, compi_sched_op *op)
-{
-    int w = compi_sched_window();
-    if (w > 0 && compi_peer_is_remote(s->ci, op->peer)) {
-        if (s->inflight >= w) {
-            op->deferred = 1;
-            return;
-        }
-        op->deferred = 0;
-        op->windowed = 1;
-        s->inflight++;
-    }
-    compi_sched_post_msg(s, op);
-    if (!op->r && op->windowed) { /* failed (recorded): not in flight */
-        op->windowed = 0;
-        s->inflight--;
-    }
-}
-
 /* Posts round k: local steps in order, then its messages. A step that
  * fails is recorded and skipped; the others still go, so no peer waits for
  * a message this rank never sends. */
@@ -353,11 +303,26 @@ static void compi_sched_post(compi_sched *s, int k)
             compi_sched_fail(s, op->count > 0 ? PMPI_Reduce_local(op->sbuf, op->rbuf, op->count, op->dt, op->op)
                                               : MPI_SUCCESS);
     }
-    /* the receives first: a peer's send finds its receive posted */
-    for (int i = first; i < end; i++)
-        if (s->ops[i].type == COMPI_OP_RECV) compi_sched_post_msg(s, &s->ops[i]);
-    for (int i = first; i < end; i++)
-        if (s->ops[i].type == COMPI_OP_SEND) compi_sched_post_send(s, &s->ops[i]);
+    for (int i = first; i < end; i++) {
+        compi_sched_op *op = &s->ops[i];
+        if (op->type != COMPI_OP_SEND && op->type != COMPI_OP_RECV) continue;
+        compi_req *r = compi_req_new(op->type == COMPI_OP_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV, s->x, s->ci, s->fam);
+        int rc = op->type == COMPI_OP_SEND
+                     ? compi_post_send(r, op->sbuf, op->count, op->dt, op->peer, op->tag, COMPI_SMODE_STD, s->ci)
+                     : compi_post_recv(r, op->rbuf, op->count, op->dt, op->peer, op->tag);
+        if (rc != MPI_SUCCESS) {
+            compi_sched_fail(s, rc);
+            compi_req_destroy(r);
+            continue;
+        }
+        if (op->type == COMPI_OP_SEND) {
+            compi_typeinfo ti;
+            compi_typeinfo_get(op->dt, op->count, &ti);
+            COMPI_NBC_ADD(s->kind, COMPI_NBC_BYTES, ti.size);
+            if (compi_peer_is_remote(s->ci, op->peer)) COMPI_NBC_ADD(s->kind, COMPI_NBC_INTER_MSGS, 1);
+        }
+        op->r = r;
+    }
 }
 
 /* Completes what finished of round k; 1 when all of it has. */
@@ -366,10 +331,6 @@ static int compi_sched_test_round(compi_sched *s, int k)
     int first = k ? s->round_end[k - 1] : 0, end = s->round_end[k], pending = 0;
     for (int i = first; i < end; i++) {
         compi_sched_op *op = &s->ops[i];
-        if (op->deferred) {
-            pending++;
-            continue;
-        }
         if (!op->r) continue;
         int done = 0;
         MPI_Status st;
@@ -383,15 +344,7 @@ static int compi_sched_test_round(compi_sched *s, int k)
         compi_sched_fail(s, compi_req_finish_op(op->r, &st));
         compi_req_destroy(op->r);
         op->r = NULL;
-        if (op->windowed) {
-            op->windowed = 0;
-            s->inflight--;
-        }
     }
-    /* the deferred sends in order (sends to one peer must not overtake
-     * each other), as far as the window has room */
-    for (int i = first; i < end && s->inflight < compi_sched_window(); i++)
-        if (s->ops[i].deferred) compi_sched_post_send(s, &s->ops[i]);
     return pending == 0;
 }
 

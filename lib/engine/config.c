@@ -195,14 +195,6 @@ static int set_nbc_node_reduce(compi_config *c, const char *v, char *why, size_t
     else return COMPI_BAD("is not valid; valid values: on, off");
     return COMPI_OK;
 }
-static int set_nbc_window(compi_config *c, const char *v, char *why, size_t whylen)
-{
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (end == v || *end || n < 0 || n > 1024) return COMPI_BAD("is not valid; expected 0 to 1024");
-    c->nbc_window = (int)n;
-    return COMPI_OK;
-}
 static int set_reeval(compi_config *c, const char *v, char *why, size_t whylen)
 {
     int n;
@@ -371,7 +363,6 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
     [COMPI_SET_THREADS] = {{"threads", "COMPI_THREADS", "auto", 0}, set_threads, 0},
     [COMPI_SET_NBC_NODE_REDUCE] = {{"nbc_node_reduce", "COMPI_NBC_NODE_REDUCE", "off", 0}, set_nbc_node_reduce, 0},
-    [COMPI_SET_NBC_WINDOW] = {{"nbc_window", "COMPI_NBC_WINDOW", "0", 0}, set_nbc_window, 0},
 };
 
 size_t compi_setting_count(void)

@@ -58,7 +58,6 @@ enum {
     COMPI_SET_ADAPT_PROBE,
     COMPI_SET_THREADS,
     COMPI_SET_NBC_NODE_REDUCE,
-    COMPI_SET_NBC_WINDOW,
     COMPI_SET_COUNT
 };
 
@@ -98,7 +97,6 @@ typedef struct {
     int io_gate;          /* COMPI_IO_GATE: 1 = la passes calls it cannot speed up to the MPI (ROMIO only) */
     int threads;          /* COMPI_THREADS: codec pool helpers (lib/pool/pool.h); COMPI_THREADS_AUTO = from the node */
     int nbc_node_reduce;  /* COMPI_NBC_NODE_REDUCE: 1 = node-aware nonblocking reductions (lib/coll/nbc_nodes.c) */
-    int nbc_window;       /* COMPI_NBC_WINDOW: sends to other nodes in flight per schedule (0: all at once) */
     /* adaptive engine */
     char heuristics_dir[COMPI_CONFIG_PATH_MAX]; /* COMPI_HEURISTICS: network.txt, codecs.txt */
     int calibrate_init;                         /* COMPI_CALIBRATE=init: measure the network at MPI_Init */
