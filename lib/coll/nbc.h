@@ -152,6 +152,12 @@ typedef struct {
 int compi_nbc_gate_begin(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, size_t size,
                          compi_nbc_ticket *t);
 void compi_nbc_gate_end(compi_nbc_ticket *t);
+/* The gate of the trial call running on this thread (NULL: none) and
+ * whether its frames are to be evaluated: a schedule started in it counts
+ * the frames of its every round for that trial's vote. */
+compi_nbc_gate *compi_nbc_gate_trial(int *probe);
+/* Adds a trial schedule's frame bytes and the bytes compression saved. */
+void compi_nbc_gate_count(compi_nbc_gate *g, uint64_t frame_bytes, uint64_t saved_bytes);
 /* A communicator's gates (sched.c keeps them with compi's dup x). */
 typedef struct compi_nbc_gates compi_nbc_gates;
 compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, MPI_Comm *x, int *rc);

@@ -46,6 +46,10 @@ struct compi_nbc_gates {
     compi_nbc_gate *k[COMPI_NBC_KINDS]; /* per family, COMPI_GATE_CLASSES of them, lazily */
 };
 
+/* the trial call running on this thread */
+static __thread compi_nbc_gate *compi_nbc_trial_gate;
+static __thread int compi_nbc_trial_probe;
+
 static compi_trials_params compi_nbc_trials_cfg;
 static pthread_once_t compi_nbc_gate_once = PTHREAD_ONCE_INIT;
 static compi_nbc_gate *compi_nbc_voting;
@@ -150,7 +154,25 @@ int compi_nbc_gate_begin(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kin
     t->path = (int)compi_trials_begin(&g->t, &compi_nbc_trials_cfg, &probe);
     compi_coll_scope_begin(probe);
     t->g = g;
+    if (g->t.phase == COMPI_TRIALS_TRY_COMPI) {
+        compi_nbc_trial_gate = g;
+        compi_nbc_trial_probe = probe;
+    }
     return t->path;
+}
+
+compi_nbc_gate *compi_nbc_gate_trial(int *probe)
+{
+    *probe = compi_nbc_trial_probe;
+    return compi_nbc_trial_gate;
+}
+
+void compi_nbc_gate_count(compi_nbc_gate *g, uint64_t frame_bytes, uint64_t saved_bytes)
+{
+    /* a round posted after the vote lands in the hold's counts, which the
+     * next trial starts afresh from (trials.h) */
+    g->t.frame_bytes += frame_bytes;
+    g->t.saved_bytes += saved_bytes;
 }
 
 void compi_nbc_gate_end(compi_nbc_ticket *t)
@@ -158,6 +180,8 @@ void compi_nbc_gate_end(compi_nbc_ticket *t)
     compi_nbc_gate *g = t->g;
     if (!g) return;
     t->g = NULL;
+    compi_nbc_trial_gate = NULL;
+    compi_nbc_trial_probe = 0;
     uint64_t frame_bytes, saved_bytes;
     compi_coll_scope_end(&frame_bytes, &saved_bytes);
     if (t->path == COMPI_TRIALS_PATH_MPI) COMPI_NBC_ADD(t->kind, COMPI_NBC_GATED, 1);

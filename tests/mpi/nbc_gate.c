@@ -11,6 +11,9 @@
  *   iallgather_text      Iallgather of repetitive text (compresses ~100x)
  *   ineighbor_random     Ineighbor_alltoall of random blocks on a periodic ring
  *   neighbor_text        blocking Neighbor_alltoall of text on the same ring
+ *   iallreduce_text      Iallreduce of text (MPI_MAX): with several ranks on
+ *                        a node the node-aware schedule, whose inter-node
+ *                        messages go in later rounds, posted from progress
  * The companion check_gate.py reads the report's nonblocking counters:
  * which calls ran compi's schedule and which the gate passed to the MPI
  * follow from the data alone (trials.h's schedule, worked out in
@@ -106,6 +109,26 @@ static void neighbor_group(const char *name, int text, int nonblocking)
     mt_group_end();
 }
 
+static void iallreduce_text(void)
+{
+    mt_group_begin("iallreduce_text");
+    MPI_Comm c;
+    MPI_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    signed char *in = malloc(2 * BLOCK), *got = malloc(2 * BLOCK), *want = malloc(2 * BLOCK);
+    for (int i = 0; i < GATE_CALLS; i++) {
+        fill_text((char *)in, 2 * BLOCK, mt_rank + i);
+        memset(got, 0x55, 2 * BLOCK);
+        MPI_Request r;
+        MPI_CALL(MPI_Iallreduce(in, got, 2 * BLOCK, MPI_SIGNED_CHAR, MPI_MAX, c, &r));
+        MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        PMPI_Allreduce(in, want, 2 * BLOCK, MPI_SIGNED_CHAR, MPI_MAX, c);
+        CHECK(memcmp(got, want, 2 * BLOCK) == 0, "iallreduce", "call %d differs from PMPI_Allreduce", i);
+    }
+    free(in), free(got), free(want);
+    MPI_Comm_free(&c);
+    mt_group_end();
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "nbc_gate");
@@ -113,5 +136,6 @@ int main(int argc, char **argv)
     iallgather_text();
     neighbor_group("ineighbor_random", 0, 1);
     neighbor_group("neighbor_text", 1, 0);
+    iallreduce_text();
     return mt_finish();
 }
