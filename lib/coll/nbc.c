@@ -517,12 +517,12 @@ static int compi_nbc_one_per_node(MPI_Comm comm, const compi_comm_info *ci)
     return l && l->nnodes == l->size;
 }
 
-/* Where some node holds several ranks the node-aware schedules run only
- * with COMPI_NBC_NODE_REDUCE on (every rank has the same setting), else the
- * MPI's own call: the MPI's own Iallreduce already moves the vector about
- * twice per node link, so compi gains at most the partial sums'
- * compression ratio, and vectors near the floor (one or two lanes) lost
- * on random bytes (docs/nbc.md). */
+/* Where some node holds several ranks the node-aware schedules run with
+ * COMPI_NBC_NODE_REDUCE on (the default; every rank has the same setting),
+ * else the MPI's own call: the MPI's own Iallreduce already moves the
+ * vector about twice per node link, so compi gains at most the partial
+ * sums' compression ratio; data that does not compress goes to the MPI's
+ * own call through the gate (nbc_gate.c, docs/nbc.md). */
 static int compi_nbc_node_path(MPI_Comm comm, const compi_comm_info *ci)
 {
     return !compi_nbc_one_per_node(comm, ci) && compi_cfg.nbc_node_reduce;
