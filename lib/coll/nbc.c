@@ -59,7 +59,8 @@ const char *const compi_nbc_names[COMPI_NBC_KINDS] = {
     "neighbor_alltoallw",
     "ineighbor_alltoallw",
 };
-const char *const compi_nbc_field_names[COMPI_NBC_FIELDS] = {"calls", "compressed_path", "bytes", "inter_msgs"};
+const char *const compi_nbc_field_names[COMPI_NBC_FIELDS] = {"calls", "compressed_path", "bytes", "inter_msgs",
+                                                             "gated"};
 
 /* Counts the call; the communicator's info when compi's path may apply. */
 static const compi_comm_info *compi_nbc_enter(compi_nbc_kind kind, MPI_Comm comm)
@@ -117,14 +118,18 @@ static int compi_nbc_go(compi_sched *s, int rc, MPI_Comm comm, MPI_Request *requ
     return compi_raise(comm, compi_sched_start(s, request));
 }
 
+/* Ends the gate's ticket of a call that returns rc. */
+static int compi_nbc_gated(compi_nbc_ticket *t, int rc)
+{
+    if (t) compi_nbc_gate_end(t);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- ibcast */
 
-int compi_impl_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *request)
+static int compi_ibcast_sched(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, const compi_comm_info *ci,
+                              MPI_Request *request)
 {
-    const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IBCAST, comm);
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL);
-    if (!ci || !compi_coll_may_compress(ci, compi_nbc_bytes(dt, count)))
-        return PMPI_Ibcast(buf, count, dt, root, comm, request);
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -134,6 +139,18 @@ int compi_impl_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
         rc = compi_sched_send(s, buf, count, dt, (root + k) % size, 0);
     if (rank != root) rc = compi_sched_recv(s, buf, count, dt, root, 0);
     return compi_nbc_go(s, rc, comm, request);
+}
+
+int compi_impl_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *request)
+{
+    const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IBCAST, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_BCAST, root, count, dt, NULL, MPI_OP_NULL);
+    size_t bytes = compi_nbc_bytes(dt, count);
+    if (!ci || !compi_coll_may_compress(ci, bytes)) return PMPI_Ibcast(buf, count, dt, root, comm, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IBCAST, bytes, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(&t, PMPI_Ibcast(buf, count, dt, root, comm, request));
+    return compi_nbc_gated(&t, compi_ibcast_sched(buf, count, dt, root, comm, ci, request));
 }
 
 /* ---------------------------------------------------------------- igather(v), iscatter(v) */
@@ -169,8 +186,12 @@ int compi_impl_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     size_t block = rank == root ? compi_nbc_bytes(recvtype, recvcount) : compi_nbc_bytes(sendtype, sendcount);
     if (!ci || !compi_coll_may_compress(ci, block))
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, comm, ci,
-                                COMPI_NBC_IGATHER, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IGATHER, block, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(
+            &t, PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    return compi_nbc_gated(&t, compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                                                    recvtype, root, comm, ci, COMPI_NBC_IGATHER, request));
 }
 
 int compi_impl_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -179,10 +200,12 @@ int compi_impl_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IGATHERV, comm);
     compi_nbc_rooted_prof(comm, COMPI_PROF_GATHERV, root, 0, recvtype, recvcounts, sendcount, sendtype);
-    if (!ci)
-        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    return compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, comm, ci,
-                                COMPI_NBC_IGATHERV, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_IGATHERV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(ci ? &t : NULL, PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                                             recvtype, root, comm, request));
+    return compi_nbc_gated(&t, compi_igather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                                                    recvtype, root, comm, ci, COMPI_NBC_IGATHERV, request));
 }
 
 static int compi_iscatter_common(const void *sendbuf, const int *sendcounts, const int *displs, int sendcount,
@@ -216,8 +239,12 @@ int compi_impl_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     size_t block = rank == root ? compi_nbc_bytes(sendtype, sendcount) : compi_nbc_bytes(recvtype, recvcount);
     if (!ci || !compi_coll_may_compress(ci, block))
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return compi_iscatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ci,
-                                 COMPI_NBC_ISCATTER, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_ISCATTER, block, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(
+            &t, PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    return compi_nbc_gated(&t, compi_iscatter_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                                                     recvtype, root, comm, ci, COMPI_NBC_ISCATTER, request));
 }
 
 int compi_impl_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
@@ -226,10 +253,12 @@ int compi_impl_Iscatterv(const void *sendbuf, const int sendcounts[], const int 
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_ISCATTERV, comm);
     compi_nbc_rooted_prof(comm, COMPI_PROF_SCATTERV, root, 0, sendtype, sendcounts, recvcount, recvtype);
-    if (!ci)
-        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return compi_iscatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, ci,
-                                 COMPI_NBC_ISCATTERV, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_ISCATTERV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(ci ? &t : NULL, PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                                              recvtype, root, comm, request));
+    return compi_nbc_gated(&t, compi_iscatter_common(sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
+                                                     recvtype, root, comm, ci, COMPI_NBC_ISCATTERV, request));
 }
 
 /* ---------------------------------------------------------------- iallgather(v) */
@@ -269,10 +298,15 @@ int compi_impl_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendt
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLGATHER, comm);
     /* profiled as the blocking twin, which compi map's DKB decomposes */
     COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHER, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
-    if (!ci || !compi_coll_may_compress(ci, compi_nbc_bytes(recvtype, recvcount)))
+    size_t bytes = compi_nbc_bytes(recvtype, recvcount);
+    if (!ci || !compi_coll_may_compress(ci, bytes))
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return compi_iallgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm, ci,
-                                   COMPI_NBC_IALLGATHER, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IALLGATHER, bytes, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(
+            &t, PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    return compi_nbc_gated(&t, compi_iallgather_common(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                                                       recvtype, comm, ci, COMPI_NBC_IALLGATHER, request));
 }
 
 int compi_impl_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -281,10 +315,12 @@ int compi_impl_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype send
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLGATHERV, comm);
     COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLGATHERV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
-    if (!ci)
-        return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    return compi_iallgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, ci,
-                                   COMPI_NBC_IALLGATHERV, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_IALLGATHERV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(ci ? &t : NULL, PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                                                displs, recvtype, comm, request));
+    return compi_nbc_gated(&t, compi_iallgather_common(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                                                       recvtype, comm, ci, COMPI_NBC_IALLGATHERV, request));
 }
 
 /* ---------------------------------------------------------------- ialltoall(v) */
@@ -332,10 +368,15 @@ int compi_impl_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLTOALL, comm);
     COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALL, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
-    if (!ci || !compi_coll_may_compress(ci, compi_nbc_bytes(recvtype, recvcount)))
+    size_t bytes = compi_nbc_bytes(recvtype, recvcount);
+    if (!ci || !compi_coll_may_compress(ci, bytes))
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return compi_ialltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
-                                  comm, ci, COMPI_NBC_IALLTOALL, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IALLTOALL, bytes, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(
+            &t, PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    return compi_nbc_gated(&t, compi_ialltoall_common(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL,
+                                                      recvcount, recvtype, comm, ci, COMPI_NBC_IALLTOALL, request));
 }
 
 int compi_impl_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -346,11 +387,12 @@ int compi_impl_Ialltoallv(const void *sendbuf, const int sendcounts[], const int
     if (sendbuf == MPI_IN_PLACE)
         COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, recvtype, recvcounts, MPI_OP_NULL);
     else COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALLV, -1, 0, sendtype, sendcounts, MPI_OP_NULL);
-    if (!ci)
-        return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                               request);
-    return compi_ialltoall_common(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype,
-                                  comm, ci, COMPI_NBC_IALLTOALLV, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_IALLTOALLV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(ci ? &t : NULL, PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                                               recvcounts, rdispls, recvtype, comm, request));
+    return compi_nbc_gated(&t, compi_ialltoall_common(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts,
+                                                      rdispls, 0, recvtype, comm, ci, COMPI_NBC_IALLTOALLV, request));
 }
 
 int compi_impl_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -475,15 +517,21 @@ static int compi_nbc_one_per_node(MPI_Comm comm, const compi_comm_info *ci)
     return l && l->nnodes == l->size;
 }
 
-/* Where some node holds several ranks the node-aware schedules run only
- * with COMPI_NBC_NODE_REDUCE on (every rank has the same setting), else the
- * MPI's own call: the MPI's own Iallreduce already moves the vector about
- * twice per node link, so compi gains at most the partial sums'
- * compression ratio, and vectors near the floor (one or two lanes) lost
- * on random bytes (docs/nbc.md). */
+/* Where some node holds several ranks the node-aware schedules run with
+ * COMPI_NBC_NODE_REDUCE on (the default; every rank has the same setting),
+ * else the MPI's own call: the MPI's own Iallreduce already moves the
+ * vector about twice per node link, so compi gains at most the partial
+ * sums' compression ratio; data that does not compress goes to the MPI's
+ * own call through the gate (nbc_gate.c, docs/nbc.md). */
 static int compi_nbc_node_path(MPI_Comm comm, const compi_comm_info *ci)
 {
     return !compi_nbc_one_per_node(comm, ci) && compi_cfg.nbc_node_reduce;
+}
+
+/* Whether compi has a schedule of its own for a reduction on comm. */
+static int compi_nbc_reduction_path(MPI_Comm comm, const compi_comm_info *ci)
+{
+    return compi_nbc_one_per_node(comm, ci) || compi_cfg.nbc_node_reduce;
 }
 
 static int compi_nbc_reduction_gate(const compi_comm_info *ci, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
@@ -492,16 +540,11 @@ static int compi_nbc_reduction_gate(const compi_comm_info *ci, int count, MPI_Da
     return ci && compi_coll_reduction_ok(dt, op) && compi_coll_may_compress(ci, compi_nbc_bytes(dt, count));
 }
 
-int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                          MPI_Request *request)
+static int compi_iallreduce_sched(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                  MPI_Comm comm, const compi_comm_info *ci, MPI_Request *request)
 {
-    const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLREDUCE, comm);
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLREDUCE, -1, count, dt, NULL, op);
-    if (!compi_nbc_reduction_gate(ci, count, dt, op, comm))
-        return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
     if (compi_nbc_node_path(comm, ci))
         return compi_nbc_node_allreduce(sendbuf, recvbuf, count, dt, op, comm, ci, request);
-    if (!compi_nbc_one_per_node(comm, ci)) return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -523,16 +566,24 @@ int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     return compi_nbc_go(s, rc, comm, request);
 }
 
-int compi_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                       MPI_Comm comm, MPI_Request *request)
+int compi_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                          MPI_Request *request)
 {
-    const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE, comm);
-    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE, root, count, dt, NULL, op);
-    if (!compi_nbc_reduction_gate(ci, count, dt, op, comm))
-        return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
+    const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IALLREDUCE, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLREDUCE, -1, count, dt, NULL, op);
+    if (!compi_nbc_reduction_gate(ci, count, dt, op, comm) || !compi_nbc_reduction_path(comm, ci))
+        return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IALLREDUCE, compi_nbc_bytes(dt, count), &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(&t, PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request));
+    return compi_nbc_gated(&t, compi_iallreduce_sched(sendbuf, recvbuf, count, dt, op, comm, ci, request));
+}
+
+static int compi_ireduce_sched(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                               MPI_Comm comm, const compi_comm_info *ci, MPI_Request *request)
+{
     if (compi_nbc_node_path(comm, ci))
         return compi_nbc_node_reduce(sendbuf, recvbuf, count, dt, op, root, comm, ci, request);
-    if (!compi_nbc_one_per_node(comm, ci)) return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -555,10 +606,25 @@ int compi_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     return compi_nbc_go(s, rc, comm, request);
 }
 
+int compi_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE, comm);
+    COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE, root, count, dt, NULL, op);
+    if (!compi_nbc_reduction_gate(ci, count, dt, op, comm) || !compi_nbc_reduction_path(comm, ci))
+        return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IREDUCE, compi_nbc_bytes(dt, count), &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(&t, PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request));
+    return compi_nbc_gated(&t, compi_ireduce_sched(sendbuf, recvbuf, count, dt, op, root, comm, ci, request));
+}
+
 static int compi_ireduce_scatter_common(const void *sendbuf, void *recvbuf, const int *recvcounts, int recvcount,
                                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm, const compi_comm_info *ci,
                                         compi_nbc_kind kind, MPI_Request *request)
 {
+    if (compi_nbc_node_path(comm, ci))
+        return compi_nbc_node_reduce_scatter(sendbuf, recvbuf, recvcounts, recvcount, dt, op, comm, ci, kind, request);
     int rank, size, rc;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
@@ -584,15 +650,13 @@ int compi_impl_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int rec
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE_SCATTER, comm);
     COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER, -1, 0, dt, recvcounts, op);
-    if (!ci || !compi_coll_reduction_ok(dt, op))
+    if (!ci || !compi_coll_reduction_ok(dt, op) || !compi_nbc_reduction_path(comm, ci))
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request);
-    if (compi_nbc_node_path(comm, ci))
-        return compi_nbc_node_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, dt, op, comm, ci,
-                                             COMPI_NBC_IREDUCE_SCATTER, request);
-    if (!compi_nbc_one_per_node(comm, ci))
-        return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request);
-    return compi_ireduce_scatter_common(sendbuf, recvbuf, recvcounts, 0, dt, op, comm, ci, COMPI_NBC_IREDUCE_SCATTER,
-                                        request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IREDUCE_SCATTER, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(&t, PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request));
+    return compi_nbc_gated(&t, compi_ireduce_scatter_common(sendbuf, recvbuf, recvcounts, 0, dt, op, comm, ci,
+                                                            COMPI_NBC_IREDUCE_SCATTER, request));
 }
 
 int compi_impl_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt, MPI_Op op,
@@ -600,13 +664,12 @@ int compi_impl_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int rec
 {
     const compi_comm_info *ci = compi_nbc_enter(COMPI_NBC_IREDUCE_SCATTER_BLOCK, comm);
     COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_REDUCE_SCATTER_BLOCK, -1, recvcount, dt, NULL, op);
-    if (!compi_nbc_reduction_gate(ci, recvcount, dt, op, comm))
+    if (!compi_nbc_reduction_gate(ci, recvcount, dt, op, comm) || !compi_nbc_reduction_path(comm, ci))
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
-    if (compi_nbc_node_path(comm, ci))
-        return compi_nbc_node_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, dt, op, comm, ci,
-                                             COMPI_NBC_IREDUCE_SCATTER_BLOCK, request);
-    if (!compi_nbc_one_per_node(comm, ci))
-        return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
-    return compi_ireduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, dt, op, comm, ci,
-                                        COMPI_NBC_IREDUCE_SCATTER_BLOCK, request);
+    compi_nbc_ticket t;
+    if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IREDUCE_SCATTER_BLOCK, compi_nbc_bytes(dt, recvcount), &t) ==
+        COMPI_TRIALS_PATH_MPI)
+        return compi_nbc_gated(&t, PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request));
+    return compi_nbc_gated(&t, compi_ireduce_scatter_common(sendbuf, recvbuf, NULL, recvcount, dt, op, comm, ci,
+                                                            COMPI_NBC_IREDUCE_SCATTER_BLOCK, request));
 }

@@ -65,8 +65,9 @@ typedef enum {
     COMPI_NBC_KINDS
 } compi_nbc_kind;
 /* Per family: calls, calls on compi's path, application bytes this rank
- * sent in them, messages this rank sent to another node. */
-enum { COMPI_NBC_CALLS, COMPI_NBC_COMPI, COMPI_NBC_BYTES, COMPI_NBC_INTER_MSGS, COMPI_NBC_FIELDS };
+ * sent in them, messages this rank sent to another node, calls the gate
+ * (nbc_gate.c) passed to the MPI's own call. */
+enum { COMPI_NBC_CALLS, COMPI_NBC_COMPI, COMPI_NBC_BYTES, COMPI_NBC_INTER_MSGS, COMPI_NBC_GATED, COMPI_NBC_FIELDS };
 extern uint64_t compi_nbc_st[COMPI_NBC_KINDS][COMPI_NBC_FIELDS];
 extern const char *const compi_nbc_names[COMPI_NBC_KINDS];
 extern const char *const compi_nbc_field_names[COMPI_NBC_FIELDS];
@@ -133,6 +134,37 @@ void compi_nbc_hold(int count, const MPI_Request reqs[], int need_all);
  * Schedules of other communicators are not waited for: a peer may start
  * its part of them after this collective. */
 void compi_nbc_drain(MPI_Comm comm);
+
+/* ---- gates (nbc_gate.c): in adaptive and guided mode, whether a call
+ * whose schedule compi could run runs it or the MPI's own call, per
+ * communicator, family and size class, decided by lib/engine/trials.h's
+ * trials from votes agreed without a blocking collective. */
+typedef struct compi_nbc_gate compi_nbc_gate;
+typedef struct {
+    compi_nbc_gate *g; /* NULL: no gate, compi's path */
+    compi_nbc_kind kind;
+    int path; /* compi_trials_path */
+} compi_nbc_ticket;
+/* The path of this call (COMPI_TRIALS_PATH_COMPI or _MPI); opens the
+ * call's scope. size: a size every rank knows alike (0: class 0). Every
+ * call must be followed by compi_nbc_gate_end once the call has been
+ * started, whichever path it took. */
+int compi_nbc_gate_begin(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, size_t size,
+                         compi_nbc_ticket *t);
+void compi_nbc_gate_end(compi_nbc_ticket *t);
+/* The gate of the trial call running on this thread (NULL: none) and
+ * whether its frames are to be evaluated: a schedule started in it counts
+ * the frames of its every round for that trial's vote. */
+compi_nbc_gate *compi_nbc_gate_trial(int *probe);
+/* Adds a trial schedule's frame bytes and the bytes compression saved. */
+void compi_nbc_gate_count(compi_nbc_gate *g, uint64_t frame_bytes, uint64_t saved_bytes);
+/* A communicator's gates (sched.c keeps them with compi's dup x). */
+typedef struct compi_nbc_gates compi_nbc_gates;
+compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, MPI_Comm *x, int *rc);
+compi_nbc_gates *compi_nbc_gates_new(void); /* NULL: no memory */
+void compi_nbc_gates_free(compi_nbc_gates *gs);
+/* Completes every vote still in flight (before MPI_Finalize). */
+void compi_nbc_finalize(void);
 
 /* ---- helpers of the families */
 /* The neighbours of comm's topology, in the standard's order: *in sources

@@ -125,8 +125,10 @@ static int compi_nbr_run(const void *sendbuf, const int *sendcounts, const int *
 }
 
 /* The neighbourhood calls take compi's path on any communicator compi
- * frames: which blocks compress is each message's own decision, and every
- * rank of the communicator takes the same path. */
+ * frames, unless the gate (nbc_gate.c) passes them to the MPI: which blocks
+ * compress is each message's own decision, and every rank of the
+ * communicator takes the same path. Their gate's size class is 0: a rank's
+ * block sizes need not match those of ranks it has no edge with. */
 static const compi_comm_info *compi_nbr_enter(compi_nbc_kind kind, MPI_Comm comm)
 {
     COMPI_NBC_ADD(kind, COMPI_NBC_CALLS, 1);
@@ -134,14 +136,25 @@ static const compi_comm_info *compi_nbr_enter(compi_nbc_kind kind, MPI_Comm comm
     return compi_coll_applies(comm, &ci) ? ci : NULL;
 }
 
+/* Ends the gate's ticket (NULL: none) of a call that returns rc. */
+static int compi_nbr_gated(compi_nbc_ticket *t, int rc)
+{
+    if (t) compi_nbc_gate_end(t);
+    return rc;
+}
+
 int compi_impl_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLTOALL, comm);
     compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_SEND);
-    if (!ci) return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 0, recvbuf, NULL, NULL, recvcount, recvtype, comm,
-                         ci, COMPI_NBC_NEIGHBOR_ALLTOALL, COMPI_FAM_ALLTOALL, NULL);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_NEIGHBOR_ALLTOALL, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(
+            ci ? &t : NULL, PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    return compi_nbr_gated(&t,
+                           compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 0, recvbuf, NULL, NULL, recvcount,
+                                         recvtype, comm, ci, COMPI_NBC_NEIGHBOR_ALLTOALL, COMPI_FAM_ALLTOALL, NULL));
 }
 
 int compi_impl_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -149,9 +162,13 @@ int compi_impl_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dataty
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLTOALL, comm);
     compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_ISEND);
-    if (!ci) return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 0, recvbuf, NULL, NULL, recvcount, recvtype, comm,
-                         ci, COMPI_NBC_INEIGHBOR_ALLTOALL, COMPI_FAM_ALLTOALL, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_INEIGHBOR_ALLTOALL, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(ci ? &t : NULL, PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                                       recvtype, comm, request));
+    return compi_nbr_gated(&t, compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 0, recvbuf, NULL, NULL,
+                                             recvcount, recvtype, comm, ci, COMPI_NBC_INEIGHBOR_ALLTOALL,
+                                             COMPI_FAM_ALLTOALL, request));
 }
 
 int compi_impl_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -160,11 +177,13 @@ int compi_impl_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], c
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLTOALLV, comm);
     compi_nbr_prof(comm, sendcounts, 0, sendtype, COMPI_PROF_SEND);
-    if (!ci)
-        return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                       comm);
-    return compi_nbr_run(sendbuf, sendcounts, sdispls, 0, sendtype, 0, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
-                         ci, COMPI_NBC_NEIGHBOR_ALLTOALLV, COMPI_FAM_ALLTOALL, NULL);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_NEIGHBOR_ALLTOALLV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(ci ? &t : NULL, PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                                                       recvcounts, rdispls, recvtype, comm));
+    return compi_nbr_gated(&t,
+                           compi_nbr_run(sendbuf, sendcounts, sdispls, 0, sendtype, 0, recvbuf, recvcounts, rdispls, 0,
+                                         recvtype, comm, ci, COMPI_NBC_NEIGHBOR_ALLTOALLV, COMPI_FAM_ALLTOALL, NULL));
 }
 
 int compi_impl_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -173,11 +192,13 @@ int compi_impl_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], 
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLTOALLV, comm);
     compi_nbr_prof(comm, sendcounts, 0, sendtype, COMPI_PROF_ISEND);
-    if (!ci)
-        return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                        comm, request);
-    return compi_nbr_run(sendbuf, sendcounts, sdispls, 0, sendtype, 0, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
-                         ci, COMPI_NBC_INEIGHBOR_ALLTOALLV, COMPI_FAM_ALLTOALL, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_INEIGHBOR_ALLTOALLV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(ci ? &t : NULL, PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                                                        recvcounts, rdispls, recvtype, comm, request));
+    return compi_nbr_gated(&t, compi_nbr_run(sendbuf, sendcounts, sdispls, 0, sendtype, 0, recvbuf, recvcounts, rdispls,
+                                             0, recvtype, comm, ci, COMPI_NBC_INEIGHBOR_ALLTOALLV, COMPI_FAM_ALLTOALL,
+                                             request));
 }
 
 int compi_impl_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -185,9 +206,13 @@ int compi_impl_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dataty
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLGATHER, comm);
     compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_SEND);
-    if (!ci) return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, NULL, NULL, recvcount, recvtype, comm,
-                         ci, COMPI_NBC_NEIGHBOR_ALLGATHER, COMPI_FAM_ALLGATHER, NULL);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_NEIGHBOR_ALLGATHER, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(
+            ci ? &t : NULL, PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    return compi_nbr_gated(&t,
+                           compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, NULL, NULL, recvcount,
+                                         recvtype, comm, ci, COMPI_NBC_NEIGHBOR_ALLGATHER, COMPI_FAM_ALLGATHER, NULL));
 }
 
 int compi_impl_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -195,9 +220,13 @@ int compi_impl_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLGATHER, comm);
     compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_ISEND);
-    if (!ci) return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, NULL, NULL, recvcount, recvtype, comm,
-                         ci, COMPI_NBC_INEIGHBOR_ALLGATHER, COMPI_FAM_ALLGATHER, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_INEIGHBOR_ALLGATHER, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(ci ? &t : NULL, PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                                                        recvcount, recvtype, comm, request));
+    return compi_nbr_gated(&t, compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, NULL, NULL,
+                                             recvcount, recvtype, comm, ci, COMPI_NBC_INEIGHBOR_ALLGATHER,
+                                             COMPI_FAM_ALLGATHER, request));
 }
 
 int compi_impl_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -205,9 +234,13 @@ int compi_impl_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datat
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_NEIGHBOR_ALLGATHERV, comm);
     compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_SEND);
-    if (!ci) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, recvcounts, displs, 0, recvtype, comm,
-                         ci, COMPI_NBC_NEIGHBOR_ALLGATHERV, COMPI_FAM_ALLGATHER, NULL);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_NEIGHBOR_ALLGATHERV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(ci ? &t : NULL, PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                                                        recvcounts, displs, recvtype, comm));
+    return compi_nbr_gated(&t,
+                           compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, recvcounts, displs, 0,
+                                         recvtype, comm, ci, COMPI_NBC_NEIGHBOR_ALLGATHERV, COMPI_FAM_ALLGATHER, NULL));
 }
 
 int compi_impl_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -216,11 +249,13 @@ int compi_impl_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Data
 {
     const compi_comm_info *ci = compi_nbr_enter(COMPI_NBC_INEIGHBOR_ALLGATHERV, comm);
     compi_nbr_prof(comm, NULL, sendcount, sendtype, COMPI_PROF_ISEND);
-    if (!ci)
-        return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                                         request);
-    return compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, recvcounts, displs, 0, recvtype, comm,
-                         ci, COMPI_NBC_INEIGHBOR_ALLGATHERV, COMPI_FAM_ALLGATHER, request);
+    compi_nbc_ticket t;
+    if (!ci || compi_nbc_gate_begin(comm, ci, COMPI_NBC_INEIGHBOR_ALLGATHERV, 0, &t) == COMPI_TRIALS_PATH_MPI)
+        return compi_nbr_gated(ci ? &t : NULL, PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                                                         recvcounts, displs, recvtype, comm, request));
+    return compi_nbr_gated(&t, compi_nbr_run(sendbuf, NULL, NULL, sendcount, sendtype, 1, recvbuf, recvcounts, displs,
+                                             0, recvtype, comm, ci, COMPI_NBC_INEIGHBOR_ALLGATHERV, COMPI_FAM_ALLGATHER,
+                                             request));
 }
 
 /* The w variants: a datatype per block and byte displacements; the MPI's

@@ -44,7 +44,9 @@ struct compi_sched {
     int rc; /* first error */
     void **mem;
     int nmem, memcap;
-    compi_req *entry; /* the application's request, until finished */
+    compi_nbc_gate *gate; /* a gate's trial call: its rounds' frames counted there */
+    int probe;            /* that trial wants the frames evaluated */
+    compi_req *entry;     /* the application's request, until finished */
     struct compi_sched *next;
 };
 
@@ -59,6 +61,7 @@ static pthread_mutex_t compi_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct {
     MPI_Comm x;
     unsigned seq;
+    compi_nbc_gates *gates; /* nbc_gate.c's, on first use */
 } compi_nbc_comm;
 
 static int compi_nbc_keyval = MPI_KEYVAL_INVALID;
@@ -69,6 +72,13 @@ static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *ex
     (void)keyval;
     (void)extra;
     compi_nbc_comm *c = attr;
+    /* schedules still live (the application freed comm before their
+     * Wait) count their frames for no gate any more */
+    pthread_mutex_lock(&compi_sched_lock);
+    for (compi_sched *s = compi_sched_head; s; s = s->next)
+        if (s->x == c->x) s->gate = NULL;
+    pthread_mutex_unlock(&compi_sched_lock);
+    compi_nbc_gates_free(c->gates); /* before x: their votes run on it */
     if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
     free(c);
     return MPI_SUCCESS;
@@ -105,6 +115,16 @@ static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
     return c;
 }
 
+compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, MPI_Comm *x, int *rc)
+{
+    compi_nbc_comm *c = compi_nbc_comm_get(comm, rc);
+    if (!c) return NULL;
+    if (!c->gates) c->gates = compi_nbc_gates_new();
+    if (!c->gates) *rc = MPI_ERR_NO_MEM;
+    *x = c->x;
+    return c->gates;
+}
+
 /* ---------------------------------------------------------------- building */
 
 compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam, int *rc)
@@ -118,6 +138,7 @@ compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc
     }
     s->comm = comm;
     s->x = c->x;
+    s->gate = compi_nbc_gate_trial(&s->probe);
     s->ci = compi_comm_info_hold(ci);
     s->kind = kind;
     s->fam = fam;
@@ -281,7 +302,7 @@ static void compi_sched_fail(compi_sched *s, int rc)
 /* Posts round k: local steps in order, then its messages. A step that
  * fails is recorded and skipped; the others still go, so no peer waits for
  * a message this rank never sends. */
-static void compi_sched_post(compi_sched *s, int k)
+static void compi_sched_post_round(compi_sched *s, int k)
 {
     int first = k ? s->round_end[k - 1] : 0, end = s->round_end[k];
     for (int i = first; i < end; i++) {
@@ -311,6 +332,24 @@ static void compi_sched_post(compi_sched *s, int k)
         }
         op->r = r;
     }
+}
+
+/* Posts round k; a trial call's schedule counts the frames of its every
+ * round for its gate, whichever call's scope this runs in. */
+static void compi_sched_post(compi_sched *s, int k)
+{
+    if (!s->gate) {
+        compi_sched_post_round(s, k);
+        return;
+    }
+    compi_coll_scope_state outer;
+    compi_coll_scope_save(&outer);
+    compi_coll_scope_begin(s->probe);
+    compi_sched_post_round(s, k);
+    uint64_t frame_bytes, saved_bytes;
+    compi_coll_scope_end(&frame_bytes, &saved_bytes);
+    compi_coll_scope_restore(&outer);
+    compi_nbc_gate_count(s->gate, frame_bytes, saved_bytes);
 }
 
 /* Completes what finished of round k; 1 when all of it has. */

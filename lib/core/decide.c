@@ -64,10 +64,17 @@ static __thread void *compi_scratch;
 /* The collective running on this thread (compi_coll_scope_begin/end): its
  * gate's trial asks for evaluation, and the frames it compressed are
  * counted for the gate's vote. A thread runs one collective at a time. */
-static __thread struct {
-    int active, probe;
-    uint64_t frame_bytes, saved_bytes;
-} compi_coll_scope;
+static __thread compi_coll_scope_state compi_coll_scope;
+
+void compi_coll_scope_save(compi_coll_scope_state *s)
+{
+    *s = compi_coll_scope;
+}
+
+void compi_coll_scope_restore(const compi_coll_scope_state *s)
+{
+    compi_coll_scope = *s;
+}
 
 void compi_coll_scope_begin(int probe)
 {

@@ -93,6 +93,15 @@ double compi_engine_inter_ns_per_byte(double bytes);
  * on (inter-node frames) in between, and how many of them compression saved. */
 void compi_coll_scope_begin(int probe);
 void compi_coll_scope_end(uint64_t *frame_bytes, uint64_t *saved_bytes);
+/* This thread's scope, set aside while another collective's frames are
+ * counted (a nonblocking collective's later round, posted from inside
+ * another call) and put back after. */
+typedef struct {
+    int active, probe;
+    uint64_t frame_bytes, saved_bytes;
+} compi_coll_scope_state;
+void compi_coll_scope_save(compi_coll_scope_state *s);
+void compi_coll_scope_restore(const compi_coll_scope_state *s);
 /* After the node map; collective over MPI_COMM_WORLD. A bad heuristics file
  * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
  * error code. */

@@ -362,7 +362,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_ADAPT_PROBE] = {{"adapt_probe", "COMPI_ADAPT_PROBE", "1", 0}, set_probe, 0},
     [COMPI_SET_DEBUG_LINK_TIMES] = {{"debug_link_times", "COMPI_DEBUG_LINK_TIMES", "", 0}, set_debug_link, 0},
     [COMPI_SET_THREADS] = {{"threads", "COMPI_THREADS", "auto", 0}, set_threads, 0},
-    [COMPI_SET_NBC_NODE_REDUCE] = {{"nbc_node_reduce", "COMPI_NBC_NODE_REDUCE", "off", 0}, set_nbc_node_reduce, 0},
+    [COMPI_SET_NBC_NODE_REDUCE] = {{"nbc_node_reduce", "COMPI_NBC_NODE_REDUCE", "on", 0}, set_nbc_node_reduce, 0},
 };
 
 size_t compi_setting_count(void)
@@ -385,6 +385,7 @@ static void compi_config_defaults(compi_config *cfg)
     cfg->min_bytes = 2048;
     cfg->escape_wait_s = 60;
     cfg->io_gate = 1;
+    cfg->nbc_node_reduce = 1;
     cfg->threads = COMPI_THREADS_AUTO;
     compi_window_params_default(&cfg->window);
     cfg->min_speedup = 1.05;

@@ -243,12 +243,14 @@ def summary(doc, path, all_ranks=False):
                             "overlap"), rows))
     nbc = t.get("nonblocking_collectives", {})
     if nbc:
-        rows = [(name, g(c, "calls"), g(c, "compressed_path"), fmt_bytes(g(c, "bytes")), g(c, "inter_msgs"))
+        rows = [(name, g(c, "calls"), g(c, "compressed_path"), g(c, "gated"), fmt_bytes(g(c, "bytes")),
+                 g(c, "inter_msgs"))
                 for name, c in sorted(nbc.items(), key=lambda kv: -g(kv[1], "calls"))]
         lines.append("")
         lines.append("nonblocking and neighbourhood collectives (all ranks; compressed path: run as compi's schedule "
-                     "of compressed messages, else the MPI's own):")
-        lines.append(table(("collective", "calls", "compressed path", "bytes sent", "inter-node messages"), rows))
+                     "of compressed messages, else the MPI's own; gated: passed to the MPI's own by the gate):")
+        lines.append(table(("collective", "calls", "compressed path", "gated", "bytes sent", "inter-node messages"),
+                           rows))
     lines.extend(pool_summary(ranks, all_ranks))
     lines.append("")
     if ranks and (all_ranks or len(ranks) <= 16):
