@@ -165,8 +165,10 @@ static void compi_floor_proposal(const int *node_of_rank, int nranks, unsigned l
  * them). Not from 8 KiB: on a shaped 100 Mbit/s link 8 KiB messages passed
  * at memory speed in half of the probes despite the warm-up (20-180 us
  * instead of 650 us), and the fit, with one size of three wrong, was
- * rejected; from 16 KiB the fastest of 2 matched the link. It runs
- * inside an application's collective, so it is kept cheap: each message
+ * rejected; from 16 KiB the fastest of 2 matched the link. It runs at
+ * MPI_Init or inside an application's collective, so it is kept cheap:
+ * the latency is an empty message's one-way time (the fit's intercept is
+ * noise where the sizes take milliseconds), each message
  * is answered with an empty one (the link carries the probe's bytes once),
  * and the intra-node pairs, which the probe's result does not use, are
  * not measured. Per size one warm-up message of at least 32 KiB drains the
