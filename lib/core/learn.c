@@ -282,12 +282,16 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
  * communicator's first collectives already use them. Up to
  * COMPI_PROBE_INIT_MAX_NODES nodes: the probe's tournament takes a round
  * per node; beyond, the communicators' agreement points probe the links
- * their collectives cross. Collective over compi's side communicator. */
+ * their collectives cross. Not on fake nodes (COMPI_DEBUG_RANKS_PER_NODE,
+ * tests on one host) unless their link timings are injected: their links
+ * are shared memory, whose fit is mostly rejected, and every test would
+ * pay for it at start-up. Collective over compi's side communicator. */
 #define COMPI_PROBE_INIT_MAX_NODES 8
 int compi_engine_probe_init(void)
 {
     if (!compi_E.ready || !compi_cfg.refresh || !compi_cfg.probe || compi_g.node_count < 2 ||
         compi_g.node_count > COMPI_PROBE_INIT_MAX_NODES || compi_E.net_from != COMPI_LINKSRC_PRIOR ||
+        (compi_cfg.ranks_per_node > 0 && !compi_cfg.debug_link.set) ||
         (compi_cfg.mode != COMPI_MODE_ADAPTIVE && compi_cfg.mode != COMPI_MODE_GUIDED))
         return MPI_SUCCESS;
     int rc = compi_engine_probe(compi_g.aside_comm, compi_g.node_of_world, "at MPI_Init");
