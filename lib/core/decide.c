@@ -341,7 +341,8 @@ int compi_engine_init(char *err, size_t errlen)
         (compi_cfg.mode == COMPI_MODE_ADAPTIVE || compi_cfg.mode == COMPI_MODE_GUIDED) && compi_g.node_count > 1;
     compi_log(engine_decides ? 1 : 2, "adaptive engine: network model '%s', codec model '%s', collective floor %zu B",
               compi_E.net.source, compi_E.codecs.source, compi_E.coll_floor[1]);
-    return MPI_SUCCESS;
+    /* the prior's links measured before the application's first message */
+    return compi_engine_probe_init();
 }
 
 void compi_engine_finalize(void)

@@ -66,6 +66,11 @@ compi_link_state *compi_link_view(int node, compi_link_state *tmp);
 /* COMPI_DEBUG_LINK_TIMES into a network measurement's options (decide.c). */
 void compi_engine_inject_timings(compi_netcal_opts *o);
 
+/* At MPI_Init: probes the links known only from the prior and sets the
+ * start-up collective floors from them (learn.c). Collective over compi's
+ * side communicator; an MPI error code. */
+int compi_engine_probe_init(void);
+
 /* Seconds since the engine started. */
 double compi_engine_now_s(void);
 

@@ -31,11 +31,27 @@ static int compi_learn_level(void)
                : 2;
 }
 
-/* The model of l changed: its windows study afresh (their zones were drawn
- * with the old model), and COMPI_VERBOSE=1 says so. l->lock held. */
-static void compi_link_model_changed(compi_link_state *l, double was_alpha, double was_beta)
+/* Whether a decision could move from model `was` to l's: the predicted
+ * wire time of some message size a window judges (min_bytes .. 64 MiB)
+ * moved by more than the factor that makes a learned model change
+ * (COMPI_LINKEST_CHANGE). A probe that finds 118 MB/s where the prior said
+ * 125 changes no decision and costs no evaluation. */
+static int compi_link_decisions_move(const compi_net_link *was, const compi_net_link *now)
 {
-    for (int g = 0; g < COMPI_WIN_GROUPS; g++)
+    for (double s = compi_cfg.min_bytes > 0 ? (double)compi_cfg.min_bytes : 1; s <= 64.0 * 1024 * 1024; s *= 2) {
+        double a = compi_net_time_us(was, s), b = compi_net_time_us(now, s);
+        if (a <= 0 || b <= 0 || b > a * COMPI_LINKEST_CHANGE || a > b * COMPI_LINKEST_CHANGE) return 1;
+    }
+    return 0;
+}
+
+/* The model of l changed from `was`: where that could move a decision, its
+ * windows study afresh (their zones were drawn with the old model), and
+ * COMPI_VERBOSE=1 says so. l->lock held. */
+static void compi_link_model_changed(compi_link_state *l, const compi_net_link *was)
+{
+    int reopen = compi_link_decisions_move(was, &l->est.model);
+    for (int g = 0; reopen && g < COMPI_WIN_GROUPS; g++)
         for (int c = 0; l->win[g] && c < COMPI_CLASS_COUNT; c++) {
             compi_window *w = &l->win[g][c];
             if (w->no_len == compi_cfg.window.floor && w->yes_len == SIZE_MAX) continue;
@@ -45,11 +61,14 @@ static void compi_link_model_changed(compi_link_state *l, double was_alpha, doub
             l->reopened++;
         }
     double beta = compi_linkest_beta_ns(&l->est);
-    compi_log(compi_learn_level(),
-              "link %s %s from %llu sample(s): latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); "
-              "its compression decisions are studied again",
-              l->name, l->est.source == COMPI_LINKSRC_PROBE ? "probed" : "learned", (unsigned long long)l->est.samples,
-              l->est.model.alpha_us, beta > 0 ? 1e3 / beta : 0, was_alpha, was_beta > 0 ? 1e3 / was_beta : 0);
+    double was_beta = was->npoints ? was->beta_ns[was->npoints - 1] : 0;
+    char from[48] = "";
+    if (l->est.source != COMPI_LINKSRC_PROBE)
+        snprintf(from, sizeof from, " from %llu sample(s)", (unsigned long long)l->est.samples);
+    compi_log(compi_learn_level(), "link %s %s%s: latency %.1f us, %.1f MB/s (was %.1f us, %.1f MB/s); %s", l->name,
+              l->est.source == COMPI_LINKSRC_PROBE ? "probed" : "learned", from, l->est.model.alpha_us,
+              beta > 0 ? 1e3 / beta : 0, was->alpha_us, was_beta > 0 ? 1e3 / was_beta : 0,
+              reopen ? "its compression decisions are studied again" : "no decision moves");
 }
 
 /* One rate sample for the link to world rank peer's node: `bytes` back to
@@ -69,9 +88,9 @@ static void compi_engine_observe_rate(int world_peer, double bytes, double us, d
                                        compi_cfg.debug_link.burst_bytes, head);
     }
     pthread_mutex_lock(&l->lock);
-    double was_alpha = l->est.model.alpha_us, was_beta = compi_linkest_beta_ns(&l->est);
+    compi_net_link was = l->est.model;
     uint64_t rejected = l->est.fits_rejected;
-    if (compi_linkest_add_rate(&l->est, bytes, us)) compi_link_model_changed(l, was_alpha, was_beta);
+    if (compi_linkest_add_rate(&l->est, bytes, us)) compi_link_model_changed(l, &was);
     else if (l->est.fits_rejected != rejected && rejected == 0)
         compi_log(compi_learn_level(), "link %s: a fit of its samples was rejected (%s); keeping its %s model", l->name,
                   l->est.last_rejection, compi_linksrc_name(l->est.source));
@@ -109,10 +128,11 @@ static int compi_floor_sync_due(uint64_t calls)
 
 /* This rank's floor proposals (its slowest learned or probed link's
  * floors; ~0 = no opinion) into v[0..COMPI_COLL_EXTRA_MAX), and in
- * v[COMPI_COLL_EXTRA_MAX] 0 if a link to a node of ci still has only the
- * prior (1 otherwise), for a MIN allreduce. COMPI_SYNC_WORDS in all. */
+ * v[COMPI_COLL_EXTRA_MAX] 0 if a link to a node of the group (nranks ranks
+ * on nodes node_of_rank[]) still has only the prior (1 otherwise), for a
+ * MIN allreduce. COMPI_SYNC_WORDS in all. */
 #define COMPI_SYNC_WORDS (COMPI_COLL_EXTRA_MAX + 1)
-static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *v)
+static void compi_floor_proposal(const int *node_of_rank, int nranks, unsigned long long *v)
 {
     for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) v[k] = ~0ULL;
     v[COMPI_COLL_EXTRA_MAX] = 1;
@@ -125,8 +145,8 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
         compi_linksrc src = l->est.source;
         pthread_mutex_unlock(&l->lock);
         if (src == COMPI_LINKSRC_PRIOR)
-            for (int r = 0; r < ci->peer_count; r++)
-                if (ci->peer_node[r] == i) {
+            for (int r = 0; r < nranks; r++)
+                if (node_of_rank[r] == i) {
                     v[COMPI_COLL_EXTRA_MAX] = 0;
                     break;
                 }
@@ -145,8 +165,10 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
  * them). Not from 8 KiB: on a shaped 100 Mbit/s link 8 KiB messages passed
  * at memory speed in half of the probes despite the warm-up (20-180 us
  * instead of 650 us), and the fit, with one size of three wrong, was
- * rejected; from 16 KiB the fastest of 2 matched the link. It runs
- * inside an application's collective, so it is kept cheap: each message
+ * rejected; from 16 KiB the fastest of 2 matched the link. It runs at
+ * MPI_Init or inside an application's collective, so it is kept cheap:
+ * the latency is an empty message's one-way time (the fit's intercept is
+ * noise where the sizes take milliseconds), each message
  * is answered with an empty one (the link carries the probe's bytes once),
  * and the intra-node pairs, which the probe's result does not use, are
  * not measured. Per size one warm-up message of at least 32 KiB drains the
@@ -158,7 +180,7 @@ static void compi_floor_proposal(const compi_comm_info *ci, unsigned long long *
 #define COMPI_PROBE_MAX_BYTES (256 * 1024)
 #define COMPI_PROBE_BUDGET_S 0.04
 #define COMPI_PROBE_TRIES 3
-static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
+static int compi_engine_probe(MPI_Comm comm, const int *node_of_rank, const char *where)
 {
     compi_netcal_opts o;
     compi_netcal_opts_init(&o);
@@ -175,17 +197,16 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
     compi_engine_inject_timings(&o);
     compi_net_model m;
     double spent = 0;
-    int rc = compi_netcal_measure(comm, compi_g.node_count, ci->peer_node,
+    int rc = compi_netcal_measure(comm, compi_g.node_count, node_of_rank,
                                   (const char(*)[COMPI_NET_NAME_MAX])compi_E.node_names, &o, &m, &spent);
     if (rc != COMPI_OK) {
-        compi_log(compi_learn_level(), "link probe on communicator %u failed (%d); keeping the models", ci->id, rc);
+        compi_log(compi_learn_level(), "link probe %s failed (%d); keeping the models", where, rc);
         return rc > 0 ? rc : MPI_SUCCESS;
     }
     if (m.nrejected)
         compi_log(compi_learn_level(),
-                  "link probe on communicator %u: %d link(s) rejected, their fit was degenerate (%s); keeping "
-                  "their models",
-                  ci->id, m.nrejected, m.rejected);
+                  "link probe %s: %d link(s) rejected, their fit was degenerate (%s); keeping their models", where,
+                  m.nrejected, m.rejected);
     const char *me = compi_E.node_names[compi_g.my_node];
     for (int i = 0; i < compi_g.node_count; i++) {
         if (i == compi_g.my_node || !compi_E.priors[i]) continue;
@@ -195,11 +216,11 @@ static int compi_engine_probe(MPI_Comm comm, const compi_comm_info *ci)
         compi_link_state *l = compi_link_at(i);
         if (!l) continue;
         pthread_mutex_lock(&l->lock);
-        double was_alpha = l->est.model.alpha_us, was_beta = compi_linkest_beta_ns(&l->est);
-        if (compi_linkest_set_probe(&l->est, p)) compi_link_model_changed(l, was_alpha, was_beta);
+        compi_net_link was = l->est.model;
+        if (compi_linkest_set_probe(&l->est, p)) compi_link_model_changed(l, &was);
         pthread_mutex_unlock(&l->lock);
     }
-    compi_log(2, "link probe on communicator %u took %.3f s", ci->id, spent);
+    compi_log(compi_learn_level(), "link probe %s took %.3f s", where, spent);
     compi_net_free(&m);
     return MPI_SUCCESS;
 }
@@ -218,7 +239,7 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
      * whose blocks cross the slowest learned link take compi's path, and
      * its gates still send them back to the MPI if they do not pay */
     unsigned long long mine[COMPI_SYNC_WORDS], agreed[COMPI_SYNC_WORDS];
-    compi_floor_proposal(ci, mine);
+    compi_floor_proposal(ci->peer_node, ci->peer_count, mine);
     int rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (agreed[COMPI_COLL_EXTRA_MAX] == 0 && compi_cfg.probe && ci->probed < COMPI_PROBE_TRIES) {
@@ -229,8 +250,10 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
          * next agreement point measures it again, up to COMPI_PROBE_TRIES
          * times per communicator. */
         ci->probed++;
-        if ((rc = compi_engine_probe(comm, ci)) != MPI_SUCCESS) return rc;
-        compi_floor_proposal(ci, mine);
+        char where[48];
+        snprintf(where, sizeof where, "on communicator %u", ci->id);
+        if ((rc = compi_engine_probe(comm, ci->peer_node, where)) != MPI_SUCCESS) return rc;
+        compi_floor_proposal(ci->peer_node, ci->peer_count, mine);
         rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
         if (rc != MPI_SUCCESS) return rc;
     }
@@ -245,5 +268,42 @@ int compi_coll_floor_sync(MPI_Comm comm, compi_comm_info *ci)
                       "collective floor of communicator %u: %zu B -> %zu B (from the learned links)", ci->id, was,
                       ci->coll_floor[1]);
     }
+    return MPI_SUCCESS;
+}
+
+/* At MPI_Init, where the engine decides and learns (adaptive, guided, with
+ * adapt_probe) and the links have only the built-in prior: the links are
+ * probed at once on compi's side communicator, before the application's
+ * first message, so no message is judged by the prior (a 100 Mbit/s link
+ * taken for a 1 Gbit/s one picks a fast, weak codec until the first
+ * agreement point) and the probe's cost is paid at start-up, not inside
+ * the application's collective. The start-up collective floors then follow
+ * the probed links (the smallest proposal of all ranks), so a
+ * communicator's first collectives already use them. Up to
+ * COMPI_PROBE_INIT_MAX_NODES nodes: the probe's tournament takes a round
+ * per node; beyond, the communicators' agreement points probe the links
+ * their collectives cross. Not on fake nodes (COMPI_DEBUG_RANKS_PER_NODE,
+ * tests on one host) unless their link timings are injected: their links
+ * are shared memory, whose fit is mostly rejected, and every test would
+ * pay for it at start-up. Collective over compi's side communicator. */
+#define COMPI_PROBE_INIT_MAX_NODES 8
+int compi_engine_probe_init(void)
+{
+    if (!compi_E.ready || !compi_cfg.refresh || !compi_cfg.probe || compi_g.node_count < 2 ||
+        compi_g.node_count > COMPI_PROBE_INIT_MAX_NODES || compi_E.net_from != COMPI_LINKSRC_PRIOR ||
+        (compi_cfg.ranks_per_node > 0 && !compi_cfg.debug_link.set) ||
+        (compi_cfg.mode != COMPI_MODE_ADAPTIVE && compi_cfg.mode != COMPI_MODE_GUIDED))
+        return MPI_SUCCESS;
+    int rc = compi_engine_probe(compi_g.aside_comm, compi_g.node_of_world, "at MPI_Init");
+    if (rc != MPI_SUCCESS) return rc;
+    unsigned long long mine[COMPI_SYNC_WORDS], agreed[COMPI_SYNC_WORDS];
+    compi_floor_proposal(compi_g.node_of_world, compi_g.world_size, mine);
+    rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, compi_g.aside_comm);
+    if (rc != MPI_SUCCESS || agreed[0] == ~0ULL) return rc;
+    size_t was = compi_E.coll_floor[1];
+    for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) compi_E.coll_floor[k + 1] = (size_t)agreed[k];
+    if (was != compi_E.coll_floor[1])
+        compi_log(compi_learn_level(), "collective floor at start-up: %zu B -> %zu B (from the probed links)", was,
+                  compi_E.coll_floor[1]);
     return MPI_SUCCESS;
 }

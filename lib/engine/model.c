@@ -202,12 +202,23 @@ int compi_net_fit_steady(int n, const double *bytes, const double *t_us, double 
 
 int compi_net_link_fit(compi_net_link *l, int n, const double *bytes, const double *t_us, char *why, size_t whylen)
 {
+    return compi_net_link_fit_latency(l, n, bytes, t_us, -1, why, whylen);
+}
+
+int compi_net_link_fit_latency(compi_net_link *l, int n, const double *bytes, const double *t_us, double latency_us,
+                               char *why, size_t whylen)
+{
     double alpha, beta, burst;
     if (n > COMPI_NET_MAX_POINTS) n = COMPI_NET_MAX_POINTS;
     if (n < 3 || compi_net_fit_steady(n, bytes, t_us, &alpha, &beta, &burst) != COMPI_OK) {
         snprintf(why, whylen, "%d samples: too few sizes to fit a latency and a bandwidth", n);
         return COMPI_ERR_CONFIG;
     }
+    /* a measured latency beats the intercept: where the sizes take
+     * milliseconds, microseconds of jitter, or a bucket that passed part of
+     * the smallest size at once, move the intercept by more than the
+     * latency itself (to 0, clamped, at 100 Mbit/s) */
+    if (latency_us >= 0 && isfinite(latency_us)) alpha = latency_us;
     /* judged as fitted: the bytes beyond the burst */
     double x[COMPI_NET_MAX_POINTS];
     for (int i = 0; i < n; i++) x[i] = bytes[i] > burst ? bytes[i] - burst : 0;

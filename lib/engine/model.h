@@ -107,6 +107,11 @@ const char *compi_net_fit_degenerate(int n, const double *bytes, const double *t
  * slope where that is noise or an outlier). A fit degenerate (judged on
  * the bytes beyond its burst) leaves l as it was: COMPI_ERR_CONFIG and why. */
 int compi_net_link_fit(compi_net_link *l, int n, const double *bytes, const double *t_us, char *why, size_t whylen);
+/* The same with the latency measured apart (latency_us >= 0: the one-way
+ * time of an empty message), which replaces the fit's intercept; < 0: the
+ * intercept, as compi_net_link_fit. */
+int compi_net_link_fit_latency(compi_net_link *l, int n, const double *bytes, const double *t_us, double latency_us,
+                               char *why, size_t whylen);
 /* The built-in model used when no file is given: 1 Gbit/s Ethernet-like
  * inter-node default (50 us, 8 ns/B) and a shared-memory intra default. */
 void compi_net_default(compi_net_model *m);

@@ -158,6 +158,7 @@ typedef struct {
     int na, nb; /* node indices; na == nb: intra */
     int npoints;
     double t_us[COMPI_NET_MAX_POINTS]; /* one-way times per size */
+    double lat_us;                     /* opts->oneway: an empty message's one-way time; else -1 */
 } nc_result;
 
 typedef struct {
@@ -374,10 +375,10 @@ static void nc_clamp(compi_net_link *l)
 /* The robust fit of one link's times; 0 (and the model's rejection count
  * and first reason noted) when it is degenerate: no model is better than
  * one that says the link is free and turns compression off. */
-static int nc_fit(compi_net_model *m, compi_net_link *l, int n, const double *bytes, const double *t)
+static int nc_fit(compi_net_model *m, compi_net_link *l, int n, const double *bytes, const double *t, double lat_us)
 {
     char why[160];
-    if (compi_net_link_fit(l, n, bytes, t, why, sizeof why) == COMPI_OK) {
+    if (compi_net_link_fit_latency(l, n, bytes, t, lat_us, why, sizeof why) == COMPI_OK) {
         nc_clamp(l);
         return 1;
     }
@@ -405,13 +406,19 @@ static int nc_add_default(compi_net_model *m, const nc_result *res, int nres, in
             if ((res[i].na == res[i].nb) == intra && res[i].npoints > k) v[got++] = res[i].t_us[k];
         t[k] = compi_median(v, got);
     }
+    /* the latencies' median, where the pairs measured one */
+    double lat = -1;
+    int nlat = 0;
+    for (int i = 0; i < nres; i++)
+        if ((res[i].na == res[i].nb) == intra && res[i].lat_us >= 0) v[nlat++] = res[i].lat_us;
+    if (nlat) lat = compi_median(v, nlat);
     free(v);
     compi_net_link l;
     memset(&l, 0, sizeof l);
     l.cls = intra ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
     strcpy(l.node_a, "*");
     strcpy(l.node_b, "*");
-    if (!nc_fit(m, &l, npoints, bytes, t)) return COMPI_OK; /* the built-in default stays */
+    if (!nc_fit(m, &l, npoints, bytes, t, lat)) return COMPI_OK; /* the built-in default stays */
     return compi_net_add(m, &l);
 }
 
@@ -428,7 +435,7 @@ static int nc_build_model(nc_result *res, int nres, const char (*names)[COMPI_NE
         l.cls = res[i].na == res[i].nb ? COMPI_LINK_INTRA : COMPI_LINK_INTER;
         snprintf(l.node_a, sizeof l.node_a, "%s", names[res[i].na]);
         snprintf(l.node_b, sizeof l.node_b, "%s", names[res[i].nb]);
-        if (!nc_fit(m, &l, res[i].npoints, bytes, res[i].t_us)) continue; /* the class default serves */
+        if (!nc_fit(m, &l, res[i].npoints, bytes, res[i].t_us, res[i].lat_us)) continue; /* the class default serves */
         if (compi_net_add(m, &l) != COMPI_OK) return COMPI_ERR_NOMEM;
     }
     int rc = nc_add_default(m, res, nres, 0, bytes);
@@ -439,8 +446,11 @@ static int nc_build_model(nc_result *res, int nres, const char (*names)[COMPI_NE
 /* Tests: the times of a known link instead of the measured ones, every
  * outlier_every-th size 50x slower (a descheduled rank), the first
  * inject_burst bytes of each size passed at once (a token bucket). */
-static void nc_inject(const compi_netcal_opts *o, const size_t *sizes, double *t_us, int n)
+static void nc_inject(const compi_netcal_opts *o, const size_t *sizes, nc_result *r)
 {
+    double *t_us = r->t_us;
+    int n = r->npoints;
+    if (o->oneway) r->lat_us = o->inject_alpha_us; /* an empty message takes the latency */
     for (int k = 0; k < n; k++) {
         double paced = (double)sizes[k] > o->inject_burst ? (double)sizes[k] - o->inject_burst : 0;
         t_us[k] = o->inject_alpha_us + paced * o->inject_beta_ns * 1e-3;
@@ -690,9 +700,11 @@ int compi_netcal_measure(MPI_Comm comm, int nnodes, const int *node_of_rank,
         memset(&r, 0, sizeof r);
         r.na = na;
         r.nb = nb;
+        r.lat_us = -1;
         rc = nc_phase(&c, partner, initiator, deadline, r.t_us, &r.npoints);
         if (rc != MPI_SUCCESS) goto out;
-        if (initiator && opts->inject) nc_inject(opts, c.sizes, r.t_us, r.npoints);
+        if (initiator && opts->oneway) r.lat_us = c.empty_rtt * 0.5e6; /* its fastest empty round trip's half */
+        if (initiator && opts->inject) nc_inject(opts, c.sizes, &r);
         if (initiator && r.npoints > 0) res[nres++] = r;
         if (opts->verbose && c.rank == 0)
             fprintf(stderr, "netcal: %s %d/%d done: sizes up to %zu B, %.2f s so far\n",

@@ -60,7 +60,9 @@ typedef struct {
                          size's one-way time is its round trip less half an
                          empty round trip (timed first), and the link carries
                          the bytes once, not twice; each size's warm-up
-                         message (at least 32 KiB) drains a shaper's burst */
+                         message (at least 32 KiB) drains a shaper's burst;
+                         each link's latency is the empty messages' one-way
+                         time, not the fit's intercept */
     int inter_only;   /* measure the inter-node pairs only (no intra phase) */
     /* tests (COMPI_DEBUG_LINK_TIMES): the one-way times of a link of
      * inject_alpha_us and inject_beta_ns per byte replace the measured ones,

@@ -127,6 +127,32 @@ static void test_link_fit_bucket(void)
     CHECK(compi_linkest_injected_us(0, 80, 0, 0, 65536, 0, 16384, 0) == 49152 * 0.08, "partly in it");
 }
 
+/* The probe's three smallest sizes at 100 Mbit/s (16 .. 64 KiB, 80 ns/B,
+ * 10 us) with the first 4 KiB of each passed at once by a bucket and a few
+ * microseconds of jitter: the line through them cuts the axis far below 0
+ * (clamped to 0 us), while the latency measured apart (an empty message's
+ * one-way time) is taken as it is, and the slope stays the line's. */
+static void test_link_fit_latency(void)
+{
+    double x[3], y[3];
+    char why[160];
+    for (int k = 0; k < 3; k++) {
+        x[k] = 16384.0 * (double)(1 << k);
+        y[k] = compi_linkest_injected_us(10, 80, 0, 0, x[k], 1, 4096, 0) + (k == 1 ? 6 : -3);
+    }
+    compi_net_link l = flat_link(50, 8);
+    CHECK(compi_net_link_fit(&l, 3, x, y, why, sizeof why) == COMPI_OK && l.alpha_us == 0,
+          "intercept only: latency %g us (clamped to 0)", l.alpha_us);
+    l = flat_link(50, 8);
+    CHECK(compi_net_link_fit_latency(&l, 3, x, y, 10, why, sizeof why) == COMPI_OK, "fit: %s", why);
+    CHECK(l.alpha_us == 10, "measured latency kept: %g us", l.alpha_us);
+    CHECK(fabs(compi_linkest_beta_ns(&(compi_linkest){.model = l}) - 80) < 4, "slope %g ns/B",
+          l.beta_ns[l.npoints - 1]);
+    l = flat_link(50, 8);
+    CHECK(compi_net_link_fit_latency(&l, 3, x, y, -1, why, sizeof why) == COMPI_OK && l.alpha_us == 0,
+          "no measured latency: the intercept, %g us", l.alpha_us);
+}
+
 static void test_linkest_learns(void)
 {
     compi_net_link prior = flat_link(50, 8);
@@ -209,6 +235,7 @@ int main(void)
     test_theil_sen_reference();
     test_link_fit();
     test_link_fit_bucket();
+    test_link_fit_latency();
     test_linkest_learns();
     test_linkest_rejects();
     test_linkest_probe();

@@ -20,7 +20,7 @@ import argparse, re, subprocess, sys
 
 INIT = re.compile(r"^compi\[(\d+)\]: (.*)$")
 # a zero count next to a word: "0 intra-node", "(0 small"; not "0.4 MiB", "min 0 B"
-LEARN = re.compile(r"^(link |collective floor of communicator )")
+LEARN = re.compile(r"^(link |collective floor (of communicator |at start-up))")
 # the codec pool's line: at level 1 when the rank has helper threads, which
 # depends on the cores the machine gives it (lib/core/pool_setup.c)
 POOL = re.compile(r"^(compi: )?codec pool: \d+ helper thread")
