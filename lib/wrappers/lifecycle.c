@@ -81,7 +81,7 @@ int compi_impl_Finalize(void)
         /* compi started lazily (an MPI call before MPI_Init's wrapper ran):
          * the report still has every section */
         compi_rooms_init();
-        compi_nbc_finalize(); /* the nonblocking collectives' gate votes in flight */
+        compi_nbc_finalize();  /* the nonblocking collectives' gate votes in flight */
         compi_core_finalize(); /* the report, traces, compi's own communicators */
         /* the node-aware collectives' sub-communicators on every
          * communicator the application did not free: MPI_Finalize deletes

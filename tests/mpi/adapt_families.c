@@ -18,17 +18,6 @@
 #define BLOCK (32 * 1024)
 #define NINT (64 * 1024)
 
-static void fill_text(char *b, size_t n, int seed)
-{
-    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux "};
-    size_t i = 0;
-    unsigned k = (unsigned)seed;
-    while (i < n) {
-        const char *s = w[k++ % 6];
-        for (; *s && i < n; s++) b[i++] = *s;
-    }
-}
-
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "adapt_families");
@@ -38,8 +27,8 @@ int main(int argc, char **argv)
     mt_group_begin("p2p");
     char *sb = malloc(MSG), *rb = malloc(MSG), *want = malloc(MSG);
     for (int i = 0; i < MT_FAM_P2P; i++) {
-        fill_text(sb, MSG, me + i);
-        fill_text(want, MSG, prev + i);
+        mt_fill_text(sb, MSG, me + i);
+        mt_fill_text(want, MSG, prev + i);
         MPI_Sendrecv(sb, MSG, MPI_CHAR, next, i, rb, MSG, MPI_CHAR, prev, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(memcmp(rb, want, MSG) == 0, "sendrecv", "message %d from %d differs", i, prev);
     }
@@ -48,10 +37,10 @@ int main(int argc, char **argv)
     mt_group_begin("alltoall");
     char *as = malloc((size_t)BLOCK * n), *ar = malloc((size_t)BLOCK * n), *aw = malloc(BLOCK);
     for (int i = 0; i < MT_FAM_ALLTOALL; i++) {
-        for (int j = 0; j < n; j++) fill_text(as + (size_t)j * BLOCK, BLOCK, 100 * me + j + i);
+        for (int j = 0; j < n; j++) mt_fill_text(as + (size_t)j * BLOCK, BLOCK, 100 * me + j + i);
         MPI_Alltoall(as, BLOCK, MPI_CHAR, ar, BLOCK, MPI_CHAR, MPI_COMM_WORLD);
         for (int j = 0; j < n; j++) {
-            fill_text(aw, BLOCK, 100 * j + me + i);
+            mt_fill_text(aw, BLOCK, 100 * j + me + i);
             CHECK(memcmp(ar + (size_t)j * BLOCK, aw, BLOCK) == 0, "alltoall", "call %d: block from %d differs", i, j);
         }
     }

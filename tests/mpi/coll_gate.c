@@ -20,17 +20,6 @@
 #define VEC (256 * 1024)
 #define BLOCK (128 * 1024)
 
-static void fill_text(char *b, size_t n, int seed)
-{
-    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux "};
-    size_t i = 0;
-    unsigned k = (unsigned)seed;
-    while (i < n) {
-        const char *s = w[k++ % 6];
-        for (; *s && i < n; s++) b[i++] = *s;
-    }
-}
-
 static void reduce_group(const char *name, int text)
 {
     mt_group_begin("%s", name);
@@ -38,7 +27,7 @@ static void reduce_group(const char *name, int text)
     MPI_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     signed char *in = malloc(VEC), *got = malloc(VEC), *want = malloc(VEC);
     for (int i = 0; i < GATE_CALLS; i++) {
-        if (text) fill_text((char *)in, VEC, mt_rank + i);
+        if (text) mt_fill_text((char *)in, VEC, mt_rank + i);
         else mt_fill(in, VEC, 'b', PAT_RANDOM, (uint64_t)(1000 * i + mt_rank));
         memset(got, 0x55, VEC);
         MPI_Datatype t = text ? MPI_SIGNED_CHAR : MPI_BYTE;

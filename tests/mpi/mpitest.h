@@ -415,4 +415,17 @@ static void mt_capture_end(int saved, const char *path, char *out, size_t len)
     unlink(path);
 }
 
+/* n bytes of word-like text, compressible as a solver's log or a
+ * table of names is; seed picks the word it starts with. */
+static inline void mt_fill_text(char *b, size_t n, int seed)
+{
+    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux "};
+    size_t i = 0;
+    unsigned k = (unsigned)seed;
+    while (i < n) {
+        const char *s = w[k++ % 6];
+        for (; *s && i < n; s++) b[i++] = *s;
+    }
+}
+
 #endif

@@ -24,17 +24,6 @@
 #define GROUP 4
 #define BLOCK (128 * 1024)
 
-static void fill_text(char *b, size_t n, int seed)
-{
-    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux "};
-    size_t i = 0;
-    unsigned k = (unsigned)seed;
-    while (i < n) {
-        const char *s = w[k++ % 6];
-        for (; *s && i < n; s++) b[i++] = *s;
-    }
-}
-
 static void ialltoall_random(void)
 {
     mt_group_begin("ialltoall_random");
@@ -69,7 +58,7 @@ static void iallgather_text(void)
     MPI_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     char *s = malloc(BLOCK), *g = malloc((size_t)BLOCK * n), *w = malloc((size_t)BLOCK * n);
     for (int i = 0; i < GATE_CALLS; i++) {
-        fill_text(s, BLOCK, mt_rank + i);
+        mt_fill_text(s, BLOCK, mt_rank + i);
         memset(g, 0x55, (size_t)BLOCK * n);
         MPI_Request r;
         MPI_CALL(MPI_Iallgather(s, BLOCK, MPI_CHAR, g, BLOCK, MPI_CHAR, c, &r));
@@ -91,7 +80,7 @@ static void neighbor_group(const char *name, int text, int nonblocking)
     MPI_CALL(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
     char *s = malloc(2 * BLOCK), *g = malloc(2 * BLOCK), *w = malloc(2 * BLOCK);
     for (int i = 0; i < GATE_CALLS; i++) {
-        if (text) fill_text(s, 2 * BLOCK, mt_rank + i);
+        if (text) mt_fill_text(s, 2 * BLOCK, mt_rank + i);
         else mt_fill(s, 2 * BLOCK, 'b', PAT_RANDOM, (uint64_t)(5000 * i + mt_rank));
         memset(g, 0x55, 2 * BLOCK);
         if (nonblocking) {
@@ -116,7 +105,7 @@ static void iallreduce_text(void)
     MPI_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     signed char *in = malloc(2 * BLOCK), *got = malloc(2 * BLOCK), *want = malloc(2 * BLOCK);
     for (int i = 0; i < GATE_CALLS; i++) {
-        fill_text((char *)in, 2 * BLOCK, mt_rank + i);
+        mt_fill_text((char *)in, 2 * BLOCK, mt_rank + i);
         memset(got, 0x55, 2 * BLOCK);
         MPI_Request r;
         MPI_CALL(MPI_Iallreduce(in, got, 2 * BLOCK, MPI_SIGNED_CHAR, MPI_MAX, c, &r));

@@ -29,17 +29,6 @@ static void fill_smooth(double *b, size_t n, int seed)
     for (size_t i = 0; i < n; i++) b[i] = sin((double)(i + (size_t)seed * 977) * 1e-3) * 1e3;
 }
 
-static void fill_text(char *b, size_t n, int seed)
-{
-    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux "};
-    size_t i = 0;
-    unsigned k = (unsigned)seed;
-    while (i < n) {
-        const char *s = w[k++ % 6];
-        for (; *s && i < n; s++) b[i++] = *s;
-    }
-}
-
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "netlearn");
@@ -49,8 +38,8 @@ int main(int argc, char **argv)
     mt_group_begin("p2p");
     char *out = malloc(MSG), *in = malloc(MSG), *want = malloc(MSG);
     for (int i = 0; i < LEARN_MSGS; i++) {
-        fill_text(out, MSG, mt_rank * 100 + i);
-        fill_text(want, MSG, prev * 100 + i);
+        mt_fill_text(out, MSG, mt_rank * 100 + i);
+        mt_fill_text(want, MSG, prev * 100 + i);
         memset(in, 0x55, MSG);
         MPI_Request r;
         MPI_CALL(MPI_Irecv(in, MSG, MPI_CHAR, prev, i, MPI_COMM_WORLD, &r));
@@ -70,7 +59,7 @@ int main(int argc, char **argv)
     MPI_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     char *s = malloc((size_t)BLOCK * n), *g = malloc((size_t)BLOCK * n), *w = malloc((size_t)BLOCK * n);
     for (int i = 0; i < COLL_CALLS; i++) {
-        fill_text(s, (size_t)BLOCK * n, mt_rank + 7 * i);
+        mt_fill_text(s, (size_t)BLOCK * n, mt_rank + 7 * i);
         memset(g, 0x55, (size_t)BLOCK * n);
         MPI_CALL(MPI_Alltoall(s, BLOCK, MPI_CHAR, g, BLOCK, MPI_CHAR, c));
         PMPI_Alltoall(s, BLOCK, MPI_CHAR, w, BLOCK, MPI_CHAR, c);
