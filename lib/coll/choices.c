@@ -34,7 +34,7 @@ static void compi_trials_setup(void)
     }
 }
 
-static int compi_size_class(size_t size)
+int compi_gate_size_class(size_t size)
 {
     int c = 0;
     while (size > 1 && c < COMPI_GATE_CLASSES - 1) {
@@ -63,7 +63,7 @@ int compi_coll_gate_begin(const compi_comm_info *ci, const compi_coll_layout *l,
         if (!lw->gates[kind]) compi_die("out of memory for the collective gates");
         for (int c = 0; c < COMPI_GATE_CLASSES; c++) compi_trials_init(&lw->gates[kind][c]);
     }
-    t->g = &lw->gates[kind][compi_size_class(size)];
+    t->g = &lw->gates[kind][compi_gate_size_class(size)];
     int probe;
     t->path = (int)compi_trials_begin(t->g, &compi_trials_cfg, &probe);
     compi_coll_scope_begin(probe);
@@ -137,7 +137,7 @@ compi_leaders_way compi_coll_leaders_begin(const compi_coll_layout *l, int roote
         if (!lw->plans[rooted]) compi_die("out of memory for the reductions' plans");
         for (int c = 0; c < COMPI_GATE_CLASSES; c++) compi_leaders_plan_init(&lw->plans[rooted][c]);
     }
-    t->s = &lw->plans[rooted][compi_size_class(raw)];
+    t->s = &lw->plans[rooted][compi_gate_size_class(raw)];
     compi_leaders_way w = compi_leaders_begin(t->s, compi_cfg.coll_leaders, &t->measure);
     COMPI_COLL_ADD(rooted ? COMPI_COLL_REDUCE : COMPI_COLL_ALLREDUCE,
                    w == COMPI_LEADERS_WHOLE ? COMPI_COLL_WHOLE : COMPI_COLL_SPLIT, 1);

@@ -296,6 +296,9 @@ void compi_coll_dec_free(compi_coll_xfer *x);
  * whose sizes differ per rank), from agreed trials. Fixed and trace mode
  * always run compi's path. */
 #define COMPI_GATE_CLASSES 48
+/* A gate's size class: floor(log2(size)), capped at COMPI_GATE_CLASSES - 1
+ * (the blocking and the nonblocking gates alike). */
+int compi_gate_size_class(size_t size);
 typedef struct {
     compi_trials *g; /* NULL: no gate, compi's path */
     int kind;        /* gate kind */

@@ -60,16 +60,6 @@ static void compi_nbc_gate_setup(void)
     compi_trials_params_default(&compi_nbc_trials_cfg);
 }
 
-static int compi_nbc_size_class(size_t size)
-{
-    int c = 0;
-    while (size > 1 && c < COMPI_GATE_CLASSES - 1) {
-        size >>= 1;
-        c++;
-    }
-    return c;
-}
-
 static void compi_nbc_voting_unlink(compi_nbc_gate *g)
 {
     pthread_mutex_lock(&compi_nbc_voting_lock);
@@ -133,7 +123,7 @@ static compi_nbc_gate *compi_nbc_gate_get(MPI_Comm comm, compi_nbc_kind kind, si
         }
         gs->k[kind] = a;
     }
-    return &gs->k[kind][compi_nbc_size_class(size)];
+    return &gs->k[kind][compi_gate_size_class(size)];
 }
 
 int compi_nbc_gate_begin(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, size_t size,
