@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/safefile.h"
+#include "core/boot.h"
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/decide.h"
@@ -298,7 +299,11 @@ int compi_engine_probe_init(void)
     if (rc != MPI_SUCCESS) return rc;
     unsigned long long mine[COMPI_SYNC_WORDS], agreed[COMPI_SYNC_WORDS];
     compi_floor_proposal(compi_g.node_of_world, compi_g.world_size, mine);
-    rc = PMPI_Allreduce(mine, agreed, COMPI_SYNC_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_MIN, compi_g.aside_comm);
+    /* a MIN reduction as the rest of the start-up agreement makes it: the
+     * maximum of the complements up and down compi's tree (boot.c) */
+    for (int k = 0; k < COMPI_SYNC_WORDS; k++) agreed[k] = ~mine[k];
+    rc = compi_boot_max(agreed, COMPI_SYNC_WORDS);
+    for (int k = 0; k < COMPI_SYNC_WORDS; k++) agreed[k] = ~agreed[k];
     if (rc != MPI_SUCCESS || agreed[0] == ~0ULL) return rc;
     size_t was = compi_E.coll_floor[1];
     for (int k = 0; k < COMPI_COLL_EXTRA_MAX; k++) compi_E.coll_floor[k + 1] = (size_t)agreed[k];
