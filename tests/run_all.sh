@@ -46,10 +46,13 @@ stage mpi-openmpi ctest_in build/openmpi -L mpi
 stage mpi-mpich   ctest_in build/mpich -L mpi
 # both builds installed into a temporary prefix and used only from there
 stage install     bash tests/install/test_install.sh
+# (the codec suites' robustness and round trips already run sanitized in the
+# codecs stage: codecs_*_asan, hand_codecs_asan)
 asan_stage() {
   tools/build.sh --mpi openmpi --sanitize &&
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest_in build-asan/openmpi -R "codec|compi_(p2p|coll|report|handles)|compi_nbc_all_lz4$|engine_unit|guide_|config_files|map_place|dkb_unit|dkb_compi"
+    ctest_in build-asan/openmpi -R "codec|compi_(p2p|coll|report|handles)|compi_nbc_all_lz4$|engine_unit|guide_|config_files|map_place|dkb_unit|dkb_compi" \
+      -E "^(codecs_robust|codecs_roundtrip|hand_codecs)$"
 }
 stage asan        asan_stage
 # ThreadSanitizer build: codec pool, MPI_THREAD_MULTIPLE and hybrid-app tests (MPICH; suppressions: MPI internals)

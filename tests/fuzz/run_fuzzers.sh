@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Build the codec fuzzers with clang (standalone, no MPI) and run every
-# fuzzer on every codec for SECONDS seconds each, seeded from the data sets.
+# fuzzer on every codec for SECONDS seconds each (the library codecs half of
+# it), seeded from the data sets.
 # Exit status is non-zero if any fuzzer crashes, leaks or hangs (one input
 # over 30 s: generous because CI machines are shared); crash
 # inputs land in build/fuzz/artifacts/.
@@ -48,13 +49,17 @@ run_target() {
   ) &
 }
 for codec in $("$BUILD/fuzz_tool" list); do
+  # compi's hand-written codecs get the full time; the library codecs (fuzzed
+  # upstream; here compi's thin wrappers and their size checks) half of it
+  case $codec in rle | huffman | rice | fpc | dfcm) secs=$SECONDS_PER_TARGET ;;
+    *) secs=$(((SECONDS_PER_TARGET + 1) / 2)) ;; esac
   dec="$BUILD/corpus/decode-$codec"
   rt="$BUILD/corpus/roundtrip-$codec"
   mkdir -p "$dec" "$rt"
   "$BUILD/fuzz_tool" seed "$codec" "$dec" "$rt"
-  COMPI_FUZZ_CODEC=$codec run_target decode "$codec" "$SECONDS_PER_TARGET" 16384 \
+  COMPI_FUZZ_CODEC=$codec run_target decode "$codec" "$secs" 16384 \
     'ERROR|SUMMARY|runtime error|returned|failed' "$dec"
-  COMPI_FUZZ_CODEC=$codec run_target roundtrip "$codec" "$SECONDS_PER_TARGET" 16384 \
+  COMPI_FUZZ_CODEC=$codec run_target roundtrip "$codec" "$secs" 16384 \
     'ERROR|SUMMARY|runtime error|returned|failed' "$rt"
 done
 # chunks of pipelined messages (lib/frame/frame.c): one binary, every codec
