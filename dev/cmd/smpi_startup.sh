@@ -11,7 +11,9 @@
 # allgather over all P ranks, P^2 messages, 20-30 s and ~150 MB at 1024
 # ranks. Every program that reduces pays it once for MPI_COMM_WORLD; compi
 # pays it once for its own duplicate of MPI_COMM_WORLD.
-#   compi smpi_startup [--build build/smpi] [--mode adaptive] [--quick] [RANKS...]   (default 64 256 1024)
+#   compi smpi_startup [--build build/smpi] [--mode adaptive] [--quick] [--reps N] [RANKS...]   (default 64 256 1024)
+# --reps N: the empty program plain and with compi N times each, the
+# median of each (CPU seconds and peak memory apart); the others once.
 # --quick: the empty program plain and with compi only ("-" in the other
 # baselines' columns), a few seconds at 1024 ranks instead of a minute and a half.
 # 8 ranks per node on a one-switch cluster; prints one row per rank count.
@@ -23,12 +25,13 @@
 # shared library listed in smpi/privatize-libs, 543 KiB a rank).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=$root/build/smpi mode=adaptive quick=0
+build=$root/build/smpi mode=adaptive quick=0 reps=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
         --quick) quick=1; shift ;;
+        --reps) reps=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -71,7 +74,18 @@ run() {
     awk '/^TIME/ {printf "%.2f %d\n", $2 + $3, $4}' "$work/time"
 }
 
-echo "compi start-up under SMPI ($mode, 8 ranks per node, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+# median NP BIN: "cpu_s peak_kb", each the median of $reps runs
+median() {
+    local cpus=() mems=()
+    for _ in $(seq "$reps"); do
+        read -r c m < <(run "$1" "$2")
+        cpus+=("$c") mems+=("$m")
+    done
+    echo "$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')" \
+        "$(printf '%s\n' "${mems[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')"
+}
+
+echo "compi start-up under SMPI ($mode, 8 ranks per node, plain and compi median of $reps, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '%6s %8s %8s %8s %8s %8s %7s %7s %7s %8s %8s %9s %9s\n' ranks "dlopen s" "plain s" "+red s" "+dup s" \
     "compi s" "x plain" "x +red" "x +dup" "plain MB" "compi MB" "KiB/rank" "vs +dup"
 for np in "$@"; do
@@ -80,10 +94,10 @@ for np in "$@"; do
         --platform "$work/p$np.xml" --hostfile "$work/h$np"
     oc=- bc=- dc=- dm=-
     [ "$quick" = 1 ] || read -r oc _ < <(run "$np" plain dlopen)
-    read -r pc pm < <(run "$np" plain)
+    read -r pc pm < <(median "$np" plain)
     [ "$quick" = 1 ] || read -r bc _ < <(run "$np" reduce)
     [ "$quick" = 1 ] || read -r dc dm < <(run "$np" dup)
-    read -r cc cm < <(run "$np" compi)
+    read -r cc cm < <(median "$np" compi)
     # ratio A B: A / B, or - where B was not run
     ratio() { [ "$2" = - ] && echo - || printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
     perrank() { [ "$2" = - ] && echo - || printf '%.0f' "$(echo "($1 - $2) / $np" | bc -l)"; }

@@ -72,8 +72,10 @@ void compi_comm_info_release(const compi_comm_info *ci)
 {
     compi_comm_info *c = (compi_comm_info *)ci;
     if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
-    free(c->peer_node);
-    free(c->peer_world);
+    if (!c->peers_shared) {
+        free(c->peer_node);
+        free(c->peer_world);
+    }
     free(c);
 }
 
@@ -386,8 +388,43 @@ void compi_core_finalize(void)
     compi_g.finalized = 1;
 }
 
+static int compi_group_nodes(MPI_Group grp, int **nodes_out, int **world_out, int *n_out);
+
+/* MPI_COMM_WORLD's ranks in order (allocated once, never freed: the
+ * communicators that share it may be freed by MPI_Finalize). */
+static int *compi_world_ranks(void)
+{
+    static int *ids;
+    int *mine = __atomic_load_n(&ids, __ATOMIC_ACQUIRE), *none = NULL;
+    if (mine) return mine;
+    if (!(mine = malloc(sizeof(int) * (size_t)(compi_g.world_size > 0 ? compi_g.world_size : 1)))) return NULL;
+    for (int i = 0; i < compi_g.world_size; i++) mine[i] = i;
+    if (__atomic_compare_exchange_n(&ids, &none, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return mine;
+    free(mine);
+    return none;
+}
+
 /* Maps every member of grp to its node and world rank; -1 for both where a
- * member is outside MPI_COMM_WORLD (dynamic processes), which we never frame. */
+ * member is outside MPI_COMM_WORLD (dynamic processes), which we never frame.
+ * A group that is MPI_COMM_WORLD's in its order (MPI_COMM_WORLD, its
+ * duplicates) gets the process's arrays (*shared set): no O(P) copy per
+ * communicator. */
+static int compi_group_nodes_shared(MPI_Group grp, int **nodes_out, int **world_out, int *n_out, int *shared)
+{
+    int n, same = MPI_UNEQUAL;
+    PMPI_Group_size(grp, &n);
+    PMPI_Group_compare(grp, compi_world_group, &same);
+    int *ids = same == MPI_IDENT && world_out ? compi_world_ranks() : NULL;
+    if (ids) {
+        *nodes_out = compi_g.node_of_world;
+        *world_out = ids;
+        *n_out = n;
+        *shared = 1;
+        return MPI_SUCCESS;
+    }
+    return compi_group_nodes(grp, nodes_out, world_out, n_out);
+}
+
 static int compi_group_nodes(MPI_Group grp, int **nodes_out, int **world_out, int *n_out)
 {
     int n;
@@ -479,7 +516,7 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *
     } else {
         PMPI_Comm_group(comm, &peers);
     }
-    compi_group_nodes(peers, &ci->peer_node, &ci->peer_world, &ci->peer_count);
+    compi_group_nodes_shared(peers, &ci->peer_node, &ci->peer_world, &ci->peer_count, &ci->peers_shared);
     int *local_nodes = NULL, nlocal = 0;
     if (local != MPI_GROUP_NULL) compi_group_nodes(local, &local_nodes, NULL, &nlocal);
     ci->my_node = compi_g.my_node;
