@@ -13,7 +13,8 @@
 # pays it once for its own duplicate of MPI_COMM_WORLD.
 #   compi smpi_startup [--build build/smpi] [--mode adaptive] [--quick] [--reps N] [RANKS...]   (default 64 256 1024)
 # --reps N: the empty program plain and with compi N times each, the
-# median of each (CPU seconds and peak memory apart); the others once.
+# median of each (CPU seconds and peak memory apart; each run's CPU
+# seconds on the lines below the row); the others once.
 # --quick: the empty program plain and with compi only ("-" in the other
 # baselines' columns), a few seconds at 1024 ranks instead of a minute and a half.
 # 8 ranks per node on a one-switch cluster; prints one row per rank count.
@@ -81,6 +82,7 @@ median() {
         read -r c m < <(run "$1" "$2")
         cpus+=("$c") mems+=("$m")
     done
+    echo "$2 ${cpus[*]}" >>"$work/runs$1"
     echo "$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')" \
         "$(printf '%s\n' "${mems[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')"
 }
@@ -104,4 +106,5 @@ for np in "$@"; do
     printf '%6d %8s %8s %8s %8s %8s %7s %7s %7s %8.1f %8.1f %9s %9s\n' "$np" "$oc" "$pc" "$bc" "$dc" "$cc" \
         "$(ratio "$cc" "$pc")" "$(ratio "$cc" "$bc")" "$(ratio "$cc" "$dc")" \
         "$(echo "$pm / 1024" | bc -l)" "$(echo "$cm / 1024" | bc -l)" "$(perrank "$cm" "$pm")" "$(perrank "$cm" "$dm")"
+    [ "$reps" = 1 ] || sed 's/^/        cpu s of each run: /' "$work/runs$np"
 done
