@@ -11,7 +11,12 @@
 # allgather over all P ranks, P^2 messages, 20-30 s and ~150 MB at 1024
 # ranks. Every program that reduces pays it once for MPI_COMM_WORLD; compi
 # pays it once for its own duplicate of MPI_COMM_WORLD.
-#   compi smpi_startup [--build build/smpi] [--mode adaptive] [RANKS...]   (default 64 256 1024)
+#   compi smpi_startup [--build build/smpi] [--mode adaptive] [--quick] [--reps N] [RANKS...]   (default 64 256 1024)
+# --reps N: the empty program plain and with compi N times each, the
+# median of each (CPU seconds and peak memory apart; each run's CPU
+# seconds on the lines below the row); the others once.
+# --quick: the empty program plain and with compi only ("-" in the other
+# baselines' columns), a few seconds at 1024 ranks instead of a minute and a half.
 # 8 ranks per node on a one-switch cluster; prints one row per rank count.
 # As compi simulate runs them: compi linked into the program
 # (libcompi-smpi.a), SMPI's data segment swapped per rank
@@ -21,11 +26,13 @@
 # shared library listed in smpi/privatize-libs, 543 KiB a rank).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=$root/build/smpi mode=adaptive
+build=$root/build/smpi mode=adaptive quick=0 reps=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
+        --quick) quick=1; shift ;;
+        --reps) reps=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -68,20 +75,36 @@ run() {
     awk '/^TIME/ {printf "%.2f %d\n", $2 + $3, $4}' "$work/time"
 }
 
-echo "compi start-up under SMPI ($mode, 8 ranks per node, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+# median NP BIN: "cpu_s peak_kb", each the median of $reps runs
+median() {
+    local cpus=() mems=()
+    for _ in $(seq "$reps"); do
+        read -r c m < <(run "$1" "$2")
+        cpus+=("$c") mems+=("$m")
+    done
+    echo "$2 ${cpus[*]}" >>"$work/runs$1"
+    echo "$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')" \
+        "$(printf '%s\n' "${mems[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')"
+}
+
+echo "compi start-up under SMPI ($mode, 8 ranks per node, plain and compi median of $reps, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '%6s %8s %8s %8s %8s %8s %7s %7s %7s %8s %8s %9s %9s\n' ranks "dlopen s" "plain s" "+red s" "+dup s" \
     "compi s" "x plain" "x +red" "x +dup" "plain MB" "compi MB" "KiB/rank" "vs +dup"
 for np in "$@"; do
     nodes=$(((np + 7) / 8))
     python3 "$root/tools/cmd/simulate_platform.py" --topo cluster --nodes "$nodes" --cores 8 \
         --platform "$work/p$np.xml" --hostfile "$work/h$np"
-    read -r oc _ < <(run "$np" plain dlopen)
-    read -r pc pm < <(run "$np" plain)
-    read -r bc _ < <(run "$np" reduce)
-    read -r dc dm < <(run "$np" dup)
-    read -r cc cm < <(run "$np" compi)
-    printf '%6d %8s %8s %8s %8s %8s %7.2f %7.2f %7.2f %8.1f %8.1f %9.0f %9.0f\n' "$np" "$oc" "$pc" "$bc" "$dc" "$cc" \
-        "$(echo "$cc / $pc" | bc -l)" "$(echo "$cc / $bc" | bc -l)" "$(echo "$cc / $dc" | bc -l)" \
-        "$(echo "$pm / 1024" | bc -l)" "$(echo "$cm / 1024" | bc -l)" "$(echo "($cm - $pm) / $np" | bc -l)" \
-        "$(echo "($cm - $dm) / $np" | bc -l)"
+    oc=- bc=- dc=- dm=-
+    [ "$quick" = 1 ] || read -r oc _ < <(run "$np" plain dlopen)
+    read -r pc pm < <(median "$np" plain)
+    [ "$quick" = 1 ] || read -r bc _ < <(run "$np" reduce)
+    [ "$quick" = 1 ] || read -r dc dm < <(run "$np" dup)
+    read -r cc cm < <(median "$np" compi)
+    # ratio A B: A / B, or - where B was not run
+    ratio() { [ "$2" = - ] && echo - || printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
+    perrank() { [ "$2" = - ] && echo - || printf '%.0f' "$(echo "($1 - $2) / $np" | bc -l)"; }
+    printf '%6d %8s %8s %8s %8s %8s %7s %7s %7s %8.1f %8.1f %9s %9s\n' "$np" "$oc" "$pc" "$bc" "$dc" "$cc" \
+        "$(ratio "$cc" "$pc")" "$(ratio "$cc" "$bc")" "$(ratio "$cc" "$dc")" \
+        "$(echo "$pm / 1024" | bc -l)" "$(echo "$cm / 1024" | bc -l)" "$(perrank "$cm" "$pm")" "$(perrank "$cm" "$dm")"
+    [ "$reps" = 1 ] || sed 's/^/        cpu s of each run: /' "$work/runs$np"
 done

@@ -19,6 +19,7 @@
  * through compi then.) The tag is reserved all the same, so that a reader
  * of a trace can tell them apart. */
 #include <stdlib.h>
+#include <string.h>
 #include "core/boot.h"
 #include "core/state.h"
 
@@ -84,58 +85,122 @@ int compi_boot_max(unsigned long long *v, int n)
     return rc == MPI_SUCCESS ? compi_boot_bcast(v, sizeof *v * (size_t)n) : rc;
 }
 
-int compi_boot_allgather(void *all, size_t rec, compi_boot_first_fn first, const void *ctx)
+/* An up message from the subtree [c, e): COMPI_BOOT_WORDS words, the
+ * subtree's e - c leaders, then the names of the nodes whose leader is in
+ * it (leaders[q] == q), in rank order. Its size is known only after its
+ * leaders are read, so it is received into room for e - c names. */
+static size_t compi_boot_up_bytes(int n, int names)
 {
-    int rank, size, rc = compi_boot_rank(&rank, &size);
-    unsigned char *a = all;
-    /* up: each child's subtree holds the slots [first(child), first(its end)) */
-    for (int b = 1; rc == MPI_SUCCESS && b < compi_boot_low(rank, size) && rank + b < size; b <<= 1) {
-        int c = rank + b, lo = first(c, ctx), hi = first(compi_boot_end(c, size), ctx);
-        if (hi > lo) rc = compi_boot_recv(a + (size_t)lo * rec, (size_t)(hi - lo) * rec, c);
-    }
-    if (rc == MPI_SUCCESS && rank != 0) {
-        int lo = first(rank, ctx), hi = first(compi_boot_end(rank, size), ctx);
-        if (hi > lo)
-            rc = compi_boot_send(a + (size_t)lo * rec, (size_t)(hi - lo) * rec, rank - compi_boot_low(rank, size));
-    }
-    return rc == MPI_SUCCESS ? compi_boot_bcast(all, (size_t)first(size, ctx) * rec) : rc;
+    return sizeof(unsigned long long) * COMPI_BOOT_WORDS + sizeof(int) * (size_t)n + (size_t)names * COMPI_NET_NAME_MAX;
 }
 
-/* The nodes of ranks before r: nodes are numbered in the order of their
- * lowest rank, so those are 0 .. the highest node among them. */
-static int compi_boot_first_node(int r, const void *ctx)
+/* The nodes whose leader is among leaders[0..n), ranks lo.. */
+static int compi_boot_count_nodes(const int *leaders, int lo, int n)
 {
-    (void)ctx;
-    int top = -1;
-    for (int q = 0; q < r; q++)
-        if (compi_g.node_of_world[q] > top) top = compi_g.node_of_world[q];
-    return top + 1;
+    int k = 0;
+    for (int q = 0; q < n; q++) k += leaders[q] == lo + q;
+    return k;
 }
 
-int compi_boot_node_names(int ask_mpi, char (**node_names)[COMPI_NET_NAME_MAX])
+/* Appends k names to *names (*have so far); errors as MPI codes. */
+static int compi_boot_add_names(compi_boot_info *x, int *have, const void *src, int k)
 {
-    int me = compi_g.world_rank, n = compi_g.node_count;
-    if (!ask_mpi) return compi_netcal_node_names(MPI_COMM_WORLD, n, compi_g.node_of_world, 0, node_names);
-    char(*names)[COMPI_NET_NAME_MAX] = calloc((size_t)(n > 0 ? n : 1), sizeof *names);
-    unsigned long long bad = !names;
-    int rc = compi_boot_max(&bad, 1); /* every rank goes on, or none */
-    if (rc == MPI_SUCCESS && bad) rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) {
-        /* each node's lowest rank names it: node count names, not one per rank */
-        int node = compi_g.node_of_world[me];
-        if (compi_boot_first_node(me, NULL) == node) {
-            char proc[MPI_MAX_PROCESSOR_NAME + 1] = {0};
-            int len = 0;
-            PMPI_Get_processor_name(proc, &len);
-            compi_netcal_clean_name(names[node], proc, node);
-        }
-        rc = compi_boot_allgather(names, sizeof *names, compi_boot_first_node, NULL);
-    }
-    if (rc != MPI_SUCCESS) {
-        free(names);
-        return rc;
-    }
-    for (int k = 0; k < n; k++) names[k][COMPI_NET_NAME_MAX - 1] = 0;
-    *node_names = names;
+    if (k == 0) return MPI_SUCCESS;
+    void *grown = realloc(x->names, (size_t)(*have + k) * COMPI_NET_NAME_MAX);
+    if (!grown) return MPI_ERR_NO_MEM;
+    x->names = grown;
+    memcpy(x->names[*have], src, (size_t)k * COMPI_NET_NAME_MAX);
+    *have += k;
     return MPI_SUCCESS;
+}
+
+/* Up: this subtree's words (maximum), leaders (into x->leaders at their
+ * ranks) and node names (appended in rank order) from the children, then
+ * to the parent in one message. */
+static int compi_boot_up(compi_boot_info *x, int rank, int size, int *have)
+{
+    int rc = MPI_SUCCESS;
+    for (int b = 1; rc == MPI_SUCCESS && b < compi_boot_low(rank, size) && rank + b < size; b <<= 1) {
+        int c = rank + b, n = compi_boot_end(c, size) - c;
+        unsigned char *in = malloc(compi_boot_up_bytes(n, n));
+        if (!in) return MPI_ERR_NO_MEM;
+        rc = compi_boot_recv(in, compi_boot_up_bytes(n, n), c);
+        if (rc == MPI_SUCCESS) {
+            const unsigned long long *w = (const void *)in;
+            for (int k = 0; k < COMPI_BOOT_WORDS; k++)
+                if (w[k] > x->max[k]) x->max[k] = w[k];
+            memcpy(x->leaders + c, in + compi_boot_up_bytes(0, 0), sizeof(int) * (size_t)n);
+            rc = compi_boot_add_names(x, have, in + compi_boot_up_bytes(n, 0),
+                                      compi_boot_count_nodes(x->leaders + c, c, n));
+        }
+        free(in);
+    }
+    if (rc != MPI_SUCCESS || rank == 0) return rc;
+    int n = compi_boot_end(rank, size) - rank;
+    size_t len = compi_boot_up_bytes(n, *have);
+    unsigned char *out = malloc(len);
+    if (!out) return MPI_ERR_NO_MEM;
+    memcpy(out, x->max, sizeof x->max);
+    memcpy(out + compi_boot_up_bytes(0, 0), x->leaders + rank, sizeof(int) * (size_t)n);
+    if (*have) memcpy(out + compi_boot_up_bytes(n, 0), x->names, (size_t)*have * COMPI_NET_NAME_MAX);
+    rc = compi_boot_send(out, len, rank - compi_boot_low(rank, size));
+    free(out);
+    return rc;
+}
+
+/* Down: the words and every rank's leader in one message, then the node
+ * names, whose number the leaders tell. */
+static int compi_boot_down(compi_boot_info *x, int rank, int size)
+{
+    size_t len = compi_boot_up_bytes(size, 0);
+    unsigned char *all = malloc(len);
+    if (!all) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    if (rank == 0) {
+        memcpy(all, x->max, sizeof x->max);
+        memcpy(all + compi_boot_up_bytes(0, 0), x->leaders, sizeof(int) * (size_t)size);
+    } else {
+        rc = compi_boot_recv(all, len, rank - compi_boot_low(rank, size));
+        if (rc == MPI_SUCCESS) {
+            memcpy(x->max, all, sizeof x->max);
+            memcpy(x->leaders, all + compi_boot_up_bytes(0, 0), sizeof(int) * (size_t)size);
+            x->nodes = compi_boot_count_nodes(x->leaders, 0, size);
+            free(x->names);
+            x->names = malloc((size_t)(x->nodes > 0 ? x->nodes : 1) * COMPI_NET_NAME_MAX);
+            if (!x->names) rc = MPI_ERR_NO_MEM;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = compi_boot_recv(x->names, (size_t)x->nodes * COMPI_NET_NAME_MAX, rank - compi_boot_low(rank, size));
+    }
+    for (int b = 1; rc == MPI_SUCCESS && b < compi_boot_low(rank, size) && rank + b < size; b <<= 1) {
+        rc = compi_boot_send(all, len, rank + b);
+        if (rc == MPI_SUCCESS) rc = compi_boot_send(x->names, (size_t)x->nodes * COMPI_NET_NAME_MAX, rank + b);
+    }
+    free(all);
+    return rc;
+}
+
+int compi_boot_exchange(compi_boot_info *x)
+{
+    int rank, size, rc = compi_boot_rank(&rank, &size), have = 0;
+    x->names = NULL;
+    x->nodes = 0;
+    x->leaders = rc == MPI_SUCCESS ? malloc(sizeof(int) * (size_t)size) : NULL;
+    if (rc == MPI_SUCCESS && !x->leaders) rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        x->leaders[rank] = x->leader;
+        if (x->leader == rank) rc = compi_boot_add_names(x, &have, x->name, 1);
+    }
+    if (rc == MPI_SUCCESS) rc = compi_boot_up(x, rank, size, &have);
+    if (rc == MPI_SUCCESS && rank == 0) x->nodes = have;
+    if (rc == MPI_SUCCESS) rc = compi_boot_down(x, rank, size);
+    if (rc == MPI_SUCCESS) {
+        for (int k = 0; k < x->nodes; k++) x->names[k][COMPI_NET_NAME_MAX - 1] = 0;
+        return MPI_SUCCESS;
+    }
+    free(x->leaders);
+    free(x->names);
+    x->leaders = NULL;
+    x->names = NULL;
+    return rc;
 }

@@ -16,17 +16,30 @@ int compi_boot_bcast(void *buf, size_t len);
 /* v[0..n) (n <= COMPI_BOOT_MAX_WORDS) becomes the element-wise maximum over all ranks. */
 int compi_boot_max(unsigned long long *v, int n);
 
-/* The slots of records that ranks from r on own start at first(r, ctx),
- * nondecreasing in r; first(size) is the number of slots. */
-typedef int (*compi_boot_first_fn)(int r, const void *ctx);
+/* The words of the start-up exchange, each the maximum over all ranks. */
+enum {
+    COMPI_BOOT_CFG_FAILED,    /* a rank could not load its configuration */
+    COMPI_BOOT_CFG_HASH,      /* the agreed settings' hash ... */
+    COMPI_BOOT_CFG_NOT_HASH,  /* ... and its complement: equal everywhere iff max(h) == ~max(~h) */
+    COMPI_BOOT_ENGINE_FAILED, /* a rank could not load its models or check its report path */
+    COMPI_BOOT_NOT_FLOOR,     /* the collective floor's complement (the least floor) ... */
+    COMPI_BOOT_FLOOR,         /* ... and the greatest: the same model on every rank iff they agree */
+    COMPI_BOOT_WORDS
+};
 
-/* Every rank has filled its own slots [first(me), first(me + 1)) of all
- * (rec bytes each); afterwards every rank has every slot. */
-int compi_boot_allgather(void *all, size_t rec, compi_boot_first_fn first, const void *ctx);
+/* compi's start-up agreement in one pass up and one pass down the tree
+ * (O(log P) messages a rank): the words' maxima, every rank's node leader
+ * and the node names, which only each node's leader sends up (O(nodes)
+ * names, not one per rank). */
+typedef struct compi_boot_info {
+    unsigned long long max[COMPI_BOOT_WORDS]; /* in: this rank's; out: the maximum over all ranks */
+    int leader;                               /* in: the lowest world rank on this rank's node */
+    char name[COMPI_NET_NAME_MAX];            /* in: its node's name, used where it is that leader */
+    int *leaders;                             /* out: every world rank's leader (malloc'd) */
+    char (*names)[COMPI_NET_NAME_MAX];        /* out: the nodes' names, in their leaders' order (malloc'd) */
+    int nodes;                                /* out: the number of names */
+} compi_boot_info;
 
-/* The node names of compi's node map (compi_netcal_node_names' names):
- * with ask_mpi, each node's lowest rank's processor name, else "node<k>".
- * *node_names (node_count entries) is malloc'd. */
-int compi_boot_node_names(int ask_mpi, char (**node_names)[COMPI_NET_NAME_MAX]);
+int compi_boot_exchange(compi_boot_info *x);
 
 #endif

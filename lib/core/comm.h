@@ -14,8 +14,9 @@ typedef struct {
     int is_inter;
     int peer_count; /* size of the group peers are named in (remote group for intercomms) */
     int my_node;
-    int *peer_node;  /* node id per peer rank */
-    int *peer_world; /* MPI_COMM_WORLD rank per peer rank */
+    int *peer_node;   /* node id per peer rank */
+    int *peer_world;  /* MPI_COMM_WORLD rank per peer rank */
+    int peers_shared; /* the two are the process's (peers in MPI_COMM_WORLD's order): not freed */
     /* the environment's policy, overridden by the communicator's MPI_Info
      * hints compi_mode, compi_codec, compi_min_bytes */
     compi_mode mode;

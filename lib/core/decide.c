@@ -156,17 +156,6 @@ static int compi_engine_load_models(char *err, size_t errlen)
     return COMPI_OK;
 }
 
-/* Node names as the network model knows them, from the same code as
- * `compi calibrate network` (processor names; node<k> for
- * COMPI_DEBUG_RANKS_PER_NODE nodes), so a heuristics file's pairs match;
- * the node map is core's (runtime.c, numbered the same way). */
-static int compi_engine_node_names(void)
-{
-    int rc = compi_boot_node_names(compi_cfg.ranks_per_node <= 0, &compi_E.node_names);
-    if (rc != COMPI_OK) return rc == COMPI_ERR_NOMEM ? MPI_ERR_NO_MEM : (rc < 0 ? MPI_ERR_OTHER : rc);
-    return MPI_SUCCESS;
-}
-
 /* COMPI_DEBUG_LINK_TIMES: the measurement's timings injected, at every
  * size whatever the real clock says (the tests see one fit). */
 void compi_engine_inject_timings(compi_netcal_opts *o)
@@ -291,16 +280,54 @@ static int compi_report_path_check(char *err, size_t errlen)
     return COMPI_ERR_CONFIG;
 }
 
-int compi_engine_init(char *err, size_t errlen)
+/* The collective floors of the default inter-node link's model. */
+static void compi_engine_floors(const compi_net_link *dflt)
+{
+    for (int k = 1; k <= COMPI_COLL_EXTRA_MAX; k++)
+        compi_E.coll_floor[k] = compi_net_coll_floor(dflt, compi_cfg.min_bytes, k);
+}
+
+int compi_engine_preinit(unsigned long long *words, char *err, size_t errlen)
 {
     compi_E.t0_ns = compi_now_ns();
     pthread_key_create(&compi_E.scratch_key, free);
     /* heuristics files may be node-local: all ranks stop if any cannot load its own */
-    if (compi_config_agree(compi_engine_load_models(err, errlen) != COMPI_OK, err, errlen)) return COMPI_ERR_CONFIG;
-    if (compi_config_agree(compi_report_path_check(err, errlen) != COMPI_OK, err, errlen)) return COMPI_ERR_CONFIG;
-    int rc = compi_engine_node_names();
-    if (rc != MPI_SUCCESS) return rc;
-    if (compi_cfg.calibrate_init) compi_engine_calibrate();
+    int rc = compi_engine_load_models(err, errlen);
+    if (rc == COMPI_OK) rc = compi_report_path_check(err, errlen);
+    words[COMPI_BOOT_ENGINE_FAILED] = rc != COMPI_OK;
+    /* A collective announces its frame before the root decides; that costs
+     * one small extra collective, kept under 5% of the block's transfer. The
+     * static model is the same on every rank, so all ranks agree, unless
+     * they read different models (heuristics directories that differ
+     * between nodes): then they would disagree on which collectives take
+     * compi's path, and hang. The exchange's words say which. */
+    if (rc == COMPI_OK && !compi_cfg.calibrate_init) {
+        compi_engine_floors(compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL));
+        words[COMPI_BOOT_NOT_FLOOR] = ~(unsigned long long)compi_E.coll_floor[1];
+        words[COMPI_BOOT_FLOOR] = compi_E.coll_floor[1];
+    }
+    return rc;
+}
+
+/* The floors measured at MPI_Init (COMPI_CALIBRATE=init), up and down the tree. */
+static void compi_engine_floors_agree(unsigned long long *hi)
+{
+    compi_engine_floors(compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL));
+    hi[0] = ~(unsigned long long)compi_E.coll_floor[1];
+    hi[1] = compi_E.coll_floor[1];
+    if (compi_boot_max(hi, 2) != MPI_SUCCESS) hi[0] = hi[1] + 1; /* failed: differ */
+}
+
+int compi_engine_init(const unsigned long long *words, int failed, char (*names)[COMPI_NET_NAME_MAX], char *err,
+                      size_t errlen)
+{
+    compi_E.node_names = names;
+    if (words[COMPI_BOOT_ENGINE_FAILED] && compi_config_agree(failed, err, errlen)) return COMPI_ERR_CONFIG;
+    unsigned long long hi[2] = {words[COMPI_BOOT_NOT_FLOOR], words[COMPI_BOOT_FLOOR]};
+    if (compi_cfg.calibrate_init) {
+        compi_engine_calibrate();
+        compi_engine_floors_agree(hi);
+    }
     compi_E.nlinks = compi_g.node_count + 1;
     compi_E.links = calloc((size_t)compi_E.nlinks, sizeof *compi_E.links);
     compi_E.priors = calloc((size_t)compi_E.nlinks, sizeof *compi_E.priors);
@@ -310,17 +337,6 @@ int compi_engine_init(char *err, size_t errlen)
         compi_E.priors[node] = compi_net_find(&compi_E.net, COMPI_LINK_INTER, me, compi_E.node_names[node]);
     compi_E.priors[compi_g.node_count] = compi_net_find(&compi_E.net, COMPI_LINK_INTER, NULL, NULL);
     if (!compi_link_at(compi_g.node_count)) return MPI_ERR_NO_MEM;
-    /* A collective announces its frame before the root decides; that costs
-     * one small extra collective, kept under 5% of the block's transfer. The
-     * static model is the same on every rank, so all ranks agree. */
-    const compi_net_link *dflt = compi_E.links[compi_g.node_count]->model;
-    for (int k = 1; k <= COMPI_COLL_EXTRA_MAX; k++)
-        compi_E.coll_floor[k] = compi_net_coll_floor(dflt, compi_cfg.min_bytes, k);
-    /* ... which holds unless the ranks read different models (heuristics
-     * directories that differ between nodes): then they would disagree on
-     * which collectives take compi's path, and hang */
-    unsigned long long hi[2] = {~(unsigned long long)compi_E.coll_floor[1], compi_E.coll_floor[1]};
-    if (compi_boot_max(hi, 2) != MPI_SUCCESS) hi[0] = hi[1] + 1; /* start-up: runtime.c; failed: differ */
     unsigned long long lo[2] = {~hi[0], ~hi[1]}; /* the least floor, and the greatest one's complement */
     if (lo[0] != ~lo[1]) {
         char from[COMPI_CONFIG_PATH_MAX + 64];
@@ -332,8 +348,12 @@ int compi_engine_init(char *err, size_t errlen)
         compi_config_agree(1, err, errlen);
         return COMPI_ERR_CONFIG;
     }
-    /* every rank writes its own trace; all stop if any cannot */
-    if (compi_config_agree(compi_engine_open_guidance(err, errlen) != COMPI_OK, err, errlen)) return COMPI_ERR_CONFIG;
+    /* every rank writes its own trace; all stop if any cannot (only the
+     * modes that trace can fail, and the mode is the same on every rank) */
+    int guidance_failed = compi_engine_open_guidance(err, errlen) != COMPI_OK;
+    if ((compi_cfg.mode == COMPI_MODE_TRACE || compi_cfg.mode == COMPI_MODE_PROFILE) &&
+        compi_config_agree(guidance_failed, err, errlen))
+        return COMPI_ERR_CONFIG;
     compi_E.ready = 1;
     /* the models are the same on every rank; a user of fixed or off mode, or
      * of a single node where nothing is compressed, needs them only in detail */

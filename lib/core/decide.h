@@ -102,10 +102,16 @@ typedef struct {
 } compi_coll_scope_state;
 void compi_coll_scope_save(compi_coll_scope_state *s);
 void compi_coll_scope_restore(const compi_coll_scope_state *s);
-/* After the node map; collective over MPI_COMM_WORLD. A bad heuristics file
- * gives COMPI_ERR_CONFIG with err naming file, line and cause; else an MPI
- * error code. */
-int compi_engine_init(char *err, size_t errlen);
+/* Before the start-up exchange (boot.h), on this rank alone: loads the
+ * models, checks the report path and sets the engine's words of the
+ * exchange. A bad heuristics file gives COMPI_ERR_CONFIG with err naming
+ * file, line and cause. */
+int compi_engine_preinit(unsigned long long *words, char *err, size_t errlen);
+/* After the exchange and the node map, with the exchange's words, this
+ * rank's preinit outcome (failed) and the node names (kept); collective
+ * over MPI_COMM_WORLD. COMPI_ERR_CONFIG with err set, or an MPI error code. */
+int compi_engine_init(const unsigned long long *words, int failed, char (*names)[COMPI_NET_NAME_MAX], char *err,
+                      size_t errlen);
 void compi_engine_finalize(void); /* closes traces */
 /* This rank's engine section of the report as a JSON object (malloc'd). */
 char *compi_engine_report_json(void);

@@ -13,7 +13,11 @@
 #include "core/status.h"
 
 #define COMPI_REQ_BUCKETS 4096
-static compi_req *compi_req_table[COMPI_REQ_BUCKETS];
+/* Allocated at the first request compi tracks (under compi_g.lock), not in
+ * the data segment: a program without one pays nothing for it, and under
+ * SimGrid SMPI, which gives every simulated rank its own copy of the data
+ * segment, the copies are 32 KiB smaller. */
+static compi_req **compi_req_table;
 static compi_req *compi_orphans;
 int compi_req_live;
 int compi_orphan_live;
@@ -45,6 +49,10 @@ void compi_req_insert(compi_req *r)
 {
     size_t b = compi_req_hash(r->handle);
     pthread_mutex_lock(&compi_g.lock);
+    if (!compi_req_table && !(compi_req_table = calloc(COMPI_REQ_BUCKETS, sizeof *compi_req_table))) {
+        pthread_mutex_unlock(&compi_g.lock);
+        compi_die("out of memory allocating the request table");
+    }
     /* The same handle value may still be listed: another thread's request
      * that MPI completed and freed (so the value was reused) and that is
      * about to be removed by pointer. Newest first keeps lookups right. */
@@ -59,7 +67,7 @@ compi_req *compi_req_find(MPI_Request h)
     if (h == MPI_REQUEST_NULL || !__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return NULL;
     size_t b = compi_req_hash(h);
     pthread_mutex_lock(&compi_g.lock);
-    compi_req *r = compi_req_table[b];
+    compi_req *r = compi_req_table ? compi_req_table[b] : NULL;
     while (r && r->handle != h) r = r->next;
     pthread_mutex_unlock(&compi_g.lock);
     return r;
@@ -69,7 +77,7 @@ void compi_req_remove(compi_req *r)
 {
     size_t b = compi_req_hash(r->handle);
     pthread_mutex_lock(&compi_g.lock);
-    for (compi_req **p = &compi_req_table[b]; *p; p = &(*p)->next) {
+    for (compi_req **p = compi_req_table ? &compi_req_table[b] : NULL; p && *p; p = &(*p)->next) {
         if (*p == r) {
             *p = r->next;
             __atomic_sub_fetch(&compi_req_live, 1, __ATOMIC_RELAXED);

@@ -72,8 +72,10 @@ void compi_comm_info_release(const compi_comm_info *ci)
 {
     compi_comm_info *c = (compi_comm_info *)ci;
     if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
-    free(c->peer_node);
-    free(c->peer_world);
+    if (!c->peers_shared) {
+        free(c->peer_node);
+        free(c->peer_world);
+    }
     free(c);
 }
 
@@ -111,47 +113,52 @@ static int compi_comm_info_copy(MPI_Comm oldcomm, int keyval, void *extra, void 
     return MPI_SUCCESS;
 }
 
-static int compi_slot_per_rank(int r, const void *ctx)
+/* This rank's node leader: ranks sharing memory (MPI_COMM_TYPE_SHARED) form
+ * a node, led by their lowest world rank; and the name the node goes by
+ * (its processor name, as `compi calibrate network` names it). */
+static int compi_node_leader(compi_boot_info *x)
 {
-    (void)ctx;
-    return r;
+    char proc[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+    int len = 0;
+    PMPI_Get_processor_name(proc, &len);
+    snprintf(x->name, sizeof x->name, "%s", proc); /* cleaned once its node's number is known */
+    if (compi_cfg.ranks_per_node > 0) {
+        x->leader = compi_g.world_rank / compi_cfg.ranks_per_node * compi_cfg.ranks_per_node;
+        return MPI_SUCCESS;
+    }
+    /* the node's lowest rank is its rank 0 (equal keys keep
+     * MPI_COMM_WORLD's order): no collective on the node either */
+    MPI_Comm shm;
+    MPI_Group g;
+    int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+    if (rc != MPI_SUCCESS) return rc;
+    int zero = 0;
+    PMPI_Comm_size(shm, &compi_g.host_ranks);
+    PMPI_Comm_group(shm, &g);
+    rc = PMPI_Group_translate_ranks(g, 1, &zero, compi_world_group, &x->leader);
+    PMPI_Group_free(&g);
+    PMPI_Comm_free(&shm);
+    return rc;
 }
 
-/* Node ids: ranks sharing memory (MPI_COMM_TYPE_SHARED) form a node, named by
- * their lowest world rank, then renumbered densely. */
-static int compi_build_node_map(void)
+/* Node ids from the exchanged leaders: nodes numbered in the order of their
+ * leaders, densely; a leader is its node's lowest rank, so its id is known
+ * before its members' (in place). Node names: the leaders' processor names,
+ * or node<k> for COMPI_DEBUG_RANKS_PER_NODE's nodes. */
+static void compi_build_node_map(compi_boot_info *x)
 {
-    int n = compi_g.world_size;
-    compi_g.node_of_world = calloc((size_t)n, sizeof(int));
-    int *leader = calloc((size_t)n, sizeof(int));
-    if (!compi_g.node_of_world || !leader) return MPI_ERR_NO_MEM;
-    if (compi_cfg.ranks_per_node > 0) {
-        for (int r = 0; r < n; r++) leader[r] = r / compi_cfg.ranks_per_node * compi_cfg.ranks_per_node;
-    } else {
-        /* the node's lowest rank is its rank 0 (equal keys keep
-         * MPI_COMM_WORLD's order): no collective on the node either */
-        MPI_Comm shm;
-        MPI_Group g;
-        int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
-        if (rc != MPI_SUCCESS) return rc;
-        int zero = 0;
-        PMPI_Comm_size(shm, &compi_g.host_ranks);
-        PMPI_Comm_group(shm, &g);
-        rc = PMPI_Group_translate_ranks(g, 1, &zero, compi_world_group, &leader[compi_g.world_rank]);
-        PMPI_Group_free(&g);
-        PMPI_Comm_free(&shm);
-        if (rc == MPI_SUCCESS) rc = compi_boot_allgather(leader, sizeof *leader, compi_slot_per_rank, NULL);
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    int nodes = 0;
-    for (int r = 0; r < n; r++) {
-        if (leader[r] == r) compi_g.node_of_world[r] = nodes++;
-    }
-    for (int r = 0; r < n; r++) compi_g.node_of_world[r] = compi_g.node_of_world[leader[r]];
+    int nodes = 0, *node = x->leaders;
+    for (int r = 0; r < compi_g.world_size; r++) node[r] = node[r] == r ? nodes++ : node[node[r]];
+    compi_g.node_of_world = node;
     compi_g.node_count = nodes;
-    compi_g.my_node = compi_g.node_of_world[compi_g.world_rank];
-    free(leader);
-    return MPI_SUCCESS;
+    compi_g.my_node = node[compi_g.world_rank];
+    x->leaders = NULL;
+    for (int k = 0; k < nodes; k++) {
+        char raw[COMPI_NET_NAME_MAX];
+        memcpy(raw, x->names[k], sizeof raw);
+        if (compi_cfg.ranks_per_node > 0) snprintf(x->names[k], COMPI_NET_NAME_MAX, "node%d", k);
+        else compi_netcal_clean_name(x->names[k], raw, k);
+    }
 }
 
 /* A bad setting stops every rank together. A clean exit, not MPI_Abort:
@@ -223,56 +230,65 @@ static const struct {
     {"adapt_probe", COMPI_SET_ADAPT_PROBE},
 };
 
-/* Whether any rank failed to load its configuration or has other agreed
- * settings than some other rank: one reduction of a hash's range, up and
- * down a tree (boot.c); the same answer on every rank. */
-static int compi_config_differ(int failed, const char (*mine)[64])
+/* This rank's configuration, loaded, and its agreed settings as texts (mine)
+ * and as the start-up exchange's words: failed, and a hash's range, whose
+ * maxima say whether any rank failed or any two differ (compi_config_settle). */
+typedef struct compi_config_seen {
+    int failed;
+    char err[1024], mine[COMPI_AGREED][64];
+} compi_config_seen;
+
+static void compi_config_local(compi_config_seen *c, unsigned long long *words)
 {
+    char sys[COMPI_CONFIG_PATH_MAX];
+    compi_system_config(sys, sizeof sys);
+    c->err[0] = 0;
+    c->failed = compi_config_load(&compi_cfg, sys, c->err, sizeof c->err) != COMPI_OK;
+    int gathers = compi_cfg.report_path[0] || compi_cfg.verbose >= 1;
+    snprintf(c->mine[0], sizeof c->mine[0], "%s", compi_mode_name(compi_cfg.mode));
+    snprintf(c->mine[1], sizeof c->mine[1], "%zu", compi_cfg.min_bytes);
+    snprintf(c->mine[2], sizeof c->mine[2], "%s", compi_cfg.calibrate_init ? "init" : "off");
+    snprintf(c->mine[3], sizeof c->mine[3], "%d", compi_cfg.ranks_per_node);
+    snprintf(c->mine[4], sizeof c->mine[4], "%s", gathers ? "on" : "off");
+    snprintf(c->mine[5], sizeof c->mine[5], "%d", compi_cfg.refresh);
+    snprintf(c->mine[6], sizeof c->mine[6], "%d", compi_cfg.probe);
     uint64_t h = 1469598103934665603ull; /* FNV-1a over the settings' texts */
     for (int k = 0; k < COMPI_AGREED; k++) {
-        for (const char *c = mine[k]; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        for (const char *ch = c->mine[k]; *ch; ch++) h = (h ^ (unsigned char)*ch) * 1099511628211ull;
         h = (h ^ 0xffu) * 1099511628211ull; /* a separator no text holds */
     }
-    unsigned long long top[3] = {(unsigned long long)failed, h, ~h};
-    if (compi_boot_max(top, 3) != MPI_SUCCESS) return 1;
-    return top[0] != 0 || top[1] != ~top[2];
+    words[COMPI_BOOT_CFG_FAILED] = (unsigned long long)c->failed;
+    words[COMPI_BOOT_CFG_HASH] = h;
+    words[COMPI_BOOT_CFG_NOT_HASH] = ~h;
 }
 
-static void compi_config_init(void)
+/* The common case, every rank loaded its configuration and agrees, is
+ * known from the exchange's words; which setting differs, and from what,
+ * costs more messages, and only then. */
+static void compi_config_settle(compi_config_seen *c, const unsigned long long *words)
 {
-    char sys[COMPI_CONFIG_PATH_MAX], err[1024] = "", mine[COMPI_AGREED][64], root[COMPI_AGREED][64];
-    int rank;
-    compi_system_config(sys, sizeof sys);
-    int failed = compi_config_load(&compi_cfg, sys, err, sizeof err) != COMPI_OK;
-    int gathers = compi_cfg.report_path[0] || compi_cfg.verbose >= 1;
-    snprintf(mine[0], sizeof mine[0], "%s", compi_mode_name(compi_cfg.mode));
-    snprintf(mine[1], sizeof mine[1], "%zu", compi_cfg.min_bytes);
-    snprintf(mine[2], sizeof mine[2], "%s", compi_cfg.calibrate_init ? "init" : "off");
-    snprintf(mine[3], sizeof mine[3], "%d", compi_cfg.ranks_per_node);
-    snprintf(mine[4], sizeof mine[4], "%s", gathers ? "on" : "off");
-    snprintf(mine[5], sizeof mine[5], "%d", compi_cfg.refresh);
-    snprintf(mine[6], sizeof mine[6], "%d", compi_cfg.probe);
-    /* the common case, every rank loaded its configuration and agrees, in
-     * one reduction; which setting differs, and from what, only otherwise */
-    if (!compi_config_differ(failed, (const char(*)[64])mine)) return;
-    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
-    memcpy(root, mine, sizeof root);
+    char root[COMPI_AGREED][64];
+    int rank, failed = c->failed;
+    if (!words[COMPI_BOOT_CFG_FAILED] && words[COMPI_BOOT_CFG_HASH] == ~words[COMPI_BOOT_CFG_NOT_HASH]) return;
+    char *err = c->err;
+    if (compi_config_agree(failed, err, sizeof c->err)) compi_config_fail(err);
+    memcpy(root, c->mine, sizeof root);
     compi_boot_bcast(root, sizeof root);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int k = 0; k < COMPI_AGREED && !failed; k++) {
-        if (strcmp(mine[k], root[k]) == 0) continue;
+        if (strcmp(c->mine[k], root[k]) == 0) continue;
         int set = compi_agreed[k].setting;
         if (k == 4 && !compi_cfg.report_path[0]) set = COMPI_SET_VERBOSE;
         char from[COMPI_CONFIG_PATH_MAX + 64];
         compi_config_origin_text(&compi_cfg, (size_t)set, from, sizeof from);
-        snprintf(err, sizeof err,
+        snprintf(err, sizeof c->err,
                  "%s is %s here (%s%sfrom %.300s) but %s on rank 0; it must be the same on "
                  "every rank (configuration files that differ between nodes?)",
-                 compi_agreed[k].what, mine[k], k == 4 ? compi_setting_at((size_t)set)->key : "", k == 4 ? " " : "",
+                 compi_agreed[k].what, c->mine[k], k == 4 ? compi_setting_at((size_t)set)->key : "", k == 4 ? " " : "",
                  from, root[k]);
         failed = 1;
     }
-    if (compi_config_agree(failed, err, sizeof err)) compi_config_fail(err);
+    if (compi_config_agree(failed, err, sizeof c->err)) compi_config_fail(err);
 }
 
 int compi_core_init(void)
@@ -288,9 +304,24 @@ int compi_core_init(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &compi_g.world_size);
     PMPI_Comm_group(MPI_COMM_WORLD, &compi_world_group);
     PMPI_Comm_dup(MPI_COMM_SELF, &compi_g.self_comm); /* one rank: no messages */
-    compi_config_init();
-    int rc = compi_build_node_map();
-    if (rc != MPI_SUCCESS) return rc;
+    /* what each rank can do alone first, then one exchange for all of it
+     * (every rank's outcome, the node map and names); its outcomes are then
+     * read in the order the steps have */
+    compi_config_seen *seen = calloc(1, sizeof *seen);
+    compi_boot_info x;
+    memset(&x, 0, sizeof x);
+    if (!seen) return MPI_ERR_NO_MEM;
+    compi_config_local(seen, x.max);
+    int engine_failed = !seen->failed && compi_engine_preinit(x.max, err, sizeof err) != COMPI_OK;
+    int rc = compi_node_leader(&x);
+    if (rc == MPI_SUCCESS) rc = compi_boot_exchange(&x);
+    if (rc != MPI_SUCCESS) {
+        free(seen);
+        return rc;
+    }
+    compi_config_settle(seen, x.max);
+    free(seen);
+    compi_build_node_map(&x);
     PMPI_Comm_create_keyval(compi_comm_info_copy, compi_comm_info_delete, &compi_g.comm_keyval, NULL);
     int *ub, found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
@@ -322,7 +353,7 @@ int compi_core_init(void)
         compi_log(1, "mode=%s%s%s%s, %d ranks on %d nodes", compi_mode_name(compi_cfg.mode), codec,
                   how[compi_cfg.mode] ? how[compi_cfg.mode] : "", compi_cfg.mode == COMPI_MODE_OFF ? "" : minb,
                   compi_g.world_size, compi_g.node_count);
-    if ((rc = compi_engine_init(err, sizeof err)) != MPI_SUCCESS) {
+    if ((rc = compi_engine_init(x.max, engine_failed, x.names, err, sizeof err)) != MPI_SUCCESS) {
         if (rc == COMPI_ERR_CONFIG) compi_config_fail(err);
         return rc;
     }
@@ -357,8 +388,43 @@ void compi_core_finalize(void)
     compi_g.finalized = 1;
 }
 
+static int compi_group_nodes(MPI_Group grp, int **nodes_out, int **world_out, int *n_out);
+
+/* MPI_COMM_WORLD's ranks in order (allocated once, never freed: the
+ * communicators that share it may be freed by MPI_Finalize). */
+static int *compi_world_ranks(void)
+{
+    static int *ids;
+    int *mine = __atomic_load_n(&ids, __ATOMIC_ACQUIRE), *none = NULL;
+    if (mine) return mine;
+    if (!(mine = malloc(sizeof(int) * (size_t)(compi_g.world_size > 0 ? compi_g.world_size : 1)))) return NULL;
+    for (int i = 0; i < compi_g.world_size; i++) mine[i] = i;
+    if (__atomic_compare_exchange_n(&ids, &none, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return mine;
+    free(mine);
+    return none;
+}
+
 /* Maps every member of grp to its node and world rank; -1 for both where a
- * member is outside MPI_COMM_WORLD (dynamic processes), which we never frame. */
+ * member is outside MPI_COMM_WORLD (dynamic processes), which we never frame.
+ * A group that is MPI_COMM_WORLD's in its order (MPI_COMM_WORLD, its
+ * duplicates) gets the process's arrays (*shared set): no O(P) copy per
+ * communicator. */
+static int compi_group_nodes_shared(MPI_Group grp, int **nodes_out, int **world_out, int *n_out, int *shared)
+{
+    int n, same = MPI_UNEQUAL;
+    PMPI_Group_size(grp, &n);
+    PMPI_Group_compare(grp, compi_world_group, &same);
+    int *ids = same == MPI_IDENT && world_out ? compi_world_ranks() : NULL;
+    if (ids) {
+        *nodes_out = compi_g.node_of_world;
+        *world_out = ids;
+        *n_out = n;
+        *shared = 1;
+        return MPI_SUCCESS;
+    }
+    return compi_group_nodes(grp, nodes_out, world_out, n_out);
+}
+
 static int compi_group_nodes(MPI_Group grp, int **nodes_out, int **world_out, int *n_out)
 {
     int n;
@@ -450,7 +516,7 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *
     } else {
         PMPI_Comm_group(comm, &peers);
     }
-    compi_group_nodes(peers, &ci->peer_node, &ci->peer_world, &ci->peer_count);
+    compi_group_nodes_shared(peers, &ci->peer_node, &ci->peer_world, &ci->peer_count, &ci->peers_shared);
     int *local_nodes = NULL, nlocal = 0;
     if (local != MPI_GROUP_NULL) compi_group_nodes(local, &local_nodes, NULL, &nlocal);
     ci->my_node = compi_g.my_node;
