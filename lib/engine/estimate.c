@@ -144,6 +144,28 @@ static void compi_estimate_learn_cost(const compi_estimate_ctx *x, int i, double
     k->codec[x->dtclass][i] = x->codecs->candidates[x->dtclass][i];
 }
 
+/* The most a codec that compresses the whole message in compress_us could
+ * reach, whatever its ratio: the wire time of the headers alone, no
+ * decompression, and a pipeline bound by its compression. */
+static double compi_estimate_bound(const compi_estimate_ctx *x, size_t size, double compress_us)
+{
+    double raw = compi_estimate_net_us(x, (double)size + COMPI_ESTIMATE_HEADER);
+    size_t chunk = compi_estimate_chunk(x, size);
+    if (!chunk) return raw / (compi_estimate_net_us(x, COMPI_ESTIMATE_HEADER) + compress_us);
+    double n = (double)((size + chunk - 1) / chunk);
+    double p = x->codec_threads > 1 ? x->codec_threads : 1;
+    if (p > n) p = n;
+    return compress_us > 0 ? raw * p / compress_us : 1e300;
+}
+
+/* A candidate its known speed rules out is not coded; its cost is
+ * forgotten a little each time, so that one slow measurement (a
+ * descheduled compression) is retried after a few evaluations. */
+static void compi_estimate_forget_cost(const compi_estimate_ctx *x, int i)
+{
+    x->costs->us_per_byte[x->dtclass][i] *= 0.85;
+}
+
 /* The order candidates are tried in: model order without costs; with
  * them, those not measured yet (model order), then the others cheapest
  * first. */
@@ -181,6 +203,10 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
         int i = order[k];
         const compi_codec *c = x->codecs->candidates[x->dtclass][i];
         double r, tc, known = compi_estimate_known_cost(x, i);
+        if (known > 0 && compi_estimate_bound(x, size, known * (double)size) < best_speedup) {
+            compi_estimate_forget_cost(x, i); /* too slow to win, whatever its ratio */
+            continue;
+        }
         if (tried > 0 && known > 0 && clock_us() - t0 + known * in > budget) break; /* the rest cost more */
         if (tried > 0 && !x->costs && clock_us() - t0 >= budget)
             break; /* the rest would cost more than it could save */

@@ -115,9 +115,12 @@ static void test_sample_is_a_chunk(void)
     free(scratch);
 }
 
+static int slow_calls;
+
 static long long slow_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
 {
     (void)src, (void)p;
+    slow_calls++;
     return fake_code(n, dst, cap, 90.0, 1.33); /* blosc-zstd-like on noisy doubles */
 }
 
@@ -176,10 +179,53 @@ static void test_budget_drops_the_expensive(void)
     free(scratch);
 }
 
+/* 2 MiB sent whole at ~110 MB/s: the budget (19 ms) allows every sample,
+ * but the slow codec would take 23 ms to compress the message: it cannot
+ * win whatever its ratio, and once measured it is not coded again but
+ * now and then, in case that measurement was a descheduled one. */
+static void test_too_slow_to_win(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    const compi_codec *order[] = {&slow, &mid, &pred};
+    for (int i = 0; i < 3; i++) {
+        cm.relations[cm.nrelations++] = (compi_codec_relation){order[i], -1, 0, 1e9, 0.5};
+        cm.candidates[COMPI_CLASS_DOUBLE][cm.ncandidates[COMPI_CLASS_DOUBLE]++] = order[i];
+    }
+    compi_net_link link = flat_link(15, 9);
+    compi_estimate_costs costs;
+    memset(&costs, 0, sizeof costs);
+    compi_estimate_ctx x = {&link, &cm,   COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us,
+                            NULL,  &costs};
+    size_t size = 2 * MiB, sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    compi_estimate best;
+    slow_calls = 0;
+    int tried = compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+    CHECK(tried == 3 && slow_calls == 1, "the first evaluation measures every candidate (%d tried)", tried);
+    CHECK(best.codec == &pred, "the predictor wins (%s)", best.codec ? best.codec->name : "raw");
+    slow_calls = 0;
+    for (int rep = 0; rep < 8; rep++) {
+        compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+        CHECK(best.codec == &pred, "the predictor still wins (%s)", best.codec ? best.codec->name : "raw");
+    }
+    CHECK(slow_calls >= 1 && slow_calls <= 2,
+          "the slow codec coded %d times in 8 evaluations (1-2: retried now and then)", slow_calls);
+    /* without costs (model order, the budget alone) it is coded every time */
+    x.costs = NULL;
+    slow_calls = 0;
+    compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+    CHECK(slow_calls == 1, "without costs: coded (%d)", slow_calls);
+    free(data);
+    free(scratch);
+}
+
 int main(void)
 {
     test_sample_is_a_chunk();
     test_budget_drops_the_expensive();
+    test_too_slow_to_win();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;
