@@ -34,7 +34,7 @@ typedef struct {
     int level;
     size_t chunk_cfg;                   /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
     double codec_threads;               /* speedup of chunk coding over one thread (the codec pool,
-                                        compi_codec_model_threads_speedup); <= 1: one thread */
+                                              compi_codec_model_threads_speedup); <= 1: one thread */
     double (*clock_us)(void);           /* the evaluation's clock (tests inject one); NULL: CLOCK_MONOTONIC */
     const compi_codec *incumbent;       /* the codec in use (a re-check), or NULL */
     struct compi_estimate_costs *costs; /* what the candidates cost before (the caller's, per
@@ -93,10 +93,11 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * left of the budget; a candidate whose known speed alone keeps it from
  * beating the best so far (or min_speedup), whatever its ratio, is not
  * coded at all (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
- * took longer than the message's wire time). Costs are updated. The incumbent (when tried and still reaching
- * min_speedup) stays best unless another codec predicts
- * COMPI_ESTIMATE_SWITCH_MARGIN times its speedup. scratch must hold compi_estimate_scratch_size(
- * sample_max) bytes. Returns the number of candidates tried. */
+ * took longer than the message's wire time). Costs are updated. The
+ * incumbent (when tried and still reaching min_speedup) stays best unless
+ * another codec predicts COMPI_ESTIMATE_SWITCH_MARGIN times its speedup.
+ * scratch must hold compi_estimate_scratch_size(sample_max) bytes. Returns
+ * the number of candidates tried. */
 int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t size, size_t sample_max,
                         double min_speedup, void *scratch, compi_estimate *best);
 size_t compi_estimate_scratch_size(size_t sample_max);
