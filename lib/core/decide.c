@@ -61,6 +61,9 @@ compi_engine_state compi_E;
 extern char *program_invocation_short_name;
 
 static __thread void *compi_scratch;
+/* What each candidate codec cost in this thread's evaluations, so the next
+ * ones try the cheap ones first (engine/estimate.h). */
+static __thread compi_estimate_costs compi_eval_costs;
 /* The collective running on this thread (compi_coll_scope_begin/end): its
  * gate's trial asks for evaluation, and the frames it compressed are
  * counted for the gate's vote. A thread runs one collective at a time. */
@@ -516,7 +519,8 @@ static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int d
 {
     *copy = *l->model;
     compi_estimate_ctx x = {
-        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now(), NULL, NULL};
+        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now(), NULL, NULL,
+        NULL};
     return x;
 }
 
@@ -550,6 +554,7 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
     double need = compi_window_threshold(w, compi_cfg.min_speedup);
     x.incumbent = w->codec;
+    x.costs = &compi_eval_costs;
     pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
     compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, need, compi_engine_scratch(), &best);

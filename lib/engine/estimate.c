@@ -125,6 +125,63 @@ int compi_estimate_codec(const compi_estimate_ctx *x, const compi_codec *c, cons
     return COMPI_OK;
 }
 
+/* What candidate i of the class cost per input byte before (0: unknown). */
+static double compi_estimate_known_cost(const compi_estimate_ctx *x, int i)
+{
+    const compi_estimate_costs *k = x->costs;
+    if (!k || k->codec[x->dtclass][i] != x->codecs->candidates[x->dtclass][i]) return 0;
+    return k->us_per_byte[x->dtclass][i];
+}
+
+static void compi_estimate_learn_cost(const compi_estimate_ctx *x, int i, double us_per_byte)
+{
+    compi_estimate_costs *k = x->costs;
+    if (!k || !(us_per_byte > 0)) return;
+    double old = compi_estimate_known_cost(x, i);
+    /* halfway toward the new one: a codec's speed depends on the data, and
+     * one descheduled measurement must not rank it last for good */
+    k->us_per_byte[x->dtclass][i] = old > 0 ? (old + us_per_byte) / 2 : us_per_byte;
+    k->codec[x->dtclass][i] = x->codecs->candidates[x->dtclass][i];
+}
+
+/* The most a codec that compresses the whole message in compress_us could
+ * reach, whatever its ratio: the wire time of the headers alone, no
+ * decompression, and a pipeline bound by its compression. */
+static double compi_estimate_bound(const compi_estimate_ctx *x, size_t size, double compress_us)
+{
+    double raw = compi_estimate_net_us(x, (double)size + COMPI_ESTIMATE_HEADER);
+    size_t chunk = compi_estimate_chunk(x, size);
+    if (!chunk) return raw / (compi_estimate_net_us(x, COMPI_ESTIMATE_HEADER) + compress_us);
+    double n = (double)((size + chunk - 1) / chunk);
+    double p = x->codec_threads > 1 ? x->codec_threads : 1;
+    if (p > n) p = n;
+    return compress_us > 0 ? raw * p / compress_us : 1e300;
+}
+
+/* A candidate its known speed rules out is not coded; its cost is
+ * forgotten a little each time, so that one slow measurement (a
+ * descheduled compression) is retried after a few evaluations. */
+static void compi_estimate_forget_cost(const compi_estimate_ctx *x, int i)
+{
+    x->costs->us_per_byte[x->dtclass][i] *= 0.85;
+}
+
+/* The order candidates are tried in: model order without costs; with
+ * them, those not measured yet (model order), then the others cheapest
+ * first. */
+static int compi_estimate_order(const compi_estimate_ctx *x, int order[COMPI_MODEL_MAX_CANDIDATES])
+{
+    int n = x->codecs->ncandidates[x->dtclass];
+    if (n > COMPI_MODEL_MAX_CANDIDATES) n = COMPI_MODEL_MAX_CANDIDATES;
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        double ci = compi_estimate_known_cost(x, i);
+        for (; j > 0 && compi_estimate_known_cost(x, order[j - 1]) > ci; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    return n;
+}
+
 int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t size, size_t sample_max,
                         double min_speedup, void *scratch, compi_estimate *best)
 {
@@ -137,13 +194,25 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
     if (x->dtclass < 0 || x->dtclass >= COMPI_CLASS_COUNT) return 0;
     double (*clock_us)(void) = compi_estimate_clock(x);
     double budget = compi_estimate_eval_budget_us(x, size), t0 = clock_us();
+    size_t sample = compi_estimate_sample_size(x, size, sample_max);
+    double in = (double)(size < sample ? size : sample); /* bytes each candidate codes */
     compi_estimate kept = {NULL, 1, 0, 1};
-    for (int i = 0; i < x->codecs->ncandidates[x->dtclass]; i++) {
+    int order[COMPI_MODEL_MAX_CANDIDATES];
+    int n = compi_estimate_order(x, order);
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
         const compi_codec *c = x->codecs->candidates[x->dtclass][i];
-        double r, tc;
-        if (tried > 0 && clock_us() - t0 >= budget) break; /* the rest would cost more than it could save */
+        double r, tc, known = compi_estimate_known_cost(x, i);
+        if (known > 0 && compi_estimate_bound(x, size, known * (double)size) < best_speedup) {
+            compi_estimate_forget_cost(x, i); /* too slow to win, whatever its ratio */
+            continue;
+        }
+        if (tried > 0 && known > 0 && clock_us() - t0 + known * in > budget) break; /* the rest cost more */
+        if (tried > 0 && !x->costs && clock_us() - t0 >= budget)
+            break; /* the rest would cost more than it could save */
         if (compi_estimate_codec(x, c, src, size, sample_max, scratch, &r, &tc) != COMPI_OK) continue;
         tried++;
+        compi_estimate_learn_cost(x, i, size ? tc / (double)size : 0);
         double s = compi_estimate_speedup(x, c, size, r, tc);
         if (c == x->incumbent && s >= min_speedup) kept = (compi_estimate){c, r, tc, s};
         if (s >= best_speedup) {

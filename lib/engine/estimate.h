@@ -32,12 +32,25 @@ typedef struct {
     int dtclass;
     size_t elem_size;
     int level;
-    size_t chunk_cfg;             /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
-    double codec_threads;         /* speedup of chunk coding over one thread (the codec pool,
-                                        compi_codec_model_threads_speedup); <= 1: one thread */
-    double (*clock_us)(void);     /* the evaluation's clock (tests inject one); NULL: CLOCK_MONOTONIC */
-    const compi_codec *incumbent; /* the codec in use (a re-check), or NULL */
+    size_t chunk_cfg;                   /* COMPI_CHUNK: 0 = from the link, COMPI_ESTIMATE_NO_CHUNKS = off */
+    double codec_threads;               /* speedup of chunk coding over one thread (the codec pool,
+                                              compi_codec_model_threads_speedup); <= 1: one thread */
+    double (*clock_us)(void);           /* the evaluation's clock (tests inject one); NULL: CLOCK_MONOTONIC */
+    const compi_codec *incumbent;       /* the codec in use (a re-check), or NULL */
+    struct compi_estimate_costs *costs; /* what the candidates cost before (the caller's, per
+                                           thread), or NULL: model order */
 } compi_estimate_ctx;
+/* The sample-coding cost each candidate showed in earlier evaluations
+ * (microseconds per input byte; 0: not measured yet), so that an evaluation
+ * tries them cheapest first and its budget drops the most expensive. In
+ * model order, a slow candidate early in the list (blosc-zstd at ~90 MB/s
+ * costs 0.4-2 ms on a 64 KiB sample) used up the budget of an 80 KiB
+ * message at 1 Gbit/s (~0.75 ms) and the one that would have won (dfcm,
+ * ~40 us) was never tried: the window decided raw. */
+typedef struct compi_estimate_costs {
+    const compi_codec *codec[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+    double us_per_byte[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+} compi_estimate_costs;
 /* A re-check replaces the codec in use only by one predicted this much faster. */
 #define COMPI_ESTIMATE_SWITCH_MARGIN 1.03
 #define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
@@ -74,10 +87,17 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * save (compi_estimate_eval_budget_us): once the candidates tried took
  * that long, the others are skipped (the first is always tried), so a small
  * message on a fast link is not coded five times to save a few
- * microseconds of wire. The incumbent (when tried and still reaching
- * min_speedup) stays best unless another codec predicts
- * COMPI_ESTIMATE_SWITCH_MARGIN times its speedup. scratch must hold compi_estimate_scratch_size(
- * sample_max) bytes. Returns the number of candidates tried. */
+ * microseconds of wire. With x->costs, candidates not measured yet are
+ * tried first (each is measured once, whatever the budget), then the
+ * others cheapest first, each only while its known cost fits in what is
+ * left of the budget; a candidate whose known speed alone keeps it from
+ * beating the best so far (or min_speedup), whatever its ratio, is not
+ * coded at all (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
+ * took longer than the message's wire time). Costs are updated. The
+ * incumbent (when tried and still reaching min_speedup) stays best unless
+ * another codec predicts COMPI_ESTIMATE_SWITCH_MARGIN times its speedup.
+ * scratch must hold compi_estimate_scratch_size(sample_max) bytes. Returns
+ * the number of candidates tried. */
 int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t size, size_t sample_max,
                         double min_speedup, void *scratch, compi_estimate *best);
 size_t compi_estimate_scratch_size(size_t sample_max);

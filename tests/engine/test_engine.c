@@ -444,7 +444,7 @@ static void test_estimate_threads(void)
     memset(&cm, 0, sizeof cm);
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     compi_net_link slow = flat_link(100, 80);   /* ~100 Mbit/s: 80 ns per byte */
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1, NULL, NULL};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1, NULL, NULL, NULL};
     /* 8 MiB at ratio 4 whose one-thread compression takes 1.5 x its raw wire time */
     double raw = 100 + (8.0 * MiB + 32) * 0.08, tc = 1.5 * raw;
     double one = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
@@ -479,7 +479,7 @@ static void test_estimate_stronger_with_threads(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.2};
     cm.relations[cm.nrelations++] = (compi_codec_relation){zstd, -1, 0, 1e9, 0.05};
     compi_net_link link = flat_link(100, 160); /* ~50 Mbit/s: 160 ns per byte */
-    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 256 * KiB, 1, NULL, NULL};
+    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 256 * KiB, 1, NULL, NULL, NULL};
     double size = 8.0 * MiB, tc_lz4 = size / 500.0, tc_zstd = size / 10.0; /* us at 500 and 10 MB/s */
     double lz4_1 = compi_estimate_speedup(&x, lz4, 8 * MiB, 2.14, tc_lz4);
     double zstd_1 = compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd);
@@ -524,7 +524,7 @@ static void test_estimate_budget(void)
     const compi_codec *cands[3] = {zstd, lz4, zstd};
     for (int i = 0; i < 3; i++) cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = cands[i];
     compi_net_link fast = flat_link(5, 20), slow = flat_link(5, 80);
-    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL};
+    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL};
     size_t n = 8 * KiB;
     unsigned char *data = calloc(n, 1);
     void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
@@ -555,7 +555,7 @@ static void test_estimate_switch_margin(void)
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = zstd;
     compi_net_link slow = flat_link(0, 80), crawl = flat_link(0, 2e6);
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL};
     size_t n = 8 * KiB;
     unsigned char *data = calloc(n, 1);
     void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
@@ -581,7 +581,7 @@ static void test_estimate(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     compi_net_link slow = flat_link(100, 80); /* ~100 Mbit/s */
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, NULL, NULL};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, NULL, NULL, NULL};
     double s = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
     double want = (100 + (MiB + 32) * 0.08) / (100 + (MiB / 4.0 + 32) * 0.08 + 1000 + 500);
     CHECK(fabs(s - want) < 1e-9, "formula: %f vs %f", s, want);

@@ -81,7 +81,7 @@ static void test_sample_is_a_chunk(void)
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = &fast;
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = &deep;
     compi_net_link link = flat_link(100, 160);
-    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 0, 1, fake_clock_us, NULL};
+    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 0, 1, fake_clock_us, NULL, NULL};
     size_t size = 8 * MiB, sample = 64 * KiB;
     CHECK(compi_estimate_chunk(&x, size) == 256 * KiB, "8 MiB goes in 256 KiB chunks (%zu)",
           compi_estimate_chunk(&x, size));
@@ -115,9 +115,117 @@ static void test_sample_is_a_chunk(void)
     free(scratch);
 }
 
+static int slow_calls;
+
+static long long slow_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    slow_calls++;
+    return fake_code(n, dst, cap, 90.0, 1.33); /* blosc-zstd-like on noisy doubles */
+}
+
+static long long mid_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 600.0, 1.05); /* zstd-like */
+}
+
+static long long pred_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 1500.0, 1.85); /* dfcm-like */
+}
+
+static const compi_codec slow = {"slow", 252, "blosc-zstd-like", fake_bound, slow_compress, NULL, 0};
+static const compi_codec mid = {"mid", 253, "zstd-like", fake_bound, mid_compress, NULL, 0};
+static const compi_codec pred = {"pred", 254, "dfcm-like", fake_bound, pred_compress, NULL, 0};
+
+/* An 80 KiB message at ~110 MB/s may spend ~0.74 ms on its evaluation. In
+ * model order the slow codec (0.73 ms on the 64 KiB sample) spends it all
+ * before the predictor that wins is tried; with the costs of earlier
+ * evaluations, every candidate is measured once, then the cheap ones go
+ * first and the budget drops the slow one. */
+static void test_budget_drops_the_expensive(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    const compi_codec *order[] = {&mid, &slow, &pred};
+    for (int i = 0; i < 3; i++) {
+        cm.relations[cm.nrelations++] = (compi_codec_relation){order[i], -1, 0, 1e9, 0.5};
+        cm.candidates[COMPI_CLASS_DOUBLE][cm.ncandidates[COMPI_CLASS_DOUBLE]++] = order[i];
+    }
+    compi_net_link link = flat_link(15, 9);
+    compi_estimate_costs costs;
+    memset(&costs, 0, sizeof costs);
+    compi_estimate_ctx x = {&link, &cm,   COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us,
+                            NULL,  &costs};
+    size_t size = 80 * KiB, sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    compi_estimate best;
+    double t0 = fake_now_us;
+    int tried = compi_estimate_best(&x, data, size, sample, 1.0, scratch, &best);
+    CHECK(tried == 3, "the first evaluation measures every candidate (%d tried)", tried);
+    CHECK(best.codec == &pred, "the predictor wins (%s)", best.codec ? best.codec->name : "raw");
+    double budget = compi_estimate_eval_budget_us(&x, size);
+    for (int rep = 0; rep < 3; rep++) {
+        t0 = fake_now_us;
+        tried = compi_estimate_best(&x, data, size, sample, 1.0, scratch, &best);
+        CHECK(tried == 2, "later ones skip the slow codec (%d tried)", tried);
+        CHECK(best.codec == &pred, "the predictor still wins (%s)", best.codec ? best.codec->name : "raw");
+        CHECK(fake_now_us - t0 <= budget, "within the budget (%.0f of %.0f us)", fake_now_us - t0, budget);
+    }
+    free(data);
+    free(scratch);
+}
+
+/* 2 MiB sent whole at ~110 MB/s: the budget (19 ms) allows every sample,
+ * but the slow codec would take 23 ms to compress the message: it cannot
+ * win whatever its ratio, and once measured it is not coded again but
+ * now and then, in case that measurement was a descheduled one. */
+static void test_too_slow_to_win(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    const compi_codec *order[] = {&slow, &mid, &pred};
+    for (int i = 0; i < 3; i++) {
+        cm.relations[cm.nrelations++] = (compi_codec_relation){order[i], -1, 0, 1e9, 0.5};
+        cm.candidates[COMPI_CLASS_DOUBLE][cm.ncandidates[COMPI_CLASS_DOUBLE]++] = order[i];
+    }
+    compi_net_link link = flat_link(15, 9);
+    compi_estimate_costs costs;
+    memset(&costs, 0, sizeof costs);
+    compi_estimate_ctx x = {&link, &cm,   COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us,
+                            NULL,  &costs};
+    size_t size = 2 * MiB, sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    compi_estimate best;
+    slow_calls = 0;
+    int tried = compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+    CHECK(tried == 3 && slow_calls == 1, "the first evaluation measures every candidate (%d tried)", tried);
+    CHECK(best.codec == &pred, "the predictor wins (%s)", best.codec ? best.codec->name : "raw");
+    slow_calls = 0;
+    for (int rep = 0; rep < 8; rep++) {
+        compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+        CHECK(best.codec == &pred, "the predictor still wins (%s)", best.codec ? best.codec->name : "raw");
+    }
+    CHECK(slow_calls >= 1 && slow_calls <= 2,
+          "the slow codec coded %d times in 8 evaluations (1-2: retried now and then)", slow_calls);
+    /* without costs (model order, the budget alone) it is coded every time */
+    x.costs = NULL;
+    slow_calls = 0;
+    compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+    CHECK(slow_calls == 1, "without costs: coded (%d)", slow_calls);
+    free(data);
+    free(scratch);
+}
+
 int main(void)
 {
     test_sample_is_a_chunk();
+    test_budget_drops_the_expensive();
+    test_too_slow_to_win();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

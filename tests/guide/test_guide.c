@@ -416,6 +416,43 @@ static char *run_capture(const char *cmd, int *status)
     return out;
 }
 
+/* The ratio compi_guide -v -v printed for zstd on its first key, or -1. */
+static double first_zstd_ratio(const char *out)
+{
+    const char *p = strstr(out, " zstd ");
+    double r = -1;
+    if (p && sscanf(p, " zstd ratio %lf", &r) != 1) r = -1;
+    return r;
+}
+
+/* The guided run codes with COMPI_LEVEL: compi_guide codes the samples at
+ * that level too (zstd at 19 finds more than at its default on the same
+ * sample: compression output is deterministic), from the environment or
+ * --level; a level out of range is refused with its name. */
+static void test_guide_level(const char *guide, const char *tdir, const char *dir)
+{
+    char cmd[16384];
+    int st;
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s/rl0' --time-ms 0.05 -v -v 2>&1", guide, tdir, dir);
+    char *out0 = run_capture(cmd, &st);
+    CHECK(st == 0, "compi_guide exited %d:\n%s", st, out0);
+    snprintf(cmd, sizeof cmd, "COMPI_LEVEL=19 '%s' '%s' -o '%s/rl19' --time-ms 0.05 -v -v 2>&1", guide, tdir, dir);
+    char *out19 = run_capture(cmd, &st);
+    CHECK(st == 0, "compi_guide exited %d:\n%s", st, out19);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s/rl19b' --time-ms 0.05 --level 19 -v -v 2>&1", guide, tdir, dir);
+    char *opt19 = run_capture(cmd, &st);
+    double r0 = first_zstd_ratio(out0), r19 = first_zstd_ratio(out19), o19 = first_zstd_ratio(opt19);
+    CHECK(r0 > 0 && r19 > r0, "zstd's ratio at COMPI_LEVEL=19 (%.2f) above its default's (%.2f)", r19, r0);
+    CHECK(o19 == r19, "--level 19 (%.2f) as COMPI_LEVEL=19 (%.2f)", o19, r19);
+    free(out0);
+    free(out19);
+    free(opt19);
+    snprintf(cmd, sizeof cmd, "COMPI_LEVEL=30 '%s' '%s' -o '%s/rlbad' 2>&1", guide, tdir, dir);
+    char *bad = run_capture(cmd, &st);
+    CHECK(st != 0 && contains(bad, "COMPI_LEVEL needs an integer from -100 to 22"), "COMPI_LEVEL=30: %d %s", st, bad);
+    free(bad);
+}
+
 static void test_guide(const char *dir, const char *guide)
 {
     part = "guide";
@@ -438,6 +475,7 @@ static void test_guide(const char *dir, const char *guide)
     CHECK(contains(out, "2 trace files for 4 ranks"), "missing-ranks warning absent:\n%s", out);
     CHECK(contains(out, "built-in network model") && contains(out, "built-in codec model"), "models:\n%s", out);
     free(out);
+    test_guide_level(guide, tdir, dir);
 
     compi_rules *r = compi_rules_load(rdir, 0, 4, "test_guide", err, sizeof err);
     CHECK(r, "rules_load: %s", err);

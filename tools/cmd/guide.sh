@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/_launch.sh"
 guide_usage() {
     cat <<'USAGE'
 usage: compi guide <trace dir> [-o RULES_DIR] [--heuristics DIR] [--min-speedup X]
-                   [--all-codecs] [--time-ms MS] [-v|--verbose] [-q|--quiet]
+                   [--all-codecs] [--time-ms MS] [--level N] [-v|--verbose] [-q|--quiet]
                    [--mpi openmpi|mpich] [--rebuild]
 
   Reads <trace dir>/trace.<rank>.bin and writes RULES_DIR/rules.<rank>.txt
@@ -29,6 +29,9 @@ usage: compi guide <trace dir> [-o RULES_DIR] [--heuristics DIR] [--min-speedup 
   --heuristics DIR  network.txt / codecs.txt from `compi calibrate` (default
                     $COMPI_HEURISTICS, else the built-in models)
   --time-ms MS      timing budget per sample and codec (default 1)
+  --level N         codec effort the guided run will code with, -100..22
+                    (default $COMPI_LEVEL, else 0 = each codec's default);
+                    the samples are coded at that level
   -v                a line per key (-v -v: per codec too)
   --mpi             build tree to build/run compi_guide from (default: what
                     `mpirun` is here; the tool itself does not use MPI)

@@ -29,13 +29,14 @@ typedef struct {
     double min_speedup;
     int all_codecs;
     double time_ms; /* timing budget per (sample, codec) */
+    int level;      /* codec effort the guided run will code with (COMPI_LEVEL) */
     int verbose, quiet;
 } guide_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: compi_guide <trace dir> [-o RULES_DIR] [--heuristics DIR] [--min-speedup X]\n"
-               "                   [--all-codecs] [--time-ms MS] [-v|--verbose] [-q|--quiet]\n"
+               "                   [--all-codecs] [--time-ms MS] [--level N] [-v|--verbose] [-q|--quiet]\n"
                "\n"
                "Reads <trace dir>/trace.<rank>.bin (written with COMPI_MODE=trace COMPI_TRACE=<dir>)\n"
                "and writes RULES_DIR/rules.<rank>.txt for COMPI_MODE=guided COMPI_RULES=RULES_DIR.\n"
@@ -46,6 +47,9 @@ static void usage(FILE *f)
                "  --min-speedup X   compress a key only if its predicted speedup is >= X (default 1.05)\n"
                "  --all-codecs      try every codec, not only the codec model's candidates\n"
                "  --time-ms MS      timing budget per sample and codec (default 1)\n"
+               "  --level N         codec effort the guided run will use, -100..22 (default:\n"
+               "                    $COMPI_LEVEL, else 0 = each codec's default): the samples are\n"
+               "                    coded at that level, as the run will code the messages\n"
                "  -v, --verbose     one line per key\n"
                "  -q, --quiet       only errors and warnings\n");
 }
@@ -138,7 +142,7 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
         ev->rule.why = "too-small";
         return;
     }
-    compi_codec_params prm = {(compi_dtclass)e->msg.dtclass, e->msg.elem_size, 0};
+    compi_codec_params prm = {(compi_dtclass)e->msg.dtclass, e->msg.elem_size, o->level};
     for (int k = 0; k < nc; k++) {
         double in = 0, out = 0, us_per_byte = 0;
         int ok = 1;
@@ -159,7 +163,7 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
         double td = tc * compi_codec_model_d_over_c(cm, cands[k], e->msg.dtclass, r);
         /* the very formula the runtime uses (engine/estimate.h), with its
          * default chunking (COMPI_CHUNK=auto) */
-        compi_estimate_ctx x = {link, cm, e->msg.dtclass, e->msg.elem_size, 0, 0, 1.0, NULL, NULL};
+        compi_estimate_ctx x = {link, cm, e->msg.dtclass, e->msg.elem_size, o->level, 0, 1.0, NULL, NULL, NULL};
         double sp = compi_estimate_speedup(&x, cands[k], e->msg.size, r, tc);
         if (o->verbose > 1)
             printf("    %016llx %-10s ratio %8.2f  T_c %10.1f us  T_d %10.1f us  speedup %.3f\n",
@@ -327,6 +331,20 @@ static int load_models(const guide_opts *o, compi_net_model *net, compi_codec_mo
     return 0;
 }
 
+static int parse_level(const char *opt, const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || errno || end == s || *end || v < -100 || v > 22) {
+        fprintf(stderr, "compi_guide: %s needs an integer from -100 to 22 (0 = codec default), got '%s'\n", opt,
+                s ? s : "");
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_double(const char *opt, const char *s, double lo, double *out)
 {
     char *end;
@@ -346,6 +364,9 @@ int main(int argc, char **argv)
     o.min_speedup = 1.05;
     o.time_ms = 1;
     o.heur_dir = getenv("COMPI_HEURISTICS");
+    /* the level the guided run reads from its environment */
+    const char *lv = getenv("COMPI_LEVEL");
+    if (lv && *lv && parse_level("COMPI_LEVEL", lv, &o.level)) return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -361,6 +382,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--min-speedup")) {
             if (parse_double(a, v, 0, &o.min_speedup)) return 2;
+            i++;
+        } else if (!strcmp(a, "--level")) {
+            if (parse_level(a, v, &o.level)) return 2;
             i++;
         } else if (!strcmp(a, "--time-ms")) {
             if (parse_double(a, v, 0.001, &o.time_ms)) return 2;
