@@ -14,9 +14,9 @@
  * blocking definition gives. */
 #include "mpitest.h"
 
-#define AHEAD 4            /* calls per family after the warm-up; within compi's vote lag */
-#define BLOCK (64 * 1024)  /* bytes per peer of an Ialltoall: the gate's path */
-#define VEC (128 * 1024)   /* ints of an Iallreduce */
+#define AHEAD 4           /* calls per family after the warm-up; within compi's vote lag */
+#define BLOCK (64 * 1024) /* bytes per peer of an Ialltoall: the gate's path */
+#define VEC (128 * 1024)  /* ints of an Iallreduce */
 #define CALLS (AHEAD + 1)
 
 static char *sbuf[CALLS], *rbuf[CALLS];
