@@ -21,12 +21,13 @@
  * on every rank (MPI's rule for collectives), so the votes match. The
  * result applies COMPI_NBC_VOTE_LAG calls later, a call index every rank
  * knows without talking: the lag's calls keep the path held before the
- * trial (compi's for the first trial), never touching the vote, and the
- * call after them completes it (advancing the schedules meanwhile), so
- * every rank switches at the same call. A rank reaches that call
- * COMPI_NBC_VOTE_LAG + 1 calls after posting its vote, so no call waits
- * unless a rank starts that many calls of one family and size class on a
- * communicator before some other rank has started the trial's last one
+ * trial (the MPI's own before the first decision) and never touch the
+ * vote; the call after them completes it (advancing the schedules
+ * meanwhile), so every rank switches at the same call. A rank reaches
+ * that call COMPI_NBC_VOTE_LAG + 1 calls after posting its vote, so no
+ * call waits unless a rank starts that many calls of one family and size
+ * class on a communicator before some other rank has started the trial's
+ * last one
  * (docs/limits.md). */
 #include <pthread.h>
 #include <sched.h>
@@ -38,8 +39,10 @@
 
 /* calls of a gate between posting a vote and applying it: its nonblocking
  * calls return without waiting for the other ranks unless one rank runs
- * this many calls ahead of another */
-#define COMPI_NBC_VOTE_LAG 8u
+ * more calls than this ahead of another. Every change of path comes this
+ * many calls late, so it is kept short: a benchmark of a dozen calls still
+ * sees the decision in most of them. */
+#define COMPI_NBC_VOTE_LAG 4u
 
 struct compi_nbc_gate {
     compi_trials t;
@@ -205,9 +208,11 @@ void compi_nbc_gate_end(compi_nbc_ticket *t)
     for (int i = 0; i < COMPI_TRIALS_VOTE; i++) g->mine[i] = mine[i];
     int rc = PMPI_Iallreduce(g->mine, g->agreed, COMPI_TRIALS_VOTE, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g->x, &g->vote);
     if (rc != MPI_SUCCESS) compi_die("a nonblocking collective gate could not post its vote (MPI error %d)", rc);
-    /* the trial's calls ran compi's path; the lag runs the path held before */
+    /* the lag runs the path held before the trial; before the first
+     * decision the MPI's own: what the application gets without compi,
+     * while nobody knows yet whether compression pays */
     g->lag = COMPI_NBC_VOTE_LAG + 1;
-    g->lag_path = g->t.path;
+    g->lag_path = g->t.started ? g->t.path : COMPI_TRIALS_PATH_MPI;
     pthread_mutex_lock(&compi_nbc_voting_lock);
     g->next_live = compi_nbc_voting;
     compi_nbc_voting = g;
