@@ -144,6 +144,7 @@ typedef struct {
     compi_nbc_gate *g; /* NULL: no gate, compi's path */
     compi_nbc_kind kind;
     int path; /* compi_trials_path */
+    int lag;  /* a call between a gate's vote and its use: no trial */
 } compi_nbc_ticket;
 /* The path of this call (COMPI_TRIALS_PATH_COMPI or _MPI); opens the
  * call's scope. size: a size every rank knows alike (0: class 0). Every

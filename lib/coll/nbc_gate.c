@@ -19,13 +19,16 @@
  * (sched.c), where no other collective runs: every rank posts the votes of
  * a communicator in the order of its calls there, which is the same order
  * on every rank (MPI's rule for collectives), so the votes match. The
- * result applies from the gate's next call on: that call completes the
- * vote first (advancing the schedules meanwhile), so every rank switches
- * at the same call. Every rank posted the vote in an earlier call of the
- * communicator, so the wait is at most for the slowest rank to reach that
- * call; a rank waits there only if it starts the next call of the same
- * family and size class before every rank has started the trial's last
- * one (a vote every `trial_compi` + hold calls). */
+ * result applies COMPI_NBC_VOTE_LAG calls later, a call index every rank
+ * knows without talking: the lag's calls keep the path held before the
+ * trial (the MPI's own before the first decision) and never touch the
+ * vote; the call after them completes it (advancing the schedules
+ * meanwhile), so every rank switches at the same call. A rank reaches
+ * that call COMPI_NBC_VOTE_LAG + 1 calls after posting its vote, so no
+ * call waits unless a rank starts that many calls of one family and size
+ * class on a communicator before some other rank has started the trial's
+ * last one
+ * (docs/limits.md). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -34,10 +37,19 @@
 #include "core/state.h"
 #include "engine/trials.h"
 
+/* calls of a gate between posting a vote and applying it: its nonblocking
+ * calls return without waiting for the other ranks unless one rank runs
+ * more calls than this ahead of another. Every change of path comes this
+ * many calls late, so it is kept short: a benchmark of a dozen calls still
+ * sees the decision in most of them. */
+#define COMPI_NBC_VOTE_LAG 4u
+
 struct compi_nbc_gate {
     compi_trials t;
     MPI_Comm x;       /* compi's dup: the votes' communicator */
     MPI_Request vote; /* the vote in flight; MPI_REQUEST_NULL: none */
+    unsigned lag;     /* calls until the posted vote applies, + 1; 0: none pending */
+    int lag_path;     /* the path of those calls (compi_trials_path) */
     unsigned long long mine[COMPI_TRIALS_VOTE], agreed[COMPI_TRIALS_VOTE];
     compi_nbc_gate *next_live; /* the gates with a vote in flight */
 };
@@ -131,13 +143,26 @@ int compi_nbc_gate_begin(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kin
 {
     t->g = NULL;
     t->kind = kind;
+    t->lag = 0;
     t->path = COMPI_TRIALS_PATH_COMPI;
     if (!ci || (ci->mode != COMPI_MODE_ADAPTIVE && ci->mode != COMPI_MODE_GUIDED)) return t->path;
     pthread_once(&compi_nbc_gate_once, compi_nbc_gate_setup);
     compi_nbc_gate *g = compi_nbc_gate_get(comm, kind, size);
     if (!g) return t->path;
-    if (g->vote != MPI_REQUEST_NULL) {
-        compi_nbc_gate_settle(g);
+    if (g->lag > 1) {
+        /* the vote is not due yet: the held path, outside the trials */
+        g->lag--;
+        t->g = g;
+        t->lag = 1;
+        t->path = g->lag_path;
+        g->t.calls++;
+        if (t->path == COMPI_TRIALS_PATH_MPI) g->t.mpi_calls++;
+        compi_coll_scope_begin(0);
+        return t->path;
+    }
+    if (g->lag == 1) {
+        g->lag = 0;
+        if (g->vote != MPI_REQUEST_NULL) compi_nbc_gate_settle(g);
         compi_nbc_gate_decide(g, kind);
     }
     int probe;
@@ -175,6 +200,7 @@ void compi_nbc_gate_end(compi_nbc_ticket *t)
     uint64_t frame_bytes, saved_bytes;
     compi_coll_scope_end(&frame_bytes, &saved_bytes);
     if (t->path == COMPI_TRIALS_PATH_MPI) COMPI_NBC_ADD(t->kind, COMPI_NBC_GATED, 1);
+    if (t->lag) return; /* a call between a vote and its use */
     /* 1 ns: not measured (see above) */
     if (!compi_trials_end(&g->t, &compi_nbc_trials_cfg, 1, frame_bytes, saved_bytes)) return;
     uint64_t mine[COMPI_TRIALS_VOTE];
@@ -182,6 +208,11 @@ void compi_nbc_gate_end(compi_nbc_ticket *t)
     for (int i = 0; i < COMPI_TRIALS_VOTE; i++) g->mine[i] = mine[i];
     int rc = PMPI_Iallreduce(g->mine, g->agreed, COMPI_TRIALS_VOTE, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g->x, &g->vote);
     if (rc != MPI_SUCCESS) compi_die("a nonblocking collective gate could not post its vote (MPI error %d)", rc);
+    /* the lag runs the path held before the trial; before the first
+     * decision the MPI's own: what the application gets without compi,
+     * while nobody knows yet whether compression pays */
+    g->lag = COMPI_NBC_VOTE_LAG + 1;
+    g->lag_path = g->t.started ? g->t.path : COMPI_TRIALS_PATH_MPI;
     pthread_mutex_lock(&compi_nbc_voting_lock);
     g->next_live = compi_nbc_voting;
     compi_nbc_voting = g;
