@@ -434,6 +434,7 @@ static void compi_decide_adaptive(compi_decision *d, size_t size)
                 ? compi_window_classify_probe(w, &compi_cfg.window, size, compi_engine_now_s())
                 : compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
         if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
+        else if (a == COMPI_WIN_RAW) d->watch = compi_window_watch_due(w, &compi_cfg.window, size, compi_engine_now_s());
     }
     pthread_mutex_unlock(&l->lock);
     d->evaluate = a == COMPI_WIN_EVALUATE;
@@ -510,6 +511,18 @@ size_t compi_decision_chunk(const compi_decision *d, size_t size)
     compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1, &m);
     pthread_mutex_unlock(&l->lock);
     return compi_estimate_chunk(&x, size);
+}
+
+void compi_decision_watch(compi_decision *d, const void *src, size_t size)
+{
+    if (!d->watch || !d->link || d->codec || d->evaluate) return;
+    d->watch = 0;
+    unsigned sig = compi_window_signature(src, size);
+    compi_link_state *l = d->link;
+    pthread_mutex_lock(&l->lock);
+    compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
+    d->evaluate = compi_window_data_changed(w, &compi_cfg.window, sig);
+    pthread_mutex_unlock(&l->lock);
 }
 
 void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti)

@@ -44,6 +44,7 @@ typedef struct {
     double restart_period_s;
     double backoff_s; /* first back-off; doubles on each consecutive one (COMPI_ADAPT_BACKOFF) */
     unsigned backoff_max_doublings;
+    unsigned sig_delta; /* signature change that reopens the raw zone (of COMPI_SIG_MAX); 0: never */
 } compi_window_params;
 
 /* The defaults documented in README (Configuration). */
@@ -102,6 +103,13 @@ typedef struct {
     uint32_t bin, nbins;
     uint32_t timeline[COMPI_TIMELINE_BINS][3];
     uint64_t timeline_messages;
+    /* The raw zone's watch: the signature of its data (sig_set: known),
+     * whether the evaluation under way was asked by the watch, how many
+     * watch-asked evaluations in a row found raw still best (the watch
+     * then looks at one message in 2^sig_misses), and the messages since
+     * the watch last looked. */
+    unsigned sig, sig_set, sig_reopened, sig_misses, sig_skip;
+    uint64_t sig_reopens;
 } compi_window;
 
 void compi_window_init(compi_window *w, const compi_window_params *p);
@@ -145,6 +153,22 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
 void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio);
 /* The speedup an evaluation's best codec must predict for this window to
  * compress: min_speedup / bias. */
+/* The raw zone's watch (see above). The signature of data: how many of
+ * the bytes of COMPI_SIG_LINES sampled 64-byte lines equal the byte before
+ * them or the one 8 before (about 2 on random data, near COMPI_SIG_MAX on
+ * zeros, in between on smooth or small numbers). */
+#define COMPI_SIG_LINES 4
+#define COMPI_SIG_MAX (COMPI_SIG_LINES * 64 * 2)
+#define COMPI_SIG_MAX_MISSES 10
+unsigned compi_window_signature(const void *data, size_t size);
+/* After classify sent a message of size raw: whether the watch looks at
+ * it (it came from the raw zone, where a change of its data would move the
+ * decision, and it is the one in 2^sig_misses). */
+int compi_window_watch_due(compi_window *w, const compi_window_params *p, size_t size, double now_s);
+/* A looked-at message's signature: whether it moved away from the zone's
+ * by sig_delta or more; then the zone reopens and the message counts as an
+ * evaluation, which the caller makes. */
+int compi_window_data_changed(compi_window *w, const compi_window_params *p, unsigned sig);
 double compi_window_threshold(const compi_window *w, double min_speedup);
 int compi_window_backing_off(const compi_window *w, double now_s);
 
