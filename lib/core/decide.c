@@ -434,7 +434,8 @@ static void compi_decide_adaptive(compi_decision *d, size_t size)
                 ? compi_window_classify_probe(w, &compi_cfg.window, size, compi_engine_now_s())
                 : compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
         if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
-        else if (a == COMPI_WIN_RAW) d->watch = compi_window_watch_due(w, &compi_cfg.window, size, compi_engine_now_s());
+        else if (a == COMPI_WIN_RAW)
+            d->watch = compi_window_watch_due(w, &compi_cfg.window, size, compi_engine_now_s());
     }
     pthread_mutex_unlock(&l->lock);
     d->evaluate = a == COMPI_WIN_EVALUATE;
@@ -545,11 +546,14 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     x.incumbent = w->codec;
     pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
+    unsigned sig = compi_window_signature(src, size);
     compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, need, compi_engine_scratch(), &best);
     COMPI_STAT_ADD(evaluate_ns, compi_now_ns() - t0);
     COMPI_STAT_ADD(evaluations, 1);
     pthread_mutex_lock(&l->lock);
     compi_window_evaluated(w, &compi_cfg.window, size, best.codec, best.speedup);
+    /* raw: the raw zone's watch compares the next messages with these data */
+    if (!best.codec) compi_window_note_data(w, sig);
     pthread_mutex_unlock(&l->lock);
     d->codec = best.codec;
     d->predicted = best.speedup;

@@ -213,6 +213,12 @@ int compi_window_data_changed(compi_window *w, const compi_window_params *p, uns
     return 1;
 }
 
+void compi_window_note_data(compi_window *w, unsigned sig)
+{
+    w->sig = sig;
+    w->sig_set = 1;
+}
+
 void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size, const compi_codec *best,
                             double predicted)
 {

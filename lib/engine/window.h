@@ -169,6 +169,10 @@ int compi_window_watch_due(compi_window *w, const compi_window_params *p, size_t
  * by sig_delta or more; then the zone reopens and the message counts as an
  * evaluation, which the caller makes. */
 int compi_window_data_changed(compi_window *w, const compi_window_params *p, unsigned sig);
+/* After an evaluation chose raw (compi_window_evaluated with best NULL):
+ * the signature of the data it looked at, which the watch compares the
+ * next messages with. Without it, the next looked-at message's is taken. */
+void compi_window_note_data(compi_window *w, unsigned sig);
 double compi_window_threshold(const compi_window *w, double min_speedup);
 int compi_window_backing_off(const compi_window *w, double now_s);
 

@@ -34,7 +34,7 @@ static int send_one(compi_window *w, const compi_window_params *p, const unsigne
     compi_win_action a = compi_window_classify(w, p, size, 0);
     if (a == COMPI_WIN_EVALUATE) return 1;
     if (a != COMPI_WIN_RAW || !compi_window_watch_due(w, p, size, 0)) return 0;
-    return compi_window_data_changed(w, p, compi_window_signature(data, size));
+    return compi_window_data_changed(w, p, compi_window_signature(data, size < N ? size : N)); /* the buffers are N */
 }
 
 int main(void)
@@ -51,8 +51,7 @@ int main(void)
              s_smooth = compi_window_signature(smooth, N);
     CHECK(s_random < 16, "random data's signature is near 0 (%u)", s_random);
     CHECK(s_zeros > COMPI_SIG_MAX * 3 / 4, "zeros' signature is near the top (%u)", s_zeros);
-    CHECK(s_smooth >= s_random + 32, "smooth doubles' signature is apart from random's (%u vs %u)", s_smooth,
-          s_random);
+    CHECK(s_smooth >= s_random + 32, "smooth doubles' signature is apart from random's (%u vs %u)", s_smooth, s_random);
 
     compi_window_params p;
     compi_window_params_default(&p);
@@ -61,6 +60,7 @@ int main(void)
     /* random data at 64 KiB and 1 MiB: raw decided, then a long raw run */
     CHECK(send_one(&w, &p, random, N), "an open window evaluates");
     compi_window_evaluated(&w, &p, MiB, NULL, 1.0);
+    compi_window_note_data(&w, s_random);
     int evaluations = 0;
     for (int i = 0; i < 200; i++) evaluations += send_one(&w, &p, random, N);
     CHECK(evaluations == 0, "random data stays raw without evaluations (%d)", evaluations);
@@ -73,10 +73,23 @@ int main(void)
     CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_COMPRESS, "larger zeros are compressed at once");
     CHECK(w.sig_misses == 0, "a watch that found compressible data keeps looking at every message");
 
+    /* a re-evaluation on random data, zeros at once after it: the data
+     * the evaluation chose raw for are the reference, not the next ones */
+    compi_window_init(&w, &p);
+    send_one(&w, &p, random, 8 * MiB);
+    compi_window_evaluated(&w, &p, 8 * MiB, NULL, 1.0);
+    compi_window_note_data(&w, s_random);
+    CHECK(!send_one(&w, &p, random, 8 * MiB), "random data go raw");
+    CHECK(send_one(&w, &p, random, 8 * MiB), "16 MiB of raw data: re-evaluated");
+    compi_window_evaluated(&w, &p, 8 * MiB, NULL, 1.0);
+    compi_window_note_data(&w, s_random);
+    CHECK(send_one(&w, &p, zeros, N), "zeros right after a raw re-evaluation are evaluated");
+
     /* data that keep changing and stay incompressible: the watch backs off */
     compi_window_init(&w, &p);
     send_one(&w, &p, random, N);
     compi_window_evaluated(&w, &p, N, NULL, 1.0);
+    compi_window_note_data(&w, s_random);
     int looks = 0, reopens = 0;
     for (int i = 0; i < 4000; i++) {
         const unsigned char *d = next_u64() & 1 ? smooth : random;
