@@ -591,6 +591,7 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     }
     pthread_mutex_lock(&l->lock);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);
+    if (w && d->codec == w->codec) compi_window_wire(w, out_len > 0 ? (size_t)out_len : size);
     if (w && out_len > 0) compi_window_ratio(w, &compi_cfg.window, d->codec, (double)size / (double)out_len);
     if (w) compi_window_outcome(w, &compi_cfg.window, achieved, compi_engine_now_s());
     pthread_mutex_unlock(&l->lock);

@@ -113,7 +113,6 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
     if (size < p->floor || compi_window_backing_off(w, now_s)) {
         a = COMPI_WIN_RAW;
     } else if (size >= w->yes_len) {
-        w->compressed_bytes_run += size;
         if (w->ratio_drifted) {
             /* the data did change: evaluate one, which may pick another codec */
             w->ratio_rechecks++;
@@ -292,6 +291,11 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
     if (!mistake) return;
     w->mistakes++;
     if (compi_outcomes_mistakes(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);
+}
+
+void compi_window_wire(compi_window *w, size_t wire_bytes)
+{
+    w->compressed_bytes_run += wire_bytes;
 }
 
 void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio)

@@ -14,7 +14,10 @@
  * messages in a row the lower threshold is reopened, in case it was set too
  * high (or after reeval_bytes of them: big messages cost an evaluation
  * per 16 MiB by default, well under 1% of sending them). The compressed
- * zone is re-examined the same way, and sooner when the data changes: when
+ * zone is re-examined the same way, its bytes counted as they go on the
+ * wire (compressed: zeros at ratio 250 would otherwise pay an evaluation
+ * of about a millisecond every two 8 MiB messages of 1.5 ms each), and
+ * sooner when the data changes: when
  * the ratio its codec achieves drifts by more than ratio_drift out of the
  * range of ratios it achieved on the first COMPI_RATIO_REFS messages after
  * the decision (the data grew smoother or noisier, so another codec may
@@ -147,6 +150,10 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
 /* After a message went through a codec: its speedup as achieved (from the
  * real ratio and compression time); < 1 is a mistake. */
 void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s);
+/* After a compressed-zone message went out: its bytes on the wire (the
+ * codec's output, or the raw size when compression failed), which count
+ * toward the zone's reeval_bytes. */
+void compi_window_wire(compi_window *w, size_t wire_bytes);
 /* After a message went through codec: the compression ratio it achieved
  * (bytes in / bytes out). Only the yes zone's codec counts; a drift beyond
  * ratio_drift makes the next compressed-zone message an evaluation. */

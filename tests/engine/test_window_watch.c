@@ -113,6 +113,22 @@ int main(void)
     compi_window_evaluated(&w, &p, N, lz4, 20.0);
     compi_window_classify(&w, &p, MiB, 0);
     CHECK(!compi_window_watch_due(&w, &p, MiB, 0), "the compressed zone has its ratio watch instead");
+    /* the compressed zone's re-checks count bytes on the wire: zeros at
+     * ratio 250 are not re-evaluated every 16 MiB of raw size */
+    compi_window_init(&w, &p);
+    send_one(&w, &p, zeros, 8 * MiB);
+    compi_window_evaluated(&w, &p, 8 * MiB, lz4, 50.0);
+    evaluations = 0;
+    for (int i = 0; i < 64; i++) {
+        evaluations += compi_window_classify(&w, &p, 8 * MiB, 0) == COMPI_WIN_EVALUATE;
+        compi_window_wire(&w, 8 * MiB / 250);
+    }
+    CHECK(evaluations == 0, "512 MiB of zeros, 2 MiB on the wire: no re-check (%d)", evaluations);
+    for (int i = 0; i < 4; i++) {
+        evaluations += compi_window_classify(&w, &p, 8 * MiB, 0) == COMPI_WIN_EVALUATE;
+        compi_window_wire(&w, 8 * MiB);
+    }
+    CHECK(evaluations == 1, "16 MiB on the wire: one re-check (%d)", evaluations);
     free(random);
     free(zeros);
     free(smooth);
