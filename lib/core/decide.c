@@ -457,6 +457,8 @@ static void compi_decide_adaptive(compi_decision *d, size_t size)
                 ? compi_window_classify_probe(w, &compi_cfg.window, size, compi_engine_now_s())
                 : compi_window_classify(w, &compi_cfg.window, size, compi_engine_now_s());
         if (a == COMPI_WIN_COMPRESS) d->codec = w->codec;
+        else if (a == COMPI_WIN_RAW)
+            d->watch = compi_window_watch_due(w, &compi_cfg.window, size, compi_engine_now_s());
     }
     pthread_mutex_unlock(&l->lock);
     d->evaluate = a == COMPI_WIN_EVALUATE;
@@ -536,6 +538,18 @@ size_t compi_decision_chunk(const compi_decision *d, size_t size)
     return compi_estimate_chunk(&x, size);
 }
 
+void compi_decision_watch(compi_decision *d, const void *src, size_t size)
+{
+    if (!d->watch || !d->link || d->codec || d->evaluate) return;
+    d->watch = 0;
+    unsigned sig = compi_window_signature(src, size);
+    compi_link_state *l = d->link;
+    pthread_mutex_lock(&l->lock);
+    compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
+    d->evaluate = compi_window_data_changed(w, &compi_cfg.window, sig);
+    pthread_mutex_unlock(&l->lock);
+}
+
 void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti)
 {
     if (d->trace) {
@@ -557,11 +571,14 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     x.costs = &compi_eval_costs;
     pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
+    unsigned sig = compi_window_signature(src, size);
     compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, need, compi_engine_scratch(), &best);
     COMPI_STAT_ADD(evaluate_ns, compi_now_ns() - t0);
     COMPI_STAT_ADD(evaluations, 1);
     pthread_mutex_lock(&l->lock);
     compi_window_evaluated(w, &compi_cfg.window, size, best.codec, best.speedup);
+    /* raw: the raw zone's watch compares the next messages with these data */
+    if (!best.codec) compi_window_note_data(w, sig);
     pthread_mutex_unlock(&l->lock);
     d->codec = best.codec;
     d->predicted = best.speedup;
@@ -599,6 +616,7 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     }
     pthread_mutex_lock(&l->lock);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);
+    if (w && d->codec == w->codec) compi_window_wire(w, out_len > 0 ? (size_t)out_len : size);
     if (w && out_len > 0) compi_window_ratio(w, &compi_cfg.window, d->codec, (double)size / (double)out_len);
     if (w) compi_window_outcome(w, &compi_cfg.window, achieved, compi_engine_now_s());
     pthread_mutex_unlock(&l->lock);

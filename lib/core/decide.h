@@ -31,6 +31,7 @@ typedef struct {
     compi_family fam;
     double predicted; /* predicted speedup of the chosen codec */
     int settled;      /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
+    int watch;        /* adaptive, raw: the window's raw zone asks for the data's signature */
 } compi_decision;
 /* peer: destination rank in ci's peer group, or -1 for "every remote node"
  * (a broadcast root). */
@@ -40,6 +41,11 @@ static inline int compi_decision_needs_data(const compi_decision *d)
 {
     return d && (d->codec || d->evaluate || d->trace);
 }
+/* A raw decision with d->watch set, its contiguous bytes at hand: their
+ * signature (lib/engine/window.h) tells whether the data changed since the
+ * window chose raw; then d is turned into an evaluation. Cheap: a few
+ * cache lines read, no codec. */
+void compi_decision_watch(compi_decision *d, const void *src, size_t size);
 /* In compi_frame_encode: the contiguous bytes are at hand. */
 void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, const compi_typeinfo *ti);
 /* The chunk size the message is pipelined in (lib/core/pipeline.c), 0 to

@@ -269,6 +269,7 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     COMPI_STAT_ADD(inter_msgs, 1); /* same-node messages never come here */
 
     compi_decide(d, ci, dest, tag, &ti, fam);
+    if (d->watch && ti.contiguous && size > 0) compi_decision_watch(d, (const char *)buf + ti.true_lb, size);
     int in_place = ti.contiguous && keep_ref;
     if (!compi_decision_needs_data(d) && in_place &&
         !compi_bytes_look_framed((const char *)buf + ti.true_lb, size, size)) {

@@ -21,6 +21,10 @@ void compi_window_params_default(compi_window_params *p)
     p->restart_period_s = 30.0;
     p->backoff_s = 10.0;
     p->backoff_max_doublings = 5;
+    /* random data's signature stays within a few counts of 0, zeros' near
+     * COMPI_SIG_MAX, smooth doubles' around 100: 32 is a change of data,
+     * never noise of the same data */
+    p->sig_delta = 32;
 }
 
 static void compi_window_open(compi_window *w, const compi_window_params *p)
@@ -109,7 +113,6 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
     if (size < p->floor || compi_window_backing_off(w, now_s)) {
         a = COMPI_WIN_RAW;
     } else if (size >= w->yes_len) {
-        w->compressed_bytes_run += size;
         if (w->ratio_drifted) {
             /* the data did change: evaluate one, which may pick another codec */
             w->ratio_rechecks++;
@@ -156,9 +159,77 @@ compi_win_action compi_window_classify_probe(compi_window *w, const compi_window
     return compi_window_classify(w, p, size, now_s);
 }
 
+unsigned compi_window_signature(const void *data, size_t size)
+{
+    const unsigned char *b = data;
+    if (size < 64) {
+        unsigned n = 0;
+        for (size_t j = 1; j < size; j++) n += (b[j] == b[j - 1]) + (j >= 8 && b[j] == b[j - 8]);
+        return n * (64 / (unsigned)(size ? size : 1));
+    }
+    unsigned n = 0;
+    size_t span = size - 64;
+    for (unsigned i = 0; i < COMPI_SIG_LINES; i++) {
+        const unsigned char *l = b + ((span / (COMPI_SIG_LINES - 1) * i) & ~(size_t)7);
+        for (unsigned j = 1; j < 64; j++) n += (l[j] == l[j - 1]) + (j >= 8 && l[j] == l[j - 8]);
+    }
+    return n;
+}
+
+int compi_window_watch_due(compi_window *w, const compi_window_params *p, size_t size, double now_s)
+{
+    if (!p->sig_delta || size < p->floor || size >= w->no_len || size >= w->yes_len ||
+        compi_window_backing_off(w, now_s))
+        return 0;
+    unsigned misses = w->sig_misses < COMPI_SIG_MAX_MISSES ? w->sig_misses : COMPI_SIG_MAX_MISSES;
+    if (++w->sig_skip < (1u << misses)) return 0;
+    w->sig_skip = 0;
+    return 1;
+}
+
+int compi_window_data_changed(compi_window *w, const compi_window_params *p, unsigned sig)
+{
+    if (!w->sig_set) {
+        w->sig = sig;
+        w->sig_set = 1;
+        return 0;
+    }
+    unsigned diff = sig > w->sig ? sig - w->sig : w->sig - sig;
+    if (diff < p->sig_delta) return 0;
+    /* reopen the raw zone for this message: what classify counted raw is
+     * an evaluation after all */
+    w->sig = sig;
+    w->sig_reopened = 1;
+    w->sig_reopens++;
+    w->no_len = p->floor;
+    w->raw_run = 0;
+    w->raw_bytes_run = 0;
+    uint64_t idx = (w->timeline_messages - 1) / w->bin;
+    w->timeline[idx][COMPI_WIN_RAW]--;
+    w->timeline[idx][COMPI_WIN_EVALUATE]++;
+    w->raw--;
+    w->evaluated++;
+    return 1;
+}
+
+void compi_window_note_data(compi_window *w, unsigned sig)
+{
+    w->sig = sig;
+    w->sig_set = 1;
+}
+
 void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size, const compi_codec *best,
                             double predicted)
 {
+    if (w->sig_reopened) {
+        /* the watch asked: raw again means it reopened for nothing */
+        w->sig_reopened = 0;
+        if (best) w->sig_misses = 0;
+        else if (w->sig_misses < COMPI_SIG_MAX_MISSES) w->sig_misses++;
+    } else if (!best) {
+        /* raw decided afresh: the zone's data are the next raw message's */
+        w->sig_set = 0;
+    }
     if (!best) {
         /* raw wins at this size: smaller ones (more latency-bound) too */
         if (size + 1 > w->no_len) w->no_len = size + 1;
@@ -220,6 +291,11 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
     if (!mistake) return;
     w->mistakes++;
     if (compi_outcomes_mistakes(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);
+}
+
+void compi_window_wire(compi_window *w, size_t wire_bytes)
+{
+    w->compressed_bytes_run += wire_bytes;
 }
 
 void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio)

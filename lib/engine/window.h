@@ -14,7 +14,10 @@
  * messages in a row the lower threshold is reopened, in case it was set too
  * high (or after reeval_bytes of them: big messages cost an evaluation
  * per 16 MiB by default, well under 1% of sending them). The compressed
- * zone is re-examined the same way, and sooner when the data changes: when
+ * zone is re-examined the same way, its bytes counted as they go on the
+ * wire (compressed: zeros at ratio 250 would otherwise pay an evaluation
+ * of about a millisecond every two 8 MiB messages of 1.5 ms each), and
+ * sooner when the data changes: when
  * the ratio its codec achieves drifts by more than ratio_drift out of the
  * range of ratios it achieved on the first COMPI_RATIO_REFS messages after
  * the decision (the data grew smoother or noisier, so another codec may
@@ -44,6 +47,7 @@ typedef struct {
     double restart_period_s;
     double backoff_s; /* first back-off; doubles on each consecutive one (COMPI_ADAPT_BACKOFF) */
     unsigned backoff_max_doublings;
+    unsigned sig_delta; /* signature change that reopens the raw zone (of COMPI_SIG_MAX); 0: never */
 } compi_window_params;
 
 /* The defaults documented in README (Configuration). */
@@ -102,6 +106,13 @@ typedef struct {
     uint32_t bin, nbins;
     uint32_t timeline[COMPI_TIMELINE_BINS][3];
     uint64_t timeline_messages;
+    /* The raw zone's watch: the signature of its data (sig_set: known),
+     * whether the evaluation under way was asked by the watch, how many
+     * watch-asked evaluations in a row found raw still best (the watch
+     * then looks at one message in 2^sig_misses), and the messages since
+     * the watch last looked. */
+    unsigned sig, sig_set, sig_reopened, sig_misses, sig_skip;
+    uint64_t sig_reopens;
 } compi_window;
 
 void compi_window_init(compi_window *w, const compi_window_params *p);
@@ -139,12 +150,36 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
 /* After a message went through a codec: its speedup as achieved (from the
  * real ratio and compression time); < 1 is a mistake. */
 void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s);
+/* After a compressed-zone message went out: its bytes on the wire (the
+ * codec's output, or the raw size when compression failed), which count
+ * toward the zone's reeval_bytes. */
+void compi_window_wire(compi_window *w, size_t wire_bytes);
 /* After a message went through codec: the compression ratio it achieved
  * (bytes in / bytes out). Only the yes zone's codec counts; a drift beyond
  * ratio_drift makes the next compressed-zone message an evaluation. */
 void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio);
 /* The speedup an evaluation's best codec must predict for this window to
  * compress: min_speedup / bias. */
+/* The raw zone's watch (see above). The signature of data: how many of
+ * the bytes of COMPI_SIG_LINES sampled 64-byte lines equal the byte before
+ * them or the one 8 before (about 2 on random data, near COMPI_SIG_MAX on
+ * zeros, in between on smooth or small numbers). */
+#define COMPI_SIG_LINES 4
+#define COMPI_SIG_MAX (COMPI_SIG_LINES * 64 * 2)
+#define COMPI_SIG_MAX_MISSES 10
+unsigned compi_window_signature(const void *data, size_t size);
+/* After classify sent a message of size raw: whether the watch looks at
+ * it (it came from the raw zone, where a change of its data would move the
+ * decision, and it is the one in 2^sig_misses). */
+int compi_window_watch_due(compi_window *w, const compi_window_params *p, size_t size, double now_s);
+/* A looked-at message's signature: whether it moved away from the zone's
+ * by sig_delta or more; then the zone reopens and the message counts as an
+ * evaluation, which the caller makes. */
+int compi_window_data_changed(compi_window *w, const compi_window_params *p, unsigned sig);
+/* After an evaluation chose raw (compi_window_evaluated with best NULL):
+ * the signature of the data it looked at, which the watch compares the
+ * next messages with. Without it, the next looked-at message's is taken. */
+void compi_window_note_data(compi_window *w, unsigned sig);
 double compi_window_threshold(const compi_window *w, double min_speedup);
 int compi_window_backing_off(const compi_window *w, double now_s);
 
