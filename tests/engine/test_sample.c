@@ -140,6 +140,28 @@ static const compi_codec slow = {"slow", 252, "blosc-zstd-like", fake_bound, slo
 static const compi_codec mid = {"mid", 253, "zstd-like", fake_bound, mid_compress, NULL, 0};
 static const compi_codec pred = {"pred", 254, "dfcm-like", fake_bound, pred_compress, NULL, 0};
 
+/* The doubles class with three candidates in the model order given, a
+ * 110 MB/s link, the fake clock and a fresh table of measured costs. */
+typedef struct {
+    compi_codec_model cm;
+    compi_net_link link;
+    compi_estimate_costs costs;
+    compi_estimate_ctx x;
+} three_codecs;
+
+static void three_codecs_init(three_codecs *t, const compi_codec *a, const compi_codec *b, const compi_codec *c)
+{
+    memset(t, 0, sizeof *t);
+    const compi_codec *order[] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        t->cm.relations[t->cm.nrelations++] = (compi_codec_relation){order[i], -1, 0, 1e9, 0.5};
+        t->cm.candidates[COMPI_CLASS_DOUBLE][t->cm.ncandidates[COMPI_CLASS_DOUBLE]++] = order[i];
+    }
+    t->link = flat_link(15, 9);
+    t->x = (compi_estimate_ctx){&t->link, &t->cm, COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1,
+                                fake_clock_us, NULL, &t->costs};
+}
+
 /* An 80 KiB message at ~110 MB/s may spend ~0.74 ms on its evaluation. In
  * model order the slow codec (0.73 ms on the 64 KiB sample) spends it all
  * before the predictor that wins is tried; with the costs of earlier
@@ -147,18 +169,9 @@ static const compi_codec pred = {"pred", 254, "dfcm-like", fake_bound, pred_comp
  * first and the budget drops the slow one. */
 static void test_budget_drops_the_expensive(void)
 {
-    compi_codec_model cm;
-    memset(&cm, 0, sizeof cm);
-    const compi_codec *order[] = {&mid, &slow, &pred};
-    for (int i = 0; i < 3; i++) {
-        cm.relations[cm.nrelations++] = (compi_codec_relation){order[i], -1, 0, 1e9, 0.5};
-        cm.candidates[COMPI_CLASS_DOUBLE][cm.ncandidates[COMPI_CLASS_DOUBLE]++] = order[i];
-    }
-    compi_net_link link = flat_link(15, 9);
-    compi_estimate_costs costs;
-    memset(&costs, 0, sizeof costs);
-    compi_estimate_ctx x = {&link, &cm,   COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us,
-                            NULL,  &costs};
+    three_codecs t;
+    three_codecs_init(&t, &mid, &slow, &pred);
+    compi_estimate_ctx x = t.x;
     size_t size = 80 * KiB, sample = 64 * KiB;
     double *data = calloc(size / 8, 8);
     void *scratch = malloc(compi_estimate_scratch_size(sample));
@@ -185,18 +198,9 @@ static void test_budget_drops_the_expensive(void)
  * now and then, in case that measurement was a descheduled one. */
 static void test_too_slow_to_win(void)
 {
-    compi_codec_model cm;
-    memset(&cm, 0, sizeof cm);
-    const compi_codec *order[] = {&slow, &mid, &pred};
-    for (int i = 0; i < 3; i++) {
-        cm.relations[cm.nrelations++] = (compi_codec_relation){order[i], -1, 0, 1e9, 0.5};
-        cm.candidates[COMPI_CLASS_DOUBLE][cm.ncandidates[COMPI_CLASS_DOUBLE]++] = order[i];
-    }
-    compi_net_link link = flat_link(15, 9);
-    compi_estimate_costs costs;
-    memset(&costs, 0, sizeof costs);
-    compi_estimate_ctx x = {&link, &cm,   COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us,
-                            NULL,  &costs};
+    three_codecs t;
+    three_codecs_init(&t, &slow, &mid, &pred);
+    compi_estimate_ctx x = t.x;
     size_t size = 2 * MiB, sample = 64 * KiB;
     double *data = calloc(size / 8, 8);
     void *scratch = malloc(compi_estimate_scratch_size(sample));
