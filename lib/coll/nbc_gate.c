@@ -27,8 +27,7 @@
  * that call COMPI_NBC_VOTE_LAG + 1 calls after posting its vote, so no
  * call waits unless a rank starts that many calls of one family and size
  * class on a communicator before some other rank has started the trial's
- * last one
- * (docs/limits.md). */
+ * last one (docs/limits.md). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>

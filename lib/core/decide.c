@@ -571,13 +571,13 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     x.costs = &compi_eval_costs;
     pthread_mutex_unlock(&l->lock);
     uint64_t t0 = compi_now_ns();
-    unsigned sig = compi_window_signature(src, size);
     compi_estimate_best(&x, src, size, compi_cfg.sample_bytes, need, compi_engine_scratch(), &best);
     COMPI_STAT_ADD(evaluate_ns, compi_now_ns() - t0);
     COMPI_STAT_ADD(evaluations, 1);
+    /* raw: the raw zone's watch compares the next messages with these data */
+    unsigned sig = best.codec ? 0 : compi_window_signature(src, size);
     pthread_mutex_lock(&l->lock);
     compi_window_evaluated(w, &compi_cfg.window, size, best.codec, best.speedup);
-    /* raw: the raw zone's watch compares the next messages with these data */
     if (!best.codec) compi_window_note_data(w, sig);
     pthread_mutex_unlock(&l->lock);
     d->codec = best.codec;

@@ -159,20 +159,22 @@ compi_win_action compi_window_classify_probe(compi_window *w, const compi_window
     return compi_window_classify(w, p, size, now_s);
 }
 
+/* The bytes of l[0..len) equal to the one before them or the one 8 before. */
+static unsigned compi_window_line_repeats(const unsigned char *l, size_t len)
+{
+    unsigned n = 0;
+    for (size_t j = 1; j < len; j++) n += (l[j] == l[j - 1]) + (j >= 8 && l[j] == l[j - 8]);
+    return n;
+}
+
 unsigned compi_window_signature(const void *data, size_t size)
 {
     const unsigned char *b = data;
-    if (size < 64) {
-        unsigned n = 0;
-        for (size_t j = 1; j < size; j++) n += (b[j] == b[j - 1]) + (j >= 8 && b[j] == b[j - 8]);
-        return n * (64 / (unsigned)(size ? size : 1));
-    }
+    if (size < 64) return compi_window_line_repeats(b, size) * (64 / (unsigned)(size ? size : 1));
     unsigned n = 0;
     size_t span = size - 64;
-    for (unsigned i = 0; i < COMPI_SIG_LINES; i++) {
-        const unsigned char *l = b + ((span / (COMPI_SIG_LINES - 1) * i) & ~(size_t)7);
-        for (unsigned j = 1; j < 64; j++) n += (l[j] == l[j - 1]) + (j >= 8 && l[j] == l[j - 8]);
-    }
+    for (unsigned i = 0; i < COMPI_SIG_LINES; i++)
+        n += compi_window_line_repeats(b + ((span / (COMPI_SIG_LINES - 1) * i) & ~(size_t)7), 64);
     return n;
 }
 

@@ -158,8 +158,6 @@ void compi_window_wire(compi_window *w, size_t wire_bytes);
  * (bytes in / bytes out). Only the yes zone's codec counts; a drift beyond
  * ratio_drift makes the next compressed-zone message an evaluation. */
 void compi_window_ratio(compi_window *w, const compi_window_params *p, const compi_codec *codec, double ratio);
-/* The speedup an evaluation's best codec must predict for this window to
- * compress: min_speedup / bias. */
 /* The raw zone's watch (see above). The signature of data: how many of
  * the bytes of COMPI_SIG_LINES sampled 64-byte lines equal the byte before
  * them or the one 8 before (about 2 on random data, near COMPI_SIG_MAX on
@@ -180,6 +178,8 @@ int compi_window_data_changed(compi_window *w, const compi_window_params *p, uns
  * the signature of the data it looked at, which the watch compares the
  * next messages with. Without it, the next looked-at message's is taken. */
 void compi_window_note_data(compi_window *w, unsigned sig);
+/* The speedup an evaluation's best codec must predict for this window to
+ * compress: min_speedup / bias. */
 double compi_window_threshold(const compi_window *w, double min_speedup);
 int compi_window_backing_off(const compi_window *w, double now_s);
 
