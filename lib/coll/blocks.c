@@ -103,6 +103,8 @@ int compi_coll_out_begin(compi_coll_out *o, const compi_comm_info *ci, int peer,
     memset(o, 0, sizeof *o);
     size_t size = (size_t)ti->size;
     compi_decide(&o->d, ci, peer, -1, ti, fam);
+    /* a raw window's watch: new data that compress are evaluated at once */
+    if (o->d.watch && ti->contiguous && size > 0) compi_decision_watch(&o->d, (const char *)buf + ti->true_lb, size);
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], size);
     const compi_codec *codec = NULL;

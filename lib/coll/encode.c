@@ -25,6 +25,7 @@ int compi_coll_encode(const compi_comm_info *ci, int peer, compi_family fam, con
     ti.type_size = 1; /* frames travel as bytes: no element padding needed */
     compi_decision d;
     compi_decide(&d, ci, peer, -1, &ti, fam);
+    if (d.watch && n > 0) compi_decision_watch(&d, bytes, n);
     COMPI_STAT_ADD(messages[fam], 1);
     COMPI_STAT_ADD(bytes[fam], n);
     return compi_frame_encode(bytes, compi_int_clamp(n), MPI_BYTE, &ti, &d, frame, flen);

@@ -160,6 +160,8 @@ static int compi_bcast_encode(void *buf, int count, MPI_Datatype dt, const compi
     compi_decision *dp = &plan->d;
     memset(plan, 0, sizeof *plan);
     compi_decide(dp, ci, -1, -1, ti, COMPI_FAM_BCAST);
+    if (dp->watch && ti->contiguous && ti->size > 0)
+        compi_decision_watch(dp, (const char *)buf + ti->true_lb, (size_t)ti->size);
     unsigned char **frame = &plan->frame;
     size_t *flen = &plan->flen;
     if (!compi_decision_needs_data(dp) || ti->size == 0) return MPI_SUCCESS;
