@@ -134,7 +134,16 @@ static int compi_encode(const void *buf, int count, MPI_Datatype dt, const compi
         }
     }
     compi_codec_params params = {ti->dtclass, ti->elem_size, compi_cfg.level};
-    size_t chunk = codec && pipe ? compi_decision_chunk(d, size) : 0;
+    /* A nonblocking collective's step (a collective family here: only
+     * lib/coll/sched.c posts those through this path) goes whole: its
+     * receiver would take a pipelined message's chunks inside whichever
+     * progress call found the header, blocking there (the collective's own
+     * call, before the application's compute) until the sender, maybe
+     * computing meanwhile, moved every chunk. A whole frame lands in the
+     * receive posted at the call, while both sides compute. Only a message
+     * too large for one codec call is still pipelined (below). */
+    int whole = codec && (d->fam >= COMPI_FAM_BCAST && d->fam <= COMPI_FAM_REDUCE);
+    size_t chunk = codec && pipe && !whole ? compi_decision_chunk(d, size) : 0;
     if (codec && !chunk && compi_whole_frame_plan(codec, size, pipe != NULL, &chunk) == COMPI_WHOLE_RAW) {
         COMPI_STAT_ADD(raw_too_large, 1); /* the data may well compress: not "incompressible" */
         codec = NULL;
