@@ -27,8 +27,10 @@ typedef struct {
     compi_req *r; /* a posted message, until it completed */
 } compi_sched_op;
 
+struct compi_nbc_comm;
 struct compi_sched {
-    MPI_Comm comm, x;          /* the application's; compi's dup of it */
+    MPI_Comm comm, x;          /* the application's; compi's dup of it (MPI_COMM_NULL: held) */
+    struct compi_nbc_comm *c;  /* held: comm's set-up, until it completed */
     const compi_comm_info *ci; /* held */
     compi_nbc_kind kind;
     compi_family fam;
@@ -57,14 +59,90 @@ static pthread_mutex_t compi_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 /* ---------------------------------------------------------------- per communicator */
 
 /* compi's dup of a communicator and its sequence of collectives, kept as an
- * attribute of the application's communicator (freed with it). */
-typedef struct {
-    MPI_Comm x;
+ * attribute of the application's communicator (freed with it).
+ *
+ * The dup is a PMPI_Comm_idup posted by the first call that needs it: a
+ * nonblocking collective must not block, and the idup is ordered on comm
+ * like that call, so every rank posts it at the same point of comm's
+ * collective order. Until it completes, the schedules on comm are held
+ * (started, their requests given out, nothing posted) and the gates' votes
+ * queued (nbc_gate.c); compi_nbc_progress notices the completion, posts
+ * the held schedules' first rounds in the order they were started, then
+ * the queued votes. */
+typedef struct compi_nbc_comm {
+    MPI_Comm x;       /* MPI_COMM_NULL until the set-up completed */
+    MPI_Comm newx;    /* the idup's */
+    MPI_Request idup; /* the set-up in flight */
+    int ready;        /* the set-up completed (rc: how) */
+    int rc;
     unsigned seq;
-    compi_nbc_gates *gates; /* nbc_gate.c's, on first use */
+    compi_nbc_gates *gates;            /* nbc_gate.c's, on first use */
+    struct compi_nbc_comm *next_setup; /* the set-ups in flight */
 } compi_nbc_comm;
 
 static int compi_nbc_keyval = MPI_KEYVAL_INVALID;
+/* set-ups in flight (under compi_sched_lock; each counts in compi_nbc_live,
+ * so every entry point polls them) */
+static compi_nbc_comm *compi_nbc_setups;
+
+/* Whether s may post its rounds: the set-up of its communicator completed
+ * (compi_sched_lock held). A failed set-up fails s, which then posts
+ * nothing. */
+static int compi_sched_unhold(compi_sched *s)
+{
+    compi_nbc_comm *c = s->c;
+    if (c && !c->ready) return 0;
+    if (c && c->rc == MPI_SUCCESS) s->x = c->x;
+    else if (s->rc == MPI_SUCCESS) s->rc = c ? c->rc : MPI_ERR_COMM;
+    s->c = NULL;
+    return s->x != MPI_COMM_NULL;
+}
+
+/* Notices the set-ups that completed and moves them to *done
+ * (compi_sched_lock held). */
+static void compi_nbc_setups_poll(compi_nbc_comm **done)
+{
+    for (compi_nbc_comm **p = &compi_nbc_setups; *p;) {
+        compi_nbc_comm *c = *p;
+        int flag = 0;
+        int rc = PMPI_Test(&c->idup, &flag, MPI_STATUS_IGNORE);
+        if (!flag && rc == MPI_SUCCESS) {
+            p = &c->next_setup;
+            continue;
+        }
+        *p = c->next_setup;
+        c->idup = MPI_REQUEST_NULL;
+        if (rc == MPI_SUCCESS) {
+            c->x = c->newx;
+            /* errors on compi's dup come back as codes, raised on comm */
+            PMPI_Comm_set_errhandler(c->x, MPI_ERRORS_RETURN);
+        }
+        c->rc = rc;
+        __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+        __atomic_sub_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+        c->next_setup = *done;
+        *done = c;
+    }
+}
+
+/* After the held schedules of the set-ups in done posted their first
+ * rounds (their frames counted for the gates' trials), the queued votes. */
+static void compi_nbc_setups_flush(compi_nbc_comm *done)
+{
+    for (compi_nbc_comm *c = done; c; c = c->next_setup)
+        if (c->gates) compi_nbc_gates_ready(c->gates, c->x, c->rc);
+}
+
+void compi_nbc_setups_complete(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&compi_sched_lock);
+        int pending = compi_nbc_setups != NULL;
+        pthread_mutex_unlock(&compi_sched_lock);
+        if (!pending) return;
+        if (!compi_nbc_progress()) sched_yield();
+    }
+}
 
 static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
@@ -72,11 +150,18 @@ static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *ex
     (void)keyval;
     (void)extra;
     compi_nbc_comm *c = attr;
+    /* the set-up in flight completes first: every rank posted it in a
+     * collective call on comm before this MPI_Comm_free (collective on comm
+     * too), so this waits for nothing that does not come */
+    while (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
+        if (!compi_nbc_progress()) sched_yield();
     /* schedules still live (the application freed comm before their
      * Wait) count their frames for no gate any more */
     pthread_mutex_lock(&compi_sched_lock);
-    for (compi_sched *s = compi_sched_head; s; s = s->next)
-        if (s->x == c->x) s->gate = NULL;
+    for (compi_sched *s = compi_sched_head; s; s = s->next) {
+        if (s->c == c) compi_sched_unhold(s);
+        if (s->x == c->x && c->x != MPI_COMM_NULL) s->gate = NULL;
+    }
     pthread_mutex_unlock(&compi_sched_lock);
     compi_nbc_gates_free(c->gates); /* before x: their votes run on it */
     if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
@@ -84,8 +169,8 @@ static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *ex
     return MPI_SUCCESS;
 }
 
-/* The state of comm, made on its first compi-path collective (collective:
- * every rank gets here in the same call). */
+/* The state of comm, made on its first compi-path collective (every rank
+ * gets here in the same call), its set-up posted (nonblocking). */
 static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
 {
     *rc = MPI_SUCCESS;
@@ -102,26 +187,37 @@ static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
-    *rc = PMPI_Comm_dup(comm, &c->x);
-    if (*rc == MPI_SUCCESS) {
-        PMPI_Comm_set_errhandler(c->x, MPI_ERRORS_RETURN);
-        *rc = PMPI_Comm_set_attr(comm, compi_nbc_keyval, c);
-    }
+    c->x = c->newx = MPI_COMM_NULL;
+    c->idup = MPI_REQUEST_NULL;
+    *rc = PMPI_Comm_idup(comm, &c->newx, &c->idup);
+    if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_attr(comm, compi_nbc_keyval, c);
     if (*rc != MPI_SUCCESS) {
-        if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
+        /* the idup, if posted, is the same call on every rank: complete it */
+        if (c->idup != MPI_REQUEST_NULL) PMPI_Wait(&c->idup, MPI_STATUS_IGNORE);
+        if (c->newx != MPI_COMM_NULL) PMPI_Comm_free(&c->newx);
         free(c);
         return NULL;
     }
+    pthread_mutex_lock(&compi_sched_lock);
+    c->next_setup = compi_nbc_setups;
+    compi_nbc_setups = c;
+    __atomic_add_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_sched_lock);
     return c;
 }
 
-compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, MPI_Comm *x, int *rc)
+compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, int *rc)
 {
     compi_nbc_comm *c = compi_nbc_comm_get(comm, rc);
     if (!c) return NULL;
-    if (!c->gates) c->gates = compi_nbc_gates_new();
+    if (!c->gates) {
+        /* under the lock: a set-up completing meanwhile hands them its dup */
+        pthread_mutex_lock(&compi_sched_lock);
+        c->gates = compi_nbc_gates_new();
+        if (c->gates && c->ready) compi_nbc_gates_ready(c->gates, c->x, c->rc);
+        pthread_mutex_unlock(&compi_sched_lock);
+    }
     if (!c->gates) *rc = MPI_ERR_NO_MEM;
-    *x = c->x;
     return c->gates;
 }
 
@@ -137,7 +233,8 @@ compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc
         return NULL;
     }
     s->comm = comm;
-    s->x = c->x;
+    s->x = MPI_COMM_NULL; /* held until the set-up completed (compi_sched_unhold) */
+    s->c = c;
     s->gate = compi_nbc_gate_trial(&s->probe);
     s->ci = compi_comm_info_hold(ci);
     s->kind = kind;
@@ -379,6 +476,7 @@ static int compi_sched_test_round(compi_sched *s, int k)
  * finished. */
 static int compi_sched_advance(compi_sched *s)
 {
+    if (s->x == MPI_COMM_NULL && !compi_sched_unhold(s)) return s->c == NULL; /* held, or failed */
     int finished = 1;
     for (int j = 0; j < s->nlanes; j++) {
         int last = j + 1 < s->nlanes ? s->lane_first[j + 1] : s->nrounds;
@@ -495,6 +593,8 @@ int compi_nbc_progress(void)
     if (pthread_mutex_trylock(&compi_sched_lock) != 0) return 0;
     int finished = 0;
     compi_sched *done = NULL;
+    compi_nbc_comm *ready = NULL;
+    if (compi_nbc_setups) compi_nbc_setups_poll(&ready);
     for (compi_sched **p = &compi_sched_head; *p;) {
         compi_sched *s = *p;
         if (!compi_sched_advance(s)) {
@@ -509,13 +609,14 @@ int compi_nbc_progress(void)
     }
     if (!compi_sched_head) compi_sched_tail = NULL;
     __atomic_sub_fetch(&compi_nbc_live, finished, __ATOMIC_RELAXED);
+    compi_nbc_setups_flush(ready);
     pthread_mutex_unlock(&compi_sched_lock);
     while (done) {
         compi_sched *s = done;
         done = s->next;
         compi_sched_finish(s);
     }
-    return finished;
+    return finished + (ready != NULL);
 }
 
 void compi_nbc_drain(MPI_Comm comm)
