@@ -55,8 +55,8 @@ struct compi_nbc_gate {
     MPI_Request vote;    /* the vote in flight; MPI_REQUEST_NULL: none */
     int queued;          /* a vote waits for the dup (next_queued) */
     compi_nbc_gate *next_queued;
-    unsigned lag;     /* calls until the posted vote applies, + 1; 0: none pending */
-    int lag_path;     /* the path of those calls (compi_trials_path) */
+    unsigned lag; /* calls until the posted vote applies, + 1; 0: none pending */
+    int lag_path; /* the path of those calls (compi_trials_path) */
     unsigned long long mine[COMPI_TRIALS_VOTE], agreed[COMPI_TRIALS_VOTE];
     compi_nbc_gate *next_live; /* the gates with a vote in flight */
 };
@@ -64,9 +64,8 @@ struct compi_nbc_gate {
 struct compi_nbc_gates {
     compi_nbc_gate *k[COMPI_NBC_KINDS]; /* per family, COMPI_GATE_CLASSES of them, lazily */
     /* under compi_nbc_voting_lock: */
-    int ready;                        /* the set-up completed: x (rc: how) */
-    int rc;
-    MPI_Comm x;                       /* compi's dup */
+    int ready, rc;                      /* the set-up completed (rc: how) */
+    MPI_Comm x;                         /* then compi's dup */
     compi_nbc_gate *queue, **queue_end; /* votes waiting for it, in order */
 };
 
@@ -248,8 +247,9 @@ void compi_nbc_gate_end(compi_nbc_ticket *t)
     g->lag_path = g->t.started ? g->t.path : COMPI_TRIALS_PATH_MPI;
     compi_nbc_gates *gs = g->gs;
     pthread_mutex_lock(&compi_nbc_voting_lock);
+    /* before the dup is there: queued, in its communicator's order */
     if (gs->ready) compi_nbc_gate_post(g);
-    else { /* the dup is not there yet: in its communicator's order */
+    else {
         g->queued = 1;
         g->next_queued = NULL;
         *gs->queue_end = g;
