@@ -171,6 +171,9 @@ compi_nbc_gates *compi_nbc_gates_new(void); /* NULL: no memory */
 /* The communicator's set-up completed (x: compi's dup, rc: how; under
  * sched.c's lock): the votes queued until then are posted, in order. */
 void compi_nbc_gates_ready(compi_nbc_gates *gs, MPI_Comm x, int rc);
+/* Whether none of gs's votes is queued or in flight; completes those that
+ * finished, without waiting (a freed communicator's, from the progress). */
+int compi_nbc_gates_idle(compi_nbc_gates *gs);
 void compi_nbc_gates_free(compi_nbc_gates *gs);
 /* Completes every vote still in flight (before MPI_Finalize). */
 void compi_nbc_finalize(void);

@@ -286,6 +286,24 @@ void compi_nbc_gates_ready(compi_nbc_gates *gs, MPI_Comm x, int rc)
     pthread_mutex_unlock(&compi_nbc_voting_lock);
 }
 
+int compi_nbc_gates_idle(compi_nbc_gates *gs)
+{
+    int idle = 1;
+    for (int k = 0; k < COMPI_NBC_KINDS; k++)
+        for (int c = 0; gs->k[k] && c < COMPI_GATE_CLASSES; c++) {
+            compi_nbc_gate *g = &gs->k[k][c];
+            int done = 0;
+            if (!compi_nbc_gate_pending(g)) continue;
+            if (!g->queued) {
+                int rc = PMPI_Test(&g->vote, &done, MPI_STATUS_IGNORE);
+                if (rc != MPI_SUCCESS) compi_die("a nonblocking collective gate's vote failed (MPI error %d)", rc);
+            }
+            if (done) compi_nbc_voting_unlink(g);
+            else idle = 0;
+        }
+    return idle;
+}
+
 /* Every rank posted the same votes on x, so completing them here waits
  * for nothing that does not come. */
 void compi_nbc_gates_free(compi_nbc_gates *gs)

@@ -76,14 +76,22 @@ typedef struct compi_nbc_comm {
     int ready;        /* the set-up completed (rc: how) */
     int rc;
     unsigned seq;
-    compi_nbc_gates *gates;            /* nbc_gate.c's, on first use */
-    struct compi_nbc_comm *next_setup; /* the set-ups in flight */
+    compi_nbc_gates *gates;             /* nbc_gate.c's, on first use */
+    struct compi_nbc_comm *next_setup;  /* the set-ups in flight */
+    struct compi_nbc_comm *next_orphan; /* the freed communicators' */
 } compi_nbc_comm;
 
 static int compi_nbc_keyval = MPI_KEYVAL_INVALID;
 /* set-ups in flight (under compi_sched_lock; each counts in compi_nbc_live,
  * so every entry point polls them) */
 static compi_nbc_comm *compi_nbc_setups;
+/* the state of communicators the application freed, until nothing uses it
+ * (each counts in compi_nbc_live); a lock of its own: MPI may run the
+ * delete callback inside any MPI call, compi's progress included */
+static compi_nbc_comm *compi_nbc_orphans;
+static pthread_mutex_t compi_nbc_orphan_lock = PTHREAD_MUTEX_INITIALIZER;
+/* this thread holds compi_sched_lock around MPI calls */
+static __thread int compi_sched_locked;
 
 /* Whether s may post its rounds: the set-up of its communicator completed
  * (compi_sched_lock held). A failed set-up fails s, which then posts
@@ -144,29 +152,72 @@ void compi_nbc_setups_complete(void)
     }
 }
 
+/* The application freed comm. Its state may still be in use: the set-up
+ * in flight, votes in flight, schedules not finished (freeing a
+ * communicator with operations pending is legal). So it is handed to the
+ * progress, which frees it once none is left. MPICH runs this callback
+ * once comm's last pending operation (compi's idup among them) completed,
+ * inside whatever MPI call completed it, compi's progress included. */
 static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
     compi_nbc_comm *c = attr;
-    /* the set-up in flight completes first: every rank posted it in a
-     * collective call on comm before this MPI_Comm_free (collective on comm
-     * too), so this waits for nothing that does not come */
-    while (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
+    /* Open MPI 4.1 runs this inside MPI_Comm_free, and its idup still uses
+     * comm after that: the set-up completes first (every rank posted it in
+     * a collective call on comm before its own MPI_Comm_free, so this waits
+     * for nothing that does not come). A call from inside compi's progress
+     * is MPICH's, after the idup completed: the progress notices it. */
+    while (!compi_sched_locked && !__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
         if (!compi_nbc_progress()) sched_yield();
-    /* schedules still live (the application freed comm before their
-     * Wait) count their frames for no gate any more */
-    pthread_mutex_lock(&compi_sched_lock);
-    for (compi_sched *s = compi_sched_head; s; s = s->next) {
-        if (s->c == c) compi_sched_unhold(s);
-        if (s->x == c->x && c->x != MPI_COMM_NULL) s->gate = NULL;
-    }
-    pthread_mutex_unlock(&compi_sched_lock);
-    compi_nbc_gates_free(c->gates); /* before x: their votes run on it */
-    if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
-    free(c);
+    pthread_mutex_lock(&compi_nbc_orphan_lock);
+    c->next_orphan = compi_nbc_orphans;
+    compi_nbc_orphans = c;
+    __atomic_add_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_nbc_orphan_lock);
     return MPI_SUCCESS;
+}
+
+/* Whether a freed communicator's state is still in use (compi_sched_lock
+ * held). */
+static int compi_nbc_comm_busy(compi_nbc_comm *c)
+{
+    if (!c->ready) return 1;
+    for (compi_sched *s = compi_sched_head; s; s = s->next)
+        if (s->c == c || (c->x != MPI_COMM_NULL && s->x == c->x)) return 1;
+    return c->gates && !compi_nbc_gates_idle(c->gates);
+}
+
+/* Frees the freed communicators' state no longer in use (compi_sched_lock
+ * held). */
+static void compi_nbc_orphans_reap(void)
+{
+    pthread_mutex_lock(&compi_nbc_orphan_lock);
+    compi_nbc_comm *list = compi_nbc_orphans, *keep = NULL;
+    compi_nbc_orphans = NULL;
+    pthread_mutex_unlock(&compi_nbc_orphan_lock);
+    while (list) {
+        compi_nbc_comm *c = list;
+        list = c->next_orphan;
+        if (compi_nbc_comm_busy(c)) {
+            c->next_orphan = keep;
+            keep = c;
+            continue;
+        }
+        compi_nbc_gates_free(c->gates); /* idle: nothing to wait for */
+        if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
+        free(c);
+        __atomic_sub_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_lock(&compi_nbc_orphan_lock);
+    while (keep) {
+        compi_nbc_comm *c = keep;
+        keep = c->next_orphan;
+        c->next_orphan = compi_nbc_orphans;
+        compi_nbc_orphans = c;
+    }
+    pthread_mutex_unlock(&compi_nbc_orphan_lock);
 }
 
 /* The state of comm, made on its first compi-path collective (every rank
@@ -213,8 +264,10 @@ compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, int *rc)
     if (!c->gates) {
         /* under the lock: a set-up completing meanwhile hands them its dup */
         pthread_mutex_lock(&compi_sched_lock);
+        compi_sched_locked = 1;
         c->gates = compi_nbc_gates_new();
         if (c->gates && c->ready) compi_nbc_gates_ready(c->gates, c->x, c->rc);
+        compi_sched_locked = 0;
         pthread_mutex_unlock(&compi_sched_lock);
     }
     if (!c->gates) *rc = MPI_ERR_NO_MEM;
@@ -556,8 +609,11 @@ int compi_sched_start(compi_sched *s, MPI_Request *request)
     compi_req_insert(e);
     COMPI_NBC_ADD(s->kind, COMPI_NBC_COMPI, 1);
     pthread_mutex_lock(&compi_sched_lock);
+    compi_sched_locked = 1;
     /* post the first round at once: the MPI moves it from here on */
-    if (compi_sched_advance(s)) {
+    int finished = compi_sched_advance(s);
+    compi_sched_locked = 0;
+    if (finished) {
         pthread_mutex_unlock(&compi_sched_lock);
         compi_sched_finish(s);
         return MPI_SUCCESS;
@@ -591,6 +647,7 @@ int compi_nbc_progress(void)
 {
     /* one thread at a time; another one already advancing them suffices */
     if (pthread_mutex_trylock(&compi_sched_lock) != 0) return 0;
+    compi_sched_locked = 1;
     int finished = 0;
     compi_sched *done = NULL;
     compi_nbc_comm *ready = NULL;
@@ -610,6 +667,8 @@ int compi_nbc_progress(void)
     if (!compi_sched_head) compi_sched_tail = NULL;
     __atomic_sub_fetch(&compi_nbc_live, finished, __ATOMIC_RELAXED);
     compi_nbc_setups_flush(ready);
+    if (__atomic_load_n(&compi_nbc_orphans, __ATOMIC_RELAXED)) compi_nbc_orphans_reap();
+    compi_sched_locked = 0;
     pthread_mutex_unlock(&compi_sched_lock);
     while (done) {
         compi_sched *s = done;

@@ -22,8 +22,8 @@
  * Every result is checked against what the MPI's definition gives. */
 #include "mpitest.h"
 
-#define BLOCK 1024 /* ints per peer */
-#define VEC 4096   /* ints of a reduction */
+#define BLOCK (16 * 1024) /* ints per peer: past the adaptive floor */
+#define VEC (128 * 1024)  /* ints of a reduction or broadcast */
 #define TOKEN_TAG 11
 
 static void token_from_0(void)
