@@ -305,7 +305,8 @@ int compi_nbc_gates_idle(compi_nbc_gates *gs)
 }
 
 /* Every rank posted the same votes on x, so completing them here waits
- * for nothing that does not come. */
+ * for nothing that does not come (a freed communicator's gates come here
+ * idle, compi_nbc_gates_idle). */
 void compi_nbc_gates_free(compi_nbc_gates *gs)
 {
     if (!gs) return;

@@ -59,7 +59,8 @@ static pthread_mutex_t compi_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 /* ---------------------------------------------------------------- per communicator */
 
 /* compi's dup of a communicator and its sequence of collectives, kept as an
- * attribute of the application's communicator (freed with it).
+ * attribute of the application's communicator (freed after it, once
+ * nothing uses it: compi_nbc_comm_delete).
  *
  * The dup is a PMPI_Comm_idup posted by the first call that needs it: a
  * nonblocking collective must not block, and the idup is ordered on comm
