@@ -99,6 +99,10 @@ int compi_coll_init(void);
 /* The layout cached on comm (ci: its info), built now if needed; NULL with
  * *rc set on failure. */
 const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc);
+/* The same layout's node map only (size, rank, nnodes, my_node, node_of,
+ * leader_of, first, members; the communicators may be MPI_COMM_NULL):
+ * local, no communication, so a nonblocking collective can ask for it. */
+const compi_coll_layout *compi_coll_nodes_get(MPI_Comm comm, const compi_comm_info *ci, int *rc);
 /* comm's hints were replaced: its sub-communicators go (built again, with
  * fresh gates, on next use). */
 void compi_coll_comm_reset(MPI_Comm comm);

@@ -41,8 +41,9 @@ static void compi_coll_layout_free(compi_coll_layout *l)
 }
 
 /* Node indices from the comm's peer nodes (engine/leaders.h's grouping:
- * nodes numbered in the order of their lowest comm rank). */
-static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+ * nodes numbered in the order of their lowest comm rank): local, no
+ * communication; the communicators stay MPI_COMM_NULL. */
+static compi_coll_layout *compi_coll_layout_map(MPI_Comm comm, const compi_comm_info *ci, int *rc)
 {
     compi_coll_layout *l = calloc(1, sizeof *l);
     if (!l) {
@@ -64,29 +65,38 @@ static compi_coll_layout *compi_coll_layout_build(MPI_Comm comm, const compi_com
     }
     l->nnodes = compi_leaders_group(n, ci->peer_node, l->node_of, l->leader_of, l->first, l->members);
     l->my_node = l->node_of[l->rank];
-    *rc = PMPI_Comm_split(comm, l->my_node, l->rank, &l->local);
-    if (*rc == MPI_SUCCESS)
-        *rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node, &l->leaders);
+    *rc = MPI_SUCCESS;
+    return l;
+}
+
+/* The node-local and leaders' communicators and the dups of l (collective
+ * over comm). On failure those made are freed again. */
+static int compi_coll_layout_comms(MPI_Comm comm, compi_coll_layout *l)
+{
+    int rc = PMPI_Comm_split(comm, l->my_node, l->rank, &l->local);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node, &l->leaders);
     /* errors on compi's communicators come back as codes, raised on comm by
      * the collective (the application's handler), never on these */
-    if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_errhandler(l->local, MPI_ERRORS_RETURN);
-    if (*rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL)
-        *rc = PMPI_Comm_set_errhandler(l->leaders, MPI_ERRORS_RETURN);
-    if (*rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(l->local, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) rc = PMPI_Comm_set_errhandler(l->leaders, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS) {
         /* a damaged chunk is compi's frame error, not an abort */
-        *rc = PMPI_Comm_dup(comm, &l->xall);
-        if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_errhandler(l->xall, MPI_ERRORS_RETURN);
-        if (*rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) *rc = PMPI_Comm_dup(l->leaders, &l->xleaders);
-        if (*rc == MPI_SUCCESS && l->xleaders != MPI_COMM_NULL)
-            *rc = PMPI_Comm_set_errhandler(l->xleaders, MPI_ERRORS_RETURN);
+        rc = PMPI_Comm_dup(comm, &l->xall);
+        if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(l->xall, MPI_ERRORS_RETURN);
+        if (rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) rc = PMPI_Comm_dup(l->leaders, &l->xleaders);
+        if (rc == MPI_SUCCESS && l->xleaders != MPI_COMM_NULL)
+            rc = PMPI_Comm_set_errhandler(l->xleaders, MPI_ERRORS_RETURN);
     }
-    if (*rc != MPI_SUCCESS) {
-        compi_coll_layout_free(l);
-        return NULL;
+    if (rc != MPI_SUCCESS) {
+        MPI_Comm *made[] = {&l->local, &l->leaders, &l->xall, &l->xleaders};
+        for (int i = 0; i < 4; i++)
+            if (*made[i] != MPI_COMM_NULL) PMPI_Comm_free(made[i]);
+        return rc;
     }
     PMPI_Comm_rank(l->local, &l->local_rank);
     PMPI_Comm_size(l->local, &l->local_size);
-    return l;
+    return MPI_SUCCESS;
 }
 
 /* Unlinks l's entry (the caller frees l outside the lock). */
@@ -124,17 +134,9 @@ int compi_coll_init(void)
     return rc;
 }
 
-const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+/* Caches l on comm (freed with it); NULL with *rc on failure (l freed). */
+static compi_coll_layout *compi_coll_layout_cache(MPI_Comm comm, compi_coll_layout *l, int *rc)
 {
-    /* MPI_Init's wrapper made the keyval, unless compi started lazily */
-    *rc = compi_coll_keyval == MPI_KEYVAL_INVALID ? compi_coll_init() : MPI_SUCCESS;
-    if (*rc != MPI_SUCCESS) return NULL;
-    void *attr;
-    int found = 0;
-    *rc = PMPI_Comm_get_attr(comm, compi_coll_keyval, &attr, &found);
-    if (*rc != MPI_SUCCESS) return NULL;
-    if (found) return attr;
-    compi_coll_layout *l = compi_coll_layout_build(comm, ci, rc);
     compi_coll_entry *e = l ? malloc(sizeof *e) : NULL;
     if (l && !e) {
         compi_coll_layout_free(l);
@@ -155,6 +157,43 @@ const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_i
         return NULL;
     }
     return l;
+}
+
+/* comm's cached layout (NULL: none yet, or an error in *rc). */
+static compi_coll_layout *compi_coll_layout_cached(MPI_Comm comm, int *rc)
+{
+    /* MPI_Init's wrapper made the keyval, unless compi started lazily */
+    *rc = compi_coll_keyval == MPI_KEYVAL_INVALID ? compi_coll_init() : MPI_SUCCESS;
+    if (*rc != MPI_SUCCESS) return NULL;
+    void *attr;
+    int found = 0;
+    *rc = PMPI_Comm_get_attr(comm, compi_coll_keyval, &attr, &found);
+    return *rc == MPI_SUCCESS && found ? attr : NULL;
+}
+
+/* Whether a layout's communicators were built is the same on every rank:
+ * only the blocking collectives build them, each rank in the same call. */
+const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+{
+    compi_coll_layout *l = compi_coll_layout_cached(comm, rc);
+    if (*rc != MPI_SUCCESS) return NULL;
+    if (l) { /* a node map (compi_coll_nodes_get) gets its communicators now */
+        if (l->local == MPI_COMM_NULL) *rc = compi_coll_layout_comms(comm, l);
+        return *rc == MPI_SUCCESS ? l : NULL;
+    }
+    l = compi_coll_layout_map(comm, ci, rc);
+    if (l && (*rc = compi_coll_layout_comms(comm, l)) != MPI_SUCCESS) {
+        compi_coll_layout_free(l);
+        return NULL;
+    }
+    return compi_coll_layout_cache(comm, l, rc);
+}
+
+const compi_coll_layout *compi_coll_nodes_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)
+{
+    compi_coll_layout *l = compi_coll_layout_cached(comm, rc);
+    if (l || *rc != MPI_SUCCESS) return l;
+    return compi_coll_layout_cache(comm, compi_coll_layout_map(comm, ci, rc), rc);
 }
 
 void compi_coll_comm_reset(MPI_Comm comm)

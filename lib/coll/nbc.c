@@ -508,12 +508,12 @@ static int compi_rs_split(compi_sched *s, int count, int size, int **start, int 
  * ranks on a node every rank's shares would cross the node's link, a third
  * more than the MPI's ring moves there. So it runs only where every rank is
  * a node of its own (there it moves what a ring moves, compressed); other
- * layouts take the node-aware schedules (nbc_nodes.c). The layout is built
- * in this call on every rank alike. */
+ * layouts take the node-aware schedules (nbc_nodes.c). The node map is
+ * local (no collective: the call must not block). */
 static int compi_nbc_one_per_node(MPI_Comm comm, const compi_comm_info *ci)
 {
     int rc;
-    const compi_coll_layout *l = compi_coll_layout_get(comm, ci, &rc);
+    const compi_coll_layout *l = compi_coll_nodes_get(comm, ci, &rc);
     return l && l->nnodes == l->size;
 }
 

@@ -19,10 +19,12 @@
  * they wait for are complete, so a schedule never waits for its own Wait.
  *
  * Messages travel on a dup of the application's communicator that compi
- * makes at the first such call (every rank makes it in the same collective
- * call), with tags carrying a per-communicator sequence number: several
- * collectives outstanding on one communicator match in the order they were
- * started, as the standard asks. */
+ * makes at the first such call with PMPI_Comm_idup (every rank posts it in
+ * the same collective call; the call does not wait for it: the schedules
+ * on the communicator are held until it completes, see sched.c), with tags
+ * carrying a per-communicator sequence number: several collectives
+ * outstanding on one communicator match in the order they were started, as
+ * the standard asks. */
 #ifndef COMPI_NBC_H
 #define COMPI_NBC_H
 #include "core/comm.h"
@@ -116,8 +118,11 @@ void compi_sched_set_wait(int (*wait)(MPI_Request *request, MPI_Status *status))
 void compi_sched_abandon(compi_sched *s);
 
 /* ---- progress */
-/* Advances every live schedule once; returns how many finished. */
+/* Advances every live schedule once (and the communicators' set-ups, see
+ * sched.c); returns how many finished (0: no progress). */
 int compi_nbc_progress(void);
+/* Completes every communicator set-up in flight (before MPI_Finalize). */
+void compi_nbc_setups_complete(void);
 /* The generated entry points' hook is compi_nbc_poke (wrappers/impl.h). */
 /* Before a blocking completion call on these PMPI handles: while schedules
  * are live, advances them until the PMPI call will not block on one of
@@ -161,8 +166,14 @@ compi_nbc_gate *compi_nbc_gate_trial(int *probe);
 void compi_nbc_gate_count(compi_nbc_gate *g, uint64_t frame_bytes, uint64_t saved_bytes);
 /* A communicator's gates (sched.c keeps them with compi's dup x). */
 typedef struct compi_nbc_gates compi_nbc_gates;
-compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, MPI_Comm *x, int *rc);
+compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, int *rc);
 compi_nbc_gates *compi_nbc_gates_new(void); /* NULL: no memory */
+/* The communicator's set-up completed (x: compi's dup, rc: how; under
+ * sched.c's lock): the votes queued until then are posted, in order. */
+void compi_nbc_gates_ready(compi_nbc_gates *gs, MPI_Comm x, int rc);
+/* Whether none of gs's votes is queued or in flight; completes those that
+ * finished, without waiting (a freed communicator's, from the progress). */
+int compi_nbc_gates_idle(compi_nbc_gates *gs);
 void compi_nbc_gates_free(compi_nbc_gates *gs);
 /* Completes every vote still in flight (before MPI_Finalize). */
 void compi_nbc_finalize(void);

@@ -27,7 +27,13 @@
  * that call COMPI_NBC_VOTE_LAG + 1 calls after posting its vote, so no
  * call waits unless a rank starts that many calls of one family and size
  * class on a communicator before some other rank has started the trial's
- * last one (docs/limits.md). */
+ * last one (docs/limits.md).
+ *
+ * Until compi's dup exists (its PMPI_Comm_idup in flight, sched.c) a vote
+ * is queued on its communicator's gates and posted, in the order queued,
+ * once the dup is there, after the held schedules posted their first
+ * rounds, so their frames count. Its value is taken then: nothing else
+ * touches the trial's counts before the vote is decided. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -45,16 +51,22 @@
 
 struct compi_nbc_gate {
     compi_trials t;
-    MPI_Comm x;       /* compi's dup: the votes' communicator */
-    MPI_Request vote; /* the vote in flight; MPI_REQUEST_NULL: none */
-    unsigned lag;     /* calls until the posted vote applies, + 1; 0: none pending */
-    int lag_path;     /* the path of those calls (compi_trials_path) */
+    compi_nbc_gates *gs; /* its communicator's: the votes go on their dup */
+    MPI_Request vote;    /* the vote in flight; MPI_REQUEST_NULL: none */
+    int queued;          /* a vote waits for the dup (next_queued) */
+    compi_nbc_gate *next_queued;
+    unsigned lag; /* calls until the posted vote applies, + 1; 0: none pending */
+    int lag_path; /* the path of those calls (compi_trials_path) */
     unsigned long long mine[COMPI_TRIALS_VOTE], agreed[COMPI_TRIALS_VOTE];
     compi_nbc_gate *next_live; /* the gates with a vote in flight */
 };
 
 struct compi_nbc_gates {
     compi_nbc_gate *k[COMPI_NBC_KINDS]; /* per family, COMPI_GATE_CLASSES of them, lazily */
+    /* under compi_nbc_voting_lock: */
+    int ready, rc;                      /* the set-up completed (rc: how) */
+    MPI_Comm x;                         /* then compi's dup */
+    compi_nbc_gate *queue, **queue_end; /* votes waiting for it, in order */
 };
 
 /* the trial call running on this thread */
@@ -83,13 +95,26 @@ static void compi_nbc_voting_unlink(compi_nbc_gate *g)
     pthread_mutex_unlock(&compi_nbc_voting_lock);
 }
 
+/* Whether g has a vote queued or in flight. */
+static int compi_nbc_gate_pending(compi_nbc_gate *g)
+{
+    pthread_mutex_lock(&compi_nbc_voting_lock);
+    int pending = g->queued || g->vote != MPI_REQUEST_NULL;
+    pthread_mutex_unlock(&compi_nbc_voting_lock);
+    return pending;
+}
+
 /* Completes g's vote, advancing the schedules meanwhile (a peer may need
- * this rank's messages to reach the call that posts its vote). */
+ * this rank's messages to reach the call that posts its vote; a queued
+ * vote is posted by the progress that notices the dup's set-up). */
 static void compi_nbc_gate_settle(compi_nbc_gate *g)
 {
     for (unsigned idle = 0;;) {
-        int done = 0;
-        int rc = PMPI_Test(&g->vote, &done, MPI_STATUS_IGNORE);
+        pthread_mutex_lock(&compi_nbc_voting_lock);
+        int queued = g->queued;
+        pthread_mutex_unlock(&compi_nbc_voting_lock);
+        int done = 0, rc = MPI_SUCCESS;
+        if (!queued) rc = PMPI_Test(&g->vote, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS) /* the ranks could no longer agree on a path */
             compi_die("a nonblocking collective gate's vote failed (MPI error %d)", rc);
         if (done) break;
@@ -120,8 +145,7 @@ static void compi_nbc_gate_decide(compi_nbc_gate *g, compi_nbc_kind kind)
 static compi_nbc_gate *compi_nbc_gate_get(MPI_Comm comm, compi_nbc_kind kind, size_t size)
 {
     int rc;
-    MPI_Comm x;
-    compi_nbc_gates *gs = compi_nbc_gates_of(comm, &x, &rc);
+    compi_nbc_gates *gs = compi_nbc_gates_of(comm, &rc);
     if (!gs) return NULL; /* compi's path, which raises the error */
     if (!gs->k[kind]) {
         /* every rank must take the same path: no memory is fatal */
@@ -129,7 +153,7 @@ static compi_nbc_gate *compi_nbc_gate_get(MPI_Comm comm, compi_nbc_kind kind, si
         if (!a) compi_die("out of memory for the nonblocking collective gates");
         for (int c = 0; c < COMPI_GATE_CLASSES; c++) {
             compi_trials_init(&a[c].t);
-            a[c].x = x;
+            a[c].gs = gs;
             a[c].vote = MPI_REQUEST_NULL;
         }
         gs->k[kind] = a;
@@ -161,7 +185,7 @@ int compi_nbc_gate_begin(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kin
     }
     if (g->lag == 1) {
         g->lag = 0;
-        if (g->vote != MPI_REQUEST_NULL) compi_nbc_gate_settle(g);
+        if (compi_nbc_gate_pending(g)) compi_nbc_gate_settle(g);
         compi_nbc_gate_decide(g, kind);
     }
     int probe;
@@ -189,6 +213,20 @@ void compi_nbc_gate_count(compi_nbc_gate *g, uint64_t frame_bytes, uint64_t save
     g->t.saved_bytes += saved_bytes;
 }
 
+/* Posts g's vote on its communicator's dup (compi_nbc_voting_lock held):
+ * the trial's counts as they stand now. */
+static void compi_nbc_gate_post(compi_nbc_gate *g)
+{
+    if (g->gs->rc != MPI_SUCCESS) /* no dup: the ranks cannot agree on a path */
+        compi_die("a nonblocking collective gate has no communicator to vote on (MPI error %d)", g->gs->rc);
+    uint64_t mine[COMPI_TRIALS_VOTE];
+    compi_trials_vote(&g->t, mine);
+    for (int i = 0; i < COMPI_TRIALS_VOTE; i++) g->mine[i] = mine[i];
+    int rc =
+        PMPI_Iallreduce(g->mine, g->agreed, COMPI_TRIALS_VOTE, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g->gs->x, &g->vote);
+    if (rc != MPI_SUCCESS) compi_die("a nonblocking collective gate could not post its vote (MPI error %d)", rc);
+}
+
 void compi_nbc_gate_end(compi_nbc_ticket *t)
 {
     compi_nbc_gate *g = t->g;
@@ -202,17 +240,21 @@ void compi_nbc_gate_end(compi_nbc_ticket *t)
     if (t->lag) return; /* a call between a vote and its use */
     /* 1 ns: not measured (see above) */
     if (!compi_trials_end(&g->t, &compi_nbc_trials_cfg, 1, frame_bytes, saved_bytes)) return;
-    uint64_t mine[COMPI_TRIALS_VOTE];
-    compi_trials_vote(&g->t, mine);
-    for (int i = 0; i < COMPI_TRIALS_VOTE; i++) g->mine[i] = mine[i];
-    int rc = PMPI_Iallreduce(g->mine, g->agreed, COMPI_TRIALS_VOTE, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g->x, &g->vote);
-    if (rc != MPI_SUCCESS) compi_die("a nonblocking collective gate could not post its vote (MPI error %d)", rc);
     /* the lag runs the path held before the trial; before the first
      * decision the MPI's own: what the application gets without compi,
      * while nobody knows yet whether compression pays */
     g->lag = COMPI_NBC_VOTE_LAG + 1;
     g->lag_path = g->t.started ? g->t.path : COMPI_TRIALS_PATH_MPI;
+    compi_nbc_gates *gs = g->gs;
     pthread_mutex_lock(&compi_nbc_voting_lock);
+    /* before the dup is there: queued, in its communicator's order */
+    if (gs->ready) compi_nbc_gate_post(g);
+    else {
+        g->queued = 1;
+        g->next_queued = NULL;
+        *gs->queue_end = g;
+        gs->queue_end = &g->next_queued;
+    }
     g->next_live = compi_nbc_voting;
     compi_nbc_voting = g;
     pthread_mutex_unlock(&compi_nbc_voting_lock);
@@ -220,17 +262,57 @@ void compi_nbc_gate_end(compi_nbc_ticket *t)
 
 compi_nbc_gates *compi_nbc_gates_new(void)
 {
-    return calloc(1, sizeof(compi_nbc_gates));
+    compi_nbc_gates *gs = calloc(1, sizeof(compi_nbc_gates));
+    if (gs) {
+        gs->x = MPI_COMM_NULL;
+        gs->queue_end = &gs->queue;
+    }
+    return gs;
+}
+
+void compi_nbc_gates_ready(compi_nbc_gates *gs, MPI_Comm x, int rc)
+{
+    pthread_mutex_lock(&compi_nbc_voting_lock);
+    gs->x = x;
+    gs->rc = rc;
+    gs->ready = 1;
+    while (gs->queue) {
+        compi_nbc_gate *g = gs->queue;
+        gs->queue = g->next_queued;
+        g->queued = 0;
+        compi_nbc_gate_post(g);
+    }
+    gs->queue_end = &gs->queue;
+    pthread_mutex_unlock(&compi_nbc_voting_lock);
+}
+
+int compi_nbc_gates_idle(compi_nbc_gates *gs)
+{
+    int idle = 1;
+    for (int k = 0; k < COMPI_NBC_KINDS; k++)
+        for (int c = 0; gs->k[k] && c < COMPI_GATE_CLASSES; c++) {
+            compi_nbc_gate *g = &gs->k[k][c];
+            int done = 0;
+            if (!compi_nbc_gate_pending(g)) continue;
+            if (!g->queued) {
+                int rc = PMPI_Test(&g->vote, &done, MPI_STATUS_IGNORE);
+                if (rc != MPI_SUCCESS) compi_die("a nonblocking collective gate's vote failed (MPI error %d)", rc);
+            }
+            if (done) compi_nbc_voting_unlink(g);
+            else idle = 0;
+        }
+    return idle;
 }
 
 /* Every rank posted the same votes on x, so completing them here waits
- * for nothing that does not come. */
+ * for nothing that does not come (a freed communicator's gates come here
+ * idle, compi_nbc_gates_idle). */
 void compi_nbc_gates_free(compi_nbc_gates *gs)
 {
     if (!gs) return;
     for (int k = 0; k < COMPI_NBC_KINDS; k++) {
         for (int c = 0; gs->k[k] && c < COMPI_GATE_CLASSES; c++)
-            if (gs->k[k][c].vote != MPI_REQUEST_NULL) compi_nbc_gate_settle(&gs->k[k][c]);
+            if (compi_nbc_gate_pending(&gs->k[k][c])) compi_nbc_gate_settle(&gs->k[k][c]);
         free(gs->k[k]);
     }
     free(gs);
@@ -238,6 +320,7 @@ void compi_nbc_gates_free(compi_nbc_gates *gs)
 
 void compi_nbc_finalize(void)
 {
+    compi_nbc_setups_complete(); /* posts the queued votes */
     for (;;) {
         pthread_mutex_lock(&compi_nbc_voting_lock);
         compi_nbc_gate *g = compi_nbc_voting;

@@ -218,7 +218,7 @@ static compi_nred *compi_nred_piece_new(compi_sched *s, const compi_nred_map *m,
 static compi_sched *compi_nred_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam,
                                    compi_nred_map *m, int *rc)
 {
-    m->l = compi_coll_layout_get(comm, ci, rc);
+    m->l = compi_coll_nodes_get(comm, ci, rc); /* local: no collective */
     if (!m->l) return NULL;
     compi_sched *s = compi_sched_new(comm, ci, kind, fam, rc);
     if (!s) return NULL;

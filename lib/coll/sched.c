@@ -27,8 +27,10 @@ typedef struct {
     compi_req *r; /* a posted message, until it completed */
 } compi_sched_op;
 
+struct compi_nbc_comm;
 struct compi_sched {
-    MPI_Comm comm, x;          /* the application's; compi's dup of it */
+    MPI_Comm comm, x;          /* the application's; compi's dup of it (MPI_COMM_NULL: held) */
+    struct compi_nbc_comm *c;  /* held: comm's set-up, until it completed */
     const compi_comm_info *ci; /* held */
     compi_nbc_kind kind;
     compi_family fam;
@@ -57,35 +59,170 @@ static pthread_mutex_t compi_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 /* ---------------------------------------------------------------- per communicator */
 
 /* compi's dup of a communicator and its sequence of collectives, kept as an
- * attribute of the application's communicator (freed with it). */
-typedef struct {
-    MPI_Comm x;
+ * attribute of the application's communicator (freed after it, once
+ * nothing uses it: compi_nbc_comm_delete).
+ *
+ * The dup is a PMPI_Comm_idup posted by the first call that needs it: a
+ * nonblocking collective must not block, and the idup is ordered on comm
+ * like that call, so every rank posts it at the same point of comm's
+ * collective order. Until it completes, the schedules on comm are held
+ * (started, their requests given out, nothing posted) and the gates' votes
+ * queued (nbc_gate.c); compi_nbc_progress notices the completion, posts
+ * the held schedules' first rounds in the order they were started, then
+ * the queued votes. */
+typedef struct compi_nbc_comm {
+    MPI_Comm x;       /* MPI_COMM_NULL until the set-up completed */
+    MPI_Comm newx;    /* the idup's */
+    MPI_Request idup; /* the set-up in flight */
+    int ready;        /* the set-up completed (rc: how) */
+    int rc;
     unsigned seq;
-    compi_nbc_gates *gates; /* nbc_gate.c's, on first use */
+    compi_nbc_gates *gates;             /* nbc_gate.c's, on first use */
+    struct compi_nbc_comm *next_setup;  /* the set-ups in flight */
+    struct compi_nbc_comm *next_orphan; /* the freed communicators' */
 } compi_nbc_comm;
 
 static int compi_nbc_keyval = MPI_KEYVAL_INVALID;
+/* set-ups in flight (under compi_sched_lock; each counts in compi_nbc_live,
+ * so every entry point polls them) */
+static compi_nbc_comm *compi_nbc_setups;
+/* the state of communicators the application freed, until nothing uses it
+ * (each counts in compi_nbc_live); a lock of its own: MPI may run the
+ * delete callback inside any MPI call, compi's progress included */
+static compi_nbc_comm *compi_nbc_orphans;
+static pthread_mutex_t compi_nbc_orphan_lock = PTHREAD_MUTEX_INITIALIZER;
+/* this thread holds compi_sched_lock around MPI calls */
+static __thread int compi_sched_locked;
 
+/* Whether s may post its rounds: the set-up of its communicator completed
+ * (compi_sched_lock held). A failed set-up fails s, which then posts
+ * nothing. */
+static int compi_sched_unhold(compi_sched *s)
+{
+    compi_nbc_comm *c = s->c;
+    if (c && !c->ready) return 0;
+    if (c && c->rc == MPI_SUCCESS) s->x = c->x;
+    else if (s->rc == MPI_SUCCESS) s->rc = c ? c->rc : MPI_ERR_COMM;
+    s->c = NULL;
+    return s->x != MPI_COMM_NULL;
+}
+
+/* Notices the set-ups that completed and moves them to *done
+ * (compi_sched_lock held). */
+static void compi_nbc_setups_poll(compi_nbc_comm **done)
+{
+    for (compi_nbc_comm **p = &compi_nbc_setups; *p;) {
+        compi_nbc_comm *c = *p;
+        int flag = 0;
+        int rc = PMPI_Test(&c->idup, &flag, MPI_STATUS_IGNORE);
+        if (!flag && rc == MPI_SUCCESS) {
+            p = &c->next_setup;
+            continue;
+        }
+        *p = c->next_setup;
+        c->idup = MPI_REQUEST_NULL;
+        if (rc == MPI_SUCCESS) {
+            c->x = c->newx;
+            /* errors on compi's dup come back as codes, raised on comm */
+            PMPI_Comm_set_errhandler(c->x, MPI_ERRORS_RETURN);
+        }
+        c->rc = rc;
+        __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+        __atomic_sub_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+        c->next_setup = *done;
+        *done = c;
+    }
+}
+
+/* After the held schedules of the set-ups in done posted their first
+ * rounds (their frames counted for the gates' trials), the queued votes. */
+static void compi_nbc_setups_flush(compi_nbc_comm *done)
+{
+    for (compi_nbc_comm *c = done; c; c = c->next_setup)
+        if (c->gates) compi_nbc_gates_ready(c->gates, c->x, c->rc);
+}
+
+void compi_nbc_setups_complete(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&compi_sched_lock);
+        int pending = compi_nbc_setups != NULL;
+        pthread_mutex_unlock(&compi_sched_lock);
+        if (!pending) return;
+        if (!compi_nbc_progress()) sched_yield();
+    }
+}
+
+/* The application freed comm. Its state may still be in use: the set-up
+ * in flight, votes in flight, schedules not finished (freeing a
+ * communicator with operations pending is legal). So it is handed to the
+ * progress, which frees it once none is left. MPICH runs this callback
+ * once comm's last pending operation (compi's idup among them) completed,
+ * inside whatever MPI call completed it, compi's progress included. */
 static int compi_nbc_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
     compi_nbc_comm *c = attr;
-    /* schedules still live (the application freed comm before their
-     * Wait) count their frames for no gate any more */
-    pthread_mutex_lock(&compi_sched_lock);
-    for (compi_sched *s = compi_sched_head; s; s = s->next)
-        if (s->x == c->x) s->gate = NULL;
-    pthread_mutex_unlock(&compi_sched_lock);
-    compi_nbc_gates_free(c->gates); /* before x: their votes run on it */
-    if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
-    free(c);
+    /* Open MPI 4.1 runs this inside MPI_Comm_free, and its idup still uses
+     * comm after that: the set-up completes first (every rank posted it in
+     * a collective call on comm before its own MPI_Comm_free, so this waits
+     * for nothing that does not come). A call from inside compi's progress
+     * is MPICH's, after the idup completed: the progress notices it. */
+    while (!compi_sched_locked && !__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
+        if (!compi_nbc_progress()) sched_yield();
+    pthread_mutex_lock(&compi_nbc_orphan_lock);
+    c->next_orphan = compi_nbc_orphans;
+    compi_nbc_orphans = c;
+    __atomic_add_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_nbc_orphan_lock);
     return MPI_SUCCESS;
 }
 
-/* The state of comm, made on its first compi-path collective (collective:
- * every rank gets here in the same call). */
+/* Whether a freed communicator's state is still in use (compi_sched_lock
+ * held). */
+static int compi_nbc_comm_busy(compi_nbc_comm *c)
+{
+    if (!c->ready) return 1;
+    for (compi_sched *s = compi_sched_head; s; s = s->next)
+        if (s->c == c || (c->x != MPI_COMM_NULL && s->x == c->x)) return 1;
+    return c->gates && !compi_nbc_gates_idle(c->gates);
+}
+
+/* Frees the freed communicators' state no longer in use (compi_sched_lock
+ * held). */
+static void compi_nbc_orphans_reap(void)
+{
+    pthread_mutex_lock(&compi_nbc_orphan_lock);
+    compi_nbc_comm *list = compi_nbc_orphans, *keep = NULL;
+    compi_nbc_orphans = NULL;
+    pthread_mutex_unlock(&compi_nbc_orphan_lock);
+    while (list) {
+        compi_nbc_comm *c = list;
+        list = c->next_orphan;
+        if (compi_nbc_comm_busy(c)) {
+            c->next_orphan = keep;
+            keep = c;
+            continue;
+        }
+        compi_nbc_gates_free(c->gates); /* idle: nothing to wait for */
+        if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
+        free(c);
+        __atomic_sub_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_lock(&compi_nbc_orphan_lock);
+    while (keep) {
+        compi_nbc_comm *c = keep;
+        keep = c->next_orphan;
+        c->next_orphan = compi_nbc_orphans;
+        compi_nbc_orphans = c;
+    }
+    pthread_mutex_unlock(&compi_nbc_orphan_lock);
+}
+
+/* The state of comm, made on its first compi-path collective (every rank
+ * gets here in the same call), its set-up posted (nonblocking). */
 static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
 {
     *rc = MPI_SUCCESS;
@@ -102,26 +239,39 @@ static compi_nbc_comm *compi_nbc_comm_get(MPI_Comm comm, int *rc)
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
-    *rc = PMPI_Comm_dup(comm, &c->x);
-    if (*rc == MPI_SUCCESS) {
-        PMPI_Comm_set_errhandler(c->x, MPI_ERRORS_RETURN);
-        *rc = PMPI_Comm_set_attr(comm, compi_nbc_keyval, c);
-    }
+    c->x = c->newx = MPI_COMM_NULL;
+    c->idup = MPI_REQUEST_NULL;
+    *rc = PMPI_Comm_idup(comm, &c->newx, &c->idup);
+    if (*rc == MPI_SUCCESS) *rc = PMPI_Comm_set_attr(comm, compi_nbc_keyval, c);
     if (*rc != MPI_SUCCESS) {
-        if (c->x != MPI_COMM_NULL) PMPI_Comm_free(&c->x);
+        /* the idup, if posted, is the same call on every rank: complete it */
+        if (c->idup != MPI_REQUEST_NULL) PMPI_Wait(&c->idup, MPI_STATUS_IGNORE);
+        if (c->newx != MPI_COMM_NULL) PMPI_Comm_free(&c->newx);
         free(c);
         return NULL;
     }
+    pthread_mutex_lock(&compi_sched_lock);
+    c->next_setup = compi_nbc_setups;
+    compi_nbc_setups = c;
+    __atomic_add_fetch(&compi_nbc_live, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&compi_sched_lock);
     return c;
 }
 
-compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, MPI_Comm *x, int *rc)
+compi_nbc_gates *compi_nbc_gates_of(MPI_Comm comm, int *rc)
 {
     compi_nbc_comm *c = compi_nbc_comm_get(comm, rc);
     if (!c) return NULL;
-    if (!c->gates) c->gates = compi_nbc_gates_new();
+    if (!c->gates) {
+        /* under the lock: a set-up completing meanwhile hands them its dup */
+        pthread_mutex_lock(&compi_sched_lock);
+        compi_sched_locked = 1;
+        c->gates = compi_nbc_gates_new();
+        if (c->gates && c->ready) compi_nbc_gates_ready(c->gates, c->x, c->rc);
+        compi_sched_locked = 0;
+        pthread_mutex_unlock(&compi_sched_lock);
+    }
     if (!c->gates) *rc = MPI_ERR_NO_MEM;
-    *x = c->x;
     return c->gates;
 }
 
@@ -137,7 +287,8 @@ compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc
         return NULL;
     }
     s->comm = comm;
-    s->x = c->x;
+    s->x = MPI_COMM_NULL; /* held until the set-up completed (compi_sched_unhold) */
+    s->c = c;
     s->gate = compi_nbc_gate_trial(&s->probe);
     s->ci = compi_comm_info_hold(ci);
     s->kind = kind;
@@ -379,6 +530,7 @@ static int compi_sched_test_round(compi_sched *s, int k)
  * finished. */
 static int compi_sched_advance(compi_sched *s)
 {
+    if (s->x == MPI_COMM_NULL && !compi_sched_unhold(s)) return s->c == NULL; /* held, or failed */
     int finished = 1;
     for (int j = 0; j < s->nlanes; j++) {
         int last = j + 1 < s->nlanes ? s->lane_first[j + 1] : s->nrounds;
@@ -458,8 +610,11 @@ int compi_sched_start(compi_sched *s, MPI_Request *request)
     compi_req_insert(e);
     COMPI_NBC_ADD(s->kind, COMPI_NBC_COMPI, 1);
     pthread_mutex_lock(&compi_sched_lock);
+    compi_sched_locked = 1;
     /* post the first round at once: the MPI moves it from here on */
-    if (compi_sched_advance(s)) {
+    int finished = compi_sched_advance(s);
+    compi_sched_locked = 0;
+    if (finished) {
         pthread_mutex_unlock(&compi_sched_lock);
         compi_sched_finish(s);
         return MPI_SUCCESS;
@@ -493,8 +648,11 @@ int compi_nbc_progress(void)
 {
     /* one thread at a time; another one already advancing them suffices */
     if (pthread_mutex_trylock(&compi_sched_lock) != 0) return 0;
+    compi_sched_locked = 1;
     int finished = 0;
     compi_sched *done = NULL;
+    compi_nbc_comm *ready = NULL;
+    if (compi_nbc_setups) compi_nbc_setups_poll(&ready);
     for (compi_sched **p = &compi_sched_head; *p;) {
         compi_sched *s = *p;
         if (!compi_sched_advance(s)) {
@@ -509,13 +667,16 @@ int compi_nbc_progress(void)
     }
     if (!compi_sched_head) compi_sched_tail = NULL;
     __atomic_sub_fetch(&compi_nbc_live, finished, __ATOMIC_RELAXED);
+    compi_nbc_setups_flush(ready);
+    if (__atomic_load_n(&compi_nbc_orphans, __ATOMIC_RELAXED)) compi_nbc_orphans_reap();
+    compi_sched_locked = 0;
     pthread_mutex_unlock(&compi_sched_lock);
     while (done) {
         compi_sched *s = done;
         done = s->next;
         compi_sched_finish(s);
     }
-    return finished;
+    return finished + (ready != NULL);
 }
 
 void compi_nbc_drain(MPI_Comm comm)
