@@ -15,7 +15,8 @@ CMakeLists.txt, and nothing is timed. --expect-nbc does the same for a
 nonblocking or neighbourhood collective (tests/mpi/nbc_gate, the report's
 "nonblocking_collectives": calls, compressed_path, gated), whose gate
 decides from the data alone."""
-import argparse, json, os, subprocess, sys
+import argparse, sys
+import reportcheck
 
 
 def fail(msg):
@@ -31,7 +32,7 @@ def main():
     ap.add_argument("--expect-nbc", action="append", default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    cmd = reportcheck.command(a.cmd)
     want = {}
     for e in a.expect:
         kind, calls, compi, gated = e.split(":")
@@ -40,16 +41,7 @@ def main():
     for e in a.expect_nbc:
         kind, calls, compi, gated = e.split(":")
         want_nbc[kind] = {"calls": int(calls), "compressed_path": int(compi), "gated": int(gated)}
-    if os.path.exists(a.report):
-        os.remove(a.report)
-    print("running:", " ".join(cmd), flush=True)
-    if subprocess.call(cmd) != 0:
-        fail("program failed")
-    with open(a.report) as fh:
-        doc = json.load(fh)
-    ranks = doc.get("ranks")
-    if not isinstance(ranks, list) or len(ranks) != a.ranks:
-        fail("report has %s rank entries, expected %d" % (len(ranks) if isinstance(ranks, list) else None, a.ranks))
+    ranks = reportcheck.run(a.report, a.ranks, cmd, fail)
     for r in ranks:
         coll = r.get("collectives") or {}
         for kind, w in want.items():

@@ -18,7 +18,8 @@ usage: check_netlearn.py --report FILE --ranks N [--source S] [--mbps X]
 --stderr     the run's stderr contains TEXT
 --stderr-count TEXT=N  the run's stderr has N lines containing TEXT
 The timings are injected (COMPI_DEBUG_LINK_TIMES), so nothing is timed."""
-import argparse, json, os, subprocess, sys
+import argparse, subprocess, sys
+import reportcheck
 
 
 def fail(msg):
@@ -43,10 +44,8 @@ def main():
     ap.add_argument("--stderr-count", action="append", default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
-    if os.path.exists(a.report):
-        os.remove(a.report)
-    print("running:", " ".join(cmd), flush=True)
+    cmd = reportcheck.command(a.cmd)
+    reportcheck.start(a.report, cmd)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     sys.stdout.write(p.stdout)
     sys.stderr.write(p.stderr)
@@ -60,11 +59,7 @@ def main():
         got = sum(1 for line in p.stderr.splitlines() if t in line)
         if got != int(n):
             fail("stderr has %d line(s) with %r, expected %s" % (got, t, n))
-    with open(a.report) as fh:
-        doc = json.load(fh)
-    ranks = doc.get("ranks")
-    if not isinstance(ranks, list) or len(ranks) != a.ranks:
-        fail("report has %s rank entries, expected %d" % (len(ranks) if isinstance(ranks, list) else None, a.ranks))
+    ranks = reportcheck.ranks_of(a.report, a.ranks, fail)
     for r in ranks:
         links = (r.get("engine") or {}).get("links")
         if not isinstance(links, list) or len(links) != a.ranks - 1:

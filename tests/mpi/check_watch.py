@@ -7,7 +7,8 @@ alltoall window, and the bcast root's bcast window, counted a data re-check
 before the next gate trial), and compressed some blocks.
 
 usage: check_watch.py --report FILE --ranks N -- launcher args..."""
-import argparse, json, os, subprocess, sys
+import argparse, sys
+import reportcheck
 
 
 def fail(msg):
@@ -25,16 +26,8 @@ def main():
     ap.add_argument("--ranks", type=int, required=True)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
-    if os.path.exists(a.report):
-        os.remove(a.report)
-    print("running:", " ".join(cmd), flush=True)
-    if subprocess.call(cmd) != 0:
-        fail("program failed")
-    with open(a.report) as fh:
-        ranks = json.load(fh).get("ranks")
-    if not isinstance(ranks, list) or len(ranks) != a.ranks:
-        fail("report has %s rank entries, expected %d" % (len(ranks) if isinstance(ranks, list) else None, a.ranks))
+    cmd = reportcheck.command(a.cmd)
+    ranks = reportcheck.run(a.report, a.ranks, cmd, fail)
     for r in ranks:
         fams = ["alltoall"] + (["bcast"] if r.get("rank") == 0 else [])
         for fam in fams:

@@ -18,7 +18,8 @@ Expected per rank (every rank its own node, N nodes):
 and no window of any other family. The node-aware call counts come from the
 same report (collectives section); at least one call of each must have taken
 compi's path, or the check would prove nothing."""
-import argparse, json, os, subprocess, sys
+import argparse, sys
+import reportcheck
 
 
 def fail(msg):
@@ -34,17 +35,8 @@ def main():
         ap.add_argument("--" + f, type=int, required=True)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
-    if os.path.exists(a.report):
-        os.remove(a.report)
-    print("running:", " ".join(cmd), flush=True)
-    if subprocess.call(cmd) != 0:
-        fail("program failed")
-    with open(a.report) as fh:
-        doc = json.load(fh)
-    ranks = doc.get("ranks")
-    if not isinstance(ranks, list) or len(ranks) != a.ranks:
-        fail("report has %s rank entries, expected %d" % (len(ranks) if isinstance(ranks, list) else None, a.ranks))
+    cmd = reportcheck.command(a.cmd)
+    ranks = reportcheck.run(a.report, a.ranks, cmd, fail)
     n = a.ranks
     for r in ranks:
         rank = r.get("rank")
