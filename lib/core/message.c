@@ -347,6 +347,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     in->post_addr = buf;
     in->post_count = count;
     in->post_dt = dt;
+    in->pipe = NULL;
     compi_typeinfo_get(dt, count, &in->ti);
     size_t cap = (size_t)in->ti.size;
     if (in->ti.contiguous && cap >= COMPI_DIRECT_MIN) {
@@ -403,6 +404,11 @@ size_t compi_incoming_room(const compi_incoming *in)
 
 void compi_incoming_release(compi_incoming *in)
 {
+    if (in->pipe) { /* never completed (compi's teardown): its chunks are drained */
+        MPI_Status st = {0};
+        compi_pipe_recv_end(in->pipe, &st, MPI_COMM_NULL);
+        in->pipe = NULL;
+    }
     free(in->tmp);
     in->tmp = NULL;
     compi_bytes_type_free(&in->tmp_dt);
@@ -633,8 +639,57 @@ compi_arrival compi_arrival_resolve(const compi_comm_info *ci, int source, unsig
     return COMPI_ARRIVAL_UNFRAMED;
 }
 
+/* Where the message's first bytes are, and how many of them (n: the wire
+ * length) */
+static unsigned char *compi_incoming_head(compi_incoming *in, size_t n, int truncated, size_t *landed)
+{
+    *landed = in->direct || in->tmp ? compi_incoming_room(in) : COMPI_FRAME_HEADER_SIZE;
+    if (n < *landed) *landed = n;
+    if (truncated && !COMPI_TRUNC_WRITES_PREFIX) *landed = 0;
+    return in->direct ? (unsigned char *)in->buf + in->ti.true_lb : in->tmp ? (unsigned char *)in->tmp : in->header;
+}
+
+int compi_incoming_advance(compi_incoming *in, const MPI_Status *done, const compi_comm_info *ci, MPI_Comm comm)
+{
+    if (!in->pipe) {
+        /* The header's request stays incomplete in the MPI's eyes: the
+         * application's handle stays valid until the chunks are in. Only a
+         * sound pipelined header starts here; everything else (escapes
+         * included) is judged at completion, as it always is. */
+        if (!done) return 1;
+        MPI_Status st = *done;
+        int cancelled = 0;
+        PMPI_Test_cancelled(&st, &cancelled);
+        if (cancelled || st.MPI_SOURCE == MPI_PROC_NULL || !compi_peer_is_remote(ci, st.MPI_SOURCE)) return 1;
+        MPI_Count wire = 0;
+        PMPI_Get_elements_x(&st, MPI_BYTE, &wire);
+        size_t n = wire > 0 ? (size_t)wire : 0, landed;
+        if (n > compi_incoming_room(in)) return 1; /* truncated */
+        unsigned char *head = compi_incoming_head(in, n, 0, &landed);
+        compi_frame_header h;
+        char why[200];
+        if (!compi_bytes_look_framed(head, landed, n) ||
+            compi_frame_read_header(head, landed, &h, why, sizeof why) != COMPI_OK || h.codec != COMPI_CODEC_CHUNKED ||
+            !compi_frame_length_check(&h, (uint64_t)n - COMPI_FRAME_HEADER_SIZE, why, sizeof why))
+            return 1;
+        /* a side tag out of range or no memory: reported at completion,
+         * which begins again */
+        if (h.payload_len > (uint64_t)compi_g.aside_tag_ub ||
+            compi_pipe_recv_begin(ci, st.MPI_SOURCE, &h, in->buf, in->count, in->dt, &in->ti, &st, comm, &in->pipe) !=
+                MPI_SUCCESS)
+            return 1;
+        COMPI_STAT_ADD(frames_decoded, 1);
+    }
+    return compi_pipe_recv_step(in->pipe, 0);
+}
+
 int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_info *ci, MPI_Comm comm)
 {
+    if (in->pipe) { /* begun by compi_incoming_advance */
+        compi_pipe_recv *r = in->pipe;
+        in->pipe = NULL;
+        return compi_pipe_recv_end(r, st, comm);
+    }
     int cancelled = 0;
     PMPI_Test_cancelled(st, &cancelled);
     if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -647,13 +702,8 @@ int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_i
      * (MPICH). Open MPI's MPI_Request_get_status returns MPI_SUCCESS for such
      * a receive, with the message's full length: that tells it too. */
     int truncated = compi_error_class(st->MPI_ERROR) == MPI_ERR_TRUNCATE || n > compi_incoming_room(in);
-    /* where the message's first bytes are, and how many of them */
-    unsigned char *head = in->direct ? (unsigned char *)in->buf + in->ti.true_lb
-                          : in->tmp  ? (unsigned char *)in->tmp
-                                     : in->header;
-    size_t landed = in->direct || in->tmp ? compi_incoming_room(in) : COMPI_FRAME_HEADER_SIZE;
-    if (n < landed) landed = n;
-    if (truncated && !COMPI_TRUNC_WRITES_PREFIX) landed = 0;
+    size_t landed;
+    unsigned char *head = compi_incoming_head(in, n, truncated, &landed);
     compi_frame_header h;
     char why[200];
     int rc;

@@ -415,150 +415,216 @@ static void compi_pipe_decode_here(compi_pipe_rx *x, size_t k, size_t s, size_t 
     if (cid != COMPI_CODEC_RAW) x->codec_id = cid; /* the report files the message under its codec */
 }
 
-int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
-                       MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm)
-{
-    size_t total = (size_t)h->original_len, chunk = (size_t)1 << h->flags;
-    size_t n = compi_chunk_count(h->original_len, h->flags), cap = (size_t)ti->size;
-    int world = ci->peer_world[source], tag = (int)h->payload_len;
-    int truncated = total > cap;
-    /* bytes of the message the application's buffer gets (compi_truncated_count's rule) */
-    size_t keep = !truncated ? total : compi_trunc_writes_prefix() ? cap : 0;
-    unsigned char *dst = ti->contiguous ? (unsigned char *)buf + ti->true_lb : NULL;
-    unsigned char *linear = NULL, *scratch = NULL;
-    /* with helpers, more chunks in flight: one decoding per thread while
-     * the next ones arrive */
-    size_t want = COMPI_PIPE_SLOTS + 2 * (size_t)compi_pool_threads();
-    if (want > COMPI_PIPE_SLOTS_MAX) want = COMPI_PIPE_SLOTS_MAX;
-    size_t nslots = n < want ? n : want, room = COMPI_FRAME_HEADER_SIZE + chunk;
-    unsigned char *slot[COMPI_PIPE_SLOTS_MAX] = {0};
+/* A pipelined receive under way: its header matched, its chunks are being
+ * taken. A completion call that must not wait (MPI_Test and its kin)
+ * advances it as far as the chunks that arrived allow and leaves it with
+ * compi's request; a blocking one takes it to its end. */
+struct compi_pipe_recv {
+    compi_pipe_rx x;
+    compi_pool_job *job;
+    unsigned char *slot[COMPI_PIPE_SLOTS_MAX];
     MPI_Request req[COMPI_PIPE_SLOTS_MAX];
-    int rc = MPI_SUCCESS, lost = 0;
-    char why[256] = "";
-    uint64_t wait_ns = 0;
+    void *buf;
+    int count;
+    MPI_Datatype dt;
+    size_t total, chunk, n, keep, room;
+    int world, tag, truncated, rc, lost;
+    uint8_t dtclass;
+    unsigned char *linear, *scratch;
+    size_t k;     /* the next chunk to take */
+    size_t due;   /* chunks still to come: fewer than n when one the sender
+                   * never sent is found missing (the next one arrived in its place) */
+    size_t given; /* chunks whose slot went on to a later chunk's receive (or was done with) */
+    uint64_t wait_ns;
     /* the link's rate: the later half of the chunks, back to back after
      * the one before them, timed where this receiver was already waiting
      * (a chunk found there at once says how fast this side decoded, not
      * how fast the link carried it) */
-    uint64_t first_at = 0, last_at = 0;
-    size_t head_bytes = 0, flow_bytes = 0, waited = 0;
+    uint64_t first_at, last_at;
+    size_t head_bytes, flow_bytes, waited;
+    char why[256];
+};
+
+static void compi_pipe_recv_free(compi_pipe_recv *r)
+{
+    for (size_t s = 0; s < COMPI_PIPE_SLOTS_MAX; s++) free(r->slot[s]);
+    free(r->linear);
+    free(r->scratch);
+    free(r);
+}
+
+int compi_pipe_recv_begin(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
+                          MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm,
+                          compi_pipe_recv **out)
+{
+    *out = NULL;
     if (h->payload_len > (uint64_t)compi_g.aside_tag_ub) {
+        char why[256];
         snprintf(why, sizeof why, "pipelined message names side tag %llu (MPI_TAG_UB is %d)",
                  (unsigned long long)h->payload_len, compi_g.aside_tag_ub);
         return compi_frame_fail(comm, st, why);
     }
-    compi_pipe_rx *x = calloc(1, sizeof *x);
-    if (!dst && keep) linear = malloc(keep);
-    if (keep < total) scratch = malloc(chunk);
-    for (size_t s = 0; s < nslots; s++) {
-        req[s] = MPI_REQUEST_NULL;
-        slot[s] = malloc(room);
-    }
-    int nomem = !x || (!dst && keep && !linear) || (keep < total && !scratch);
-    for (size_t s = 0; s < nslots; s++) nomem |= !slot[s];
+    compi_pipe_recv *r = calloc(1, sizeof *r);
+    if (!r) return MPI_ERR_NO_MEM;
+    r->total = (size_t)h->original_len;
+    r->chunk = (size_t)1 << h->flags;
+    r->n = compi_chunk_count(h->original_len, h->flags);
+    size_t cap = (size_t)ti->size;
+    r->world = ci->peer_world[source];
+    r->tag = (int)h->payload_len;
+    r->dtclass = h->dtclass;
+    r->buf = buf;
+    r->count = count;
+    r->dt = dt;
+    r->truncated = r->total > cap;
+    /* bytes of the message the application's buffer gets (compi_truncated_count's rule) */
+    r->keep = !r->truncated ? r->total : compi_trunc_writes_prefix() ? cap : 0;
+    unsigned char *dst = ti->contiguous ? (unsigned char *)buf + ti->true_lb : NULL;
+    /* with helpers, more chunks in flight: one decoding per thread while
+     * the next ones arrive */
+    size_t want = COMPI_PIPE_SLOTS + 2 * (size_t)compi_pool_threads();
+    if (want > COMPI_PIPE_SLOTS_MAX) want = COMPI_PIPE_SLOTS_MAX;
+    size_t nslots = r->n < want ? r->n : want;
+    r->room = COMPI_FRAME_HEADER_SIZE + r->chunk;
+    if (!dst && r->keep) r->linear = malloc(r->keep);
+    if (r->keep < r->total) r->scratch = malloc(r->chunk);
+    int nomem = (!dst && r->keep && !r->linear) || (r->keep < r->total && !r->scratch);
+    for (size_t s = 0; s < COMPI_PIPE_SLOTS_MAX; s++) r->req[s] = MPI_REQUEST_NULL;
+    for (size_t s = 0; s < nslots; s++) nomem |= !(r->slot[s] = malloc(r->room));
     if (nomem) {
         /* the chunks stay unreceived: nothing sensible remains but to say so */
-        for (size_t s = 0; s < nslots; s++) free(slot[s]);
-        free(linear);
-        free(scratch);
-        free(x);
+        compi_pipe_recv_free(r);
         return MPI_ERR_NO_MEM;
     }
-    unsigned char *out = dst ? dst : linear;
-    x->slot = slot;
+    compi_pipe_rx *x = &r->x;
+    x->slot = r->slot;
     x->nslots = nslots;
-    x->chunk = chunk;
-    x->total = total;
-    x->n = n;
-    x->out = out;
-    x->why = why;
-    x->whylen = sizeof why;
-    compi_pool_job *job = n > 1 ? compi_pool_job_new(n, compi_pipe_decode, x) : NULL;
-    for (size_t s = 0; s < nslots && rc == MPI_SUCCESS; s++)
-        rc = compi_side_irecv(slot[s], (int)room, world, tag, &req[s]);
-    /* chunks still to come: fewer than n when one the sender never sent is
-     * found missing (the next one arrived in its place) */
-    size_t due = n;
-    size_t given = 0; /* chunks whose slot went on to a later chunk's receive (or was done with) */
-    for (size_t k = 0; k < due && rc == MPI_SUCCESS; k++) {
-        size_t s = k % nslots;
+    x->chunk = r->chunk;
+    x->total = r->total;
+    x->n = r->n;
+    x->out = dst ? dst : r->linear;
+    x->why = r->why;
+    x->whylen = sizeof r->why;
+    r->job = r->n > 1 ? compi_pool_job_new(r->n, compi_pipe_decode, x) : NULL;
+    r->due = r->n;
+    for (size_t s = 0; s < nslots && r->rc == MPI_SUCCESS; s++)
+        r->rc = compi_side_irecv(r->slot[s], (int)r->room, r->world, r->tag, &r->req[s]);
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+/* Takes chunk k, which arrived with status cst, and passes its slot on. */
+static void compi_pipe_recv_take(compi_pipe_recv *r, MPI_Status *cst, uint64_t t0)
+{
+    compi_pipe_rx *x = &r->x;
+    size_t k = r->k, s = k % x->nslots, n = r->n, chunk = r->chunk;
+    uint64_t arrived = compi_now_ns();
+    r->wait_ns += arrived - t0;
+    if (r->rc == MPI_SUCCESS)
+        compi_pipe_flow(cst, k, compi_pipe_flow_from(n), arrived, t0, &r->first_at, &r->last_at, &r->head_bytes,
+                        &r->flow_bytes, &r->waited);
+    if (r->rc != MPI_SUCCESS && compi_error_class(r->rc) == MPI_ERR_TRUNCATE) {
+        /* longer than a chunk can be: damaged, but the message is drained */
+        if (!x->bad)
+            snprintf(r->why, sizeof r->why, "chunk %zu of %zu is longer than the %zu-byte chunks its header declares",
+                     k, n, chunk);
+        x->bad = 1;
+        r->rc = MPI_SUCCESS;
+    }
+    if (r->rc != MPI_SUCCESS) return;
+    int got = 0;
+    PMPI_Get_count(cst, MPI_BYTE, &got);
+    size_t off = k * chunk, len = r->total - off < chunk ? r->total - off : chunk;
+    /* a chunk that is where it belongs and goes whole into the buffer
+     * is decoded by the pool; any other case here, in order */
+    if (!x->bad && r->job && off + len <= r->keep && compi_chunk_number(r->slot[s], (size_t)got) == (int)(k & 0xffu)) {
+        x->got[s] = got;
+        x->pending[s] = 1;
+        compi_pool_release(r->job, k + 1);
+    } else if (!x->bad) {
+        for (size_t j = r->given; j < k; j++) compi_pipe_collect(x, r->job, j);
+    }
+    if (!x->bad && !x->pending[s]) compi_pipe_decode_here(x, k, s, (size_t)got, r->keep, r->scratch, &r->due);
+    /* slots go on to later chunks once decoded; chunk k + 1's receive
+     * must be posted before it is awaited */
+    while (r->given <= k && r->rc == MPI_SUCCESS) {
+        size_t j = r->given, sj = j % x->nslots;
+        if (x->pending[sj]) {
+            if (!compi_pool_done(r->job, j) && j + x->nslots > k + 1) break; /* its slot is not needed yet */
+            compi_pipe_collect(x, r->job, j);
+        }
+        if (j + x->nslots < r->due) r->rc = compi_side_irecv(r->slot[sj], (int)r->room, r->world, r->tag, &r->req[sj]);
+        r->given++;
+    }
+    r->k++;
+}
+
+int compi_pipe_recv_step(compi_pipe_recv *r, int block)
+{
+    while (r->k < r->due && r->rc == MPI_SUCCESS && !r->lost) {
+        MPI_Request *req = &r->req[r->k % r->x.nslots];
         MPI_Status cst;
         uint64_t t0 = compi_now_ns();
-        if (!compi_pipe_wait_chunk(&req[s], &cst, &rc)) {
-            if (!x->bad)
-                snprintf(why, sizeof why,
+        int flag = 1;
+        if (!block) {
+            r->rc = PMPI_Test(req, &flag, &cst);
+            if (r->rc == MPI_SUCCESS && !flag) return 0;
+        } else if (!compi_pipe_wait_chunk(req, &cst, &r->rc)) {
+            if (!r->x.bad)
+                snprintf(r->why, sizeof r->why,
                          "chunk %zu of %zu (side tag %d) did not arrive within COMPI_ESCAPE_WAIT=%g s "
                          "of the one before (lost, or a sender without compi)",
-                         k, n, tag, compi_cfg.escape_wait_s);
-            lost = 1;
+                         r->k, r->n, r->tag, compi_cfg.escape_wait_s);
+            r->lost = 1;
             break;
         }
-        uint64_t arrived = compi_now_ns();
-        wait_ns += arrived - t0;
-        if (rc == MPI_SUCCESS)
-            compi_pipe_flow(&cst, k, compi_pipe_flow_from(n), arrived, t0, &first_at, &last_at, &head_bytes,
-                            &flow_bytes, &waited);
-        if (rc != MPI_SUCCESS && compi_error_class(rc) == MPI_ERR_TRUNCATE) {
-            /* longer than a chunk can be: damaged, but the message is drained */
-            if (!x->bad)
-                snprintf(why, sizeof why, "chunk %zu of %zu is longer than the %zu-byte chunks its header declares", k,
-                         n, chunk);
-            x->bad = 1;
-            rc = MPI_SUCCESS;
-        }
-        if (rc != MPI_SUCCESS) break;
-        int got = 0;
-        PMPI_Get_count(&cst, MPI_BYTE, &got);
-        size_t off = k * chunk, len = total - off < chunk ? total - off : chunk;
-        /* a chunk that is where it belongs and goes whole into the buffer
-         * is decoded by the pool; any other case here, in order */
-        if (!x->bad && job && off + len <= keep && compi_chunk_number(slot[s], (size_t)got) == (int)(k & 0xffu)) {
-            x->got[s] = got;
-            x->pending[s] = 1;
-            compi_pool_release(job, k + 1);
-        } else if (!x->bad) {
-            for (size_t j = given; j < k; j++) compi_pipe_collect(x, job, j);
-        }
-        if (!x->bad && !x->pending[s]) compi_pipe_decode_here(x, k, s, (size_t)got, keep, scratch, &due);
-        /* slots go on to later chunks once decoded; chunk k + 1's receive
-         * must be posted before it is awaited */
-        while (given <= k && rc == MPI_SUCCESS) {
-            size_t j = given, sj = j % nslots;
-            if (x->pending[sj]) {
-                if (!compi_pool_done(job, j) && j + nslots > k + 1) break; /* its slot is not needed yet */
-                compi_pipe_collect(x, job, j);
-            }
-            if (j + nslots < due) rc = compi_side_irecv(slot[sj], (int)room, world, tag, &req[sj]);
-            given++;
-        }
+        compi_pipe_recv_take(r, &cst, t0);
     }
+    return 1;
+}
+
+int compi_pipe_recv_end(compi_pipe_recv *r, MPI_Status *st, MPI_Comm comm)
+{
+    compi_pipe_recv_step(r, 1);
+    compi_pipe_rx *x = &r->x;
+    size_t n = r->n, nslots = x->nslots;
+    int rc = r->rc, lost = r->lost;
     /* the decodes still under way write into the buffer: they end first */
-    for (size_t j = given; j < given + nslots && j < n; j++) compi_pipe_collect(x, job, j);
-    compi_pool_job_end(job);
+    for (size_t j = r->given; j < r->given + nslots && j < n; j++) compi_pipe_collect(x, r->job, j);
+    compi_pool_job_end(r->job);
     /* do not leave receives posted on compi's side communicator (a lost
      * chunk, an error, or fewer chunks due than were posted for) */
     for (size_t s = 0; s < nslots; s++) {
-        if (req[s] == MPI_REQUEST_NULL) continue;
-        PMPI_Cancel(&req[s]);
-        PMPI_Wait(&req[s], MPI_STATUS_IGNORE);
+        if (r->req[s] == MPI_REQUEST_NULL) continue;
+        PMPI_Cancel(&r->req[s]);
+        PMPI_Wait(&r->req[s], MPI_STATUS_IGNORE);
     }
-    for (size_t s = 0; s < nslots; s++) free(slot[s]);
-    free(scratch);
     int bad = x->bad;
-    if (rc == MPI_SUCCESS && !bad && !lost && linear) rc = compi_unpack_bytes(linear, keep, buf, count, dt);
-    free(linear);
-    compi_pipe_count_received(x->codec_id, x->decode_ns, x->hidden_ns, wait_ns);
+    if (rc == MPI_SUCCESS && !bad && !lost && r->linear)
+        rc = compi_unpack_bytes(r->linear, r->keep, r->buf, r->count, r->dt);
+    compi_pipe_count_received(x->codec_id, x->decode_ns, x->hidden_ns, r->wait_ns);
     /* a clean sample: every timed chunk was waited for, not found waiting */
-    if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && last_at > first_at &&
-        (waited + compi_pipe_flow_from(n) >= n ||
+    if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && r->last_at > r->first_at &&
+        (r->waited + compi_pipe_flow_from(n) >= n ||
          compi_cfg.debug_link.set)) /* injected: the times are not the clock's */
-        compi_engine_observe_pipe(world, (double)flow_bytes, (double)(last_at - first_at) * 1e-3, (double)head_bytes,
-                                  x->codec_id, h->dtclass,
-                                  (double)total / (double)(head_bytes + flow_bytes ? head_bytes + flow_bytes : 1),
+        compi_engine_observe_pipe(r->world, (double)r->flow_bytes, (double)(r->last_at - r->first_at) * 1e-3,
+                                  (double)r->head_bytes, x->codec_id, r->dtclass,
+                                  (double)r->total /
+                                      (double)(r->head_bytes + r->flow_bytes ? r->head_bytes + r->flow_bytes : 1),
                                   (double)x->decode_ns * 1e-3 * (double)(n - compi_pipe_flow_from(n)) / (double)n);
-    free(x);
-    if (rc != MPI_SUCCESS) return rc;
-    if (bad || lost) return compi_frame_fail(comm, st, why);
+    int truncated = r->truncated;
+    size_t total = r->total;
+    if (rc == MPI_SUCCESS && (bad || lost)) rc = compi_frame_fail(comm, st, r->why);
+    compi_pipe_recv_free(r);
+    if (rc != MPI_SUCCESS || bad || lost) return rc;
     PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)(truncated ? compi_truncated_count(total) : total));
     return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
+                       MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm)
+{
+    compi_pipe_recv *r;
+    int rc = compi_pipe_recv_begin(ci, source, h, buf, count, dt, ti, st, comm, &r);
+    return r ? compi_pipe_recv_end(r, st, comm) : rc;
 }

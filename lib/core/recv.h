@@ -23,6 +23,9 @@
  * compi's frame error, cause on stderr. */
 int compi_escape_restore(const compi_comm_info *ci, int source, const compi_frame_header *h, void *head, int *arrived);
 
+/* a pipelined receive under way (pipeline.c) */
+typedef struct compi_pipe_recv compi_pipe_recv;
+
 typedef struct {
     void *buf;
     int count;
@@ -38,6 +41,7 @@ typedef struct {
     void *post_addr; /* what the PMPI receive is posted on (COMPI_IN_*): */
     int post_count;  /* a layout that takes a message of any byte length */
     MPI_Datatype post_dt;
+    compi_pipe_recv *pipe; /* a pipelined message's chunks being taken (compi_incoming_advance) */
 } compi_incoming;
 /* hold: the receive completes after this call returns (nonblocking,
  * persistent), so compi keeps its own reference on a derived dt it will
@@ -53,6 +57,15 @@ size_t compi_incoming_room(const compi_incoming *in);
  * buffer, rewrites st so counts are the application's, returns an MPI error
  * code (MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error). */
 int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_info *ci, MPI_Comm comm);
+/* For the completion calls that must not wait (MPI_Test, Testany,
+ * Testsome, Testall, Request_get_status), before they complete the PMPI
+ * receive of in. done: its status when it completed (MPI_Request_get_status),
+ * else NULL. When it completed with a pipelined message's header, takes
+ * the chunks that arrived without waiting for the others. 0 while chunks
+ * are missing (the receive is not complete, its PMPI request stays as it
+ * is); 1 when completing the PMPI request may finish the receive now
+ * (compi_incoming_finish). */
+int compi_incoming_advance(compi_incoming *in, const MPI_Status *done, const compi_comm_info *ci, MPI_Comm comm);
 /* What arrived from an inter-node peer, judged by its first landed of n
  * bytes at head: the application's bytes (an escape's first 32 bytes are
  * fetched and put back over its header), a frame (*h read) or a bad one
@@ -75,6 +88,16 @@ void compi_incoming_release(compi_incoming *in);
  * MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error (naming the chunk). */
 int compi_pipe_receive(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
                        MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm);
+/* The same in steps: begin (*r NULL when it failed: the error code says
+ * why, st names the message), step (takes the chunks that arrived; with
+ * block, waits for each as compi_pipe_receive does; 1 when nothing more is
+ * due, 0 while chunks are missing), end (takes what is still due, waiting,
+ * and frees r; what compi_pipe_receive returns). */
+int compi_pipe_recv_begin(const compi_comm_info *ci, int source, const compi_frame_header *h, void *buf, int count,
+                          MPI_Datatype dt, const compi_typeinfo *ti, MPI_Status *st, MPI_Comm comm,
+                          compi_pipe_recv **r);
+int compi_pipe_recv_step(compi_pipe_recv *r, int block);
+int compi_pipe_recv_end(compi_pipe_recv *r, MPI_Status *st, MPI_Comm comm);
 /* What a truncated receive leaves in the buffer and reports, as the MPI
  * underneath does (message.c). */
 int compi_trunc_writes_prefix(void);

@@ -56,6 +56,15 @@ void compi_req_destroy(compi_req *r);
  * remove r from the table. */
 int compi_req_finish_op(compi_req *r, MPI_Status *st);
 
+/* For the completion calls that must not wait: advances r's pipelined
+ * receive, if any (compi_incoming_advance). 0: r is not complete, whatever
+ * its PMPI request says; 1: completing its PMPI request finishes it. */
+int compi_req_advance(compi_req *r);
+/* An active request that completes only at compi_standin_end (which frees
+ * it): what a completion call is shown in place of such an r. */
+int compi_standin_request(MPI_Request *req);
+void compi_standin_end(MPI_Request *req);
+
 /* Requests the application freed while active: compi completes them. */
 void compi_orphan_add(compi_req *r);
 void compi_orphans_progress(int wait_all);

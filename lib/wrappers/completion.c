@@ -96,6 +96,25 @@ static int compi_slot_done(compi_req **slot, MPI_Request *user, MPI_Request pmpi
     return rc;
 }
 
+/* Testany / Testsome: a slot whose pipelined receive still waits for
+ * chunks (compi_req_advance) shows the MPI an incomplete stand-in, so the
+ * call neither completes it nor waits for it. */
+static void compi_batch_hold(compi_batch *b)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->entries[i] && !compi_req_advance(b->entries[i]) && compi_standin_request(&b->work[i]) != MPI_SUCCESS)
+            b->work[i] = b->entries[i]->inner; /* no stand-in: the receive completes as Wait completes it */
+}
+
+static void compi_batch_unhold(compi_batch *b)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->entries[i] && b->work[i] != MPI_REQUEST_NULL && b->work[i] != b->entries[i]->inner) {
+            compi_standin_end(&b->work[i]);
+            b->work[i] = b->entries[i]->inner;
+        }
+}
+
 static void compi_progress(void)
 {
     compi_nbc_progress_if_live();
@@ -125,6 +144,10 @@ int compi_impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
     compi_progress();
     compi_req *r = compi_req_find(*request);
     if (!r) return PMPI_Test(request, flag, status);
+    if (!compi_req_advance(r)) {
+        *flag = 0; /* a pipelined message's chunks are still due */
+        return MPI_SUCCESS;
+    }
     int persistent = compi_req_persistent(r);
     if (!persistent) compi_req_remove(r);
     MPI_Status st;
@@ -211,7 +234,10 @@ int compi_impl_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status stat
     if (!__atomic_load_n(&compi_req_live, __ATOMIC_RELAXED)) return PMPI_Testall(count, reqs, flag, statuses);
     compi_batch b;
     int rc = compi_batch_open(&b, count, reqs);
-    if (rc == MPI_SUCCESS) {
+    int pending = 0; /* pipelined receives whose chunks are still due */
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) pending |= b.entries[i] && !compi_req_advance(b.entries[i]);
+    if (pending) *flag = 0;
+    else if (rc == MPI_SUCCESS) {
         int prc = PMPI_Testall(count, b.work, flag, b.st);
         rc = *flag || prc != MPI_SUCCESS ? compi_batch_finish_all(&b, count, reqs, statuses, prc) : MPI_SUCCESS;
         /* not all complete: persistent swaps leave the application's handles alone */
@@ -231,7 +257,9 @@ static int compi_any(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
     MPI_Status st;
     int f = 1;
     if (wait) compi_nbc_hold(count, b.work, 0);
+    else compi_batch_hold(&b);
     int prc = wait ? PMPI_Waitany(count, b.work, index, &st) : PMPI_Testany(count, b.work, index, &f, &st);
+    compi_batch_unhold(&b);
     if (flag) *flag = f;
     /* an error about the call itself (not the completed request's) may
      * leave index unwritten */
@@ -278,8 +306,10 @@ static int compi_some(int incount, MPI_Request reqs[], int *outcount, int indice
         return MPI_ERR_NO_MEM;
     }
     if (wait) compi_nbc_hold(incount, b.work, 0);
+    else compi_batch_hold(&b);
     int prc = wait ? PMPI_Waitsome(incount, b.work, outcount, indices, pst)
                    : PMPI_Testsome(incount, b.work, outcount, indices, pst);
+    compi_batch_unhold(&b);
     /* outcount and the statuses are written on success and with
      * MPI_ERR_IN_STATUS only */
     int written = prc == MPI_SUCCESS || compi_error_class(prc) == MPI_ERR_IN_STATUS;

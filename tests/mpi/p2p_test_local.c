@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* p2p_test_local: testing a nonblocking receive never waits for a peer.
+ *
+ * A correct MPI program that plain MPI runs to the end: for each
+ * nonblocking completion call that is local (MPI_Test, Testany, Testsome,
+ * Testall, Request_get_status), rank 1 MPI_Isend's a large compressible
+ * message and then waits outside MPI (a file in a directory both ranks
+ * see) until rank 0 has called that function TESTS times on its MPI_Irecv;
+ * only then do both call MPI_Wait. The calls are local (MPI 3.7.3), so
+ * rank 0's must return while rank 1 makes no MPI call at all, as an
+ * application's compute between its send and its Wait. A compi receive of
+ * a pipelined message (its header matched, its chunks still to come, which
+ * the sender's MPI may move only from inside an MPI call) that took the
+ * chunks inside the Test that found the header would wait there for
+ * rank 1 until COMPI_ESCAPE_WAIT and fail the receive. Data, source, tag
+ * and count are checked. Ranks on one machine (the directory is local). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "mpitest.h"
+
+#define SIZE (8 * 1024 * 1024) /* bytes: pipelined, chunks past the eager limit */
+#define TESTS 200              /* rank 0's calls before it lets rank 1 on */
+
+enum { BY_TEST, BY_TESTANY, BY_TESTSOME, BY_TESTALL, BY_GET_STATUS, NCALLS };
+static const char *const call_name[NCALLS] = {"MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall",
+                                              "MPI_Request_get_status"};
+
+static char dir[256];
+
+/* n bytes of text whose words follow a pseudo-random sequence: lz4 halves
+ * it or so, so each 256 KiB chunk stays far above an eager limit */
+static void fill_words(char *b, size_t n, unsigned seed)
+{
+    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux ", "density ",
+                              "step ",     "residual ", "norm ",     "grid ", "face ", "node ", "edge ",
+                              "solver ",   "iter "};
+    size_t i = 0;
+    uint32_t x = 2463534242u + seed;
+    while (i < n) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        for (const char *s = w[x & 15]; *s && i < n; s++) b[i++] = *s;
+        if (i < n && (x >> 8 & 3) == 0) b[i++] = (char)('0' + (x >> 12) % 10);
+    }
+}
+
+/* Signals name (a file in dir) to the other rank, without MPI. */
+static void signal_file(const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "signal file", "cannot create %s (errno %d)", path, errno);
+    if (f) fclose(f);
+}
+
+/* Waits, without any MPI call, until the other rank signalled name. */
+static void await_file(const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    while (access(path, F_OK) != 0) usleep(1000);
+}
+
+static void remove_file(const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+}
+
+/* One call of the completion function under test; 1 when r completed
+ * (the request is then freed, except by MPI_Request_get_status). */
+static int test_once(int how, MPI_Request *r, MPI_Status *st)
+{
+    int flag = 0, index = -1, outcount = 0, indices[1];
+    switch (how) {
+    case BY_TEST: MPI_CALL(MPI_Test(r, &flag, st)); break;
+    case BY_TESTANY:
+        MPI_CALL(MPI_Testany(1, r, &index, &flag, st));
+        CHECK(!flag || index == 0, "Testany index", "index %d with flag set", index);
+        break;
+    case BY_TESTSOME:
+        MPI_CALL(MPI_Testsome(1, r, &outcount, indices, st));
+        CHECK(outcount == 0 || outcount == 1, "Testsome outcount", "outcount %d", outcount);
+        flag = outcount == 1;
+        break;
+    case BY_TESTALL: MPI_CALL(MPI_Testall(1, r, &flag, st)); break;
+    default: MPI_CALL(MPI_Request_get_status(*r, &flag, st)); break;
+    }
+    return flag;
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "p2p_test_local");
+    mt_require_size(2);
+    if (mt_rank == 0) {
+        snprintf(dir, sizeof dir, "/tmp/compi-p2p-test-local.XXXXXX");
+        if (!mkdtemp(dir)) dir[0] = '\0';
+    }
+    MPI_CALL(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD));
+    if (!dir[0]) {
+        printf("FAIL [p2p_test_local/init] rank %d: no temporary directory\n", mt_rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    char *buf = mt_malloc(SIZE), *want = mt_malloc(SIZE);
+    for (int how = 0; how < NCALLS; how++) {
+        char sent[32], tested[32];
+        snprintf(sent, sizeof sent, "sent%d", how);
+        snprintf(tested, sizeof tested, "tested%d", how);
+        mt_group_begin("rank 0 calls %s on an Irecv while rank 1 makes no MPI call", call_name[how]);
+        fill_words(want, SIZE, 7u + (unsigned)how);
+        MPI_Request r = MPI_REQUEST_NULL;
+        if (mt_rank == 0) {
+            memset(buf, 0x55, SIZE);
+            MPI_CALL(MPI_Irecv(buf, SIZE, MPI_CHAR, 1, 40 + how, MPI_COMM_WORLD, &r));
+            await_file(sent); /* the message is on its way */
+            MPI_Status st;
+            int done = 0;
+            for (int t = 0; t < TESTS && !done; t++) {
+                done = test_once(how, &r, &st);
+                usleep(1000);
+            }
+            signal_file(tested);
+            if (!done || how == BY_GET_STATUS) MPI_CALL(MPI_Wait(&r, &st));
+            CHECK(r == MPI_REQUEST_NULL, "request freed", "the request is still live after its completion");
+            CHECK_STATUS("status", &st, 1, 40 + how, MPI_CHAR, SIZE);
+            CHECK_DATA("message", buf, want, SIZE, 'b');
+        } else if (mt_rank == 1) {
+            MPI_CALL(MPI_Isend(want, SIZE, MPI_CHAR, 0, 40 + how, MPI_COMM_WORLD, &r));
+            signal_file(sent);
+            await_file(tested);
+            MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        }
+        mt_group_end();
+        MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
+        if (mt_rank == 0) {
+            remove_file(sent);
+            remove_file(tested);
+        }
+    }
+    if (mt_rank == 0) rmdir(dir);
+    free(buf);
+    free(want);
+    return mt_finish();
+}
