@@ -24,6 +24,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <errno.h>
 
 static int mt_rank = 0, mt_size = 1;
 static long mt_pass = 0, mt_fail = 0;   /* totals of finished groups (local) */
@@ -427,5 +428,57 @@ static inline void mt_fill_text(char *b, size_t n, int seed)
         for (; *s && i < n; s++) b[i++] = *s;
     }
 }
+
+/* ---- signals between the ranks of one machine outside MPI: a rank that
+ * must make no MPI call (as an application computing) waits for a file
+ * another rank creates in a directory both see. */
+static char mt_sig_dir[256];
+
+/* Rank 0 makes the directory (/tmp/compi-<prog>.XXXXXX), every rank learns
+ * it; collective over MPI_COMM_WORLD. */
+__attribute__((unused)) static void mt_sig_open(void)
+{
+    if (mt_rank == 0) {
+        snprintf(mt_sig_dir, sizeof mt_sig_dir, "/tmp/compi-%s.XXXXXX", mt_prog);
+        if (!mkdtemp(mt_sig_dir)) mt_sig_dir[0] = '\0';
+    }
+    MPI_Bcast(mt_sig_dir, sizeof mt_sig_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!mt_sig_dir[0]) {
+        printf("FAIL [%s/init] rank %d: no temporary directory\n", mt_prog, mt_rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+__attribute__((unused)) static void mt_sig_path(char *path, size_t len, const char *name)
+{
+    snprintf(path, len, "%s/%s", mt_sig_dir, name);
+}
+
+/* Signals name to the other ranks, without MPI. */
+__attribute__((unused)) static void mt_signal(const char *name)
+{
+    char path[300];
+    mt_sig_path(path, sizeof path, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "signal file", "cannot create %s (errno %d)", path, errno);
+    if (f) fclose(f);
+}
+
+/* Waits, without any MPI call, until a rank signalled name. */
+__attribute__((unused)) static void mt_await(const char *name)
+{
+    char path[300];
+    mt_sig_path(path, sizeof path, name);
+    while (access(path, F_OK) != 0) usleep(1000);
+}
+
+/* Takes a signal back (the rank that owns it, once nobody waits for it). */
+__attribute__((unused)) static void mt_unsignal(const char *name)
+{
+    char path[300];
+    mt_sig_path(path, sizeof path, name);
+    unlink(path);
+}
+
 
 #endif

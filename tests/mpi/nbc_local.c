@@ -15,7 +15,6 @@
  * header would wait there for rank 1 until COMPI_ESCAPE_WAIT and fail the
  * call. Every block is checked against what MPI_Alltoall's definition
  * gives. Ranks on one machine (the directory is local). */
-#include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,44 +23,16 @@
 #define BLOCK (2 * 1024 * 1024) /* bytes per peer: a pipelined message's size */
 #define TESTS 200               /* rank 0's MPI_Test calls before it lets rank 1 on */
 
-static char dir[256];
-
 static void block_of(char *b, int src, int dst)
 {
     mt_fill_text(b, BLOCK, 10 * src + dst);
-}
-
-/* Signals name (a file in dir) to the other rank, without MPI. */
-static void signal_file(const char *name)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "signal file", "cannot create %s (errno %d)", path, errno);
-    if (f) fclose(f);
-}
-
-/* Waits, without any MPI call, until the other rank signalled name. */
-static void await_file(const char *name)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    while (access(path, F_OK) != 0) usleep(1000);
 }
 
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "nbc_local");
     mt_require_size(2);
-    if (mt_rank == 0) {
-        snprintf(dir, sizeof dir, "/tmp/compi-nbc-local.XXXXXX");
-        if (!mkdtemp(dir)) dir[0] = '\0';
-    }
-    MPI_CALL(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD));
-    if (!dir[0]) {
-        printf("FAIL [nbc_local/init] rank %d: no temporary directory\n", mt_rank);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_sig_open();
     int n = mt_size;
     char *sbuf = mt_malloc((size_t)BLOCK * n), *rbuf = mt_malloc((size_t)BLOCK * n);
     MPI_Comm c;
@@ -78,20 +49,20 @@ int main(int argc, char **argv)
     mt_group_begin("rank 0 starts and tests an Ialltoall while rank 1 makes no MPI call");
     MPI_Request r = MPI_REQUEST_NULL;
     if (mt_rank == 0) {
-        await_file("started"); /* rank 1's blocks are on their way */
+        mt_await("started"); /* rank 1's blocks are on their way */
         MPI_CALL(MPI_Ialltoall(sbuf, BLOCK, MPI_BYTE, rbuf, BLOCK, MPI_BYTE, c, &r));
         int done = 0;
         for (int t = 0; t < TESTS && !done; t++) {
             MPI_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
             usleep(1000);
         }
-        signal_file("tested");
+        mt_signal("tested");
         if (!done) MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
     } else {
         MPI_CALL(MPI_Ialltoall(sbuf, BLOCK, MPI_BYTE, rbuf, BLOCK, MPI_BYTE, c, &r));
         if (mt_rank == 1) {
-            signal_file("started");
-            await_file("tested");
+            mt_signal("started");
+            mt_await("tested");
         }
         MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
     }
@@ -105,12 +76,9 @@ int main(int argc, char **argv)
 
     MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0) {
-        char path[300];
-        snprintf(path, sizeof path, "%s/started", dir);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/tested", dir);
-        unlink(path);
-        rmdir(dir);
+        mt_unsignal("started");
+        mt_unsignal("tested");
+        rmdir(mt_sig_dir);
     }
     MPI_CALL(MPI_Comm_free(&c));
     free(sbuf);

@@ -14,7 +14,6 @@
  * chunks inside the Test that found the header would wait there for
  * rank 1 until COMPI_ESCAPE_WAIT and fail the receive. Data, source, tag
  * and count are checked. Ranks on one machine (the directory is local). */
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -27,8 +26,6 @@
 enum { BY_TEST, BY_TESTANY, BY_TESTSOME, BY_TESTALL, BY_GET_STATUS, NCALLS };
 static const char *const call_name[NCALLS] = {"MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall",
                                               "MPI_Request_get_status"};
-
-static char dir[256];
 
 /* n bytes of text whose words follow a pseudo-random sequence: lz4 halves
  * it or so, so each 256 KiB chunk stays far above an eager limit */
@@ -46,31 +43,6 @@ static void fill_words(char *b, size_t n, unsigned seed)
         for (const char *s = w[x & 15]; *s && i < n; s++) b[i++] = *s;
         if (i < n && (x >> 8 & 3) == 0) b[i++] = (char)('0' + (x >> 12) % 10);
     }
-}
-
-/* Signals name (a file in dir) to the other rank, without MPI. */
-static void signal_file(const char *name)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "signal file", "cannot create %s (errno %d)", path, errno);
-    if (f) fclose(f);
-}
-
-/* Waits, without any MPI call, until the other rank signalled name. */
-static void await_file(const char *name)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    while (access(path, F_OK) != 0) usleep(1000);
-}
-
-static void remove_file(const char *name)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    unlink(path);
 }
 
 /* One call of the completion function under test; 1 when r completed
@@ -99,15 +71,7 @@ int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "p2p_test_local");
     mt_require_size(2);
-    if (mt_rank == 0) {
-        snprintf(dir, sizeof dir, "/tmp/compi-p2p-test-local.XXXXXX");
-        if (!mkdtemp(dir)) dir[0] = '\0';
-    }
-    MPI_CALL(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD));
-    if (!dir[0]) {
-        printf("FAIL [p2p_test_local/init] rank %d: no temporary directory\n", mt_rank);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_sig_open();
     char *buf = mt_malloc(SIZE), *want = mt_malloc(SIZE);
     for (int how = 0; how < NCALLS; how++) {
         char sent[32], tested[32];
@@ -119,32 +83,32 @@ int main(int argc, char **argv)
         if (mt_rank == 0) {
             memset(buf, 0x55, SIZE);
             MPI_CALL(MPI_Irecv(buf, SIZE, MPI_CHAR, 1, 40 + how, MPI_COMM_WORLD, &r));
-            await_file(sent); /* the message is on its way */
+            mt_await(sent); /* the message is on its way */
             MPI_Status st;
             int done = 0;
             for (int t = 0; t < TESTS && !done; t++) {
                 done = test_once(how, &r, &st);
                 usleep(1000);
             }
-            signal_file(tested);
+            mt_signal(tested);
             if (!done || how == BY_GET_STATUS) MPI_CALL(MPI_Wait(&r, &st));
             CHECK(r == MPI_REQUEST_NULL, "request freed", "the request is still live after its completion");
             CHECK_STATUS("status", &st, 1, 40 + how, MPI_CHAR, SIZE);
             CHECK_DATA("message", buf, want, SIZE, 'b');
         } else if (mt_rank == 1) {
             MPI_CALL(MPI_Isend(want, SIZE, MPI_CHAR, 0, 40 + how, MPI_COMM_WORLD, &r));
-            signal_file(sent);
-            await_file(tested);
+            mt_signal(sent);
+            mt_await(tested);
             MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
         }
         mt_group_end();
         MPI_CALL(MPI_Barrier(MPI_COMM_WORLD));
         if (mt_rank == 0) {
-            remove_file(sent);
-            remove_file(tested);
+            mt_unsignal(sent);
+            mt_unsignal(tested);
         }
     }
-    if (mt_rank == 0) rmdir(dir);
+    if (mt_rank == 0) rmdir(mt_sig_dir);
     free(buf);
     free(want);
     return mt_finish();
