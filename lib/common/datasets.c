@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 #include "common/datasets.h"
+#include "common/rng.h"
 
 typedef enum {
     COMPI_DS_ZEROS,
@@ -81,18 +82,10 @@ int compi_dataset_find(const char *name)
     return -1;
 }
 
-static uint64_t compi_ds_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform double in [0, 1) from the top 53 bits. */
 static double compi_ds_unit(uint64_t *state)
 {
-    return (double)(compi_ds_next(state) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(compi_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static size_t compi_ds_elem_size(compi_dtclass cls)
@@ -104,7 +97,7 @@ static size_t compi_ds_elem_size(compi_dtclass cls)
 static void compi_ds_fresh(compi_dtclass cls, uint64_t *state, unsigned char out[8])
 {
     if (cls == COMPI_CLASS_INT) {
-        int32_t v = (int32_t)(compi_ds_next(state) % 1000000u);
+        int32_t v = (int32_t)(compi_rng_next(state) % 1000000u);
         memcpy(out, &v, 4);
     } else if (cls == COMPI_CLASS_FLOAT) {
         float v = (float)(compi_ds_unit(state) * 2000.0 - 1000.0);
@@ -122,7 +115,7 @@ static void compi_ds_fill_redundant(compi_dtclass cls, int pct, unsigned char *b
     size_t nhist = 0, head = 0; /* ring buffer of recent elements; head = newest */
     for (size_t off = 0; off < len; off += es) {
         unsigned char e[8];
-        uint64_t r = compi_ds_next(state);
+        uint64_t r = compi_rng_next(state);
         if (nhist > 0 && (int)(r % 100u) < pct) {
             /* Repetition: the previous element half of the time, otherwise
              * any of the recent ones. */
@@ -148,7 +141,7 @@ static void compi_ds_fill_smooth(unsigned char *buf, size_t len, uint64_t *state
         double v = 300.0 + 25.0 * sin(0.11 * x + 0.3 * z) * cos(0.07 * y) + 5.0 * cos(0.05 * (x + y + z));
         uint64_t bits;
         memcpy(&bits, &v, 8);
-        bits ^= compi_ds_next(state) & ((1ull << 20) - 1);
+        bits ^= compi_rng_next(state) & ((1ull << 20) - 1);
         memcpy(&v, &bits, 8);
         memcpy(buf + off, &v, len - off < 8 ? len - off : 8);
     }
@@ -218,7 +211,7 @@ static void compi_ds_fill_text(unsigned char *buf, size_t len, uint64_t *state)
         memcpy(tmp, w, n);
         if (sentence_start && tmp[0] >= 'a' && tmp[0] <= 'z') tmp[0] = (char)(tmp[0] - 'a' + 'A');
         sentence_start = 0;
-        uint64_t r = compi_ds_next(state) % 100u;
+        uint64_t r = compi_rng_next(state) % 100u;
         if (r < 8) {
             tmp[n++] = '.';
             sentence_start = 1;
@@ -246,7 +239,7 @@ void compi_dataset_fill(size_t index, void *buf, size_t len, uint64_t seed)
     case COMPI_DS_ZEROS: memset(p, 0, len); break;
     case COMPI_DS_RANDOM:
         for (size_t off = 0; off < len; off += 8) {
-            uint64_t r = compi_ds_next(&state);
+            uint64_t r = compi_rng_next(&state);
             memcpy(p + off, &r, len - off < 8 ? len - off : 8);
         }
         break;

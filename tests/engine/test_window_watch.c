@@ -11,6 +11,7 @@
 #include <string.h>
 #include "compi.h"
 #include "engine/window.h"
+#include "common/rng.h"
 
 #include "engine_test.h"
 
@@ -19,13 +20,7 @@
 #define N (64 * KiB)
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_u64(void) { return compi_rng_next(&rng); }
 
 /* classify, then the watch as compi_decision_watch makes it: 1 when the
  * message ends up evaluated */

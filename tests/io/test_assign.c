@@ -6,6 +6,7 @@
  *   test_assign --bench N  solves one N x N random dense instance and prints
  *                          the time (never asserted) */
 #include "io/io.h"
+#include "common/rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@ static int failures;
     fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+static uint64_t next(void) { return compi_rng_next(&rng); }
 
 /* Brute force: best total over injective maps of the small side into the
  * large one; allowed may be NULL. Returns 0 when no allowed map exists. */

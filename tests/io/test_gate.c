@@ -18,6 +18,7 @@
  * passed 87.
  * usage: test_gate [cases]. Prints "N passed, N failed". */
 #include "io/io.h"
+#include "common/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static int failed, passed;
 #define CHECK(cond, ...) do { if (cond) passed++; else { failed++; printf("FAILED: "); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+static uint64_t rnd(void) { return compi_rng_next(&rng); }
 static int rint_(int n) { return (int)(rnd() % (uint64_t)n); }
 
 typedef struct {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "io/io.h"
+#include "common/rng.h"
 
 static int failures;
 #define CHECK(c, ...)                                                                   \
@@ -29,13 +30,7 @@ static int failures;
     } while (0)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return compi_rng_next(&rng); }
 
 typedef struct { compi_io_seg *v; size_t n, cap; int64_t lo, hi, prev; int bad; } collect;
 static void collect_fn(void *arg, int64_t off, int64_t len)

@@ -14,6 +14,9 @@
 #ifndef COMPI_MPITEST_H
 #define COMPI_MPITEST_H
 
+/* A harness of static helpers: each program uses the ones it needs. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+
 #include <mpi.h>
 #include <math.h>
 #include <stdarg.h>
@@ -436,7 +439,7 @@ static char mt_sig_dir[256];
 
 /* Rank 0 makes the directory (/tmp/compi-<prog>.XXXXXX), every rank learns
  * it; collective over MPI_COMM_WORLD. */
-__attribute__((unused)) static void mt_sig_open(void)
+static void mt_sig_open(void)
 {
     if (mt_rank == 0) {
         snprintf(mt_sig_dir, sizeof mt_sig_dir, "/tmp/compi-%s.XXXXXX", mt_prog);
@@ -449,13 +452,13 @@ __attribute__((unused)) static void mt_sig_open(void)
     }
 }
 
-__attribute__((unused)) static void mt_sig_path(char *path, size_t len, const char *name)
+static void mt_sig_path(char *path, size_t len, const char *name)
 {
     snprintf(path, len, "%s/%s", mt_sig_dir, name);
 }
 
 /* Signals name to the other ranks, without MPI. */
-__attribute__((unused)) static void mt_signal(const char *name)
+static void mt_signal(const char *name)
 {
     char path[300];
     mt_sig_path(path, sizeof path, name);
@@ -465,7 +468,7 @@ __attribute__((unused)) static void mt_signal(const char *name)
 }
 
 /* Waits, without any MPI call, until a rank signalled name. */
-__attribute__((unused)) static void mt_await(const char *name)
+static void mt_await(const char *name)
 {
     char path[300];
     mt_sig_path(path, sizeof path, name);
@@ -473,7 +476,7 @@ __attribute__((unused)) static void mt_await(const char *name)
 }
 
 /* Takes a signal back (the rank that owns it, once nobody waits for it). */
-__attribute__((unused)) static void mt_unsignal(const char *name)
+static void mt_unsignal(const char *name)
 {
     char path[300];
     mt_sig_path(path, sizeof path, name);

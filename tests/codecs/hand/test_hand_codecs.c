@@ -17,6 +17,7 @@
 #include <time.h>
 #include "compi.h"
 #include "codecs/codecs.h"
+#include "common/rng.h"
 
 static const compi_codec *const hand[] = {
     &compi_codec_rle, &compi_codec_huffman, &compi_codec_fpc, &compi_codec_dfcm,
@@ -41,13 +42,7 @@ static int verbose_fail_budget = 40;
 
 /* ---- deterministic generators ------------------------------------------ */
 
-static uint64_t test_rng(uint64_t *s)
-{
-    uint64_t x = *s; /* xorshift64* */
-    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
+static uint64_t test_rng(uint64_t *s) { return compi_rng_next(s); }
 
 static void test_put_double(uint8_t *buf, size_t len, size_t i, double d)
 {
