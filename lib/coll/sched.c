@@ -571,12 +571,13 @@ static int compi_nbc_cancel(void *extra, int complete)
 static void compi_sched_finish(compi_sched *s)
 {
     compi_req *e = s->entry;
-    e->delivered = 1;
-    e->delivered_rc = s->rc;
-    compi_status_empty(&e->delivered_status);
-    e->delivered_status.MPI_ERROR = s->rc;
+    MPI_Status st;
+    compi_status_empty(&st);
+    st.MPI_ERROR = s->rc;
     MPI_Request g = e->inner;
     s->entry = NULL;
+    /* the waiting thread may look at e from here on (compi_req_delivered) */
+    compi_req_publish(e, s->rc, &st);
     PMPI_Grequest_complete(g);
     compi_sched_free(s);
 }

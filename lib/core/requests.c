@@ -118,10 +118,10 @@ int compi_req_finish_op(compi_req *r, MPI_Status *st)
         PMPI_Test_cancelled(st, &cancelled);
         if (cancelled) compi_pipe_cancel(r->out->pipe);
     }
-    if (r->delivered) {
+    if (compi_req_delivered(r)) {
         *st = r->delivered_status;
         rc = r->delivered_rc;
-        r->delivered = 0;
+        __atomic_store_n(&r->delivered, 0, __ATOMIC_RELAXED);
     } else if (r->in) {
         rc = compi_incoming_finish(r->in, st, r->ci, r->comm);
         if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) {
@@ -333,7 +333,7 @@ static int compi_req_peek(MPI_Request req, int *flag, MPI_Status *st)
 
 int compi_req_advance(compi_req *r)
 {
-    if (r->delivered || !r->in || r->inner == MPI_REQUEST_NULL) return 1;
+    if (compi_req_delivered(r) || !r->in || r->inner == MPI_REQUEST_NULL) return 1;
     if (r->in->pipe) return compi_incoming_advance(r->in, NULL, r->ci, r->comm);
     MPI_Status st;
     int flag = 0;
@@ -344,7 +344,7 @@ int compi_req_advance(compi_req *r)
 int compi_req_get_status(compi_req *r, int *flag, MPI_Status *status)
 {
     MPI_Status st;
-    if (r->inner == MPI_REQUEST_NULL && !r->delivered) {
+    if (r->inner == MPI_REQUEST_NULL && !compi_req_delivered(r)) {
         /* an inactive persistent request: MPI's empty status */
         *flag = 1;
         compi_status_empty(&st);
@@ -364,7 +364,7 @@ int compi_req_get_status(compi_req *r, int *flag, MPI_Status *status)
      * MPI_ERROR unwritten (Open MPI 4.1 and MPICH 4.0 alike): the outcome is
      * its return code, which compi_incoming_finish reads from there. */
     st.MPI_ERROR = prc;
-    if (!r->delivered && r->in) {
+    if (!compi_req_delivered(r) && r->in) {
         /* Decode now and remember the outcome: the request stays valid and
          * its later completion must report the same status. */
         r->delivered_rc = compi_incoming_finish(r->in, &st, r->ci, r->comm);
@@ -374,9 +374,9 @@ int compi_req_get_status(compi_req *r, int *flag, MPI_Status *status)
         free(r->in);
         r->in = NULL;
     }
-    if (r->delivered) st = r->delivered_status;
+    if (compi_req_delivered(r)) st = r->delivered_status;
     compi_status_out(status, &st);
-    if (!COMPI_GET_STATUS_RETURNS_ERROR || !r->delivered || r->delivered_rc == MPI_SUCCESS) return MPI_SUCCESS;
+    if (!COMPI_GET_STATUS_RETURNS_ERROR || !compi_req_delivered(r) || r->delivered_rc == MPI_SUCCESS) return MPI_SUCCESS;
     /* the MPI raised its own truncation already; compi raises the rest */
     return prc != MPI_SUCCESS ? prc : compi_raise(MPI_COMM_WORLD, r->delivered_rc);
 }

@@ -28,7 +28,7 @@ typedef struct compi_req {
     MPI_Request inner;   /* the PMPI request doing the current operation */
     compi_outgoing *out; /* current send's frame */
     compi_incoming *in;  /* current receive's target */
-    int delivered;       /* result already known (stash, get_status): */
+    int delivered;       /* result already known (stash, get_status, a schedule): read with compi_req_delivered */
     int delivered_rc;
     MPI_Status delivered_status;
     /* persistent parameters */
@@ -40,6 +40,22 @@ typedef struct compi_req {
     compi_send_mode smode;
     struct compi_req *next;
 } compi_req;
+
+/* A nonblocking collective's request is finished by whichever thread runs the
+ * schedules' progress (lib/coll/sched.c), not by the thread that waits on it:
+ * that thread writes delivered_rc and delivered_status, then sets delivered
+ * with release order, then completes the generalized request. Every read of
+ * delivered acquires, so the outcome it guards is seen whole. */
+static inline int compi_req_delivered(const compi_req *r)
+{
+    return __atomic_load_n(&r->delivered, __ATOMIC_ACQUIRE);
+}
+static inline void compi_req_publish(compi_req *r, int rc, const MPI_Status *st)
+{
+    r->delivered_rc = rc;
+    r->delivered_status = *st;
+    __atomic_store_n(&r->delivered, 1, __ATOMIC_RELEASE);
+}
 
 extern int compi_req_live; /* entries in the table; 0 = every wait is plain PMPI */
 extern int compi_orphan_live;

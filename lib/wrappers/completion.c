@@ -354,7 +354,7 @@ int compi_impl_Request_free(MPI_Request *request)
             op->inner = r->inner;
             op->out = r->out;
             op->in = r->in;
-            op->delivered = r->delivered;
+            op->delivered = compi_req_delivered(r);
             op->delivered_status = r->delivered_status;
             op->delivered_rc = r->delivered_rc;
             r->out = NULL;
@@ -374,7 +374,7 @@ int compi_impl_Request_free(MPI_Request *request)
 int compi_impl_Cancel(MPI_Request *request)
 {
     compi_req *r = compi_req_find(*request);
-    if (!r || r->delivered) return PMPI_Cancel(request);
+    if (!r || compi_req_delivered(r)) return PMPI_Cancel(request);
     if (r->inner == MPI_REQUEST_NULL) return MPI_SUCCESS;
     return PMPI_Cancel(&r->inner);
 }

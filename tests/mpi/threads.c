@@ -3,7 +3,9 @@
  * the partner rank (0<->1, 2<->3, ...) on its own tag, cycling through Send/Recv,
  * Isend/Irecv, Sendrecv, Probe+Recv, Mprobe+Mrecv, Issend+Test, with
  * compressible and random payloads, verified on both sides; then each thread
- * runs rooted collectives (Bcast, Gather) on its own dup of MPI_COMM_WORLD.
+ * runs rooted collectives (Bcast, Gather) and then nonblocking ones (Ialltoall,
+ * Iallreduce, Ibcast; completed by Waitall, Testall or Waitany) on its own dup
+ * of MPI_COMM_WORLD.
  * Skips (prints "SKIP [threads]") if MPI_THREAD_MULTIPLE is not provided. */
 #include "mpitest.h"
 #include <pthread.h>
@@ -153,6 +155,56 @@ static void *worker(void *arg)
                        root, i, fb);
         free(all);
         free(b);
+    }
+    /* nonblocking collectives on this thread's own communicator: compi's
+     * schedules, their set-up on a fresh communicator and the progress run by
+     * every entry point all happen in several threads at once */
+    for (int it = 0; it < 6; it++) {
+        int me = 0, np = 1;
+        MPI_Comm_rank(c->comm, &me);
+        MPI_Comm_size(c->comm, &np);
+        int n = it % 2 ? 16384 : 300, m = it % 2 ? 65536 : 50, root = (it + c->id) % np;
+        uint64_t base = (uint64_t)c->id * 100000 + (uint64_t)it * 1000;
+        double *sb = mt_malloc((size_t)n * np * sizeof(double)), *rb = mt_malloc((size_t)n * np * sizeof(double));
+        double *bb = mt_malloc((size_t)n * sizeof(double));
+        int *ib = mt_malloc((size_t)m * sizeof(int)), *ir = mt_malloc((size_t)m * sizeof(int));
+        for (int d = 0; d < np; d++) mt_fill(sb + (size_t)d * n, n, 'd', PAT_SMOOTH, base + (uint64_t)me * 10 + (uint64_t)d);
+        for (int i = 0; i < m; i++) ib[i] = (me + 1) * i + it;
+        if (me == root) mt_fill(bb, n, 'd', PAT_SMOOTH, base + 999);
+        else memset(bb, 0, (size_t)n * sizeof(double));
+        MPI_Request rq[3];
+        TCALL(c, MPI_Ialltoall(sb, n, MPI_DOUBLE, rb, n, MPI_DOUBLE, c->comm, &rq[0]));
+        TCALL(c, MPI_Iallreduce(ib, ir, m, MPI_INT, MPI_SUM, c->comm, &rq[1]));
+        TCALL(c, MPI_Ibcast(bb, n, MPI_DOUBLE, root, c->comm, &rq[2]));
+        if (it % 3 == 0) {
+            TCALL(c, MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
+        } else if (it % 3 == 1) {
+            int done = 0;
+            while (!done) TCALL(c, MPI_Testall(3, rq, &done, MPI_STATUSES_IGNORE));
+        } else {
+            for (int k = 0; k < 3; k++) {
+                int idx = -1;
+                TCALL(c, MPI_Waitany(3, rq, &idx, MPI_STATUS_IGNORE));
+                TCHECK(c, idx >= 0 && idx < 3 && rq[idx] == MPI_REQUEST_NULL, "Waitany index",
+                       "iteration %d: index %d", it, idx);
+            }
+        }
+        size_t fb = 0;
+        for (int s = 0; s < np; s++)
+            TCHECK(c, verify(rb + (size_t)s * n, n, 'd', PAT_SMOOTH, base + (uint64_t)s * 10 + (uint64_t)me, &fb),
+                   "Ialltoall on per-thread comm", "iteration %d block from %d: first differing byte %zu", it, s, fb);
+        TCHECK(c, verify(bb, n, 'd', PAT_SMOOTH, base + 999, &fb), "Ibcast on per-thread comm",
+               "iteration %d root %d: first differing byte %zu", it, root, fb);
+        int bad = -1;
+        for (int i = 0; i < m && bad < 0; i++)
+            if (ir[i] != i * np * (np + 1) / 2 + np * it) bad = i;
+        TCHECK(c, bad < 0, "Iallreduce on per-thread comm", "iteration %d: element %d is %d, expected %d", it, bad,
+               bad < 0 ? 0 : ir[bad], bad < 0 ? 0 : bad * np * (np + 1) / 2 + np * it);
+        free(sb);
+        free(rb);
+        free(bb);
+        free(ib);
+        free(ir);
     }
     return NULL;
 }
