@@ -74,11 +74,12 @@ static void usage(void)
                         "                      [--mode pingpong|stream] [--window W] [--warmup N] [--seed N] [--quiet] "
                         "[--no-bound]\n"
                         "                      [--compare V[,V..]]\n"
-                        "  compare: compi variants interleaved rep by rep with plain in one run, each on its own\n"
-                        "  communicator (MPI_Comm_dup_with_info) with compi's hints: V is a mode (adaptive, off, ...;\n"
-                        "  compi_mode=V) or a codec (compi_mode=fixed, compi_codec=V). Per point: each variant's\n"
-                        "  median, its speedup over plain and the first variant's speed relative to it (paired\n"
-                        "  per rep: t_V / t_first), medians with distribution-free ~90%% intervals; no bound.\n"
+                        "  compare: compi variants interleaved with plain rep by rep (each rep in an order of its\n"
+                        "  own), each on its own communicator (MPI_Comm_dup_with_info) with compi's hints: V is a\n"
+                        "  mode (adaptive, off, ...: compi_mode=V) or a codec (compi_mode=fixed, compi_codec=V).\n"
+                        "  Per point: each variant's median, its speedup over plain and its time over the first\n"
+                        "  variant's (t_V / t_first), paired per rep: medians with distribution-free ~90%% intervals;\n"
+                        "  no bound.\n"
                         "  bound: speedup no transfer can beat with the best codec of the table, its codec time\n"
                         "  overlapping the wire (pipelined) or not (whole); reached = speedup / bound. Codec\n"
                         "  times alone (bound) and while a plain transfer of the same size is on the wire\n"
@@ -512,8 +513,25 @@ static paired paired_ratio(const double *num, const double *den, int n, double *
     return r;
 }
 
+/* The order of the variants in rep n: a permutation drawn from (seed, n),
+ * the same on both ranks, so that each variant takes every position and
+ * follows every other one alike (a fixed rotation would have each always
+ * follow the same one, whose traces in caches and in the MPI it would pay). */
+static void rep_order(uint64_t seed, int n, int nvar, int *order)
+{
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + (uint64_t)n * 0xBF58476D1CE4E5B9ull + 1;
+    for (int i = 0; i < nvar; i++) order[i] = i;
+    for (int i = nvar - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        int j = (int)(x % (uint64_t)(i + 1));
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
 /* --compare: plain and the compi variants (vars[1..nvar)) interleaved rep by
- * rep, the order rotating so that each variant takes every position alike.
+ * rep in an order drawn per rep (rep_order).
  * Rank A prints a row per variant and appends its RESULT_COMPARE lines to
  * results. */
 static void compare_point(const options *o, const point *p, const variant *vars, int nvar, double **times,
@@ -531,10 +549,11 @@ static void compare_point(const options *o, const point *p, const variant *vars,
         int go = 0;
         if (p->is_a) go = n < o->reps && (n < o->min_reps || MPI_Wtime() - start < o->budget);
         if (!sync_continue(p, go)) break;
+        int order[MAX_COMPARE + 1];
+        rep_order(o->seed, n, nvar, order);
         for (int k = 0; k < nvar; k++) {
-            int var = (n + k) % nvar;
             if (k) sync_continue(p, 1);
-            times[var][n] = one_rep(p, &vars[var], o->mode);
+            times[order[k]][n] = one_rep(p, &vars[order[k]], o->mode);
         }
         n++;
     }
