@@ -463,14 +463,12 @@ static double one_rep(const point *p, const variant *v, int mode)
     int ack = 0;
     if (p->is_a) {
         double t0 = MPI_Wtime();
-        for (int w = 0; w < p->window; w++)
-            v->isend(p->sbuf, p->count, p->type, p->peer, v->tag, v->comm, &req[w]);
+        for (int w = 0; w < p->window; w++) v->isend(p->sbuf, p->count, p->type, p->peer, v->tag, v->comm, &req[w]);
         v->waitall(p->window, req, MPI_STATUSES_IGNORE);
         v->recv(&ack, 1, MPI_INT, p->peer, v->tag, v->comm, &st);
         t = (MPI_Wtime() - t0) / p->window;
     } else {
-        for (int w = 0; w < p->window; w++)
-            v->irecv(p->rbuf[w], p->count, p->type, p->peer, v->tag, v->comm, &req[w]);
+        for (int w = 0; w < p->window; w++) v->irecv(p->rbuf[w], p->count, p->type, p->peer, v->tag, v->comm, &req[w]);
         v->waitall(p->window, req, sts);
         v->send(&ack, 1, MPI_INT, p->peer, v->tag, v->comm);
         for (int w = 0; w < p->window; w++) {
@@ -572,8 +570,8 @@ static void compare_point(const options *o, const point *p, const variant *vars,
         int w = snprintf(results + *rlen, cap - *rlen,
                          "RESULT_COMPARE mode=%s data=%s size=%zu reps=%d variant=%s us=%.3f speedup=%.4f "
                          "speedup_lo=%.4f speedup_hi=%.4f rel=%.4f rel_lo=%.4f rel_hi=%.4f coverage=%.3f\n",
-                         o->mode == MODE_PINGPONG ? "pingpong" : "stream", compi_dataset_name((size_t)p->data),
-                         p->size, n, vars[var].name, t * 1e6, sp.med, sp.lo, sp.hi, rel.med, rel.lo, rel.hi, sp.cov);
+                         o->mode == MODE_PINGPONG ? "pingpong" : "stream", compi_dataset_name((size_t)p->data), p->size,
+                         n, vars[var].name, t * 1e6, sp.med, sp.lo, sp.hi, rel.med, rel.lo, rel.hi, sp.cov);
         if (w > 0 && (size_t)w < cap - *rlen) *rlen += (size_t)w;
     }
     fflush(stdout);
@@ -683,8 +681,8 @@ int main(int argc, char **argv)
                 printf("\n## data=%s (plain and compi variants interleaved per rep; speedup = plain/variant, "
                        "rel = t_variant/t_%s, paired per rep: medians [~%.0f%% intervals])\n"
                        "%10s %6s %-10s %11s %10s %8s %14s %8s %14s\n",
-                       compi_dataset_name((size_t)o.data[d]), cmp[1].name, 100 * (1 - ALPHA), "size", "reps",
-                       "variant", "median_us", "MB/s", "speedup", "interval", "rel", "interval");
+                       compi_dataset_name((size_t)o.data[d]), cmp[1].name, 100 * (1 - ALPHA), "size", "reps", "variant",
+                       "median_us", "MB/s", "speedup", "interval", "rel", "interval");
                 fflush(stdout);
             } else if (is_a && !o.quiet) {
                 printf("\n## data=%s\n%10s %6s %13s %13s %8s %10s %10s %8s %8s %8s %-10s %8s %8s %-10s\n",

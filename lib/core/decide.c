@@ -594,8 +594,8 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
      * lock the window's update takes anyway, with no copy of it */
     double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = {l->model, &compi_E.codecs, d->dtclass, 1, compi_cfg.level, compi_cfg.chunk, threads,
-                            NULL, NULL, NULL};
+    compi_estimate_ctx x = {l->model,        &compi_E.codecs, d->dtclass, 1,    compi_cfg.level,
+                            compi_cfg.chunk, threads,         NULL,       NULL, NULL};
     double tc_us = (double)compress_ns * 1e-3, achieved;
     if (out_len <= 0) {
         /* sent raw after paying for (part of) a compression */

@@ -36,7 +36,7 @@ static const compi_report_counters compi_pool_section;
  * none (NULL without one). */
 extern int omp_in_parallel(void) __attribute__((weak));
 extern int omp_get_num_threads(void) __attribute__((weak));
-static int compi_pool_share; /* cores this rank may use ("auto" with OpenMP) */
+static int compi_pool_share;    /* cores this rank may use ("auto" with OpenMP) */
 static int compi_pool_omp_idle; /* compi_pool_omp_sleeps() at start-up ("auto"): every message asks */
 
 /* Helpers for a call ("auto" with OpenMP): all of them from outside a
