@@ -29,6 +29,8 @@
 #define MAX_DATA 64
 #define MAX_CODECS 32 /* codecs the bound tries (the table has fewer) */
 #define BOUND_MIN_BYTES (64 * 1024)
+#define MAX_COMPARE 8 /* compi variants of --compare */
+#define ALPHA 0.10    /* --compare: two-sided; ~90 % intervals of the paired ratios' medians */
 
 enum { MODE_PINGPONG, MODE_STREAM };
 enum { VAR_PLAIN = 0, VAR_COMPI = 1 };
@@ -49,6 +51,10 @@ typedef struct {
     int quiet;  /* only RESULT lines */
     int bound;  /* measure the codec bound of every point >= BOUND_MIN_BYTES */
     int warmup; /* untimed reps per point and variant; -1 = by size */
+    /* --compare: compi variants (a mode or a codec name each), each on its
+     * own communicator with compi's hints, interleaved with plain */
+    char compare[MAX_COMPARE][32];
+    int ncompare;
 } options;
 
 static int g_rank;
@@ -67,6 +73,13 @@ static void usage(void)
                         "                      [--reps N] [--min-reps N] [--budget SEC] [--pair A,B]\n"
                         "                      [--mode pingpong|stream] [--window W] [--warmup N] [--seed N] [--quiet] "
                         "[--no-bound]\n"
+                        "                      [--compare V[,V..]]\n"
+                        "  compare: compi variants interleaved with plain rep by rep (each rep in an order of its\n"
+                        "  own), each on its own communicator (MPI_Comm_dup_with_info) with compi's hints: V is a\n"
+                        "  mode (adaptive, off, ...: compi_mode=V) or a codec (compi_mode=fixed, compi_codec=V).\n"
+                        "  Per point: each variant's median, its speedup over plain and its time over the first\n"
+                        "  variant's (t_V / t_first), paired per rep: medians with distribution-free ~90%% intervals;\n"
+                        "  no bound.\n"
                         "  bound: speedup no transfer can beat with the best codec of the table, its codec time\n"
                         "  overlapping the wire (pipelined) or not (whole); reached = speedup / bound. Codec\n"
                         "  times alone (bound) and while a plain transfer of the same size is on the wire\n"
@@ -76,6 +89,21 @@ static void usage(void)
         for (size_t i = 0; i < compi_dataset_count(); i++) fprintf(stderr, " %s", compi_dataset_name(i));
         fprintf(stderr, "\n");
     }
+}
+
+/* "adaptive,lz4,zstd": at most MAX_COMPARE names; 0 on success */
+static int parse_compare(const char *v, options *o)
+{
+    o->ncompare = 0;
+    while (*v) {
+        size_t k = strcspn(v, ",");
+        if (k == 0 || k >= sizeof o->compare[0] || o->ncompare == MAX_COMPARE) return 1;
+        memcpy(o->compare[o->ncompare], v, k);
+        o->compare[o->ncompare++][k] = 0;
+        v += k;
+        if (*v) v++;
+    }
+    return o->ncompare == 0;
 }
 
 static void parse_args(int argc, char **argv, int nranks, options *o)
@@ -124,6 +152,7 @@ static void parse_args(int argc, char **argv, int nranks, options *o)
         else if (!strcmp(a, "--window")) bad = (o->window = atoi(v)) < 1 || o->window > 256;
         else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--pair")) bad = sscanf(v, "%d,%d", &o->rank_a, &o->rank_b) != 2;
+        else if (!strcmp(a, "--compare")) bad = parse_compare(v, o);
         else if (!strcmp(a, "--mode")) {
             if (!strcmp(v, "pingpong")) o->mode = MODE_PINGPONG;
             else if (!strcmp(v, "stream") || !strcmp(v, "bw")) o->mode = MODE_STREAM;
@@ -182,12 +211,13 @@ typedef struct {
     irecv_fn irecv;
     waitall_fn waitall;
     getcount_fn get_count; /* as an application would query it: compi may fix up the status */
+    MPI_Comm comm;         /* MPI_COMM_WORLD or a --compare variant's */
 } variant;
 
 /* Plain = PMPI entry points (invisible to a PMPI tool), compi = MPI entry points. */
 static const variant VARIANTS[2] = {
-    {"plain", TAG_PLAIN, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv, PMPI_Waitall, PMPI_Get_count},
-    {"compi", TAG_COMPI, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall, MPI_Get_count},
+    {"plain", TAG_PLAIN, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv, PMPI_Waitall, PMPI_Get_count, MPI_COMM_WORLD},
+    {"compi", TAG_COMPI, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall, MPI_Get_count, MPI_COMM_WORLD},
 };
 
 typedef struct {
@@ -412,15 +442,15 @@ static double one_rep(const point *p, const variant *v, int mode)
     if (mode == MODE_PINGPONG) {
         if (p->is_a) {
             double t0 = MPI_Wtime();
-            v->send(p->sbuf, p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD);
-            v->recv(p->rbuf[0], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &st);
+            v->send(p->sbuf, p->count, p->type, p->peer, v->tag, v->comm);
+            v->recv(p->rbuf[0], p->count, p->type, p->peer, v->tag, v->comm, &st);
             t = (MPI_Wtime() - t0) / 2;
             check_count(&st, p, v);
             verify(p->rbuf[0], p, v, "echo received by A");
         } else {
-            v->recv(p->rbuf[0], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &st);
+            v->recv(p->rbuf[0], p->count, p->type, p->peer, v->tag, v->comm, &st);
             /* Echo what arrived, so A checks the full round trip. */
-            v->send(p->rbuf[0], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD);
+            v->send(p->rbuf[0], p->count, p->type, p->peer, v->tag, v->comm);
             check_count(&st, p, v);
             verify(p->rbuf[0], p, v, "received by B");
         }
@@ -433,16 +463,14 @@ static double one_rep(const point *p, const variant *v, int mode)
     int ack = 0;
     if (p->is_a) {
         double t0 = MPI_Wtime();
-        for (int w = 0; w < p->window; w++)
-            v->isend(p->sbuf, p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &req[w]);
+        for (int w = 0; w < p->window; w++) v->isend(p->sbuf, p->count, p->type, p->peer, v->tag, v->comm, &req[w]);
         v->waitall(p->window, req, MPI_STATUSES_IGNORE);
-        v->recv(&ack, 1, MPI_INT, p->peer, v->tag, MPI_COMM_WORLD, &st);
+        v->recv(&ack, 1, MPI_INT, p->peer, v->tag, v->comm, &st);
         t = (MPI_Wtime() - t0) / p->window;
     } else {
-        for (int w = 0; w < p->window; w++)
-            v->irecv(p->rbuf[w], p->count, p->type, p->peer, v->tag, MPI_COMM_WORLD, &req[w]);
+        for (int w = 0; w < p->window; w++) v->irecv(p->rbuf[w], p->count, p->type, p->peer, v->tag, v->comm, &req[w]);
         v->waitall(p->window, req, sts);
-        v->send(&ack, 1, MPI_INT, p->peer, v->tag, MPI_COMM_WORLD);
+        v->send(&ack, 1, MPI_INT, p->peer, v->tag, v->comm);
         for (int w = 0; w < p->window; w++) {
             check_count(&sts[w], p, v);
             verify(p->rbuf[w], p, v, "stream message received by B");
@@ -466,6 +494,113 @@ static int sync_continue(const point *p, int go)
     return go;
 }
 
+/* A variant's median and the median of its paired ratios num[i] / den[i]
+ * with a distribution-free interval (x: scratch of n). */
+typedef struct {
+    double med, lo, hi, cov;
+} paired;
+
+static paired paired_ratio(const double *num, const double *den, int n, double *x)
+{
+    paired r = {0, 0, 0, 0};
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (den[i] > 0) x[m++] = num[i] / den[i];
+    r.med = bench_median(x, m);
+    bench_median_ci(x, m, ALPHA, &r.lo, &r.hi, &r.cov);
+    return r;
+}
+
+/* The order of the variants in rep n: a permutation drawn from (seed, n),
+ * the same on both ranks, so that each variant takes every position and
+ * follows every other one alike (a fixed rotation would have each always
+ * follow the same one, whose traces in caches and in the MPI it would pay). */
+static void rep_order(uint64_t seed, int n, int nvar, int *order)
+{
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + (uint64_t)n * 0xBF58476D1CE4E5B9ull + 1;
+    for (int i = 0; i < nvar; i++) order[i] = i;
+    for (int i = nvar - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        int j = (int)(x % (uint64_t)(i + 1));
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+/* --compare: plain and the compi variants (vars[1..nvar)) interleaved rep by
+ * rep in an order drawn per rep (rep_order).
+ * Rank A prints a row per variant and appends its RESULT_COMPARE lines to
+ * results. */
+static void compare_point(const options *o, const point *p, const variant *vars, int nvar, double **times,
+                          char *results, size_t cap, size_t *rlen)
+{
+    int warm = o->warmup >= 0 ? o->warmup : p->size <= ((size_t)1 << 20) ? 3 : 1;
+    for (int w = 0; w < warm; w++)
+        for (int var = 0; var < nvar; var++) {
+            sync_continue(p, 1);
+            one_rep(p, &vars[var], o->mode);
+        }
+    int n = 0;
+    double start = MPI_Wtime();
+    for (;;) {
+        int go = 0;
+        if (p->is_a) go = n < o->reps && (n < o->min_reps || MPI_Wtime() - start < o->budget);
+        if (!sync_continue(p, go)) break;
+        int order[MAX_COMPARE + 1];
+        rep_order(o->seed, n, nvar, order);
+        for (int k = 0; k < nvar; k++) {
+            if (k) sync_continue(p, 1);
+            times[order[k]][n] = one_rep(p, &vars[order[k]], o->mode);
+        }
+        n++;
+    }
+    if (!p->is_a) return;
+    double *x = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!x) die("out of memory");
+    for (int var = 0; var < nvar; var++) {
+        memcpy(x, times[var], sizeof(double) * (size_t)n);
+        double t = bench_median(x, n);
+        paired sp = paired_ratio(times[0], times[var], n, x);
+        paired rel = paired_ratio(times[var], times[1], n, x);
+        if (!o->quiet)
+            printf("%10zu %6d %-10s %11.2f %10.2f %8.3f [%5.3f, %5.3f] %8.3f [%5.3f, %5.3f]\n", p->size, n,
+                   vars[var].name, t * 1e6, t > 0 ? p->size / t / 1e6 : 0, sp.med, sp.lo, sp.hi, rel.med, rel.lo,
+                   rel.hi);
+        int w = snprintf(results + *rlen, cap - *rlen,
+                         "RESULT_COMPARE mode=%s data=%s size=%zu reps=%d variant=%s us=%.3f speedup=%.4f "
+                         "speedup_lo=%.4f speedup_hi=%.4f rel=%.4f rel_lo=%.4f rel_hi=%.4f coverage=%.3f\n",
+                         o->mode == MODE_PINGPONG ? "pingpong" : "stream", compi_dataset_name((size_t)p->data), p->size,
+                         n, vars[var].name, t * 1e6, sp.med, sp.lo, sp.hi, rel.med, rel.lo, rel.hi, sp.cov);
+        if (w > 0 && (size_t)w < cap - *rlen) *rlen += (size_t)w;
+    }
+    fflush(stdout);
+    free(x);
+}
+
+/* The --compare variants: plain, then each name on its own duplicate of
+ * MPI_COMM_WORLD whose hints ask compi for that mode or codec (MPI_ entry
+ * points: compi reads the hints from the call). Collective: every rank. */
+static int compare_variants(const options *o, variant *vars)
+{
+    static const char *modes[] = {"off", "fixed", "adaptive", "profile", "trace", "guided"};
+    vars[0] = VARIANTS[VAR_PLAIN];
+    for (int i = 0; i < o->ncompare; i++) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        int is_mode = 0;
+        for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) is_mode |= !strcmp(o->compare[i], modes[m]);
+        MPI_Info_set(info, "compi_mode", is_mode ? o->compare[i] : "fixed");
+        if (!is_mode) MPI_Info_set(info, "compi_codec", o->compare[i]);
+        vars[i + 1] = VARIANTS[VAR_COMPI];
+        vars[i + 1].name = o->compare[i];
+        if (MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &vars[i + 1].comm) != MPI_SUCCESS)
+            die("MPI_Comm_dup_with_info failed");
+        MPI_Info_free(&info);
+    }
+    return o->ncompare + 1;
+}
+
 /* Where does MPI_Send resolve? If an interposer is loaded it differs from
  * PMPI_Send; then the compi column really goes through it. */
 int main(int argc, char **argv)
@@ -481,6 +616,8 @@ int main(int argc, char **argv)
     }
     options o;
     parse_args(argc, argv, nranks, &o);
+    variant cmp[MAX_COMPARE + 1];
+    int ncmp = o.ncompare ? compare_variants(&o, cmp) : 0;
 
     int active = g_rank == o.rank_a || g_rank == o.rank_b;
     int is_a = g_rank == o.rank_a;
@@ -513,10 +650,10 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
 
-        double *times[2];
-        times[0] = malloc(sizeof(double) * (size_t)o.reps);
-        times[1] = malloc(sizeof(double) * (size_t)o.reps);
-        if (!times[0] || !times[1]) die("out of memory");
+        double *times[MAX_COMPARE + 1];
+        int ntimes = ncmp > 2 ? ncmp : 2;
+        for (int v = 0; v < ntimes; v++)
+            if (!(times[v] = malloc(sizeof(double) * (size_t)o.reps))) die("out of memory");
 
         /* Global warm-up: the first ~100 ms of small messages can be far slower
          * (lazy connection and transport setup, e.g. MPICH over UCX). */
@@ -540,7 +677,14 @@ int main(int argc, char **argv)
             char results[MAX_SIZES * 512];
             size_t rlen = 0;
             results[0] = 0;
-            if (is_a && !o.quiet) {
+            if (is_a && !o.quiet && ncmp) {
+                printf("\n## data=%s (plain and compi variants interleaved per rep; speedup = plain/variant, "
+                       "rel = t_variant/t_%s, paired per rep: medians [~%.0f%% intervals])\n"
+                       "%10s %6s %-10s %11s %10s %8s %14s %8s %14s\n",
+                       compi_dataset_name((size_t)o.data[d]), cmp[1].name, 100 * (1 - ALPHA), "size", "reps", "variant",
+                       "median_us", "MB/s", "speedup", "interval", "rel", "interval");
+                fflush(stdout);
+            } else if (is_a && !o.quiet) {
                 printf("\n## data=%s\n%10s %6s %13s %13s %8s %10s %10s %8s %8s %8s %-10s %8s %8s %-10s\n",
                        compi_dataset_name((size_t)o.data[d]), "size", "reps", "plain_us", "compi_us", "speedup",
                        "plain_MB/s", "compi_MB/s", "bound", "reached", "whole", "bound_by", "loaded", "reached",
@@ -566,6 +710,13 @@ int main(int argc, char **argv)
                 /* Both ranks generate the same bytes: the receiver's reference copy. */
                 compi_dataset_fill((size_t)p.data, p.sbuf, p.size, o.seed + p.size);
 
+                if (ncmp) {
+                    compare_point(&o, &p, cmp, ncmp, times, results, sizeof results, &rlen);
+                    for (int w = 0; w < p.window; w++) free(p.rbuf[w]);
+                    free(p.rbuf);
+                    free(p.sbuf);
+                    continue;
+                }
                 /* Warm-up (connection setup, first-touch, codec state), verified, not timed. */
                 int warm = o.warmup >= 0 ? o.warmup : p.size <= ((size_t)1 << 20) ? 3 : 1;
                 for (int w = 0; w < warm; w++)
@@ -632,8 +783,7 @@ int main(int argc, char **argv)
                 fflush(stdout);
             }
         }
-        free(times[0]);
-        free(times[1]);
+        for (int v = 0; v < ntimes; v++) free(times[v]);
         if (is_a) printf("# all received data verified (both variants, every repetition)\n");
     }
     /* Idle ranks wait here without busy-polling (MPI barriers spin, which would
@@ -645,6 +795,7 @@ int main(int argc, char **argv)
         PMPI_Test(&bar, &done, MPI_STATUS_IGNORE);
         if (!done) nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     }
+    for (int v = 1; v < ncmp; v++) MPI_Comm_free(&cmp[v].comm);
     MPI_Finalize();
     return 0;
 }

@@ -83,9 +83,19 @@ usage: compi bench pingpong [--mpi openmpi|mpich] [--codec NAME] [--vcluster]
     --no-bound  (else sizes >= 64 KiB print the codec bound: the speedup no
                 transfer can beat with the table's best codec, its codec time
                 overlapped with the wire or not ("whole"), and the % reached)
-  The emulated cluster is a private one (name cbench, subnet
-  $COMPI_BENCH_SUBNET, default 10.213.41), brought up and torn down here.
-  Output: a table per data set plus "RESULT key=value ..." lines.
+    --compare V[,V..]  compi variants interleaved with plain rep by rep in
+                one run, each on its own communicator with compi's hints (a
+                mode such as adaptive, or a codec: fixed mode with it); per
+                point each variant's median, its speedup over plain and its
+                time over the first variant's (paired per rep, medians with
+                ~90 % intervals). With --codec adaptive the engine runs as
+                adaptive mode has it (start-up probe, learning), e.g.
+                --codec adaptive -- --compare adaptive,lz4,zstd
+  The emulated cluster is a private one (name $COMPI_BENCH_NAME, default
+  cbench, subnet $COMPI_BENCH_SUBNET, default 10.213.41), brought up and
+  torn down here.
+  Output: a table per data set plus "RESULT key=value ..." lines
+  (--compare: "RESULT_COMPARE ..." lines).
 
 usage: compi bench coll [--mpi openmpi|mpich|both] [--vcluster] [--nodes N] [--ppn P]
                         [--rate RATE] [--codec C | --mode adaptive|fixed|off] [--no-intra]
@@ -285,7 +295,7 @@ bench_pingpong() {
         compi_local_run "$mpi" 2 "$lib" "${envflags[@]}" -- "$bin" "${args[@]}"
     fi
     if (( vcluster )); then
-        local name=cbench subnet=${COMPI_BENCH_SUBNET:-10.213.41}
+        local name=${COMPI_BENCH_NAME:-cbench} subnet=${COMPI_BENCH_SUBNET:-10.213.41}
         # The trap tears the cluster down on any exit, also Ctrl-C or failure.
         trap 'compi_vcluster_down '"$name" EXIT
         compi_vcluster_up "$name" "$subnet" 2 "$rate" 1

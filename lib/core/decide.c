@@ -590,10 +590,12 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     if (out_len > 0 && (size_t)out_len < size && compi_coll_scope.active && d->fam >= COMPI_FAM_BCAST)
         compi_coll_scope.saved_bytes += size - (size_t)out_len;
     compi_link_state *l = d->link;
-    compi_net_link m;
+    /* once per compressed message: the estimate reads the model under the
+     * lock the window's update takes anyway, with no copy of it */
+    double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1, &m);
-    pthread_mutex_unlock(&l->lock);
+    compi_estimate_ctx x = {l->model,        &compi_E.codecs, d->dtclass, 1,    compi_cfg.level,
+                            compi_cfg.chunk, threads,         NULL,       NULL, NULL};
     double tc_us = (double)compress_ns * 1e-3, achieved;
     if (out_len <= 0) {
         /* sent raw after paying for (part of) a compression */
@@ -603,6 +605,7 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
         achieved = compi_estimate_speedup(&x, d->codec, size, (double)size / (double)out_len, tc_us);
     }
     if (d->by_rule) {
+        pthread_mutex_unlock(&l->lock);
         /* A rule that keeps failing was made from other data than this run's:
          * drop it, the same mistake count that restarts an adaptive study. */
         if (compi_rules_outcome(compi_E.rules, d->rule_index, compi_outcome_is_mistake(achieved),
@@ -614,7 +617,6 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
                       compi_cfg.window.history);
         return;
     }
-    pthread_mutex_lock(&l->lock);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass);
     if (w && d->codec == w->codec) compi_window_wire(w, out_len > 0 ? (size_t)out_len : size);
     if (w && out_len > 0) compi_window_ratio(w, &compi_cfg.window, d->codec, (double)size / (double)out_len);

@@ -36,7 +36,8 @@ static const compi_report_counters compi_pool_section;
  * none (NULL without one). */
 extern int omp_in_parallel(void) __attribute__((weak));
 extern int omp_get_num_threads(void) __attribute__((weak));
-static int compi_pool_share; /* cores this rank may use ("auto" with OpenMP) */
+static int compi_pool_share;    /* cores this rank may use ("auto" with OpenMP) */
+static int compi_pool_omp_idle; /* compi_pool_omp_sleeps() at start-up ("auto"): every message asks */
 
 /* Helpers for a call ("auto" with OpenMP): all of them from outside a
  * parallel region, the cores the team leaves free from inside one. */
@@ -104,7 +105,8 @@ void compi_pool_setup_init(void)
         n = 0;
     } else if (n == COMPI_THREADS_AUTO) {
         n = compi_pool_auto(ranks, &compi_pool_share);
-        if (n > 0 && compi_pool_omp_sleeps()) compi_pool_set_limit(compi_pool_call_limit);
+        compi_pool_omp_idle = compi_pool_omp_sleeps();
+        if (n > 0 && compi_pool_omp_idle) compi_pool_set_limit(compi_pool_call_limit);
     } else {
         compi_log(n > 0 && compi_g.node_count > 1 ? 1 : 2, "codec pool: %d helper thread%s (COMPI_THREADS)", n,
                   n == 1 ? "" : "s");
@@ -117,7 +119,7 @@ void compi_pool_setup_init(void)
 double compi_pool_speedup_now(void)
 {
     int n = compi_pool_threads();
-    if (n > 0 && compi_pool_share > 0 && compi_pool_omp_sleeps()) n = compi_pool_call_limit();
+    if (n > 0 && compi_pool_share > 0 && compi_pool_omp_idle) n = compi_pool_call_limit();
     /* before the pool's first job that codes side by side: a core per
      * helper (a start-up measurement of its own read whatever the other
      * ranks on these cores did at that moment, and cost the first message) */
