@@ -516,13 +516,17 @@ _Static_assert(COMPI_CHUNK_OFF == COMPI_ESTIMATE_NO_CHUNKS, "one value says: nev
 /* The estimate's context for link l, on a copy of its model (*copy,
  * the caller's): learning rewrites the model under l->lock, which the
  * caller holds here and need not hold while it estimates. */
-static compi_estimate_ctx compi_estimate_ctx_of(const compi_link_state *l, int dtclass, size_t elem,
-                                                compi_net_link *copy)
+/* An estimate's context over the link model m: l->model itself while the
+ * caller holds l->lock, or a copy of it taken under the lock. */
+static compi_estimate_ctx compi_estimate_ctx_of(const compi_net_link *m, int dtclass, size_t elem)
 {
-    *copy = *l->model;
-    compi_estimate_ctx x = {
-        copy, &compi_E.codecs, dtclass, elem, compi_cfg.level, compi_cfg.chunk, compi_pool_speedup_now(), NULL, NULL,
-        NULL};
+    compi_estimate_ctx x = {.link = m,
+                            .codecs = &compi_E.codecs,
+                            .dtclass = dtclass,
+                            .elem_size = elem,
+                            .level = compi_cfg.level,
+                            .chunk_cfg = compi_cfg.chunk,
+                            .codec_threads = compi_pool_speedup_now()};
     return x;
 }
 
@@ -531,11 +535,12 @@ size_t compi_decision_chunk(const compi_decision *d, size_t size)
     if (!d->codec || compi_cfg.chunk == COMPI_CHUNK_OFF) return 0;
     compi_link_state *l = d->link ? d->link : compi_decision_link(d);
     if (!l) return compi_cfg.chunk && size >= 2 * compi_cfg.chunk ? compi_cfg.chunk : 0;
-    compi_net_link m;
+    /* arithmetic only: under the lock, with no copy of the model */
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, 1, &m);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1);
+    size_t chunk = compi_estimate_chunk(&x, size);
     pthread_mutex_unlock(&l->lock);
-    return compi_estimate_chunk(&x, size);
+    return chunk;
 }
 
 void compi_decision_watch(compi_decision *d, const void *src, size_t size)
@@ -564,7 +569,8 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     compi_net_link m;
     compi_estimate best;
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l, d->dtclass, ti->elem_size, &m);
+    m = *l->model; /* the evaluation codes samples after the lock is given back */
+    compi_estimate_ctx x = compi_estimate_ctx_of(&m, d->dtclass, ti->elem_size);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
     double need = compi_window_threshold(w, compi_cfg.min_speedup);
     x.incumbent = w->codec;
@@ -592,10 +598,8 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     compi_link_state *l = d->link;
     /* once per compressed message: the estimate reads the model under the
      * lock the window's update takes anyway, with no copy of it */
-    double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = {l->model,        &compi_E.codecs, d->dtclass, 1,    compi_cfg.level,
-                            compi_cfg.chunk, threads,         NULL,       NULL, NULL};
+    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1);
     double tc_us = (double)compress_ns * 1e-3, achieved;
     if (out_len <= 0) {
         /* sent raw after paying for (part of) a compression */

@@ -62,17 +62,9 @@ static void compi_window_learn_bias(compi_window *w, double ratio)
     w->bias_ring[w->bias_next] = ratio;
     w->bias_next = (w->bias_next + 1) % COMPI_BIAS_RING;
     if (w->bias_n < COMPI_BIAS_RING) w->bias_n++;
-    /* the median of at most COMPI_BIAS_RING values, once per compressed
-     * message: an insertion sort, no qsort call */
     double v[COMPI_BIAS_RING];
-    unsigned n = w->bias_n;
-    for (unsigned i = 0; i < n; i++) {
-        double x = w->bias_ring[i];
-        unsigned j = i;
-        for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
-        v[j] = x;
-    }
-    w->bias = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    memcpy(v, w->bias_ring, sizeof v[0] * w->bias_n);
+    w->bias = compi_median(v, (int)w->bias_n);
 }
 
 /* Re-evaluation: halve the bias's distance to 1 (in log terms), and the
