@@ -5,7 +5,7 @@
 Every tracked C, header, Fortran, Python, shell and CMake file carries
 `SPDX-License-Identifier: <id>` as its first comment line (after a `#!`
 line, if any).  Vendored third-party files (tests/foreign/romio,
-tests/foreign/mpich_io, tests/foreign/mpich_coll) keep their own notices and are skipped.
+tests/foreign/mpich_io, tests/foreign/mpich_coll, tests/foreign/mpich_pt2pt) keep their own notices and are skipped.
 
     tools/spdx.py --check     # lists files without the line; exit 1 if any
     tools/spdx.py --add       # inserts the line where it is missing
@@ -18,7 +18,8 @@ import sys
 LICENSE_ID = "BSD-3-Clause"
 TAG = "SPDX-License-Identifier:"
 # third-party code kept as published (see THIRD-PARTY.md)
-VENDORED = ("tests/foreign/romio/", "tests/foreign/mpich_io/", "tests/foreign/mpich_coll/")
+VENDORED = ("tests/foreign/romio/", "tests/foreign/mpich_io/", "tests/foreign/mpich_coll/",
+            "tests/foreign/mpich_pt2pt/")
 HASH_NAMES = ("CMakeLists.txt",)
 HASH_EXTS = (".py", ".sh", ".cmake", ".in", ".def")
 

@@ -9,7 +9,7 @@
 #include "compi.h"
 #include "engine/config.h"
 
-typedef struct {
+typedef struct compi_comm_info {
     int framed; /* p2p traffic on this comm carries compi frames */
     int is_inter;
     int peer_count; /* size of the group peers are named in (remote group for intercomms) */
@@ -30,6 +30,11 @@ typedef struct {
     int refs;             /* the communicator's attribute + requests still using it */
     int published;        /* set (release) once built: a thread that finds the info in the
                             attribute cache without compi's lock reads it (acquire) after that */
+    /* set on the copy an attribute copy callback made (never published):
+     * the info of the communicator copied from, whose policy a duplicate
+     * takes; compi_comm_lookup builds the real info from the communicator
+     * itself */
+    const struct compi_comm_info *copied_from;
 } compi_comm_info;
 /* Requests keep the info of their communicator, which the application may
  * free (or give new hints) while they are pending or, if persistent,

@@ -76,6 +76,7 @@ void compi_comm_info_release(const compi_comm_info *ci)
         free(c->peer_node);
         free(c->peer_world);
     }
+    compi_comm_info_release(c->copied_from);
     free(c);
 }
 
@@ -97,20 +98,51 @@ typedef struct compi_hints {
 } compi_hints;
 
 static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *h);
+static void compi_hints_read(MPI_Comm comm, MPI_Info hints, compi_hints *h);
 
 /* MPI_Comm_dup gives the copy the original's hints (MPI-3.1 6.4.2), which
  * MPIs keep or drop as they like (MPICH 4.0 drops compi's): compi gives the
  * copy the policy its members agreed on for the original. A dup has the
- * same members, so it needs no agreement of its own. */
+ * same members, so it needs no agreement of its own. The callback does not
+ * name the new communicator, and not every copy is a dup (Open MPI 4.1's
+ * MPI_Comm_create_group copies its parent's attributes too): the copy only
+ * remembers the original, and compi_comm_lookup builds the info from the
+ * new communicator's own members. */
 static int compi_comm_info_copy(MPI_Comm oldcomm, int keyval, void *extra, void *attr_in, void *attr_out, int *flag)
 {
+    (void)oldcomm;
     (void)keyval;
     (void)extra;
     const compi_comm_info *src = attr_in;
-    compi_hints h = {1, 1, 1, src->mode, src->codec, src->min_bytes};
-    *(void **)attr_out = compi_comm_info_build(oldcomm, &h);
+    compi_comm_info *ci = calloc(1, sizeof *ci);
+    if (!ci) compi_die("out of memory");
+    ci->refs = 1;
+    ci->copied_from = compi_comm_info_hold(src->copied_from ? src->copied_from : src);
+    *(void **)attr_out = ci;
     *flag = 1;
     return MPI_SUCCESS;
+}
+
+static int compi_same_peers(const compi_comm_info *a, const compi_comm_info *b)
+{
+    return a->is_inter == b->is_inter && a->peer_count == b->peer_count &&
+           (a->peer_world == b->peer_world ||
+            !memcmp(a->peer_world, b->peer_world, sizeof(int) * (size_t)a->peer_count));
+}
+
+/* The info of a communicator whose attribute is a copy (under compi's
+ * lock): a duplicate's members take the original's policy; other
+ * communicators (same members in another order, or others) read their own
+ * hints, as one compi never saw copied does. */
+static compi_comm_info *compi_comm_info_from_copy(MPI_Comm comm, const compi_comm_info *copy)
+{
+    const compi_comm_info *orig = copy->copied_from;
+    compi_hints h = {1, 1, 1, orig->mode, orig->codec, orig->min_bytes};
+    compi_comm_info *ci = compi_comm_info_build(comm, &h);
+    if (compi_same_peers(ci, orig)) return ci;
+    compi_comm_info_release(ci);
+    compi_hints_read(comm, MPI_INFO_NULL, &h);
+    return compi_comm_info_build(comm, &h);
 }
 
 /* This rank's node leader: ranks sharing memory (MPI_COMM_TYPE_SHARED) form
@@ -551,7 +583,14 @@ const compi_comm_info *compi_comm_lookup(MPI_Comm comm)
     if (found && __atomic_load_n(&((compi_comm_info *)attr)->published, __ATOMIC_ACQUIRE)) return attr;
     pthread_mutex_lock(&compi_g.lock);
     PMPI_Comm_get_attr(comm, compi_g.comm_keyval, &attr, &found);
-    if (!found) {
+    if (found && ((compi_comm_info *)attr)->copied_from) {
+        compi_comm_info *ci = compi_comm_info_from_copy(comm, attr);
+        compi_forgetting = 1;
+        PMPI_Comm_delete_attr(comm, compi_g.comm_keyval);
+        compi_forgetting = 0;
+        PMPI_Comm_set_attr(comm, compi_g.comm_keyval, ci);
+        attr = ci;
+    } else if (!found) {
         /* hints the MPI kept on a communicator compi did not see them given
          * to (not collective here: no agreement, see compi_comm_apply_hints) */
         compi_hints h;

@@ -10,7 +10,7 @@
 #   mkdocs      the documentation site (mkdocs.yml: docs/ and the root
 #               documents) builds with mkdocs build --strict: no warning, no
 #               link to a page that is not there
-# Vendored third-party files (tests/foreign/romio, mpich_io, mpich_coll)
+# Vendored third-party files (tests/foreign/romio, mpich_io, mpich_coll, mpich_pt2pt)
 # are left as published.  Prints PASS/FAIL per check and "N passed, N failed".
 # Also: sizes, no lib/ file over 800 lines and no function over 150, data
 # tables aside (tests/lint/check_sizes.py); clang-format, the C sources of
@@ -29,7 +29,7 @@ check() {  # NAME CMD...
         echo "FAIL $name"; echo "$out" | tail -n 40 | sed 's/^/    /'; failed=$((failed + 1))
     fi
 }
-vendored='^tests/foreign/(romio|mpich_io|mpich_coll)/'
+vendored='^tests/foreign/(romio|mpich_io|mpich_coll|mpich_pt2pt)/'
 mapfile -t shells < <(git ls-files '*.sh' tools/compi tools/cmd/jobshims/srun | grep -Ev "$vendored")
 mapfile -t pys < <(git ls-files '*.py' | grep -Ev "$vendored")
 data_tables='^lib/(map/dkb_ompi41_table|engine/model_default)\.c$'

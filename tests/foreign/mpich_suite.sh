@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# MPICH's own test programs (test/mpi of MPICH, vendored with MPICH's
+# COPYRIGHT; the mtest harness is mpich_io/util) run plainly and with libcompi
+# preloaded, every rank its own node (COMPI_DEBUG_RANKS_PER_NODE=1,
+# COMPI_MIN_BYTES=0), so every message between ranks is a compi message:
+#   coll   mpich_coll/: the nonblocking and neighbourhood collectives; compi's
+#          schedules must have run (the reports' compressed_path counts)
+#   pt2pt  mpich_pt2pt/: point-to-point, and the datatype tests that send
+#          messages; compi must have decoded frames (the reports' totals)
+# Each program of a suite's testlist must have the same outcome (exit status
+# and mtest's "No Errors") in every variant as without compi. Variants:
+# fixed (COMPI_MODE=fixed, lz4) and adaptive (COMPI_MODE=adaptive).
+# testlist lines: program ranks MPIs... [key=value...]; keys: src=FILE (the
+# source, default program.c), cflags=..., arg=... (one per argument),
+# slow=REASON (run only with --all).
+# usage: tests/foreign/mpich_suite.sh [--suite coll,pt2pt] [--mpi openmpi|mpich|both]
+#        [--variants fixed[,adaptive]] [--only REGEX] [--all] [--out DIR]
+# (variants default: coll fixed, pt2pt fixed,adaptive)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+util=$here/mpich_io/util
+usage="usage: $0 [--suite coll,pt2pt] [--mpi openmpi|mpich|both] [--variants fixed[,adaptive]] [--only REGEX] [--all] [--out DIR]"
+suites_csv=coll,pt2pt mpis=both out="" variants_csv="" only="" all=0
+while (($#)); do
+    case $1 in
+        --suite) suites_csv=$2; shift 2 ;;
+        --mpi) mpis=$2; shift 2 ;;
+        --variants) variants_csv=$2; shift 2 ;;
+        --only) only=$2; shift 2 ;;
+        --all) all=1; shift ;;
+        --out) out=$2; shift 2 ;;
+        *) echo "$usage" >&2; exit 2 ;;
+    esac
+done
+[[ $mpis == both ]] && mpis="openmpi mpich"
+IFS=, read -r -a suites <<<"$suites_csv"
+out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/compi_mpich_suite.XXXXXX")}
+mkdir -p "$out"
+outcome() { # $1 log, $2 exit status
+    local ne=no
+    grep -q "No Errors" "$1" && ne=yes
+    echo "exit=$2 noerrors=$ne"
+}
+# what compi did in a run, from its report: coll, the calls run as compi's
+# schedules; pt2pt, the messages between nodes (compi decided each one:
+# compressed frame or raw) and the compressed frames it decoded
+path_count() { # $1 suite, $2 report
+    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo 0
+import json, sys
+try:
+    r = json.load(open(sys.argv[2]))
+except Exception:
+    print(0); sys.exit()
+if sys.argv[1] == "coll":
+    print(sum(f["compressed_path"] for k in r["ranks"] for f in k.get("nonblocking_collectives", {}).values()))
+else:
+    t = r["totals"]
+    print(t["inter_node_messages"], t["frames_decoded_compressed"])
+PY
+}
+pass=0 failn=0
+for suite in "${suites[@]}"; do
+    src=$here/mpich_$suite
+    [[ -f $src/testlist ]] || { echo "$usage" >&2; exit 2; }
+    if [[ -n $variants_csv ]]; then IFS=, read -r -a variants <<<"$variants_csv"
+    elif [[ $suite == coll ]]; then variants=(fixed)
+    else variants=(fixed adaptive); fi
+    counted=0
+    for mpi in $mpis; do
+        lib=$root/build/$mpi/lib/libcompi.so
+        [[ -f $lib ]] || { echo "mpich_suite: $lib missing (tools/build.sh --mpi $mpi)"; failn=$((failn + 1)); continue; }
+        bin=$out/bin-$mpi
+        mkdir -p "$bin"
+        cc=mpicc.$mpi
+        for u in "$util/mtest" "$util/mtest_common" "$util/mtest_thread" "$util/dtypes" "$here/mpich_coll/run_mpitests"; do
+            o=$bin/$(basename "$u").o
+            [[ $o -nt $u.c ]] || $cc -O1 -w -I"$util" -c "$u.c" -o "$o" ||
+                { echo "FAILED: build $u ($mpi)"; failn=$((failn + 1)); }
+        done
+        if [[ $mpi == openmpi ]]; then
+            export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+            launch=(mpirun.openmpi --oversubscribe --mca mpi_yield_when_idle 1)
+        else
+            launch=(mpiexec.mpich)
+        fi
+        envf() { if [[ $mpi == openmpi ]]; then printf '%s\n' -x "$1"; else printf '%s\n' -genv "${1%%=*}" "${1#*=}"; fi; }
+        while read -r p np rest; do
+            [[ -z $p || $p == \#* ]] && continue
+            [[ -n $only && ! $p =~ $only ]] && continue
+            srcf=$p.c cflags="" slow="" args=() on=0
+            for w in $rest; do
+                case $w in
+                    src=*) srcf=${w#src=} ;;
+                    cflags=*) cflags="$cflags ${w#cflags=}" ;;
+                    arg=*) args+=("${w#arg=}") ;;
+                    slow=*) slow=${w#slow=} ;;
+                    "$mpi") on=1 ;;
+                esac
+            done
+            ((on)) || continue
+            [[ -n $slow && $all == 0 ]] && continue
+            name=$p${args[*]:+_${args[*]}}
+            name=${name// /_}
+            # programs with a run() function get run_mpitests.c's main;
+            # TEST_NEIGHB_COLL: the neighb_* checks are #if'd on MPICH
+            # without USE_STRICT_MPI (mpich_io's mpitestconf.h sets it)
+            objs=("$bin/mtest.o" "$bin/mtest_common.o" "$bin/mtest_thread.o" "$bin/dtypes.o")
+            grep -q "int main" "$src/$srcf" || objs+=("$bin/run_mpitests.o")
+            exe=$bin/$suite-$p
+            # shellcheck disable=SC2086 # cflags: words
+            [[ $exe -nt $src/$srcf ]] ||
+                $cc -O1 -w -DTEST_NEIGHB_COLL=1 $cflags -I"$util" "$src/$srcf" "${objs[@]}" -o "$exe" -lm ||
+                { echo "FAILED: build $p ($mpi)"; failn=$((failn + 1)); continue; }
+            d=$out/$suite/$mpi/$name
+            mkdir -p "$d"
+            t0=$SECONDS
+            timeout 120 "${launch[@]}" -np "$np" "$exe" "${args[@]}" >"$d/plain.log" 2>&1 </dev/null
+            base=$(outcome "$d/plain.log" $?)
+            for v in "${variants[@]}"; do
+                case $v in
+                    fixed) mode=(COMPI_MODE=fixed COMPI_CODEC=lz4) ;;
+                    adaptive) mode=(COMPI_MODE=adaptive) ;;
+                    *) echo "$usage" >&2; exit 2 ;;
+                esac
+                mapfile -t ev < <(for kv in LD_PRELOAD="$lib" "${mode[@]}" COMPI_MIN_BYTES=0 \
+                                            COMPI_DEBUG_RANKS_PER_NODE=1 COMPI_REPORT="$d/$v.json"; do envf "$kv"; done)
+                timeout 120 "${launch[@]}" -np "$np" "${ev[@]}" "$exe" "${args[@]}" >"$d/$v.log" 2>&1 </dev/null
+                got=$(outcome "$d/$v.log" $?)
+                read -r n nz < <(path_count "$suite" "$d/$v.json")
+                counted=$((counted + n))
+                [[ $suite == pt2pt ]] && n="$n messages, $nz compressed"
+                line="$suite $mpi $name np $np: plain $base; compi $v $got (compi path: $n; $((SECONDS - t0)) s)"
+                if [[ $got == "$base" ]]; then pass=$((pass + 1)); echo "$line"; else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
+            done
+        done <"$src/testlist"
+    done
+    if [[ $suite == coll ]]; then what="nonblocking/neighbourhood calls run as compi's schedules"; else what="messages between nodes on compi's path"; fi
+    echo "mpich $suite tests: $what over all runs: $counted"
+    if ((counted == 0)); then echo "FAILED: compi's path never ran in the $suite suite"; failn=$((failn + 1)); fi
+done
+echo "logs in $out ($SECONDS s)"
+echo "$pass passed, $failn failed"
+((failn == 0))
