@@ -11,6 +11,7 @@ static const compi_codec *const codec_table[] = {
     &compi_codec_lzo,
 #endif
     &compi_codec_lz4, &compi_codec_zstd,    &compi_codec_snappy, &compi_codec_blosc_lz4, &compi_codec_blosc_zstd,
+    &compi_codec_poly_lz4,
 };
 
 size_t compi_codec_count(void)
