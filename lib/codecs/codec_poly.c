@@ -116,11 +116,13 @@ static int compi_poly_choose(const unsigned char *src, size_t nwords, size_t w)
     uint64_t cost[COMPI_POLY_MAX_ORDER + 1] = {0};
     size_t win = COMPI_POLY_SAMPLES / COMPI_POLY_WINDOWS;
     for (int x = 0; x < COMPI_POLY_WINDOWS; x++) {
-        size_t at = nwords <= COMPI_POLY_SAMPLES ? (size_t)x * win : (nwords - win) / (COMPI_POLY_WINDOWS - 1) * (size_t)x;
+        size_t at =
+            nwords <= COMPI_POLY_SAMPLES ? (size_t)x * win : (nwords - win) / (COMPI_POLY_WINDOWS - 1) * (size_t)x;
         for (size_t i = at; i < at + win && i < nwords; i++) {
             uint64_t v = compi_poly_get(src + i * w, w);
             for (int k = 0; k <= COMPI_POLY_MAX_ORDER; k++)
-                cost[k] += (uint64_t)(64 - __builtin_clzll(compi_poly_fold(v, compi_poly_predict(src, i, w, k), w) | 1));
+                cost[k] +=
+                    (uint64_t)(64 - __builtin_clzll(compi_poly_fold(v, compi_poly_predict(src, i, w, k), w) | 1));
         }
     }
     int best = 0;
@@ -153,8 +155,9 @@ static long long compi_poly_compress(const void *src, size_t src_len, void *dst,
         size_t n = src_len - done < COMPI_POLY_BLOCK ? src_len - done : COMPI_POLY_BLOCK;
         size_t i0 = done / w, nw = n / w;
         for (size_t i = 0; i < nw; i++)
-            compi_poly_put(work + i * w, w,
-                           compi_poly_fold(compi_poly_get(in + (i0 + i) * w, w), compi_poly_predict(in, i0 + i, w, k), w));
+            compi_poly_put(
+                work + i * w, w,
+                compi_poly_fold(compi_poly_get(in + (i0 + i) * w, w), compi_poly_predict(in, i0 + i, w, k), w));
         if (n > nw * w) memcpy(work + nw * w, in + done + nw * w, n - nw * w);
         long long c = compi_blosc_compress_any("lz4", work, n, out + off, dst_cap - off, &bp);
         if (c < 0) {
@@ -181,7 +184,8 @@ static long long compi_poly_decompress(const void *src, size_t src_len, void *ds
     if (n < 0) return n;
     unsigned char *out = dst;
     for (size_t i = 0, nw = dst_len / w; i < nw; i++)
-        compi_poly_put(out + i * w, w, compi_poly_unfold(compi_poly_get(out + i * w, w), compi_poly_predict(out, i, w, k), w));
+        compi_poly_put(out + i * w, w,
+                       compi_poly_unfold(compi_poly_get(out + i * w, w), compi_poly_predict(out, i, w, k), w));
     return n;
 }
 

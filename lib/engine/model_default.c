@@ -34,7 +34,8 @@ static void compi_model_add_candidates(compi_codec_model *m, int cls, const char
     }
 }
 
-static void compi_model_add_relation(compi_codec_model *m, const char *codec, int cls, double lo, double hi, double d_over_c)
+static void compi_model_add_relation(compi_codec_model *m, const char *codec, int cls, double lo, double hi,
+                                     double d_over_c)
 {
     const compi_codec *c = compi_codec_by_name(codec);
     if (!c || m->nrelations == COMPI_MODEL_MAX_RELATIONS) return;

@@ -62,7 +62,8 @@ int main(void)
         size_t z = roundtrip(c, w, nw * 8, 8, &order, what);
         snprintf(what, sizeof what, "degree %d polynomial: order %d chosen, want %d..6", d, order, d + 1);
         check(order >= d + 1 && order <= 6, what);
-        snprintf(what, sizeof what, "degree %d polynomial: ratio %.1f, want > 20", d, z ? (double)nw * 8 / (double)z : 0.0);
+        snprintf(what, sizeof what, "degree %d polynomial: ratio %.1f, want > 20", d,
+                 z ? (double)nw * 8 / (double)z : 0.0);
         check(z && nw * 8 > 20 * z, what);
     }
     /* special values, every length around the word size, 4-byte words */
