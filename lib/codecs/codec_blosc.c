@@ -28,8 +28,8 @@ static size_t compi_blosc_bound(size_t src_len)
     return src_len + compi_blosc_nchunks(src_len) * BLOSC_MAX_OVERHEAD;
 }
 
-static long long compi_blosc_compress_any(const char *compressor, const void *src, size_t src_len, void *dst,
-                                          size_t dst_cap, const compi_codec_params *params)
+long long compi_blosc_compress_any(const char *compressor, const void *src, size_t src_len, void *dst, size_t dst_cap,
+                                   const compi_codec_params *params)
 {
     size_t typesize =
         params && params->elem_size >= 1 && params->elem_size <= BLOSC_MAX_TYPESIZE ? params->elem_size : 1;
@@ -59,8 +59,8 @@ static long long compi_blosc_compress_any(const char *compressor, const void *sr
 
 /* Any Blosc compressor decodes here (the frame header names it), so both
  * codec objects share this entry point; the wire id already chose the codec. */
-static long long compi_blosc_decompress(const void *src, size_t src_len, void *dst, size_t dst_len,
-                                        const compi_codec_params *params)
+long long compi_blosc_decompress(const void *src, size_t src_len, void *dst, size_t dst_len,
+                                 const compi_codec_params *params)
 {
     if (src == NULL || src_len == 0) return COMPI_ERR_CORRUPT;
     char dummy = 0;

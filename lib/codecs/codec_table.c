@@ -6,11 +6,12 @@
 #include "codecs.h"
 
 static const compi_codec *const codec_table[] = {
-    &compi_codec_rle, &compi_codec_huffman, &compi_codec_rice,   &compi_codec_fpc,       &compi_codec_dfcm,
+    &compi_codec_rle,      &compi_codec_huffman, &compi_codec_rice,   &compi_codec_fpc,       &compi_codec_dfcm,
 #ifdef COMPI_WITH_LZO /* optional: liblzo2 is GPL (CMake option COMPI_WITH_LZO) */
     &compi_codec_lzo,
 #endif
-    &compi_codec_lz4, &compi_codec_zstd,    &compi_codec_snappy, &compi_codec_blosc_lz4, &compi_codec_blosc_zstd,
+    &compi_codec_lz4,      &compi_codec_zstd,    &compi_codec_snappy, &compi_codec_blosc_lz4, &compi_codec_blosc_zstd,
+    &compi_codec_poly_lz4,
 };
 
 size_t compi_codec_count(void)

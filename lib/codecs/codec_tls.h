@@ -9,7 +9,13 @@
 #ifndef COMPI_CODEC_TLS_H
 #define COMPI_CODEC_TLS_H
 
-typedef enum { COMPI_TLS_ZSTD_CCTX, COMPI_TLS_ZSTD_DCTX, COMPI_TLS_LZO_WORK, COMPI_TLS_KINDS } compi_tls_kind;
+typedef enum {
+    COMPI_TLS_ZSTD_CCTX,
+    COMPI_TLS_ZSTD_DCTX,
+    COMPI_TLS_LZO_WORK,
+    COMPI_TLS_POLY_WORK, /* poly-lz4's residual block */
+    COMPI_TLS_KINDS
+} compi_tls_kind;
 
 /* This thread's object of that kind, made with make() on first use (destroy
  * frees it at thread exit). NULL if make() failed: the caller then falls

@@ -10,7 +10,7 @@
  *   lz4     LZ4_MAX_INPUT_SIZE (0x7E000000, ~2.11 GB): the block API's int lengths
  *   snappy  UINT32_MAX: the stream's length prefix is a 32-bit varint
  *   others  none: lengths are size_t throughout (zstd, lzo, blosc in 1 GiB
- *           frames, huffman in 64 KiB blocks, rice via libaec's size_t
+ *           frames, poly-lz4 in 256 KiB ones, huffman in 64 KiB blocks, rice via libaec's size_t
  *           stream, fpc, dfcm, rle with a LEB128 length header) */
 #ifndef COMPI_CODECS_H
 #define COMPI_CODECS_H
@@ -29,6 +29,7 @@ enum {
     COMPI_CODEC_ID_SNAPPY = 9,
     COMPI_CODEC_ID_BLOSC_LZ4 = 10,
     COMPI_CODEC_ID_BLOSC_ZSTD = 11,
+    COMPI_CODEC_ID_POLY_LZ4 = 12,
 };
 
 extern const compi_codec compi_codec_rle;
@@ -42,5 +43,15 @@ extern const compi_codec compi_codec_zstd;
 extern const compi_codec compi_codec_snappy;
 extern const compi_codec compi_codec_blosc_lz4;
 extern const compi_codec compi_codec_blosc_zstd;
+extern const compi_codec compi_codec_poly_lz4;
+
+/* Blosc streams (codec_blosc.c), shared with poly-lz4: src_len bytes of
+ * elements of params->elem_size as concatenated Blosc frames (byte shuffle,
+ * compressor "lz4" or "zstd"), at most src_len + BLOSC_MAX_OVERHEAD per
+ * started GiB; and their decoder (any compressor). */
+long long compi_blosc_compress_any(const char *compressor, const void *src, size_t src_len, void *dst, size_t dst_cap,
+                                   const compi_codec_params *params);
+long long compi_blosc_decompress(const void *src, size_t src_len, void *dst, size_t dst_len,
+                                 const compi_codec_params *params);
 
 #endif

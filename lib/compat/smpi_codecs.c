@@ -28,7 +28,7 @@ typedef struct {
 static const compi_sim_speed compi_sim_speeds[] = {
     {"lz4", 1128, 4039},   {"zstd", 551, 1304}, {"blosc-lz4", 2057, 5067}, {"blosc-zstd", 80, 1692},
     {"rice", 636, 610},    {"lzo", 1096, 1396}, {"snappy", 1000, 3000},    {"rle", 2000, 4000},
-    {"huffman", 300, 300}, {"fpc", 500, 500},   {"dfcm", 400, 400},
+    {"huffman", 300, 300}, {"fpc", 500, 500},   {"dfcm", 400, 400},        {"poly-lz4", 1100, 1300},
 };
 
 static double compi_sim_factor = -1; /* < 0: not read yet; 0: measured */
@@ -96,6 +96,7 @@ COMPI_SIM_CODEC(zstd)
 COMPI_SIM_CODEC(snappy)
 COMPI_SIM_CODEC(blosc_lz4)
 COMPI_SIM_CODEC(blosc_zstd)
+COMPI_SIM_CODEC(poly_lz4)
 
 __attribute__((constructor)) static void compi_sim_codecs_init(void)
 {
@@ -112,6 +113,7 @@ __attribute__((constructor)) static void compi_sim_codecs_init(void)
     compi_sim_init_snappy();
     compi_sim_init_blosc_lz4();
     compi_sim_init_blosc_zstd();
+    compi_sim_init_poly_lz4();
 }
 
 /* The table itself is codec_table.c's, over the modelled copies. */
@@ -126,4 +128,5 @@ __attribute__((constructor)) static void compi_sim_codecs_init(void)
 #define compi_codec_snappy compi_sim_snappy
 #define compi_codec_blosc_lz4 compi_sim_blosc_lz4
 #define compi_codec_blosc_zstd compi_sim_blosc_zstd
+#define compi_codec_poly_lz4 compi_sim_poly_lz4
 #include "codecs/codec_table.c"
