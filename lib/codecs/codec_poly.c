@@ -183,7 +183,7 @@ static long long compi_poly_decompress(const void *src, size_t src_len, void *ds
     long long n = compi_blosc_decompress(in + COMPI_POLY_HEADER, src_len - COMPI_POLY_HEADER, dst, dst_len, NULL);
     if (n < 0) return n;
     unsigned char *out = dst;
-    for (size_t i = 0, nw = dst_len / w; i < nw; i++)
+    for (size_t i = 0, nw = (size_t)n / w; i < nw; i++)
         compi_poly_put(out + i * w, w,
                        compi_poly_unfold(compi_poly_get(out + i * w, w), compi_poly_predict(out, i, w, k), w));
     return n;
