@@ -348,6 +348,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     in->post_count = count;
     in->post_dt = dt;
     in->pipe = NULL;
+    in->stashed = 0;
     compi_typeinfo_get(dt, count, &in->ti);
     size_t cap = (size_t)in->ti.size;
     if (in->ti.contiguous && cap >= COMPI_DIRECT_MIN) {
@@ -400,7 +401,8 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
 static unsigned char *compi_incoming_landing(const compi_incoming *in)
 {
     return in->direct ? (unsigned char *)in->buf + in->ti.true_lb
-                      : in->tmp ? (unsigned char *)in->tmp : (unsigned char *)in->header;
+           : in->tmp  ? (unsigned char *)in->tmp
+                      : (unsigned char *)in->header;
 }
 
 /* Every receive compi posts holds at least a header's bytes there (a direct
@@ -719,9 +721,10 @@ int compi_incoming_advance(compi_incoming *in, const MPI_Status *done, const com
 
 int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_info *ci, MPI_Comm comm)
 {
-    if (in->pipe) { /* begun by compi_incoming_advance */
+    if (in->pipe) { /* begun by compi_incoming_advance or compi_stash_begin */
         compi_pipe_recv *r = in->pipe;
         in->pipe = NULL;
+        if (in->stashed) *st = in->stash_st; /* completed a stand-in: the message's own status */
         return compi_pipe_recv_end(r, st, comm);
     }
     int cancelled = 0;

@@ -43,6 +43,8 @@ typedef struct {
     MPI_Datatype post_dt;
     compi_pipe_recv *pipe; /* a pipelined message's chunks being taken (compi_incoming_advance) */
     unsigned char before[COMPI_FRAME_HEADER_SIZE]; /* where the first bytes land, as posted (compi_incoming_mark) */
+    int stashed;                                   /* pipe begun from a probed message's header (compi_stash_begin): */
+    MPI_Status stash_st;                           /* that message's status, which completion reports */
 } compi_incoming;
 /* hold: the receive completes after this call returns (nonblocking,
  * persistent), so compi keeps its own reference on a derived dt it will

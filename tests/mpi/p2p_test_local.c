@@ -13,7 +13,9 @@
  * the sender's MPI may move only from inside an MPI call) that took the
  * chunks inside the Test that found the header would wait there for
  * rank 1 until COMPI_ESCAPE_WAIT and fail the receive. Data, source, tag
- * and count are checked. The same with an Irecv freed
+ * and count are checked. The same with a message a probe found first
+ * (MPI_Improbe then MPI_Imrecv, MPI_Iprobe then MPI_Irecv; the probes find
+ * it without rank 1, the receive calls are local), and with an Irecv freed
  * at once by MPI_Request_free, where rank 0's other calls (MPI_Iprobe of an
  * unrelated tag) must return too, and the data arrive once rank 1 is back
  * in MPI (within FREED_WAIT s, polled). Ranks on one machine (the
@@ -27,13 +29,15 @@
 #define SIZE (8 * 1024 * 1024) /* bytes: pipelined, chunks past the eager limit */
 #define TESTS 200              /* rank 0's calls before it lets rank 1 on */
 
-enum { BY_TEST, BY_TESTANY, BY_TESTSOME, BY_TESTALL, BY_GET_STATUS, BY_FREE, NCALLS };
+enum { BY_TEST, BY_TESTANY, BY_TESTSOME, BY_TESTALL, BY_GET_STATUS, BY_IMPROBE, BY_IPROBE, BY_FREE, NCALLS };
 static const char *const call_name[NCALLS] = {
     "MPI_Test",
     "MPI_Testany",
     "MPI_Testsome",
     "MPI_Testall",
     "MPI_Request_get_status",
+    "MPI_Test on an MPI_Imrecv of what MPI_Improbe found",
+    "MPI_Test on an MPI_Irecv of what MPI_Iprobe found",
     "MPI_Iprobe of another tag after MPI_Request_free"};
 #define FREED_WAIT 30.0 /* s: at most this for a freed receive's data once rank 1 is back in MPI */
 
@@ -76,18 +80,31 @@ static int test_once(int how, MPI_Request *r, MPI_Status *st)
         MPI_CALL(MPI_Iprobe(1, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
         flag = 0;
         break;
-    default: MPI_CALL(MPI_Request_get_status(*r, &flag, st)); break;
+    case BY_GET_STATUS: MPI_CALL(MPI_Request_get_status(*r, &flag, st)); break;
+    default: MPI_CALL(MPI_Test(r, &flag, st)); break;
     }
     return flag;
 }
 
-/* Rank 0's receive of tag: posted before the message is on its way; freed
- * at once in the BY_FREE case. */
+/* Rank 0's receive of tag: posted before the message is on its way, or
+ * (the probe cases) once a probe found it, which it does without rank 1;
+ * freed at once in the BY_FREE case. */
 static void post(int how, char *buf, int tag, const char *sent, MPI_Request *r)
 {
-    MPI_CALL(MPI_Irecv(buf, SIZE, MPI_CHAR, 1, tag, MPI_COMM_WORLD, r));
+    if (how < BY_IMPROBE || how == BY_FREE) MPI_CALL(MPI_Irecv(buf, SIZE, MPI_CHAR, 1, tag, MPI_COMM_WORLD, r));
     mt_await(sent); /* the message is on its way */
-    if (how == BY_FREE) MPI_CALL(MPI_Request_free(r));
+    MPI_Status pst;
+    int found = 0;
+    if (how == BY_IMPROBE) {
+        MPI_Message m = MPI_MESSAGE_NULL;
+        while (!found) MPI_CALL(MPI_Improbe(1, tag, MPI_COMM_WORLD, &found, &m, &pst));
+        MPI_CALL(MPI_Imrecv(buf, SIZE, MPI_CHAR, &m, r));
+    } else if (how == BY_IPROBE) {
+        while (!found) MPI_CALL(MPI_Iprobe(1, tag, MPI_COMM_WORLD, &found, &pst));
+        MPI_CALL(MPI_Irecv(buf, SIZE, MPI_CHAR, 1, tag, MPI_COMM_WORLD, r));
+    } else if (how == BY_FREE) {
+        MPI_CALL(MPI_Request_free(r));
+    }
 }
 
 int main(int argc, char **argv)
