@@ -31,11 +31,11 @@
 
 enum { BY_TEST, BY_TESTANY, BY_TESTSOME, BY_TESTALL, BY_GET_STATUS, BY_IMPROBE, BY_IPROBE, BY_FREE, NCALLS };
 static const char *const call_name[NCALLS] = {
-    "MPI_Test",
-    "MPI_Testany",
-    "MPI_Testsome",
-    "MPI_Testall",
-    "MPI_Request_get_status",
+    "MPI_Test on an Irecv",
+    "MPI_Testany on an Irecv",
+    "MPI_Testsome on an Irecv",
+    "MPI_Testall on an Irecv",
+    "MPI_Request_get_status on an Irecv",
     "MPI_Test on an MPI_Imrecv of what MPI_Improbe found",
     "MPI_Test on an MPI_Irecv of what MPI_Iprobe found",
     "MPI_Iprobe of another tag after MPI_Request_free"};
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
         char sent[32], tested[32];
         snprintf(sent, sizeof sent, "sent%d", how);
         snprintf(tested, sizeof tested, "tested%d", how);
-        mt_group_begin("rank 0 calls %s on an Irecv while rank 1 makes no MPI call", call_name[how]);
+        mt_group_begin("rank 0 calls %s while rank 1 makes no MPI call", call_name[how]);
         fill_words(want, SIZE, 7u + (unsigned)how);
         MPI_Request r = MPI_REQUEST_NULL;
         if (mt_rank == 0) {
