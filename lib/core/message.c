@@ -348,6 +348,7 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     in->post_count = count;
     in->post_dt = dt;
     in->pipe = NULL;
+    in->stashed = 0;
     compi_typeinfo_get(dt, count, &in->ti);
     size_t cap = (size_t)in->ti.size;
     if (in->ti.contiguous && cap >= COMPI_DIRECT_MIN) {
@@ -394,6 +395,41 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
     in->post_count = 1;
     in->post_dt = in->dtype;
     return rc;
+}
+
+/* Where the message's first bytes land. */
+static unsigned char *compi_incoming_landing(const compi_incoming *in)
+{
+    return in->direct ? (unsigned char *)in->buf + in->ti.true_lb
+           : in->tmp  ? (unsigned char *)in->tmp
+                      : (unsigned char *)in->header;
+}
+
+/* Every receive compi posts holds at least a header's bytes there (a direct
+ * one at least COMPI_DIRECT_MIN, staging and the struct path a header slot
+ * more than the buffer). */
+void compi_incoming_mark(compi_incoming *in)
+{
+    unsigned char *head = compi_incoming_landing(in);
+    if (!in->direct) memset(head, 0, COMPI_FRAME_HEADER_SIZE); /* compi's memory: no stale header */
+    memcpy(in->before, head, COMPI_FRAME_HEADER_SIZE);
+}
+
+int compi_incoming_header_landed(const compi_incoming *in)
+{
+    /* Read while the MPI may still be writing there: only a whole header,
+     * checksum and all, counts, and the request's state then decides. A
+     * receive the MPI truncated wrote nothing (MPICH; compi_trunc_writes_prefix)
+     * or the prefix of a message longer than 32 bytes, which is never a
+     * sound pipelined header from a compi sender (data that looks framed
+     * goes escaped). */
+    const unsigned char *head = compi_incoming_landing(in);
+    if (memcmp(head, in->before, COMPI_FRAME_HEADER_SIZE) == 0) return 0;
+    compi_frame_header h;
+    char why[200];
+    return compi_bytes_look_framed(head, COMPI_FRAME_HEADER_SIZE, COMPI_FRAME_HEADER_SIZE) &&
+           compi_frame_read_header(head, COMPI_FRAME_HEADER_SIZE, &h, why, sizeof why) == COMPI_OK &&
+           h.codec == COMPI_CODEC_CHUNKED;
 }
 
 size_t compi_incoming_room(const compi_incoming *in)
@@ -685,9 +721,10 @@ int compi_incoming_advance(compi_incoming *in, const MPI_Status *done, const com
 
 int compi_incoming_finish(compi_incoming *in, MPI_Status *st, const compi_comm_info *ci, MPI_Comm comm)
 {
-    if (in->pipe) { /* begun by compi_incoming_advance */
+    if (in->pipe) { /* begun by compi_incoming_advance or compi_stash_begin */
         compi_pipe_recv *r = in->pipe;
         in->pipe = NULL;
+        if (in->stashed) *st = in->stash_st; /* completed a stand-in: the message's own status */
         return compi_pipe_recv_end(r, st, comm);
     }
     int cancelled = 0;

@@ -42,6 +42,9 @@ typedef struct {
     int post_count;  /* a layout that takes a message of any byte length */
     MPI_Datatype post_dt;
     compi_pipe_recv *pipe; /* a pipelined message's chunks being taken (compi_incoming_advance) */
+    unsigned char before[COMPI_FRAME_HEADER_SIZE]; /* where the first bytes land, as posted (compi_incoming_mark) */
+    int stashed;                                   /* pipe begun from a probed message's header (compi_stash_begin): */
+    MPI_Status stash_st;                           /* that message's status, which completion reports */
 } compi_incoming;
 /* hold: the receive completes after this call returns (nonblocking,
  * persistent), so compi keeps its own reference on a derived dt it will
@@ -53,6 +56,15 @@ int compi_incoming_prepare(compi_incoming *in, void *buf, int count, MPI_Datatyp
 #define COMPI_IN_COUNT(in) ((in)->post_count)
 #define COMPI_IN_TYPE(in) ((in)->post_dt)
 size_t compi_incoming_room(const compi_incoming *in);
+/* A nonblocking receive, just before it is posted: notes what lies where
+ * the message's first bytes will land (compi's own staging is cleared). */
+void compi_incoming_mark(compi_incoming *in);
+/* 1 when what lies there now is a sound pipelined header that was not there
+ * when the receive was posted: the one message that may then be looked at
+ * before its completion (PMPI_Request_get_status), as a 32-byte header
+ * cannot be truncated by any receive compi posts. Anything else, truncated
+ * receives included, is left to the completion call. */
+int compi_incoming_header_landed(const compi_incoming *in);
 /* After the PMPI receive completed with wire status st: decodes into the user
  * buffer, rewrites st so counts are the application's, returns an MPI error
  * code (MPI_SUCCESS, MPI_ERR_TRUNCATE or compi's frame error). */

@@ -92,6 +92,10 @@ int compi_completed_request(MPI_Comm comm, MPI_Request *req);
 int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag, compi_send_mode mode,
                     const compi_comm_info *ci);
 int compi_post_recv(compi_req *r, void *buf, int count, MPI_Datatype dt, int source, int tag);
+/* r receives the message a probe took first (s, core/stash.h): a whole one
+ * at once, a pipelined one's chunks as a posted receive takes them. */
+struct compi_stashed;
+int compi_post_stashed(compi_req *r, struct compi_stashed *s, void *buf, int count, MPI_Datatype dt);
 /* The application's view of a request's state, for MPI_Request_get_status. */
 int compi_req_get_status(compi_req *r, int *flag, MPI_Status *st);
 

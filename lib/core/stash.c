@@ -176,6 +176,20 @@ compi_stashed *compi_stash_pull(MPI_Message *msg, const MPI_Status *probe_status
     return s;
 }
 
+int compi_stash_begin(compi_stashed *s, compi_incoming *in)
+{
+    MPI_Status st = s->status;
+    int rc = compi_pipe_recv_begin(s->ci, s->source, &s->pipe_h, in->buf, in->count, in->dt, &in->ti, &st, s->comm,
+                                   &in->pipe);
+    if (!in->pipe) return rc != MPI_SUCCESS ? rc : MPI_ERR_INTERN;
+    in->stashed = 1;
+    in->stash_st = s->status;
+    compi_comm_info_release(s->ci);
+    s->pipelined = 0;
+    compi_stash_free(s);
+    return MPI_SUCCESS;
+}
+
 int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
 {
     *st = s->status;

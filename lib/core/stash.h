@@ -11,6 +11,7 @@
 #ifndef COMPI_STASH_H
 #define COMPI_STASH_H
 #include "core/comm.h"
+#include "core/recv.h"
 #include "frame/frame.h"
 
 typedef struct compi_stashed {
@@ -41,6 +42,11 @@ void compi_stash_append(compi_stashed *s);
  * reused by a new communicator, which must not see old messages); the
  * chunks of a stashed pipelined message are drained. */
 void compi_stash_purge(MPI_Comm comm);
+/* A pipelined entry (s->pipelined) into in, prepared for the application's
+ * buffer: begins taking its chunks (in->pipe, compi_incoming_advance and
+ * compi_incoming_finish go on) and frees s. Not MPI_SUCCESS: nothing was
+ * begun and s is as it was. */
+int compi_stash_begin(compi_stashed *s, compi_incoming *in);
 /* Decodes into the user buffer, frees s, returns an MPI error code; st gets the status. */
 int compi_stash_deliver(compi_stashed *s, void *buf, int count, MPI_Datatype dt, MPI_Status *st);
 

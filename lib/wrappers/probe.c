@@ -166,9 +166,7 @@ int compi_impl_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *messag
     compi_stashed *s = compi_message_release(*message);
     if (!s) return PMPI_Imrecv(buf, count, dt, message, request);
     compi_req *r = compi_req_new(COMPI_REQ_RECV, s->comm, NULL, COMPI_FAM_MRECV);
-    r->delivered = 1;
-    r->delivered_rc = compi_stash_deliver(s, buf, count, dt, &r->delivered_status);
-    int rc = compi_completed_request(r->comm, &r->inner);
+    int rc = compi_post_stashed(r, s, buf, count, dt);
     if (rc != MPI_SUCCESS) {
         compi_req_destroy(r);
         return rc;
@@ -177,6 +175,6 @@ int compi_impl_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *messag
     *request = r->handle;
     *message = MPI_MESSAGE_NULL;
     compi_req_insert(r);
-    COMPI_STAT_ADD(messages[COMPI_FAM_MRECV], 1);
+    if (!r->in) COMPI_STAT_ADD(messages[COMPI_FAM_MRECV], 1); /* else counted at completion */
     return MPI_SUCCESS;
 }
