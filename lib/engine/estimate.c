@@ -133,6 +133,15 @@ static double compi_estimate_known_cost(const compi_estimate_ctx *x, int i)
     return k->us_per_byte[x->dtclass][i];
 }
 
+/* What candidate i is expected to cost per input byte: what it cost
+ * before, else what the codec model predicts (0: neither says). */
+static double compi_estimate_cost(const compi_estimate_ctx *x, int i)
+{
+    double known = compi_estimate_known_cost(x, i);
+    if (known > 0) return known;
+    return compi_codec_model_cost_us_per_byte(x->codecs, x->codecs->candidates[x->dtclass][i], x->dtclass);
+}
+
 static void compi_estimate_learn_cost(const compi_estimate_ctx *x, int i, double us_per_byte)
 {
     compi_estimate_costs *k = x->costs;
@@ -166,17 +175,17 @@ static void compi_estimate_forget_cost(const compi_estimate_ctx *x, int i)
     x->costs->us_per_byte[x->dtclass][i] *= 0.85;
 }
 
-/* The order candidates are tried in: model order without costs; with
- * them, those not measured yet (model order), then the others cheapest
- * first. */
+/* The order candidates are tried in: those with no expected cost
+ * (neither measured nor in the codec model) in model order, then the
+ * others cheapest first (measured, else the model's prediction). */
 static int compi_estimate_order(const compi_estimate_ctx *x, int order[COMPI_MODEL_MAX_CANDIDATES])
 {
     int n = x->codecs->ncandidates[x->dtclass];
     if (n > COMPI_MODEL_MAX_CANDIDATES) n = COMPI_MODEL_MAX_CANDIDATES;
     for (int i = 0; i < n; i++) {
         int j = i;
-        double ci = compi_estimate_known_cost(x, i);
-        for (; j > 0 && compi_estimate_known_cost(x, order[j - 1]) > ci; j--) order[j] = order[j - 1];
+        double ci = compi_estimate_cost(x, i);
+        for (; j > 0 && compi_estimate_cost(x, order[j - 1]) > ci; j--) order[j] = order[j - 1];
         order[j] = i;
     }
     return n;
@@ -202,12 +211,16 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
     for (int k = 0; k < n; k++) {
         int i = order[k];
         const compi_codec *c = x->codecs->candidates[x->dtclass][i];
-        double r, tc, known = compi_estimate_known_cost(x, i);
-        if (known > 0 && compi_estimate_bound(x, size, known * (double)size) < best_speedup) {
-            compi_estimate_forget_cost(x, i); /* too slow to win, whatever its ratio */
+        double r, tc, known = compi_estimate_known_cost(x, i), cost = compi_estimate_cost(x, i);
+        if (cost > 0 && compi_estimate_bound(x, size, cost * (double)size) < best_speedup) {
+            if (known > 0) compi_estimate_forget_cost(x, i); /* too slow to win, whatever its ratio */
             continue;
         }
         if (tried > 0 && known > 0 && clock_us() - t0 + known * in > budget) break; /* the rest cost more */
+        /* one not measured yet is tried only where the model's prediction
+         * of its cost fits in what is left of the budget, the first too:
+         * on a fast link a small message cannot pay for its evaluation */
+        if (known == 0 && cost > 0 && clock_us() - t0 + cost * in > budget) break;
         if (tried > 0 && !x->costs && clock_us() - t0 >= budget)
             break; /* the rest would cost more than it could save */
         if (compi_estimate_codec(x, c, src, size, sample_max, scratch, &r, &tc) != COMPI_OK) continue;

@@ -87,11 +87,15 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * save (compi_estimate_eval_budget_us): once the candidates tried took
  * that long, the others are skipped (the first is always tried), so a small
  * message on a fast link is not coded five times to save a few
- * microseconds of wire. With x->costs, candidates not measured yet are
- * tried first (each is measured once, whatever the budget), then the
- * others cheapest first, each only while its known cost fits in what is
- * left of the budget; a candidate whose known speed alone keeps it from
- * beating the best so far (or min_speedup), whatever its ratio, is not
+ * microseconds of wire. Candidates are tried cheapest first by their
+ * expected cost: measured in earlier evaluations (x->costs), else the
+ * codec model's prediction (its speed lines); one that has neither is
+ * tried first, once, whatever the budget. One with a prediction only is
+ * tried only while that fits in what is left of the budget, the first
+ * too (an 8 KiB halo at 25 Gbit/s has ~3 us to spend: no codec's 8 KiB
+ * fits, and it goes raw at no cost); a measured one only while its known
+ * cost fits, after the first tried. A candidate whose expected speed
+ * alone keeps it from beating the best so far (or min_speedup), whatever its ratio, is not
  * coded at all (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
  * took longer than the message's wire time). Costs are updated. The
  * incumbent (when tried and still reaching min_speedup) stays best unless

@@ -306,6 +306,18 @@ double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec 
     return any >= 0 ? any : 1.0;
 }
 
+double compi_codec_model_cost_us_per_byte(const compi_codec_model *m, const compi_codec *c, int cls)
+{
+    double any = 0;
+    for (int i = 0; i < m->nspeeds; i++) {
+        const compi_codec_speed *x = &m->speeds[i];
+        if (x->codec != c) continue;
+        if (x->dtclass == cls) return 1.0 / x->compress_mbs; /* 1 MB/s: 1 byte a microsecond */
+        if (x->dtclass == -1 && any == 0) any = 1.0 / x->compress_mbs;
+    }
+    return any;
+}
+
 double compi_codec_model_threads_speedup(int helpers, double measured)
 {
     if (helpers <= 0) return 1.0;
@@ -581,6 +593,25 @@ int compi_net_save(const char *path, const compi_net_model *m, const char *comme
     return compi_file_commit(&w, err, errlen);
 }
 
+/* A codec line's "<codec> <class|*>" fields: 1 with both set, 0 for a
+ * codec this build lacks (the line is skipped), -1 with *rc set. */
+static int compi_parse_codec_class(compi_parse_ctx *p, const char *codec, const char *cls, const compi_codec **c,
+                                   int *dtclass, int *rc)
+{
+    *c = compi_codec_by_name(codec);
+    if (!*c && compi_codec_not_built(codec)) return 0;
+    if (!*c) {
+        *rc = compi_parse_fail(p, "unknown codec '%s' (known: %s)", codec, compi_codec_names());
+        return -1;
+    }
+    *dtclass = compi_dtclass_parse(cls);
+    if (*dtclass < -1) {
+        *rc = compi_parse_fail(p, "'%s' is not a datatype class (byte, int, float, double, *)", cls);
+        return -1;
+    }
+    return 1;
+}
+
 int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, size_t errlen)
 {
     compi_parse_ctx p = {path, 0, err, errlen};
@@ -635,24 +666,35 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
                 rc = compi_parse_fail(&p, "more than %d relation lines", COMPI_MODEL_MAX_RELATIONS);
                 break;
             }
-            r.codec = compi_codec_by_name(tok[1]);
-            if (!r.codec && compi_codec_not_built(tok[1])) continue; /* written by a build with it */
-            if (!r.codec) {
-                rc = compi_parse_fail(&p, "unknown codec '%s' (known: %s)", tok[1], compi_codec_names());
-                break;
-            }
-            r.dtclass = compi_dtclass_parse(tok[2]);
-            if (r.dtclass < -1) {
-                rc = compi_parse_fail(&p, "'%s' is not a datatype class (byte, int, float, double, *)", tok[2]);
-                break;
+            int got_codec = compi_parse_codec_class(&p, tok[1], tok[2], &r.codec, &r.dtclass, &rc);
+            if (got_codec <= 0) {
+                if (got_codec < 0) break;
+                continue; /* written by a build with the codec */
             }
             rc = compi_parse_number(&p, tok[3], "ratio_lo", 0, 1e9, &r.ratio_lo);
             if (rc == COMPI_OK) rc = compi_parse_number(&p, tok[4], "ratio_hi", 0, 1e9, &r.ratio_hi);
             if (rc == COMPI_OK && r.ratio_hi <= r.ratio_lo) rc = compi_parse_fail(&p, "ratio_hi must exceed ratio_lo");
             if (rc == COMPI_OK) rc = compi_parse_number(&p, tok[5], "d_over_c", 1e-4, 1e4, &r.d_over_c);
             if (rc == COMPI_OK) m->relations[m->nrelations++] = r;
+        } else if (strcmp(tok[0], "speed") == 0) {
+            compi_codec_speed v;
+            if (n != 4) {
+                rc = compi_parse_fail(&p, "expected 'speed <codec> <class|*> <compress_MB/s>'");
+                break;
+            }
+            if (m->nspeeds == COMPI_MODEL_MAX_SPEEDS) {
+                rc = compi_parse_fail(&p, "more than %d speed lines", COMPI_MODEL_MAX_SPEEDS);
+                break;
+            }
+            int got_codec = compi_parse_codec_class(&p, tok[1], tok[2], &v.codec, &v.dtclass, &rc);
+            if (got_codec <= 0) {
+                if (got_codec < 0) break;
+                continue; /* written by a build with the codec */
+            }
+            rc = compi_parse_number(&p, tok[3], "compress MB/s", 1e-3, 1e9, &v.compress_mbs);
+            if (rc == COMPI_OK) m->speeds[m->nspeeds++] = v;
         } else {
-            rc = compi_parse_fail(&p, "unknown keyword '%s' (expected source, candidates or relation)", tok[0]);
+            rc = compi_parse_fail(&p, "unknown keyword '%s' (expected source, candidates, relation or speed)", tok[0]);
         }
     }
     for (int c = 0; rc == COMPI_OK && c < COMPI_CLASS_COUNT; c++)
@@ -679,6 +721,10 @@ int compi_codec_model_save(const char *path, const compi_codec_model *m, const c
         const compi_codec_relation *r = &m->relations[i];
         fprintf(f, "relation %s %s %g %g %.4f\n", r->codec->name, compi_dtclass_name(r->dtclass), r->ratio_lo,
                 r->ratio_hi, r->d_over_c);
+    }
+    for (int i = 0; i < m->nspeeds; i++) {
+        const compi_codec_speed *v = &m->speeds[i];
+        fprintf(f, "speed %s %s %.1f\n", v->codec->name, compi_dtclass_name(v->dtclass), v->compress_mbs);
     }
     return compi_file_commit(&w, err, errlen);
 }

@@ -120,6 +120,16 @@ void compi_net_free(compi_net_model *m);
 /* ------------------------------------------------------------- codecs */
 #define COMPI_MODEL_MAX_CANDIDATES 8
 #define COMPI_MODEL_MAX_RELATIONS 256
+#define COMPI_MODEL_MAX_SPEEDS 64
+
+/* A codec's compression speed on a class ("speed" lines), MB/s of
+ * uncompressed input (10^6 bytes a second): what an evaluation expects a
+ * candidate it has not measured yet to cost (engine/estimate.h). */
+typedef struct {
+    const compi_codec *codec;
+    int dtclass; /* a compi_dtclass, or -1 for any class */
+    double compress_mbs;
+} compi_codec_speed;
 
 typedef struct {
     const compi_codec *codec;
@@ -133,12 +143,18 @@ typedef struct {
     int ncandidates[COMPI_CLASS_COUNT];
     int nrelations;
     compi_codec_relation relations[COMPI_MODEL_MAX_RELATIONS];
+    int nspeeds;
+    compi_codec_speed speeds[COMPI_MODEL_MAX_SPEEDS];
     char source[256];
 } compi_codec_model;
 
 /* T_decompress / T_compress predicted for codec c on class cls at ratio r:
  * the exact class's bucket, else the any-class bucket, else 1. */
 double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec *c, int cls, double r);
+/* The compression cost the model predicts for codec c on class cls, in
+ * microseconds per input byte: the class's speed line, else the codec's
+ * any-class one; 0 when the model has neither (files without speed lines). */
+double compi_codec_model_cost_us_per_byte(const compi_codec_model *m, const compi_codec *c, int cls);
 /* Built-in model (measured on the development machine, see docs/heuristics.md). */
 void compi_codec_model_default(compi_codec_model *m);
 /* How many times faster than one thread a message's chunks are coded when

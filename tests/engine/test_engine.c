@@ -403,6 +403,19 @@ static void test_codec_file(void)
     else
         CHECK(rc_lzo == COMPI_OK && m2.ncandidates[COMPI_CLASS_BYTE] == 1 && m2.candidates[COMPI_CLASS_BYTE][0] == lz4 &&
                   m2.nrelations == 0, "lzo not built, its lines skipped: rc %d %s", rc_lzo, err);
+    /* speed lines: a class's own, else the codec's any-class one */
+    path = write_file("codecs_speed.txt", "compi-heuristics 1 codecs\ncandidates byte lz4\ncandidates int lz4\n"
+                                          "candidates float\ncandidates double lz4\nspeed lz4 int 1000\n"
+                                          "speed lz4 * 500\n");
+    CHECK(compi_codec_model_load(path, &m2, err, sizeof err) == COMPI_OK && m2.nspeeds == 2, "speed lines: %s", err);
+    CHECK(compi_codec_model_cost_us_per_byte(&m2, lz4, COMPI_CLASS_INT) == 1e-3, "int: 1000 MB/s");
+    CHECK(compi_codec_model_cost_us_per_byte(&m2, lz4, COMPI_CLASS_DOUBLE) == 2e-3, "double: the * line");
+    CHECK(compi_codec_model_cost_us_per_byte(&m2, zstd, COMPI_CLASS_INT) == 0, "zstd: no line, no prediction");
+    path = write_file("codecs_speed2.txt", "");
+    CHECK(compi_codec_model_save(path, &m2, "c", err, sizeof err) == COMPI_OK &&
+              compi_codec_model_load(path, &m, err, sizeof err) == COMPI_OK && m.nspeeds == 2 &&
+              compi_codec_model_cost_us_per_byte(&m, lz4, COMPI_CLASS_INT) == 1e-3,
+          "speed lines round trip: %s", err);
     compi_codec_model dflt;
     compi_codec_model_default(&dflt);
     for (int c = 0; c < COMPI_CLASS_COUNT; c++) CHECK(dflt.ncandidates[c] > 0, "default has candidates for class %d", c);
@@ -416,7 +429,10 @@ static void test_codec_file(void)
         {"compi-heuristics 1 codecs\nrelation lz4 * 2 1 0.5\n", "ratio_hi must exceed ratio_lo"},
         {"compi-heuristics 1 codecs\nrelation lz4 * 0 1\n", "expected 'relation"},
         {"compi-heuristics 1 codecs\nrelation lz4 * 0 1 0\n", "d_over_c 0 is out of range"},
-        {"compi-heuristics 1 codecs\nspeed lz4 9\n", "unknown keyword 'speed'"},
+        {"compi-heuristics 1 codecs\nspeeds lz4 9\n", "unknown keyword 'speeds'"},
+        {"compi-heuristics 1 codecs\nspeed lz4 9\n", "expected 'speed"},
+        {"compi-heuristics 1 codecs\nspeed lz4 * 0\n", "compress MB/s 0 is out of range"},
+        {"compi-heuristics 1 codecs\nspeed lz5 * 10\n", "unknown codec 'lz5'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         path = write_file("bad.txt", bad[i].text);

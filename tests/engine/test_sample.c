@@ -158,8 +158,8 @@ static void three_codecs_init(three_codecs *t, const compi_codec *a, const compi
         t->cm.candidates[COMPI_CLASS_DOUBLE][t->cm.ncandidates[COMPI_CLASS_DOUBLE]++] = order[i];
     }
     t->link = flat_link(15, 9);
-    t->x = (compi_estimate_ctx){&t->link, &t->cm, COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1,
-                                fake_clock_us, NULL, &t->costs};
+    t->x = (compi_estimate_ctx){&t->link,      &t->cm, COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1,
+                                fake_clock_us, NULL,   &t->costs};
 }
 
 /* An 80 KiB message at ~110 MB/s may spend ~0.74 ms on its evaluation. In
@@ -225,11 +225,63 @@ static void test_too_slow_to_win(void)
     free(scratch);
 }
 
+/* The codec model's speeds for the three fakes: what each costs before
+ * any evaluation measured it. */
+static void three_codecs_speeds(three_codecs *t)
+{
+    const compi_codec *c[] = {&slow, &mid, &pred};
+    const double mbs[] = {90.0, 600.0, 1500.0};
+    for (int i = 0; i < 3; i++) t->cm.speeds[t->cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i]};
+}
+
+/* The first evaluation, before any candidate was measured, keeps to its
+ * budget by the codec model's speeds: an 80 KiB message at ~110 MB/s
+ * (0.74 ms to spend) tries the predictor and the zstd-like codec, cheapest
+ * first, and never the slow one (0.73 ms on the 64 KiB sample, more than
+ * is left); an 8 KiB halo on a 2.4 GB/s link (3.3 us to spend) tries none
+ * and goes raw at no cost. Without the model's speeds every candidate not
+ * measured yet was coded once, whatever the budget. */
+static void test_first_evaluation_budget(void)
+{
+    three_codecs t;
+    three_codecs_init(&t, &slow, &mid, &pred);
+    three_codecs_speeds(&t);
+    CHECK(fabs(compi_codec_model_cost_us_per_byte(&t.cm, &slow, COMPI_CLASS_DOUBLE) - 1 / 90.0) < 1e-12,
+          "the model's cost of the slow codec: 1/90 us a byte");
+    CHECK(compi_codec_model_cost_us_per_byte(&t.cm, &slow, COMPI_CLASS_INT) == 0, "no speed for the int class");
+    compi_estimate_ctx x = t.x;
+    size_t size = 80 * KiB, sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    compi_estimate best;
+    double budget = compi_estimate_eval_budget_us(&x, size), t0 = fake_now_us;
+    slow_calls = 0;
+    int tried = compi_estimate_best(&x, data, size, sample, 1.0, scratch, &best);
+    CHECK(tried == 2 && slow_calls == 0, "80 KiB: the two that fit are tried (%d tried, slow coded %d times)", tried,
+          slow_calls);
+    CHECK(best.codec == &pred, "the predictor wins (%s)", best.codec ? best.codec->name : "raw");
+    CHECK(fake_now_us - t0 <= budget, "within the budget (%.0f of %.0f us)", fake_now_us - t0, budget);
+
+    three_codecs_init(&t, &slow, &mid, &pred);
+    three_codecs_speeds(&t);
+    x = t.x;
+    compi_net_link fast_link = flat_link(4, 1e3 / 2449);
+    x.link = &fast_link;
+    size = 8 * KiB;
+    t0 = fake_now_us;
+    tried = compi_estimate_best(&x, data, size, sample, 1.0, scratch, &best);
+    CHECK(tried == 0 && fake_now_us == t0, "8 KiB at 2.4 GB/s: nothing tried (%d, %.1f us)", tried, fake_now_us - t0);
+    CHECK(best.codec == NULL, "raw (%s)", best.codec ? best.codec->name : "raw");
+    free(data);
+    free(scratch);
+}
+
 int main(void)
 {
     test_sample_is_a_chunk();
     test_budget_drops_the_expensive();
     test_too_slow_to_win();
+    test_first_evaluation_budget();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

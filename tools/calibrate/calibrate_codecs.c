@@ -459,6 +459,22 @@ static void cc_relations(const cc_ctx *c, compi_codec_model *m)
     }
 }
 
+/* Each class's candidates' aggregate compression speed (its "speed"
+ * lines: what an evaluation expects a candidate it has not measured yet
+ * to cost). */
+static void cc_speeds(const cc_ctx *c, cc_agg agg[COMPI_CLASS_COUNT][CC_MAX_CODECS], compi_codec_model *m)
+{
+    m->nspeeds = 0;
+    for (int cls = 0; cls < COMPI_CLASS_COUNT; cls++)
+        for (int i = 0; i < m->ncandidates[cls]; i++) {
+            int k = 0;
+            while (c->codecs[k] != m->candidates[cls][i]) k++;
+            const cc_agg *a = &agg[cls][k];
+            if (a->tc <= 0 || a->in <= 0 || m->nspeeds == COMPI_MODEL_MAX_SPEEDS) continue;
+            m->speeds[m->nspeeds++] = (compi_codec_speed){c->codecs[k], cls, a->in / a->tc / 1e6};
+        }
+}
+
 /* ------------------------------------------------------------ output */
 
 typedef struct {
@@ -538,6 +554,14 @@ static void cc_print_c(const compi_codec_model *m)
         const compi_codec_relation *r = &m->relations[i];
         printf("        {\"%s\", %s, %g, %g, %.4f},\n", r->codec->name, r->dtclass < 0 ? "-1" : cname[r->dtclass],
                r->ratio_lo, r->ratio_hi, r->d_over_c);
+    }
+    printf("    };\n");
+    printf("    /* codec, class, compression MB/s (the class's aggregate) */\n");
+    printf("    static const compi_model_speed_row speeds[] = {\n");
+    for (int i = 0; i < m->nspeeds; i++) {
+        const compi_codec_speed *v = &m->speeds[i];
+        printf("        {\"%s\", %s, %.0f},\n", v->codec->name, v->dtclass < 0 ? "-1" : cname[v->dtclass],
+               v->compress_mbs);
     }
     printf("    };\n");
 }
@@ -666,6 +690,7 @@ int main(int argc, char **argv)
     static cc_agg agg[COMPI_CLASS_COUNT][CC_MAX_CODECS];
     cc_choose_candidates(&c, agg, &m);
     cc_relations(&c, &m);
+    cc_speeds(&c, agg, &m);
 
     char date[64], day[16];
     time_t now = time(NULL);
