@@ -392,7 +392,8 @@ int compi_req_get_status(compi_req *r, int *flag, MPI_Status *status)
     }
     if (compi_req_delivered(r)) st = r->delivered_status;
     compi_status_out(status, &st);
-    if (!COMPI_GET_STATUS_RETURNS_ERROR || !compi_req_delivered(r) || r->delivered_rc == MPI_SUCCESS) return MPI_SUCCESS;
+    if (!COMPI_GET_STATUS_RETURNS_ERROR || !compi_req_delivered(r) || r->delivered_rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
     /* the MPI raised its own truncation already; compi raises the rest */
     return prc != MPI_SUCCESS ? prc : compi_raise(MPI_COMM_WORLD, r->delivered_rc);
 }
