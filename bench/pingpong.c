@@ -214,10 +214,12 @@ typedef struct {
     MPI_Comm comm;         /* MPI_COMM_WORLD or a --compare variant's */
 } variant;
 
-/* Plain = PMPI entry points (invisible to a PMPI tool), compi = MPI entry points. */
-static const variant VARIANTS[2] = {
-    {"plain", TAG_PLAIN, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv, PMPI_Waitall, PMPI_Get_count, MPI_COMM_WORLD},
-    {"compi", TAG_COMPI, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall, MPI_Get_count, MPI_COMM_WORLD},
+/* Plain = PMPI entry points (invisible to a PMPI tool), compi = MPI entry
+ * points. Their communicator is MPI_COMM_WORLD, set after MPI_Init: it is
+ * not a constant everywhere (SimGrid SMPI). */
+static variant VARIANTS[2] = {
+    {"plain", TAG_PLAIN, PMPI_Send, PMPI_Recv, PMPI_Isend, PMPI_Irecv, PMPI_Waitall, PMPI_Get_count, MPI_COMM_NULL},
+    {"compi", TAG_COMPI, MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Waitall, MPI_Get_count, MPI_COMM_NULL},
 };
 
 typedef struct {
@@ -606,6 +608,7 @@ static int compare_variants(const options *o, variant *vars)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    VARIANTS[VAR_PLAIN].comm = VARIANTS[VAR_COMPI].comm = MPI_COMM_WORLD;
     int nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
