@@ -117,6 +117,17 @@ void compi_sched_set_wait(int (*wait)(MPI_Request *request, MPI_Status *status))
 /* Frees a schedule that was never started. */
 void compi_sched_abandon(compi_sched *s);
 
+/* ---- point-to-point schedules (MPI_Isendrecv, MPI_Isendrecv_replace):
+ * messages on comm itself with the application's tags, so they match any
+ * send or receive of the peer's; no dup of comm is made (the call is not
+ * collective), the schedule is not one of comm's collectives (a blocking
+ * collective does not wait for it) and is counted in its family fam only.
+ * The request's status is the receive's (MPI_PROC_NULL's when there is
+ * none). Started with compi_sched_start. */
+compi_sched *compi_sched_new_p2p(MPI_Comm comm, const compi_comm_info *ci, compi_family fam, int *rc);
+int compi_sched_p2p_send(compi_sched *s, const void *buf, int count, MPI_Datatype dt, int dest, int tag);
+int compi_sched_p2p_recv(compi_sched *s, void *buf, int count, MPI_Datatype dt, int source, int tag);
+
 /* ---- progress */
 /* Advances every live schedule once (and the communicators' set-ups, see
  * sched.c); returns how many finished (0: no progress). */

@@ -2,7 +2,8 @@
 /* Schedules of nonblocking collectives (see nbc.h): rounds of compi
  * point-to-point steps and local steps, advanced by compi_nbc_progress.
  * The rounds form one or more lanes; each lane's rounds run in order, the
- * lanes independently of each other. */
+ * lanes independently of each other. MPI_Isendrecv's pair of messages is a
+ * one-round schedule of its own kind (compi_sched_new_p2p). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -49,6 +50,9 @@ struct compi_sched {
     compi_nbc_gate *gate; /* a gate's trial call: its rounds' frames counted there */
     int probe;            /* that trial wants the frames evaluated */
     compi_req *entry;     /* the application's request, until finished */
+    int p2p;              /* on comm itself, application tags (compi_sched_new_p2p) */
+    int result;           /* the op whose status is the request's (-1: none) */
+    MPI_Status result_st;
     struct compi_sched *next;
 };
 
@@ -299,6 +303,26 @@ compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc
     return s;
 }
 
+compi_sched *compi_sched_new_p2p(MPI_Comm comm, const compi_comm_info *ci, compi_family fam, int *rc)
+{
+    compi_sched *s = calloc(1, sizeof *s);
+    if (!s) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    *rc = MPI_SUCCESS;
+    s->comm = s->x = comm;
+    s->ci = compi_comm_info_hold(ci);
+    s->kind = COMPI_NBC_KINDS; /* no collective family */
+    s->fam = fam;
+    s->p2p = 1;
+    s->result = -1;
+    /* a receive from MPI_PROC_NULL (no step): MPI's status for it */
+    compi_status_empty(&s->result_st);
+    s->result_st.MPI_SOURCE = MPI_PROC_NULL;
+    return s;
+}
+
 static compi_sched_op *compi_sched_add(compi_sched *s, int type)
 {
     if (s->nops == s->cap) {
@@ -359,7 +383,7 @@ static int compi_sched_msg(compi_sched *s, int type, const void *sbuf, void *rbu
     op->rbuf = rbuf;
     op->count = count;
     op->peer = peer;
-    op->tag = s->tagbase + sub;
+    op->tag = s->p2p ? sub : s->tagbase + sub;
     op->user_dt = dt;
     int rc = compi_type_hold(dt, &op->dt);
     if (rc != MPI_SUCCESS) {
@@ -377,6 +401,18 @@ int compi_sched_send(compi_sched *s, const void *buf, int count, MPI_Datatype dt
 int compi_sched_recv(compi_sched *s, void *buf, int count, MPI_Datatype dt, int peer, int sub)
 {
     return compi_sched_msg(s, COMPI_OP_RECV, NULL, buf, count, dt, peer, sub);
+}
+
+int compi_sched_p2p_send(compi_sched *s, const void *buf, int count, MPI_Datatype dt, int dest, int tag)
+{
+    return compi_sched_msg(s, COMPI_OP_SEND, buf, NULL, count, dt, dest, tag);
+}
+
+int compi_sched_p2p_recv(compi_sched *s, void *buf, int count, MPI_Datatype dt, int source, int tag)
+{
+    int n = s->nops, rc = compi_sched_msg(s, COMPI_OP_RECV, NULL, buf, count, dt, source, tag);
+    if (rc == MPI_SUCCESS && s->nops > n) s->result = n;
+    return rc;
 }
 
 int compi_sched_call(compi_sched *s, compi_sched_fn fn, void *arg)
@@ -475,7 +511,7 @@ static void compi_sched_post_round(compi_sched *s, int k)
             compi_req_destroy(r);
             continue;
         }
-        if (op->type == COMPI_OP_SEND) {
+        if (op->type == COMPI_OP_SEND && !s->p2p) {
             compi_typeinfo ti;
             compi_typeinfo_get(op->dt, op->count, &ti);
             COMPI_NBC_ADD(s->kind, COMPI_NBC_BYTES, ti.size);
@@ -520,6 +556,7 @@ static int compi_sched_test_round(compi_sched *s, int k)
         st.MPI_ERROR = prc;
         compi_sched_fail(s, prc);
         compi_sched_fail(s, compi_req_finish_op(op->r, &st));
+        if (i == s->result) s->result_st = st;
         compi_req_destroy(op->r);
         op->r = NULL;
     }
@@ -572,7 +609,8 @@ static void compi_sched_finish(compi_sched *s)
 {
     compi_req *e = s->entry;
     MPI_Status st;
-    compi_status_empty(&st);
+    if (s->p2p) st = s->result_st;
+    else compi_status_empty(&st);
     st.MPI_ERROR = s->rc;
     MPI_Request g = e->inner;
     s->entry = NULL;
@@ -609,7 +647,7 @@ int compi_sched_start(compi_sched *s, MPI_Request *request)
     s->entry = e;
     *request = e->handle;
     compi_req_insert(e);
-    COMPI_NBC_ADD(s->kind, COMPI_NBC_COMPI, 1);
+    if (!s->p2p) COMPI_NBC_ADD(s->kind, COMPI_NBC_COMPI, 1);
     pthread_mutex_lock(&compi_sched_lock);
     compi_sched_locked = 1;
     /* post the first round at once: the MPI moves it from here on */
@@ -685,7 +723,7 @@ void compi_nbc_drain(MPI_Comm comm)
     for (;;) {
         int pending = 0;
         pthread_mutex_lock(&compi_sched_lock);
-        for (compi_sched *s = compi_sched_head; s && !pending; s = s->next) pending = s->comm == comm;
+        for (compi_sched *s = compi_sched_head; s && !pending; s = s->next) pending = s->comm == comm && !s->p2p;
         pthread_mutex_unlock(&compi_sched_lock);
         if (!pending) return;
         if (!compi_nbc_progress()) sched_yield();

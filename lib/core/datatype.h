@@ -29,6 +29,16 @@ void compi_typeinfo_get(MPI_Datatype dt, int count, compi_typeinfo *ti);
 int compi_bytes_type(size_t len, int *count, MPI_Datatype *dt);
 void compi_bytes_type_free(MPI_Datatype *dt); /* no-op for MPI_BYTE */
 size_t compi_int_limit(void);
+/* MPI 4.0 large-count calls (MPI_Send_c, ...): whether count goes as an
+ * int (0 <= count <= compi_int_limit()); else compi_count_big gives
+ * (*icount, *big) = (1, a committed type of count elements of dt), which
+ * compi_count_type_free(dt, big) releases (a no-op when *big is dt). */
+static inline int compi_count_fits(MPI_Count count)
+{
+    return count >= 0 && (size_t)count <= compi_int_limit();
+}
+int compi_count_big(MPI_Count count, MPI_Datatype dt, int *icount, MPI_Datatype *big);
+void compi_count_type_free(MPI_Datatype dt, MPI_Datatype *big);
 /* Bytes in pack order from/to (buf, count, dt); MPI_BOTTOM allowed. Unpack
  * places a trailing partial element the way a receive would. */
 int compi_pack_bytes(const void *buf, int count, MPI_Datatype dt, void *dst, size_t size);

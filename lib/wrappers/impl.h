@@ -241,4 +241,13 @@ extern int compi_bypass;
 extern const char *const compi_symbols[];
 void compi_bypass_call(void);
 void compi_interpose_init(void); /* after PMPI_Init: agree over WORLD, tell */
+#if MPI_VERSION >= 4
+int compi_impl_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                         MPI_Request *request);
+int compi_impl_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
+                                 MPI_Comm comm, MPI_Request *request);
+int compi_impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+#endif
+
 #endif

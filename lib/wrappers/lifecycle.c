@@ -120,3 +120,11 @@ int compi_impl_Buffer_detach(void *buffer_addr, int *size)
     if (compi_g.initialized) compi_orphans_progress(1);
     return PMPI_Buffer_detach(buffer_addr, size);
 }
+
+#if MPI_VERSION >= 4
+int compi_impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    if (compi_g.initialized) compi_orphans_progress(1);
+    return PMPI_Buffer_detach_c(buffer_addr, size);
+}
+#endif
