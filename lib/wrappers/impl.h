@@ -248,6 +248,26 @@ int compi_impl_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
 int compi_impl_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source, int recvtag,
                                  MPI_Comm comm, MPI_Request *request);
 int compi_impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+int compi_impl_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                         MPI_Comm comm);
+int compi_impl_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm);
+int compi_impl_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                            MPI_Comm comm);
+int compi_impl_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                           MPI_Datatype recvtype, MPI_Comm comm);
+int compi_impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype dt,
+                                MPI_Op op, MPI_Comm comm);
+int compi_impl_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                     MPI_Comm comm);
+int compi_impl_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 #endif
 
 #endif
