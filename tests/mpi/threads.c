@@ -4,8 +4,8 @@
  * Isend/Irecv, Sendrecv, Probe+Recv, Mprobe+Mrecv, Issend+Test, with
  * compressible and random payloads, verified on both sides; then each thread
  * runs rooted collectives (Bcast, Gather) and then nonblocking ones (Ialltoall,
- * Iallreduce, Ibcast; completed by Waitall, Testall or Waitany) on its own dup
- * of MPI_COMM_WORLD.
+ * Iallreduce, Ibcast, and under MPI 4.0 an MPI_Isendrecv around the ring;
+ * completed by Waitall, Testall or Waitany) on its own dup of MPI_COMM_WORLD.
  * Skips (prints "SKIP [threads]") if MPI_THREAD_MULTIPLE is not provided. */
 #include "mpitest.h"
 #include <pthread.h>
@@ -21,30 +21,31 @@ typedef struct {
 
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define TCHECK(c, cond, what, ...)                                                          \
-    do {                                                                                    \
-        if (cond) (c)->pass++;                                                              \
-        else {                                                                              \
-            (c)->fail++;                                                                    \
-            if ((c)->fail <= 10) {                                                          \
-                pthread_mutex_lock(&print_lock);                                            \
-                printf("FAIL [threads] rank %d thread %d line %d: %s: ", mt_rank, (c)->id, __LINE__, what); \
-                printf(__VA_ARGS__);                                                        \
-                printf("\n");                                                               \
-                fflush(stdout);                                                             \
-                pthread_mutex_unlock(&print_lock);                                          \
-            }                                                                               \
-        }                                                                                   \
+#define TCHECK(c, cond, what, ...)                                                                                     \
+    do {                                                                                                               \
+        if (cond) (c)->pass++;                                                                                         \
+        else {                                                                                                         \
+            (c)->fail++;                                                                                               \
+            if ((c)->fail <= 10) {                                                                                     \
+                pthread_mutex_lock(&print_lock);                                                                       \
+                printf("FAIL [threads] rank %d thread %d line %d: %s: ", mt_rank, (c)->id, __LINE__, what);            \
+                printf(__VA_ARGS__);                                                                                   \
+                printf("\n");                                                                                          \
+                fflush(stdout);                                                                                        \
+                pthread_mutex_unlock(&print_lock);                                                                     \
+            }                                                                                                          \
+        }                                                                                                              \
     } while (0)
 
-#define TCALL(c, call)                                                                      \
-    do {                                                                                    \
-        int rc_ = (call);                                                                   \
-        if (rc_ != MPI_SUCCESS) {                                                           \
-            printf("FAIL [threads] rank %d thread %d line %d: %s returned %d\n", mt_rank, (c)->id, __LINE__, #call, rc_); \
-            fflush(stdout);                                                                 \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                                   \
-        }                                                                                   \
+#define TCALL(c, call)                                                                                                 \
+    do {                                                                                                               \
+        int rc_ = (call);                                                                                              \
+        if (rc_ != MPI_SUCCESS) {                                                                                      \
+            printf("FAIL [threads] rank %d thread %d line %d: %s returned %d\n", mt_rank, (c)->id, __LINE__, #call,    \
+                   rc_);                                                                                               \
+            fflush(stdout);                                                                                            \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                                              \
+        }                                                                                                              \
     } while (0)
 
 static const int tcounts[5] = {0, 10, 65536, 16384, 262144};
@@ -59,7 +60,10 @@ static int verify(const void *got, size_t n, char kind, int pat, uint64_t seed, 
     int ok = n == 0 || memcmp(got, exp, n * es) == 0;
     if (!ok)
         for (size_t i = 0; i < n * es; i++)
-            if (((const unsigned char *)got)[i] != ((unsigned char *)exp)[i]) { *first = i; break; }
+            if (((const unsigned char *)got)[i] != ((unsigned char *)exp)[i]) {
+                *first = i;
+                break;
+            }
     free(exp);
     return ok;
 }
@@ -91,31 +95,49 @@ static void *worker(void *arg)
                     TCALL(c, MPI_Sendrecv(sb, n, t, partner, tag, rb, n, t, partner, tag, MPI_COMM_WORLD, &st));
                 } else if (sending) {
                     switch (method) {
-                    case 1: TCALL(c, MPI_Isend(sb, n, t, partner, tag, MPI_COMM_WORLD, &r[0]));
-                            TCALL(c, MPI_Wait(&r[0], MPI_STATUS_IGNORE)); break;
-                    case 5: { int f = 0;
-                              TCALL(c, MPI_Issend(sb, n, t, partner, tag, MPI_COMM_WORLD, &r[0]));
-                              while (!f) { TCALL(c, MPI_Test(&r[0], &f, MPI_STATUS_IGNORE)); }
-                              break; }
+                    case 1:
+                        TCALL(c, MPI_Isend(sb, n, t, partner, tag, MPI_COMM_WORLD, &r[0]));
+                        TCALL(c, MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+                        break;
+                    case 5: {
+                        int f = 0;
+                        TCALL(c, MPI_Issend(sb, n, t, partner, tag, MPI_COMM_WORLD, &r[0]));
+                        while (!f) {
+                            TCALL(c, MPI_Test(&r[0], &f, MPI_STATUS_IGNORE));
+                        }
+                        break;
+                    }
                     default: TCALL(c, MPI_Send(sb, n, t, partner, tag, MPI_COMM_WORLD));
                     }
                     continue;
                 } else {
                     switch (method) {
-                    case 1: TCALL(c, MPI_Irecv(rb, n, t, partner, tag, MPI_COMM_WORLD, &r[1]));
-                            TCALL(c, MPI_Wait(&r[1], &st)); break;
-                    case 3: { int pc = -1;
-                              TCALL(c, MPI_Probe(partner, tag, MPI_COMM_WORLD, &st));
-                              MPI_Get_count(&st, t, &pc);
-                              TCHECK(c, pc == n, "Probe Get_count", "expected %d, got %d (iteration %d)", n, pc, it);
-                              TCALL(c, MPI_Recv(rb, n, t, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, &st)); break; }
-                    case 4: { MPI_Message m;
-                              TCALL(c, MPI_Mprobe(partner, tag, MPI_COMM_WORLD, &m, &st));
-                              TCALL(c, MPI_Mrecv(rb, n, t, &m, &st)); break; }
-                    case 5: { int f = 0;
-                              TCALL(c, MPI_Irecv(rb, n, t, partner, tag, MPI_COMM_WORLD, &r[1]));
-                              while (!f) { TCALL(c, MPI_Test(&r[1], &f, &st)); }
-                              break; }
+                    case 1:
+                        TCALL(c, MPI_Irecv(rb, n, t, partner, tag, MPI_COMM_WORLD, &r[1]));
+                        TCALL(c, MPI_Wait(&r[1], &st));
+                        break;
+                    case 3: {
+                        int pc = -1;
+                        TCALL(c, MPI_Probe(partner, tag, MPI_COMM_WORLD, &st));
+                        MPI_Get_count(&st, t, &pc);
+                        TCHECK(c, pc == n, "Probe Get_count", "expected %d, got %d (iteration %d)", n, pc, it);
+                        TCALL(c, MPI_Recv(rb, n, t, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, &st));
+                        break;
+                    }
+                    case 4: {
+                        MPI_Message m;
+                        TCALL(c, MPI_Mprobe(partner, tag, MPI_COMM_WORLD, &m, &st));
+                        TCALL(c, MPI_Mrecv(rb, n, t, &m, &st));
+                        break;
+                    }
+                    case 5: {
+                        int f = 0;
+                        TCALL(c, MPI_Irecv(rb, n, t, partner, tag, MPI_COMM_WORLD, &r[1]));
+                        while (!f) {
+                            TCALL(c, MPI_Test(&r[1], &f, &st));
+                        }
+                        break;
+                    }
                     default: TCALL(c, MPI_Recv(rb, n, t, partner, tag, MPI_COMM_WORLD, &st));
                     }
                 }
@@ -151,8 +173,8 @@ static void *worker(void *arg)
         if (mt_rank == root)
             for (int i = 0; i < mt_size; i++)
                 TCHECK(c, verify(all + (size_t)i * m, m, 'd', PAT_RAMP, seed + (uint64_t)i * 7, &fb),
-                       "Gather on per-thread comm", "iteration %d root %d block %d: first differing byte %zu", it,
-                       root, i, fb);
+                       "Gather on per-thread comm", "iteration %d root %d block %d: first differing byte %zu", it, root,
+                       i, fb);
         free(all);
         free(b);
     }
@@ -168,28 +190,42 @@ static void *worker(void *arg)
         double *sb = mt_malloc((size_t)n * np * sizeof(double)), *rb = mt_malloc((size_t)n * np * sizeof(double));
         double *bb = mt_malloc((size_t)n * sizeof(double));
         int *ib = mt_malloc((size_t)m * sizeof(int)), *ir = mt_malloc((size_t)m * sizeof(int));
-        for (int d = 0; d < np; d++) mt_fill(sb + (size_t)d * n, n, 'd', PAT_SMOOTH, base + (uint64_t)me * 10 + (uint64_t)d);
+        for (int d = 0; d < np; d++)
+            mt_fill(sb + (size_t)d * n, n, 'd', PAT_SMOOTH, base + (uint64_t)me * 10 + (uint64_t)d);
         for (int i = 0; i < m; i++) ib[i] = (me + 1) * i + it;
         if (me == root) mt_fill(bb, n, 'd', PAT_SMOOTH, base + 999);
         else memset(bb, 0, (size_t)n * sizeof(double));
-        MPI_Request rq[3];
+        MPI_Request rq[4];
+        int nrq = 3;
         TCALL(c, MPI_Ialltoall(sb, n, MPI_DOUBLE, rb, n, MPI_DOUBLE, c->comm, &rq[0]));
         TCALL(c, MPI_Iallreduce(ib, ir, m, MPI_INT, MPI_SUM, c->comm, &rq[1]));
         TCALL(c, MPI_Ibcast(bb, n, MPI_DOUBLE, root, c->comm, &rq[2]));
+#if MPI_VERSION >= 4
+        /* the ring: this rank's first block to the right, the left's into sr */
+        double *sr = mt_malloc((size_t)n * sizeof(double));
+        int right = (me + 1) % np, left = (me + np - 1) % np;
+        TCALL(c, MPI_Isendrecv(sb, n, MPI_DOUBLE, right, 7, sr, n, MPI_DOUBLE, left, 7, c->comm, &rq[3]));
+        nrq = 4;
+#endif
         if (it % 3 == 0) {
-            TCALL(c, MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
+            TCALL(c, MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE));
         } else if (it % 3 == 1) {
             int done = 0;
-            while (!done) TCALL(c, MPI_Testall(3, rq, &done, MPI_STATUSES_IGNORE));
+            while (!done) TCALL(c, MPI_Testall(nrq, rq, &done, MPI_STATUSES_IGNORE));
         } else {
-            for (int k = 0; k < 3; k++) {
+            for (int k = 0; k < nrq; k++) {
                 int idx = -1;
-                TCALL(c, MPI_Waitany(3, rq, &idx, MPI_STATUS_IGNORE));
-                TCHECK(c, idx >= 0 && idx < 3 && rq[idx] == MPI_REQUEST_NULL, "Waitany index",
+                TCALL(c, MPI_Waitany(nrq, rq, &idx, MPI_STATUS_IGNORE));
+                TCHECK(c, idx >= 0 && idx < nrq && rq[idx] == MPI_REQUEST_NULL, "Waitany index",
                        "iteration %d: index %d", it, idx);
             }
         }
         size_t fb = 0;
+#if MPI_VERSION >= 4
+        TCHECK(c, verify(sr, n, 'd', PAT_SMOOTH, base + (uint64_t)left * 10, &fb), "Isendrecv on per-thread comm",
+               "iteration %d from %d: first differing byte %zu", it, left, fb);
+        free(sr);
+#endif
         for (int s = 0; s < np; s++)
             TCHECK(c, verify(rb + (size_t)s * n, n, 'd', PAT_SMOOTH, base + (uint64_t)s * 10 + (uint64_t)me, &fb),
                    "Ialltoall on per-thread comm", "iteration %d block from %d: first differing byte %zu", it, s, fb);
