@@ -242,14 +242,15 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
         /* one not measured yet is tried only where the model's prediction
          * of its cost fits in what is left of the budget, the first too:
          * on a fast link a small message cannot pay for its evaluation.
-         * It codes a smaller sample when that fits (its ratio and speed
-         * measured, for this and the later evaluations), and not at all
-         * when not even COMPI_ESTIMATE_MIN_TRIAL bytes do. */
+         * The first one tried codes a smaller sample when that fits (its
+         * ratio and speed measured, and through compi_estimate_data_factor
+         * what the data says of the others' speeds), not at all when not
+         * even COMPI_ESTIMATE_MIN_TRIAL bytes do; later ones end it. */
         size_t trial_max = sample_max;
         double left = known == 0 && cost > 0 ? budget - (clock_us() - t0) : 0;
         if (known == 0 && cost > 0 && cost * in > left) {
             double fit = left / cost;
-            if (fit < COMPI_ESTIMATE_MIN_TRIAL || compi_estimate_chunk(x, size)) break;
+            if (tried > 0 || fit < COMPI_ESTIMATE_MIN_TRIAL || compi_estimate_chunk(x, size)) break;
             trial_max = (size_t)fit / COMPI_ESTIMATE_MIN_TRIAL * COMPI_ESTIMATE_MIN_TRIAL;
         }
         if (tried > 0 && !x->costs && clock_us() - t0 >= budget)
