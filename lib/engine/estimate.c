@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Speedup prediction from the models and a compressed sample; see estimate.h. */
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include "engine/estimate.h"
@@ -133,13 +134,34 @@ static double compi_estimate_known_cost(const compi_estimate_ctx *x, int i)
     return k->us_per_byte[x->dtclass][i];
 }
 
+/* How fast this rank's data of the class codes against the codec model:
+ * the geometric mean, over the candidates measured so far, of what each
+ * cost over what the model predicts (1: none measured). The model's speeds
+ * are aggregates over data of every ratio; data a codec compresses ten
+ * times or more codes several times faster (lz4 on 8 KiB stencil halos:
+ * 15 times its double aggregate), and what one codec showed of the data
+ * holds for the others too. */
+static double compi_estimate_data_factor(const compi_estimate_ctx *x)
+{
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < x->codecs->ncandidates[x->dtclass] && i < COMPI_MODEL_MAX_CANDIDATES; i++) {
+        double known = compi_estimate_known_cost(x, i);
+        double model = compi_codec_model_cost_us_per_byte(x->codecs, x->codecs->candidates[x->dtclass][i], x->dtclass);
+        if (known > 0 && model > 0) sum += log(known / model), n++;
+    }
+    return n ? exp(sum / n) : 1;
+}
+
 /* What candidate i is expected to cost per input byte: what it cost
- * before, else what the codec model predicts (0: neither says). */
+ * before, else what the codec model predicts, scaled by how the data's
+ * measured candidates compared with their predictions (0: neither says). */
 static double compi_estimate_cost(const compi_estimate_ctx *x, int i)
 {
     double known = compi_estimate_known_cost(x, i);
     if (known > 0) return known;
-    return compi_codec_model_cost_us_per_byte(x->codecs, x->codecs->candidates[x->dtclass][i], x->dtclass);
+    return compi_codec_model_cost_us_per_byte(x->codecs, x->codecs->candidates[x->dtclass][i], x->dtclass) *
+           compi_estimate_data_factor(x);
 }
 
 static void compi_estimate_learn_cost(const compi_estimate_ctx *x, int i, double us_per_byte)
@@ -219,11 +241,21 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
         if (tried > 0 && known > 0 && clock_us() - t0 + known * in > budget) break; /* the rest cost more */
         /* one not measured yet is tried only where the model's prediction
          * of its cost fits in what is left of the budget, the first too:
-         * on a fast link a small message cannot pay for its evaluation */
-        if (known == 0 && cost > 0 && clock_us() - t0 + cost * in > budget) break;
+         * on a fast link a small message cannot pay for its evaluation.
+         * The first one tried codes a smaller sample when that fits (its
+         * ratio and speed measured, and through compi_estimate_data_factor
+         * what the data says of the others' speeds), not at all when not
+         * even COMPI_ESTIMATE_MIN_TRIAL bytes do; later ones end it. */
+        size_t trial_max = sample_max;
+        double left = known == 0 && cost > 0 ? budget - (clock_us() - t0) : 0;
+        if (known == 0 && cost > 0 && cost * in > left) {
+            double fit = left / cost;
+            if (tried > 0 || fit < COMPI_ESTIMATE_MIN_TRIAL || compi_estimate_chunk(x, size)) break;
+            trial_max = (size_t)fit / COMPI_ESTIMATE_MIN_TRIAL * COMPI_ESTIMATE_MIN_TRIAL;
+        }
         if (tried > 0 && !x->costs && clock_us() - t0 >= budget)
             break; /* the rest would cost more than it could save */
-        if (compi_estimate_codec(x, c, src, size, sample_max, scratch, &r, &tc) != COMPI_OK) continue;
+        if (compi_estimate_codec(x, c, src, size, trial_max, scratch, &r, &tc) != COMPI_OK) continue;
         tried++;
         compi_estimate_learn_cost(x, i, size ? tc / (double)size : 0);
         double s = compi_estimate_speedup(x, c, size, r, tc);

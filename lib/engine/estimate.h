@@ -114,6 +114,12 @@ size_t compi_estimate_scratch_size(size_t sample_max);
  * the size of the chunks the message will be coded in. */
 size_t compi_estimate_sample_size(const compi_estimate_ctx *x, size_t size, size_t sample_max);
 #define COMPI_ESTIMATE_UNIT_SAMPLE_MAX COMPI_CHUNK_AUTO_MIN
+
+/* The smallest sample an evaluation codes with a candidate not measured
+ * yet when the whole sample would not fit in the evaluation's budget
+ * (compi_estimate_best): below it a codec's fixed cost per call would
+ * swamp the speed it measures. */
+#define COMPI_ESTIMATE_MIN_TRIAL 1024
 /* What an evaluation of a message of size bytes may spend: the most any
  * codec could save on it, its raw wire time less the latency (paid
  * compressed or not). */

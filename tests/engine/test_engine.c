@@ -556,6 +556,30 @@ static void test_estimate_budget(void)
     free(scratch);
 }
 
+/* A candidate not measured yet whose predicted cost for the whole message
+ * exceeds what is left of the budget codes a smaller sample that fits. The
+ * injected clock reads 100 us after t0 when the check is made: 64 us of the
+ * 164 us budget are left, lz4 at 100 MB/s would take 82 us for 8 KiB, and
+ * 6 KiB fit. */
+static void test_estimate_budget_trial(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
+    cm.speeds[cm.nspeeds++] = (compi_codec_speed){lz4, -1, 100};
+    compi_net_link fast = flat_link(5, 20);
+    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL};
+    size_t n = 8 * KiB;
+    unsigned char *data = calloc(n, 1);
+    void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
+    compi_estimate best;
+    int tried = compi_estimate_best(&x, data, n, 64 * KiB, 1.0, scratch, &best);
+    CHECK(tried == 1, "a smaller sample fits: lz4 tried (%d tried)", tried);
+    free(data);
+    free(scratch);
+}
+
 /* A re-check keeps the codec in use against a challenger within the
  * switching margin. The injected clock makes every compression take 100
  * us, so over a link where the codec's time dominates (8 KiB of zeros in
@@ -732,6 +756,7 @@ int main(void)
     test_estimate_threads();
     test_estimate_stronger_with_threads();
     test_estimate_budget();
+    test_estimate_budget_trial();
     test_estimate_switch_margin();
     test_coll_floor();
     char cmd[300];
