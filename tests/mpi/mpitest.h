@@ -432,6 +432,24 @@ static inline void mt_fill_text(char *b, size_t n, int seed)
     }
 }
 
+/* n bytes of text whose words follow a pseudo-random sequence: lz4 halves
+ * it or so, so a 256 KiB chunk stays far above an eager limit */
+static void mt_fill_words(char *b, size_t n, unsigned seed)
+{
+    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux ", "density ",
+                              "step ",     "residual ", "norm ",     "grid ", "face ", "node ", "edge ",
+                              "solver ",   "iter "};
+    size_t i = 0;
+    uint32_t x = 2463534242u + seed;
+    while (i < n) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        for (const char *s = w[x & 15]; *s && i < n; s++) b[i++] = *s;
+        if (i < n && (x >> 8 & 3) == 0) b[i++] = (char)('0' + (x >> 12) % 10);
+    }
+}
+
 /* ---- signals between the ranks of one machine outside MPI: a rank that
  * must make no MPI call (as an application computing) waits for a file
  * another rank creates in a directory both see. */
