@@ -305,8 +305,7 @@ void compi_orphans_progress(int wait_all)
 {
     /* completing one may leave another (a failed pipelined receive's chunk
      * receive): waiting for all takes those too */
-    do
-        compi_orphans_pass(wait_all);
+    do compi_orphans_pass(wait_all);
     while (wait_all && __atomic_load_n(&compi_orphan_live, __ATOMIC_RELAXED));
 }
 

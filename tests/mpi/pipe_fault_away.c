@@ -83,8 +83,7 @@ int main(int argc, char **argv)
                 int el = 0;
                 es[0] = 0;
                 if (rc != MPI_SUCCESS) MPI_Error_string(rc, es, &el);
-                CHECK(strstr(es, "compi") != NULL, "error string names compi", "%s: %s", rk_name[kind],
-                      mt_errstr(rc));
+                CHECK(strstr(es, "compi") != NULL, "error string names compi", "%s: %s", rk_name[kind], mt_errstr(rc));
                 /* the MPI moved chunk 1 without rank 1 (a receiver's single
                  * copy), or did not */
                 CHECK(strstr(text, "chunk 0 of 2") != NULL &&
