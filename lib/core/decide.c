@@ -513,12 +513,10 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
 
 _Static_assert(COMPI_CHUNK_OFF == COMPI_ESTIMATE_NO_CHUNKS, "one value says: never pipeline");
 
-/* The estimate's context for link l, on a copy of its model (*copy,
- * the caller's): learning rewrites the model under l->lock, which the
- * caller holds here and need not hold while it estimates. */
 /* An estimate's context over the link model m: l->model itself while the
- * caller holds l->lock, or a copy of it taken under the lock. */
-static compi_estimate_ctx compi_estimate_ctx_of(const compi_net_link *m, int dtclass, size_t elem)
+ * caller holds l->lock, or a copy of it taken under the lock; threads:
+ * compi_pool_speedup_now(), read before the lock is taken. */
+static compi_estimate_ctx compi_estimate_ctx_of(const compi_net_link *m, int dtclass, size_t elem, double threads)
 {
     compi_estimate_ctx x = {.link = m,
                             .codecs = &compi_E.codecs,
@@ -526,7 +524,7 @@ static compi_estimate_ctx compi_estimate_ctx_of(const compi_net_link *m, int dtc
                             .elem_size = elem,
                             .level = compi_cfg.level,
                             .chunk_cfg = compi_cfg.chunk,
-                            .codec_threads = compi_pool_speedup_now()};
+                            .codec_threads = threads};
     return x;
 }
 
@@ -536,8 +534,9 @@ size_t compi_decision_chunk(const compi_decision *d, size_t size)
     compi_link_state *l = d->link ? d->link : compi_decision_link(d);
     if (!l) return compi_cfg.chunk && size >= 2 * compi_cfg.chunk ? compi_cfg.chunk : 0;
     /* arithmetic only: under the lock, with no copy of the model */
+    double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1, threads);
     size_t chunk = compi_estimate_chunk(&x, size);
     pthread_mutex_unlock(&l->lock);
     return chunk;
@@ -568,9 +567,10 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     compi_link_state *l = d->link;
     compi_net_link m;
     compi_estimate best;
+    double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
     m = *l->model; /* the evaluation codes samples after the lock is given back */
-    compi_estimate_ctx x = compi_estimate_ctx_of(&m, d->dtclass, ti->elem_size);
+    compi_estimate_ctx x = compi_estimate_ctx_of(&m, d->dtclass, ti->elem_size, threads);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
     double need = compi_window_threshold(w, compi_cfg.min_speedup);
     x.incumbent = w->codec;
@@ -598,8 +598,9 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     compi_link_state *l = d->link;
     /* once per compressed message: the estimate reads the model under the
      * lock the window's update takes anyway, with no copy of it */
+    double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1, threads);
     double tc_us = (double)compress_ns * 1e-3, achieved;
     if (out_len <= 0) {
         /* sent raw after paying for (part of) a compression */

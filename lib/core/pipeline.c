@@ -21,7 +21,10 @@
  * non-contiguous receive stages the whole message, as it does unpipelined).
  * A chunk that fails validation fails the receive naming the chunk; one
  * that does not arrive within COMPI_ESCAPE_WAIT seconds of the previous one
- * too. The chunks that are still due are drained either way. */
+ * too. The chunks that are still due are drained either way; a chunk
+ * receive that the MPI matched but that needs its sender to end is
+ * completed in the background, so the failed receive never waits for a
+ * sender that is outside MPI. */
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -593,11 +596,15 @@ int compi_pipe_recv_end(compi_pipe_recv *r, MPI_Status *st, MPI_Comm comm)
     for (size_t j = r->given; j < r->given + nslots && j < n; j++) compi_pipe_collect(x, r->job, j);
     compi_pool_job_end(r->job);
     /* do not leave receives posted on compi's side communicator (a lost
-     * chunk, an error, or fewer chunks due than were posted for) */
+     * chunk, an error, or fewer chunks due than were posted for); one the
+     * MPI matched already (a chunk on its way, maybe one that arrived
+     * where a missing one was due) cannot be cancelled and may need its
+     * sender to end: the receive fails now, and compi completes that one
+     * in the background */
     for (size_t s = 0; s < nslots; s++) {
         if (r->req[s] == MPI_REQUEST_NULL) continue;
-        PMPI_Cancel(&r->req[s]);
-        PMPI_Wait(&r->req[s], MPI_STATUS_IGNORE);
+        compi_side_recv_abandon(&r->req[s], r->slot[s]);
+        r->slot[s] = NULL;
     }
     int bad = x->bad;
     if (rc == MPI_SUCCESS && !bad && !lost && r->linear)

@@ -99,6 +99,8 @@ static void compi_req_release_op(compi_req *r)
         free(r->in);
         r->in = NULL;
     }
+    free(r->landing);
+    r->landing = NULL;
 }
 
 void compi_req_destroy(compi_req *r)
@@ -276,7 +278,38 @@ void compi_orphan_add(compi_req *r)
     pthread_mutex_unlock(&compi_g.lock);
 }
 
+void compi_side_recv_abandon(MPI_Request *req, void *buf)
+{
+    int done = 0;
+    PMPI_Cancel(req);
+    /* one not yet matched is complete now, cancelled */
+    int rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) {
+        /* complete with an error (a chunk longer than the slot): an MPI
+         * may keep such a request (Open MPI 4.1's MPI_Test does) */
+        if (rc != MPI_SUCCESS && *req != MPI_REQUEST_NULL) PMPI_Request_free(req);
+        *req = MPI_REQUEST_NULL;
+        free(buf);
+        return;
+    }
+    compi_req *r = compi_req_new(COMPI_REQ_RECV, compi_g.aside_comm, NULL, COMPI_FAM_SEND);
+    r->inner = *req;
+    r->landing = buf;
+    *req = MPI_REQUEST_NULL;
+    compi_orphan_add(r);
+}
+
+static void compi_orphans_pass(int wait_all);
+
 void compi_orphans_progress(int wait_all)
+{
+    /* completing one may leave another (a failed pipelined receive's chunk
+     * receive): waiting for all takes those too */
+    do compi_orphans_pass(wait_all);
+    while (wait_all && __atomic_load_n(&compi_orphan_live, __ATOMIC_RELAXED));
+}
+
+static void compi_orphans_pass(int wait_all)
 {
     if (!__atomic_load_n(&compi_orphan_live, __ATOMIC_RELAXED)) return;
     /* Detach the list so PMPI calls run without holding the lock. */

@@ -28,6 +28,7 @@ typedef struct compi_req {
     MPI_Request inner;   /* the PMPI request doing the current operation */
     compi_outgoing *out; /* current send's frame */
     compi_incoming *in;  /* current receive's target */
+    void *landing;       /* a side receive's buffer, which the MPI may write until inner completes */
     int delivered;       /* result already known (stash, get_status, a schedule): read with compi_req_delivered */
     int delivered_rc;
     MPI_Status delivered_status;
@@ -83,6 +84,13 @@ void compi_standin_end(MPI_Request *req);
 
 /* Requests the application freed while active: compi completes them. */
 void compi_orphan_add(compi_req *r);
+/* Gives up a receive compi posted on its side communicator into buf (a
+ * failed pipelined receive's chunk slot): cancelled, and buf freed, unless
+ * the MPI matched it already; such a receive cannot be cancelled and may
+ * need its sender to end, so compi completes it in the background (as a
+ * freed request) and frees buf then. Never waits; *req becomes
+ * MPI_REQUEST_NULL and buf is no longer the caller's. */
+void compi_side_recv_abandon(MPI_Request *req, void *buf);
 void compi_orphans_progress(int wait_all);
 
 /* A request that is already complete (data delivered by compi itself). */

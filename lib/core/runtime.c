@@ -98,6 +98,8 @@ typedef struct compi_hints {
 } compi_hints;
 
 static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *h);
+static compi_comm_info *compi_comm_members(MPI_Comm comm, int *crosses);
+static compi_comm_info *compi_comm_info_policy(compi_comm_info *ci, const compi_hints *h, int crosses);
 static void compi_hints_read(MPI_Comm comm, MPI_Info hints, compi_hints *h);
 
 /* MPI_Comm_dup gives the copy the original's hints (MPI-3.1 6.4.2), which
@@ -137,12 +139,11 @@ static int compi_same_peers(const compi_comm_info *a, const compi_comm_info *b)
 static compi_comm_info *compi_comm_info_from_copy(MPI_Comm comm, const compi_comm_info *copy)
 {
     const compi_comm_info *orig = copy->copied_from;
+    int crosses;
+    compi_comm_info *ci = compi_comm_members(comm, &crosses);
     compi_hints h = {1, 1, 1, orig->mode, orig->codec, orig->min_bytes};
-    compi_comm_info *ci = compi_comm_info_build(comm, &h);
-    if (compi_same_peers(ci, orig)) return ci;
-    compi_comm_info_release(ci);
-    compi_hints_read(comm, MPI_INFO_NULL, &h);
-    return compi_comm_info_build(comm, &h);
+    if (!compi_same_peers(ci, orig)) compi_hints_read(comm, MPI_INFO_NULL, &h);
+    return compi_comm_info_policy(ci, &h, crosses);
 }
 
 /* This rank's node leader: ranks sharing memory (MPI_COMM_TYPE_SHARED) form
@@ -519,21 +520,15 @@ static void compi_hints_read(MPI_Comm comm, MPI_Info hints, compi_hints *h)
     if (hints == MPI_INFO_NULL) PMPI_Info_free(&info);
 }
 
-/* The environment's policy (the same on every rank: MPI_Init agreed on it),
- * then the hints. */
-static void compi_comm_policy(const compi_hints *h, compi_comm_info *ci)
-{
-    ci->mode = h->has_mode ? h->mode : compi_cfg.mode;
-    ci->codec = h->has_codec ? h->codec : compi_cfg.codec;
-    ci->min_bytes = h->has_min ? h->min_bytes : compi_cfg.min_bytes;
-}
-
 static int compi_mode_frames(compi_mode m)
 {
     return m != COMPI_MODE_OFF && m != COMPI_MODE_PROFILE;
 }
 
-static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *h)
+/* A communicator's info, its membership part: the peers' world ranks and
+ * nodes; *crosses: whether its members span nodes, every one on a node
+ * compi knows (what framing needs besides a mode that frames). */
+static compi_comm_info *compi_comm_members(MPI_Comm comm, int *crosses)
 {
     static uint32_t next_id;
     compi_comm_info *ci = calloc(1, sizeof *ci);
@@ -563,15 +558,33 @@ static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *
         if (local_nodes[i] < 0) outside = 1;
         else if (local_nodes[i] != first) spans = 1;
     }
-    compi_comm_policy(h, ci);
-    ci->framed = compi_mode_frames(ci->mode) && spans && !outside;
+    *crosses = spans && !outside;
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);
+    return ci;
+}
+
+/* The policy part of ci (compi_comm_members' crosses): the environment's
+ * policy (the same on every rank: MPI_Init agreed on it), then the hints h;
+ * then ci is published. */
+static compi_comm_info *compi_comm_info_policy(compi_comm_info *ci, const compi_hints *h, int crosses)
+{
+    ci->mode = h->has_mode ? h->mode : compi_cfg.mode;
+    ci->codec = h->has_codec ? h->codec : compi_cfg.codec;
+    ci->min_bytes = h->has_min ? h->min_bytes : compi_cfg.min_bytes;
+    ci->framed = compi_mode_frames(ci->mode) && crosses;
     /* the info reaches other threads through the MPI's attribute cache,
      * whose own ordering compi does not rely on */
     __atomic_store_n(&ci->published, 1, __ATOMIC_RELEASE);
     return ci;
+}
+
+static compi_comm_info *compi_comm_info_build(MPI_Comm comm, const compi_hints *h)
+{
+    int crosses;
+    compi_comm_info *ci = compi_comm_members(comm, &crosses);
+    return compi_comm_info_policy(ci, h, crosses);
 }
 
 const compi_comm_info *compi_comm_lookup(MPI_Comm comm)

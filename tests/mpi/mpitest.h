@@ -432,6 +432,42 @@ static inline void mt_fill_text(char *b, size_t n, int seed)
     }
 }
 
+/* n bytes of text whose words follow a pseudo-random sequence: lz4 halves
+ * it or so, so a 256 KiB chunk stays far above an eager limit */
+static void mt_fill_words(char *b, size_t n, unsigned seed)
+{
+    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux ", "density ",
+                              "step ",     "residual ", "norm ",     "grid ", "face ", "node ", "edge ",
+                              "solver ",   "iter "};
+    size_t i = 0;
+    uint32_t x = 2463534242u + seed;
+    while (i < n) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        for (const char *s = w[x & 15]; *s && i < n; s++) b[i++] = *s;
+        if (i < n && (x >> 8 & 3) == 0) b[i++] = (char)('0' + (x >> 12) % 10);
+    }
+}
+
+/* Ranks 0 and 1 exchange a small message each way (buffers of 4 KiB at
+ * least): the library is sound after the failures a test provoked. */
+static void mt_ordinary_after(unsigned char *buf, unsigned char *want)
+{
+    mt_group_begin("ordinary messages afterwards");
+    for (int it = 0; it < 2; it++) {
+        int src = it, dst = 1 - it, k = 4096;
+        mt_fill(want, (size_t)k, 'b', PAT_RAMP, (uint64_t)it + 50);
+        if (mt_rank == src) MPI_CALL(MPI_Send(want, k, MPI_BYTE, dst, 7, MPI_COMM_WORLD));
+        if (mt_rank == dst) {
+            MPI_Status st;
+            MPI_CALL(MPI_Recv(buf, k, MPI_BYTE, src, 7, MPI_COMM_WORLD, &st));
+            CHECK_DATA("ordinary message", buf, want, (size_t)k, 'b');
+        }
+    }
+    mt_group_end();
+}
+
 /* ---- signals between the ranks of one machine outside MPI: a rank that
  * must make no MPI call (as an application computing) waits for a file
  * another rank creates in a directory both see. */

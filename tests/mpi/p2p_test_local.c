@@ -41,24 +41,6 @@ static const char *const call_name[NCALLS] = {
     "MPI_Iprobe of another tag after MPI_Request_free"};
 #define FREED_WAIT 30.0 /* s: at most this for a freed receive's data once rank 1 is back in MPI */
 
-/* n bytes of text whose words follow a pseudo-random sequence: lz4 halves
- * it or so, so each 256 KiB chunk stays far above an eager limit */
-static void fill_words(char *b, size_t n, unsigned seed)
-{
-    static const char *w[] = {"pressure ", "velocity ", "boundary ", "halo ", "cell ", "flux ", "density ",
-                              "step ",     "residual ", "norm ",     "grid ", "face ", "node ", "edge ",
-                              "solver ",   "iter "};
-    size_t i = 0;
-    uint32_t x = 2463534242u + seed;
-    while (i < n) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        for (const char *s = w[x & 15]; *s && i < n; s++) b[i++] = *s;
-        if (i < n && (x >> 8 & 3) == 0) b[i++] = (char)('0' + (x >> 12) % 10);
-    }
-}
-
 /* One call of the completion function under test; 1 when r completed
  * (the request is then freed, except by MPI_Request_get_status). */
 static int test_once(int how, MPI_Request *r, MPI_Status *st)
@@ -118,7 +100,7 @@ int main(int argc, char **argv)
         snprintf(sent, sizeof sent, "sent%d", how);
         snprintf(tested, sizeof tested, "tested%d", how);
         mt_group_begin("rank 0 calls %s while rank 1 makes no MPI call", call_name[how]);
-        fill_words(want, SIZE, 7u + (unsigned)how);
+        mt_fill_words(want, SIZE, 7u + (unsigned)how);
         MPI_Request r = MPI_REQUEST_NULL;
         if (mt_rank == 0) {
             memset(buf, 0x55, SIZE);

@@ -90,18 +90,7 @@ int main(int argc, char **argv)
         }
     }
     mt_group_end();
-    mt_group_begin("ordinary messages afterwards");
-    for (int it = 0; it < 2; it++) {
-        int src = it, dst = 1 - it, k = 4096;
-        mt_fill(want, (size_t)k, 'b', PAT_RAMP, (uint64_t)it + 50);
-        if (mt_rank == src) MPI_CALL(MPI_Send(want, k, MPI_BYTE, dst, 7, MPI_COMM_WORLD));
-        if (mt_rank == dst) {
-            MPI_Status st;
-            MPI_CALL(MPI_Recv(buf, k, MPI_BYTE, src, 7, MPI_COMM_WORLD, &st));
-            CHECK_DATA("ordinary message", buf, want, (size_t)k, 'b');
-        }
-    }
-    mt_group_end();
+    mt_ordinary_after((unsigned char *)buf, (unsigned char *)want);
     free(m);
     free(buf);
     free(want);
