@@ -185,10 +185,10 @@ def gen_c(calls):
 def count_pairs(call):
     """A large-count row's (count, datatype) parameter pairs: each count and
     the datatype that follows it."""
-    pairs, names = [], [p for p in call.params]
-    for k, p in enumerate(names):
+    pairs = []
+    for k, p in enumerate(call.params):
         if p.kind == "count":
-            dt = next(q for q in names[k + 1:] if q.kind == "dtype")
+            dt = next(q for q in call.params[k + 1:] if q.kind == "dtype")
             pairs.append((p.name, dt.name))
     return pairs
 
@@ -221,9 +221,9 @@ def gen_body(c):
     body += f"    if ({conds}) {{\n"
     body += "".join(f"        compi_count_type_free({d}, &big_{n});\n" for n, d in pairs)
     body += f"        return PMPI_{c.name}({args});\n    }}\n"
+    count_of = {d: n for n, d in pairs}   # a datatype parameter -> the count it describes
     big = ", ".join(f"int_{p.name}" if p.kind == "count" else
-                    (f"big_{next(n for n, d in pairs if d == p.name)}" if any(d == p.name for _, d in pairs)
-                     else p.name) for p in c.params)
+                    f"big_{count_of[p.name]}" if p.name in count_of else p.name for p in c.params)
     body += f"    int rc = compi_impl_{c.base}({big});\n"
     body += "".join(f"    compi_count_type_free({d}, &big_{n});\n" for n, d in pairs)
     return body + "    return rc;\n"

@@ -190,6 +190,10 @@ void compi_nbc_gates_free(compi_nbc_gates *gs);
 void compi_nbc_finalize(void);
 
 /* ---- helpers of the families */
+/* comm's process topology (*topo: MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH)
+ * and this rank's in- and out-degree; *weighted for a distributed graph.
+ * Returns an MPI error (MPI_ERR_TOPOLOGY without a topology). */
+int compi_nbc_degrees(MPI_Comm comm, int *topo, int *indeg, int *outdeg, int *weighted);
 /* The neighbours of comm's topology, in the standard's order: *in sources
  * (receive blocks), *out destinations (send blocks), malloc'd; cart
  * (non-NULL *cart_sub): the subtag pairing of each slot. Returns an MPI

@@ -23,16 +23,37 @@ static int *compi_nbc_ints(int n)
     return malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
 }
 
-int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out, int **send_sub, int **recv_sub)
+int compi_nbc_degrees(MPI_Comm comm, int *topo, int *indeg, int *outdeg, int *weighted)
 {
-    int topo = MPI_UNDEFINED, rc;
-    *in = *out = *send_sub = *recv_sub = NULL;
-    if ((rc = PMPI_Topo_test(comm, &topo)) != MPI_SUCCESS) return rc;
-    if (topo == MPI_CART) {
+    int rc;
+    *topo = MPI_UNDEFINED;
+    *indeg = *outdeg = *weighted = 0;
+    if ((rc = PMPI_Topo_test(comm, topo)) != MPI_SUCCESS) return rc;
+    if (*topo == MPI_CART) {
         int nd = 0;
         PMPI_Cartdim_get(comm, &nd);
-        if (2 * nd > COMPI_NBC_SUBTAGS) return MPI_ERR_DIMS;
         *indeg = *outdeg = 2 * nd;
+    } else if (*topo == MPI_GRAPH) {
+        int rank, n = 0;
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Graph_neighbors_count(comm, rank, &n);
+        *indeg = *outdeg = n;
+    } else if (*topo == MPI_DIST_GRAPH) {
+        PMPI_Dist_graph_neighbors_count(comm, indeg, outdeg, weighted);
+    } else {
+        return MPI_ERR_TOPOLOGY;
+    }
+    return MPI_SUCCESS;
+}
+
+int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out, int **send_sub, int **recv_sub)
+{
+    int topo, weighted, rc;
+    *in = *out = *send_sub = *recv_sub = NULL;
+    if ((rc = compi_nbc_degrees(comm, &topo, indeg, outdeg, &weighted)) != MPI_SUCCESS) return rc;
+    if (topo == MPI_CART) {
+        int nd = *indeg / 2;
+        if (2 * nd > COMPI_NBC_SUBTAGS) return MPI_ERR_DIMS;
         *in = compi_nbc_ints(2 * nd), *out = compi_nbc_ints(2 * nd);
         *send_sub = compi_nbc_ints(2 * nd), *recv_sub = compi_nbc_ints(2 * nd);
         if (!*in || !*out || !*send_sub || !*recv_sub) return MPI_ERR_NO_MEM;
@@ -49,21 +70,16 @@ int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **
         }
         return MPI_SUCCESS;
     }
+    *in = compi_nbc_ints(*indeg), *out = compi_nbc_ints(*outdeg);
+    if (!*in || !*out) return MPI_ERR_NO_MEM;
     if (topo == MPI_GRAPH) {
-        int rank, n = 0;
+        int rank, n = *indeg;
         PMPI_Comm_rank(comm, &rank);
-        PMPI_Graph_neighbors_count(comm, rank, &n);
-        *indeg = *outdeg = n;
-        *in = compi_nbc_ints(n), *out = compi_nbc_ints(n);
-        if (!*in || !*out) return MPI_ERR_NO_MEM;
         if (n > 0 && (rc = PMPI_Graph_neighbors(comm, rank, n, *in)) != MPI_SUCCESS) return rc;
         for (int i = 0; i < n; i++) (*out)[i] = (*in)[i];
-    } else if (topo == MPI_DIST_GRAPH) {
-        int weighted = 0;
-        PMPI_Dist_graph_neighbors_count(comm, indeg, outdeg, &weighted);
-        *in = compi_nbc_ints(*indeg), *out = compi_nbc_ints(*outdeg);
+    } else {
         int *w1 = compi_nbc_ints(*indeg), *w2 = compi_nbc_ints(*outdeg);
-        if (!*in || !*out || !w1 || !w2) {
+        if (!w1 || !w2) {
             free(w1);
             free(w2);
             return MPI_ERR_NO_MEM;
@@ -73,8 +89,6 @@ int compi_nbc_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **
         free(w1);
         free(w2);
         if (rc != MPI_SUCCESS) return rc;
-    } else {
-        return MPI_ERR_TOPOLOGY;
     }
     *send_sub = calloc((size_t)(*outdeg > 0 ? *outdeg : 1), sizeof(int));
     *recv_sub = calloc((size_t)(*indeg > 0 ? *indeg : 1), sizeof(int));

@@ -19,7 +19,7 @@
  * compresses it 18 times faster): the second pair of throughputs is for
  * such data, measured by `compi calibrate codecs --files ... --class double`
  * on 8 KiB halo faces of stencil3d's field (iterations 1, 5 and 10, 24
- * faces, mean over those of ratio >= 10, thread CPU time, 2026-11-28; 0:
+ * faces, mean over those of ratio >= 10, thread CPU time; 0:
  * not measured, the first pair holds). */
 #include <stdlib.h>
 #include <string.h>

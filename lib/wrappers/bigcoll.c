@@ -9,6 +9,7 @@
  * _c forms are the MPI's own: their arrays would have to outlive the call. */
 #include <limits.h>
 #include <stdlib.h>
+#include "coll/nbc.h"
 #include "core/datatype.h"
 #include "wrappers/impl.h"
 
@@ -62,29 +63,6 @@ static int compi_lc_is_root(MPI_Comm comm, int root)
     int rank = -1;
     PMPI_Comm_rank(comm, &rank);
     return rank == root;
-}
-
-/* A process topology's in- and out-degree; 0 when comm has none. */
-static int compi_lc_degrees(MPI_Comm comm, int *indeg, int *outdeg)
-{
-    int topo = MPI_UNDEFINED;
-    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return 0;
-    if (topo == MPI_CART) {
-        int nd = 0;
-        PMPI_Cartdim_get(comm, &nd);
-        *indeg = *outdeg = 2 * nd;
-    } else if (topo == MPI_GRAPH) {
-        int rank = 0, n = 0;
-        PMPI_Comm_rank(comm, &rank);
-        PMPI_Graph_neighbors_count(comm, rank, &n);
-        *indeg = *outdeg = n;
-    } else if (topo == MPI_DIST_GRAPH) {
-        int weighted = 0;
-        PMPI_Dist_graph_neighbors_count(comm, indeg, outdeg, &weighted);
-    } else {
-        return 0;
-    }
-    return 1;
 }
 
 int compi_impl_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -164,9 +142,9 @@ int compi_impl_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, M
                                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                      MPI_Comm comm)
 {
-    int indeg = 0, outdeg = 0;
+    int topo, indeg, outdeg, weighted;
     compi_lc_ints r = {NULL, NULL};
-    if (!compi_lc_degrees(comm, &indeg, &outdeg) || !compi_count_fits(sendcount) ||
+    if (compi_nbc_degrees(comm, &topo, &indeg, &outdeg, &weighted) != MPI_SUCCESS || !compi_count_fits(sendcount) ||
         compi_lc_convert(indeg, recvcounts, displs, &r) != 1)
         return compi_lc_free(&r),
                PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -180,9 +158,10 @@ int compi_impl_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcou
                                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int indeg = 0, outdeg = 0;
+    int topo, indeg, outdeg, weighted;
     compi_lc_ints s = {NULL, NULL}, r = {NULL, NULL};
-    if (!compi_lc_degrees(comm, &indeg, &outdeg) || compi_lc_convert(outdeg, sendcounts, sdispls, &s) != 1 ||
+    if (compi_nbc_degrees(comm, &topo, &indeg, &outdeg, &weighted) != MPI_SUCCESS ||
+        compi_lc_convert(outdeg, sendcounts, sdispls, &s) != 1 ||
         compi_lc_convert(indeg, recvcounts, rdispls, &r) != 1) {
         compi_lc_free(&s);
         compi_lc_free(&r);
