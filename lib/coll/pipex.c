@@ -47,7 +47,7 @@ static int compi_coll_chunk(compi_coll_out *o, size_t k)
     size_t cap = compi_chunk_capacity(len);
     unsigned char *m = malloc(cap);
     if (!m) return MPI_ERR_NO_MEM;
-    int compressed, drop;
+    int compressed, fault;
     uint64_t t0 = compi_now_ns();
     long long mlen = compi_chunk_encode(k, o->src + off, len, o->codec, &o->params, m, cap, &compressed);
     uint64_t t = compi_now_ns() - t0;
@@ -61,9 +61,9 @@ static int compi_coll_chunk(compi_coll_out *o, size_t k)
     o->wire += (size_t)mlen;
     o->bufs[k] = m;
     o->blen[k] = (int)mlen;
-    if (compi_chunk_fault(k, &drop)) {
-        if (drop) o->blen[k] = -1; /* never sent */
-        else m[8] ^= 0x5a;         /* the chunk's declared length: its header check fails */
+    if (compi_chunk_fault(k, &fault)) {
+        if (fault == COMPI_CHUNK_FAULT_DROP) o->blen[k] = -1; /* never sent */
+        else m[8] ^= 0x5a; /* the chunk's declared length: its header check fails */
     }
     o->encoded = k + 1;
     if (o->encoded == o->n) {
@@ -453,13 +453,13 @@ static void compi_coll_xchg_timed_out(compi_coll_xchg *x)
         if (x->piped[i] && x->st[i].next < x->st[i].due) {
             snprintf(x->why, sizeof x->why,
                      "chunk %zu of %zu from rank %d did not arrive within "
-                     "COMPI_ESCAPE_WAIT=%g s of the one before",
-                     x->st[i].next, x->st[i].n, compi_coll_name(x, i), compi_cfg.escape_wait_s);
+                     "COMPI_CHUNK_WAIT=%g s of the one before",
+                     x->st[i].next, x->st[i].n, compi_coll_name(x, i), compi_cfg.chunk_wait_s);
             x->bad_source = i;
         }
     if (x->bad_source < 0) {
-        snprintf(x->why, sizeof x->why, "a collective block did not arrive within COMPI_ESCAPE_WAIT=%g s",
-                 compi_cfg.escape_wait_s);
+        snprintf(x->why, sizeof x->why, "a collective block did not arrive within COMPI_CHUNK_WAIT=%g s",
+                 compi_cfg.chunk_wait_s);
         x->bad_source = 0;
     }
 }
@@ -488,7 +488,7 @@ static int compi_coll_xchg_receive(compi_coll_xchg *x, int blocking)
         if (outcount == 0) {
             if (!blocking) break;
             uint64_t now = compi_now_ns();
-            if (now - x->last > (uint64_t)(compi_cfg.escape_wait_s * 1e9)) {
+            if (compi_cfg.chunk_wait_s > 0 && now - x->last > (uint64_t)(compi_cfg.chunk_wait_s * 1e9)) {
                 compi_coll_xchg_timed_out(x);
                 return 1;
             }

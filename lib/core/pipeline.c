@@ -67,22 +67,26 @@ static unsigned compi_pipe_damage = (unsigned)-1; /* COMPI_DEBUG_DAMAGE_CHUNK (t
 static int compi_pipe_damage_read;
 
 /* Tests inject faults with COMPI_DEBUG_DAMAGE_CHUNK=k (damage the header of
- * every message's chunk k) or =drop:k (never send chunk k: the receiver
+ * every message's chunk k), =drop:k (never send chunk k: the receiver
  * finds the next one where k was due, drains exactly the chunks still due
- * and fails the receive). */
-int compi_chunk_fault(size_t k, int *drop)
+ * and fails the receive) or =fail:k (the send fails at chunk k as on an
+ * error of its own: chunk k and those after it go as stand-ins). */
+int compi_chunk_fault(size_t k, int *how)
 {
-    static int dropping;
+    static int kind;
     if (!__atomic_load_n(&compi_pipe_damage_read, __ATOMIC_ACQUIRE)) {
         const char *v = getenv("COMPI_DEBUG_DAMAGE_CHUNK");
         if (v && strncmp(v, "drop:", 5) == 0) {
-            dropping = 1;
+            kind = COMPI_CHUNK_FAULT_DROP;
+            v += 5;
+        } else if (v && strncmp(v, "fail:", 5) == 0) {
+            kind = COMPI_CHUNK_FAULT_FAIL;
             v += 5;
         }
         if (v && *v) compi_pipe_damage = (unsigned)strtoul(v, NULL, 10);
         __atomic_store_n(&compi_pipe_damage_read, 1, __ATOMIC_RELEASE);
     }
-    *drop = dropping;
+    *how = kind;
     return k == compi_pipe_damage;
 }
 
@@ -191,6 +195,26 @@ static void compi_pipe_encode(void *arg, size_t k)
     p->bufs[k] = m;
 }
 
+/* After a failure part way through p: a stand-in (frame.h,
+ * COMPI_CODEC_UNSENT) for every chunk not posted, so that the receiver
+ * fails the message when it reaches them instead of waiting for them. Stops
+ * at the first stand-in the MPI refuses. */
+static void compi_pipe_stand_ins(struct compi_pipe *p)
+{
+    for (size_t k = p->posted; k < p->n; k++) {
+        size_t off = k * p->chunk, len = p->size - off < p->chunk ? p->size - off : p->chunk;
+        unsigned char *m = malloc(COMPI_FRAME_HEADER_SIZE);
+        if (!m) return;
+        long long mlen = compi_chunk_unsent(k, len, m);
+        if (compi_side_isend(m, (int)mlen, p->world_dest, p->tag, &p->reqs[k]) != MPI_SUCCESS) {
+            free(m);
+            return;
+        }
+        p->bufs[k] = m;
+        p->posted++;
+    }
+}
+
 /* Chunks encoded ahead of the wire with the pool: enough to keep every
  * helper busy, few enough to bound the memory they hold. */
 static size_t compi_pipe_ahead(void)
@@ -204,7 +228,7 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
     if (!p) return MPI_SUCCESS;
     size_t wire = 0, raw_chunks = 0;
     uint64_t ns = 0, hidden = 0;
-    int rc = MPI_SUCCESS, drop;
+    int rc = MPI_SUCCESS, fault;
     p->mlen = malloc(sizeof *p->mlen * p->n);
     p->raw = malloc(sizeof *p->raw * p->n);
     p->ns = malloc(sizeof *p->ns * p->n);
@@ -230,8 +254,12 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
         if (k) hidden += p->ns[k]; /* ran while the chunks before it travelled */
         raw_chunks += (size_t)p->raw[k];
         wire += (size_t)mlen;
-        if (compi_chunk_fault(k, &drop)) {
-            if (drop) {
+        if (compi_chunk_fault(k, &fault)) {
+            if (fault == COMPI_CHUNK_FAULT_FAIL) {
+                rc = MPI_ERR_INTERN;
+                break;
+            }
+            if (fault == COMPI_CHUNK_FAULT_DROP) {
                 p->posted++;
                 continue;
             }
@@ -252,6 +280,8 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
         free(p->bufs[k]);
         p->bufs[k] = NULL;
     }
+    size_t failed_at = p->posted;
+    if (rc != MPI_SUCCESS) compi_pipe_stand_ins(p);
     free(p->mlen);
     free(p->raw);
     free(p->ns);
@@ -267,10 +297,11 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
     /* chunks sent raw still travelled in the pipeline: the whole message is the outcome */
     compi_decision_outcome(d, p->size, wire < p->size ? (long long)wire : -1, ns);
     if (rc != MPI_SUCCESS) {
+        compi_log(0, "pipelined send of %zu bytes to world rank %d failed at chunk %zu of %zu (error %d); %s",
+                  p->size, p->world_dest, failed_at, p->n, rc,
+                  p->posted == p->n ? "the receiver is told by a stand-in for each chunk not sent"
+                                    : "the receiver could not be told and waits for the chunks not sent");
         p->n = p->posted; /* what was never posted is not waited for */
-        /* the receiver will miss chunks and fail the receive naming them */
-        compi_log(0, "pipelined send of %zu bytes to world rank %d failed after posting some chunks (error %d)",
-                  p->size, p->world_dest, rc);
     }
     return rc;
 }
@@ -323,13 +354,16 @@ static void compi_pipe_flow(const MPI_Status *st, size_t k, size_t from, uint64_
     if (arrived - t0 >= 20000) (*waited)++;
 }
 
-/* Waits for one chunk receive; 0 when nothing arrived within the side wait.
+/* Waits for one chunk receive; 0 when nothing arrived within
+ * COMPI_CHUNK_WAIT (by default it waits as long as the sender takes: its
+ * chunks move when its process is inside MPI, as a large message does).
  * With a codec pool, a long wait sleeps between looks (compi_pool_idle):
  * the chunk is being coded by helpers that need the core this thread
  * would keep runnable, or travels a wire slower than its polling. */
 static int compi_pipe_wait_chunk(MPI_Request *req, MPI_Status *st, int *rc)
 {
-    uint64_t start = compi_now_ns(), deadline = start + (uint64_t)(compi_cfg.escape_wait_s * 1e9);
+    uint64_t start = compi_now_ns();
+    uint64_t deadline = compi_cfg.chunk_wait_s > 0 ? start + (uint64_t)(compi_cfg.chunk_wait_s * 1e9) : UINT64_MAX;
     int pauses = compi_pool_threads() > 0;
     for (unsigned spins = 0;; spins++) {
         int flag = 0;
@@ -575,9 +609,9 @@ int compi_pipe_recv_step(compi_pipe_recv *r, int block)
         } else if (!compi_pipe_wait_chunk(req, &cst, &r->rc)) {
             if (!r->x.bad)
                 snprintf(r->why, sizeof r->why,
-                         "chunk %zu of %zu (side tag %d) did not arrive within COMPI_ESCAPE_WAIT=%g s "
+                         "chunk %zu of %zu (side tag %d) did not arrive within COMPI_CHUNK_WAIT=%g s "
                          "of the one before (lost, or a sender without compi)",
-                         r->k, r->n, r->tag, compi_cfg.escape_wait_s);
+                         r->k, r->n, r->tag, compi_cfg.chunk_wait_s);
             r->lost = 1;
             break;
         }

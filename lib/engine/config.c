@@ -268,6 +268,14 @@ static int set_escape_wait(compi_config *c, const char *v, char *why, size_t why
                ? COMPI_OK
                : COMPI_BAD("is not valid; expected seconds from 0.001 to 86400 (default 60)");
 }
+static int set_chunk_wait(compi_config *c, const char *v, char *why, size_t whylen)
+{
+    double w;
+    if (compi_parse_double(v, 0, 86400, &w) != COMPI_OK || (w > 0 && w < 0.001))
+        return COMPI_BAD("is not valid; expected 0 (no limit, the default) or seconds from 0.001 to 86400");
+    c->chunk_wait_s = w;
+    return COMPI_OK;
+}
 static int set_chunk(compi_config *c, const char *v, char *why, size_t whylen)
 {
     size_t n;
@@ -351,6 +359,7 @@ static const compi_setting_def compi_settings[COMPI_SET_COUNT] = {
     [COMPI_SET_REPORT] = {{"report", "COMPI_REPORT", "", 1}, PATH_AT(report_path)},
     [COMPI_SET_VERBOSE] = {{"verbose", "COMPI_VERBOSE", "0", 0}, set_verbose, 0},
     [COMPI_SET_ESCAPE_WAIT] = {{"escape_wait", "COMPI_ESCAPE_WAIT", "60", 0}, set_escape_wait, 0},
+    [COMPI_SET_CHUNK_WAIT] = {{"chunk_wait", "COMPI_CHUNK_WAIT", "0", 0}, set_chunk_wait, 0},
     [COMPI_SET_CHUNK] = {{"chunk", "COMPI_CHUNK", "auto", 0}, set_chunk, 0},
     [COMPI_SET_COLL_LEADERS] = {{"coll_leaders", "COMPI_COLL_LEADERS", "auto", 0}, set_coll_leaders, 0},
     [COMPI_SET_IO_AGGREGATORS] = {{"io_aggregators", "COMPI_IO_AGGREGATORS", "mpi", 0}, set_io_aggregators, 0},

@@ -48,6 +48,7 @@ enum {
     COMPI_SET_REPORT,
     COMPI_SET_VERBOSE,
     COMPI_SET_ESCAPE_WAIT,
+    COMPI_SET_CHUNK_WAIT,
     COMPI_SET_CHUNK,
     COMPI_SET_COLL_LEADERS,
     COMPI_SET_IO_AGGREGATORS,
@@ -87,8 +88,10 @@ typedef struct {
         int outlier_every;
         double burst_bytes;
     } debug_link;
-    double escape_wait_s; /* COMPI_ESCAPE_WAIT: how long a message's side parts (an escape's
-                                     first bytes, a pipelined message's next chunk) may be missing */
+    double escape_wait_s; /* COMPI_ESCAPE_WAIT: how long an escaped message's first bytes,
+                                     sent ahead of it, may be missing */
+    double chunk_wait_s;  /* COMPI_CHUNK_WAIT: how long a pipelined message's next chunk may
+                                     be missing; 0 = as long as its sender takes */
     size_t chunk;         /* COMPI_CHUNK: pipelined chunk size; 0 = from the link model,
                                      COMPI_CHUNK_OFF = never pipeline */
     int coll_leaders;     /* COMPI_COLL_LEADERS: a compi_leaders_policy (engine/leaders.h) */

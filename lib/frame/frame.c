@@ -80,7 +80,7 @@ static int compi_header_parse(const void *src, size_t avail, compi_frame_header 
     h->payload_len = compi_get_u64(p + 16);
     h->flags = p[7];
     if (h->codec != COMPI_CODEC_RAW && h->codec != COMPI_CODEC_ESCAPE && h->codec != COMPI_CODEC_CHUNKED &&
-        !compi_codec_by_id(h->codec)) {
+        !(chunk && h->codec == COMPI_CODEC_UNSENT) && !compi_codec_by_id(h->codec)) {
         snprintf(why, whylen, "frame names unknown codec id %u", h->codec);
         return COMPI_ERR_CORRUPT;
     }
@@ -261,6 +261,13 @@ long long compi_chunk_encode(size_t index, const void *src, size_t len, const co
     return (long long)(COMPI_FRAME_HEADER_SIZE + h.payload_len);
 }
 
+long long compi_chunk_unsent(size_t index, size_t len, unsigned char *out)
+{
+    compi_frame_header h = {COMPI_CODEC_UNSENT, 0, len, 0, (uint8_t)index};
+    compi_frame_write_header(out, &h);
+    return COMPI_FRAME_HEADER_SIZE;
+}
+
 int compi_chunk_number(const unsigned char *msg, size_t got)
 {
     compi_frame_header h;
@@ -276,6 +283,10 @@ int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_
     if (codec_out) *codec_out = h.codec;
     if (h.codec == COMPI_CODEC_ESCAPE || h.codec == COMPI_CODEC_CHUNKED) {
         snprintf(why, whylen, "chunk carries a %s header", h.codec == COMPI_CODEC_ESCAPE ? "escape" : "pipelined");
+        return COMPI_ERR_CORRUPT;
+    }
+    if (h.codec == COMPI_CODEC_UNSENT) {
+        snprintf(why, whylen, "its sender's compi could not send it (see the sender's error)");
         return COMPI_ERR_CORRUPT;
     }
     if (h.flags != (uint8_t)index) {

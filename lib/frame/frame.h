@@ -32,6 +32,12 @@
  * flags = log2 of the chunk size (every chunk but the last is that long).
  * Never a codec id. */
 #define COMPI_CODEC_CHUNKED 254
+/* A chunk its sender's compi could not send (it failed part way through the
+ * message: no memory, an MPI error): header only, flags = the chunk's
+ * number, original_len = the chunk's length, payload_len = 0. It stands in
+ * for the chunk so that the receiver fails the message at once instead of
+ * waiting for bytes that will never come. Only ever a chunk; never a codec id. */
+#define COMPI_CODEC_UNSENT 253
 #define COMPI_CHUNK_LOG2_MIN 12 /* 4 KiB */
 #define COMPI_CHUNK_LOG2_MAX 26 /* 64 MiB */
 
@@ -115,6 +121,9 @@ size_t compi_chunk_capacity(size_t len);
  * negative compi error; *compressed tells which it became. */
 long long compi_chunk_encode(size_t index, const void *src, size_t len, const compi_codec *codec,
                              const compi_codec_params *p, unsigned char *out, size_t cap, int *compressed);
+/* Writes the stand-in for chunk number index of len bytes (COMPI_CODEC_UNSENT)
+ * at out (COMPI_FRAME_HEADER_SIZE bytes); returns its length. */
+long long compi_chunk_unsent(size_t index, size_t len, unsigned char *out);
 /* The number (mod 256) of the chunk message at msg, or -1 when its header
  * does not check out. */
 int compi_chunk_number(const unsigned char *msg, size_t got);

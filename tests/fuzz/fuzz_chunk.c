@@ -12,7 +12,9 @@
  *                    decoding must give them back; then one byte of the
  *                    message is flipped: in the checked header (bytes
  *                    0..23) the decode must fail, elsewhere it must not
- *                    crash, and a chunk numbered otherwise must fail. */
+ *                    crash, and a chunk numbered otherwise must fail;
+ *                    the chunk's stand-in (COMPI_CODEC_UNSENT) must carry
+ *                    its number and fail to decode, naming the cause. */
 #include <stdint.h>
 #include <string.h>
 #include "fuzz_common.h"
@@ -58,6 +60,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (compi_chunk_decode(index, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) != COMPI_OK ||
         (n && memcmp(dst, bytes, n) != 0)) {
         fprintf(stderr, "%s: chunk round trip of %zu bytes failed: %s\n", codec->name, n, why);
+        abort();
+    }
+    /* the stand-in for this chunk (its sender failed): numbered like it,
+     * never decoded, never taken for a whole frame */
+    unsigned char stand[COMPI_FRAME_HEADER_SIZE];
+    compi_frame_header sh;
+    if (compi_chunk_unsent(index, n, stand) != COMPI_FRAME_HEADER_SIZE ||
+        compi_chunk_number(stand, sizeof stand) != (int)(index & 0xffu) ||
+        compi_chunk_decode(index, stand, sizeof stand, n, dst, NULL, why, sizeof why) != COMPI_ERR_CORRUPT ||
+        !strstr(why, "could not send") || compi_frame_read_header(stand, sizeof stand, &sh, why, sizeof why) == COMPI_OK) {
+        fprintf(stderr, "stand-in for chunk %zu of %zu bytes: number, decode or whole-frame check wrong\n", index, n);
         abort();
     }
     if (compi_chunk_decode(index + 1, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) == COMPI_OK) {

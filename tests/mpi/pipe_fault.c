@@ -3,9 +3,11 @@
  * the receive fails with compi's error and a message naming the chunk and
  * the cause; the library stays sound afterwards.
  *
- * The sender's compi damages or drops chunk 3 of every pipelined message
- * (COMPI_DEBUG_DAMAGE_CHUNK=3 or =drop:3, set by the test) and the test
- * says what the receiver must report (COMPI_TEST_EXPECT_CAUSE). Rank 0
+ * The sender's compi damages or drops chunk 3 of every pipelined message,
+ * or fails there as on an error of its own (COMPI_DEBUG_DAMAGE_CHUNK=3,
+ * =drop:3 or =fail:3, set by the test; a failing sender's MPI_Send returns
+ * compi's error, and its receiver must not wait for the chunks never sent)
+ * and the test says what the receiver must report (COMPI_TEST_EXPECT_CAUSE). Rank 0
  * sends 1 MiB of compressible bytes (COMPI_CHUNK=64K: 16 chunks) per
  * receive kind; rank 1 receives it with MPI_ERRORS_RETURN. Without a fault
  * (plain MPI, or compi without COMPI_DEBUG_DAMAGE_CHUNK) every message must
@@ -64,7 +66,16 @@ int main(int argc, char **argv)
         int tag = 300 + kind;
         mt_fill(want, (size_t)n, 'b', PAT_RAMP, (uint64_t)kind);
         if (mt_rank == 0) {
-            MPI_CALL(MPI_Send(want, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+            const char *f = getenv("COMPI_DEBUG_DAMAGE_CHUNK");
+            if (faulty && f && strncmp(f, "fail:", 5) == 0) {
+                char path[128], text[8192];
+                int saved = mt_capture_begin(path, sizeof path);
+                int rc = MPI_Send(want, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
+                if (saved >= 0) mt_capture_end(saved, path, text, sizeof text);
+                CHECK(rc != MPI_SUCCESS, "failing sender returns an error", "%s: MPI_Send succeeded", rk_name[kind]);
+            } else {
+                MPI_CALL(MPI_Send(want, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+            }
         } else if (mt_rank == 1) {
             memset(buf, 0xA5, (size_t)n);
             char path[128], text[8192];

@@ -11,7 +11,7 @@
  * chunk, and chunk 1 matches the one for chunk 0. Where the MPI moves a
  * large message only with its sender (Open MPI without its shared-memory
  * single copy, as between nodes), chunk 1 stays due and the receive fails
- * after COMPI_ESCAPE_WAIT naming chunk 0; a receive the MPI matched cannot
+ * after COMPI_CHUNK_WAIT naming chunk 0; a receive the MPI matched cannot
  * be cancelled, so a failed receive that waited for it to end would wait
  * for rank 1, which waits for rank 0: the test hangs (its short timeout).
  * Where the receiver pulls the data alone, chunk 1 arrives and the receive
@@ -20,7 +20,10 @@
  * and MPI_Finalize completes what compi left posted.
  *
  * Without the fault (plain MPI, or compi without COMPI_DEBUG_DAMAGE_CHUNK)
- * rank 1 calls MPI_Wait at once and every message must arrive intact.
+ * rank 1 stays outside MPI for 0.8 s before its MPI_Wait (an application
+ * computing between its send and its Wait, longer than the run's short
+ * COMPI_ESCAPE_WAIT) and every message must arrive intact: a receiver waits
+ * for chunks as long as their sender takes, as for any large message.
  * Ranks on one machine (the directory is local). */
 #include <unistd.h>
 #include "mpitest.h"
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
                 /* the MPI moved chunk 1 without rank 1 (a receiver's single
                  * copy), or did not */
                 CHECK(strstr(text, "chunk 0 of 2") != NULL &&
-                          (strstr(text, "COMPI_ESCAPE_WAIT") != NULL || strstr(text, "where 0 was due") != NULL),
+                          (strstr(text, "COMPI_CHUNK_WAIT") != NULL || strstr(text, "where 0 was due") != NULL),
                       "stderr names the chunk and the cause", "%s: expected \"chunk 0 of 2\" and its cause in \"%s\"",
                       rk_name[kind], text);
             }
@@ -95,7 +98,9 @@ int main(int argc, char **argv)
             MPI_Request r;
             MPI_CALL(MPI_Isend(want, SIZE, MPI_CHAR, 0, tag, MPI_COMM_WORLD, &r));
             mt_signal(sent);
-            if (faulty) mt_await(returned); /* an application computing between its send and its Wait */
+            /* an application computing between its send and its Wait */
+            if (faulty) mt_await(returned);
+            else usleep(800000);
             MPI_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
         }
         mt_group_end();
