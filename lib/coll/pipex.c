@@ -63,7 +63,7 @@ static int compi_coll_chunk(compi_coll_out *o, size_t k)
     o->blen[k] = (int)mlen;
     if (compi_chunk_fault(k, &fault)) {
         if (fault == COMPI_CHUNK_FAULT_DROP) o->blen[k] = -1; /* never sent */
-        else m[8] ^= 0x5a; /* the chunk's declared length: its header check fails */
+        else m[8] ^= 0x5a;                                    /* the chunk's declared length: its header check fails */
     }
     o->encoded = k + 1;
     if (o->encoded == o->n) {

@@ -19,74 +19,9 @@
 #include "core/recv.h"
 #include "core/requests.h"
 #include "core/send.h"
+#include "core/side.h"
 #include "core/state.h"
 #include "core/stats.h"
-
-static unsigned compi_side_seq;
-
-/* compi's side channel: a duplicate of MPI_COMM_WORLD, made in MPI_Init;
- * in the smpi flavour, MPI_COMM_WORLD itself with tags no application
- * message can carry or match (lib/compat/smpi_compat.h), since SMPI pays a
- * ring over all ranks for every communicator that spans them. */
-int compi_side_open(void)
-{
-#ifdef COMPI_COMPAT_SIDE_ON_WORLD
-    compi_g.aside_comm = MPI_COMM_WORLD;
-    compi_g.aside_tag_ub = COMPI_COMPAT_SIDE_TAG_UB;
-    return MPI_SUCCESS;
-#else
-    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &compi_g.aside_comm);
-    /* compi judges what goes wrong on its side communicator (a chunk longer
-     * than declared is a damaged message, not a reason to abort the job) */
-    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(compi_g.aside_comm, MPI_ERRORS_RETURN);
-    return rc;
-#endif
-}
-
-void compi_side_close(void)
-{
-#ifndef COMPI_COMPAT_SIDE_ON_WORLD
-    if (compi_g.aside_comm != MPI_COMM_NULL) PMPI_Comm_free(&compi_g.aside_comm);
-#endif
-    compi_g.aside_comm = MPI_COMM_NULL;
-}
-
-#ifdef COMPI_COMPAT_SIDE_ON_WORLD
-int compi_side_isend(const void *buf, int n, int world, int tag, MPI_Request *req)
-{
-    return compi_compat_side_isend(buf, n, world, tag, req);
-}
-
-int compi_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req)
-{
-    return compi_compat_side_irecv(buf, n, world, tag, req);
-}
-
-int compi_side_iprobe(int world, int tag, int *flag, MPI_Status *st)
-{
-    return compi_compat_side_iprobe(world, tag, flag, st);
-}
-#else
-int compi_side_isend(const void *buf, int n, int world, int tag, MPI_Request *req)
-{
-    return PMPI_Isend(buf, n, MPI_BYTE, world, tag, compi_g.aside_comm, req);
-}
-
-int compi_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req)
-{
-    return PMPI_Irecv(buf, n, MPI_BYTE, world, tag, compi_g.aside_comm, req);
-}
-
-int compi_side_iprobe(int world, int tag, int *flag, MPI_Status *st)
-{
-    return PMPI_Iprobe(world, tag, compi_g.aside_comm, flag, st);
-}
-#endif
-
-int compi_side_tag(void)
-{
-    return (int)(__atomic_fetch_add(&compi_side_seq, 1, __ATOMIC_RELAXED) % ((unsigned)compi_g.aside_tag_ub + 1u));
-}
 
 int compi_escape_send(const compi_comm_info *ci, int dest, unsigned char *bytes, size_t size, int dtclass)
 {

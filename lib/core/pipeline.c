@@ -35,6 +35,7 @@
 #include "core/decide.h"
 #include "core/recv.h"
 #include "core/send.h"
+#include "core/side.h"
 #include "core/state.h"
 #include "core/stats.h"
 #include "core/status.h"
@@ -297,8 +298,8 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
     /* chunks sent raw still travelled in the pipeline: the whole message is the outcome */
     compi_decision_outcome(d, p->size, wire < p->size ? (long long)wire : -1, ns);
     if (rc != MPI_SUCCESS) {
-        compi_log(0, "pipelined send of %zu bytes to world rank %d failed at chunk %zu of %zu (error %d); %s",
-                  p->size, p->world_dest, failed_at, p->n, rc,
+        compi_log(0, "pipelined send of %zu bytes to world rank %d failed at chunk %zu of %zu (error %d); %s", p->size,
+                  p->world_dest, failed_at, p->n, rc,
                   p->posted == p->n ? "the receiver is told by a stand-in for each chunk not sent"
                                     : "the receiver could not be told and waits for the chunks not sent");
         p->n = p->posted; /* what was never posted is not waited for */
@@ -634,12 +635,15 @@ int compi_pipe_recv_end(compi_pipe_recv *r, MPI_Status *st, MPI_Comm comm)
      * MPI matched already (a chunk on its way, maybe one that arrived
      * where a missing one was due) cannot be cancelled and may need its
      * sender to end: the receive fails now, and compi completes that one
-     * in the background */
+     * in the background; the chunks still due that no receive took come
+     * to nobody (side.h: taken and dropped when they arrive) */
+    size_t matched = 0;
     for (size_t s = 0; s < nslots; s++) {
         if (r->req[s] == MPI_REQUEST_NULL) continue;
-        compi_side_recv_abandon(&r->req[s], r->slot[s]);
+        matched += !compi_side_recv_abandon(&r->req[s], r->slot[s]);
         r->slot[s] = NULL;
     }
+    if (r->due > r->k + matched) compi_side_stale_add(r->world, r->tag, r->due - r->k - matched);
     int bad = x->bad;
     if (rc == MPI_SUCCESS && !bad && !lost && r->linear)
         rc = compi_unpack_bytes(r->linear, r->keep, r->buf, r->count, r->dt);

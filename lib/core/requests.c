@@ -7,6 +7,7 @@
 #include "core/recv.h"
 #include "core/requests.h"
 #include "core/send.h"
+#include "core/side.h"
 #include "core/stash.h"
 #include "core/state.h"
 #include "core/stats.h"
@@ -278,31 +279,11 @@ void compi_orphan_add(compi_req *r)
     pthread_mutex_unlock(&compi_g.lock);
 }
 
-void compi_side_recv_abandon(MPI_Request *req, void *buf)
-{
-    int done = 0;
-    PMPI_Cancel(req);
-    /* one not yet matched is complete now, cancelled */
-    int rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-    if (done) {
-        /* complete with an error (a chunk longer than the slot): an MPI
-         * may keep such a request (Open MPI 4.1's MPI_Test does) */
-        if (rc != MPI_SUCCESS && *req != MPI_REQUEST_NULL) PMPI_Request_free(req);
-        *req = MPI_REQUEST_NULL;
-        free(buf);
-        return;
-    }
-    compi_req *r = compi_req_new(COMPI_REQ_RECV, compi_g.aside_comm, NULL, COMPI_FAM_SEND);
-    r->inner = *req;
-    r->landing = buf;
-    *req = MPI_REQUEST_NULL;
-    compi_orphan_add(r);
-}
-
 static void compi_orphans_pass(int wait_all);
 
 void compi_orphans_progress(int wait_all)
 {
+    compi_side_stale_take();
     /* completing one may leave another (a failed pipelined receive's chunk
      * receive): waiting for all takes those too */
     do compi_orphans_pass(wait_all);

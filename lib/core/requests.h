@@ -84,13 +84,6 @@ void compi_standin_end(MPI_Request *req);
 
 /* Requests the application freed while active: compi completes them. */
 void compi_orphan_add(compi_req *r);
-/* Gives up a receive compi posted on its side communicator into buf (a
- * failed pipelined receive's chunk slot): cancelled, and buf freed, unless
- * the MPI matched it already; such a receive cannot be cancelled and may
- * need its sender to end, so compi completes it in the background (as a
- * freed request) and frees buf then. Never waits; *req becomes
- * MPI_REQUEST_NULL and buf is no longer the caller's. */
-void compi_side_recv_abandon(MPI_Request *req, void *buf);
 void compi_orphans_progress(int wait_all);
 
 /* A request that is already complete (data delivered by compi itself). */

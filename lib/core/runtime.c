@@ -13,6 +13,7 @@
 #include "core/profile.h"
 #include "core/report.h"
 #include "core/stash.h"
+#include "core/side.h"
 #include "core/state.h"
 #include "core/stats.h"
 #include "core/pool_setup.h"

@@ -59,8 +59,6 @@ int compi_pipe_done(struct compi_pipe *p, int wait);
 /* The header's send was cancelled: so are the chunks. */
 void compi_pipe_cancel(struct compi_pipe *p);
 void compi_pipe_free(struct compi_pipe *p);
-/* A fresh tag on compi's side communicator (escapes, pipelined chunks). */
-int compi_side_tag(void);
 /* Encodes (buf,count,dt) as one contiguous frame in a new buffer, trying
  * codec unless NULL (raw if it does not shrink the data). A compressed
  * frame is never longer than the data. */

@@ -13,13 +13,6 @@
 extern compi_config compi_cfg;
 /* Every rank passes its own outcome of a step that can fail on some ranks
  * only; nonzero on all if any failed (runtime.c). Then call compi_config_fail. */
-/* compi's side channel (escape.c): opened in MPI_Init, closed at
- * MPI_Finalize; byte messages to or from a rank of MPI_COMM_WORLD. */
-int compi_side_open(void);
-void compi_side_close(void);
-int compi_side_isend(const void *buf, int n, int world, int tag, MPI_Request *req);
-int compi_side_irecv(void *buf, int n, int world, int tag, MPI_Request *req);
-int compi_side_iprobe(int world, int tag, int *flag, MPI_Status *st);
 int compi_config_agree(int failed, char *err, size_t errlen);
 
 typedef struct {
@@ -32,7 +25,7 @@ typedef struct {
     int comm_keyval;      /* caches compi_comm_info on communicators */
     int frame_error_code; /* MPI error code: "compi: frame failed validation" */
     MPI_Comm self_comm;   /* private dup of MPI_COMM_SELF for local unpacking */
-    MPI_Comm aside_comm;  /* private dup of MPI_COMM_WORLD for escaped bytes (escape.c) */
+    MPI_Comm aside_comm;  /* compi's side channel (side.h): escaped bytes, pipelined chunks */
     int aside_tag_ub;     /* MPI_TAG_UB */
     pthread_mutex_t lock; /* guards request table, stash, orphans */
 } compi_state;

@@ -9,6 +9,7 @@
 #include "core/profile.h"
 #include "core/report.h"
 #include "core/requests.h"
+#include "core/side.h"
 #include "core/stash.h"
 #include "core/state.h"
 #include "io/twophase.h"
@@ -76,6 +77,7 @@ int compi_impl_Finalize(void)
     if (compi_g.initialized) {
         /* Everything compi still owes the network goes out before MPI closes. */
         compi_orphans_progress(1);
+        compi_side_stale_finish(); /* parts of failed messages: their senders may wait for them */
         if (compi_stash_live)
             compi_log(0, "%d probed message(s) were never received by the application", compi_stash_live);
         /* compi started lazily (an MPI call before MPI_Init's wrapper ran):

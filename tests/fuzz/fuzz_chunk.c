@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!msg || !dst) abort();
     int compressed;
     long long mlen = compi_chunk_encode(index, bytes, n, codec, &p, msg, cap, &compressed);
-    if (mlen < COMPI_FRAME_HEADER_SIZE || (size_t)mlen > cap || (compressed && (size_t)mlen >= COMPI_FRAME_HEADER_SIZE + n)) {
+    if (mlen < COMPI_FRAME_HEADER_SIZE || (size_t)mlen > cap ||
+        (compressed && (size_t)mlen >= COMPI_FRAME_HEADER_SIZE + n)) {
         fprintf(stderr, "%s: chunk of %zu bytes encoded to %lld (cap %zu, compressed %d)\n", codec->name, n, mlen, cap,
                 compressed);
         abort();
@@ -69,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (compi_chunk_unsent(index, n, stand) != COMPI_FRAME_HEADER_SIZE ||
         compi_chunk_number(stand, sizeof stand) != (int)(index & 0xffu) ||
         compi_chunk_decode(index, stand, sizeof stand, n, dst, NULL, why, sizeof why) != COMPI_ERR_CORRUPT ||
-        !strstr(why, "could not send") || compi_frame_read_header(stand, sizeof stand, &sh, why, sizeof why) == COMPI_OK) {
+        !strstr(why, "could not send") ||
+        compi_frame_read_header(stand, sizeof stand, &sh, why, sizeof why) == COMPI_OK) {
         fprintf(stderr, "stand-in for chunk %zu of %zu bytes: number, decode or whole-frame check wrong\n", index, n);
         abort();
     }

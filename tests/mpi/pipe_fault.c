@@ -15,8 +15,8 @@
 #include "mpitest.h"
 
 enum { RK_RECV, RK_IRECV_WAIT, RK_IRECV_TEST, RK_PROBE, RK_MPROBE, RK_PERSISTENT, RK_ANY, RK_COUNT };
-static const char *rk_name[RK_COUNT] = {"Recv", "Irecv+Wait", "Irecv+Test", "Probe+Recv", "Mprobe+Mrecv",
-                                        "Recv_init+Start+Wait", "Recv(MPI_ANY_SOURCE)"};
+static const char *rk_name[RK_COUNT] = {"Recv",         "Irecv+Wait",           "Irecv+Test",          "Probe+Recv",
+                                        "Mprobe+Mrecv", "Recv_init+Start+Wait", "Recv(MPI_ANY_SOURCE)"};
 
 static int receive(int kind, unsigned char *buf, int n, int tag, MPI_Status *st)
 {
