@@ -62,14 +62,27 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 /* After the codec ran: out_len < 0 when the message went raw after all
  * (the sample check found it incompressible, or the codec failed). */
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
-/* A pipelined message's later chunks: `bytes` on the wire in `us` after
- * `head` bytes of chunks before them, codec codec_id (dtclass, ratio about
- * `ratio`), decoded here in decode_us. A rate sample of the link to world
- * rank world_peer's node (engine/linkest.h) unless the sender may have been
- * the bottleneck: its compression time, estimated from decode_us and the
- * codec model's decompress/compress ratio, near the flow's time. */
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, double head, int codec_id, int dtclass,
+/* A pipelined message's later chunks that the wire paced: `bytes` on the
+ * wire in `us`, codec codec_id (dtclass, ratio about `ratio`), decoded
+ * here in decode_us. A rate sample of the link to world rank world_peer's
+ * node (engine/linkest.h). said: the sender said how fast it let each of
+ * them go (frame.h, compi_chunk_gap) and the receiver kept only those
+ * that arrived clearly slower; where it did not say (0), the sample is
+ * left out when the sender may have been the bottleneck: its compression
+ * time, estimated from decode_us and the codec model's
+ * decompress/compress ratio, near the flow's time. */
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, int said, int codec_id, int dtclass,
                                double ratio, double decode_us);
+/* A pipelined message from world_peer whose chunks the sender's coding
+ * paced: no sample of the link, counted (the report's sender_bound_samples). */
+void compi_engine_sender_bound(int world_peer);
+/* Tests' injected timings (COMPI_DEBUG_LINK_TIMES=A,B,K,D,C): the time
+ * from the arrival of a chunk to that of the next one, of wire_bytes on the
+ * wire after head bytes of its message, gap_us after the one before it
+ * left the sender: the wire's or, when longer, the sender's gap; and the
+ * sender's gap for a chunk of len bytes of data (C ns per byte of coding). */
+double compi_engine_injected_chunk_us(double wire_bytes, double head, double gap_us);
+double compi_engine_injected_gap_us(double len);
 /* At a collective on comm: on agreed calls, the ranks agree the collective
  * floors from their learned links (one small allreduce). Every rank of comm
  * must call it for the same collectives. */

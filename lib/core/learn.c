@@ -72,10 +72,29 @@ static void compi_link_model_changed(compi_link_state *l, const compi_net_link *
               reopen ? "its compression decisions are studied again" : "no decision moves");
 }
 
+/* The injected link's time (COMPI_DEBUG_LINK_TIMES) for a chunk of
+ * wire_bytes after head bytes of its message, without latency. */
+static double compi_injected_wire_us(double wire_bytes, double head)
+{
+    return compi_linkest_injected_us(compi_cfg.debug_link.alpha_us, compi_cfg.debug_link.beta_ns, 0, 0, wire_bytes, 0,
+                                     compi_cfg.debug_link.burst_bytes, head);
+}
+
+double compi_engine_injected_chunk_us(double wire_bytes, double head, double gap_us)
+{
+    double wire = compi_injected_wire_us(wire_bytes, head);
+    return gap_us > wire ? gap_us : wire;
+}
+
+double compi_engine_injected_gap_us(double len)
+{
+    return compi_cfg.debug_link.code_ns * len * 1e-3;
+}
+
 /* One rate sample for the link to world rank peer's node: `bytes` back to
- * back in `us`, after `head` bytes of the same message (for the injected
- * timings' token bucket). */
-static void compi_engine_observe_rate(int world_peer, double bytes, double us, double head)
+ * back in `us` (injected timings: already the injected link's, every K-th
+ * sample made the outlier here). */
+static void compi_engine_observe_rate(int world_peer, double bytes, double us)
 {
     if (!compi_E.ready || !compi_cfg.refresh || world_peer < 0 || world_peer >= compi_g.world_size) return;
     int node = compi_g.node_of_world[world_peer];
@@ -84,9 +103,8 @@ static void compi_engine_observe_rate(int world_peer, double bytes, double us, d
     if (!l || !l->model) return;
     if (compi_cfg.debug_link.set) {
         uint64_t seq = __atomic_fetch_add(&compi_E.link_seq, 1, __ATOMIC_RELAXED);
-        us = compi_linkest_injected_us(compi_cfg.debug_link.alpha_us, compi_cfg.debug_link.beta_ns,
-                                       compi_cfg.debug_link.outlier_every, seq, bytes, 0,
-                                       compi_cfg.debug_link.burst_bytes, head);
+        int every = compi_cfg.debug_link.outlier_every;
+        if (every > 0 && seq % (uint64_t)every == (uint64_t)every - 1) us *= 50;
     }
     pthread_mutex_lock(&l->lock);
     compi_net_link was = l->est.model;
@@ -98,26 +116,33 @@ static void compi_engine_observe_rate(int world_peer, double bytes, double us, d
     pthread_mutex_unlock(&l->lock);
 }
 
-/* A sender busier compressing than the link was moving bytes times its
- * codec, not the link: kept only when the flow took over twice the
- * compression time it implies. */
+void compi_engine_sender_bound(int world_peer)
+{
+    if (!compi_E.ready || !compi_cfg.refresh) return;
+    int node = world_peer >= 0 && world_peer < compi_g.world_size ? compi_g.node_of_world[world_peer] : -1;
+    compi_link_state *l = node >= 0 && node != compi_g.my_node ? compi_link_at(node) : NULL;
+    if (l) __atomic_fetch_add(&l->sender_bound, 1, __ATOMIC_RELAXED);
+}
+
+/* Where the sender did not say what paced its chunks: a sender busier
+ * compressing than the link was moving bytes times its codec, not the
+ * link; kept only when the flow took over twice the compression time it
+ * implies. */
 #define COMPI_PIPE_LINK_BOUND 2.0
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, double head, int codec_id, int dtclass,
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, int said, int codec_id, int dtclass,
                                double ratio, double decode_us)
 {
     if (!compi_E.ready || !compi_cfg.refresh) return;
     const compi_codec *c = codec_id ? compi_codec_by_id((uint8_t)codec_id) : NULL;
-    if (c && !compi_cfg.debug_link.set) {
+    if (c && !said && !compi_cfg.debug_link.set) {
         double d_over_c = compi_codec_model_d_over_c(&compi_E.codecs, c, dtclass, ratio);
         double compress_us = d_over_c > 0 ? decode_us / d_over_c : 0;
         if (us < COMPI_PIPE_LINK_BOUND * compress_us) {
-            int node = world_peer >= 0 && world_peer < compi_g.world_size ? compi_g.node_of_world[world_peer] : -1;
-            compi_link_state *l = node >= 0 && node != compi_g.my_node ? compi_link_at(node) : NULL;
-            if (l) __atomic_fetch_add(&l->sender_bound, 1, __ATOMIC_RELAXED);
+            compi_engine_sender_bound(world_peer);
             return;
         }
     }
-    compi_engine_observe_rate(world_peer, bytes, us, head);
+    compi_engine_observe_rate(world_peer, bytes, us);
 }
 
 /* Agreement points on a communicator: its 2nd, 4th, ... 64th collective,

@@ -238,6 +238,7 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
      * from this one: the wire is the same at every pool size */
     compi_pool_job *job = rc == MPI_SUCCESS && p->n > 1 ? compi_pool_job_new(p->n, compi_pipe_encode, p) : NULL;
     size_t ahead = compi_pipe_ahead();
+    uint64_t posted_at = 0;
     for (size_t k = 0; k < p->n && rc == MPI_SUCCESS; k++) {
         if (job) {
             compi_pool_release(job, k + ahead);
@@ -251,6 +252,14 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
             break;
         }
         long long mlen = p->mlen[k];
+        /* the pace hint (frame.h): how long after the chunk before this one
+         * goes; injected link timings: the injected coding's time */
+        uint64_t now = compi_now_ns();
+        size_t len = p->size - k * p->chunk < p->chunk ? p->size - k * p->chunk : p->chunk;
+        compi_chunk_set_gap(m, compi_cfg.debug_link.set ? compi_engine_injected_gap_us((double)len)
+                               : k                      ? (double)(now - posted_at) * 1e-3
+                                                        : 0);
+        posted_at = now;
         ns += p->ns[k];
         if (k) hidden += p->ns[k]; /* ran while the chunks before it travelled */
         raw_chunks += (size_t)p->raw[k];
@@ -334,25 +343,56 @@ static size_t compi_pipe_flow_from(size_t n)
     return n / 2 ? n / 2 : 1;
 }
 
-/* Notes chunk k's arrival for the link's rate sample: the bytes up to the
- * timed chunks (from = compi_pipe_flow_from) and the time of the last of
- * them, then the bytes and time of the timed ones; waited counts the timed
- * chunks this receiver waited at least 20 us for (t0: when it started
- * waiting). */
-static void compi_pipe_flow(const MPI_Status *st, size_t k, size_t from, uint64_t arrived, uint64_t t0,
-                            uint64_t *first_at, uint64_t *last_at, size_t *head_bytes, size_t *flow_bytes,
-                            size_t *waited)
+/* A timed chunk that arrived at least this many times its sender's gap
+ * after the one before it (frame.h, compi_chunk_gap) was paced by the wire
+ * (its arrival after the one before is the larger of the two); one that
+ * arrived sooner, by the sender's coding (or the two were too close to
+ * tell). */
+#define COMPI_PIPE_WIRE_PACED 1.25
+
+/* The link's rate from a pipelined message: what its timed chunks
+ * (compi_pipe_flow_from on) say. Each timed chunk's time is from the
+ * arrival of the chunk before it to its own; the chunks the sender's
+ * coding paced are left out, since their time is the sender's; the
+ * others' bytes and times make the sample. */
+typedef struct {
+    uint64_t prev_at;  /* arrival of the chunk before */
+    size_t wire_bytes; /* of the chunks so far */
+    size_t timed;      /* timed chunks taken */
+    size_t waited;     /* ... this receiver waited at least 20 us for */
+    size_t coded;      /* ... the sender's coding paced: left out */
+    size_t said;       /* ... that the sender said its gap for */
+    size_t bytes;      /* the sample: wire bytes of the timed chunks not left out */
+    double us;         /* ... and their times */
+} compi_pipe_flow_t;
+
+/* Notes chunk k's arrival (`arrived`; t0: when this receiver started
+ * waiting for it) with its wire bytes at msg (got) and len bytes of data. */
+static void compi_pipe_flow(compi_pipe_flow_t *f, const unsigned char *msg, const MPI_Status *st, size_t k, size_t from,
+                            size_t len, uint64_t arrived, uint64_t t0)
 {
     int got = 0;
     PMPI_Get_count(st, MPI_BYTE, &got);
-    if (k < from) {
-        *head_bytes += got > 0 ? (size_t)got : 0;
-        if (k + 1 == from) *first_at = arrived;
-        return;
+    size_t g = got > 0 ? (size_t)got : 0;
+    if (k >= from) {
+        double gap = compi_chunk_gap(msg, g);
+        /* injected: the times are not the clock's, but those of the
+         * injected wire and sender's coding, whatever the hint says */
+        double us = compi_cfg.debug_link.set ? compi_engine_injected_chunk_us((double)g, (double)f->wire_bytes,
+                                                                              compi_engine_injected_gap_us((double)len))
+                                             : (double)(arrived - f->prev_at) * 1e-3;
+        f->timed++;
+        if (arrived - t0 >= 20000) f->waited++;
+        if (gap >= 0) f->said++;
+        if (gap >= 0 && us < COMPI_PIPE_WIRE_PACED * gap) {
+            f->coded++;
+        } else {
+            f->bytes += g;
+            f->us += us;
+        }
     }
-    *flow_bytes += got > 0 ? (size_t)got : 0;
-    *last_at = arrived;
-    if (arrived - t0 >= 20000) (*waited)++;
+    f->wire_bytes += g;
+    f->prev_at = arrived;
 }
 
 /* Waits for one chunk receive; 0 when nothing arrived within
@@ -478,8 +518,7 @@ struct compi_pipe_recv {
      * the one before them, timed where this receiver was already waiting
      * (a chunk found there at once says how fast this side decoded, not
      * how fast the link carried it) */
-    uint64_t first_at, last_at;
-    size_t head_bytes, flow_bytes, waited;
+    compi_pipe_flow_t flow;
     char why[256];
 };
 
@@ -559,8 +598,8 @@ static void compi_pipe_recv_take(compi_pipe_recv *r, MPI_Status *cst, uint64_t t
     uint64_t arrived = compi_now_ns();
     r->wait_ns += arrived - t0;
     if (r->rc == MPI_SUCCESS)
-        compi_pipe_flow(cst, k, compi_pipe_flow_from(n), arrived, t0, &r->first_at, &r->last_at, &r->head_bytes,
-                        &r->flow_bytes, &r->waited);
+        compi_pipe_flow(&r->flow, r->slot[s], cst, k, compi_pipe_flow_from(n),
+                        r->total - k * chunk < chunk ? r->total - k * chunk : chunk, arrived, t0);
     if (r->rc != MPI_SUCCESS && compi_error_class(r->rc) == MPI_ERR_TRUNCATE) {
         /* longer than a chunk can be: damaged, but the message is drained */
         if (!x->bad)
@@ -648,15 +687,17 @@ int compi_pipe_recv_end(compi_pipe_recv *r, MPI_Status *st, MPI_Comm comm)
     if (rc == MPI_SUCCESS && !bad && !lost && r->linear)
         rc = compi_unpack_bytes(r->linear, r->keep, r->buf, r->count, r->dt);
     compi_pipe_count_received(x->codec_id, x->decode_ns, x->hidden_ns, r->wait_ns);
-    /* a clean sample: every timed chunk was waited for, not found waiting */
-    if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && r->last_at > r->first_at &&
-        (r->waited + compi_pipe_flow_from(n) >= n ||
-         compi_cfg.debug_link.set)) /* injected: the times are not the clock's */
-        compi_engine_observe_pipe(r->world, (double)r->flow_bytes, (double)(r->last_at - r->first_at) * 1e-3,
-                                  (double)r->head_bytes, x->codec_id, r->dtclass,
-                                  (double)r->total /
-                                      (double)(r->head_bytes + r->flow_bytes ? r->head_bytes + r->flow_bytes : 1),
-                                  (double)x->decode_ns * 1e-3 * (double)(n - compi_pipe_flow_from(n)) / (double)n);
+    /* a clean sample: every timed chunk was waited for, not found waiting
+     * (injected: the times are not the clock's), and the wire paced some */
+    compi_pipe_flow_t *f = &r->flow;
+    if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && (f->waited == f->timed || compi_cfg.debug_link.set)) {
+        if (f->bytes && f->us > 0)
+            compi_engine_observe_pipe(r->world, (double)f->bytes, f->us, f->said == f->timed, x->codec_id, r->dtclass,
+                                      (double)r->total / (double)(f->wire_bytes ? f->wire_bytes : 1),
+                                      (double)x->decode_ns * 1e-3 * (double)f->bytes /
+                                          (double)(f->wire_bytes ? f->wire_bytes : 1));
+        else if (f->coded) compi_engine_sender_bound(r->world);
+    }
     int truncated = r->truncated;
     size_t total = r->total;
     if (rc == MPI_SUCCESS && (bad || lost)) rc = compi_frame_fail(comm, st, r->why);

@@ -304,20 +304,22 @@ static int set_probe(compi_config *c, const char *v, char *why, size_t whylen)
 }
 static int set_debug_link(compi_config *c, const char *v, char *why, size_t whylen)
 {
-    double a, b, d = 0;
+    double a, b, d = 0, e = 0;
     int k = 0, used = 0;
     c->debug_link.set = 0;
     if (!*v) return COMPI_OK;
-    int got = sscanf(v, "%lf,%lf%n,%d%n,%lf%n", &a, &b, &used, &k, &used, &d, &used);
-    if (got < 2 || v[used] || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || k < 0 || !(d >= 0 && d <= 1e12))
-        return COMPI_BAD("is not valid; expected A,B or A,B,K or A,B,K,D: latency in us (0 to 1e6), ns per byte "
-                         "(0 to 1e6), every K-th timing 50x slower (K >= 0), a burst of D bytes passed at once "
-                         "(0 to 1e12)");
+    int got = sscanf(v, "%lf,%lf%n,%d%n,%lf%n,%lf%n", &a, &b, &used, &k, &used, &d, &used, &e, &used);
+    if (got < 2 || v[used] || !(a >= 0 && a <= 1e6) || !(b >= 0 && b <= 1e6) || k < 0 || !(d >= 0 && d <= 1e12) ||
+        !(e >= 0 && e <= 1e6))
+        return COMPI_BAD("is not valid; expected A,B or A,B,K or A,B,K,D or A,B,K,D,C: latency in us (0 to 1e6), ns "
+                         "per byte (0 to 1e6), every K-th timing 50x slower (K >= 0), a burst of D bytes passed at "
+                         "once (0 to 1e12), a sender coding C ns per byte (0 to 1e6)");
     c->debug_link.set = 1;
     c->debug_link.alpha_us = a;
     c->debug_link.beta_ns = b;
     c->debug_link.outlier_every = got > 2 ? k : 0;
     c->debug_link.burst_bytes = got > 3 ? d : 0;
+    c->debug_link.code_ns = got > 4 ? e : 0;
     return COMPI_OK;
 }
 

@@ -78,15 +78,17 @@ typedef struct {
     char report_path[COMPI_CONFIG_PATH_MAX]; /* COMPI_REPORT; empty = no JSON */
     int verbose;                             /* COMPI_VERBOSE */
     int ranks_per_node;                      /* COMPI_DEBUG_RANKS_PER_NODE; 0 = real nodes */
-    struct {                                 /* COMPI_DEBUG_LINK_TIMES=A,B[,K[,D]]: every link timing compi takes
-                                     (learned samples, COMPI_CALIBRATE=init) is that of a link of
+    struct {                                 /* COMPI_DEBUG_LINK_TIMES=A,B[,K[,D[,C]]]: every link timing compi
+                                     takes (learned samples, COMPI_CALIBRATE=init) is that of a link of
                                      A us latency and B ns per byte, every K-th one 50x slower,
                                      behind a token bucket that passes a message's first D bytes
-                                     at once */
+                                     at once, fed by senders whose pipelined chunks take C ns per
+                                     byte to code */
         int set;
         double alpha_us, beta_ns;
         int outlier_every;
         double burst_bytes;
+        double code_ns;
     } debug_link;
     double escape_wait_s; /* COMPI_ESCAPE_WAIT: how long an escaped message's first bytes,
                                      sent ahead of it, may be missing */

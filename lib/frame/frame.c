@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The wire frame header. Little-endian fixed layout, 32 bytes:
  *   0 magic "CMPI" | 4 version | 5 codec id (0 raw) | 6 dtclass | 7 flags
- *   8 original_len u64 | 16 payload_len u64 | 24 check u32 | 28 reserved (0)
+ *   8 original_len u64 | 16 payload_len u64 | 24 check u32 | 28 pace hint u32
+ *   (a chunk's; 0 elsewhere)
  * The check is FNV-1a over bytes 0..23, so a damaged header is named as such
- * instead of being decoded as garbage lengths. */
+ * instead of being decoded as garbage lengths. Bytes 28..31 are neither
+ * checked nor validated: a hint (frame.h, compi_chunk_pace) never decides
+ * how a message is read. */
 #include <stdio.h>
 #include <string.h>
 #include "frame/frame.h"
@@ -318,4 +321,16 @@ int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_
         return COMPI_ERR_CORRUPT;
     }
     return COMPI_OK;
+}
+
+void compi_chunk_set_gap(unsigned char *msg, double gap_us)
+{
+    double v = gap_us > 0 ? gap_us + 1 : 1;
+    compi_put_u32(msg + 28, v < (double)UINT32_MAX ? (uint32_t)v : UINT32_MAX);
+}
+
+double compi_chunk_gap(const unsigned char *msg, size_t got)
+{
+    uint32_t v = got >= COMPI_FRAME_HEADER_SIZE ? compi_get_u32(msg + 28) : 0;
+    return v ? (double)(v - 1) : -1;
 }

@@ -134,4 +134,19 @@ int compi_chunk_number(const unsigned char *msg, size_t got);
 int compi_chunk_decode(size_t index, const unsigned char *msg, size_t got, size_t len, unsigned char *dst,
                        uint8_t *codec, char *why, size_t whylen);
 
+/* The pace hint of a chunk message: bytes 28..31 of its header (u32,
+ * little-endian), outside the checked bytes and never validated, so that no
+ * value of it can make a receiver refuse or misread a chunk (a receiver
+ * that does not know the hint ignores it; a sender that does not set it
+ * leaves 0, "not said"). Otherwise it is 1 + the sender's time, in us
+ * (saturating), from posting the chunk before to posting this one: how
+ * fast the sender's coding let the chunks go. The receiver's link learning
+ * compares it with the chunk's arrival after the one before: when the
+ * arrival took clearly longer, the wire paced the chunk and its time is a
+ * sample of the link; else the sender's coding paced it. */
+void compi_chunk_set_gap(unsigned char *msg, double gap_us);
+/* The sender's gap of a chunk message as it arrived (us): -1 when not said
+ * or shorter than a header. */
+double compi_chunk_gap(const unsigned char *msg, size_t got);
+
 #endif

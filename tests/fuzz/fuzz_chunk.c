@@ -12,9 +12,11 @@
  *                    decoding must give them back; then one byte of the
  *                    message is flipped: in the checked header (bytes
  *                    0..23) the decode must fail, elsewhere it must not
- *                    crash, and a chunk numbered otherwise must fail;
- *                    the chunk's stand-in (COMPI_CODEC_UNSENT) must carry
- *                    its number and fail to decode, naming the cause. */
+ *                    crash, and a chunk numbered otherwise must fail; a
+ *                    pace hint (bytes 28..31 from [1]) changes nothing
+ *                    read and reads back; the chunk's stand-in
+ *                    (COMPI_CODEC_UNSENT) must carry its number and fail
+ *                    to decode, naming the cause. */
 #include <stdint.h>
 #include <string.h>
 #include "fuzz_common.h"
@@ -73,6 +75,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         !strstr(why, "could not send") ||
         compi_frame_read_header(stand, sizeof stand, &sh, why, sizeof why) == COMPI_OK) {
         fprintf(stderr, "stand-in for chunk %zu of %zu bytes: number, decode or whole-frame check wrong\n", index, n);
+        abort();
+    }
+    /* any pace hint (bytes 28..31, unchecked) leaves the chunk as it was read */
+    double gap = (double)data[1] * 16843010.0; /* 0 .. past 2^32 us: saturates */
+    compi_chunk_set_gap(exact, gap);
+    double back = compi_chunk_gap(exact, (size_t)mlen), want = gap < 4294967294.0 ? (double)(uint32_t)gap : 4294967294.0;
+    if (back != want || compi_chunk_decode(index, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) != COMPI_OK ||
+        (n && memcmp(dst, bytes, n) != 0)) {
+        fprintf(stderr, "%s: chunk with pace hint %.0f us (read %.0f) did not decode as without: %s\n", codec->name, gap,
+                back, why);
         abort();
     }
     if (compi_chunk_decode(index + 1, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) == COMPI_OK) {

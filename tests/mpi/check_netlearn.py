@@ -13,6 +13,8 @@ usage: check_netlearn.py --report FILE --ranks N [--source S] [--mbps X]
 --mbps       ... and this bandwidth (within 10 %)
 --latency-us ... and this latency (within 10 %)
 --no-prior   no link of any rank is left with the prior
+--sender-bound  every rank left out some pipelined messages as paced by
+             their sender's coding (sender_bound_samples)
 --coll       on every rank, collective KIND had PAST calls past the floor
              (node_aware_calls + gated_calls)
 --stderr     the run's stderr contains TEXT
@@ -40,6 +42,7 @@ def main():
     ap.add_argument("--latency-us", type=float)
     ap.add_argument("--coll")
     ap.add_argument("--no-prior", action="store_true")
+    ap.add_argument("--sender-bound", action="store_true")
     ap.add_argument("--stderr", action="append", default=[])
     ap.add_argument("--stderr-count", action="append", default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -66,6 +69,8 @@ def main():
             fail("rank %s: links %r, expected one per other node" % (r.get("rank"), links))
         if a.no_prior and any(l.get("source") == "prior" for l in links):
             fail("rank %s: links left with the prior: %s" % (r.get("rank"), links))
+        if a.sender_bound and not any(l.get("sender_bound_samples") for l in links):
+            fail("rank %s: no link left out a sender-paced message: %s" % (r.get("rank"), links))
         if a.source == "learned":
             links = [l for l in links if l.get("samples")]
             if not links:
