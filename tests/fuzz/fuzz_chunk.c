@@ -80,11 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* any pace hint (bytes 28..31, unchecked) leaves the chunk as it was read */
     double gap = (double)data[1] * 16843010.0; /* 0 .. past 2^32 us: saturates */
     compi_chunk_set_gap(exact, gap);
-    double back = compi_chunk_gap(exact, (size_t)mlen), want = gap < 4294967294.0 ? (double)(uint32_t)gap : 4294967294.0;
+    double back = compi_chunk_gap(exact, (size_t)mlen),
+           want = gap < 4294967294.0 ? (double)(uint32_t)gap : 4294967294.0;
     if (back != want || compi_chunk_decode(index, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) != COMPI_OK ||
         (n && memcmp(dst, bytes, n) != 0)) {
-        fprintf(stderr, "%s: chunk with pace hint %.0f us (read %.0f) did not decode as without: %s\n", codec->name, gap,
-                back, why);
+        fprintf(stderr, "%s: chunk with pace hint %.0f us (read %.0f) did not decode as without: %s\n", codec->name,
+                gap, back, why);
         abort();
     }
     if (compi_chunk_decode(index + 1, exact, (size_t)mlen, n, dst, NULL, why, sizeof why) == COMPI_OK) {
