@@ -62,8 +62,9 @@ static int compi_coll_chunk(compi_coll_out *o, size_t k)
     o->bufs[k] = m;
     o->blen[k] = (int)mlen;
     if (compi_chunk_fault(k, &fault)) {
-        if (fault == COMPI_CHUNK_FAULT_DROP) o->blen[k] = -1; /* never sent */
-        else m[8] ^= 0x5a;                                    /* the chunk's declared length: its header check fails */
+        if (fault == COMPI_CHUNK_FAULT_FAIL) return MPI_ERR_INTERN; /* as a failure of its own; m freed with o */
+        if (fault == COMPI_CHUNK_FAULT_DROP) o->blen[k] = -1;       /* never sent */
+        else m[8] ^= 0x5a; /* the chunk's declared length: its header check fails */
     }
     o->encoded = k + 1;
     if (o->encoded == o->n) {
@@ -173,6 +174,9 @@ typedef struct {
     int nr;
     size_t pending; /* chunks still to arrive */
     size_t nsent;
+    int send_rc;           /* my chunk sends failed: the rest go as stand-ins */
+    unsigned char **stand; /* the stand-ins' messages (frame.h, COMPI_CODEC_UNSENT) */
+    size_t nstand;
     uint64_t wait_ns, last;
 } compi_coll_xchg;
 
@@ -326,7 +330,9 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
     x->ridx = malloc(sizeof(int) * (size_t)n * (COMPI_COLL_SLOTS + 1));
     x->rst = malloc(sizeof(MPI_Status) * (size_t)n * (COMPI_COLL_SLOTS + 1));
     x->sreq = malloc(sizeof(MPI_Request) * (x->nsend ? x->nsend : 1));
-    if (!x->st || !x->rreq || !x->ridx || !x->rst || !x->sreq) {
+    x->stand = malloc(sizeof(unsigned char *) * (x->nsend ? x->nsend : 1));
+    if (!x->st || !x->rreq || !x->ridx || !x->rst || !x->sreq || !x->stand) {
+        free(x->stand);
         free(x->st);
         free(x->rreq);
         free(x->ridx);
@@ -376,6 +382,38 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
     return 1;
 }
 
+/* Chunk k of o to destination j, or its stand-in once a send of mine
+ * failed: every receiver gets every chunk it waits for (or a stand-in that
+ * fails its block at once), so none waits for one that never comes, and
+ * this rank goes on receiving, so no sender waits for it. */
+static void compi_coll_xchg_send_chunk(compi_coll_xchg *x, compi_coll_out *o, int j, size_t k)
+{
+    if (x->send_rc == MPI_SUCCESS) {
+        int rc = compi_coll_chunk(o, k);
+        if (rc == MPI_SUCCESS && o->blen[k] >= 0) {
+            MPI_Request *q = &x->sreq[x->nsent];
+            rc = PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks, q);
+            if (rc == MPI_SUCCESS) x->nsent++;
+        }
+        if (rc == MPI_SUCCESS) return;
+        x->send_rc = rc;
+        compi_log(0,
+                  "a pipelined collective block to rank %d failed at chunk %zu of %zu (error %d); its receivers "
+                  "are told by a stand-in for each chunk not sent",
+                  compi_coll_name(x, j), k, o->n, rc);
+    }
+    size_t off = k * o->chunk, len = o->size - off < o->chunk ? o->size - off : o->chunk;
+    unsigned char *m = malloc(COMPI_FRAME_HEADER_SIZE);
+    if (!m) return; /* the receiver waits for it: nothing left to tell it with */
+    long long mlen = compi_chunk_unsent(k, len, m);
+    if (PMPI_Isend(m, (int)mlen, MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks, &x->sreq[x->nsent]) != MPI_SUCCESS) {
+        free(m);
+        return;
+    }
+    x->nsent++;
+    x->stand[x->nstand++] = m;
+}
+
 /* Chunk k of every pipelined block I send, destinations interleaved. */
 static void compi_coll_xchg_send_round(compi_coll_xchg *x, size_t k)
 {
@@ -383,10 +421,7 @@ static void compi_coll_xchg_send_round(compi_coll_xchg *x, size_t k)
         int j = (x->me + 1 + jj) % x->n; /* each rank starts with the next one: not all on one rank first */
         compi_coll_out *o = x->out[j];
         if (!o || !o->chunk || k >= o->n) continue;
-        x->rc = compi_coll_chunk(o, k);
-        if (x->rc == MPI_SUCCESS && o->blen[k] >= 0)
-            x->rc =
-                PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks, &x->sreq[x->nsent++]);
+        compi_coll_xchg_send_chunk(x, o, j, k);
     }
 }
 
@@ -538,6 +573,8 @@ static void compi_coll_xchg_drain(compi_coll_xchg *x)
     }
     int wrc = compi_coll_waitall((int)x->nsent, x->sreq);
     if (x->rc == MPI_SUCCESS) x->rc = wrc;
+    for (size_t i = 0; i < x->nstand; i++) free(x->stand[i]);
+    free(x->stand);
     COMPI_STAT_ADD(pipe_wait_ns, x->wait_ns);
     for (int i = 0; i < x->n; i++)
         for (int k = 0; k < COMPI_COLL_SLOTS; k++) free(x->st[i].slot[k]);
@@ -599,7 +636,8 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
         compi_coll_blocks_free(got);
         return compi_frame_fail(comm, &fst, x.why);
     }
-    return MPI_SUCCESS;
+    if (x.send_rc != MPI_SUCCESS) compi_coll_blocks_free(got);
+    return x.send_rc;
 }
 
 void compi_coll_blocks_free(compi_coll_blocks *b)

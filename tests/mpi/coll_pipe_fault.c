@@ -6,8 +6,10 @@
  *
  * Every rank is its own node (COMPI_DEBUG_RANKS_PER_NODE=1); COMPI_CHUNK=64K
  * cuts every 1 MiB block into 16 chunks; the sender's compi damages or drops
- * chunk 3 of every pipelined block (COMPI_DEBUG_DAMAGE_CHUNK=3 or drop:3, set
- * by the test together with the cause to expect, COMPI_TEST_EXPECT_CAUSE).
+ * chunk 3 of every pipelined block, or fails there as on an error of its own
+ * and sends stand-ins for the chunks it could not send
+ * (COMPI_DEBUG_DAMAGE_CHUNK=3, drop:3 or fail:3, set by the test together
+ * with the cause to expect, COMPI_TEST_EXPECT_CAUSE).
  * Alltoall, Allgather, Allreduce and Reduce_scatter_block run with 1 MiB of
  * compressible data per block and MPI_ERRORS_RETURN. Without a fault (plain
  * MPI, or compi without COMPI_DEBUG_DAMAGE_CHUNK) every result must match
@@ -35,7 +37,7 @@ int main(int argc, char **argv)
     for (char *c = cause; *c; c++)
         if (*c == '_') *c = ' ';
     int faulty = mt_libcompi_mapped() && getenv("COMPI_DEBUG_DAMAGE_CHUNK") && cause[0];
-    const int blk = 1 << 18;   /* ints: 1 MiB */
+    const int blk = 1 << 18; /* ints: 1 MiB */
     int *sb = mt_malloc(sizeof(int) * (size_t)blk * (size_t)p), *rb = mt_malloc(sizeof(int) * (size_t)blk * (size_t)p);
     int *want = mt_malloc(sizeof(int) * (size_t)blk * (size_t)p);
     mt_group_begin(faulty ? "pipelined collective blocks with a damaged chunk" : "pipelined collective blocks intact");
