@@ -62,17 +62,16 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 /* After the codec ran: out_len < 0 when the message went raw after all
  * (the sample check found it incompressible, or the codec failed). */
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
-/* A pipelined message's later chunks that the wire paced: `bytes` on the
- * wire in `us`, codec codec_id (dtclass, ratio about `ratio`), decoded
- * here in decode_us. A rate sample of the link to world rank world_peer's
- * node (engine/linkest.h). said: the sender said how fast it let each of
- * them go (frame.h, compi_chunk_gap) and the receiver kept only those
- * that arrived clearly slower; where it did not say (0), the sample is
- * left out when the sender may have been the bottleneck: its compression
- * time, estimated from decode_us and the codec model's
- * decompress/compress ratio, near the flow's time. */
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, int said, int codec_id, int dtclass,
-                               double ratio, double decode_us);
+/* A pipelined message's later chunks that the wire paced (the sender's
+ * pace hint, frame.h compi_chunk_gap, left out those its coding paced):
+ * `bytes` on the wire in `us`, codec codec_id (dtclass, ratio about
+ * `ratio`), decoded here in decode_us. A rate sample of the link to world
+ * rank world_peer's node (engine/linkest.h), left out when the sender may
+ * have been the bottleneck all the same: its compression time, estimated
+ * from decode_us and the codec model's decompress/compress ratio, near
+ * the flow's time. */
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
+                               double decode_us);
 /* A pipelined message from world_peer whose chunks the sender's coding
  * paced: no sample of the link, counted (the report's sender_bound_samples). */
 void compi_engine_sender_bound(int world_peer);

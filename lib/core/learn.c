@@ -124,17 +124,18 @@ void compi_engine_sender_bound(int world_peer)
     if (l) __atomic_fetch_add(&l->sender_bound, 1, __ATOMIC_RELAXED);
 }
 
-/* Where the sender did not say what paced its chunks: a sender busier
- * compressing than the link was moving bytes times its codec, not the
- * link; kept only when the flow took over twice the compression time it
- * implies. */
+/* A sender busier compressing than the link was moving bytes times its
+ * codec, not the link: kept only when the flow took over twice the
+ * compression time it implies. Also where the sender's pace hint kept the
+ * chunks: a sender without a progress thread may leave a chunk's bytes
+ * unmoved while it codes the next, and their arrival then times both. */
 #define COMPI_PIPE_LINK_BOUND 2.0
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, int said, int codec_id, int dtclass,
-                               double ratio, double decode_us)
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
+                               double decode_us)
 {
     if (!compi_E.ready || !compi_cfg.refresh) return;
     const compi_codec *c = codec_id ? compi_codec_by_id((uint8_t)codec_id) : NULL;
-    if (c && !said && !compi_cfg.debug_link.set) {
+    if (c && !compi_cfg.debug_link.set) {
         double d_over_c = compi_codec_model_d_over_c(&compi_E.codecs, c, dtclass, ratio);
         double compress_us = d_over_c > 0 ? decode_us / d_over_c : 0;
         if (us < COMPI_PIPE_LINK_BOUND * compress_us) {

@@ -361,7 +361,6 @@ typedef struct {
     size_t timed;      /* timed chunks taken */
     size_t waited;     /* ... this receiver waited at least 20 us for */
     size_t coded;      /* ... the sender's coding paced: left out */
-    size_t said;       /* ... that the sender said its gap for */
     size_t bytes;      /* the sample: wire bytes of the timed chunks not left out */
     double us;         /* ... and their times */
 } compi_pipe_flow_t;
@@ -383,7 +382,6 @@ static void compi_pipe_flow(compi_pipe_flow_t *f, const unsigned char *msg, cons
                                              : (double)(arrived - f->prev_at) * 1e-3;
         f->timed++;
         if (arrived - t0 >= 20000) f->waited++;
-        if (gap >= 0) f->said++;
         if (gap >= 0 && us < COMPI_PIPE_WIRE_PACED * gap) {
             f->coded++;
         } else {
@@ -692,7 +690,7 @@ int compi_pipe_recv_end(compi_pipe_recv *r, MPI_Status *st, MPI_Comm comm)
     compi_pipe_flow_t *f = &r->flow;
     if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && (f->waited == f->timed || compi_cfg.debug_link.set)) {
         if (f->bytes && f->us > 0)
-            compi_engine_observe_pipe(r->world, (double)f->bytes, f->us, f->said == f->timed, x->codec_id, r->dtclass,
+            compi_engine_observe_pipe(r->world, (double)f->bytes, f->us, x->codec_id, r->dtclass,
                                       (double)r->total / (double)(f->wire_bytes ? f->wire_bytes : 1),
                                       (double)x->decode_ns * 1e-3 * (double)f->bytes /
                                           (double)(f->wire_bytes ? f->wire_bytes : 1));
