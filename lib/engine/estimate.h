@@ -104,9 +104,10 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * fits, and it goes raw at no cost); a measured one only while its known
  * cost fits, after the first tried. A candidate whose expected speed
  * alone keeps it from beating the best so far (or min_speedup), whatever its ratio, is not
- * coded at all (before the data's ratio is known, its speed at the ratio
- * the model says it codes fastest: halo faces lz4 compresses 10 times or
- * more it codes some 15 times faster than its aggregate) (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
+ * coded at all (before the data's ratio is known, for a message sent
+ * whole its speed at the ratio the model says it codes fastest: halo faces
+ * lz4 compresses 10 times or more it codes some 15 times faster than its
+ * aggregate) (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
  * took longer than the message's wire time). Costs are updated. The
  * incumbent (when tried and still reaching min_speedup) stays best unless
  * another codec predicts COMPI_ESTIMATE_SWITCH_MARGIN times its speedup.
