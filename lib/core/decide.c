@@ -608,6 +608,9 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
         achieved = raw / (raw + tc_us + 1e-3);
     } else {
         achieved = compi_estimate_speedup(&x, d->codec, size, (double)size / (double)out_len, tc_us);
+        /* what coding it cost at its ratio: the next evaluation's expected cost */
+        x.costs = &compi_eval_costs;
+        if (compress_ns) compi_estimate_note(&x, d->codec, size, (double)size / (double)out_len, tc_us);
     }
     if (d->by_rule) {
         pthread_mutex_unlock(&l->lock);

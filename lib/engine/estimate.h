@@ -50,7 +50,13 @@ typedef struct {
 typedef struct compi_estimate_costs {
     const compi_codec *codec[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
     double us_per_byte[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+    double ratio[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES]; /* the ratio it showed then (0: unknown) */
 } compi_estimate_costs;
+/* A compressed message's measured outcome (compress_us to code size bytes
+ * ratio times) fed into x->costs as codec c's cost at that ratio, as an
+ * evaluation's sample is; nothing when c is not a candidate of the class. */
+void compi_estimate_note(const compi_estimate_ctx *x, const compi_codec *c, size_t size, double ratio,
+                         double compress_us);
 /* A re-check replaces the codec in use only by one predicted this much faster. */
 #define COMPI_ESTIMATE_SWITCH_MARGIN 1.03
 #define COMPI_ESTIMATE_NO_CHUNKS ((size_t)-1)
@@ -89,14 +95,19 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * message on a fast link is not coded five times to save a few
  * microseconds of wire. Candidates are tried cheapest first by their
  * expected cost: measured in earlier evaluations (x->costs), else the
- * codec model's prediction (its speed lines); one that has neither is
+ * codec model's prediction (its speed lines) at the ratio the data showed
+ * the candidates measured so far (the class's aggregate speed while none
+ * is), scaled by how those compared with the model; one that has neither is
  * tried first, once, whatever the budget. One with a prediction only is
  * tried only while that fits in what is left of the budget, the first
  * too (an 8 KiB halo at 25 Gbit/s has ~3 us to spend: no codec's 8 KiB
  * fits, and it goes raw at no cost); a measured one only while its known
  * cost fits, after the first tried. A candidate whose expected speed
  * alone keeps it from beating the best so far (or min_speedup), whatever its ratio, is not
- * coded at all (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
+ * coded at all (before the data's ratio is known, for a message sent
+ * whole its speed at the ratio the model says it codes fastest: halo faces
+ * lz4 compresses 10 times or more it codes some 15 times faster than its
+ * aggregate) (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
  * took longer than the message's wire time). Costs are updated. The
  * incumbent (when tried and still reaching min_speedup) stays best unless
  * another codec predicts COMPI_ESTIMATE_SWITCH_MARGIN times its speedup.

@@ -306,18 +306,6 @@ double compi_codec_model_d_over_c(const compi_codec_model *m, const compi_codec 
     return any >= 0 ? any : 1.0;
 }
 
-double compi_codec_model_cost_us_per_byte(const compi_codec_model *m, const compi_codec *c, int cls)
-{
-    double any = 0;
-    for (int i = 0; i < m->nspeeds; i++) {
-        const compi_codec_speed *x = &m->speeds[i];
-        if (x->codec != c) continue;
-        if (x->dtclass == cls) return 1.0 / x->compress_mbs; /* 1 MB/s: 1 byte a microsecond */
-        if (x->dtclass == -1 && any == 0) any = 1.0 / x->compress_mbs;
-    }
-    return any;
-}
-
 double compi_codec_model_threads_speedup(int helpers, double measured)
 {
     if (helpers <= 0) return 1.0;
@@ -678,8 +666,8 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
             if (rc == COMPI_OK) m->relations[m->nrelations++] = r;
         } else if (strcmp(tok[0], "speed") == 0) {
             compi_codec_speed v;
-            if (n != 4) {
-                rc = compi_parse_fail(&p, "expected 'speed <codec> <class|*> <compress_MB/s>'");
+            if (n != 4 && n != 6) {
+                rc = compi_parse_fail(&p, "expected 'speed <codec> <class|*> <compress_MB/s> [<ratio_lo> <ratio_hi>]'");
                 break;
             }
             if (m->nspeeds == COMPI_MODEL_MAX_SPEEDS) {
@@ -692,6 +680,11 @@ int compi_codec_model_load(const char *path, compi_codec_model *m, char *err, si
                 continue; /* written by a build with the codec */
             }
             rc = compi_parse_number(&p, tok[3], "compress MB/s", 1e-3, 1e9, &v.compress_mbs);
+            v.ratio_lo = v.ratio_hi = 0; /* any ratio */
+            if (rc == COMPI_OK && n == 6) rc = compi_parse_number(&p, tok[4], "ratio_lo", 0, 1e9, &v.ratio_lo);
+            if (rc == COMPI_OK && n == 6) rc = compi_parse_number(&p, tok[5], "ratio_hi", 0, 1e9, &v.ratio_hi);
+            if (rc == COMPI_OK && n == 6 && v.ratio_hi <= v.ratio_lo)
+                rc = compi_parse_fail(&p, "ratio_hi must exceed ratio_lo");
             if (rc == COMPI_OK) m->speeds[m->nspeeds++] = v;
         } else {
             rc = compi_parse_fail(&p, "unknown keyword '%s' (expected source, candidates, relation or speed)", tok[0]);
@@ -724,7 +717,9 @@ int compi_codec_model_save(const char *path, const compi_codec_model *m, const c
     }
     for (int i = 0; i < m->nspeeds; i++) {
         const compi_codec_speed *v = &m->speeds[i];
-        fprintf(f, "speed %s %s %.1f\n", v->codec->name, compi_dtclass_name(v->dtclass), v->compress_mbs);
+        fprintf(f, "speed %s %s %.1f", v->codec->name, compi_dtclass_name(v->dtclass), v->compress_mbs);
+        if (v->ratio_hi > 0) fprintf(f, " %g %g", v->ratio_lo, v->ratio_hi);
+        fprintf(f, "\n");
     }
     return compi_file_commit(&w, err, errlen);
 }

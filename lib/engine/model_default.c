@@ -30,6 +30,7 @@ typedef struct {
     const char *codec;
     int cls;
     double compress_mbs;
+    double lo, hi; /* ratio bucket [lo, hi); 0, 0: any ratio */
 } compi_model_speed_row;
 
 static void compi_model_add_candidates(compi_codec_model *m, int cls, const char *const *names)
@@ -180,26 +181,101 @@ void compi_codec_model_default(compi_codec_model *m)
         {"poly-lz4", -1, 4, 10, 1.0000},
         {"poly-lz4", -1, 10, 1e+09, 1.2500},
     };
-    /* codec, class, compression MB/s: the class's aggregate in the run
-     * quoted above; dfcm's from `compi calibrate codecs --quick --codecs
+    /* codec, class, compression MB/s, ratio bucket [lo, hi) (0, 0: any
+     * ratio). Any ratio: the class's aggregate in the run quoted above;
+     * dfcm's from `compi calibrate codecs --quick --codecs
      * dfcm,lz4,zstd,blosc-lz4 --sizes 100K` on the same machine (2026-11-28:
      * double dfcm 1373, lz4 1261 MB/s); poly-lz4 by hand on 128 KiB pieces
-     * of double_smooth (~1.1 GB/s) */
+     * of double_smooth (~1.1 GB/s). By ratio bucket, the same machine
+     * (2026-11-28, thread CPU time): `compi calibrate codecs --quick --codecs
+     * zstd,lz4,blosc-zstd,blosc-lz4,rice,dfcm,poly-lz4` (and `--codecs
+     * dfcm,blosc-zstd`) on the synthetic sets below ratio 10 and for the
+     * byte, int and float classes; for doubles of ratio 4 and more,
+     * `--files ... --class double --reps 9` on 28 of stencil3d's 8 KiB halo
+     * faces (iterations 1, 5 and 10: lz4 and zstd), blosc-lz4, blosc-zstd,
+     * dfcm and poly-lz4 the mean over those faces of ratio >= 10. Data
+     * compressed 10 times or more codes 5-40 times faster than the
+     * aggregate, and lz4 skips data it cannot compress (ratio < 1.1) fast. */
     static const compi_model_speed_row speeds[] = {
-        {"zstd", COMPI_CLASS_BYTE, 551},      {"lz4", COMPI_CLASS_BYTE, 1023},
-        {"blosc-zstd", COMPI_CLASS_BYTE, 80}, {"lzo", COMPI_CLASS_BYTE, 1096},
-        {"blosc-lz4", COMPI_CLASS_INT, 2832}, {"zstd", COMPI_CLASS_INT, 520},
-        {"rice", COMPI_CLASS_INT, 636},       {"lz4", COMPI_CLASS_INT, 1128},
-        {"zstd", COMPI_CLASS_FLOAT, 582},     {"blosc-lz4", COMPI_CLASS_FLOAT, 1551},
-        {"lz4", COMPI_CLASS_FLOAT, 1774},     {"blosc-zstd", COMPI_CLASS_FLOAT, 80},
-        {"zstd", COMPI_CLASS_DOUBLE, 584},    {"blosc-lz4", COMPI_CLASS_DOUBLE, 2057},
-        {"lz4", COMPI_CLASS_DOUBLE, 1313},    {"blosc-zstd", COMPI_CLASS_DOUBLE, 89},
-        {"dfcm", COMPI_CLASS_DOUBLE, 1373},   {"poly-lz4", COMPI_CLASS_DOUBLE, 1100},
+        {"zstd", COMPI_CLASS_BYTE, 551, 0, 0},
+        {"zstd", COMPI_CLASS_BYTE, 9810, 0, 1.1},
+        {"zstd", COMPI_CLASS_BYTE, 513, 1.1, 2},
+        {"zstd", COMPI_CLASS_BYTE, 384, 2, 4},
+        {"zstd", COMPI_CLASS_BYTE, 22784, 10, 1e9},
+        {"lz4", COMPI_CLASS_BYTE, 1023, 0, 0},
+        {"lz4", COMPI_CLASS_BYTE, 2262, 0, 1.1},
+        {"lz4", COMPI_CLASS_BYTE, 670, 1.1, 2},
+        {"lz4", COMPI_CLASS_BYTE, 539, 2, 4},
+        {"lz4", COMPI_CLASS_BYTE, 27500, 10, 1e9},
+        {"blosc-zstd", COMPI_CLASS_BYTE, 80, 0, 0},
+        {"blosc-zstd", COMPI_CLASS_BYTE, 244, 0, 1.1},
+        {"blosc-zstd", COMPI_CLASS_BYTE, 98, 1.1, 2},
+        {"blosc-zstd", COMPI_CLASS_BYTE, 68, 2, 4},
+        {"blosc-zstd", COMPI_CLASS_BYTE, 1355, 10, 1e9},
+        {"lzo", COMPI_CLASS_BYTE, 1096, 0, 0},
+        {"blosc-lz4", COMPI_CLASS_INT, 2832, 0, 0},
+        {"blosc-lz4", COMPI_CLASS_INT, 2835, 1.1, 2},
+        {"blosc-lz4", COMPI_CLASS_INT, 9672, 10, 1e9},
+        {"zstd", COMPI_CLASS_INT, 520, 0, 0},
+        {"zstd", COMPI_CLASS_INT, 585, 1.1, 2},
+        {"zstd", COMPI_CLASS_INT, 433, 2, 4},
+        {"zstd", COMPI_CLASS_INT, 22759, 10, 1e9},
+        {"rice", COMPI_CLASS_INT, 636, 0, 0},
+        {"rice", COMPI_CLASS_INT, 550, 1.1, 2},
+        {"rice", COMPI_CLASS_INT, 951, 4, 10},
+        {"rice", COMPI_CLASS_INT, 3277, 10, 1e9},
+        {"lz4", COMPI_CLASS_INT, 1128, 0, 0},
+        {"lz4", COMPI_CLASS_INT, 2279, 0, 1.1},
+        {"lz4", COMPI_CLASS_INT, 667, 1.1, 2},
+        {"lz4", COMPI_CLASS_INT, 25132, 10, 1e9},
+        {"zstd", COMPI_CLASS_FLOAT, 582, 0, 0},
+        {"zstd", COMPI_CLASS_FLOAT, 1286, 0, 1.1},
+        {"zstd", COMPI_CLASS_FLOAT, 524, 1.1, 2},
+        {"zstd", COMPI_CLASS_FLOAT, 409, 2, 4},
+        {"zstd", COMPI_CLASS_FLOAT, 22829, 10, 1e9},
+        {"blosc-lz4", COMPI_CLASS_FLOAT, 1551, 0, 0},
+        {"blosc-lz4", COMPI_CLASS_FLOAT, 1501, 0, 1.1},
+        {"blosc-lz4", COMPI_CLASS_FLOAT, 1000, 1.1, 2},
+        {"blosc-lz4", COMPI_CLASS_FLOAT, 10065, 10, 1e9},
+        {"lz4", COMPI_CLASS_FLOAT, 1774, 0, 0},
+        {"lz4", COMPI_CLASS_FLOAT, 12545, 0, 1.1},
+        {"lz4", COMPI_CLASS_FLOAT, 728, 1.1, 2},
+        {"lz4", COMPI_CLASS_FLOAT, 28938, 10, 1e9},
+        {"blosc-zstd", COMPI_CLASS_FLOAT, 80, 0, 0},
+        {"blosc-zstd", COMPI_CLASS_FLOAT, 67, 1.1, 2},
+        {"blosc-zstd", COMPI_CLASS_FLOAT, 948, 10, 1e9},
+        {"zstd", COMPI_CLASS_DOUBLE, 584, 0, 0},
+        {"zstd", COMPI_CLASS_DOUBLE, 1280, 0, 1.1},
+        {"zstd", COMPI_CLASS_DOUBLE, 561, 1.1, 2},
+        {"zstd", COMPI_CLASS_DOUBLE, 493, 2, 4},
+        {"zstd", COMPI_CLASS_DOUBLE, 1051, 4, 10},
+        {"zstd", COMPI_CLASS_DOUBLE, 5206, 10, 1e9},
+        {"blosc-lz4", COMPI_CLASS_DOUBLE, 2057, 0, 0},
+        {"blosc-lz4", COMPI_CLASS_DOUBLE, 2385, 0, 1.1},
+        {"blosc-lz4", COMPI_CLASS_DOUBLE, 1498, 1.1, 2},
+        {"blosc-lz4", COMPI_CLASS_DOUBLE, 3826, 10, 1e9},
+        {"lz4", COMPI_CLASS_DOUBLE, 1313, 0, 0},
+        {"lz4", COMPI_CLASS_DOUBLE, 23011, 0, 1.1},
+        {"lz4", COMPI_CLASS_DOUBLE, 797, 1.1, 2},
+        {"lz4", COMPI_CLASS_DOUBLE, 2405, 2, 4},
+        {"lz4", COMPI_CLASS_DOUBLE, 4950, 4, 10},
+        {"lz4", COMPI_CLASS_DOUBLE, 19026, 10, 1e9},
+        {"blosc-zstd", COMPI_CLASS_DOUBLE, 89, 0, 0},
+        {"blosc-zstd", COMPI_CLASS_DOUBLE, 89, 1.1, 2},
+        {"blosc-zstd", COMPI_CLASS_DOUBLE, 392, 10, 1e9},
+        {"dfcm", COMPI_CLASS_DOUBLE, 1373, 0, 0},
+        {"dfcm", COMPI_CLASS_DOUBLE, 1272, 0, 1.1},
+        {"dfcm", COMPI_CLASS_DOUBLE, 1183, 1.1, 2},
+        {"dfcm", COMPI_CLASS_DOUBLE, 3241, 10, 1e9},
+        {"poly-lz4", COMPI_CLASS_DOUBLE, 1100, 0, 0},
+        {"poly-lz4", COMPI_CLASS_DOUBLE, 1079, 0, 1.1},
+        {"poly-lz4", COMPI_CLASS_DOUBLE, 692, 1.1, 2},
+        {"poly-lz4", COMPI_CLASS_DOUBLE, 316, 10, 1e9},
     };
     for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
         const compi_codec *c = compi_codec_by_name(speeds[i].codec);
         if (c && m->nspeeds < COMPI_MODEL_MAX_SPEEDS)
-            m->speeds[m->nspeeds++] = (compi_codec_speed){c, speeds[i].cls, speeds[i].compress_mbs};
+            m->speeds[m->nspeeds++] = (compi_codec_speed){c, speeds[i].cls, speeds[i].compress_mbs, speeds[i].lo, speeds[i].hi};
     }
     compi_model_add_candidates(m, COMPI_CLASS_BYTE, bytes);
     compi_model_add_candidates(m, COMPI_CLASS_INT, ints);

@@ -416,8 +416,44 @@ static void test_codec_file(void)
               compi_codec_model_load(path, &m, err, sizeof err) == COMPI_OK && m.nspeeds == 2 &&
               compi_codec_model_cost_us_per_byte(&m, lz4, COMPI_CLASS_INT) == 1e-3,
           "speed lines round trip: %s", err);
+    /* speed lines by ratio bucket: a message the codec compresses 30 times
+     * is predicted faster to code than one it compresses twice; between
+     * the buckets' centres (1.48 and 20 here) the cost is interpolated on
+     * a log scale; a file with bucket lines only, and one without any (the
+     * older format, above), both load */
+    path = write_file("codecs_buckets.txt", "compi-heuristics 1 codecs\ncandidates byte lz4\ncandidates int lz4\n"
+                                            "candidates float\ncandidates double lz4\nspeed lz4 double 1300\n"
+                                            "speed lz4 double 1000 1.1 2\nspeed lz4 double 20000 10 1e+09\n"
+                                            "speed zstd * 100 0 4\nspeed zstd * 1000 4 1e9\n");
+    CHECK(compi_codec_model_load(path, &m2, err, sizeof err) == COMPI_OK && m2.nspeeds == 5, "bucket lines: %s", err);
+    double c2 = compi_codec_model_cost_at(&m2, lz4, COMPI_CLASS_DOUBLE, 2);
+    double c30 = compi_codec_model_cost_at(&m2, lz4, COMPI_CLASS_DOUBLE, 30);
+    double c5 = compi_codec_model_cost_at(&m2, lz4, COMPI_CLASS_DOUBLE, 5);
+    CHECK(c30 < c2 / 10, "ratio 30 predicted far faster than ratio 2 (%g, %g us/B)", c30, c2);
+    CHECK(c30 == 1 / 20000.0 && fabs(c2 - exp(log(1e-3) + (log(2) - log(sqrt(2.2))) / (log(20) - log(sqrt(2.2))) *
+                                                                  (log(1 / 20000.0) - log(1e-3)))) < 1e-12,
+          "beyond the last centre its speed, between centres log-interpolated (%g)", c2);
+    CHECK(c5 > c30 && c5 < c2, "ratio 5 between (%g)", c5);
+    CHECK(compi_codec_model_cost_at(&m2, lz4, COMPI_CLASS_DOUBLE, 1.0) == 1e-3, "below the first centre: its speed");
+    CHECK(compi_codec_model_cost_at(&m2, lz4, COMPI_CLASS_DOUBLE, 0) == 1 / 1300.0 &&
+              compi_codec_model_cost_us_per_byte(&m2, lz4, COMPI_CLASS_DOUBLE) == 1 / 1300.0,
+          "ratio unknown: the any-ratio line");
+    CHECK(compi_codec_model_cost_min(&m2, lz4, COMPI_CLASS_DOUBLE) == 1 / 20000.0, "the fastest bucket");
+    CHECK(compi_codec_model_cost_us_per_byte(&m2, zstd, COMPI_CLASS_INT) == 1e-2 &&
+              compi_codec_model_cost_at(&m2, zstd, COMPI_CLASS_INT, 100) == 1e-3,
+          "buckets only: the slowest for an unknown ratio, the any-class buckets for int");
+    path = write_file("codecs_buckets2.txt", "");
+    CHECK(compi_codec_model_save(path, &m2, "c", err, sizeof err) == COMPI_OK &&
+              compi_codec_model_load(path, &m, err, sizeof err) == COMPI_OK && m.nspeeds == 5 &&
+              compi_codec_model_cost_at(&m, lz4, COMPI_CLASS_DOUBLE, 30) == 1 / 20000.0 &&
+              compi_codec_model_cost_at(&m, lz4, COMPI_CLASS_DOUBLE, 0) == 1 / 1300.0,
+          "bucket lines round trip: %s", err);
+    CHECK(compi_codec_model_cost_at(&m, lz4, COMPI_CLASS_INT, 30) == 0, "no line for lz4 int: no prediction");
     compi_codec_model dflt;
     compi_codec_model_default(&dflt);
+    CHECK(compi_codec_model_cost_at(&dflt, lz4, COMPI_CLASS_DOUBLE, 30) <
+              compi_codec_model_cost_at(&dflt, lz4, COMPI_CLASS_DOUBLE, 2) / 4,
+          "built-in: lz4 on doubles it compresses 30 times at least 4 times faster than at 2");
     for (int c = 0; c < COMPI_CLASS_COUNT; c++) CHECK(dflt.ncandidates[c] > 0, "default has candidates for class %d", c);
 
     static const struct { const char *text, *why; } bad[] = {
@@ -432,6 +468,8 @@ static void test_codec_file(void)
         {"compi-heuristics 1 codecs\nspeeds lz4 9\n", "unknown keyword 'speeds'"},
         {"compi-heuristics 1 codecs\nspeed lz4 9\n", "expected 'speed"},
         {"compi-heuristics 1 codecs\nspeed lz4 * 0\n", "compress MB/s 0 is out of range"},
+        {"compi-heuristics 1 codecs\nspeed lz4 * 100 4 2\n", "ratio_hi must exceed ratio_lo"},
+        {"compi-heuristics 1 codecs\nspeed lz4 * 100 4\n", "expected 'speed"},
         {"compi-heuristics 1 codecs\nspeed lz5 * 10\n", "unknown codec 'lz5'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -567,7 +605,7 @@ static void test_estimate_budget_trial(void)
     memset(&cm, 0, sizeof cm);
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
-    cm.speeds[cm.nspeeds++] = (compi_codec_speed){lz4, -1, 100};
+    cm.speeds[cm.nspeeds++] = (compi_codec_speed){lz4, -1, 100, 0, 0};
     compi_net_link fast = flat_link(5, 20);
     compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL};
     size_t n = 8 * KiB;

@@ -231,7 +231,7 @@ static void three_codecs_speeds(three_codecs *t)
 {
     const compi_codec *c[] = {&slow, &mid, &pred};
     const double mbs[] = {90.0, 600.0, 1500.0};
-    for (int i = 0; i < 3; i++) t->cm.speeds[t->cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i]};
+    for (int i = 0; i < 3; i++) t->cm.speeds[t->cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], 0, 0};
 }
 
 /* The first evaluation, before any candidate was measured, keeps to its
@@ -276,8 +276,84 @@ static void test_first_evaluation_budget(void)
     free(scratch);
 }
 
+static long long halo_lz4_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 20000.0, 12.0); /* lz4 on stencil halo faces */
+}
+
+static long long halo_zstd_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 6700.0, 30.0);
+}
+
+static const compi_codec halo_lz4 = {"halo-lz4", 254, "lz4-like", fake_bound, halo_lz4_compress, NULL, 0};
+static const compi_codec halo_zstd = {"halo-zstd", 255, "zstd-like", fake_bound, halo_zstd_compress, NULL, 0};
+
+/* An 8 KiB halo a codec compresses 12 times on a 2.4 GB/s link (3.3 us
+ * to spend): by the codecs' aggregate speeds (lz4 1313 MB/s: 6.2 us) no
+ * codec could pay and none is tried; with the model's speeds by ratio
+ * (lz4 at 20 GB/s on data it compresses 10 times or more) the first
+ * evaluation codes a trial sample, learns the data's ratio, predicts the
+ * other candidate at it (too slow there to beat lz4: not coded), and
+ * compresses. */
+static void test_ratio_buckets_first_evaluation(void)
+{
+    three_codecs t;
+    three_codecs_init(&t, &halo_lz4, &halo_zstd, &halo_zstd);
+    t.cm.ncandidates[COMPI_CLASS_DOUBLE] = 2;
+    compi_net_link link = flat_link(4, 1e3 / 2449);
+    t.x.link = &link;
+    const compi_codec *c[] = {&halo_lz4, &halo_lz4, &halo_lz4, &halo_zstd, &halo_zstd, &halo_zstd};
+    const double mbs[] = {1313, 1000, 19942, 584, 500, 6738}, lo[] = {0, 0, 10, 0, 0, 10}, hi[] = {0, 4, 1e9, 0, 4, 1e9};
+    for (int i = 0; i < 6; i++)
+        t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], lo[i], hi[i]};
+    size_t size = 8 * KiB, sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(COMPI_ESTIMATE_UNIT_SAMPLE_MAX));
+    compi_estimate best;
+    compi_estimate_ctx x = t.x;
+    x.chunk_cfg = 0; /* automatic chunks */
+    double budget = compi_estimate_eval_budget_us(&x, size), t0 = fake_now_us;
+    int tried = compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+    CHECK(tried == 1 && best.codec == &halo_lz4, "8 KiB halo at 2.4 GB/s: one tried (%d), compressed with %s", tried,
+          best.codec ? best.codec->name : "raw");
+    CHECK(fake_now_us - t0 <= budget, "within the budget (%.2f of %.2f us)", fake_now_us - t0, budget);
+    CHECK(fabs(t.costs.ratio[COMPI_CLASS_DOUBLE][0] - 12.0) < 0.1, "the ratio seen is kept with the cost (%g)",
+          t.costs.ratio[COMPI_CLASS_DOUBLE][0]);
+    /* a compressed message's outcome feeds the cost at its ratio */
+    compi_estimate_note(&x, &halo_zstd, size, 30.0, (double)size / 6000.0);
+    compi_estimate_note(&x, &halo_zstd, size, 20.0, (double)size / 3000.0);
+    CHECK(fabs(t.costs.ratio[COMPI_CLASS_DOUBLE][1] - sqrt(30.0 * 20.0)) < 1e-9 &&
+              fabs(t.costs.us_per_byte[COMPI_CLASS_DOUBLE][1] - (1 / 6000.0 + 1 / 3000.0) / 2) < 1e-12,
+          "outcomes move the known cost and ratio halfway (%g)", t.costs.us_per_byte[COMPI_CLASS_DOUBLE][1]);
+    /* a pipelined 8 MiB message of the same data on the same link: never
+     * judged cheaper than the class's aggregate (lz4 1313 MB/s: 6.4 ms of
+     * coding against 3.4 ms of wire), whatever the halos measured */
+    size_t big = 8 * MiB;
+    double *bigdata = calloc(big / 8, 8);
+    CHECK(compi_estimate_chunk(&x, big) > 0, "8 MiB is pipelined");
+    tried = compi_estimate_best(&x, bigdata, big, sample, 1.05, scratch, &best);
+    CHECK(tried == 0 && best.codec == NULL, "pipelined: nothing tried (%d, %s)", tried,
+          best.codec ? best.codec->name : "raw");
+    free(bigdata);
+    /* the same model with its aggregate lines only: nothing tried */
+    three_codecs_init(&t, &halo_lz4, &halo_zstd, &halo_zstd);
+    t.cm.ncandidates[COMPI_CLASS_DOUBLE] = 2;
+    t.x.link = &link;
+    for (int i = 0; i < 6; i++)
+        if (hi[i] == 0) t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], 0, 0};
+    x = t.x;
+    tried = compi_estimate_best(&x, data, size, sample, 1.05, scratch, &best);
+    CHECK(tried == 0 && best.codec == NULL, "aggregates only: nothing tried (%d)", tried);
+    free(data);
+    free(scratch);
+}
+
 int main(void)
 {
+    test_ratio_buckets_first_evaluation();
     test_sample_is_a_chunk();
     test_budget_drops_the_expensive();
     test_too_slow_to_win();

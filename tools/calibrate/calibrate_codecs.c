@@ -471,7 +471,20 @@ static void cc_speeds(const cc_ctx *c, cc_agg agg[COMPI_CLASS_COUNT][CC_MAX_CODE
             while (c->codecs[k] != m->candidates[cls][i]) k++;
             const cc_agg *a = &agg[cls][k];
             if (a->tc <= 0 || a->in <= 0 || m->nspeeds == COMPI_MODEL_MAX_SPEEDS) continue;
-            m->speeds[m->nspeeds++] = (compi_codec_speed){c->codecs[k], cls, a->in / a->tc / 1e6};
+            m->speeds[m->nspeeds++] = (compi_codec_speed){c->codecs[k], cls, a->in / a->tc / 1e6, 0, 0};
+            /* and per ratio bucket: data compressed ten times or more codes
+             * many times faster than the aggregate says */
+            for (int b = 0; b < CC_NBUCKETS; b++) {
+                double in = 0, tc = 0;
+                for (int j = 0; j < c->nrows; j++) {
+                    const cc_row *r = &c->rows[j];
+                    if (r->codec != k || c->sets[r->set].cls != cls || cc_bucket_of(r->ratio) != b) continue;
+                    in += (double)r->size, tc += r->tc;
+                }
+                if (tc <= 0 || in <= 0 || m->nspeeds == COMPI_MODEL_MAX_SPEEDS) continue;
+                m->speeds[m->nspeeds++] =
+                    (compi_codec_speed){c->codecs[k], cls, in / tc / 1e6, cc_bucket_lo[b], cc_bucket_hi[b]};
+            }
         }
 }
 
@@ -556,12 +569,12 @@ static void cc_print_c(const compi_codec_model *m)
                r->ratio_lo, r->ratio_hi, r->d_over_c);
     }
     printf("    };\n");
-    printf("    /* codec, class, compression MB/s (the class's aggregate) */\n");
+    printf("    /* codec, class, compression MB/s, ratio bucket [lo, hi) (0, 0: the class's aggregate) */\n");
     printf("    static const compi_model_speed_row speeds[] = {\n");
     for (int i = 0; i < m->nspeeds; i++) {
         const compi_codec_speed *v = &m->speeds[i];
-        printf("        {\"%s\", %s, %.0f},\n", v->codec->name, v->dtclass < 0 ? "-1" : cname[v->dtclass],
-               v->compress_mbs);
+        printf("        {\"%s\", %s, %.0f, %g, %g},\n", v->codec->name, v->dtclass < 0 ? "-1" : cname[v->dtclass],
+               v->compress_mbs, v->ratio_lo, v->ratio_hi);
     }
     printf("    };\n");
 }
