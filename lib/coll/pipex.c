@@ -43,7 +43,7 @@
 static int compi_coll_chunk(compi_coll_out *o, size_t k)
 {
     if (k < o->encoded) return MPI_SUCCESS;
-    size_t off = k * o->chunk, len = o->size - off < o->chunk ? o->size - off : o->chunk;
+    size_t off = k * o->chunk, len = compi_chunk_len(o->size, o->chunk, k);
     size_t cap = compi_chunk_capacity(len);
     unsigned char *m = malloc(cap);
     if (!m) return MPI_ERR_NO_MEM;
@@ -402,7 +402,7 @@ static void compi_coll_xchg_send_chunk(compi_coll_xchg *x, compi_coll_out *o, in
                   "are told by a stand-in for each chunk not sent",
                   compi_coll_name(x, j), k, o->n, rc);
     }
-    size_t off = k * o->chunk, len = o->size - off < o->chunk ? o->size - off : o->chunk;
+    size_t len = compi_chunk_len(o->size, o->chunk, k);
     unsigned char *m = malloc(COMPI_FRAME_HEADER_SIZE);
     if (!m) return; /* the receiver waits for it: nothing left to tell it with */
     long long mlen = compi_chunk_unsent(k, len, m);
@@ -430,7 +430,7 @@ static void compi_coll_xchg_send_round(compi_coll_xchg *x, size_t k)
  * place) is no longer waited for. */
 static void compi_coll_stream_decode(compi_coll_xchg *x, int i, compi_coll_stream *s, int cs, size_t kk)
 {
-    size_t off = kk * s->chunk, len = s->size - off < s->chunk ? s->size - off : s->chunk;
+    size_t off = kk * s->chunk, len = compi_chunk_len(s->size, s->chunk, kk);
     char cwhy[200];
     uint8_t cid = COMPI_CODEC_RAW;
     uint64_t d0 = compi_now_ns();

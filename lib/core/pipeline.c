@@ -181,7 +181,7 @@ int compi_pipe_done(struct compi_pipe *p, int wait)
 static void compi_pipe_encode(void *arg, size_t k)
 {
     struct compi_pipe *p = arg;
-    size_t off = k * p->chunk, len = p->size - off < p->chunk ? p->size - off : p->chunk;
+    size_t off = k * p->chunk, len = compi_chunk_len(p->size, p->chunk, k);
     size_t cap = compi_chunk_capacity(p->chunk);
     unsigned char *m = malloc(cap);
     int compressed = 0;
@@ -203,7 +203,7 @@ static void compi_pipe_encode(void *arg, size_t k)
 static void compi_pipe_stand_ins(struct compi_pipe *p)
 {
     for (size_t k = p->posted; k < p->n; k++) {
-        size_t off = k * p->chunk, len = p->size - off < p->chunk ? p->size - off : p->chunk;
+        size_t len = compi_chunk_len(p->size, p->chunk, k);
         unsigned char *m = malloc(COMPI_FRAME_HEADER_SIZE);
         if (!m) return;
         long long mlen = compi_chunk_unsent(k, len, m);
@@ -255,7 +255,7 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d)
         /* the pace hint (frame.h): how long after the chunk before this one
          * goes; injected link timings: the injected coding's time */
         uint64_t now = compi_now_ns();
-        size_t len = p->size - k * p->chunk < p->chunk ? p->size - k * p->chunk : p->chunk;
+        size_t len = compi_chunk_len(p->size, p->chunk, k);
         compi_chunk_set_gap(m, compi_cfg.debug_link.set ? compi_engine_injected_gap_us((double)len)
                                : k                      ? (double)(now - posted_at) * 1e-3
                                                         : 0);
@@ -439,7 +439,7 @@ typedef struct {
 static void compi_pipe_decode(void *arg, size_t k)
 {
     compi_pipe_rx *x = arg;
-    size_t s = k % x->nslots, off = k * x->chunk, len = x->total - off < x->chunk ? x->total - off : x->chunk;
+    size_t s = k % x->nslots, off = k * x->chunk, len = compi_chunk_len(x->total, x->chunk, k);
     uint64_t t0 = compi_now_ns();
     x->cid[s] = COMPI_CODEC_RAW;
     x->res[s] = compi_chunk_decode(k, x->slot[s], (size_t)x->got[s], len, x->out + off, &x->cid[s], x->cwhy[s],
@@ -471,7 +471,7 @@ static void compi_pipe_collect(compi_pipe_rx *x, compi_pool_job *job, size_t k)
 static void compi_pipe_decode_here(compi_pipe_rx *x, size_t k, size_t s, size_t got, size_t keep,
                                    unsigned char *scratch, size_t *due)
 {
-    size_t off = k * x->chunk, len = x->total - off < x->chunk ? x->total - off : x->chunk;
+    size_t off = k * x->chunk, len = compi_chunk_len(x->total, x->chunk, k);
     unsigned char *to = off + len <= keep ? x->out + off : scratch;
     uint64_t t0 = compi_now_ns();
     char cwhy[200];
@@ -596,8 +596,8 @@ static void compi_pipe_recv_take(compi_pipe_recv *r, MPI_Status *cst, uint64_t t
     uint64_t arrived = compi_now_ns();
     r->wait_ns += arrived - t0;
     if (r->rc == MPI_SUCCESS)
-        compi_pipe_flow(&r->flow, r->slot[s], cst, k, compi_pipe_flow_from(n),
-                        r->total - k * chunk < chunk ? r->total - k * chunk : chunk, arrived, t0);
+        compi_pipe_flow(&r->flow, r->slot[s], cst, k, compi_pipe_flow_from(n), compi_chunk_len(r->total, chunk, k),
+                        arrived, t0);
     if (r->rc != MPI_SUCCESS && compi_error_class(r->rc) == MPI_ERR_TRUNCATE) {
         /* longer than a chunk can be: damaged, but the message is drained */
         if (!x->bad)
@@ -609,7 +609,7 @@ static void compi_pipe_recv_take(compi_pipe_recv *r, MPI_Status *cst, uint64_t t
     if (r->rc != MPI_SUCCESS) return;
     int got = 0;
     PMPI_Get_count(cst, MPI_BYTE, &got);
-    size_t off = k * chunk, len = r->total - off < chunk ? r->total - off : chunk;
+    size_t off = k * chunk, len = compi_chunk_len(r->total, chunk, k);
     /* a chunk that is where it belongs and goes whole into the buffer
      * is decoded by the pool; any other case here, in order */
     if (!x->bad && r->job && off + len <= r->keep && compi_chunk_number(r->slot[s], (size_t)got) == (int)(k & 0xffu)) {

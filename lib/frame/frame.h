@@ -112,6 +112,12 @@ static inline size_t compi_chunk_count(uint64_t total, unsigned log2)
 {
     return (size_t)((total + ((uint64_t)1 << log2) - 1) >> log2);
 }
+/* The length of chunk k of a message of total bytes in chunks of chunk
+ * bytes (every chunk but the last is that long). */
+static inline size_t compi_chunk_len(size_t total, size_t chunk, size_t k)
+{
+    return total - k * chunk < chunk ? total - k * chunk : chunk;
+}
 /* Room compi_chunk_encode needs for a chunk of len bytes. */
 size_t compi_chunk_capacity(size_t len);
 /* Encodes len bytes at src as chunk number index of a message, at out (cap
