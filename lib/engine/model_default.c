@@ -184,10 +184,10 @@ void compi_codec_model_default(compi_codec_model *m)
     /* codec, class, compression MB/s, ratio bucket [lo, hi) (0, 0: any
      * ratio). Any ratio: the class's aggregate in the run quoted above;
      * dfcm's from `compi calibrate codecs --quick --codecs
-     * dfcm,lz4,zstd,blosc-lz4 --sizes 100K` on the same machine (2026-11-28:
-     * double dfcm 1373, lz4 1261 MB/s); poly-lz4 by hand on 128 KiB pieces
+     * dfcm,lz4,zstd,blosc-lz4 --sizes 100K` on the same machine (double
+     * dfcm 1373, lz4 1261 MB/s); poly-lz4 by hand on 128 KiB pieces
      * of double_smooth (~1.1 GB/s). By ratio bucket, the same machine
-     * (2026-11-28, thread CPU time): `compi calibrate codecs --quick --codecs
+     * (thread CPU time): `compi calibrate codecs --quick --codecs
      * zstd,lz4,blosc-zstd,blosc-lz4,rice,dfcm,poly-lz4` (and `--codecs
      * dfcm,blosc-zstd`) on the synthetic sets below ratio 10 and for the
      * byte, int and float classes; for doubles of ratio 4 and more,
