@@ -30,6 +30,7 @@
 #include "core/decide.h"
 #include "core/recv.h"
 #include "core/send.h"
+#include "core/side.h"
 #include "core/state.h"
 #include "core/stats.h"
 #include "core/status.h"
@@ -175,6 +176,7 @@ typedef struct {
     size_t pending; /* chunks still to arrive */
     size_t nsent;
     int send_rc;           /* my chunk sends failed: the rest go as stand-ins */
+    int recv_rc;           /* my chunk receives failed: the rest are taken unread */
     unsigned char **stand; /* the stand-ins' messages (frame.h, COMPI_CODEC_UNSENT) */
     size_t nstand;
     uint64_t wait_ns, last;
@@ -183,6 +185,30 @@ typedef struct {
 static int compi_coll_name(const compi_coll_xchg *x, int i)
 {
     return x->names ? x->names[i] : i;
+}
+
+/* A receive of mine failed at chunk k of source i's block (no memory to
+ * stage it, or an injected fault): the exchange fails with rc, but every
+ * chunk still due is taken into its slot unread, so no sender waits for
+ * this rank, and my own chunks still go out. (Not into a zero-byte
+ * receive: Open MPI 4.1 writes a truncated message's bytes past the
+ * receive buffer when it does not travel eagerly.) */
+static void compi_coll_xchg_recv_failed(compi_coll_xchg *x, int i, size_t k, int rc, const char *what)
+{
+    if (x->recv_rc != MPI_SUCCESS) return;
+    x->recv_rc = rc;
+    compi_log(0,
+              "chunk %zu of %zu from rank %d: this rank's compi could not receive it (%s, error %d); the chunks "
+              "still due are taken unread",
+              k, x->st[i].n, compi_coll_name(x, i), what, rc);
+}
+
+/* Source i's next chunk receive, into slot `slot`. */
+static int compi_coll_post_chunk(compi_coll_xchg *x, int i, int slot)
+{
+    compi_coll_stream *s = &x->st[i];
+    return PMPI_Irecv(s->slot[slot], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i, COMPI_COLL_TAG_CHUNK,
+                      x->chunks, &x->rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + slot]);
 }
 
 /* Step 1: every rank's metadata to every rank: what each block to me is. */
@@ -344,7 +370,6 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
     x->nr = n * (COMPI_COLL_SLOTS + 1);
     for (int r = 0; r < x->nr; r++) x->rreq[r] = MPI_REQUEST_NULL;
     for (int i = 0; i < n && x->rc == MPI_SUCCESS; i++) {
-        MPI_Request *q = x->rreq + (size_t)i * (COMPI_COLL_SLOTS + 1);
         if (!x->piped[i]) continue;
         compi_coll_stream *s = &x->st[i];
         unsigned log2 = x->meta[i].log2;
@@ -362,21 +387,24 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
             }
             s->bad = 1;
         }
-        if (!s->dst && !s->bad && x->stage && x->in[i].typed && (x->stage[i] = malloc(s->size ? s->size : 1)))
-            s->dst = x->stage[i]; /* a destination that is not one contiguous run: staged, unpacked after */
+        if (!s->dst && !s->bad && x->stage && x->in[i].typed) {
+            /* a destination that is not one contiguous run: staged, unpacked after */
+            if ((x->stage[i] = malloc(s->size ? s->size : 1))) s->dst = x->stage[i];
+            else compi_coll_xchg_recv_failed(x, i, 0, MPI_ERR_NO_MEM, "no memory to stage its block");
+        }
         if (!s->dst) s->bad = 1;
         s->slots = s->n < COMPI_COLL_SLOTS ? (int)s->n : COMPI_COLL_SLOTS;
         x->pending += s->n;
+        /* short of memory: fewer chunks in flight; none at all: the exchange
+         * fails here (its senders may then wait for this rank) */
+        for (int k = 0; k < s->slots; k++)
+            if (!(s->slot[k] = malloc(COMPI_FRAME_HEADER_SIZE + s->chunk))) s->slots = k;
+        if (s->slots == 0) x->rc = MPI_ERR_NO_MEM;
         for (int k = 0; k < s->slots && x->rc == MPI_SUCCESS; k++) {
-            if (!(s->slot[k] = malloc(COMPI_FRAME_HEADER_SIZE + s->chunk))) {
-                x->rc = MPI_ERR_NO_MEM;
-                break;
-            }
             s->slot_k[k] = (size_t)k;
             s->busy[k] = 1;
             s->posted++;
-            x->rc = PMPI_Irecv(s->slot[k], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i, COMPI_COLL_TAG_CHUNK,
-                               x->chunks, q + 1 + k);
+            x->rc = compi_coll_post_chunk(x, i, k);
         }
     }
     return 1;
@@ -466,7 +494,8 @@ static void compi_coll_stream_take(compi_coll_xchg *x, int i)
         s->arrived[cs] = 0;
         s->next = kk + 1;
         s->completed++;
-        if (!s->bad) compi_coll_stream_decode(x, i, s, cs, kk);
+        if (compi_chunk_fault_recv(kk)) compi_coll_xchg_recv_failed(x, i, kk, MPI_ERR_INTERN, "an injected fault");
+        if (!s->bad && x->recv_rc == MPI_SUCCESS) compi_coll_stream_decode(x, i, s, cs, kk);
         if (s->completed == s->due) compi_pipe_count_received(s->codec, s->decode_ns, s->hidden_ns, 0);
         /* receives match in posting order: chunk k's receive is
          * posted into slot k % slots once chunk k - slots left it */
@@ -475,8 +504,7 @@ static void compi_coll_stream_take(compi_coll_xchg *x, int i)
             int ps = (int)(s->posted % (size_t)s->slots);
             s->slot_k[ps] = s->posted++;
             s->busy[ps] = 1;
-            x->rc = PMPI_Irecv(s->slot[ps], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i,
-                               COMPI_COLL_TAG_CHUNK, x->chunks, &x->rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + ps]);
+            x->rc = compi_coll_post_chunk(x, i, ps);
         }
     }
 }
@@ -562,14 +590,18 @@ static void compi_coll_xchg_stream(compi_coll_xchg *x)
     }
 }
 
-/* Step 7: nothing stays posted: receives left over (a lost chunk, an
- * error, fewer chunks due) are cancelled, the sends completed. */
+/* Step 7: nothing stays posted: receives left over (a chunk that did not
+ * come, an MPI error, fewer chunks due) are given up without waiting (one
+ * the MPI matched already completes in the background: its sender may be
+ * the one that stalled), the sends completed. */
 static void compi_coll_xchg_drain(compi_coll_xchg *x)
 {
     for (int r = 0; r < x->nr; r++) {
         if (x->rreq[r] == MPI_REQUEST_NULL) continue;
-        PMPI_Cancel(&x->rreq[r]);
-        PMPI_Wait(&x->rreq[r], MPI_STATUS_IGNORE);
+        int i = r / (COMPI_COLL_SLOTS + 1), sl = r % (COMPI_COLL_SLOTS + 1) - 1;
+        unsigned char **buf = sl >= 0 ? &x->st[i].slot[sl] : NULL;
+        compi_side_recv_abandon(&x->rreq[r], buf ? *buf : NULL); /* frees the slot, now or once complete */
+        if (buf) *buf = NULL;
     }
     int wrc = compi_coll_waitall((int)x->nsent, x->sreq);
     if (x->rc == MPI_SUCCESS) x->rc = wrc;
@@ -636,8 +668,9 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
         compi_coll_blocks_free(got);
         return compi_frame_fail(comm, &fst, x.why);
     }
-    if (x.send_rc != MPI_SUCCESS) compi_coll_blocks_free(got);
-    return x.send_rc;
+    int rc = x.recv_rc != MPI_SUCCESS ? x.recv_rc : x.send_rc;
+    if (rc != MPI_SUCCESS) compi_coll_blocks_free(got);
+    return rc;
 }
 
 void compi_coll_blocks_free(compi_coll_blocks *b)

@@ -70,25 +70,45 @@ static int compi_pipe_damage_read;
 /* Tests inject faults with COMPI_DEBUG_DAMAGE_CHUNK=k (damage the header of
  * every message's chunk k), =drop:k (never send chunk k: the receiver
  * finds the next one where k was due, drains exactly the chunks still due
- * and fails the receive) or =fail:k (the send fails at chunk k as on an
- * error of its own: chunk k and those after it go as stand-ins). */
-int compi_chunk_fault(size_t k, int *how)
+ * and fails the receive), =fail:k (the send fails at chunk k as on an
+ * error of its own: chunk k and those after it go as stand-ins) or
+ * =rfail:k (a collective block's receiver fails at chunk k as on an error
+ * of its own: compi_chunk_fault_recv). */
+static int compi_chunk_fault_kind(unsigned *k)
 {
     static int kind;
     if (!__atomic_load_n(&compi_pipe_damage_read, __ATOMIC_ACQUIRE)) {
         const char *v = getenv("COMPI_DEBUG_DAMAGE_CHUNK");
-        if (v && strncmp(v, "drop:", 5) == 0) {
-            kind = COMPI_CHUNK_FAULT_DROP;
-            v += 5;
-        } else if (v && strncmp(v, "fail:", 5) == 0) {
-            kind = COMPI_CHUNK_FAULT_FAIL;
-            v += 5;
-        }
+        static const struct {
+            const char *prefix;
+            int kind;
+        } kinds[] = {{"drop:", COMPI_CHUNK_FAULT_DROP},
+                     {"fail:", COMPI_CHUNK_FAULT_FAIL},
+                     {"rfail:", COMPI_CHUNK_FAULT_RECV_FAIL}};
+        for (size_t i = 0; v && i < sizeof kinds / sizeof kinds[0]; i++)
+            if (strncmp(v, kinds[i].prefix, strlen(kinds[i].prefix)) == 0) {
+                kind = kinds[i].kind;
+                v += strlen(kinds[i].prefix);
+                break;
+            }
         if (v && *v) compi_pipe_damage = (unsigned)strtoul(v, NULL, 10);
         __atomic_store_n(&compi_pipe_damage_read, 1, __ATOMIC_RELEASE);
     }
-    *how = kind;
-    return k == compi_pipe_damage;
+    *k = compi_pipe_damage;
+    return kind;
+}
+
+int compi_chunk_fault(size_t k, int *how)
+{
+    unsigned at;
+    *how = compi_chunk_fault_kind(&at);
+    return k == at && *how != COMPI_CHUNK_FAULT_RECV_FAIL;
+}
+
+int compi_chunk_fault_recv(size_t k)
+{
+    unsigned at;
+    return compi_chunk_fault_kind(&at) == COMPI_CHUNK_FAULT_RECV_FAIL && k == at;
 }
 
 void compi_pipe_count_sent(const compi_codec *codec, size_t size, size_t n, size_t wire, size_t raw_chunks, uint64_t ns,

@@ -25,8 +25,9 @@ int compi_side_iprobe(int world, int tag, int *flag, MPI_Status *st);
 /* A fresh tag on the side channel (escapes, pipelined chunks). */
 int compi_side_tag(void);
 
-/* Gives up a receive compi posted on its side channel into buf (a failed
- * pipelined receive's chunk slot): cancelled, and buf freed, unless the MPI
+/* Gives up a receive compi posted on its side channel, or on another
+ * communicator of its own, into buf (a failed pipelined receive's or
+ * collective exchange's chunk slot): cancelled, and buf freed, unless the MPI
  * matched it already; such a receive cannot be cancelled and may need its
  * sender to end, so compi completes it in the background (as a freed
  * request) and frees buf then. Never waits; *req becomes MPI_REQUEST_NULL
