@@ -758,8 +758,8 @@ static int run_point(point *p, const options *o, double *times[2], double *ratio
         ratios[n] = t[VAR_COMPI] > 0 ? t[VAR_PLAIN] / t[VAR_COMPI] : 0;
         if (o->per_rep && g_rank == 0)
             printf("REP coll=%s size=%zu data=%s rep=%d first=%s plain_us=%.1f compi_us=%.1f ratio=%.4f\n",
-                   COLL_NAMES[p->name], p->size, compi_dataset_name((size_t)p->data), n,
-                   VARIANTS[n % 2].name, t[VAR_PLAIN] * 1e6, t[VAR_COMPI] * 1e6, ratios[n]);
+                   COLL_NAMES[p->name], p->size, compi_dataset_name((size_t)p->data), n, VARIANTS[n % 2].name,
+                   t[VAR_PLAIN] * 1e6, t[VAR_COMPI] * 1e6, ratios[n]);
         spent += t[0] + t[1];
         n++;
     }

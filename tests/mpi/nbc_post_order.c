@@ -38,7 +38,9 @@ static void record(char what, int count, MPI_Datatype dt)
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
     static int (*real)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
-    if (!real) real = (int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))dlsym(RTLD_NEXT, "PMPI_Isend");
+    if (!real)
+        real =
+            (int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))dlsym(RTLD_NEXT, "PMPI_Isend");
     record('S', count, dt);
     return real(buf, count, dt, dest, tag, comm, req);
 }
@@ -46,7 +48,8 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
     static int (*real)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
-    if (!real) real = (int (*)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))dlsym(RTLD_NEXT, "PMPI_Irecv");
+    if (!real)
+        real = (int (*)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *))dlsym(RTLD_NEXT, "PMPI_Irecv");
     record('R', count, dt);
     return real(buf, count, dt, source, tag, comm, req);
 }
