@@ -128,6 +128,7 @@ typedef struct {
     size_t max_mem; /* buffers per rank and point */
     uint64_t seed;
     int quiet;
+    int per_rep; /* print every timed rep's times (REP lines) */
 } options;
 
 static int g_rank, g_size;
@@ -153,7 +154,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: compi_collbench [--colls NAME[,NAME..]|all] [--sizes LO:HI[:F] | --sizes S[,S..]]\n"
             "                       [--data NAME[,NAME..]|all] [--reps N] [--min-reps N] [--warmup N]\n"
-            "                       [--budget SEC] [--max-mem BYTES] [--seed N] [--quiet]\n"
+            "                       [--budget SEC] [--max-mem BYTES] [--seed N] [--quiet] [--per-rep]\n"
             "  colls: allgather allgatherv alltoall alltoallv allreduce reduce bcast gather scatter\n"
             "         reduce_scatter_block ialltoall iallgather ibcast iallreduce neighbor_alltoall\n"
             "         ialltoall_overlap (default all)\n"
@@ -165,6 +166,7 @@ static void usage(void)
             "  reps:  timed reps per variant (default 11), at least --min-reps (default 5) even over\n"
             "         --budget seconds of timed calls per point (default 10); --warmup untimed reps (default 1)\n"
             "  --max-mem: skip points whose buffers exceed this per rank (default 1G)\n"
+            "  --per-rep: also print each timed rep (REP lines: index, which variant ran first, both times)\n"
             "  Data sets:");
     for (size_t i = 0; i < compi_dataset_count(); i++) fprintf(stderr, " %s", compi_dataset_name(i));
     fprintf(stderr, "\n");
@@ -216,6 +218,9 @@ static void parse_args(int argc, char **argv, options *o)
             exit(0);
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
+            continue;
+        } else if (!strcmp(a, "--per-rep")) {
+            o->per_rep = 1;
             continue;
         }
         if (!v) bad = 1;
@@ -751,6 +756,10 @@ static int run_point(point *p, const options *o, double *times[2], double *ratio
         times[VAR_PLAIN][n] = t[VAR_PLAIN];
         times[VAR_COMPI][n] = t[VAR_COMPI];
         ratios[n] = t[VAR_COMPI] > 0 ? t[VAR_PLAIN] / t[VAR_COMPI] : 0;
+        if (o->per_rep && g_rank == 0)
+            printf("REP coll=%s size=%zu data=%s rep=%d first=%s plain_us=%.1f compi_us=%.1f ratio=%.4f\n",
+                   COLL_NAMES[p->name], p->size, compi_dataset_name((size_t)p->data), n, VARIANTS[n % 2].name,
+                   t[VAR_PLAIN] * 1e6, t[VAR_COMPI] * 1e6, ratios[n]);
         spent += t[0] + t[1];
         n++;
     }

@@ -132,6 +132,7 @@ usage: compi bench coll [--mpi openmpi|mpich|both] [--vcluster] [--nodes N] [--p
   compi_collbench args (see compi_collbench --help):
     --colls allgather,alltoall,...|all  --sizes 1K:16M:4 | 64K,1M  --data double_smooth,...
     --reps N (11)  --min-reps N (5)  --budget SEC (10)  --warmup N (1)  --max-mem BYTES (1G)
+    --per-rep (REP lines: each timed rep's times)
   Output per run: a table per collective and data set plus "RESULT coll=
   size= data= reps= plain_us= compi_us= ratio= lo= hi= ..." lines; exit
   status 1 when any run failed (a result that differs from plain MPI is a

@@ -486,9 +486,42 @@ static void compi_sched_fail(compi_sched *s, int rc)
     if (rc != MPI_SUCCESS && s->rc == MPI_SUCCESS) s->rc = rc;
 }
 
-/* Posts round k: local steps in order, then its messages. A step that
- * fails is recorded and skipped; the others still go, so no peer waits for
- * a message this rank never sends. */
+/* Posts one message step (a failure is recorded in s). */
+static void compi_sched_post_msg(compi_sched *s, compi_sched_op *op)
+{
+    compi_req *r = compi_req_new(op->type == COMPI_OP_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV, s->x, s->ci, s->fam);
+    int rc = op->type == COMPI_OP_SEND
+                 ? compi_post_send(r, op->sbuf, op->count, op->dt, op->peer, op->tag, COMPI_SMODE_STD, s->ci)
+                 : compi_post_recv(r, op->rbuf, op->count, op->dt, op->peer, op->tag);
+    if (rc != MPI_SUCCESS) {
+        compi_sched_fail(s, rc);
+        compi_req_destroy(r);
+        return;
+    }
+    if (op->type == COMPI_OP_SEND && !s->p2p) {
+        compi_typeinfo ti;
+        compi_typeinfo_get(op->dt, op->count, &ti);
+        COMPI_NBC_ADD(s->kind, COMPI_NBC_BYTES, ti.size);
+        if (compi_peer_is_remote(s->ci, op->peer)) COMPI_NBC_ADD(s->kind, COMPI_NBC_INTER_MSGS, 1);
+    }
+    op->r = r;
+}
+
+/* Posts round k: local steps in order, then its sends, then its receives.
+ * A step that fails is recorded and skipped; the others still go, so no
+ * peer waits for a message this rank never sends.
+ *
+ * Sends before receives: a large message goes by rendezvous (the sender
+ * announces it, the receiver answers once its receive is posted, then the
+ * data moves), and between two ranks the MPI carries both directions'
+ * control messages and data on one connection in order. A receive posted
+ * before this rank's own send answers a peer's announcement at once; the
+ * peer then streams its data, and this rank's announcement, answered by
+ * the peer behind that data, waits until it has all passed: the two
+ * directions take turns instead of sharing the full-duplex link. With the
+ * sends posted first, every rank's announcement leaves before any answer
+ * it gives, so each rank's answer precedes its data and both directions
+ * move at once. */
 static void compi_sched_post_round(compi_sched *s, int k)
 {
     int first = k ? s->round_end[k - 1] : 0, end = s->round_end[k];
@@ -499,26 +532,9 @@ static void compi_sched_post_round(compi_sched *s, int k)
             compi_sched_fail(s, op->count > 0 ? PMPI_Reduce_local(op->sbuf, op->rbuf, op->count, op->dt, op->op)
                                               : MPI_SUCCESS);
     }
-    for (int i = first; i < end; i++) {
-        compi_sched_op *op = &s->ops[i];
-        if (op->type != COMPI_OP_SEND && op->type != COMPI_OP_RECV) continue;
-        compi_req *r = compi_req_new(op->type == COMPI_OP_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV, s->x, s->ci, s->fam);
-        int rc = op->type == COMPI_OP_SEND
-                     ? compi_post_send(r, op->sbuf, op->count, op->dt, op->peer, op->tag, COMPI_SMODE_STD, s->ci)
-                     : compi_post_recv(r, op->rbuf, op->count, op->dt, op->peer, op->tag);
-        if (rc != MPI_SUCCESS) {
-            compi_sched_fail(s, rc);
-            compi_req_destroy(r);
-            continue;
-        }
-        if (op->type == COMPI_OP_SEND && !s->p2p) {
-            compi_typeinfo ti;
-            compi_typeinfo_get(op->dt, op->count, &ti);
-            COMPI_NBC_ADD(s->kind, COMPI_NBC_BYTES, ti.size);
-            if (compi_peer_is_remote(s->ci, op->peer)) COMPI_NBC_ADD(s->kind, COMPI_NBC_INTER_MSGS, 1);
-        }
-        op->r = r;
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = first; i < end; i++)
+            if (s->ops[i].type == (pass ? COMPI_OP_RECV : COMPI_OP_SEND)) compi_sched_post_msg(s, &s->ops[i]);
 }
 
 /* Posts round k; a trial call's schedule counts the frames of its every
