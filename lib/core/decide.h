@@ -64,14 +64,16 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
 /* A pipelined message's later chunks that the wire paced (the sender's
  * pace hint, frame.h compi_chunk_gap, left out those its coding paced):
- * `bytes` on the wire in `us`, codec codec_id (dtclass, ratio about
+ * `bytes` on the wire in `us` over `chunks` chunks (engine/linkest.h,
+ * compi_linkest_add_chunks: too few bytes a chunk time its per-message
+ * cost, not the link), codec codec_id (dtclass, ratio about
  * `ratio`), decoded here in decode_us. A rate sample of the link to world
  * rank world_peer's node (engine/linkest.h), left out when the sender may
  * have been the bottleneck all the same: its compression time, estimated
  * from decode_us and the codec model's decompress/compress ratio, near
  * the flow's time. */
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
-                               double decode_us);
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, double chunks, int codec_id, int dtclass,
+                               double ratio, double decode_us);
 /* A pipelined message from world_peer whose chunks the sender's coding
  * paced: no sample of the link, counted (the report's sender_bound_samples). */
 void compi_engine_sender_bound(int world_peer);

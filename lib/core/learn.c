@@ -92,9 +92,9 @@ double compi_engine_injected_gap_us(double len)
 }
 
 /* One rate sample for the link to world rank peer's node: `bytes` back to
- * back in `us` (injected timings: already the injected link's, every K-th
+ * back in `us`, in `chunks` messages (injected timings: already the injected link's, every K-th
  * sample made the outlier here). */
-static void compi_engine_observe_rate(int world_peer, double bytes, double us)
+static void compi_engine_observe_rate(int world_peer, double bytes, double us, double chunks)
 {
     if (!compi_E.ready || !compi_cfg.refresh || world_peer < 0 || world_peer >= compi_g.world_size) return;
     int node = compi_g.node_of_world[world_peer];
@@ -109,7 +109,7 @@ static void compi_engine_observe_rate(int world_peer, double bytes, double us)
     pthread_mutex_lock(&l->lock);
     compi_net_link was = l->est.model;
     uint64_t rejected = l->est.fits_rejected;
-    if (compi_linkest_add_rate(&l->est, bytes, us)) compi_link_model_changed(l, &was);
+    if (compi_linkest_add_chunks(&l->est, bytes, us, chunks)) compi_link_model_changed(l, &was);
     else if (l->est.fits_rejected != rejected && rejected == 0)
         compi_log(compi_learn_level(), "link %s: a fit of its samples was rejected (%s); keeping its %s model", l->name,
                   l->est.last_rejection, compi_linksrc_name(l->est.source));
@@ -130,8 +130,8 @@ void compi_engine_sender_bound(int world_peer)
  * chunks: a sender without a progress thread may leave a chunk's bytes
  * unmoved while it codes the next, and their arrival then times both. */
 #define COMPI_PIPE_LINK_BOUND 2.0
-void compi_engine_observe_pipe(int world_peer, double bytes, double us, int codec_id, int dtclass, double ratio,
-                               double decode_us)
+void compi_engine_observe_pipe(int world_peer, double bytes, double us, double chunks, int codec_id, int dtclass,
+                               double ratio, double decode_us)
 {
     if (!compi_E.ready || !compi_cfg.refresh) return;
     const compi_codec *c = codec_id ? compi_codec_by_id((uint8_t)codec_id) : NULL;
@@ -143,7 +143,7 @@ void compi_engine_observe_pipe(int world_peer, double bytes, double us, int code
             return;
         }
     }
-    compi_engine_observe_rate(world_peer, bytes, us);
+    compi_engine_observe_rate(world_peer, bytes, us, chunks);
 }
 
 /* Agreement points on a communicator: its 2nd, 4th, ... 64th collective,

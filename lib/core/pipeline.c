@@ -710,8 +710,8 @@ int compi_pipe_recv_end(compi_pipe_recv *r, MPI_Status *st, MPI_Comm comm)
     compi_pipe_flow_t *f = &r->flow;
     if (rc == MPI_SUCCESS && !bad && !lost && n >= 3 && (f->waited == f->timed || compi_cfg.debug_link.set)) {
         if (f->bytes && f->us > 0)
-            compi_engine_observe_pipe(r->world, (double)f->bytes, f->us, x->codec_id, r->dtclass,
-                                      (double)r->total / (double)(f->wire_bytes ? f->wire_bytes : 1),
+            compi_engine_observe_pipe(r->world, (double)f->bytes, f->us, (double)(f->timed - f->coded), x->codec_id,
+                                      r->dtclass, (double)r->total / (double)(f->wire_bytes ? f->wire_bytes : 1),
                                       (double)x->decode_ns * 1e-3 * (double)f->bytes /
                                           (double)(f->wire_bytes ? f->wire_bytes : 1));
         else if (f->coded) compi_engine_sender_bound(r->world);

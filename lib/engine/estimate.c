@@ -210,16 +210,56 @@ static double compi_estimate_least_cost(const compi_estimate_ctx *x, int i, size
     return compi_codec_model_cost_min(x->codecs, x->codecs->candidates[x->dtclass][i], x->dtclass);
 }
 
+double compi_estimate_judged_factor(const compi_estimate_costs *k, int cls, int i)
+{
+    unsigned n = k->nfactor[cls][i];
+    const double *f = k->factor[cls][i];
+    if (n == 0) return 0;
+    if (n == 1) return f[0];
+    if (n < COMPI_ESTIMATE_COST_SAMPLES) return f[0] < f[1] ? f[0] : f[1];
+    double a = f[0], b = f[1], c = f[2]; /* the median of three */
+    if (a > b) {
+        double t = a;
+        a = b;
+        b = t;
+    }
+    if (b > c) b = c;
+    return a > b ? a : b;
+}
+
+/* What candidate i is judged to cost per input byte on data it compresses
+ * ratio times: the model's prediction times the judged factor; 0 when either
+ * is unknown. */
+static double compi_estimate_judged_cost(const compi_estimate_ctx *x, int i, double ratio)
+{
+    if (!x->costs || x->costs->codec[x->dtclass][i] != x->codecs->candidates[x->dtclass][i]) return 0;
+    double f = compi_estimate_judged_factor(x->costs, x->dtclass, i);
+    return f > 0 ? compi_estimate_model_cost(x, i, ratio) * f : 0;
+}
+
 static void compi_estimate_learn_cost(const compi_estimate_ctx *x, int i, double us_per_byte, double ratio)
 {
     compi_estimate_costs *k = x->costs;
     if (!k || !(us_per_byte > 0)) return;
+    int cls = x->dtclass;
+    if (k->codec[cls][i] != x->codecs->candidates[cls][i]) k->nfactor[cls][i] = 0; /* another codec's */
     double old = compi_estimate_known_cost(x, i), old_r = compi_estimate_known_ratio(x, i);
-    /* halfway toward the new one: a codec's speed depends on the data, and
-     * one descheduled measurement must not rank it last for good */
-    k->us_per_byte[x->dtclass][i] = old > 0 ? (old + us_per_byte) / 2 : us_per_byte;
-    if (ratio > 0) k->ratio[x->dtclass][i] = old_r > 0 ? sqrt(old_r * ratio) : ratio;
-    k->codec[x->dtclass][i] = x->codecs->candidates[x->dtclass][i];
+    if (ratio > 0) k->ratio[cls][i] = old_r > 0 ? sqrt(old_r * ratio) : ratio;
+    k->codec[cls][i] = x->codecs->candidates[cls][i];
+    double model = compi_estimate_model_cost(x, i, ratio > 0 ? ratio : k->ratio[cls][i]);
+    if (model > 0) {
+        unsigned n = k->nfactor[cls][i];
+        k->factor[cls][i][n % COMPI_ESTIMATE_COST_SAMPLES] = us_per_byte / model;
+        /* kept below twice the ring, at the same place in it */
+        n++;
+        k->nfactor[cls][i] =
+            n < 2 * COMPI_ESTIMATE_COST_SAMPLES ? n : COMPI_ESTIMATE_COST_SAMPLES + n % COMPI_ESTIMATE_COST_SAMPLES;
+        k->us_per_byte[cls][i] = compi_estimate_judged_cost(x, i, k->ratio[cls][i]);
+        return;
+    }
+    /* no model speed to judge by: halfway toward the new one, so that one
+     * descheduled measurement does not rank it last for good */
+    k->us_per_byte[cls][i] = old > 0 ? (old + us_per_byte) / 2 : us_per_byte;
 }
 
 void compi_estimate_note(const compi_estimate_ctx *x, const compi_codec *c, size_t size, double ratio,
@@ -252,7 +292,9 @@ static double compi_estimate_bound(const compi_estimate_ctx *x, size_t size, dou
  * descheduled compression) is retried after a few evaluations. */
 static void compi_estimate_forget_cost(const compi_estimate_ctx *x, int i)
 {
-    x->costs->us_per_byte[x->dtclass][i] *= 0.85;
+    /* from two measurements on, the judged factor (their least, then their
+     * median) is no single fluke: it stands */
+    if (x->costs->nfactor[x->dtclass][i] < 2) x->costs->us_per_byte[x->dtclass][i] *= 0.85;
 }
 
 /* The order candidates are tried in: those with no expected cost
@@ -317,6 +359,9 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
         if (compi_estimate_codec(x, c, src, size, trial_max, scratch, &r, &tc) != COMPI_OK) continue;
         tried++;
         compi_estimate_learn_cost(x, i, size ? tc / (double)size : 0, r);
+        /* judged by its ratio and its robust speed, not this one timing */
+        double judged = compi_estimate_judged_cost(x, i, r);
+        if (judged > 0) tc = judged * (double)size;
         double s = compi_estimate_speedup(x, c, size, r, tc);
         if (c == x->incumbent && s >= min_speedup) kept = (compi_estimate){c, r, tc, s};
         if (s >= best_speedup) {

@@ -47,11 +47,33 @@ typedef struct {
  * costs 0.4-2 ms on a 64 KiB sample) used up the budget of an 80 KiB
  * message at 1 Gbit/s (~0.75 ms) and the one that would have won (dfcm,
  * ~40 us) was never tried: the window decided raw. */
+/*
+ * A codec's speed is judged robustly: each measurement (an evaluation's
+ * sample, or a compressed message's outcome) is kept as its time over what
+ * the codec model predicts at the ratio it showed, the latest
+ * COMPI_ESTIMATE_COST_SAMPLES of them per candidate, and the factor the
+ * candidate is judged by is their median once there are that many (the
+ * least of them before: a compression on a loaded host is only ever slowed
+ * down, never sped up). A candidate is then judged by what is deterministic,
+ * the ratio its sample showed (bytes on the wire), and the codec model's
+ * speed at that ratio times that factor: one descheduled measurement cannot
+ * overturn the codec in use, a slowness seen in most of the latest ones
+ * does. Measured: the demo stencil over a 100 Mbit/s link on a loaded
+ * 2-core host, a re-check timed zstd's sample at 2.4 times the other
+ * rank's and the same rank's before, and lz4 replaced it until the next
+ * re-check (ratio 12 against 16 on the wire). */
+#define COMPI_ESTIMATE_COST_SAMPLES 3
 typedef struct compi_estimate_costs {
     const compi_codec *codec[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
-    double us_per_byte[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
-    double ratio[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES]; /* the ratio it showed then (0: unknown) */
+    double us_per_byte[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES]; /* the judged cost at ratio[] */
+    double ratio[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];       /* the ratio it showed then (0: unknown) */
+    /* measured time over the model's prediction, the latest ones (a ring) */
+    double factor[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES][COMPI_ESTIMATE_COST_SAMPLES];
+    unsigned nfactor[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES]; /* measurements so far */
 } compi_estimate_costs;
+/* The factor candidate c of class cls is judged by (see above; 0: none
+ * measured, or no model speed for it). */
+double compi_estimate_judged_factor(const compi_estimate_costs *k, int cls, int i);
 /* A compressed message's measured outcome (compress_us to code size bytes
  * ratio times) fed into x->costs as codec c's cost at that ratio, as an
  * evaluation's sample is; nothing when c is not a candidate of the class. */

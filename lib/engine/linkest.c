@@ -121,6 +121,17 @@ int compi_linkest_add_rate(compi_linkest *e, double bytes, double us)
     return compi_linkest_refit(e);
 }
 
+int compi_linkest_add_chunks(compi_linkest *e, double bytes, double us, double chunks)
+{
+    double enough = COMPI_LINKEST_CHUNK_COSTS * COMPI_LINKEST_MSG_COST_US, beta = compi_linkest_beta_ns(e);
+    if (chunks >= 1 && beta > 0 && bytes / chunks * beta * 1e-3 < enough) {
+        e->samples++;
+        e->rejected_samples++;
+        return 0;
+    }
+    return compi_linkest_add_rate(e, bytes, us);
+}
+
 int compi_linkest_add_time(compi_linkest *e, double bytes, double us)
 {
     if (!compi_sample_ok(e, bytes, us)) return 0;

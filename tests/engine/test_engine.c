@@ -652,6 +652,87 @@ static void test_estimate_switch_margin(void)
     free(scratch);
 }
 
+/* Two codecs whose compression takes what the test says, on the injected
+ * clock that only they move: "fast" codes 12 times, "strong" 16 times. */
+static double fake_codec_now_us, fake_cost_us[2];
+static const double fake_ratio[2] = {12, 16};
+static double fake_codec_clock_us(void)
+{
+    return fake_codec_now_us;
+}
+static size_t fake_bound(size_t n)
+{
+    return n + 64;
+}
+static long long fake_code(int which, const void *src, size_t n, void *dst, size_t cap)
+{
+    (void)src;
+    size_t out = (size_t)((double)n / fake_ratio[which]);
+    if (out > cap) return -1;
+    memset(dst, 0, out);
+    fake_codec_now_us += fake_cost_us[which];
+    return (long long)out;
+}
+static long long fake_fast(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)p;
+    return fake_code(0, src, n, dst, cap);
+}
+static long long fake_strong(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)p;
+    return fake_code(1, src, n, dst, cap);
+}
+static const compi_codec fake_fast_codec = {"fast", 250, "test", fake_bound, fake_fast, NULL, 0};
+static const compi_codec fake_strong_codec = {"strong", 251, "test", fake_bound, fake_strong, NULL, 0};
+
+/* A re-check judges a codec by its ratio and its speed over the latest
+ * measurements, not by one timing: over 100 Mbit/s, 128 KiB that "strong"
+ * codes in 150 us (ratio 16) beat "fast"'s 40 us (ratio 12) by 5 %; one
+ * descheduled measurement of "strong" at 450 us (which alone would make
+ * "fast" 40 % better) keeps it in use, a slowness in most of the latest
+ * three replaces it. The model predicts both at twice their speed here
+ * (a slower host): the measured factor of 2 is learned. */
+static void test_estimate_noisy_recheck(void)
+{
+    const compi_codec *fast = &fake_fast_codec, *strong = &fake_strong_codec;
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){fast, -1, 0, 1e9, 0.5};
+    cm.relations[cm.nrelations++] = (compi_codec_relation){strong, -1, 0, 1e9, 0.5};
+    cm.speeds[cm.nspeeds++] = (compi_codec_speed){fast, -1, 128.0 * KiB / 20, 0, 0};
+    cm.speeds[cm.nspeeds++] = (compi_codec_speed){strong, -1, 128.0 * KiB / 75, 0, 0};
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = fast;
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = strong;
+    static compi_estimate_costs costs;
+    memset(&costs, 0, sizeof costs);
+    compi_net_link slow = flat_link(0, 80);
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_codec_clock_us,
+                            NULL, &costs};
+    size_t n = 128 * KiB;
+    unsigned char *data = calloc(n, 1);
+    void *scratch = malloc(compi_estimate_scratch_size(n));
+    compi_estimate best;
+    fake_cost_us[0] = 40;
+    fake_cost_us[1] = 150;
+    for (int i = 0; i < 3; i++) {
+        compi_estimate_best(&x, data, n, n, 1.05, scratch, &best);
+        CHECK(best.codec == strong, "steady timings: strong (%s)", best.codec ? best.codec->name : "raw");
+        x.incumbent = best.codec;
+    }
+    CHECK(fabs(compi_estimate_judged_factor(&costs, COMPI_CLASS_BYTE, 1) - 2) < 1e-6,
+          "strong's factor over the model: 2 (%f)", compi_estimate_judged_factor(&costs, COMPI_CLASS_BYTE, 1));
+    fake_cost_us[1] = 450; /* descheduled once */
+    compi_estimate_best(&x, data, n, n, 1.05, scratch, &best);
+    CHECK(best.codec == strong && fabs(best.compress_us - 150) < 1e-6,
+          "one slow timing: strong stays, judged at 150 us (%s, %.1f us)", best.codec ? best.codec->name : "raw",
+          best.compress_us);
+    compi_estimate_best(&x, data, n, n, 1.05, scratch, &best);
+    CHECK(best.codec == fast, "slow in two of the latest three: fast (%s)", best.codec ? best.codec->name : "raw");
+    free(data);
+    free(scratch);
+}
+
 static void test_estimate(void)
 {
     compi_codec_model cm;
@@ -796,6 +877,7 @@ int main(void)
     test_estimate_budget();
     test_estimate_budget_trial();
     test_estimate_switch_margin();
+    test_estimate_noisy_recheck();
     test_coll_floor();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

@@ -230,6 +230,34 @@ static void test_linkest_probe(void)
     CHECK(compi_linkest_set_probe(&l, &probed) == 0 && compi_linkest_beta_ns(&l) == 20, "a learned link is kept");
 }
 
+/* Rate samples from chunks of few bytes time the chunks' per-message cost,
+ * not the link: a probed 1 Gbit/s link (8 us, 8.4 ns/B); 8 MiB of zeros
+ * coded 250 times, its later 16 chunks of ~1 KiB each arriving 27 us
+ * apart, would say 38 MB/s. Refused, counted; chunks of 128 KiB (int_r50
+ * at ratio 2) at the link's own pace are taken. Chunks of 1 KiB that took
+ * 112 us each (a 12.5 MB/s link a 125 MB/s prior did not know) are refused
+ * too: taking a sample for its time would keep a descheduled receiver's
+ * and refuse the sound ones. */
+static void test_linkest_small_chunks(void)
+{
+    compi_net_link probed = flat_link(8, 8.4);
+    compi_linkest e;
+    compi_linkest_init(&e, &probed, COMPI_LINKSRC_PROBE);
+    for (int s = 0; s < 6; s++) compi_linkest_add_chunks(&e, 16 * 1048.0, 16 * 27.0, 16);
+    CHECK(e.rejected_samples == 6 && e.changes == 0 && compi_linkest_beta_ns(&e) == 8.4,
+          "small chunks refused: %llu refused, %g ns/B", (unsigned long long)e.rejected_samples,
+          compi_linkest_beta_ns(&e));
+    for (int s = 0; s < 3; s++) compi_linkest_add_chunks(&e, 16 * 131072.0, 16 * 131072.0 * 16e-3, 16);
+    CHECK(e.changes == 1 && fabs(compi_linkest_beta_ns(&e) - 16) < 1e-9, "large chunks taken: %g ns/B",
+          compi_linkest_beta_ns(&e));
+    compi_net_link prior = flat_link(50, 8);
+    compi_linkest p;
+    compi_linkest_init(&p, &prior, COMPI_LINKSRC_PRIOR);
+    for (int s = 0; s < 3; s++) compi_linkest_add_chunks(&p, 16 * 1400.0, 16 * 112.0, 16);
+    CHECK(p.rejected_samples == 3 && p.changes == 0, "slow small chunks refused too: %llu",
+          (unsigned long long)p.rejected_samples);
+}
+
 int main(void)
 {
     test_theil_sen_reference();
@@ -239,6 +267,7 @@ int main(void)
     test_linkest_learns();
     test_linkest_rejects();
     test_linkest_probe();
+    test_linkest_small_chunks();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;
