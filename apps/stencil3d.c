@@ -36,6 +36,8 @@ typedef struct {
 enum { OMP_NONE = 0, OMP_MASTERONLY, OMP_FUNNELED };
 
 static int g_rank;
+static const char *g_dump_dir; /* --dump-faces DIR */
+static int g_exchanges;        /* exchanges done: the iteration a dumped face is sent in */
 
 static void usage_exit(int code)
 {
@@ -55,7 +57,9 @@ static void usage_exit(int code)
                 "  master exchange them while the other threads update the interior. The\n"
                 "  checksum is that of the pure-MPI run.\n"
                 "  --neighbor (or --halo neighbor): the halo as one MPI_Neighbor_alltoallv on the\n"
-                "  cartesian communicator (packed faces).\n");
+                "  cartesian communicator (packed faces).\n"
+                "  --dump-faces DIR: write each packed face a rank sends with --halo sendrecv\n"
+                "  to DIR/itII_rRRR_fF.bin (iteration, rank, face 2*dim+side), 8-byte doubles.\n");
     MPI_Finalize();
     exit(code);
 }
@@ -89,6 +93,7 @@ static void parse_args(int argc, char **argv, options *o)
         else if (!strcmp(a, "--iters")) bad = (o->iters = atoi(v)) < 0;
         else if (!strcmp(a, "--check-every")) bad = (o->check_every = atoi(v)) < 1;
         else if (!strcmp(a, "--radius")) bad = (o->radius = atof(v)) <= 0;
+        else if (!strcmp(a, "--dump-faces")) g_dump_dir = v;
         else if (!strcmp(a, "--kappa")) bad = (o->kappa = atof(v)) <= 0 || o->kappa > 1.0 / 6;
         else if (!strcmp(a, "--decomp")) {
             if (!strcmp(v, "1d")) o->decomp3d = 0;
@@ -238,6 +243,19 @@ static void exchange_neighbor(grid *g)
             if (g->nb[d][s] != MPI_PROC_NULL) face_copy(g, g->u, d, s ? g->n[d] + 1 : 0, rb + displs[2 * d + s], 0);
 }
 
+/* --dump-faces: the face the rank is about to send, as sample data for the
+ * codec calibration (compi calibrate codecs --files). */
+static void dump_face(const double *buf, int count, int face)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/it%02d_r%03d_f%d.bin", g_dump_dir, g_exchanges + 1, g_rank, face);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, sizeof(double), (size_t)count, f) != (size_t)count || fclose(f) != 0) {
+        fprintf(stderr, "compi_stencil3d: cannot write %s\n", path);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
 static void exchange(grid *g, int use_isend)
 {
     if (use_isend == 2) {
@@ -268,6 +286,7 @@ static void exchange(grid *g, int use_isend)
                  * neighbour's face into my opposite ghost layer. */
                 int to = g->nb[d][s], from = g->nb[d][1 - s], count = face_count(g, d);
                 if (to != MPI_PROC_NULL) face_copy(g, g->u, d, s ? g->n[d] : 1, g->sendbuf[2 * d + s], 1);
+                if (to != MPI_PROC_NULL && g_dump_dir) dump_face(g->sendbuf[2 * d + s], count, 2 * d + s);
                 MPI_Sendrecv(g->sendbuf[2 * d + s], count, MPI_DOUBLE, to, 100 + 2 * d + (1 - s),
                              g->recvbuf[2 * d + 1 - s], count, MPI_DOUBLE, from, 100 + 2 * d + (1 - s), g->comm,
                              MPI_STATUS_IGNORE);
@@ -276,6 +295,7 @@ static void exchange(grid *g, int use_isend)
     for (int d = 0; d < 3; d++)
         for (int s = 0; s < 2; s++)
             if (g->nb[d][s] != MPI_PROC_NULL) face_copy(g, g->u, d, s ? g->n[d] + 1 : 0, g->recvbuf[2 * d + s], 0);
+    g_exchanges++;
 }
 
 /* One Jacobi step into unew; returns the local sum of squared changes. The

@@ -21,7 +21,7 @@ set(CMAKE_Fortran_COMPILER ${COMPI_SMPIF90})
 set(COMPI_BUILD_TOOLS OFF CACHE BOOL "MPI-free tools: the host builds' under smpi" FORCE)
 set(COMPI_BUILD_TESTS OFF CACHE BOOL "ctest suites of tests/: the host builds'; smpi has tests/smpi" FORCE)
 set(COMPI_SMPI_DIR ${CMAKE_CURRENT_LIST_DIR}/../lib/compat)
-set(COMPI_SMPI_CODEC_SOURCES ${COMPI_SMPI_DIR}/smpi_codecs.c)
+set(COMPI_SMPI_CODEC_SOURCES ${COMPI_SMPI_DIR}/smpi_codecs.c ${COMPI_SMPI_DIR}/smpi_codec_speeds.c)
 set(COMPI_SMPI_CORE_SOURCES ${COMPI_SMPI_DIR}/smpi_compat.c)
 set(COMPI_SMPI_CORE_OPTIONS -include ${COMPI_SMPI_DIR}/smpi_compat.h)
 # smpirun copies libcompi once per simulated rank (smpi/privatize-libs): its

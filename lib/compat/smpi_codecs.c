@@ -6,49 +6,18 @@
  * and can stand for another CPU (docs/simulate.md).
  *
  * COMPI_SIM_CODEC_COST (read once per simulated rank):
- *   model       (default) seconds = bytes / throughput of the table below
+ *   model       (default) seconds = bytes / throughput (below)
  *   model:F     the same on a CPU F times as fast (model:2 halves every cost)
  *   measured    no charge here: SMPI injects the measured host CPU time
  *               (run with smpi/simulate-computation:yes, the default)
- * Throughputs, MB/s of uncompressed bytes, compress / decompress: the
- * calibration quoted in lib/engine/model_default.c (the development machine,
- * median over its data sets) where it lists the codec, dfcm's its double
- * sets at 100 KB (lib/engine/model_default.c); the others are that same
- * machine's single-thread order of magnitude for such coders. Data a codec
- * compresses 10 times or more is coded much faster than that median (lz4
- * compresses it 18 times faster): the second pair of throughputs is for
- * such data, measured by `compi calibrate codecs --files ... --class double`
- * on 8 KiB halo faces of stencil3d's field (iterations 1, 5 and 10, 24
- * faces, mean over those of ratio >= 10, thread CPU time; 0:
- * not measured, the first pair holds). */
+ * Throughputs: lib/compat/smpi_codec_speeds.c, by the codec's ratio on the
+ * data (measured on stencil3d's halo faces) where measured. */
 #include <stdlib.h>
 #include <string.h>
 #include <simgrid/host.h>
 #include "compat/smpi_compat.h"
+#include "compat/smpi_codec_speeds.h"
 #include "codecs/codecs.h"
-
-typedef struct {
-    const char *name;
-    double c_mbs, d_mbs;       /* any data */
-    double c_hi_mbs, d_hi_mbs; /* data compressed COMPI_SIM_HI_RATIO times or more */
-} compi_sim_speed;
-
-#define COMPI_SIM_HI_RATIO 10.0
-
-static const compi_sim_speed compi_sim_speeds[] = {
-    {"lz4", 1128, 4039, 19942, 12671},
-    {"zstd", 551, 1304, 6738, 10161},
-    {"blosc-lz4", 2057, 5067, 3826, 3836},
-    {"blosc-zstd", 80, 1692, 392, 542},
-    {"rice", 636, 610, 0, 0},
-    {"lzo", 1096, 1396, 0, 0},
-    {"snappy", 1000, 3000, 0, 0},
-    {"rle", 2000, 4000, 0, 0},
-    {"huffman", 300, 300, 0, 0},
-    {"fpc", 500, 500, 0, 0},
-    {"dfcm", 1373, 1263, 3241, 2880},
-    {"poly-lz4", 1100, 1300, 316, 1780},
-};
 
 static double compi_sim_factor = -1; /* < 0: not read yet; 0: measured */
 
@@ -67,13 +36,12 @@ static double compi_sim_cost_factor(void)
 }
 
 /* bytes: uncompressed; coded: compressed (<= 0: the call failed, no ratio) */
-static void compi_sim_charge(const compi_sim_speed *s, size_t bytes, long long coded, int compress)
+static void compi_sim_charge(const char *codec, size_t bytes, long long coded, int compress)
 {
     double f = compi_sim_cost_factor();
-    if (f <= 0 || !s || bytes == 0) return;
-    int hi = coded > 0 && (double)bytes >= COMPI_SIM_HI_RATIO * (double)coded;
-    double mbs =
-        compress ? (hi && s->c_hi_mbs > 0 ? s->c_hi_mbs : s->c_mbs) : (hi && s->d_hi_mbs > 0 ? s->d_hi_mbs : s->d_mbs);
+    if (f <= 0 || bytes == 0) return;
+    double mbs = compi_sim_codec_mbs(codec, coded > 0 ? (double)bytes / (double)coded : 0, compress);
+    if (mbs <= 0) return;
     /* as work at the simulated host's speed: smpi_execute(seconds) would
      * scale by smpi/host-speed, the measured-time calibration */
     smpi_execute_flops(f * (double)bytes / (mbs * 1e6) * sg_host_get_speed(sg_host_self()));
@@ -82,17 +50,16 @@ static void compi_sim_charge(const compi_sim_speed *s, size_t bytes, long long c
 /* One modelled copy per codec, filled at load time from the real codec. */
 #define COMPI_SIM_CODEC(var)                                                                                           \
     static compi_codec compi_sim_##var;                                                                                \
-    static const compi_sim_speed *compi_sim_speed_##var;                                                               \
     static long long compi_sim_c_##var(const void *s, size_t n, void *d, size_t cap, const compi_codec_params *p)      \
     {                                                                                                                  \
         long long r = compi_codec_##var.compress(s, n, d, cap, p);                                                     \
-        compi_sim_charge(compi_sim_speed_##var, n, r, 1);                                                              \
+        compi_sim_charge(compi_codec_##var.name, n, r, 1);                                                             \
         return r;                                                                                                      \
     }                                                                                                                  \
     static long long compi_sim_d_##var(const void *s, size_t n, void *d, size_t len, const compi_codec_params *p)      \
     {                                                                                                                  \
         long long r = compi_codec_##var.decompress(s, n, d, len, p);                                                   \
-        compi_sim_charge(compi_sim_speed_##var, len, (long long)n, 0);                                                 \
+        compi_sim_charge(compi_codec_##var.name, len, (long long)n, 0);                                                \
         return r;                                                                                                      \
     }                                                                                                                  \
     static void compi_sim_init_##var(void)                                                                             \
@@ -100,9 +67,6 @@ static void compi_sim_charge(const compi_sim_speed *s, size_t bytes, long long c
         compi_sim_##var = compi_codec_##var;                                                                           \
         compi_sim_##var.compress = compi_sim_c_##var;                                                                  \
         compi_sim_##var.decompress = compi_sim_d_##var;                                                                \
-        for (size_t i = 0; i < sizeof compi_sim_speeds / sizeof compi_sim_speeds[0]; i++)                              \
-            if (strcmp(compi_sim_speeds[i].name, compi_codec_##var.name) == 0)                                         \
-                compi_sim_speed_##var = &compi_sim_speeds[i];                                                          \
     }
 
 COMPI_SIM_CODEC(rle)
