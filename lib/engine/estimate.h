@@ -71,7 +71,7 @@ typedef struct compi_estimate_costs {
     double factor[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES][COMPI_ESTIMATE_COST_SAMPLES];
     unsigned nfactor[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES]; /* measurements so far */
 } compi_estimate_costs;
-/* The factor candidate c of class cls is judged by (see above; 0: none
+/* The factor candidate i of class cls is judged by (see above; 0: none
  * measured, or no model speed for it). */
 double compi_estimate_judged_factor(const compi_estimate_costs *k, int cls, int i);
 /* A compressed message's measured outcome (compress_us to code size bytes

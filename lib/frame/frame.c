@@ -5,7 +5,7 @@
  *   (a chunk's; 0 elsewhere)
  * The check is FNV-1a over bytes 0..23, so a damaged header is named as such
  * instead of being decoded as garbage lengths. Bytes 28..31 are neither
- * checked nor validated: a hint (frame.h, compi_chunk_pace) never decides
+ * checked nor validated: a hint (frame.h, compi_chunk_gap) never decides
  * how a message is read. */
 #include <stdio.h>
 #include <string.h>
