@@ -7,8 +7,9 @@
  * communicator reserved for it, only between the pairs that have one:
  * typed blocks as one message with the application's buffers and types,
  * bytes blocks as messages of at most compi_coll_piece() bytes (tag
- * COMPI_COLL_TAG_WHOLE), chunks in order (tag COMPI_COLL_TAG_CHUNK). No
- * step stages a whole side of the exchange in one buffer.
+ * COMPI_COLL_TAG_WHOLE), chunks in order (a tag of the exchange's own,
+ * compi_coll_chunk_tag). No step stages a whole side of the exchange in one
+ * buffer.
  *
  * A pipelined block is not encoded whole before the exchange: its chunks
  * (lib/frame/frame.h, compi_chunk_encode) are compressed one by one during
@@ -19,11 +20,13 @@
  * of c + w + d. When no rank pipelines, every receive and send is posted at
  * once and one blocking Waitall completes them (oversubscribed ranks yield
  * as in a collective). */
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "coll/coll.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -39,6 +42,34 @@
 #define COMPI_COLL_SLOTS 4
 #define COMPI_COLL_TAG_WHOLE 1
 #define COMPI_COLL_TAG_CHUNK 2
+#define COMPI_COLL_TAG_SPAN 30000 /* chunk tags up to 30001: below 32767, the least MPI_TAG_UB */
+
+/* The number of the exchange about to run on chunks, kept on it as an
+ * attribute (the value itself, nothing allocated). */
+static int compi_coll_seq_keyval = MPI_KEYVAL_INVALID;
+static void compi_coll_seq_keyval_make(void)
+{
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &compi_coll_seq_keyval, NULL);
+}
+
+/* This exchange's chunk tag: COMPI_COLL_TAG_CHUNK plus its number on
+ * chunks (modulo COMPI_COLL_TAG_SPAN). Every rank of chunks runs the same
+ * exchanges in the same order (each is part of a collective), so they
+ * agree on it; chunks of a failed exchange that come late (a sender that
+ * stalled beyond COMPI_CHUNK_WAIT) never match a later exchange's
+ * receives. */
+static int compi_coll_chunk_tag(MPI_Comm chunks)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, compi_coll_seq_keyval_make);
+    if (compi_coll_seq_keyval == MPI_KEYVAL_INVALID) return COMPI_COLL_TAG_CHUNK;
+    void *v = NULL;
+    int found = 0;
+    uintptr_t seq = 0;
+    if (PMPI_Comm_get_attr(chunks, compi_coll_seq_keyval, &v, &found) == MPI_SUCCESS && found) seq = (uintptr_t)v;
+    PMPI_Comm_set_attr(chunks, compi_coll_seq_keyval, (void *)((seq + 1) % COMPI_COLL_TAG_SPAN));
+    return COMPI_COLL_TAG_CHUNK + (int)seq;
+}
 
 /* Chunk k of o, encoded once for every destination. */
 static int compi_coll_chunk(compi_coll_out *o, size_t k)
@@ -153,6 +184,7 @@ typedef struct {
     int *piped;
     const int *names;
     int rc;
+    int ctag; /* this exchange's chunk tag (compi_coll_chunk_tag) */
     size_t piece;
     compi_coll_meta *meta;     /* the metadata of every source's block to me */
     int any_chunked;           /* I send a pipelined block */
@@ -207,8 +239,8 @@ static void compi_coll_xchg_recv_failed(compi_coll_xchg *x, int i, size_t k, int
 static int compi_coll_post_chunk(compi_coll_xchg *x, int i, int slot)
 {
     compi_coll_stream *s = &x->st[i];
-    return PMPI_Irecv(s->slot[slot], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i, COMPI_COLL_TAG_CHUNK,
-                      x->chunks, &x->rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + slot]);
+    return PMPI_Irecv(s->slot[slot], (int)(COMPI_FRAME_HEADER_SIZE + s->chunk), MPI_BYTE, i, x->ctag, x->chunks,
+                      &x->rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + slot]);
 }
 
 /* Step 1: every rank's metadata to every rank: what each block to me is. */
@@ -416,11 +448,16 @@ static int compi_coll_xchg_open_streams(compi_coll_xchg *x)
  * this rank goes on receiving, so no sender waits for it. */
 static void compi_coll_xchg_send_chunk(compi_coll_xchg *x, compi_coll_out *o, int j, size_t k)
 {
+    double away = compi_chunk_fault_stall(k);
+    if (away > 0) {
+        struct timespec ts = {(time_t)away, (long)((away - (double)(time_t)away) * 1e9)};
+        nanosleep(&ts, NULL); /* a test's sender, computing outside MPI */
+    }
     if (x->send_rc == MPI_SUCCESS) {
         int rc = compi_coll_chunk(o, k);
         if (rc == MPI_SUCCESS && o->blen[k] >= 0) {
             MPI_Request *q = &x->sreq[x->nsent];
-            rc = PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks, q);
+            rc = PMPI_Isend(o->bufs[k], o->blen[k], MPI_BYTE, j, x->ctag, x->chunks, q);
             if (rc == MPI_SUCCESS) x->nsent++;
         }
         if (rc == MPI_SUCCESS) return;
@@ -434,7 +471,7 @@ static void compi_coll_xchg_send_chunk(compi_coll_xchg *x, compi_coll_out *o, in
     unsigned char *m = malloc(COMPI_FRAME_HEADER_SIZE);
     if (!m) return; /* the receiver waits for it: nothing left to tell it with */
     long long mlen = compi_chunk_unsent(k, len, m);
-    if (PMPI_Isend(m, (int)mlen, MPI_BYTE, j, COMPI_COLL_TAG_CHUNK, x->chunks, &x->sreq[x->nsent]) != MPI_SUCCESS) {
+    if (PMPI_Isend(m, (int)mlen, MPI_BYTE, j, x->ctag, x->chunks, &x->sreq[x->nsent]) != MPI_SUCCESS) {
         free(m);
         return;
     }
@@ -593,16 +630,34 @@ static void compi_coll_xchg_stream(compi_coll_xchg *x)
 /* Step 7: nothing stays posted: receives left over (a chunk that did not
  * come, an MPI error, fewer chunks due) are given up without waiting (one
  * the MPI matched already completes in the background: its sender may be
- * the one that stalled), the sends completed. */
+ * the one that stalled), the sends completed. The chunks still due that no
+ * receive of this exchange takes may yet come (their sender stalled past
+ * COMPI_CHUNK_WAIT): receives are posted for them, so that their sender,
+ * which waits for them to be taken, is not left waiting while this rank
+ * waits for it in the next collective. */
 static void compi_coll_xchg_drain(compi_coll_xchg *x)
 {
+    size_t *stale = x->n ? calloc((size_t)x->n, sizeof *stale) : NULL;
     for (int r = 0; r < x->nr; r++) {
         if (x->rreq[r] == MPI_REQUEST_NULL) continue;
         int i = r / (COMPI_COLL_SLOTS + 1), sl = r % (COMPI_COLL_SLOTS + 1) - 1;
         unsigned char **buf = sl >= 0 ? &x->st[i].slot[sl] : NULL;
-        compi_side_recv_abandon(&x->rreq[r], buf ? *buf : NULL); /* frees the slot, now or once complete */
+        /* frees the slot, now or once complete */
+        int cancelled = compi_side_recv_abandon(&x->rreq[r], buf ? *buf : NULL);
         if (buf) *buf = NULL;
+        /* its message may still come: a receive index below the chunks due */
+        if (sl >= 0 && cancelled && stale && x->st[i].slot_k[sl] < x->st[i].due) stale[i]++;
     }
+    for (int i = 0; i < x->n && x->st; i++) {
+        compi_coll_stream *s = &x->st[i];
+        size_t due = (stale ? stale[i] : 0) + (s->due > s->posted ? s->due - s->posted : 0);
+        if (!x->piped[i] || !due) continue;
+        size_t lost = compi_side_stale_expect(x->chunks, i, x->ctag, due, COMPI_FRAME_HEADER_SIZE + s->chunk);
+        if (lost)
+            compi_log(0, "%zu chunk(s) from rank %d that may still come cannot be taken: it may wait for them", lost,
+                      compi_coll_name(x, i));
+    }
+    free(stale);
     int wrc = compi_coll_waitall((int)x->nsent, x->sreq);
     if (x->rc == MPI_SUCCESS) x->rc = wrc;
     for (size_t i = 0; i < x->nstand; i++) free(x->stand[i]);
@@ -630,6 +685,7 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
                          .piped = piped,
                          .names = names,
                          .bad_source = -1,
+                         .ctag = compi_coll_chunk_tag(chunks),
                          .piece = compi_coll_piece()};
     PMPI_Comm_size(sub, &x.n);
     PMPI_Comm_rank(sub, &x.me);
@@ -664,7 +720,7 @@ int compi_coll_exchange(MPI_Comm sub, MPI_Comm chunks, int same, compi_coll_out 
         MPI_Status fst;
         memset(&fst, 0, sizeof fst);
         fst.MPI_SOURCE = compi_coll_name(&x, x.bad_source);
-        fst.MPI_TAG = COMPI_COLL_TAG_CHUNK;
+        fst.MPI_TAG = x.ctag;
         compi_coll_blocks_free(got);
         return compi_frame_fail(comm, &fst, x.why);
     }

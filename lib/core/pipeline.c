@@ -73,7 +73,10 @@ static int compi_pipe_damage_read;
  * and fails the receive), =fail:k (the send fails at chunk k as on an
  * error of its own: chunk k and those after it go as stand-ins) or
  * =rfail:k (a collective block's receiver fails at chunk k as on an error
- * of its own: compi_chunk_fault_recv). */
+ * of its own: compi_chunk_fault_recv) or =stall:k:S (the sender of a
+ * collective block stays away S seconds before chunk k, once:
+ * compi_chunk_fault_stall). */
+static double compi_pipe_stall_s;
 static int compi_chunk_fault_kind(unsigned *k)
 {
     static int kind;
@@ -84,14 +87,19 @@ static int compi_chunk_fault_kind(unsigned *k)
             int kind;
         } kinds[] = {{"drop:", COMPI_CHUNK_FAULT_DROP},
                      {"fail:", COMPI_CHUNK_FAULT_FAIL},
-                     {"rfail:", COMPI_CHUNK_FAULT_RECV_FAIL}};
+                     {"rfail:", COMPI_CHUNK_FAULT_RECV_FAIL},
+                     {"stall:", COMPI_CHUNK_FAULT_STALL}};
         for (size_t i = 0; v && i < sizeof kinds / sizeof kinds[0]; i++)
             if (strncmp(v, kinds[i].prefix, strlen(kinds[i].prefix)) == 0) {
                 kind = kinds[i].kind;
                 v += strlen(kinds[i].prefix);
                 break;
             }
-        if (v && *v) compi_pipe_damage = (unsigned)strtoul(v, NULL, 10);
+        if (v && *v) {
+            char *end = NULL;
+            compi_pipe_damage = (unsigned)strtoul(v, &end, 10);
+            compi_pipe_stall_s = end && *end == ':' ? strtod(end + 1, NULL) : 2.0;
+        }
         __atomic_store_n(&compi_pipe_damage_read, 1, __ATOMIC_RELEASE);
     }
     *k = compi_pipe_damage;
@@ -102,7 +110,15 @@ int compi_chunk_fault(size_t k, int *how)
 {
     unsigned at;
     *how = compi_chunk_fault_kind(&at);
-    return k == at && *how != COMPI_CHUNK_FAULT_RECV_FAIL;
+    return k == at && *how != COMPI_CHUNK_FAULT_RECV_FAIL && *how != COMPI_CHUNK_FAULT_STALL;
+}
+
+double compi_chunk_fault_stall(size_t k)
+{
+    static int stalled;
+    unsigned at;
+    if (compi_chunk_fault_kind(&at) != COMPI_CHUNK_FAULT_STALL || k != at) return 0;
+    return __atomic_exchange_n(&stalled, 1, __ATOMIC_RELAXED) ? 0 : compi_pipe_stall_s;
 }
 
 int compi_chunk_fault_recv(size_t k)

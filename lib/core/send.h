@@ -41,15 +41,24 @@ int compi_outgoing_stream(compi_outgoing *out, compi_decision *d);
  * compi's copy, freed once streamed) in chunks of chunk bytes. */
 int compi_pipe_prepare(compi_outgoing *out, const char *src, void *packed, size_t size, size_t chunk,
                        const compi_codec *codec, const compi_codec_params *params, const compi_comm_info *ci, int dest);
-/* Fault injection for tests (COMPI_DEBUG_DAMAGE_CHUNK=k, drop:k, fail:k or
- * rfail:k): whether chunk k of a pipelined message (p2p or collective) is
+/* Fault injection for tests (COMPI_DEBUG_DAMAGE_CHUNK=k, drop:k, fail:k,
+ * rfail:k or stall:k:S): whether chunk k of a pipelined message (p2p or collective) is
  * the faulty one, and *how: damaged, never sent (drop), or the sender's
  * compi fails there (fail). compi_chunk_fault_recv: whether the receiver of
  * a pipelined collective block fails at chunk k as on an error of its own
- * (rfail; the sender's side is not affected). */
-enum { COMPI_CHUNK_FAULT_DAMAGE, COMPI_CHUNK_FAULT_DROP, COMPI_CHUNK_FAULT_FAIL, COMPI_CHUNK_FAULT_RECV_FAIL };
+ * (rfail; the sender's side is not affected). compi_chunk_fault_stall
+ * (stall:k:S): the seconds the sender of a collective block stays away
+ * before its chunk k, the first time only (0: not this chunk). */
+enum {
+    COMPI_CHUNK_FAULT_DAMAGE,
+    COMPI_CHUNK_FAULT_DROP,
+    COMPI_CHUNK_FAULT_FAIL,
+    COMPI_CHUNK_FAULT_RECV_FAIL,
+    COMPI_CHUNK_FAULT_STALL
+};
 int compi_chunk_fault(size_t k, int *how);
 int compi_chunk_fault_recv(size_t k);
+double compi_chunk_fault_stall(size_t k);
 /* The report's counters for one pipelined stream: sent (size bytes in n
  * chunks, wire bytes, raw_chunks of them raw, ns of codec time of which
  * hidden ran while earlier chunks travelled) and received (codec_id: its

@@ -116,6 +116,105 @@ typedef struct compi_side_stale {
 static compi_side_stale *compi_stale;
 static int compi_stale_live;
 
+/* Stale messages expected on another communicator of compi's own: every
+ * one's receive posted at once (compi_side_stale_expect). */
+typedef struct compi_side_expect {
+    struct compi_side_expect *next;
+    int n;
+    size_t left;
+    MPI_Request *req;
+    void **buf;
+} compi_side_expect;
+static compi_side_expect *compi_expect;
+
+static void compi_side_expect_free(compi_side_expect *e)
+{
+    for (int i = 0; i < e->n; i++) free(e->buf[i]);
+    free(e->buf);
+    free(e->req);
+    free(e);
+}
+
+static void compi_side_stale_relive(void)
+{
+    __atomic_store_n(&compi_stale_live, compi_stale != NULL || compi_expect != NULL, __ATOMIC_RELAXED);
+}
+
+size_t compi_side_stale_expect(MPI_Comm comm, int source, int tag, size_t count, size_t cap)
+{
+    compi_side_expect *e = count && count <= (size_t)1 << 24 ? calloc(1, sizeof *e) : NULL;
+    if (e && (!(e->req = malloc(sizeof(MPI_Request) * count)) || !(e->buf = calloc(count, sizeof(void *))))) {
+        compi_side_expect_free(e);
+        e = NULL;
+    }
+    if (!e) return count;
+    for (size_t i = 0; i < count; i++) {
+        e->buf[i] = malloc(cap ? cap : 1);
+        if (!e->buf[i] || PMPI_Irecv(e->buf[i], (int)cap, MPI_BYTE, source, tag, comm, &e->req[i]) != MPI_SUCCESS) {
+            free(e->buf[i]);
+            e->buf[i] = NULL;
+            break;
+        }
+        e->n++;
+    }
+    size_t unposted = count - (size_t)e->n;
+    if (!e->n) {
+        compi_side_expect_free(e);
+        return unposted;
+    }
+    e->left = (size_t)e->n;
+    pthread_mutex_lock(&compi_g.lock);
+    e->next = compi_expect;
+    compi_expect = e;
+    compi_side_stale_relive();
+    pthread_mutex_unlock(&compi_g.lock);
+    return unposted;
+}
+
+/* The expected stale messages that arrived: their buffers freed. Returns
+ * how many are still due. */
+static size_t compi_side_expect_take(void)
+{
+    pthread_mutex_lock(&compi_g.lock);
+    compi_side_expect *list = compi_expect, *keep = NULL;
+    compi_expect = NULL;
+    pthread_mutex_unlock(&compi_g.lock);
+    size_t due = 0;
+    while (list) {
+        compi_side_expect *e = list;
+        list = e->next;
+        for (int i = 0; i < e->n; i++) {
+            int done = 0;
+            if (e->req[i] == MPI_REQUEST_NULL) continue;
+            /* an error (a message longer than its buffer) completes it too */
+            if (PMPI_Test(&e->req[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS && e->req[i] != MPI_REQUEST_NULL)
+                PMPI_Request_free(&e->req[i]), done = 1;
+            if (!done) continue;
+            e->req[i] = MPI_REQUEST_NULL;
+            free(e->buf[i]);
+            e->buf[i] = NULL;
+            e->left--;
+        }
+        if (e->left) {
+            due += e->left;
+            e->next = keep;
+            keep = e;
+        } else {
+            compi_side_expect_free(e);
+        }
+    }
+    pthread_mutex_lock(&compi_g.lock);
+    if (keep) {
+        compi_side_expect *tail = keep;
+        while (tail->next) tail = tail->next;
+        tail->next = compi_expect;
+        compi_expect = keep;
+    }
+    compi_side_stale_relive();
+    pthread_mutex_unlock(&compi_g.lock);
+    return due;
+}
+
 void compi_side_stale_add(int world, int tag, size_t count)
 {
     compi_side_stale *s = malloc(sizeof *s);
@@ -126,13 +225,14 @@ void compi_side_stale_add(int world, int tag, size_t count)
     pthread_mutex_lock(&compi_g.lock);
     s->next = compi_stale;
     compi_stale = s;
-    __atomic_store_n(&compi_stale_live, 1, __ATOMIC_RELAXED);
+    compi_side_stale_relive();
     pthread_mutex_unlock(&compi_g.lock);
 }
 
 void compi_side_stale_take(void)
 {
     if (!__atomic_load_n(&compi_stale_live, __ATOMIC_RELAXED)) return;
+    compi_side_expect_take();
     /* detached, so that PMPI calls run without the lock */
     pthread_mutex_lock(&compi_g.lock);
     compi_side_stale *list = compi_stale, *keep = NULL;
@@ -169,7 +269,7 @@ void compi_side_stale_take(void)
         tail->next = compi_stale;
         compi_stale = keep;
     }
-    __atomic_store_n(&compi_stale_live, compi_stale != NULL, __ATOMIC_RELAXED);
+    compi_side_stale_relive();
     pthread_mutex_unlock(&compi_g.lock);
 }
 
@@ -183,7 +283,7 @@ void compi_side_stale_finish(void)
         sched_yield();
     }
     compi_orphans_progress(1);
-    size_t never = 0;
+    size_t never = compi_side_expect_take();
     pthread_mutex_lock(&compi_g.lock);
     while (compi_stale) {
         compi_side_stale *s = compi_stale;
@@ -191,8 +291,22 @@ void compi_side_stale_finish(void)
         never += s->due;
         free(s);
     }
+    compi_side_expect *e = compi_expect;
+    compi_expect = NULL;
     compi_stale_live = 0;
     pthread_mutex_unlock(&compi_g.lock);
+    /* receives posted for messages that never came: cancelled (one the MPI
+     * matched already completes as its message ends) */
+    while (e) {
+        compi_side_expect *next = e->next;
+        for (int i = 0; i < e->n; i++)
+            if (e->req[i] != MPI_REQUEST_NULL) {
+                PMPI_Cancel(&e->req[i]);
+                PMPI_Wait(&e->req[i], MPI_STATUS_IGNORE);
+            }
+        compi_side_expect_free(e);
+        e = next;
+    }
     if (never)
         compi_log(0, "%zu part(s) of messages that failed never arrived (waited %g s at MPI_Finalize)", never, wait_s);
 }

@@ -38,12 +38,22 @@ int compi_side_recv_abandon(MPI_Request *req, void *buf);
  * receive no longer waits for and that may still come: taken and dropped
  * when they arrive (compi_side_stale_take). */
 void compi_side_stale_add(int world, int tag, size_t count);
+/* count messages of at most cap bytes from rank `source` of comm (a
+ * communicator of compi's own: a failed collective exchange's chunks) under
+ * tag `tag` that a failed exchange no longer waits for and that may still
+ * come: their receives are posted now, so that they complete while this
+ * rank is blocked in any MPI call (their sender may wait for them while
+ * this rank waits for it in the next collective), and freed as they
+ * complete (compi_side_stale_take). Returns how many could not be posted
+ * (no memory, an MPI error): 0 normally. */
+size_t compi_side_stale_expect(MPI_Comm comm, int source, int tag, size_t count, size_t cap);
 /* Takes the stale messages that arrived: each one's receive is posted and
  * completed in the background like a freed request. Never waits. */
 void compi_side_stale_take(void);
 /* At MPI_Finalize, after compi's own requests completed: waits up to
  * COMPI_CHUNK_WAIT seconds (at least COMPI_ESCAPE_WAIT's 0.001) for stale
- * messages still due, taking them, and says how many never came. */
+ * messages still due, taking them, cancels the receives posted for those
+ * that did not come, and says how many never came. */
 void compi_side_stale_finish(void);
 
 #endif
