@@ -78,7 +78,7 @@ static int compi_coll_allgather_leaders(void *recvbuf, const int recvcounts[], c
         rc = compi_coll_xfer_expect(&x, kk, (size_t)t.size, t.contiguous ? (unsigned char *)recvbuf + t.true_lb : NULL,
                                     recvbuf, 1, nt[kk]);
     }
-    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->leaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
     for (int kk = 0; kk < p && rc == MPI_SUCCESS; kk++) /* node blocks do not overlap: decoded side by side */

@@ -71,11 +71,12 @@ typedef struct compi_coll_layout {
     int *leader_of;       /* node index -> comm rank of its leader */
     int *first, *members; /* ranks of node k: members[first[k] .. first[k+1]), increasing */
     int local_rank, local_size;
+    int unusable; /* compi could not make its communicators for comm: the MPI's own collectives */
     /* the blocks of compi's exchanges (pipex.c) travel point to point on
-     * these dups of comm and of leaders (xleaders: MPI_COMM_NULL on ranks
-     * that are not leaders), never matched by the application's or compi's
-     * other messages; errors come back as codes */
-    MPI_Comm xall, xleaders;
+     * xall, a dup of comm, and on leaders (which carries no other
+     * point-to-point message), never matched by the application's or
+     * compi's other messages; errors come back as codes */
+    MPI_Comm xall;
     compi_trials *gates[COMPI_GATE_KINDS]; /* per gate kind, an array of COMPI_GATE_CLASSES, lazily */
     compi_leaders_plan *plans[2];          /* Allreduce, Reduce: the leaders' way per size class, lazily */
 } compi_coll_layout;
@@ -97,7 +98,10 @@ static inline int compi_coll_frames(const compi_comm_info *ci)
  * keyval, under which each communicator's layout is cached. */
 int compi_coll_init(void);
 /* The layout cached on comm (ci: its info), built now if needed; NULL with
- * *rc set on failure. */
+ * *rc set on failure, and NULL with *rc MPI_SUCCESS when compi could not
+ * make its communicators for comm (the MPI out of communicator contexts, or
+ * of memory, on any rank: agreed over comm when first built, logged): its
+ * collectives then run as the MPI's own. */
 const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc);
 /* The same layout's node map only (size, rank, nnodes, my_node, node_of,
  * leader_of, first, members; the communicators may be MPI_COMM_NULL):

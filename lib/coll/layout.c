@@ -31,7 +31,6 @@ static void compi_coll_layout_free(compi_coll_layout *l)
     if (l->local != MPI_COMM_NULL) PMPI_Comm_free(&l->local);
     if (l->leaders != MPI_COMM_NULL) PMPI_Comm_free(&l->leaders);
     if (l->xall != MPI_COMM_NULL) PMPI_Comm_free(&l->xall);
-    if (l->xleaders != MPI_COMM_NULL) PMPI_Comm_free(&l->xleaders);
     compi_coll_choices_free(l);
     free(l->node_of);
     free(l->leader_of);
@@ -50,7 +49,7 @@ static compi_coll_layout *compi_coll_layout_map(MPI_Comm comm, const compi_comm_
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
-    l->local = l->leaders = l->xall = l->xleaders = MPI_COMM_NULL;
+    l->local = l->leaders = l->xall = MPI_COMM_NULL;
     PMPI_Comm_size(comm, &l->size);
     PMPI_Comm_rank(comm, &l->rank);
     int n = l->size;
@@ -69,28 +68,36 @@ static compi_coll_layout *compi_coll_layout_map(MPI_Comm comm, const compi_comm_
     return l;
 }
 
-/* The node-local and leaders' communicators and the dups of l (collective
- * over comm). On failure those made are freed again. */
+/* The node-local and leaders' communicators and the dup of comm (collective
+ * over comm: every rank makes every call, whatever failed before it, so the
+ * calls match across ranks). On failure those made are freed again. */
 static int compi_coll_layout_comms(MPI_Comm comm, compi_coll_layout *l)
 {
+    /* a failure here is compi's to handle (the MPI out of communicator
+     * contexts): not raised on the application's handler meanwhile */
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(comm, &eh) == MPI_SUCCESS) PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     int rc = PMPI_Comm_split(comm, l->my_node, l->rank, &l->local);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node, &l->leaders);
+    int r2 = PMPI_Comm_split(comm, l->leader_of[l->my_node] == l->rank ? 0 : MPI_UNDEFINED, l->my_node, &l->leaders);
+    int r3 = PMPI_Comm_dup(comm, &l->xall);
+    if (eh != MPI_ERRHANDLER_NULL) {
+        PMPI_Comm_set_errhandler(comm, eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    if (rc == MPI_SUCCESS) rc = r2;
+    if (rc == MPI_SUCCESS) rc = r3;
     /* errors on compi's communicators come back as codes, raised on comm by
-     * the collective (the application's handler), never on these */
+     * the collective (the application's handler), never on these; a
+     * damaged chunk on xall is compi's frame error, not an abort */
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(l->local, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) rc = PMPI_Comm_set_errhandler(l->leaders, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS) {
-        /* a damaged chunk is compi's frame error, not an abort */
-        rc = PMPI_Comm_dup(comm, &l->xall);
-        if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(l->xall, MPI_ERRORS_RETURN);
-        if (rc == MPI_SUCCESS && l->leaders != MPI_COMM_NULL) rc = PMPI_Comm_dup(l->leaders, &l->xleaders);
-        if (rc == MPI_SUCCESS && l->xleaders != MPI_COMM_NULL)
-            rc = PMPI_Comm_set_errhandler(l->xleaders, MPI_ERRORS_RETURN);
-    }
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(l->xall, MPI_ERRORS_RETURN);
+    /* tests: COMPI_DEBUG_LAYOUT_FAIL=r, comm rank r fails as if short of memory */
+    const char *f = getenv("COMPI_DEBUG_LAYOUT_FAIL");
+    if (rc == MPI_SUCCESS && f && *f && atoi(f) == l->rank) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
-        MPI_Comm *made[] = {&l->local, &l->leaders, &l->xall, &l->xleaders};
-        for (int i = 0; i < 4; i++)
+        MPI_Comm *made[] = {&l->local, &l->leaders, &l->xall};
+        for (int i = 0; i < 3; i++)
             if (*made[i] != MPI_COMM_NULL) PMPI_Comm_free(made[i]);
         return rc;
     }
@@ -171,6 +178,34 @@ static compi_coll_layout *compi_coll_layout_cached(MPI_Comm comm, int *rc)
     return *rc == MPI_SUCCESS && found ? attr : NULL;
 }
 
+/* l's communicators, made now, and whether every rank of comm made them
+ * (an MPI out of communicator contexts fails the same call everywhere, a
+ * rank short of memory fails alone). When any rank could not, none keeps
+ * them and l is marked unusable: comm's collectives run as the MPI's own.
+ * Returns an error only when comm itself fails. */
+static int compi_coll_layout_build(MPI_Comm comm, compi_coll_layout *l)
+{
+    int rc = compi_coll_layout_comms(comm, l), ok = rc == MPI_SUCCESS, all = 0;
+    int arc = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if ((arc != MPI_SUCCESS || !all) && ok) {
+        MPI_Comm *made[] = {&l->local, &l->leaders, &l->xall};
+        for (int i = 0; i < 3; i++)
+            if (*made[i] != MPI_COMM_NULL) PMPI_Comm_free(made[i]);
+    }
+    if (arc != MPI_SUCCESS) return arc;
+    if (!all) {
+        char es[MPI_MAX_ERROR_STRING] = "";
+        int el = 0;
+        if (!ok) PMPI_Error_string(rc, es, &el);
+        compi_log(1,
+                  "could not make compi's communicators for a communicator of %d ranks (%s): its collectives run "
+                  "as the MPI's own",
+                  l->size, ok ? "on another rank" : es);
+        l->unusable = 1;
+    }
+    return MPI_SUCCESS;
+}
+
 /* Whether a layout's communicators were built is the same on every rank:
  * only the blocking collectives build them, each rank in the same call. */
 const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)
@@ -178,15 +213,16 @@ const compi_coll_layout *compi_coll_layout_get(MPI_Comm comm, const compi_comm_i
     compi_coll_layout *l = compi_coll_layout_cached(comm, rc);
     if (*rc != MPI_SUCCESS) return NULL;
     if (l) { /* a node map (compi_coll_nodes_get) gets its communicators now */
-        if (l->local == MPI_COMM_NULL) *rc = compi_coll_layout_comms(comm, l);
-        return *rc == MPI_SUCCESS ? l : NULL;
+        if (l->local == MPI_COMM_NULL && !l->unusable) *rc = compi_coll_layout_build(comm, l);
+        return *rc == MPI_SUCCESS && !l->unusable ? l : NULL;
     }
     l = compi_coll_layout_map(comm, ci, rc);
-    if (l && (*rc = compi_coll_layout_comms(comm, l)) != MPI_SUCCESS) {
+    if (l && (*rc = compi_coll_layout_build(comm, l)) != MPI_SUCCESS) {
         compi_coll_layout_free(l);
         return NULL;
     }
-    return compi_coll_layout_cache(comm, l, rc);
+    l = compi_coll_layout_cache(comm, l, rc);
+    return l && !l->unusable ? l : NULL;
 }
 
 const compi_coll_layout *compi_coll_nodes_get(MPI_Comm comm, const compi_comm_info *ci, int *rc)

@@ -129,7 +129,7 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
         rc = compi_coll_xfer_expect(&x, c, (size_t)mti.size, mti.contiguous ? (unsigned char *)contrib[c] : NULL,
                                     contrib[c] - tlb, len, dt);
     }
-    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 0, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->leaders, 0, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     for (int c = 0; c < p; c++)
         if (x.out[c]) *wire += compi_coll_out_wire(x.out[c]);
@@ -222,7 +222,7 @@ static int compi_chunks_to_leaders(void *acc, int n, MPI_Datatype dt, MPI_Aint e
         for (int c = 0; c < p; c++) x.out[c] = c == my ? NULL : &o;
     }
     if (rc == MPI_SUCCESS) rc = compi_expect_chunks(&x, acc, n, dt, ext, p, my);
-    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 1, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->leaders, 1, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o) * (size_t)(p - 1);
     if (rc == MPI_SUCCESS) rc = compi_deliver_chunks(&x, acc, n, dt, ext, p, my, l, comm);
@@ -255,7 +255,7 @@ static int compi_chunks_to_root(void *acc, int n, MPI_Datatype dt, MPI_Aint ext,
         x.out[root_node] = &o;
     }
     if (rc == MPI_SUCCESS && my == root_node) rc = compi_expect_chunks(&x, acc, n, dt, ext, p, my);
-    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, 0, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->leaders, 0, l->leader_of, comm);
     if (rc != MPI_SUCCESS) goto out;
     if (built) *wire += compi_coll_out_wire(&o);
     if (rc == MPI_SUCCESS && my == root_node) rc = compi_deliver_chunks(&x, acc, n, dt, ext, p, my, l, comm);
@@ -298,7 +298,7 @@ static int compi_whole_partials(char *acc, int n, MPI_Datatype dt, const compi_t
         rc = compi_coll_xfer_expect(&x, c, (size_t)ti->size, (unsigned char *)contrib[c], contrib[c] - ti->true_lb, n,
                                     dt);
     }
-    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->xleaders, to < 0, l->leader_of, comm);
+    if (rc == MPI_SUCCESS) rc = compi_coll_xfer_run(&x, l->leaders, l->leaders, to < 0, l->leader_of, comm);
     if (rc == MPI_SUCCESS && built) *wire += compi_coll_out_wire(&o) * (size_t)(to < 0 ? p - 1 : 1);
     for (int c = 0; c < p && rc == MPI_SUCCESS && receiving; c++)
         if (c != my) rc = compi_coll_xfer_prepare(&x, c, contrib[c] - ti->true_lb, n, dt);
