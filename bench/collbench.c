@@ -124,8 +124,8 @@ typedef struct {
     int colls[C_COUNT];
     int ncolls;
     int reps, min_reps, warmup; /* warmup -1: by collective (point_warmup) */
-    double budget;  /* seconds of timed calls (both variants) per point */
-    size_t max_mem; /* buffers per rank and point */
+    double budget;              /* seconds of timed calls (both variants) per point */
+    size_t max_mem;             /* buffers per rank and point */
     uint64_t seed;
     int quiet;
     int per_rep; /* print every timed rep's times (REP lines) */
