@@ -28,7 +28,21 @@
  * node has ranks, each rank compressing its share: the direct schedule
  * would send every rank's shares across it, a single leader would be one
  * stream and one codec. One rank combines each piece and every rank gets
- * those bits, so all ranks agree on the result. */
+ * those bits, so all ranks agree on the result.
+ *
+ * Allreduce between two nodes exchanges the node partials instead
+ * (compi_nred_whole): in round 2 each handler sends its node's partials of
+ * the pieces it handles to their handlers on the other node and receives
+ * theirs; each handler then combines the two nodes' partials in node order
+ * (node 0's first, the same bits on both nodes), and round 3 passes the
+ * results to its node mates. The link carries the same bytes uncompressed
+ * (half the vector each way) as rounds 2 and 3 would, but all of them are
+ * partials of one node, never results of all ranks: the sum of more ranks'
+ * data compresses less (the bench's double_r75: partials of two ranks
+ * 1.72x, results of four 1.15x), and the two nodes' streams are the
+ * codec's work alike (each rank compresses and decodes half its share of
+ * the vector either way). One round fewer, too. With more nodes each
+ * partial would cross to every other node: the rounds above. */
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll.h"
@@ -47,6 +61,7 @@ typedef struct {
     int nlocal, ninter;
     int *local_piece, *inter_piece;
     char **local_buf, **inter_buf;
+    int nnodes, my_node; /* the whole exchange's combining order */
 } compi_nred;
 
 /* The node layout the schedule is built from (the communicator's, read
@@ -114,6 +129,27 @@ static int compi_nred_fold_inter(void *arg)
     return compi_nred_fold(q, q->ninter, q->inter_piece, q->inter_buf);
 }
 
+/* The whole exchange's combining: each piece handled here is the nodes'
+ * partials folded in node order (acc holds this node's, inter_buf the
+ * others', listed per piece in node order), so every node's handler of a
+ * piece computes the same bits. */
+static int compi_nred_fold_whole(void *arg)
+{
+    compi_nred *q = arg;
+    int per = q->nnodes - 1;
+    for (int i = 0; i + per <= q->ninter; i += per) {
+        int k = q->inter_piece[i];
+        char *acc = compi_nred_acc(q, k), *r = q->my_node == 0 ? acc : q->inter_buf[i];
+        for (int c = 1, j = i + (q->my_node != 0); c < q->nnodes; c++) {
+            const char *in = c == q->my_node ? acc : q->inter_buf[j++];
+            int rc = PMPI_Reduce_local(in, r, q->len[k], q->dt, q->op);
+            if (rc != MPI_SUCCESS) return rc;
+        }
+        if (r != acc) memcpy(acc, r, compi_nred_span(q->dt, q->len[k], q->ext));
+    }
+    return MPI_SUCCESS;
+}
+
 /* A receive into a new buffer, listed for a combining step. */
 static int compi_nred_recv_part(compi_sched *s, compi_nred *q, int k, int from, int sub, int *n, int *piece, char **buf)
 {
@@ -124,19 +160,42 @@ static int compi_nred_recv_part(compi_sched *s, compi_nred *q, int k, int from, 
     return compi_sched_recv(s, b, q->len[k], q->dt, from, sub);
 }
 
+/* Round 2 of the whole exchange (whole: see the top): the partials of the
+ * pieces this rank handles to and from their handlers on the other nodes,
+ * then their combining; afterwards acc holds the results of those pieces. */
+static int compi_nred_build_whole(compi_sched *s, const compi_nred_map *m, compi_nred *q)
+{
+    const compi_coll_layout *l = m->l;
+    int me = l->rank, c0 = l->my_node, rc = MPI_SUCCESS;
+    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+        if (q->len[k] <= 0 || compi_nred_handler(m, q, c0, k) != me) continue;
+        for (int c = 0; c < l->nnodes && rc == MPI_SUCCESS; c++) {
+            if (c == c0) continue;
+            int h = compi_nred_handler(m, q, c, k);
+            rc = compi_sched_send(s, compi_nred_acc(q, k), q->len[k], q->dt, h, q->sub + 1);
+            if (rc == MPI_SUCCESS)
+                rc = compi_nred_recv_part(s, q, k, h, q->sub + 1, &q->ninter, q->inter_piece, q->inter_buf);
+        }
+    }
+    compi_sched_round(s);
+    return rc == MPI_SUCCESS ? compi_sched_call(s, compi_nred_fold_whole, q) : rc;
+}
+
 /* Rounds 1 and 2 and round 3's combining: afterwards acc holds the results
- * of the pieces this rank owns. */
-static int compi_nred_build(compi_sched *s, const compi_nred_map *m, const void *sbuf, compi_nred *q)
+ * of the pieces this rank owns (whole: of those it handles). */
+static int compi_nred_build(compi_sched *s, const compi_nred_map *m, const void *sbuf, compi_nred *q, int whole)
 {
     const compi_coll_layout *l = m->l;
     int me = l->rank, c0 = l->my_node, *mates = l->members + l->first[c0];
     int nmates = l->first[c0 + 1] - l->first[c0];
-    size_t np = (size_t)q->npieces;
+    size_t np = (size_t)q->npieces, ninter = whole ? np * (size_t)l->nnodes : (size_t)l->nnodes;
+    q->nnodes = l->nnodes;
+    q->my_node = c0;
     q->acc = compi_sched_alloc(s, compi_nred_span(q->dt, q->start[np - 1] + q->len[np - 1] - q->start[0], q->ext));
     q->local_piece = compi_sched_alloc(s, sizeof(int) * np * (size_t)nmates);
     q->local_buf = compi_sched_alloc(s, sizeof(char *) * np * (size_t)nmates);
-    q->inter_piece = compi_sched_alloc(s, sizeof(int) * (size_t)l->nnodes);
-    q->inter_buf = compi_sched_alloc(s, sizeof(char *) * (size_t)l->nnodes);
+    q->inter_piece = compi_sched_alloc(s, sizeof(int) * ninter);
+    q->inter_buf = compi_sched_alloc(s, sizeof(char *) * ninter);
     if (!q->acc || !q->local_piece || !q->local_buf || !q->inter_piece || !q->inter_buf) return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
     /* round 1: each piece to its handler here */
@@ -156,6 +215,7 @@ static int compi_nred_build(compi_sched *s, const compi_nred_map *m, const void 
     compi_sched_round(s);
     /* round 2: the node's partials to their owners */
     if (rc == MPI_SUCCESS) rc = compi_sched_call(s, compi_nred_fold_local, q);
+    if (whole) return rc == MPI_SUCCESS ? compi_nred_build_whole(s, m, q) : rc;
     for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
         if (q->len[k] <= 0) continue;
         int o = q->owner[k];
@@ -315,10 +375,39 @@ static int compi_nred_spread(compi_sched *s, const compi_nred_map *m, compi_nred
     return rc;
 }
 
+/* The whole exchange's round 3: each handler passes the results of its
+ * pieces to its node mates. */
+static int compi_nred_spread_whole(compi_sched *s, const compi_nred_map *m, compi_nred *q, void *recvbuf)
+{
+    const compi_coll_layout *l = m->l;
+    int me = l->rank, c0 = l->my_node, *mates = l->members + l->first[c0];
+    int nmates = l->first[c0 + 1] - l->first[c0], rc = MPI_SUCCESS;
+    for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
+        if (q->len[k] <= 0) continue;
+        int h = compi_nred_handler(m, q, c0, k);
+        if (h != me) {
+            rc = compi_sched_recv(s, compi_nred_at(q, recvbuf, k), q->len[k], q->dt, h, q->sub + 2);
+            continue;
+        }
+        rc = compi_nred_copy_out(s, q, recvbuf, k);
+        for (int j = 0; j < nmates && rc == MPI_SUCCESS; j++)
+            if (mates[j] != me) rc = compi_sched_send(s, compi_nred_acc(q, k), q->len[k], q->dt, mates[j], q->sub + 2);
+    }
+    return rc;
+}
+
+/* Whether allreduce exchanges whole node partials (see the top): between
+ * two nodes. */
+static int compi_nred_whole(const compi_nred_map *m)
+{
+    return m->l->nnodes == 2;
+}
+
 /* Lane j of lanes: segment j of the count elements, its pieces and the
- * rounds that reduce them onto their owners (compi_nred_build). */
+ * rounds that reduce them onto their owners (compi_nred_build; whole: onto
+ * their handlers). */
 static int compi_nred_lane(compi_sched *s, compi_nred_map *m, const void *sbuf, int count, MPI_Datatype dt, MPI_Op op,
-                           int lanes, int j, compi_nred **qp)
+                           int lanes, int j, int whole, compi_nred **qp)
 {
     int64_t at, n;
     compi_leaders_chunk(count, lanes, j, &at, &n);
@@ -326,7 +415,7 @@ static int compi_nred_lane(compi_sched *s, compi_nred_map *m, const void *sbuf, 
     int rc = q ? compi_sched_lane(s) : MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) return rc;
     compi_nred_equal(m, q, (int)at, (int)n);
-    return compi_nred_build(s, m, sbuf, q);
+    return compi_nred_build(s, m, sbuf, q, whole);
 }
 
 int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
@@ -337,11 +426,12 @@ int compi_nbc_node_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_
     compi_sched *s = compi_nred_new(comm, ci, COMPI_NBC_IALLREDUCE, COMPI_FAM_ALLREDUCE, &m, &rc);
     if (!s) return compi_raise(comm, rc);
     const void *sbuf = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int lanes = compi_nred_lanes(count, (size_t)compi_nred_extent(dt));
+    int lanes = compi_nred_lanes(count, (size_t)compi_nred_extent(dt)), whole = compi_nred_whole(&m);
     for (int j = 0; j < lanes && rc == MPI_SUCCESS; j++) {
         compi_nred *q;
-        rc = compi_nred_lane(s, &m, sbuf, count, dt, op, lanes, j, &q);
-        if (rc == MPI_SUCCESS) rc = compi_nred_spread(s, &m, q, recvbuf);
+        rc = compi_nred_lane(s, &m, sbuf, count, dt, op, lanes, j, whole, &q);
+        if (rc == MPI_SUCCESS)
+            rc = whole ? compi_nred_spread_whole(s, &m, q, recvbuf) : compi_nred_spread(s, &m, q, recvbuf);
     }
     return compi_nred_go(s, rc, comm, request);
 }
@@ -358,7 +448,7 @@ int compi_nbc_node_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     int lanes = compi_nred_lanes(count, (size_t)compi_nred_extent(dt));
     for (int j = 0; j < lanes && rc == MPI_SUCCESS; j++) {
         compi_nred *q;
-        rc = compi_nred_lane(s, &m, sbuf, count, dt, op, lanes, j, &q);
+        rc = compi_nred_lane(s, &m, sbuf, count, dt, op, lanes, j, 0, &q);
         if (rc != MPI_SUCCESS) break;
         /* round 3: every piece to the root */
         for (int k = 0; k < q->npieces && rc == MPI_SUCCESS; k++) {
@@ -392,7 +482,7 @@ int compi_nbc_node_reduce_scatter(const void *sendbuf, void *recvbuf, const int 
         at += len[i];
     }
     int me = m.l->rank;
-    rc = compi_nred_build(s, &m, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, q);
+    rc = compi_nred_build(s, &m, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, q, 0);
     /* round 3: my block into place (its start in recvbuf is 0) */
     if (rc == MPI_SUCCESS && len[me] > 0) {
         compi_nred_copy *c = compi_sched_alloc(s, sizeof *c);
