@@ -63,6 +63,17 @@ typedef enum { COMPI_WIN_RAW = 0, COMPI_WIN_EVALUATE = 1, COMPI_WIN_COMPRESS = 2
  * against (compi_window_ratio): enough for the blocks of a collective to
  * the ranks of another node of a few ranks each. */
 #define COMPI_RATIO_REFS 4
+/* A drift re-evaluates the zone only once it sent this many messages since
+ * its last evaluation (the drifted one included). An evaluation codes up to
+ * a message's wire time in samples; in a short run whose data keep
+ * drifting (a diffusing stencil's halos: lz4's ratio 160 down to 9 over 10
+ * iterations) a re-check every few messages cost more than the compression
+ * saved. Simulated (stencil3d, 64 ranks, 10 iterations, 8 KiB halos,
+ * docs/results.md "Simulated at scale"): re-checks on every drift were
+ * 0.003126 s against 0.002964 at 1 Gbit/s and 0.000553 against 0.000530 at
+ * 10 Gbit/s with none, the same codecs chosen. Over a long run this
+ * delays a re-check by at most this many messages. */
+#define COMPI_RATIO_RECHECK_MIN 16
 
 typedef struct {
     size_t no_len, yes_len;   /* yes_len == SIZE_MAX: no compressed zone yet */
