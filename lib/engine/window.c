@@ -113,8 +113,10 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
     if (size < p->floor || compi_window_backing_off(w, now_s)) {
         a = COMPI_WIN_RAW;
     } else if (size >= w->yes_len) {
-        if (w->ratio_drifted) {
-            /* the data did change: evaluate one, which may pick another codec */
+        if (w->ratio_drifted && w->compressed_run + 1 >= COMPI_RATIO_RECHECK_MIN) {
+            /* the data did change, and the zone sent enough since its last
+             * evaluation to pay for one: evaluate one, which may pick
+             * another codec */
             w->ratio_rechecks++;
             w->compressed_run = 0;
             w->compressed_bytes_run = 0;
@@ -247,9 +249,12 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
     if (size < w->yes_len) w->yes_len = size;
     if (w->no_len > w->yes_len) w->no_len = w->yes_len;
     w->codec = best;
-    /* the next outcomes of this codec make the new range */
+    /* the next outcomes of this codec make the new range; a drift is
+     * re-checked COMPI_RATIO_RECHECK_MIN messages after this decision at
+     * the soonest */
     w->ratio_refs = 0;
     w->ratio_drifted = 0;
+    w->compressed_run = 0;
     w->last_predicted = predicted;
     w->predicted_sum += predicted;
     w->predicted_n++;

@@ -218,8 +218,9 @@ static void test_window_ratio_drift(void)
     }
     /* the first COMPI_RATIO_REFS ratios after a decision (messages 0..3)
      * make the range; 0.99^k < 0.99^3 / 1.1 from k = 13: the 14th message
-     * after a decision sees it */
-    CHECK(first == 14, "the first drifted message re-evaluates the zone (at message %d)", first);
+     * after a decision sees it, and the zone re-evaluates once it sent
+     * COMPI_RATIO_RECHECK_MIN messages since the decision (message 15) */
+    CHECK(first == COMPI_RATIO_RECHECK_MIN - 1, "the drift re-evaluates the zone (at message %d)", first);
     CHECK(evals == 2 && w.ratio_rechecks == 2, "re-evaluated %d times (%llu by drift) in 40 messages", evals,
           (unsigned long long)w.ratio_rechecks);
     CHECK(w.codec == zstd, "the re-evaluation's codec serves the zone");
@@ -264,7 +265,7 @@ static void test_window_ratio_turns(void)
         /* the evaluated message's own ratio comes first, as in the library */
         compi_window_ratio(&w, &p, lz4, 18.0);
         int evals = 0;
-        for (int i = 1; i < 15; i++) { /* 15 MiB: no byte re-check */
+        for (int i = 1; i < COMPI_RATIO_RECHECK_MIN; i++) { /* no byte re-check: no wire bytes told */
             if (compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE) evals++;
             compi_window_ratio(&w, &p, lz4, i % turns == 0 ? 18.0 : 4.3 + i % turns);
         }
@@ -274,6 +275,37 @@ static void test_window_ratio_turns(void)
         CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE,
               "%d blocks in turn: a real drift re-evaluates", turns);
     }
+}
+
+/* A short run whose data keep drifting (a diffusing stencil's 8 KiB halos:
+ * lz4's ratio 160 down to 9 over ten exchanges) re-evaluates its zone at
+ * most once per COMPI_RATIO_RECHECK_MIN messages, not at every drift: an
+ * evaluation codes up to a message's wire time in samples. A long one
+ * still follows the drift. */
+static void test_window_drift_amortized(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    compi_window w;
+    compi_window_init(&w, &p);
+    CHECK(compi_window_classify(&w, &p, 8 * KiB, 0) == COMPI_WIN_EVALUATE, "the first halo is evaluated");
+    compi_window_evaluated(&w, &p, 8 * KiB, lz4, 1.5);
+    double ratio = 160;
+    int evals = 0, first = -1;
+    for (int i = 0; i < 64; i++) {
+        compi_win_action a = compi_window_classify(&w, &p, 8 * KiB, 0);
+        if (a == COMPI_WIN_EVALUATE) {
+            evals++;
+            if (first < 0) first = i;
+            compi_window_evaluated(&w, &p, 8 * KiB, lz4, 1.5);
+        }
+        if (i == 9) CHECK(evals == 0, "no re-check in the first ten halos (%d)", evals);
+        compi_window_ratio(&w, &p, lz4, ratio);
+        ratio = ratio > 2 ? ratio * 0.7 : 160; /* 30 % a message: every one past the references drifts */
+    }
+    CHECK(first == COMPI_RATIO_RECHECK_MIN - 1, "the first re-check at message %d", first);
+    CHECK(evals == 64 / COMPI_RATIO_RECHECK_MIN && w.ratio_rechecks == (uint64_t)evals,
+          "%d re-checks (%llu by drift) in 64 drifting halos", evals, (unsigned long long)w.ratio_rechecks);
 }
 
 /* ------------------------------------------------------------- files */
@@ -869,6 +901,7 @@ int main(void)
     test_window_recheck_and_timeline();
     test_window_ratio_drift();
     test_window_ratio_turns();
+    test_window_drift_amortized();
     test_network_file();
     test_codec_file();
     test_estimate();
