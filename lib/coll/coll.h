@@ -380,7 +380,7 @@ extern const char *const compi_coll_field_names[COMPI_COLL_FIELDS];
 #define COMPI_ROOTED_KINDS (COMPI_GATE_KINDS - COMPI_GATE_BCAST)
 extern const char *const compi_rooted_names[COMPI_ROOTED_KINDS];
 extern uint64_t compi_rooted_compi_calls[COMPI_ROOTED_KINDS];
-#define COMPI_ROOTED_ADD(gate_kind) \
-    __atomic_fetch_add(&compi_rooted_compi_calls[(gate_kind) - COMPI_GATE_BCAST], (uint64_t)1, __ATOMIC_RELAXED)
+#define COMPI_ROOTED_ADD(gate_kind)                                                                                    \
+    __atomic_fetch_add(&compi_rooted_compi_calls[(gate_kind)-COMPI_GATE_BCAST], (uint64_t)1, __ATOMIC_RELAXED)
 
 #endif

@@ -87,8 +87,7 @@ static const compi_report_counters compi_nbc_section = {
  * compi's framed path. */
 static void compi_rooted_report_fill(uint64_t *v)
 {
-    for (int k = 0; k < COMPI_ROOTED_KINDS; k++)
-        v[k] = __atomic_load_n(&compi_rooted_compi_calls[k], __ATOMIC_RELAXED);
+    for (int k = 0; k < COMPI_ROOTED_KINDS; k++) v[k] = __atomic_load_n(&compi_rooted_compi_calls[k], __ATOMIC_RELAXED);
 }
 
 static void compi_rooted_report_json(FILE *f, const uint64_t *v)
