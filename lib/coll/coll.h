@@ -377,5 +377,14 @@ enum {
 extern uint64_t compi_coll_st[COMPI_COLL_KINDS][COMPI_COLL_FIELDS];
 #define COMPI_COLL_ADD(kind, field, v) __atomic_fetch_add(&compi_coll_st[kind][field], (uint64_t)(v), __ATOMIC_RELAXED)
 extern const char *const compi_coll_field_names[COMPI_COLL_FIELDS];
+/* The rooted collectives (Bcast, Gather(v), Scatter(v)), per gate kind
+ * from COMPI_GATE_BCAST, this rank: calls that ran compi's framed path
+ * (the report's "rooted_collectives"; their call counts are the report's
+ * "calls"). */
+#define COMPI_ROOTED_KINDS (COMPI_GATE_KINDS - COMPI_GATE_BCAST)
+extern const char *const compi_rooted_names[COMPI_ROOTED_KINDS];
+extern uint64_t compi_rooted_compi_calls[COMPI_ROOTED_KINDS];
+#define COMPI_ROOTED_ADD(gate_kind)                                                                                    \
+    __atomic_fetch_add(&compi_rooted_compi_calls[(gate_kind)-COMPI_GATE_BCAST], (uint64_t)1, __ATOMIC_RELAXED)
 
 #endif

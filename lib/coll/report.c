@@ -83,8 +83,33 @@ static const compi_report_counters compi_nbc_section = {
     compi_nbc_report_json,     compi_nbc_report_summary,
 };
 
+/* The rooted collectives' section: per kind with any, the calls that ran
+ * compi's framed path. */
+static void compi_rooted_report_fill(uint64_t *v)
+{
+    for (int k = 0; k < COMPI_ROOTED_KINDS; k++) v[k] = __atomic_load_n(&compi_rooted_compi_calls[k], __ATOMIC_RELAXED);
+}
+
+static void compi_rooted_report_json(FILE *f, const uint64_t *v)
+{
+    fprintf(f, "{");
+    int first = 1;
+    for (int k = 0; k < COMPI_ROOTED_KINDS; k++) {
+        if (!v[k]) continue;
+        fprintf(f, "%s\"%s\": {\"compi_path_calls\": %llu}", first ? "" : ", ", compi_rooted_names[k],
+                (unsigned long long)v[k]);
+        first = 0;
+    }
+    fprintf(f, "}");
+}
+
+static const compi_report_counters compi_rooted_section = {
+    "rooted_collectives", COMPI_ROOTED_KINDS, compi_rooted_report_fill, compi_rooted_report_json, NULL,
+};
+
 void compi_coll_report_register(void)
 {
     compi_report_add_counters(&compi_coll_section);
+    compi_report_add_counters(&compi_rooted_section);
     compi_report_add_counters(&compi_nbc_section);
 }

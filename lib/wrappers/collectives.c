@@ -101,7 +101,9 @@ static int compi_rooted_gate(MPI_Comm comm, const compi_comm_info *ci, int kind,
     t->g = NULL;
     const compi_coll_layout *l = compi_coll_layout_get(comm, ci, rc);
     if (!l) return 0;
-    return compi_coll_gate_begin(ci, l, kind, size, t) == COMPI_TRIALS_PATH_COMPI;
+    if (compi_coll_gate_begin(ci, l, kind, size, t) != COMPI_TRIALS_PATH_COMPI) return 0;
+    COMPI_ROOTED_ADD(kind);
+    return 1;
 }
 
 static int compi_rooted_done(compi_coll_ticket *t, MPI_Comm comm, int rc)

@@ -2,26 +2,33 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # MPICH's own test programs (test/mpi of MPICH, vendored with MPICH's
 # COPYRIGHT; the mtest harness is mpich_io/util) run plainly and with libcompi
-# preloaded, every rank its own node (COMPI_DEBUG_RANKS_PER_NODE=1,
-# COMPI_MIN_BYTES=0), so every message between ranks is a compi message:
-#   coll   mpich_coll/: the nonblocking and neighbourhood collectives; compi's
-#          schedules must have run (the reports' compressed_path counts)
+# preloaded, every rank its own node (COMPI_DEBUG_RANKS_PER_NODE=1; variant
+# nodes2: two a node) and COMPI_MIN_BYTES=0, so every message between ranks
+# (nodes) is a compi message:
+#   coll   mpich_coll/: the blocking, nonblocking, neighbourhood and
+#          inter-communicator collectives; compi's path must have run (the
+#          reports' node_aware_calls and rooted_collectives' compi_path_calls
+#          of the blocking collectives, compressed_path of the nonblocking)
 #   pt2pt  mpich_pt2pt/: point-to-point, and the datatype tests that send
 #          messages; compi must have decoded frames (the reports' totals)
 # Each program of a suite's testlist must have the same outcome (exit status
 # and mtest's "No Errors") in every variant as without compi. Variants:
-# fixed (COMPI_MODE=fixed, lz4) and adaptive (COMPI_MODE=adaptive).
+# fixed (COMPI_MODE=fixed, lz4) and adaptive (COMPI_MODE=adaptive); nodes2:
+# fixed with two ranks a node (COMPI_DEBUG_RANKS_PER_NODE=2: the node-aware
+# collectives' intra-node steps run too).
 # testlist lines: program ranks MPIs... [key=value...]; keys: src=FILE (the
 # source, default program.c), cflags=..., arg=... (one per argument),
-# slow=REASON (run only with --all).
+# slow=REASON (run only with --all), ompi_mca=NAME:VALUE (Open MPI runs, plain
+# and with compi, get --mca NAME VALUE); other keys are notes (mpich_np=N: MPICH
+# runs it at N ranks).
 # usage: tests/foreign/mpich_suite.sh [--suite coll,pt2pt] [--mpi openmpi|mpich|both]
-#        [--variants fixed[,adaptive]] [--only REGEX] [--all] [--out DIR]
-# (variants default: coll fixed, pt2pt fixed,adaptive)
+#        [--variants fixed[,adaptive,nodes2]] [--only REGEX] [--all] [--out DIR]
+# (variants default: coll fixed (with --all fixed,adaptive,nodes2), pt2pt fixed,adaptive)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 util=$here/mpich_io/util
-usage="usage: $0 [--suite coll,pt2pt] [--mpi openmpi|mpich|both] [--variants fixed[,adaptive]] [--only REGEX] [--all] [--out DIR]"
+usage="usage: $0 [--suite coll,pt2pt] [--mpi openmpi|mpich|both] [--variants fixed[,adaptive,nodes2]] [--only REGEX] [--all] [--out DIR]"
 suites_csv=coll,pt2pt mpis=both out="" variants_csv="" only="" all=0
 while (($#)); do
     case $1 in
@@ -54,7 +61,9 @@ try:
 except Exception:
     print(0); sys.exit()
 if sys.argv[1] == "coll":
-    print(sum(f["compressed_path"] for k in r["ranks"] for f in k.get("nonblocking_collectives", {}).values()))
+    print(sum(f["node_aware_calls"] for k in r["ranks"] for f in k.get("collectives", {}).values()) +
+          sum(f["compi_path_calls"] for k in r["ranks"] for f in k.get("rooted_collectives", {}).values()),
+          sum(f["compressed_path"] for k in r["ranks"] for f in k.get("nonblocking_collectives", {}).values()))
 else:
     t = r["totals"]
     print(t["inter_node_messages"], t["frames_decoded_compressed"])
@@ -65,7 +74,8 @@ for suite in "${suites[@]}"; do
     src=$here/mpich_$suite
     [[ -f $src/testlist ]] || { echo "$usage" >&2; exit 2; }
     if [[ -n $variants_csv ]]; then IFS=, read -r -a variants <<<"$variants_csv"
-    elif [[ $suite == coll ]]; then variants=(fixed)
+    elif [[ $suite == coll && $all == 0 ]]; then variants=(fixed)
+    elif [[ $suite == coll ]]; then variants=(fixed adaptive nodes2)
     else variants=(fixed adaptive); fi
     counted=0
     for mpi in $mpis; do
@@ -89,20 +99,21 @@ for suite in "${suites[@]}"; do
         while read -r p np rest; do
             [[ -z $p || $p == \#* ]] && continue
             [[ -n $only && ! $p =~ $only ]] && continue
-            srcf=$p.c cflags="" slow="" args=() on=0
+            srcf=$p.c cflags="" slow="" args=() xl=() on=0
             for w in $rest; do
                 case $w in
                     src=*) srcf=${w#src=} ;;
                     cflags=*) cflags="$cflags ${w#cflags=}" ;;
                     arg=*) args+=("${w#arg=}") ;;
                     slow=*) slow=${w#slow=} ;;
+                    ompi_mca=*) [[ $mpi == openmpi ]] && w=${w#ompi_mca=} && xl+=(--mca "${w%%:*}" "${w#*:}") ;;
                     "$mpi") on=1 ;;
                 esac
             done
             ((on)) || continue
             [[ -n $slow && $all == 0 ]] && continue
             name=$p${args[*]:+_${args[*]}}
-            name=${name// /_}
+            name=${name// /_}-np$np
             # programs with a run() function get run_mpitests.c's main;
             # TEST_NEIGHB_COLL: the neighb_* checks are #if'd on MPICH
             # without USE_STRICT_MPI (mpich_io's mpitestconf.h sets it)
@@ -116,27 +127,28 @@ for suite in "${suites[@]}"; do
             d=$out/$suite/$mpi/$name
             mkdir -p "$d"
             t0=$SECONDS
-            timeout 120 "${launch[@]}" -np "$np" "$exe" "${args[@]}" >"$d/plain.log" 2>&1 </dev/null
+            timeout 120 "${launch[@]}" "${xl[@]}" -np "$np" "$exe" "${args[@]}" >"$d/plain.log" 2>&1 </dev/null
             base=$(outcome "$d/plain.log" $?)
             for v in "${variants[@]}"; do
                 case $v in
-                    fixed) mode=(COMPI_MODE=fixed COMPI_CODEC=lz4) ;;
-                    adaptive) mode=(COMPI_MODE=adaptive) ;;
+                    fixed) mode=(COMPI_MODE=fixed COMPI_CODEC=lz4 COMPI_DEBUG_RANKS_PER_NODE=1) ;;
+                    adaptive) mode=(COMPI_MODE=adaptive COMPI_DEBUG_RANKS_PER_NODE=1) ;;
+                    nodes2) mode=(COMPI_MODE=fixed COMPI_CODEC=lz4 COMPI_DEBUG_RANKS_PER_NODE=2) ;;
                     *) echo "$usage" >&2; exit 2 ;;
                 esac
                 mapfile -t ev < <(for kv in LD_PRELOAD="$lib" "${mode[@]}" COMPI_MIN_BYTES=0 \
-                                            COMPI_DEBUG_RANKS_PER_NODE=1 COMPI_REPORT="$d/$v.json"; do envf "$kv"; done)
-                timeout 120 "${launch[@]}" -np "$np" "${ev[@]}" "$exe" "${args[@]}" >"$d/$v.log" 2>&1 </dev/null
+                                            COMPI_REPORT="$d/$v.json"; do envf "$kv"; done)
+                timeout 120 "${launch[@]}" "${xl[@]}" -np "$np" "${ev[@]}" "$exe" "${args[@]}" >"$d/$v.log" 2>&1 </dev/null
                 got=$(outcome "$d/$v.log" $?)
                 read -r n nz < <(path_count "$suite" "$d/$v.json")
-                counted=$((counted + n))
-                [[ $suite == pt2pt ]] && n="$n messages, $nz compressed"
+                if [[ $suite == pt2pt ]]; then counted=$((counted + n)); n="$n messages, $nz compressed"
+                else counted=$((counted + n + ${nz:-0})); n="$n blocking, ${nz:-0} nonblocking"; fi
                 line="$suite $mpi $name np $np: plain $base; compi $v $got (compi path: $n; $((SECONDS - t0)) s)"
                 if [[ $got == "$base" ]]; then pass=$((pass + 1)); echo "$line"; else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
             done
         done <"$src/testlist"
     done
-    if [[ $suite == coll ]]; then what="nonblocking/neighbourhood calls run as compi's schedules"; else what="messages between nodes on compi's path"; fi
+    if [[ $suite == coll ]]; then what="blocking calls on compi's node-aware path and nonblocking/neighbourhood calls run as compi's schedules"; else what="messages between nodes on compi's path"; fi
     echo "mpich $suite tests: $what over all runs: $counted"
     if ((counted == 0)); then echo "FAILED: compi's path never ran in the $suite suite"; failn=$((failn + 1)); fi
 done

@@ -4,7 +4,10 @@
  */
 
 #include "mpitest.h"
+#include "mtest_common.h"
 #include <assert.h>
+#include <string.h>
+#include <ctype.h>
 
 /* ------------------------------------------------------------------------ */
 /* Utilities related to test environment */
@@ -15,7 +18,7 @@
    It is taking the simplest solution here: default to 2GB, unless user set via
    environment variable -- MPITEST_MAXBUFFER
 */
-MPI_Aint MTestDefaultMaxBufferSize()
+MPI_Aint MTestDefaultMaxBufferSize(void)
 {
     MPI_Aint max_size = 1073741824;
     if (sizeof(void *) == 4) {
@@ -100,31 +103,80 @@ void MTestArgListDestroy(MTestArgList * head)
 }
 
 /*
- * following args are expected to be of the form: -arg=val
+ * following args are expected to be of the form: -arg=val or -arg.
+ * -arg is the same as -arg=1
  */
+
+static void parse_option(char *string, char **key, char **val)
+{
+    char *s_eq = strchr(string, '=');
+    if (s_eq) {
+        *s_eq = '\0';
+        *key = strdup(string + 1);      /* skip prepending '-' */
+        *val = strdup(s_eq + 1);        /* skip the '=' (now '\0') */
+    } else {
+        /* -arg is the same as -arg=1 */
+        *key = strdup(string + 1);
+        *val = strdup("1");
+    }
+}
+
 MTestArgList *MTestArgListCreate(int argc, char *argv[])
 {
     int i;
     char *string = NULL;
     char *tmp = NULL;
-    char *arg = NULL;
+    char *key = NULL;
     char *val = NULL;
 
     MTestArgListEntry *head = NULL;
 
     for (i = 1; i < argc; i++) {
-        /* extract arg and val */
+        /* extract key and val */
         assert(argv[i][0] == '-' && argv[i][1] != '-');
         string = strdup(argv[i]);
-        tmp = strtok(string, "=");
-        arg = strdup(tmp + 1);  /* skip prepending '-' */
-        tmp = strtok(NULL, "=");
-        assert(tmp != NULL);
-        val = strdup(tmp);
+        parse_option(string, &key, &val);
 
-        MTestArgListInsert(&head, arg, val);
+        MTestArgListInsert(&head, key, val);
 
         free(string);
+    }
+
+    return head;
+}
+
+MTestArgList *MTestArgListCreate_arg(const char *arg)
+{
+    int i;
+    char *string = NULL;
+    char *tmp = NULL;
+    char *key = NULL;
+    char *val = NULL;
+
+    MTestArgListEntry *head = NULL;
+
+    if (arg) {
+        const char *s = arg;
+        while (*s) {
+            while (isspace(*s))
+                s++;
+            if (!*s)
+                break;
+            /* extract key and val */
+            assert(s[0] == '-' && s[1] != '-');
+            const char *s2 = s;
+            while (*s2 && !isspace(*s2))
+                s2++;
+
+            string = strndup(s, s2 - s);
+            s = s2;
+
+            parse_option(string, &key, &val);
+
+            MTestArgListInsert(&head, key, val);
+
+            free(string);
+        }
     }
 
     return head;
@@ -318,6 +370,11 @@ void MTestFreeStringList(char **strlist, int num)
 #include <assert.h>
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
+#define CHECK_CUDAMALLOC(err)                                   \
+    if ((err) == cudaErrorMemoryAllocation) {                   \
+        fprintf(stderr, "CUDA memory allocation failed\n");     \
+        MPI_Abort(MPI_COMM_SELF, 1);                            \
+    }
 #endif
 #ifdef HAVE_HIP
 #include <hip/hip_runtime_api.h>
@@ -384,6 +441,8 @@ void MTestAlloc(size_t size, mtest_mem_type_e type, void **hostbuf, void **devic
 
             for (int j = 0; j < num_devices; j++) {
                 ze_device_properties_t device_properties;
+                device_properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+                device_properties.pNext = NULL;
                 zerr = zeDeviceGetProperties(all_devices[j], &device_properties);
                 assert(zerr == ZE_RESULT_SUCCESS);
 
@@ -427,6 +486,10 @@ void MTestAlloc(size_t size, mtest_mem_type_e type, void **hostbuf, void **devic
         ze_command_queue_group_properties_t *queueProperties =
             (ze_command_queue_group_properties_t *)
             malloc(sizeof(ze_command_queue_group_properties_t) * numQueueGroups);
+        for (int i = 0; i < numQueueGroups; i++) {
+            queueProperties[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+            queueProperties[i].pNext = NULL;
+        }
         zerr = zeDeviceGetCommandQueueGroupProperties(device[0], &numQueueGroups, queueProperties);
         descriptor.ordinal = -1;
         for (int i = 0; i < numQueueGroups; i++) {
@@ -468,22 +531,22 @@ void MTestAlloc(size_t size, mtest_mem_type_e type, void **hostbuf, void **devic
             *hostbuf = *devicebuf;
 #ifdef HAVE_CUDA
     } else if (type == MTEST_MEM_TYPE__REGISTERED_HOST) {
-        cudaMallocHost(devicebuf, size);
+        CHECK_CUDAMALLOC(cudaMallocHost(devicebuf, size));
         if (is_calloc)
             memset(*devicebuf, 0, size);
         if (hostbuf)
             *hostbuf = *devicebuf;
     } else if (type == MTEST_MEM_TYPE__DEVICE) {
         cudaSetDevice(device_id % ndevices);
-        cudaMalloc(devicebuf, size);
+        CHECK_CUDAMALLOC(cudaMalloc(devicebuf, size));
         if (hostbuf) {
-            cudaMallocHost(hostbuf, size);
+            CHECK_CUDAMALLOC(cudaMallocHost(hostbuf, size));
             if (is_calloc)
                 memset(*hostbuf, 0, size);
         }
     } else if (type == MTEST_MEM_TYPE__SHARED) {
         cudaSetDevice(device_id % ndevices);
-        cudaMallocManaged(devicebuf, size, cudaMemAttachGlobal);
+        CHECK_CUDAMALLOC(cudaMallocManaged(devicebuf, size, cudaMemAttachGlobal));
         if (hostbuf)
             *hostbuf = *devicebuf;
 #endif
@@ -638,8 +701,10 @@ void MTestCopyContent(const void *sbuf, void *dbuf, size_t size, mtest_mem_type_
             ze_memory_allocation_properties_t prop;
             ze_device_handle_t device;
         } s_attr, d_attr;
-        memset(&s_attr.prop, 0, sizeof(ze_memory_allocation_properties_t));
-        memset(&d_attr.prop, 0, sizeof(ze_memory_allocation_properties_t));
+        s_attr.prop.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+        s_attr.prop.pNext = NULL;
+        d_attr.prop.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+        d_attr.prop.pNext = NULL;
         zerr = zeMemGetAllocProperties(context, sbuf, &s_attr.prop, &s_attr.device);
         assert(zerr == ZE_RESULT_SUCCESS);
         if (s_attr.device) {
@@ -697,7 +762,7 @@ void MTestCopyContent(const void *sbuf, void *dbuf, size_t size, mtest_mem_type_
     }
 }
 
-void MTest_finalize_gpu()
+void MTest_finalize_gpu(void)
 {
 #ifdef HAVE_ZE
     if (ndevices != -1) {
@@ -713,6 +778,141 @@ void MTest_finalize_gpu()
         free(event_pools);
         free(command_lists);
         zerr = zeContextDestroy(context);
+    }
+#endif
+}
+
+void MTest_init_visibility_gpu()
+{
+    int err = 0;
+#ifdef HAVE_ZE
+    const char *dev_str = 0;
+    const char *subdev_str = 0;
+    const char *affinity_str = 0;
+    char *mask = 0;
+    int device_count = -1;
+    int subdevice_count = -1;
+
+    /* Only set a mask if MTEST_GPU_VISIBILITY_AFFINITY is set. Possible options:
+     * - CONTIGUOUS_DEVICE: processes are given a single device in monotonically increasing order
+     *   - Example (3 devices, 4 ranks):
+     *     rank 0: ZE_AFFINITY_MASK=0
+     *     rank 1: ZE_AFFINITY_MASK=1
+     *     rank 2: ZE_AFFINITY_MASK=2
+     *     rank 3: ZE_AFFINITY_MASK=0
+     * - CONTIGUOUS_SUBDEVICE: processes are given a single subdevice in monotonically increasing
+     *                         order
+     *   - Example (2 device, 2 subdevices each, 4 ranks):
+     *     rank 0: ZE_AFFINITY_MASK=0.0
+     *     rank 1: ZE_AFFINITY_MASK=0.1
+     *     rank 2: ZE_AFFINITY_MASK=1.0
+     *     rank 3: ZE_AFFINITY_MASK=1.1
+     * - CONTIGUOUS_SINGLE_SUBDEVICE: Only a single subdevice of each device is used, given in
+     *                                monotonically increasing order
+     *   - Example (3 devices, 2 subdevices each, 4 ranks):
+     *     rank 0: ZE_AFFINITY_MASK=0.0
+     *     rank 1: ZE_AFFINITY_MASK=1.0
+     *     rank 2: ZE_AFFINITY_MASK=2.0
+     *     rank 3: ZE_AFFINITY_MASK=0.0
+     * - CONTIGUOUS_MULTI_SUBDEVICE: processes are each given all subdevices for a single device
+     *                               in monotonically increasing order
+     *   - Example (3 devices, 2 subdevices each, 4 ranks):
+     *     rank 0: ZE_AFFINITY_MASK=0.0,0.1
+     *     rank 1: ZE_AFFINITY_MASK=1.0,1.1
+     *     rank 2: ZE_AFFINITY_MASK=2.0,2.1
+     *     rank 3: ZE_AFFINITY_MASK=0.0,0.1
+     */
+    affinity_str = getenv("MTEST_GPU_VISIBILITY_AFFINITY");
+    if (affinity_str && *affinity_str) {
+        /* Get max device ID */
+        dev_str = getenv("MTEST_GPU_VISIBILITY_DEVICE_COUNT");
+        if (dev_str && *dev_str) {
+            device_count = atoi(dev_str);
+        }
+
+        /* Get max subdevice ID */
+        subdev_str = getenv("MTEST_GPU_VISIBILITY_SUBDEVICE_COUNT");
+        if (subdev_str && *subdev_str) {
+            subdevice_count = atoi(dev_str);
+        }
+
+        if (device_count > 0) {
+            int local_rank_id = -1;
+            const char *local_rank_id_str = 0;
+
+            /* Get the MPI local rank ID */
+            local_rank_id_str = getenv("MPI_LOCALRANKID");
+            if (local_rank_id_str && *local_rank_id_str) {
+                local_rank_id = atoi(local_rank_id_str);
+            }
+
+            /* Set the affinity mask based on affinity type */
+            if (strcmp(affinity_str, "CONTIGUOUS_DEVICE") == 0 ||
+                strcmp(affinity_str, "contiguous_device") == 0) {
+                int buf_sz = 1;
+                int device_affinity = local_rank_id % device_count;
+
+                buf_sz += snprintf(NULL, 0, "%d", device_affinity);
+                mask = malloc(buf_sz * sizeof(char));
+                snprintf(mask, sizeof(mask), "%d", device_affinity);
+            } else if (subdevice_count > 0 && (strcmp(affinity_str, "CONTIGUOUS_SUBDEVICE") == 0 ||
+                                               strcmp(affinity_str, "contiguous_subdevice") == 0)) {
+                /* This assumes every device has the same number of subdevices */
+                int buf_sz = 1;
+                int total_subdev = device_count * subdevice_count;
+                int device_affinity =
+                    ((local_rank_id % (total_subdev)) / subdevice_count) % device_count;
+                int subdevice_affinity = local_rank_id % subdevice_count;
+
+                buf_sz += snprintf(NULL, 0, "%d.%d", device_affinity, subdevice_affinity);
+                mask = malloc(buf_sz * sizeof(char));
+                snprintf(mask, sizeof(mask), "%d.%d", device_affinity, subdevice_affinity);
+            } else if (subdevice_count > 0 &&
+                       (strcmp(affinity_str, "CONTIGUOUS_SINGLE_SUBDEVICE") == 0 ||
+                        strcmp(affinity_str, "contiguous_single_subdevice") == 0)) {
+                int buf_sz = 1;
+                int device_affinity = local_rank_id % device_count;
+                int subdevice_affinity = 0;
+
+                buf_sz += snprintf(NULL, 0, "%d.%d", device_affinity, subdevice_affinity);
+                mask = malloc(buf_sz * sizeof(char));
+                snprintf(mask, sizeof(mask), "%d.%d", device_affinity, subdevice_affinity);
+            } else if (subdevice_count > 0 &&
+                       (strcmp(affinity_str, "CONTIGUOUS_MULTI_SUBDEVICE") == 0 ||
+                        strcmp(affinity_str, "contiguous_multi_subdevice") == 0)) {
+                int offset = 0;
+                int buf_sz = 1;
+                int device_affinity = local_rank_id % device_count;
+
+                /* Calculate the size of the mask */
+                for (int i = 0; i < subdevice_count; ++i) {
+                    if (i > 0) {
+                        buf_sz += 1;    // For a comma
+                    }
+                    buf_sz += snprintf(NULL, 0, "%d.%d", device_affinity, i);
+                }
+
+                mask = malloc(buf_sz * sizeof(char));
+
+                /* Calculate the size of the mask */
+                for (int i = 0; i < subdevice_count; ++i) {
+                    if (i > 0) {
+                        offset += snprintf(mask + offset, buf_sz - offset, ",");
+                    }
+                    offset += snprintf(mask + offset, buf_sz - offset, "%d.%d", device_affinity, i);
+                }
+            } else {
+                fprintf(stderr, "Unrecognized device affinity %s\n", affinity_str);
+                /* Use exit since MPI_Init/Init_thread has not been called. */
+                exit(1);
+            }
+
+            err = setenv("ZE_AFFINITY_MASK", mask, 1);
+
+            if (mask) {
+                free(mask);
+            }
+        }
     }
 #endif
 }

@@ -25,6 +25,7 @@ MPI_Aint MTestDefaultMaxBufferSize(void);
 
 typedef void MTestArgList;
 MTestArgList *MTestArgListCreate(int argc, char *argv[]);
+MTestArgList *MTestArgListCreate_arg(const char *arg);
 char *MTestArgListSearch(MTestArgList * head, const char *arg);
 char *MTestArgListGetString(MTestArgList * head, const char *arg);
 int MTestArgListGetInt(MTestArgList * head, const char *arg);
@@ -66,4 +67,5 @@ void MTestAlloc(size_t size, mtest_mem_type_e type, void **hostbuf, void **devic
 void MTestFree(mtest_mem_type_e type, void *hostbuf, void *devicebuf);
 void MTestCopyContent(const void *sbuf, void *dbuf, size_t size, mtest_mem_type_e type);
 void MTest_finalize_gpu(void);
+void MTest_init_visibility_gpu(void);
 #endif
