@@ -8,7 +8,8 @@
 # is classified from what compi printed and reported:
 #   measured   the link's fit was kept (report: source probe)
 #   rejected   the fit was degenerate and rejected with a warning: the prior
-#              kept (what compi must do with a bad measurement)
+#              kept (what compi must do with a bad measurement; adaptive
+#              mode's start-up probe may measure the link afterwards)
 #   degenerate a model that was kept although it switches compi off or
 #              describes no link: collective floor >= 2^40 B, or a link
 #              whose bandwidth is flat or negative (above 100x the
@@ -104,7 +105,7 @@ if floor < 0 or not links:
     v = "failed"
 elif floor >= 1 << 40 or flat:
     v = "degenerate"
-elif "rejected" in err and "probe" not in src:
+elif "rejected" in err:
     v = "rejected"
 else:
     v = "measured"

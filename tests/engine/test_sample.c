@@ -248,19 +248,18 @@ static void test_setup_untimed(void)
 {
     three_codecs t;
     three_codecs_init(&t, &setup, &mid, &pred);
-    compi_estimate_ctx x = t.x;
-    size_t size = 2 * MiB, sample = 64 * KiB;
-    double *data = calloc(size / 8, 8);
-    void *scratch = malloc(compi_estimate_scratch_size(sample));
-    compi_estimate best;
+    double *data = calloc(2 * MiB / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
     setup_calls = 0;
-    int tried = compi_estimate_best(&x, data, size, sample, 1.0, scratch, &best);
-    CHECK(tried == 3 && setup_calls == 2, "every candidate measured, the set-up one coded twice (%d tried, %d calls)",
-          tried, setup_calls);
-    CHECK(best.codec == &setup, "the fast codec wins, its set-up untimed (%s)", best.codec ? best.codec->name : "raw");
-    tried = compi_estimate_best(&x, data, size, sample, 1.0, scratch, &best);
-    CHECK(setup_calls == 3 && best.codec == &setup, "later evaluations code it once (%d calls), it still wins (%s)",
-          setup_calls, best.codec ? best.codec->name : "raw");
+    /* the first evaluation codes it twice (untimed, then measured), later ones once */
+    for (int rep = 0; rep < 2; rep++) {
+        compi_estimate best;
+        int tried = compi_estimate_best(&t.x, data, 2 * MiB, 64 * KiB, 1.0, scratch, &best);
+        CHECK((rep > 0 || tried == 3) && setup_calls == 2 + rep,
+              "evaluation %d: %d tried, the set-up codec coded %d times in all", rep, tried, setup_calls);
+        CHECK(best.codec == &setup, "the fast codec wins, its set-up untimed (%s)",
+              best.codec ? best.codec->name : "raw");
+    }
     free(data);
     free(scratch);
 }
