@@ -70,6 +70,20 @@ typedef struct compi_estimate_costs {
     /* measured time over the model's prediction, the latest ones (a ring) */
     double factor[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES][COMPI_ESTIMATE_COST_SAMPLES];
     unsigned nfactor[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES]; /* measurements so far */
+    /* The codec model's cost of each candidate at the last ratio asked
+     * (memo_model: the model it is of; NULL: none yet). The outcome of
+     * every compressed message asks it twice, and the speed lines' search
+     * and interpolation cost about 100 ns each (measured in a loop: the
+     * engine's part of a compressed message's outcome 180-280 ns, 40 with
+     * the memo). A window's messages of the same data show the same ratio
+     * message after message, and then cost no search. */
+    /* the candidates whose codec has coded once in this thread, untimed
+     * (its one-time set-up paid: compi_estimate_best) */
+    const compi_codec *warm[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+    const compi_codec_model *memo_model[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+    const compi_codec *memo_codec[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+    double memo_ratio[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
+    double memo_cost[COMPI_CLASS_COUNT][COMPI_MODEL_MAX_CANDIDATES];
 } compi_estimate_costs;
 /* The factor candidate i of class cls is judged by (see above; 0: none
  * measured, or no model speed for it). */

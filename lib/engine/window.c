@@ -38,6 +38,7 @@ static void compi_window_open(compi_window *w, const compi_window_params *p)
     w->outcomes_len = 0;
     w->ratio_refs = 0;
     w->ratio_drifted = 0;
+    w->judged_len = 0;
 }
 
 void compi_window_init(compi_window *w, const compi_window_params *p)
@@ -120,6 +121,9 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
             w->ratio_rechecks++;
             w->compressed_run = 0;
             w->compressed_bytes_run = 0;
+            a = COMPI_WIN_EVALUATE;
+        } else if (size / COMPI_WINDOW_REACH >= w->judged_len) {
+            /* far larger than any message the codec was judged at */
             a = COMPI_WIN_EVALUATE;
         } else if (++w->compressed_run >= p->recheck_after || w->compressed_bytes_run >= p->reeval_bytes) {
             /* the data may have changed: evaluate one, which may pick another codec */
@@ -248,6 +252,7 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
     w->raw_bytes_run = 0;
     if (size < w->yes_len) w->yes_len = size;
     if (w->no_len > w->yes_len) w->no_len = w->yes_len;
+    if (best != w->codec || size > w->judged_len) w->judged_len = size;
     w->codec = best;
     /* the next outcomes of this codec make the new range; a drift is
      * re-checked COMPI_RATIO_RECHECK_MIN messages after this decision at

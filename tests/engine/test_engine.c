@@ -41,8 +41,16 @@ static void test_window_converges(void)
     CHECK(compi_window_classify(&w, &p, 64 * KiB, 0) == COMPI_WIN_EVALUATE, "inside the window evaluates");
     compi_window_evaluated(&w, &p, 64 * KiB, zstd, 1.5);
     CHECK(w.yes_len == 64 * KiB && w.codec == zstd, "window closes from above; codec follows the latest winner");
-    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_COMPRESS, "converged: compress above");
-    CHECK(w.messages == 7 && w.raw == 2 && w.evaluated == 3 && w.compressed == 2,
+    CHECK(compi_window_classify(&w, &p, 256 * KiB, 0) == COMPI_WIN_COMPRESS, "converged: compress above");
+    /* a message COMPI_WINDOW_REACH times larger than any zstd was judged
+     * at is evaluated once (a codec's speed weighs more there), then
+     * compressed */
+    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_EVALUATE, "16 times the judged size: evaluated");
+    compi_window_evaluated(&w, &p, MiB, zstd, 2.0);
+    CHECK(w.yes_len == 64 * KiB && w.judged_len == MiB, "judged up to 1 MiB (%zu)", w.judged_len);
+    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_COMPRESS, "then compressed");
+    CHECK(compi_window_classify(&w, &p, 7 * MiB, 0) == COMPI_WIN_COMPRESS, "and up to 8 times it");
+    CHECK(w.messages == 10 && w.raw == 2 && w.evaluated == 4 && w.compressed == 4,
           "counters %llu/%llu/%llu/%llu", (unsigned long long)w.messages, (unsigned long long)w.raw,
           (unsigned long long)w.evaluated, (unsigned long long)w.compressed);
     /* the compressed zone stops paying: a raw verdict above yes reopens it */

@@ -65,7 +65,7 @@ int main(void)
     CHECK(w.raw == raw_before && w.evaluated == evaluated_before + 1 && w.sig_reopens == 1,
           "the message counts as an evaluation, not raw");
     compi_window_evaluated(&w, &p, N, lz4, 20.0);
-    CHECK(compi_window_classify(&w, &p, MiB, 0) == COMPI_WIN_COMPRESS, "larger zeros are compressed at once");
+    CHECK(compi_window_classify(&w, &p, 4 * N, 0) == COMPI_WIN_COMPRESS, "larger zeros are compressed at once");
     CHECK(w.sig_misses == 0, "a watch that found compressible data keeps looking at every message");
 
     /* a re-evaluation on random data, zeros at once after it: the data
