@@ -25,12 +25,18 @@ static int compi_coll_keyval = MPI_KEYVAL_INVALID;
  * made while compi_g.lock is held */
 static pthread_mutex_t compi_coll_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* l's communicators, those made (each MPI_COMM_NULL after). */
+static void compi_coll_layout_comms_free(compi_coll_layout *l)
+{
+    MPI_Comm *made[] = {&l->local, &l->leaders, &l->xall};
+    for (int i = 0; i < 3; i++)
+        if (*made[i] != MPI_COMM_NULL) PMPI_Comm_free(made[i]);
+}
+
 static void compi_coll_layout_free(compi_coll_layout *l)
 {
     if (!l) return;
-    if (l->local != MPI_COMM_NULL) PMPI_Comm_free(&l->local);
-    if (l->leaders != MPI_COMM_NULL) PMPI_Comm_free(&l->leaders);
-    if (l->xall != MPI_COMM_NULL) PMPI_Comm_free(&l->xall);
+    compi_coll_layout_comms_free(l);
     compi_coll_choices_free(l);
     free(l->node_of);
     free(l->leader_of);
@@ -96,9 +102,7 @@ static int compi_coll_layout_comms(MPI_Comm comm, compi_coll_layout *l)
     const char *f = getenv("COMPI_DEBUG_LAYOUT_FAIL");
     if (rc == MPI_SUCCESS && f && *f && atoi(f) == l->rank) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
-        MPI_Comm *made[] = {&l->local, &l->leaders, &l->xall};
-        for (int i = 0; i < 3; i++)
-            if (*made[i] != MPI_COMM_NULL) PMPI_Comm_free(made[i]);
+        compi_coll_layout_comms_free(l);
         return rc;
     }
     PMPI_Comm_rank(l->local, &l->local_rank);
@@ -187,11 +191,7 @@ static int compi_coll_layout_build(MPI_Comm comm, compi_coll_layout *l)
 {
     int rc = compi_coll_layout_comms(comm, l), ok = rc == MPI_SUCCESS, all = 0;
     int arc = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if ((arc != MPI_SUCCESS || !all) && ok) {
-        MPI_Comm *made[] = {&l->local, &l->leaders, &l->xall};
-        for (int i = 0; i < 3; i++)
-            if (*made[i] != MPI_COMM_NULL) PMPI_Comm_free(made[i]);
-    }
+    if (arc != MPI_SUCCESS || !all) compi_coll_layout_comms_free(l); /* none left where this rank failed */
     if (arc != MPI_SUCCESS) return arc;
     if (!all) {
         char es[MPI_MAX_ERROR_STRING] = "";

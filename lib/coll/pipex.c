@@ -637,27 +637,25 @@ static void compi_coll_xchg_stream(compi_coll_xchg *x)
  * waits for it in the next collective. */
 static void compi_coll_xchg_drain(compi_coll_xchg *x)
 {
-    size_t *stale = x->n ? calloc((size_t)x->n, sizeof *stale) : NULL;
-    for (int r = 0; r < x->nr; r++) {
-        if (x->rreq[r] == MPI_REQUEST_NULL) continue;
-        int i = r / (COMPI_COLL_SLOTS + 1), sl = r % (COMPI_COLL_SLOTS + 1) - 1;
-        unsigned char **buf = sl >= 0 ? &x->st[i].slot[sl] : NULL;
-        /* frees the slot, now or once complete */
-        int cancelled = compi_side_recv_abandon(&x->rreq[r], buf ? *buf : NULL);
-        if (buf) *buf = NULL;
-        /* its message may still come: a receive index below the chunks due */
-        if (sl >= 0 && cancelled && stale && x->st[i].slot_k[sl] < x->st[i].due) stale[i]++;
-    }
-    for (int i = 0; i < x->n && x->st; i++) {
+    for (int i = 0; i < x->n; i++) {
         compi_coll_stream *s = &x->st[i];
-        size_t due = (stale ? stale[i] : 0) + (s->due > s->posted ? s->due - s->posted : 0);
+        size_t due = s->due > s->posted ? s->due - s->posted : 0; /* never posted */
+        for (int sl = -1; sl < COMPI_COLL_SLOTS; sl++) {
+            MPI_Request *q = &x->rreq[(size_t)i * (COMPI_COLL_SLOTS + 1) + 1 + sl];
+            if (*q == MPI_REQUEST_NULL) continue;
+            unsigned char **buf = sl >= 0 ? &s->slot[sl] : NULL;
+            /* frees the slot, now or once complete */
+            int cancelled = compi_side_recv_abandon(q, buf ? *buf : NULL);
+            if (buf) *buf = NULL;
+            /* its message may still come: a receive index below the chunks due */
+            if (sl >= 0 && cancelled && s->slot_k[sl] < s->due) due++;
+        }
         if (!x->piped[i] || !due) continue;
         size_t lost = compi_side_stale_expect(x->chunks, i, x->ctag, due, COMPI_FRAME_HEADER_SIZE + s->chunk);
         if (lost)
             compi_log(0, "%zu chunk(s) from rank %d that may still come cannot be taken: it may wait for them", lost,
                       compi_coll_name(x, i));
     }
-    free(stale);
     int wrc = compi_coll_waitall((int)x->nsent, x->sreq);
     if (x->rc == MPI_SUCCESS) x->rc = wrc;
     for (size_t i = 0; i < x->nstand; i++) free(x->stand[i]);
