@@ -392,8 +392,118 @@ static void test_ratio_buckets_first_evaluation(void)
     free(scratch);
 }
 
+static long long face_blosc_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 3700.0, 30.0); /* blosc-lz4 on halo faces */
+}
+
+static long long face_dfcm_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 3200.0, 6.0);
+}
+
+static long long face_lz4_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 19000.0, 30.0);
+}
+
+static const compi_codec face_blosc = {"face-blosc", 247, "blosc-lz4-like", fake_bound, face_blosc_compress, NULL, 0};
+static const compi_codec face_dfcm = {"face-dfcm", 248, "dfcm-like", fake_bound, face_dfcm_compress, NULL, 0};
+static const compi_codec face_lz4 = {"face-lz4", 249, "lz4-like", fake_bound, face_lz4_compress, NULL, 0};
+
+/* An 8 KiB halo on a 2.4 GB/s link (3.3 us to spend), three candidates
+ * with the built-in model's speeds for doubles. By their aggregates the
+ * blosc-lz4-like codec is the cheapest (2057 MB/s), then the dfcm-like
+ * (1373), then the lz4-like (1313): blosc was coded first (a 6 KiB
+ * sample, 1.7 us) and showed ratio 30, where it cannot pay (0.99x); dfcm
+ * came next, its 2.5 us at that ratio did not fit in what was left, and
+ * the evaluation ended: the halo went raw. By what each could cost at
+ * least (its fastest ratio bucket: lz4 19 GB/s) lz4 is tried first, on a
+ * sample cut to the budget, shows ratio 30 and wins (about 1.5x); at that
+ * ratio the others, ranked afresh, cannot beat it whatever they showed
+ * and are not coded. */
+static void test_most_promising_first(void)
+{
+    three_codecs t;
+    three_codecs_init(&t, &face_blosc, &face_dfcm, &face_lz4);
+    const compi_codec *c[] = {&face_blosc, &face_blosc, &face_dfcm, &face_dfcm, &face_lz4, &face_lz4};
+    const double mbs[] = {2057, 3826, 1373, 3241, 1313, 19026}, lo[] = {0, 10, 0, 10, 0, 10},
+                 hi[] = {0, 1e9, 0, 1e9, 0, 1e9};
+    for (int i = 0; i < 6; i++)
+        t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], lo[i], hi[i]};
+    compi_net_link link = flat_link(4, 1e3 / 2449);
+    t.x.link = &link;
+    size_t size = 8 * KiB, sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    compi_estimate best;
+    int tried = compi_estimate_best(&t.x, data, size, sample, 1.05, scratch, &best);
+    CHECK(tried == 1 && best.codec == &face_lz4, "8 KiB halo: lz4 alone tried (%d), compressed with %s", tried,
+          best.codec ? best.codec->name : "raw");
+    CHECK(best.speedup > 1.05, "predicted to pay (%.2f)", best.speedup);
+    free(data);
+    free(scratch);
+}
+
+static long long mid_a_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 4000.0, 3.0);
+}
+
+static long long mid_b_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 7000.0, 4.0);
+}
+
+static long long mid_c_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+{
+    (void)src, (void)p;
+    return fake_code(n, dst, cap, 4400.0, 3.0);
+}
+
+static const compi_codec mid_a = {"mid-a", 247, "lz4-like", fake_bound, mid_a_compress, NULL, 0};
+static const compi_codec mid_b = {"mid-b", 248, "flat", fake_bound, mid_b_compress, NULL, 0};
+static const compi_codec mid_c = {"mid-c", 249, "fast-when-10x", fake_bound, mid_c_compress, NULL, 0};
+
+/* 64 KiB sent whole on a 2.4 GB/s link (27 us to spend), data every codec
+ * compresses only 3-4 times. Before the ratio is known the order is a (20
+ * GB/s on data of ratio 10 or more), c (8 GB/s there), b (7 GB/s at any
+ * ratio). a costs 16 us and shows ratio 3, where it cannot pay and c is
+ * expected to cost 15 us, more than is left: in that first order the
+ * evaluation ended there and the message went raw. Ranked afresh after a,
+ * b (9 us) comes before c, fits, and pays (about 1.2x). */
+static void test_reorder_after_a_trial(void)
+{
+    three_codecs t;
+    three_codecs_init(&t, &mid_a, &mid_b, &mid_c);
+    const compi_codec *c[] = {&mid_a, &mid_a, &mid_a, &mid_b, &mid_c, &mid_c, &mid_c};
+    const double mbs[] = {4000, 4000, 20000, 7000, 4400, 4400, 8000}, lo[] = {0, 2, 10, 0, 0, 2, 10},
+                 hi[] = {0, 4, 1e9, 0, 0, 4, 1e9};
+    for (int i = 0; i < 7; i++)
+        t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], lo[i], hi[i]};
+    compi_net_link link = flat_link(4, 1e3 / 2449);
+    t.x.link = &link;
+    size_t size = 64 * KiB, sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    compi_estimate best;
+    int tried = compi_estimate_best(&t.x, data, size, sample, 1.05, scratch, &best);
+    CHECK(tried == 2 && best.codec == &mid_b, "64 KiB of ratio 3-4: a then b tried (%d), compressed with %s", tried,
+          best.codec ? best.codec->name : "raw");
+    CHECK(best.speedup > 1.05, "predicted to pay (%.2f)", best.speedup);
+    free(data);
+    free(scratch);
+}
+
 int main(void)
 {
+    test_most_promising_first();
+    test_reorder_after_a_trial();
     test_ratio_buckets_first_evaluation();
     test_sample_is_a_chunk();
     test_budget_drops_the_expensive();
