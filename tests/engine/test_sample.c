@@ -392,27 +392,44 @@ static void test_ratio_buckets_first_evaluation(void)
     free(scratch);
 }
 
-static long long face_blosc_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
-{
-    (void)src, (void)p;
-    return fake_code(n, dst, cap, 3700.0, 30.0); /* blosc-lz4 on halo faces */
-}
+/* A fake codec that codes mb_s MB/s at ratio r, whatever the data. */
+#define FAKE_CODEC(var, id, like, mb_s, r)                                                                             \
+    static long long var##_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)      \
+    {                                                                                                                  \
+        (void)src, (void)p;                                                                                            \
+        return fake_code(n, dst, cap, mb_s, r);                                                                        \
+    }                                                                                                                  \
+    static const compi_codec var = {#var, id, like, fake_bound, var##_compress, NULL, 0};
 
-static long long face_dfcm_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
-{
-    (void)src, (void)p;
-    return fake_code(n, dst, cap, 3200.0, 6.0);
-}
+FAKE_CODEC(face_blosc, 247, "blosc-lz4-like", 3700.0, 30.0) /* blosc-lz4 on halo faces */
+FAKE_CODEC(face_dfcm, 248, "dfcm-like", 3200.0, 6.0)
+FAKE_CODEC(face_lz4, 249, "lz4-like", 19000.0, 30.0)
 
-static long long face_lz4_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
+/* One fresh evaluation (need 1.05) of size bytes sent whole over a 2.4
+ * GB/s link with 4 us latency, the candidates being the distinct codecs
+ * of c[] in their first appearance's order, with the codec model's speed
+ * lines c[k] mbs[k] MB/s on doubles of ratio [lo[k], hi[k]) (0, 0: any). */
+static int evaluate_with_speeds(const compi_codec *const *c, const double *mbs, const double *lo, const double *hi,
+                                int nrows, size_t size, compi_estimate *best)
 {
-    (void)src, (void)p;
-    return fake_code(n, dst, cap, 19000.0, 30.0);
+    const compi_codec *cand[3] = {NULL, NULL, NULL};
+    int n = 0;
+    for (int k = 0; k < nrows && n < 3; k++)
+        if (n == 0 || cand[n - 1] != c[k]) cand[n++] = c[k];
+    three_codecs t;
+    three_codecs_init(&t, cand[0], cand[1], cand[2]);
+    for (int k = 0; k < nrows; k++)
+        t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[k], COMPI_CLASS_DOUBLE, mbs[k], lo[k], hi[k]};
+    compi_net_link link = flat_link(4, 1e3 / 2449);
+    t.x.link = &link;
+    size_t sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    int tried = compi_estimate_best(&t.x, data, size, sample, 1.05, scratch, best);
+    free(data);
+    free(scratch);
+    return tried;
 }
-
-static const compi_codec face_blosc = {"face-blosc", 247, "blosc-lz4-like", fake_bound, face_blosc_compress, NULL, 0};
-static const compi_codec face_dfcm = {"face-dfcm", 248, "dfcm-like", fake_bound, face_dfcm_compress, NULL, 0};
-static const compi_codec face_lz4 = {"face-lz4", 249, "lz4-like", fake_bound, face_lz4_compress, NULL, 0};
 
 /* An 8 KiB halo on a 2.4 GB/s link (3.3 us to spend), three candidates
  * with the built-in model's speeds for doubles. By their aggregates the
@@ -427,48 +444,19 @@ static const compi_codec face_lz4 = {"face-lz4", 249, "lz4-like", fake_bound, fa
  * and are not coded. */
 static void test_most_promising_first(void)
 {
-    three_codecs t;
-    three_codecs_init(&t, &face_blosc, &face_dfcm, &face_lz4);
     const compi_codec *c[] = {&face_blosc, &face_blosc, &face_dfcm, &face_dfcm, &face_lz4, &face_lz4};
     const double mbs[] = {2057, 3826, 1373, 3241, 1313, 19026}, lo[] = {0, 10, 0, 10, 0, 10},
                  hi[] = {0, 1e9, 0, 1e9, 0, 1e9};
-    for (int i = 0; i < 6; i++)
-        t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], lo[i], hi[i]};
-    compi_net_link link = flat_link(4, 1e3 / 2449);
-    t.x.link = &link;
-    size_t size = 8 * KiB, sample = 64 * KiB;
-    double *data = calloc(size / 8, 8);
-    void *scratch = malloc(compi_estimate_scratch_size(sample));
     compi_estimate best;
-    int tried = compi_estimate_best(&t.x, data, size, sample, 1.05, scratch, &best);
+    int tried = evaluate_with_speeds(c, mbs, lo, hi, 6, 8 * KiB, &best);
     CHECK(tried == 1 && best.codec == &face_lz4, "8 KiB halo: lz4 alone tried (%d), compressed with %s", tried,
           best.codec ? best.codec->name : "raw");
     CHECK(best.speedup > 1.05, "predicted to pay (%.2f)", best.speedup);
-    free(data);
-    free(scratch);
 }
 
-static long long mid_a_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
-{
-    (void)src, (void)p;
-    return fake_code(n, dst, cap, 4000.0, 3.0);
-}
-
-static long long mid_b_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
-{
-    (void)src, (void)p;
-    return fake_code(n, dst, cap, 7000.0, 4.0);
-}
-
-static long long mid_c_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)
-{
-    (void)src, (void)p;
-    return fake_code(n, dst, cap, 4400.0, 3.0);
-}
-
-static const compi_codec mid_a = {"mid-a", 247, "lz4-like", fake_bound, mid_a_compress, NULL, 0};
-static const compi_codec mid_b = {"mid-b", 248, "flat", fake_bound, mid_b_compress, NULL, 0};
-static const compi_codec mid_c = {"mid-c", 249, "fast-when-10x", fake_bound, mid_c_compress, NULL, 0};
+FAKE_CODEC(mid_a, 247, "lz4-like", 4000.0, 3.0)
+FAKE_CODEC(mid_b, 248, "flat", 7000.0, 4.0)
+FAKE_CODEC(mid_c, 249, "fast-when-10x", 4400.0, 3.0)
 
 /* 64 KiB sent whole on a 2.4 GB/s link (27 us to spend), data every codec
  * compresses only 3-4 times. Before the ratio is known the order is a (20
@@ -479,25 +467,14 @@ static const compi_codec mid_c = {"mid-c", 249, "fast-when-10x", fake_bound, mid
  * b (9 us) comes before c, fits, and pays (about 1.2x). */
 static void test_reorder_after_a_trial(void)
 {
-    three_codecs t;
-    three_codecs_init(&t, &mid_a, &mid_b, &mid_c);
     const compi_codec *c[] = {&mid_a, &mid_a, &mid_a, &mid_b, &mid_c, &mid_c, &mid_c};
     const double mbs[] = {4000, 4000, 20000, 7000, 4400, 4400, 8000}, lo[] = {0, 2, 10, 0, 0, 2, 10},
                  hi[] = {0, 4, 1e9, 0, 0, 4, 1e9};
-    for (int i = 0; i < 7; i++)
-        t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], lo[i], hi[i]};
-    compi_net_link link = flat_link(4, 1e3 / 2449);
-    t.x.link = &link;
-    size_t size = 64 * KiB, sample = 64 * KiB;
-    double *data = calloc(size / 8, 8);
-    void *scratch = malloc(compi_estimate_scratch_size(sample));
     compi_estimate best;
-    int tried = compi_estimate_best(&t.x, data, size, sample, 1.05, scratch, &best);
+    int tried = evaluate_with_speeds(c, mbs, lo, hi, 7, 64 * KiB, &best);
     CHECK(tried == 2 && best.codec == &mid_b, "64 KiB of ratio 3-4: a then b tried (%d), compressed with %s", tried,
           best.codec ? best.codec->name : "raw");
     CHECK(best.speedup > 1.05, "predicted to pay (%.2f)", best.speedup);
-    free(data);
-    free(scratch);
 }
 
 int main(void)
