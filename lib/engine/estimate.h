@@ -129,11 +129,14 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * save (compi_estimate_eval_budget_us): once the candidates tried took
  * that long, the others are skipped (the first is always tried), so a small
  * message on a fast link is not coded five times to save a few
- * microseconds of wire. Candidates are tried cheapest first by their
- * expected cost: measured in earlier evaluations (x->costs), else the
- * codec model's prediction (its speed lines) at the ratio the data showed
- * the candidates measured so far (the class's aggregate speed while none
- * is), scaled by how those compared with the model; one that has neither is
+ * microseconds of wire. Candidates are tried cheapest first by the least
+ * they are expected to cost: measured in earlier evaluations (x->costs),
+ * else the codec model's prediction (its speed lines) at the ratio the data
+ * showed the candidates measured so far, scaled by how those compared with
+ * the model, and while none is, for a message sent whole, its speed at the
+ * ratio it codes fastest (the most promising first: where the budget holds
+ * one trial it goes to the candidate that could pay most); the candidates
+ * left are ranked afresh after each one coded. One that has neither is
  * tried first, once, whatever the budget. One with a prediction only is
  * tried only while that fits in what is left of the budget, the first
  * too (an 8 KiB halo at 25 Gbit/s has ~3 us to spend: no codec's 8 KiB

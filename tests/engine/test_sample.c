@@ -392,8 +392,95 @@ static void test_ratio_buckets_first_evaluation(void)
     free(scratch);
 }
 
+/* A fake codec that codes mb_s MB/s at ratio r, whatever the data. */
+#define FAKE_CODEC(var, id, like, mb_s, r)                                                                             \
+    static long long var##_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)      \
+    {                                                                                                                  \
+        (void)src, (void)p;                                                                                            \
+        return fake_code(n, dst, cap, mb_s, r);                                                                        \
+    }                                                                                                                  \
+    static const compi_codec var = {#var, id, like, fake_bound, var##_compress, NULL, 0};
+
+FAKE_CODEC(face_blosc, 247, "blosc-lz4-like", 3700.0, 30.0) /* blosc-lz4 on halo faces */
+FAKE_CODEC(face_dfcm, 248, "dfcm-like", 3200.0, 6.0)
+FAKE_CODEC(face_lz4, 249, "lz4-like", 19000.0, 30.0)
+
+/* One fresh evaluation (need 1.05) of size bytes sent whole over a 2.4
+ * GB/s link with 4 us latency, the candidates being the distinct codecs
+ * of c[] in their first appearance's order, with the codec model's speed
+ * lines c[k] mbs[k] MB/s on doubles of ratio [lo[k], hi[k]) (0, 0: any). */
+static int evaluate_with_speeds(const compi_codec *const *c, const double *mbs, const double *lo, const double *hi,
+                                int nrows, size_t size, compi_estimate *best)
+{
+    const compi_codec *cand[3] = {NULL, NULL, NULL};
+    int n = 0;
+    for (int k = 0; k < nrows && n < 3; k++)
+        if (n == 0 || cand[n - 1] != c[k]) cand[n++] = c[k];
+    three_codecs t;
+    three_codecs_init(&t, cand[0], cand[1], cand[2]);
+    for (int k = 0; k < nrows; k++)
+        t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[k], COMPI_CLASS_DOUBLE, mbs[k], lo[k], hi[k]};
+    compi_net_link link = flat_link(4, 1e3 / 2449);
+    t.x.link = &link;
+    size_t sample = 64 * KiB;
+    double *data = calloc(size / 8, 8);
+    void *scratch = malloc(compi_estimate_scratch_size(sample));
+    int tried = compi_estimate_best(&t.x, data, size, sample, 1.05, scratch, best);
+    free(data);
+    free(scratch);
+    return tried;
+}
+
+/* An 8 KiB halo on a 2.4 GB/s link (3.3 us to spend), three candidates
+ * with the built-in model's speeds for doubles. By their aggregates the
+ * blosc-lz4-like codec is the cheapest (2057 MB/s), then the dfcm-like
+ * (1373), then the lz4-like (1313): blosc was coded first (a 6 KiB
+ * sample, 1.7 us) and showed ratio 30, where it cannot pay (0.99x); dfcm
+ * came next, its 2.5 us at that ratio did not fit in what was left, and
+ * the evaluation ended: the halo went raw. By what each could cost at
+ * least (its fastest ratio bucket: lz4 19 GB/s) lz4 is tried first, on a
+ * sample cut to the budget, shows ratio 30 and wins (about 1.5x); at that
+ * ratio the others, ranked afresh, cannot beat it whatever they showed
+ * and are not coded. */
+static void test_most_promising_first(void)
+{
+    const compi_codec *c[] = {&face_blosc, &face_blosc, &face_dfcm, &face_dfcm, &face_lz4, &face_lz4};
+    const double mbs[] = {2057, 3826, 1373, 3241, 1313, 19026}, lo[] = {0, 10, 0, 10, 0, 10},
+                 hi[] = {0, 1e9, 0, 1e9, 0, 1e9};
+    compi_estimate best;
+    int tried = evaluate_with_speeds(c, mbs, lo, hi, 6, 8 * KiB, &best);
+    CHECK(tried == 1 && best.codec == &face_lz4, "8 KiB halo: lz4 alone tried (%d), compressed with %s", tried,
+          best.codec ? best.codec->name : "raw");
+    CHECK(best.speedup > 1.05, "predicted to pay (%.2f)", best.speedup);
+}
+
+FAKE_CODEC(mid_a, 247, "lz4-like", 4000.0, 3.0)
+FAKE_CODEC(mid_b, 248, "flat", 7000.0, 4.0)
+FAKE_CODEC(mid_c, 249, "fast-when-10x", 4400.0, 3.0)
+
+/* 64 KiB sent whole on a 2.4 GB/s link (27 us to spend), data every codec
+ * compresses only 3-4 times. Before the ratio is known the order is a (20
+ * GB/s on data of ratio 10 or more), c (8 GB/s there), b (7 GB/s at any
+ * ratio). a costs 16 us and shows ratio 3, where it cannot pay and c is
+ * expected to cost 15 us, more than is left: in that first order the
+ * evaluation ended there and the message went raw. Ranked afresh after a,
+ * b (9 us) comes before c, fits, and pays (about 1.2x). */
+static void test_reorder_after_a_trial(void)
+{
+    const compi_codec *c[] = {&mid_a, &mid_a, &mid_a, &mid_b, &mid_c, &mid_c, &mid_c};
+    const double mbs[] = {4000, 4000, 20000, 7000, 4400, 4400, 8000}, lo[] = {0, 2, 10, 0, 0, 2, 10},
+                 hi[] = {0, 4, 1e9, 0, 0, 4, 1e9};
+    compi_estimate best;
+    int tried = evaluate_with_speeds(c, mbs, lo, hi, 7, 64 * KiB, &best);
+    CHECK(tried == 2 && best.codec == &mid_b, "64 KiB of ratio 3-4: a then b tried (%d), compressed with %s", tried,
+          best.codec ? best.codec->name : "raw");
+    CHECK(best.speedup > 1.05, "predicted to pay (%.2f)", best.speedup);
+}
+
 int main(void)
 {
+    test_most_promising_first();
+    test_reorder_after_a_trial();
     test_ratio_buckets_first_evaluation();
     test_sample_is_a_chunk();
     test_budget_drops_the_expensive();
