@@ -381,6 +381,7 @@ void compi_engine_finalize(void)
 
 /* ------------------------------------------------------------------ deciding */
 
+
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra)
 {
     if (size == 0 || size < ci->min_bytes) return 0;
@@ -593,6 +594,13 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns)
 {
     if (!d || !d->link || !d->codec) return;
+    if (d->outcome_later) {
+        d->outcome_kept = 1;
+        d->out_size = size;
+        d->out_len = out_len;
+        d->out_ns = compress_ns;
+        return;
+    }
     if (out_len > 0 && (size_t)out_len < size && compi_coll_scope.active && d->fam >= COMPI_FAM_BCAST)
         compi_coll_scope.saved_bytes += size - (size_t)out_len;
     compi_link_state *l = d->link;
@@ -630,4 +638,13 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
     if (w && out_len > 0) compi_window_ratio(w, &compi_cfg.window, d->codec, (double)size / (double)out_len);
     if (w) compi_window_outcome(w, &compi_cfg.window, achieved, compi_engine_now_s());
     pthread_mutex_unlock(&l->lock);
+}
+
+void compi_decision_outcome_due(compi_decision *d)
+{
+    d->outcome_later = 0; /* later outcomes (a pipelined message's) are recorded when they come */
+    if (!d->outcome_kept) return;
+    d->outcome_kept = 0;
+    COMPI_STAT_ADD(outcomes_after_send, 1);
+    compi_decision_outcome(d, d->out_size, d->out_len, d->out_ns);
 }

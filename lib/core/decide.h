@@ -32,6 +32,14 @@ typedef struct {
     double predicted; /* predicted speedup of the chosen codec */
     int settled;      /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
     int watch;        /* adaptive, raw: the window's raw zone asks for the data's signature */
+    /* The caller posts the message itself (compi_outgoing_build's callers):
+     * the outcome is kept here and recorded by compi_decision_outcome_due
+     * once the message is in the MPI's hands (see there). */
+    int outcome_later;
+    int outcome_kept; /* an outcome waits in out_size, out_len, out_ns */
+    size_t out_size;
+    long long out_len;
+    uint64_t out_ns;
 } compi_decision;
 /* peer: destination rank in ci's peer group, or -1 for "every remote node"
  * (a broadcast root). */
@@ -62,6 +70,14 @@ const compi_codec *compi_decision_settle(compi_decision *d, const char *src, con
 /* After the codec ran: out_len < 0 when the message went raw after all
  * (the sample check found it incompressible, or the codec failed). */
 void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, uint64_t compress_ns);
+/* The outcome kept for a decision with outcome_later set, recorded now:
+ * called once the message was handed to the MPI (its send returned or was
+ * posted). What the engine learns from an outcome (the achieved speedup
+ * from the link and codec models, the codec's cost, the window's bias and
+ * mistakes) then runs while the message travels and the peer works, not
+ * between the compression and the send: in a ping-pong of small frames it
+ * was a visible share of the one-way time. Nothing kept: nothing done. */
+void compi_decision_outcome_due(compi_decision *d);
 /* A pipelined message's later chunks that the wire paced (the sender's
  * pace hint, frame.h compi_chunk_gap, left out those its coding paced):
  * `bytes` on the wire in `us` over `chunks` chunks (engine/linkest.h,

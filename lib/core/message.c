@@ -278,6 +278,7 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     COMPI_STAT_ADD(inter_msgs, 1); /* same-node messages never come here */
 
     compi_decide(d, ci, dest, tag, &ti, fam);
+    d->outcome_later = 1; /* the caller posts the message, then records it */
     if (d->watch && ti.contiguous && size > 0) compi_decision_watch(d, (const char *)buf + ti.true_lb, size);
     int in_place = ti.contiguous && keep_ref;
     if (!compi_decision_needs_data(d) && in_place &&

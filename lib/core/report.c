@@ -27,7 +27,7 @@ typedef struct {
     uint64_t intra_msgs, inter_msgs, inter_decided, raw_small, raw_incompressible, raw_unframed, raw_escaped;
     uint64_t raw_too_large;
     uint64_t frames_decoded, frames_decoded_compressed, compress_ns, decompress_ns;
-    uint64_t evaluations, evaluate_ns;
+    uint64_t evaluations, evaluate_ns, outcomes_after_send;
     uint64_t codec_msgs[COMPI_CODEC_SLOTS], codec_in[COMPI_CODEC_SLOTS], codec_out[COMPI_CODEC_SLOTS];
     uint64_t pipe_msgs[COMPI_CODEC_SLOTS], pipe_chunks[COMPI_CODEC_SLOTS], pipe_raw_chunks[COMPI_CODEC_SLOTS];
     uint64_t pipe_c_ns[COMPI_CODEC_SLOTS], pipe_c_hidden_ns[COMPI_CODEC_SLOTS];
@@ -87,6 +87,7 @@ static void compi_record_fill(compi_rank_record *r)
     r->decompress_ns = compi_st.decompress_ns;
     r->evaluations = compi_st.evaluations;
     r->evaluate_ns = compi_st.evaluate_ns;
+    r->outcomes_after_send = compi_st.outcomes_after_send;
     for (int i = 0; i < COMPI_CODEC_SLOTS; i++) {
         r->codec_msgs[i] = compi_st.codec_msgs[i];
         r->codec_in[i] = compi_st.codec_in[i];
@@ -167,8 +168,8 @@ static void compi_json_record(FILE *f, const uint64_t *v, const char *indent)
             (unsigned long long)r->frames_decoded, (unsigned long long)r->frames_decoded_compressed);
     fprintf(f, "%s\"compress_seconds\": %.6f, \"decompress_seconds\": %.6f,\n", indent, r->compress_ns * 1e-9,
             r->decompress_ns * 1e-9);
-    fprintf(f, "%s\"evaluations\": %llu, \"evaluate_seconds\": %.6f,\n", indent, (unsigned long long)r->evaluations,
-            r->evaluate_ns * 1e-9);
+    fprintf(f, "%s\"evaluations\": %llu, \"evaluate_seconds\": %.6f, \"outcomes_after_send\": %llu,\n", indent,
+            (unsigned long long)r->evaluations, r->evaluate_ns * 1e-9, (unsigned long long)r->outcomes_after_send);
     fprintf(f, "%s\"codecs\": {", indent);
     int first = 1;
     for (int id = 0; id < COMPI_CODEC_SLOTS; id++) {

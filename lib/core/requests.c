@@ -201,6 +201,7 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     }
     MPI_Request inner;
     rc = compi_isend_fn[mode](out->addr, out->count, out->dt, dest, tag, r->comm, &inner);
+    compi_decision_outcome_due(&d); /* posted: learning is off the message's path */
     if (rc != MPI_SUCCESS) {
         compi_outgoing_release(out);
         free(out);

@@ -81,10 +81,12 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
         int src = compi_outgoing_stream(&out, &d);
         rc = PMPI_Wait(&hreq, MPI_STATUS_IGNORE);
         compi_outgoing_release(&out);
+        compi_decision_outcome_due(&d);
         return rc != MPI_SUCCESS ? rc : compi_raise(comm, src);
     }
     rc = compi_send_fn[mode](out.addr, out.count, out.dt, dest, tag, comm);
     compi_outgoing_release(&out);
+    compi_decision_outcome_due(&d); /* the frame has left: learning is off its path */
     return rc;
 }
 

@@ -59,6 +59,13 @@ def main():
             got[fam] = got.get(fam, 0) + w.get("messages", 0)
         if got != want:
             fail("rank %s: window messages per family %s, expected %s" % (rank, got, want))
+        # a p2p send's outcome is learned once the message was handed to the
+        # MPI, never between its compression and its send
+        p2p_compressed = sum(w.get("compressed", 0) for w in r["engine"]["windows"] if w.get("family") == "p2p")
+        after = r.get("outcomes_after_send", 0)
+        if p2p_compressed == 0 or after < p2p_compressed:
+            fail("rank %s: %d outcome(s) recorded after their send, %d p2p message(s) compressed" %
+                 (rank, after, p2p_compressed))
         print("rank %s: windows per family %s (as expected)" % (rank, got))
     print("PASS [check_windows] %d ranks" % n)
 
