@@ -5,7 +5,8 @@
 Every tracked C, header, Fortran, Python, shell and CMake file carries
 `SPDX-License-Identifier: <id>` as its first comment line (after a `#!`
 line, if any).  Vendored third-party files (tests/foreign/romio,
-tests/foreign/mpich_io, tests/foreign/mpich_coll, tests/foreign/mpich_pt2pt) keep their own notices and are skipped.
+tests/foreign/mpich_io, tests/foreign/mpich_coll, tests/foreign/mpich_pt2pt,
+tests/foreign/mpich_datatype, tests/foreign/mpich_threads) keep their own notices and are skipped.
 
     tools/spdx.py --check     # lists files without the line; exit 1 if any
     tools/spdx.py --add       # inserts the line where it is missing
@@ -19,7 +20,7 @@ LICENSE_ID = "BSD-3-Clause"
 TAG = "SPDX-License-Identifier:"
 # third-party code kept as published (see THIRD-PARTY.md)
 VENDORED = ("tests/foreign/romio/", "tests/foreign/mpich_io/", "tests/foreign/mpich_coll/",
-            "tests/foreign/mpich_pt2pt/")
+            "tests/foreign/mpich_pt2pt/", "tests/foreign/mpich_datatype/", "tests/foreign/mpich_threads/")
 HASH_NAMES = ("CMakeLists.txt",)
 HASH_EXTS = (".py", ".sh", ".cmake", ".in", ".def")
 

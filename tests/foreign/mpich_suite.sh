@@ -10,25 +10,36 @@
 #          reports' node_aware_calls and rooted_collectives' compi_path_calls
 #          of the blocking collectives, compressed_path of the nonblocking)
 #   pt2pt  mpich_pt2pt/: point-to-point, and the datatype tests that send
-#          messages; compi must have decoded frames (the reports' totals)
+#          messages; compi must have decided messages between nodes (the
+#          reports' totals)
+#   datatype  mpich_datatype/: MPICH's DTPools programs (pingping, sendrecv1,
+#          sendself, bcast: every DTPools layout of derived datatype, sent
+#          between ranks, with longer receives); compi must have decided
+#          messages between nodes or broadcasts
+#   threads  mpich_threads/: MPI_THREAD_MULTIPLE sends, receives and
+#          (m)probes from threads; as pt2pt
 # Each program of a suite's testlist must have the same outcome (exit status
 # and mtest's "No Errors") in every variant as without compi. Variants:
 # fixed (COMPI_MODE=fixed, lz4) and adaptive (COMPI_MODE=adaptive); nodes2:
 # fixed with two ranks a node (COMPI_DEBUG_RANKS_PER_NODE=2: the node-aware
 # collectives' intra-node steps run too).
-# testlist lines: program ranks MPIs... [key=value...]; keys: src=FILE (the
-# source, default program.c), cflags=..., arg=... (one per argument),
+# testlist lines: program ranks MPIs... [key=value...]; keys: src=FILE[,FILE]
+# (the sources, default program.c), cflags=..., arg=... (one per argument),
 # slow=REASON (run only with --all), ompi_mca=NAME:VALUE (Open MPI runs, plain
 # and with compi, get --mca NAME VALUE); other keys are notes (mpich_np=N: MPICH
 # runs it at N ranks).
-# usage: tests/foreign/mpich_suite.sh [--suite coll,pt2pt] [--mpi openmpi|mpich|both]
-#        [--variants fixed[,adaptive,nodes2]] [--only REGEX] [--all] [--out DIR]
-# (variants default: coll fixed (with --all fixed,adaptive,nodes2), pt2pt fixed,adaptive)
+# A suite's dtpools/ (datatype: MPICH's DTPools library) is built and linked
+# into its programs.
+# usage: tests/foreign/mpich_suite.sh [--suite coll,pt2pt,datatype,threads]
+#        [--mpi openmpi|mpich|both] [--variants fixed[,adaptive,nodes2]]
+#        [--only REGEX] [--all] [--out DIR]
+# (variants default: coll fixed (with --all fixed,adaptive,nodes2), the
+# others fixed,adaptive; default suites coll,pt2pt)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 util=$here/mpich_io/util
-usage="usage: $0 [--suite coll,pt2pt] [--mpi openmpi|mpich|both] [--variants fixed[,adaptive,nodes2]] [--only REGEX] [--all] [--out DIR]"
+usage="usage: $0 [--suite coll,pt2pt,datatype,threads] [--mpi openmpi|mpich|both] [--variants fixed[,adaptive,nodes2]] [--only REGEX] [--all] [--out DIR]"
 suites_csv=coll,pt2pt mpis=both out="" variants_csv="" only="" all=0
 while (($#)); do
     case $1 in
@@ -65,8 +76,10 @@ if sys.argv[1] == "coll":
           sum(f["compi_path_calls"] for k in r["ranks"] for f in k.get("rooted_collectives", {}).values()),
           sum(f["compressed_path"] for k in r["ranks"] for f in k.get("nonblocking_collectives", {}).values()))
 else:
+    # datatype: its broadcasts too (MPI_Bcast on compi's path)
     t = r["totals"]
-    print(t["inter_node_messages"], t["frames_decoded_compressed"])
+    bc = sum(k.get("rooted_collectives", {}).get("bcast", {}).get("compi_path_calls", 0) for k in r["ranks"])
+    print(t["inter_node_messages"] + (bc if sys.argv[1] == "datatype" else 0), t["frames_decoded_compressed"])
 PY
 }
 pass=0 failn=0
@@ -84,8 +97,13 @@ for suite in "${suites[@]}"; do
         bin=$out/bin-$mpi
         mkdir -p "$bin"
         cc=mpicc.$mpi
-        for u in "$util/mtest" "$util/mtest_common" "$util/mtest_thread" "$util/dtypes" "$here/mpich_coll/run_mpitests"; do
+        # a suite's dtpools/ (MPICH's DTPools library) is linked into its programs
+        units=("$util/mtest" "$util/mtest_common" "$util/mtest_thread" "$util/dtypes" "$here/mpich_coll/run_mpitests")
+        for c in "$src"/dtpools/*.c; do [[ -f $c ]] && units+=("${c%.c}"); done
+        lib_objs=()
+        for u in "${units[@]}"; do
             o=$bin/$(basename "$u").o
+            [[ $u == */dtpools/* ]] && lib_objs+=("$o")
             [[ $o -nt $u.c ]] || $cc -O1 -w -I"$util" -c "$u.c" -o "$o" ||
                 { echo "FAILED: build $u ($mpi)"; failn=$((failn + 1)); }
         done
@@ -117,12 +135,15 @@ for suite in "${suites[@]}"; do
             # programs with a run() function get run_mpitests.c's main;
             # TEST_NEIGHB_COLL: the neighb_* checks are #if'd on MPICH
             # without USE_STRICT_MPI (mpich_io's mpitestconf.h sets it)
-            objs=("$bin/mtest.o" "$bin/mtest_common.o" "$bin/mtest_thread.o" "$bin/dtypes.o")
-            grep -q "int main" "$src/$srcf" || objs+=("$bin/run_mpitests.o")
-            exe=$bin/$suite-$p
+            objs=("$bin/mtest.o" "$bin/mtest_common.o" "$bin/mtest_thread.o" "$bin/dtypes.o" "${lib_objs[@]}")
+            IFS=, read -r -a srcs <<<"$srcf"
+            srcs=("${srcs[@]/#/$src/}")
+            grep -q "int main" "${srcs[@]}" || objs+=("$bin/run_mpitests.o")
+            exe=$bin/$suite-$p built=1
+            for c in "${srcs[@]}"; do [[ $exe -nt $c ]] || built=0; done
             # shellcheck disable=SC2086 # cflags: words
-            [[ $exe -nt $src/$srcf ]] ||
-                $cc -O1 -w -DTEST_NEIGHB_COLL=1 $cflags -I"$util" "$src/$srcf" "${objs[@]}" -o "$exe" -lm ||
+            ((built)) ||
+                $cc -O1 -w -DTEST_NEIGHB_COLL=1 $cflags -I"$util" "${srcs[@]}" "${objs[@]}" -o "$exe" -lm ||
                 { echo "FAILED: build $p ($mpi)"; failn=$((failn + 1)); continue; }
             d=$out/$suite/$mpi/$name
             mkdir -p "$d"
@@ -141,14 +162,18 @@ for suite in "${suites[@]}"; do
                 timeout 120 "${launch[@]}" "${xl[@]}" -np "$np" "${ev[@]}" "$exe" "${args[@]}" >"$d/$v.log" 2>&1 </dev/null
                 got=$(outcome "$d/$v.log" $?)
                 read -r n nz < <(path_count "$suite" "$d/$v.json")
-                if [[ $suite == pt2pt ]]; then counted=$((counted + n)); n="$n messages, $nz compressed"
+                if [[ $suite != coll ]]; then counted=$((counted + n)); n="$n messages, $nz compressed"
                 else counted=$((counted + n + ${nz:-0})); n="$n blocking, ${nz:-0} nonblocking"; fi
                 line="$suite $mpi $name np $np: plain $base; compi $v $got (compi path: $n; $((SECONDS - t0)) s)"
                 if [[ $got == "$base" ]]; then pass=$((pass + 1)); echo "$line"; else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
             done
         done <"$src/testlist"
     done
-    if [[ $suite == coll ]]; then what="blocking calls on compi's node-aware path and nonblocking/neighbourhood calls run as compi's schedules"; else what="messages between nodes on compi's path"; fi
+    case $suite in
+        coll) what="blocking calls on compi's node-aware path and nonblocking/neighbourhood calls run as compi's schedules" ;;
+        datatype) what="messages between nodes and broadcasts on compi's path" ;;
+        *) what="messages between nodes on compi's path" ;;
+    esac
     echo "mpich $suite tests: $what over all runs: $counted"
     if ((counted == 0)); then echo "FAILED: compi's path never ran in the $suite suite"; failn=$((failn + 1)); fi
 done

@@ -1,5 +1,8 @@
 /* Written for compi (not MPICH's): stands in for the header MPICH's configure
- * generates for its test suite, for the io programs built by mpich_io.sh. */
+ * generates for its test suite, for the programs built by mpich_io.sh and
+ * mpich_suite.sh. POSIX threads, as MPICH's configure finds on Linux (the
+ * threads suite starts threads through mtest_thread.c; glibc >= 2.34 has
+ * them in libc, so no program needs -lpthread). */
 #define HAVE_STDARG_H 1
 #define HAVE_STDLIB_H 1
 #define HAVE_STRING_H 1
@@ -11,5 +14,5 @@
 #define HAVE_MPI_INIT_THREAD 1
 #define HAVE_LONG_LONG 1
 #define HAVE_LONG_DOUBLE 1
-#define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
 #define USE_STRICT_MPI 1
