@@ -381,7 +381,6 @@ void compi_engine_finalize(void)
 
 /* ------------------------------------------------------------------ deciding */
 
-
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra)
 {
     if (size == 0 || size < ci->min_bytes) return 0;

@@ -42,7 +42,7 @@ typedef struct {
     uint64_t frames_decoded, frames_decoded_compressed;
     uint64_t compress_ns, decompress_ns;
     uint64_t evaluations, evaluate_ns; /* adaptive: sample evaluations and their cost */
-    uint64_t outcomes_after_send;     /* adaptive: outcomes recorded once their message was posted */
+    uint64_t outcomes_after_send;      /* adaptive: outcomes recorded once their message was posted */
     /* pipelined messages (pipeline.c), by codec id: sent, chunks, chunks
      * that went raw, codec time and the part of it that ran while earlier
      * (sender) or later (receiver) chunks were on the wire */

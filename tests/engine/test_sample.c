@@ -270,7 +270,8 @@ static void three_codecs_speeds(three_codecs *t)
 {
     const compi_codec *c[] = {&slow, &mid, &pred};
     const double mbs[] = {90.0, 600.0, 1500.0};
-    for (int i = 0; i < 3; i++) t->cm.speeds[t->cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], 0, 0};
+    for (int i = 0; i < 3; i++)
+        t->cm.speeds[t->cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], 0, 0};
 }
 
 /* The first evaluation, before any candidate was measured, keeps to its
@@ -345,7 +346,8 @@ static void test_ratio_buckets_first_evaluation(void)
     compi_net_link link = flat_link(4, 1e3 / 2449);
     t.x.link = &link;
     const compi_codec *c[] = {&halo_lz4, &halo_lz4, &halo_lz4, &halo_zstd, &halo_zstd, &halo_zstd};
-    const double mbs[] = {1313, 1000, 19942, 584, 500, 6738}, lo[] = {0, 0, 10, 0, 0, 10}, hi[] = {0, 4, 1e9, 0, 4, 1e9};
+    const double mbs[] = {1313, 1000, 19942, 584, 500, 6738}, lo[] = {0, 0, 10, 0, 0, 10},
+                 hi[] = {0, 4, 1e9, 0, 4, 1e9};
     for (int i = 0; i < 6; i++)
         t.cm.speeds[t.cm.nspeeds++] = (compi_codec_speed){c[i], COMPI_CLASS_DOUBLE, mbs[i], lo[i], hi[i]};
     size_t size = 8 * KiB, sample = 64 * KiB;
@@ -394,7 +396,7 @@ static void test_ratio_buckets_first_evaluation(void)
 
 /* A fake codec that codes mb_s MB/s at ratio r, whatever the data. */
 #define FAKE_CODEC(var, id, like, mb_s, r)                                                                             \
-    static long long var##_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)      \
+    static long long var##_compress(const void *src, size_t n, void *dst, size_t cap, const compi_codec_params *p)     \
     {                                                                                                                  \
         (void)src, (void)p;                                                                                            \
         return fake_code(n, dst, cap, mb_s, r);                                                                        \
