@@ -30,8 +30,9 @@
 #              buffers and received after MPI_Iprobe(MPI_ANY_SOURCE). Its
 #              statistics (factor entries, front sizes, delayed pivots...)
 #              must be the plain run's; the solution must agree to 1e-12
-#              relative: MUMPS assembles contributions in their order of
-#              arrival, so plain runs differ from each other in the last bit.
+#              relative (single precision: 1e-5): MUMPS assembles
+#              contributions in their order of arrival, so plain runs differ
+#              from each other in the last bit.
 #   petsc      PETSc through petsc4py (python3-petsc4py, Open MPI build): its
 #              demos' Newton-Krylov (SNES, KSP) solves on a DMDA, whose ghost
 #              exchange (PetscSF) runs persistent point-to-point requests, or
@@ -93,15 +94,17 @@ mumps_cases=(
     "zsimpletest shipped - all")
 # petsc4py's demos: name, whether CI runs it, script and options (the
 # monitors are added). bratu3d: SNES on a 3D DMDA, finite-difference
-# Jacobian (-fd) or matrix-free (-mf); ex2/ex23: KSP on a 2D Laplacian
-# and a 1D tridiagonal matrix; poisson2d and bratu2d are left out
-# (poisson2d draws, bratu2d needs its Fortran module built).
+# Jacobian (-fd); ex2/ex23: KSP on a 2D Laplacian and a 1D tridiagonal
+# matrix. Left out: poisson2d (it draws), bratu2d (it needs its Fortran
+# module built), bratu3d -mf (its matrix-free Jacobian differences
+# function values with a step taken from norms, amplifying their last
+# bits: plainly, Open MPI's Allreduce algorithm 1 against its default
+# differs by 1.4e-4 of a solve's first norm, beyond the tolerance).
 petsc_cases=(
     "bratu3d ci bratu3d/bratu3d.py -fd -nx 7 -ny 8 -nz 9"
     "bratu3d-neighbor ci bratu3d/bratu3d.py -fd -nx 7 -ny 8 -nz 9 -sf_type neighbor -ksp_type pipecg -pc_type jacobi"
-    "bratu3d-mf all bratu3d/bratu3d.py -mf -nx 9 -ny 8 -nz 7"
     "bratu3d-asm all bratu3d/bratu3d.py -fd -nx 9 -ny 10 -nz 11 -ksp_type pgmres -pc_type asm -pc_asm_overlap 2"
-    "bratu3d-gamg all bratu3d/bratu3d.py -fd -nx 12 -ny 12 -nz 12 -pc_type gamg -ksp_type cg"
+    "bratu3d-gamg ci bratu3d/bratu3d.py -fd -nx 12 -ny 12 -nz 12 -pc_type gamg -ksp_type cg"
     "ksp-ex2 all petsc-examples/ksp/ex2.py"
     "ksp-ex23 all petsc-examples/ksp/ex23.py")
 petsc_dir=/usr/lib/petscdir/petsc3.18/x86_64-linux-gnu-real
@@ -124,9 +127,10 @@ outcome() { # $1 kind, $2 log, $3 exit status
             echo "exit=$3"
             grep -c -E '^Loop time' "$2" ;;
         mumps)
-            # its statistics (times and the solution aside)
+            # its statistics (times, the solution and INFOG(14), the number
+            # of memory compresses, aside: that varies between plain runs)
             echo "exit=$3"
-            grep -E '=' "$2" | grep -v -E '[Tt]ime' ;;
+            grep -E '=' "$2" | grep -v -E '[Tt]ime|memory compress' ;;
         petsc)
             # the converged reasons with their iteration counts
             echo "exit=$3"
@@ -138,7 +142,7 @@ outcome() { # $1 kind, $2 log, $3 exit status
 numbers_tol() { # $1 kind, $2 name
     case $1 in
         lammps) [[ $2 == lammps-peptide ]] && echo 1e-3 || echo 0 ;;
-        mumps) echo 1e-12 ;;
+        mumps) [[ $2 == mumps-[sc]* ]] && echo 1e-5 || echo 1e-12 ;; # single precision: s, c
         petsc) echo 1e-4 ;;
     esac
 }
