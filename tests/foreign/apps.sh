@@ -94,7 +94,8 @@ mumps_cases=(
     "zsimpletest shipped - all")
 # petsc4py's demos: name, whether CI runs it, script and options (the
 # monitors are added). bratu3d: SNES on a 3D DMDA, finite-difference
-# Jacobian (-fd); ex2/ex23: KSP on a 2D Laplacian and a 1D tridiagonal
+# Jacobian (-fd); telescope and redundant preconditioners solve on
+# sub-communicators of 2 ranks (MPI_Comm_split); ex2/ex23: KSP on a 2D Laplacian and a 1D tridiagonal
 # matrix. Left out: poisson2d (it draws), bratu2d (it needs its Fortran
 # module built), bratu3d -mf (its matrix-free Jacobian differences
 # function values with a step taken from norms, amplifying their last
@@ -105,6 +106,8 @@ petsc_cases=(
     "bratu3d-neighbor ci bratu3d/bratu3d.py -fd -nx 7 -ny 8 -nz 9 -sf_type neighbor -ksp_type pipecg -pc_type jacobi"
     "bratu3d-asm all bratu3d/bratu3d.py -fd -nx 9 -ny 10 -nz 11 -ksp_type pgmres -pc_type asm -pc_asm_overlap 2"
     "bratu3d-gamg ci bratu3d/bratu3d.py -fd -nx 12 -ny 12 -nz 12 -pc_type gamg -ksp_type cg"
+    "bratu3d-telescope all bratu3d/bratu3d.py -fd -nx 12 -ny 12 -nz 12 -pc_type telescope -pc_telescope_reduction_factor 2 -telescope_pc_type bjacobi"
+    "bratu3d-redundant all bratu3d/bratu3d.py -fd -nx 10 -ny 10 -nz 10 -pc_type redundant -pc_redundant_number 2"
     "ksp-ex2 all petsc-examples/ksp/ex2.py"
     "ksp-ex23 all petsc-examples/ksp/ex23.py")
 petsc_dir=/usr/lib/petscdir/petsc3.18/x86_64-linux-gnu-real
