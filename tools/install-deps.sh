@@ -20,7 +20,8 @@ pkgs=(build-essential cmake pkg-config python3 gfortran
       libhdf5-openmpi-dev libhdf5-mpich-dev
       shellcheck pyflakes3 mkdocs clang-format man-db   # the lint stage; man: compi help SUBCOMMAND
       libsimgrid-dev simgrid               # SimGrid SMPI: the smpi build, compi simulate
-      scalapack-mpi-test hpcc lammps)      # the foreign stage's real applications (tests/foreign/apps.sh)
+      scalapack-mpi-test hpcc lammps       # the foreign stage's real applications (tests/foreign/apps.sh):
+      mumps-test python3-petsc4py python-petsc4py-doc)   # + MUMPS, petsc4py, its demos (40 packages with PETSc)
 # a `module` command for the modulefile test (tests/install): environment-modules,
 # unless Lmod is there (the two packages conflict: installing one removes the other)
 dpkg-query -W -f='${Status}' lmod 2>/dev/null | grep -q "install ok installed" || pkgs+=(environment-modules)
