@@ -12,11 +12,14 @@ const char *compi_linksrc_name(compi_linksrc s)
     return s >= COMPI_LINKSRC_PRIOR && s <= COMPI_LINKSRC_FILE ? names[s] : "?";
 }
 
+static void compi_linkest_note_fastest(compi_linkest *e);
+
 void compi_linkest_init(compi_linkest *e, const compi_net_link *model, compi_linksrc source)
 {
     memset(e, 0, sizeof *e);
     e->model = *model;
     e->source = source;
+    compi_linkest_note_fastest(e);
 }
 
 double compi_linkest_alpha_us(const compi_linkest *e)
@@ -27,6 +30,13 @@ double compi_linkest_alpha_us(const compi_linkest *e)
 double compi_linkest_beta_ns(const compi_linkest *e)
 {
     return e->model.npoints ? e->model.beta_ns[e->model.npoints - 1] : 0;
+}
+
+/* Keeps the least time per byte the model has had (compi_linkest_add_chunks). */
+static void compi_linkest_note_fastest(compi_linkest *e)
+{
+    double b = compi_linkest_beta_ns(e);
+    if (b > 0 && (e->fastest_beta_ns <= 0 || b < e->fastest_beta_ns)) e->fastest_beta_ns = b;
 }
 
 static int compi_moved(double now, double was)
@@ -101,6 +111,7 @@ static int compi_linkest_refit(compi_linkest *e)
     e->model.beta_ns[0] = beta;
     e->source = COMPI_LINKSRC_LEARNED;
     e->changes++;
+    compi_linkest_note_fastest(e);
     return 1;
 }
 
@@ -123,7 +134,7 @@ int compi_linkest_add_rate(compi_linkest *e, double bytes, double us)
 
 int compi_linkest_add_chunks(compi_linkest *e, double bytes, double us, double chunks)
 {
-    double enough = COMPI_LINKEST_CHUNK_COSTS * COMPI_LINKEST_MSG_COST_US, beta = compi_linkest_beta_ns(e);
+    double enough = COMPI_LINKEST_CHUNK_COSTS * COMPI_LINKEST_MSG_COST_US, beta = e->fastest_beta_ns;
     if (chunks >= 1 && beta > 0 && bytes / chunks * beta * 1e-3 < enough) {
         e->samples++;
         e->rejected_samples++;
@@ -155,6 +166,7 @@ int compi_linkest_set_probe(compi_linkest *e, const compi_net_link *probed)
     memcpy(e->model.node_b, b, sizeof b);
     e->source = COMPI_LINKSRC_PROBE;
     e->changes++;
+    compi_linkest_note_fastest(e);
     return 1;
 }
 

@@ -54,6 +54,7 @@ typedef struct {
     uint64_t samples, rejected_samples; /* taken; refused (impossible: <= 0, or chunks too small) */
     uint64_t fits_rejected;             /* degenerate fits not used */
     uint64_t changes;                   /* times the model changed */
+    double fastest_beta_ns;             /* the least ns per byte the model has had (0: none yet) */
     char last_rejection[160];
 } compi_linkest;
 
@@ -74,7 +75,13 @@ int compi_linkest_add_rate(compi_linkest *e, double bytes, double us);
  * rate, COMPI_LINKEST_CHUNK_COSTS times COMPI_LINKEST_MSG_COST_US or more;
  * else it is counted as rejected. (Not by the time the chunks took: that
  * would keep the samples a descheduled receiver made slow and refuse the
- * sound ones.) 1 if the model changed. */
+ * sound ones.) The rate is the fastest the link's model has had (the
+ * prior's, a probe's, a learned one's: fastest_beta_ns), not the current
+ * one: a model made slow (a probe on a loaded host: 60 MB/s on a 1 Gbit/s
+ * link) let smaller chunks pass, whose per-chunk cost made the model slower
+ * still, which let still smaller ones pass (measured: a link learned at
+ * 32 MB/s from 6.7 KiB chunks of blosc-lz4 on a link that moved 113 MB/s).
+ * 1 if the model changed. */
 #define COMPI_LINKEST_CHUNK_COSTS 4.0
 #define COMPI_LINKEST_MSG_COST_US 20.0
 int compi_linkest_add_chunks(compi_linkest *e, double bytes, double us, double chunks);

@@ -258,6 +258,30 @@ static void test_linkest_small_chunks(void)
           (unsigned long long)p.rejected_samples);
 }
 
+/* A probe on a loaded host took a 1 Gbit/s link (prior 8 ns/B) for a
+ * 60 MB/s one (16.7 ns/B). Chunks of 6.7 KiB (blosc-lz4's 256 KiB chunks of
+ * double_pattern at ratio 39), each arriving 210 us after the one before
+ * (54 us on the wire and the chunk's per-message cost), say 32 MB/s: at
+ * the probe's rate they would take 112 us each and pass the chunk-size
+ * test, and the model they made slower would let them on. Judged at the
+ * fastest rate the link had (the prior's: 54 us) they are refused; chunks
+ * of 128 KiB at the link's pace are still taken, and a probe of a truly
+ * slower link keeps what it measured. */
+static void test_linkest_small_chunks_slow_probe(void)
+{
+    compi_net_link prior = flat_link(50, 8), probed = flat_link(5, 16.7);
+    compi_linkest e;
+    compi_linkest_init(&e, &prior, COMPI_LINKSRC_PRIOR);
+    CHECK(compi_linkest_set_probe(&e, &probed) == 1, "probe taken");
+    for (int s = 0; s < 12; s++) compi_linkest_add_chunks(&e, 2 * 6700.0, 2 * 210.0, 2);
+    CHECK(e.rejected_samples == 12 && e.nrate == 0 && compi_linkest_beta_ns(&e) == 16.7,
+          "small chunks refused after a slow probe: %llu refused, %g ns/B",
+          (unsigned long long)e.rejected_samples, compi_linkest_beta_ns(&e));
+    for (int s = 0; s < 3; s++) compi_linkest_add_chunks(&e, 2 * 131072.0, 2 * 131072.0 * 8.5e-3, 2);
+    CHECK(e.source == COMPI_LINKSRC_LEARNED && fabs(compi_linkest_beta_ns(&e) - 8.5) < 1e-9,
+          "large chunks taken: %g ns/B", compi_linkest_beta_ns(&e));
+}
+
 int main(void)
 {
     test_theil_sen_reference();
@@ -268,6 +292,7 @@ int main(void)
     test_linkest_rejects();
     test_linkest_probe();
     test_linkest_small_chunks();
+    test_linkest_small_chunks_slow_probe();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;
