@@ -310,14 +310,15 @@ static void persistent_cancel(void)
 
 static void bsend_init_detach(void)
 {
-    /* Open MPI 4.1 without compi delivers zeros for a restarted
-     * MPI_Bsend_init message past its eager limit (8 KB at np 2 and 3) when
-     * the ranks send to each other at once: there, the messages stay eager */
-#ifdef OPEN_MPI
-    enum { N = 400 };
+    /* Plain Open MPI 4.1 (ob1) resends stale or zeroed data on a restarted
+     * MPI_Bsend_init request (open-mpi/ompi#12797; p2p_persistent): under
+     * Open MPI < 5 the request is re-created before every start */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+    const int recreate = 1;
 #else
-    enum { N = 40000 };
+    const int recreate = 0;
 #endif
+    enum { N = 40000 };
     mt_group_begin("MPI_Bsend_init: buffer reused at once, MPI_Buffer_detach, %d doubles", N);
     int bsz = 4 * (N * (int)sizeof(double) + MPI_BSEND_OVERHEAD); /* all four messages */
     char *att = mt_malloc((size_t)bsz);
@@ -328,6 +329,10 @@ static void bsend_init_detach(void)
     MPI_CALL(MPI_Bsend_init(s, N, MPI_DOUBLE, right, 70, MPI_COMM_WORLD, &br));
     for (int round = 0; round < 3; round++) {
         mt_fill(s, N, 'd', PAT_SMOOTH, 70 + round * 10 + mt_rank);
+        if (recreate && round > 0) {
+            MPI_CALL(MPI_Request_free(&br));
+            MPI_CALL(MPI_Bsend_init(s, N, MPI_DOUBLE, right, 70, MPI_COMM_WORLD, &br));
+        }
         MPI_CALL(MPI_Start(&br));
         MPI_CALL(MPI_Wait(&br, MPI_STATUS_IGNORE));
         memset(s, 0xEE, N * sizeof(double)); /* the message was copied out */
@@ -340,6 +345,10 @@ static void bsend_init_detach(void)
     /* one more round, its send buffer overwritten and the request freed
      * before the detach, which must deliver it */
     mt_fill(s, N, 'd', PAT_RAMP, 99 + mt_rank);
+    if (recreate) {
+        MPI_CALL(MPI_Request_free(&br));
+        MPI_CALL(MPI_Bsend_init(s, N, MPI_DOUBLE, right, 70, MPI_COMM_WORLD, &br));
+    }
     MPI_CALL(MPI_Start(&br));
     MPI_CALL(MPI_Wait(&br, MPI_STATUS_IGNORE));
     MPI_CALL(MPI_Request_free(&br));
