@@ -427,22 +427,21 @@ static void more_collectives_c(int nb)
     char what[96];
     for (int k = 0; k < P; k++)
         for (int i = 0; i < n; i++) a[(size_t)k * n + i] = cv(me, i, k);
-#define RUN(cb, ib, cn, in) do { if (nb) C_OR_INT_NB(cn, in); else C_OR_INT(cb, ib); } while (0)
+/* RUN(X, IX, args...): MPI_X(_c) or MPI_IX(_c) with args (and &req) */
+#define RUN(x, ix, ...) do { if (nb) C_OR_INT_NB(MPI_##ix##_c(__VA_ARGS__, &req), MPI_##ix(__VA_ARGS__, &req)); \
+                             else C_OR_INT(MPI_##x##_c(__VA_ARGS__), MPI_##x(__VA_ARGS__)); } while (0)
 #define BAD(name, bad) do { snprintf(what, sizeof what, "%s%s_c / %s: elements differing", nb ? "I" : "", name, name); \
                             CHECK_INT(what, 0, bad); } while (0)
     int root = 1 % P, bad = 0;
     memset(b, 0, (size_t)n * P * sizeof(double));
-    RUN(MPI_Gather_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w), MPI_Gather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w),
-        MPI_Igather_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w, &req), MPI_Igather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w, &req));
+    RUN(Gather, Igather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w);
     if (me == root) for (int r = 0; r < P; r++) bad += COUNT_BAD(b + (size_t)r * n, n, cv(r, i, 0));
     BAD("Gather", bad);
     memset(b, 0, (size_t)n * sizeof(double));
-    RUN(MPI_Scatter_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, 0, w), MPI_Scatter(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, 0, w),
-        MPI_Iscatter_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, 0, w, &req), MPI_Iscatter(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, 0, w, &req));
+    RUN(Scatter, Iscatter, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, 0, w);
     BAD("Scatter", COUNT_BAD(b, n, cv(0, i, me)));
     memset(b, 0, (size_t)n * P * sizeof(double));
-    RUN(MPI_Allgather_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w), MPI_Allgather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w),
-        MPI_Iallgather_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w, &req), MPI_Iallgather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w, &req));
+    RUN(Allgather, Iallgather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w);
     bad = 0;
     for (int r = 0; r < P; r++) bad += COUNT_BAD(b + (size_t)r * n, n, cv(r, i, 0));
     BAD("Allgather", bad);
@@ -459,21 +458,16 @@ static void more_collectives_c(int nb)
         BAD("Allreduce", COUNT_BAD(b, n, 1000.0 * S + (double)P * i));
     }
     memset(b, 0, (size_t)n * sizeof(double));
-    RUN(MPI_Reduce_c(a, b, n, MPI_DOUBLE, MPI_SUM, root, w), MPI_Reduce(a, b, n, MPI_DOUBLE, MPI_SUM, root, w),
-        MPI_Ireduce_c(a, b, n, MPI_DOUBLE, MPI_SUM, root, w, &req), MPI_Ireduce(a, b, n, MPI_DOUBLE, MPI_SUM, root, w, &req));
+    RUN(Reduce, Ireduce, a, b, n, MPI_DOUBLE, MPI_SUM, root, w);
     if (me == root) BAD("Reduce", COUNT_BAD(b, n, 1000.0 * S + (double)P * i));
     memset(b, 0, (size_t)n * sizeof(double));
-    RUN(MPI_Reduce_scatter_block_c(a, b, n, MPI_DOUBLE, MPI_SUM, w), MPI_Reduce_scatter_block(a, b, n, MPI_DOUBLE, MPI_SUM, w),
-        MPI_Ireduce_scatter_block_c(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req),
-        MPI_Ireduce_scatter_block(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req));
+    RUN(Reduce_scatter_block, Ireduce_scatter_block, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     BAD("Reduce_scatter_block", COUNT_BAD(b, n, 1000.0 * S + (double)P * (i + me * 7.0)));
     memset(b, 0, (size_t)n * sizeof(double));
-    RUN(MPI_Scan_c(a, b, n, MPI_DOUBLE, MPI_SUM, w), MPI_Scan(a, b, n, MPI_DOUBLE, MPI_SUM, w),
-        MPI_Iscan_c(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req), MPI_Iscan(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req));
+    RUN(Scan, Iscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     BAD("Scan", COUNT_BAD(b, n, 1000.0 * me * (me + 1) / 2 + (me + 1.0) * i));
     memset(b, 0, (size_t)n * sizeof(double));
-    RUN(MPI_Exscan_c(a, b, n, MPI_DOUBLE, MPI_SUM, w), MPI_Exscan(a, b, n, MPI_DOUBLE, MPI_SUM, w),
-        MPI_Iexscan_c(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req), MPI_Iexscan(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req));
+    RUN(Exscan, Iexscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
     if (me > 0) BAD("Exscan", COUNT_BAD(b, n, 1000.0 * me * (me - 1) / 2 + (double)me * i));
     if (!nb) {
         MPI_Count *cc = mt_malloc(sizeof(MPI_Count) * (size_t)P);
@@ -495,16 +489,10 @@ static void more_collectives_c(int nb)
         int dims[1] = {P}, periods[1] = {1};
         MPI_CALL(MPI_Cart_create(w, 1, dims, periods, 0, &ring));
         memset(b, 0, 2 * (size_t)n * sizeof(double));
-        RUN(MPI_Neighbor_allgather_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring),
-            MPI_Neighbor_allgather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring),
-            MPI_Ineighbor_allgather_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring, &req),
-            MPI_Ineighbor_allgather(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring, &req));
+        RUN(Neighbor_allgather, Ineighbor_allgather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring);
         BAD("Neighbor_allgather", COUNT_BAD(b, n, cv(left, i, 0)) + COUNT_BAD(b + n, n, cv(right, i, 0)));
         memset(b, 0, 2 * (size_t)n * sizeof(double));
-        RUN(MPI_Neighbor_alltoall_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring),
-            MPI_Neighbor_alltoall(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring),
-            MPI_Ineighbor_alltoall_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring, &req),
-            MPI_Ineighbor_alltoall(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring, &req));
+        RUN(Neighbor_alltoall, Ineighbor_alltoall, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring);
         /* from the -1 neighbour its block 1 (to +1), from the +1 neighbour its block 0 */
         BAD("Neighbor_alltoall", COUNT_BAD(b, n, cv(left, i, 1)) + COUNT_BAD(b + n, n, cv(right, i, 0)));
         if (!nb) {
