@@ -23,13 +23,13 @@
 static int left, right;
 
 #if MPI_VERSION >= 4
-#define NMODES 11
+#define NMODES 12
 #else
 #define NMODES 3
 #endif
 static const char *mode_names[] = {"MPI_Rsend", "MPI_Irsend", "MPI_Rsend_init", "MPI_Rsend_c", "MPI_Irsend_c",
                                    "MPI_Rsend_init_c", "MPI_Ssend_c", "MPI_Issend_c", "MPI_Ssend_init_c",
-                                   "MPI_Bsend_c", "MPI_Ibsend_c"};
+                                   "MPI_Bsend_c", "MPI_Ibsend_c", "MPI_Bsend_init_c"};
 
 /* One send of mode `mode` to the right, the receive from the left posted
  * before it. The int forms send one vector of n strided ints; the _c forms
@@ -45,7 +45,7 @@ static int mode_send(int mode, const int *s, int n, MPI_Datatype vec, MPI_Dataty
 #if MPI_VERSION >= 4
     case 3: return MPI_Rsend_c(s, n, strided, right, 20, MPI_COMM_WORLD);
     case 4: MPI_CALL(MPI_Irsend_c(s, n, strided, right, 20, MPI_COMM_WORLD, &sr)); return MPI_Wait(&sr, MPI_STATUS_IGNORE);
-    case 5: case 8: MPI_CALL(MPI_Start(pr)); return MPI_Wait(pr, MPI_STATUS_IGNORE);
+    case 5: case 8: case 11: MPI_CALL(MPI_Start(pr)); return MPI_Wait(pr, MPI_STATUS_IGNORE);
     case 6: return MPI_Ssend_c(s, n, strided, right, 20, MPI_COMM_WORLD);
     case 7: MPI_CALL(MPI_Issend_c(s, n, strided, right, 20, MPI_COMM_WORLD, &sr)); return MPI_Wait(&sr, MPI_STATUS_IGNORE);
     case 9: return MPI_Bsend_c(s, n, strided, right, 20, MPI_COMM_WORLD);
@@ -74,6 +74,7 @@ static void ring_mode(int n, int mode)
 #if MPI_VERSION >= 4
     if (mode == 5) MPI_CALL(MPI_Rsend_init_c(s, n, strided, right, 20, MPI_COMM_WORLD, &pr));
     if (mode == 8) MPI_CALL(MPI_Ssend_init_c(s, n, strided, right, 20, MPI_COMM_WORLD, &pr));
+    if (mode == 11) MPI_CALL(MPI_Bsend_init_c(s, n, strided, right, 20, MPI_COMM_WORLD, &pr));
 #endif
     if (mode >= 9) { att = mt_malloc((size_t)bsz); MPI_CALL(MPI_Buffer_attach(att, bsz)); }
     for (int round = 0; round < 2; round++) {
