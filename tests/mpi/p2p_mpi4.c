@@ -406,6 +406,113 @@ static void collectives_c(void)
     mt_group_end();
 }
 
+/* value of element i of block k that rank r sends (integers: sums are exact) */
+static double cv(int r, int i, int k) { return r * 1000.0 + i + k * 7.0; }
+
+/* elements of b[0..n) that differ from want(i) */
+#define COUNT_BAD(b, n, want) ({ int bad_ = 0; for (int i = 0; i < (n); i++) bad_ += (b)[i] != (want); bad_; })
+/* odd ranks the _c form, even ranks the int form; nonblocking ones waited */
+#define C_OR_INT(cform, iform) do { if (mt_rank % 2) MPI_CALL(cform); else MPI_CALL(iform); } while (0)
+#define C_OR_INT_NB(cform, iform) do { C_OR_INT(cform, iform); MPI_CALL(MPI_Wait(&req, MPI_STATUS_IGNORE)); } while (0)
+
+/* the _c rows of compi's table collectives_c leaves out, blocking (nb 0)
+ * or nonblocking (nb 1), every result against a local oracle */
+static void more_collectives_c(int nb)
+{
+    mt_group_begin("%s collectives' _c forms against their int forms", nb ? "nonblocking" : "blocking");
+    const int n = 1000, P = mt_size, me = mt_rank, S = P * (P - 1) / 2;
+    double *a = mt_malloc((size_t)n * P * sizeof(double)), *b = mt_malloc((size_t)n * P * sizeof(double));
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Comm w = MPI_COMM_WORLD;
+    char what[96];
+    for (int k = 0; k < P; k++)
+        for (int i = 0; i < n; i++) a[(size_t)k * n + i] = cv(me, i, k);
+/* RUN(X, IX, args...): MPI_X(_c) or MPI_IX(_c) with args (and &req) */
+#define RUN(x, ix, ...) do { if (nb) C_OR_INT_NB(MPI_##ix##_c(__VA_ARGS__, &req), MPI_##ix(__VA_ARGS__, &req)); \
+                             else C_OR_INT(MPI_##x##_c(__VA_ARGS__), MPI_##x(__VA_ARGS__)); } while (0)
+#define BAD(name, bad) do { snprintf(what, sizeof what, "%s%s_c / %s: elements differing", nb ? "I" : "", name, name); \
+                            CHECK_INT(what, 0, bad); } while (0)
+    int root = 1 % P, bad = 0;
+    memset(b, 0, (size_t)n * P * sizeof(double));
+    RUN(Gather, Igather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w);
+    if (me == root) for (int r = 0; r < P; r++) bad += COUNT_BAD(b + (size_t)r * n, n, cv(r, i, 0));
+    BAD("Gather", bad);
+    memset(b, 0, (size_t)n * sizeof(double));
+    RUN(Scatter, Iscatter, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, 0, w);
+    BAD("Scatter", COUNT_BAD(b, n, cv(0, i, me)));
+    memset(b, 0, (size_t)n * P * sizeof(double));
+    RUN(Allgather, Iallgather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w);
+    bad = 0;
+    for (int r = 0; r < P; r++) bad += COUNT_BAD(b + (size_t)r * n, n, cv(r, i, 0));
+    BAD("Allgather", bad);
+    if (nb) {
+        memset(b, 0, (size_t)n * P * sizeof(double));
+        C_OR_INT_NB(MPI_Ialltoall_c(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w, &req),
+                    MPI_Ialltoall(a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, w, &req));
+        bad = 0;
+        for (int r = 0; r < P; r++) bad += COUNT_BAD(b + (size_t)r * n, n, cv(r, i, me));
+        BAD("Alltoall", bad);
+        memset(b, 0, (size_t)n * sizeof(double));
+        C_OR_INT_NB(MPI_Iallreduce_c(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req),
+                    MPI_Iallreduce(a, b, n, MPI_DOUBLE, MPI_SUM, w, &req));
+        BAD("Allreduce", COUNT_BAD(b, n, 1000.0 * S + (double)P * i));
+    }
+    memset(b, 0, (size_t)n * sizeof(double));
+    RUN(Reduce, Ireduce, a, b, n, MPI_DOUBLE, MPI_SUM, root, w);
+    if (me == root) BAD("Reduce", COUNT_BAD(b, n, 1000.0 * S + (double)P * i));
+    memset(b, 0, (size_t)n * sizeof(double));
+    RUN(Reduce_scatter_block, Ireduce_scatter_block, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    BAD("Reduce_scatter_block", COUNT_BAD(b, n, 1000.0 * S + (double)P * (i + me * 7.0)));
+    memset(b, 0, (size_t)n * sizeof(double));
+    RUN(Scan, Iscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    BAD("Scan", COUNT_BAD(b, n, 1000.0 * me * (me + 1) / 2 + (me + 1.0) * i));
+    memset(b, 0, (size_t)n * sizeof(double));
+    RUN(Exscan, Iexscan, a, b, n, MPI_DOUBLE, MPI_SUM, w);
+    if (me > 0) BAD("Exscan", COUNT_BAD(b, n, 1000.0 * me * (me - 1) / 2 + (double)me * i));
+    if (!nb) {
+        MPI_Count *cc = mt_malloc(sizeof(MPI_Count) * (size_t)P);
+        MPI_Aint *cd = mt_malloc(sizeof(MPI_Aint) * (size_t)P);
+        int *ic = mt_malloc(sizeof(int) * (size_t)P), *id = mt_malloc(sizeof(int) * (size_t)P);
+        for (int r = 0; r < P; r++) { ic[r] = (int)(cc[r] = n); id[r] = (int)(cd[r] = (MPI_Aint)r * n); }
+        memset(b, 0, (size_t)n * sizeof(double));
+        C_OR_INT(MPI_Reduce_scatter_c(a, b, cc, MPI_DOUBLE, MPI_SUM, w), MPI_Reduce_scatter(a, b, ic, MPI_DOUBLE, MPI_SUM, w));
+        BAD("Reduce_scatter", COUNT_BAD(b, n, 1000.0 * S + (double)P * (i + me * 7.0)));
+        memset(b, 0, (size_t)n * sizeof(double));
+        C_OR_INT(MPI_Scatterv_c(a, cc, cd, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w),
+                 MPI_Scatterv(a, ic, id, MPI_DOUBLE, b, n, MPI_DOUBLE, root, w));
+        BAD("Scatterv", COUNT_BAD(b, n, cv(root, i, me)));
+        free(cc); free(cd); free(ic); free(id);
+    }
+    /* a periodic ring of 3 ranks or more (see collectives_c) */
+    if (P >= 3) {
+        MPI_Comm ring;
+        int dims[1] = {P}, periods[1] = {1};
+        MPI_CALL(MPI_Cart_create(w, 1, dims, periods, 0, &ring));
+        memset(b, 0, 2 * (size_t)n * sizeof(double));
+        RUN(Neighbor_allgather, Ineighbor_allgather, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring);
+        BAD("Neighbor_allgather", COUNT_BAD(b, n, cv(left, i, 0)) + COUNT_BAD(b + n, n, cv(right, i, 0)));
+        memset(b, 0, 2 * (size_t)n * sizeof(double));
+        RUN(Neighbor_alltoall, Ineighbor_alltoall, a, n, MPI_DOUBLE, b, n, MPI_DOUBLE, ring);
+        /* from the -1 neighbour its block 1 (to +1), from the +1 neighbour its block 0 */
+        BAD("Neighbor_alltoall", COUNT_BAD(b, n, cv(left, i, 1)) + COUNT_BAD(b + n, n, cv(right, i, 0)));
+        if (!nb) {
+            MPI_Count cc[2] = {n, n};
+            MPI_Aint cd[2] = {0, n};
+            int ic[2] = {n, n}, id[2] = {0, n};
+            memset(b, 0, 2 * (size_t)n * sizeof(double));
+            C_OR_INT(MPI_Neighbor_allgatherv_c(a, n, MPI_DOUBLE, b, cc, cd, MPI_DOUBLE, ring),
+                     MPI_Neighbor_allgatherv(a, n, MPI_DOUBLE, b, ic, id, MPI_DOUBLE, ring));
+            BAD("Neighbor_allgatherv", COUNT_BAD(b, n, cv(left, i, 0)) + COUNT_BAD(b + n, n, cv(right, i, 0)));
+        }
+        MPI_Comm_free(&ring);
+    }
+#undef RUN
+#undef BAD
+    free(a);
+    free(b);
+    mt_group_end();
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "p2p_mpi4");
@@ -417,5 +524,7 @@ int main(int argc, char **argv)
     proc_null_and_truncate();
     large_count();
     collectives_c();
+    more_collectives_c(0);
+    more_collectives_c(1);
     return mt_finish();
 }
