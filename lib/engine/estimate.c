@@ -379,22 +379,6 @@ static int compi_estimate_order(const compi_estimate_ctx *x, size_t size, int or
     return n;
 }
 
-/* Whether a candidate predicting speedup s at compress_us tc replaces best,
- * top being the highest prediction so far. Two predictions within
- * COMPI_ESTIMATE_SWITCH_MARGIN of each other are a tie within the
- * estimate's noise, and the codec that codes faster wins it: it takes less
- * CPU from the application and rests less on the link model's view of the
- * bytes it saves (zeros of 64 KiB: lz4 codes them 0.7 us faster than zstd,
- * whose 250 fewer bytes the model prices at 2 us on a 1 Gbit/s link, and
- * fixed lz4 is the faster there, measured). */
-static int compi_estimate_better(const compi_estimate *best, double top, double s, double tc, double min_speedup)
-{
-    if (s < min_speedup) return 0;
-    if (!best->codec || s >= best->speedup * COMPI_ESTIMATE_SWITCH_MARGIN) return 1;
-    if (s * COMPI_ESTIMATE_SWITCH_MARGIN <= best->speedup || s * COMPI_ESTIMATE_SWITCH_MARGIN <= top) return 0;
-    return tc < best->compress_us || (tc == best->compress_us && s > best->speedup);
-}
-
 int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t size, size_t sample_max,
                         double min_speedup, void *scratch, compi_estimate *best)
 {
@@ -402,7 +386,7 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
     best->ratio = 1;
     best->compress_us = 0;
     best->speedup = 1;
-    double best_speedup = min_speedup; /* the highest prediction so far */
+    double best_speedup = min_speedup;
     int tried = 0;
     if (x->dtclass < 0 || x->dtclass >= COMPI_CLASS_COUNT) return 0;
     double (*clock_us)(void) = compi_estimate_clock(x);
@@ -455,8 +439,10 @@ int compi_estimate_best(const compi_estimate_ctx *x, const void *src, size_t siz
         if (judged > 0) tc = judged * (double)size;
         double s = compi_estimate_speedup(x, c, size, r, tc);
         if (c == x->incumbent && s >= min_speedup) kept = (compi_estimate){c, r, tc, s};
-        if (compi_estimate_better(best, best_speedup, s, tc, min_speedup)) *best = (compi_estimate){c, r, tc, s};
-        if (s > best_speedup) best_speedup = s;
+        if (s >= best_speedup) {
+            best_speedup = s;
+            *best = (compi_estimate){c, r, tc, s};
+        }
     }
     /* a sample's ratio and time are noisy (a descheduled compression, a
      * sample that flatters one codec more than the whole message does):

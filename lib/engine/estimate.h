@@ -147,9 +147,7 @@ double compi_estimate_speedup(const compi_estimate_ctx *x, const compi_codec *c,
  * whole its speed at the ratio the model says it codes fastest: halo faces
  * lz4 compresses 10 times or more it codes some 15 times faster than its
  * aggregate) (blosc-zstd on a 20 KiB message at 1 Gbit/s: its sample
- * took longer than the message's wire time). Costs are updated. Of two
- * candidates predicting within COMPI_ESTIMATE_SWITCH_MARGIN of each other
- * (and of the best prediction), the one that codes faster is chosen. The
+ * took longer than the message's wire time). Costs are updated. The
  * incumbent (when tried and still reaching min_speedup) stays best unless
  * another codec predicts COMPI_ESTIMATE_SWITCH_MARGIN times its speedup.
  * scratch must hold compi_estimate_scratch_size(sample_max) bytes. Returns
