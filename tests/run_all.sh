@@ -5,7 +5,8 @@
 # each stage and ends with one line "tests: N passed, N failed" over stages.
 #   COMPI_TEST_STAGES="codecs fuzz mpi-openmpi ..." runs a subset; "big" (> 2 GiB
 #   data, opt-in) runs only when named there.
-#   COMPI_FUZZ_SECONDS (default 10) per fuzz target.
+#   COMPI_FUZZ_SECONDS (default 7) per fuzz target (a regression run; longer
+#   campaigns: tests/fuzz/run_fuzzers.sh SECONDS).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -41,7 +42,7 @@ stage codecs      ctest_in build/openmpi -R "^(codec|hand)"
 # the decision engine, heuristics files, traces/rules, calibration and report
 # tools (MPI-free; the MPI calibration tests run in the mpi stages)
 stage engine      ctest_in build/openmpi -L "engine|tools|calibrate" -LE mpi
-stage fuzz        bash tests/fuzz/run_fuzzers.sh "${COMPI_FUZZ_SECONDS:-10}"
+stage fuzz        bash tests/fuzz/run_fuzzers.sh "${COMPI_FUZZ_SECONDS:-7}"
 stage mpi-openmpi ctest_in build/openmpi -L mpi
 stage mpi-mpich   ctest_in build/mpich -L mpi
 # both builds installed into a temporary prefix and used only from there
