@@ -6,8 +6,9 @@
 # collective I/O: each program of its testlist runs plainly and with libcompi
 # preloaded, with COMPI_IO_AGGREGATORS=la forced onto compi's path
 # (COMPI_IO_GATE=off, COMPI_MODE=fixed lz4) and la + adaptive (gate on), 2
-# ranks per emulated node; every program must have the same outcome (exit
-# status and mtest's " No Errors" line) as without compi. Under Open MPI with
+# ranks per emulated node; every program must pass (exit status 0 and
+# mtest's " No Errors" line), or end as it ends without compi (the plain
+# run, made only then: foreign.sh). Under Open MPI with
 # OMPIO and with --mca io romio321, and under MPICH.
 # usage: tests/foreign/mpich_io.sh [--mpi openmpi|mpich|both] [--variants la[,la-adaptive]] [--quick] [--out DIR]
 # (the foreign CI stage runs --variants la --quick: the forced path, and the
@@ -32,13 +33,13 @@ done
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/compi_mpich_io.XXXXXX")}
 mkdir -p "$out"
 IFS=, read -r -a variants <<<"$variants_csv"
-# Where the MPI's own MPI-IO is wrong and compi's path right, the outcomes
-# differ by design; the program must then pass through compi's path:
+# A program passes through compi's path where the MPI's own MPI-IO fails it:
 # Open MPI 4.1's romio321 returns MPI_UNDEFINED (-32766) as the byte count of
 # a zero-byte MPI_File_read_all (zero_count: "expecting get_size to be 0 but
 # got -32766"); compi's path returns 0, as MPI specifies (la + adaptive with
 # the gate on passes that call to romio321 and fails as plain does).
-compi_right=(romio321:zero_count)
+# shellcheck source=tests/foreign/foreign.sh
+. "$here/foreign.sh"
 pass=0 failn=0 path_total=0
 for mpi in $mpis; do
     lib=$root/build/$mpi/lib/libcompi.so
@@ -56,62 +57,18 @@ for mpi in $mpis; do
         [[ $bin/$p -nt $src/$p.c ]] || $cc -O1 -w -I"$src/util" "$src/$p.c" "$bin/mtest.o" "$bin/mtest_common.o" \
             "$bin/mtest_thread.o" -o "$bin/$p" -lm || { echo "FAILED: build $p ($mpi)"; failn=$((failn + 1)); }
     done
-    if [[ $mpi == openmpi ]]; then
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        launch=(mpirun.openmpi --oversubscribe --mca mpi_yield_when_idle 1)
-        ios=(ompio romio321)
-    else
-        launch=(mpiexec.mpich)
-        ios=(romio)
-    fi
-    envf() { if [[ $mpi == openmpi ]]; then printf '%s\n' -x "$1"; else printf '%s\n' -genv "${1%%=*}" "${1#*=}"; fi; }
-    outcome() {   # $1 log, $2 exit status -> "exit=N noerrors=yes|no"
-        local ne=no
-        grep -qi "no errors" "$1" && ne=yes
-        echo "exit=$2 noerrors=$ne"
-    }
+    foreign_launcher "$mpi"
+    ios=(romio)
+    [[ $mpi == openmpi ]] && ios=(ompio romio321)
     for io in "${ios[@]}"; do
         extra=()
         [[ $io == romio321 ]] && extra=(--mca io romio321)
         for t in "${tests[@]}"; do
             IFS=: read -r p np arg <<<"$t"
             ((quick)) && [[ " ${quick_skip[*]} " == *" $io:$p "* ]] && continue
-            d=$out/$mpi-$io/$p
-            mkdir -p "$d"
             args=()
             [[ -n $arg ]] && args=("$arg")
-            # the programs write their files into the working directory
-            rm -rf "$d/files"; mkdir -p "$d/files"
-            (cd "$d/files" && timeout 120 "${launch[@]}" -np "$np" "${extra[@]}" "$bin/$p" "${args[@]}") >"$d/plain.log" 2>&1
-            base=$(outcome "$d/plain.log" $?)
-            line="$mpi $io $p np $np: plain $base"
-            same=1
-            for v in "${variants[@]}"; do
-                rm -rf "$d/files"; mkdir -p "$d/files"
-                mode=fixed gate=off
-                [[ $v == la-adaptive ]] && mode=adaptive gate=on
-                mapfile -t ev < <(for kv in LD_PRELOAD="$lib" COMPI_IO_AGGREGATORS=la COMPI_IO_GATE=$gate COMPI_MODE=$mode \
-                                            COMPI_CODEC=lz4 COMPI_MIN_BYTES=0 COMPI_DEBUG_RANKS_PER_NODE=2 \
-                                            COMPI_REPORT="$d/$v.json"; do envf "$kv"; done)
-                (cd "$d/files" && timeout 120 "${launch[@]}" -np "$np" "${extra[@]}" "${ev[@]}" "$bin/$p" "${args[@]}") >"$d/$v.log" 2>&1
-                got=$(outcome "$d/$v.log" $?)
-                calls=$(python3 -c "
-import json,sys
-try: r=json.load(open('$d/$v.json'))
-except Exception: print(0); sys.exit()
-print(sum(c['calls'] for f in r.get('io_files',[]) for c in f['compi_calls'].values()))" 2>/dev/null)
-                path_total=$((path_total + ${calls:-0}))
-                line+="; $v $got (compi path calls $calls)"
-                if [[ $got != "$base" ]]; then
-                    if [[ " ${compi_right[*]} " == *" $io:$p "* && ( $got == "exit=0 noerrors=yes" || $got == "$base" ) ]]; then
-                        line+=" [the MPI's own fails here, compi's path is right]"
-                    else
-                        same=0
-                    fi
-                fi
-            done
-            rm -rf "$d/files"
-            if ((same)); then pass=$((pass + 1)); echo "$line"; else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
+            foreign_io_run "$mpi $io $p" "$out/$mpi-$io/$p" "$np" "$bin/$p" "${args[@]}"
         done
     done
 done

@@ -5,8 +5,9 @@
 # each program runs plainly and with libcompi preloaded, with
 # COMPI_IO_AGGREGATORS=la forced onto compi's path (COMPI_IO_GATE=off,
 # COMPI_MODE=fixed lz4) and la + adaptive (gate on), 2 ranks per emulated
-# node; every program must have the same outcome (exit status and ROMIO's
-# " No Errors" line) as without compi. Under Open MPI with OMPIO and with
+# node; every program must pass (exit status 0 and ROMIO's " No Errors"
+# line), or end as it ends without compi (the plain run, made only then:
+# foreign.sh). Under Open MPI with OMPIO and with
 # --mca io romio321, and under MPICH.
 # usage: tests/foreign/romio.sh [--mpi openmpi|mpich|both] [--out DIR]
 set -u
@@ -35,6 +36,8 @@ variants=(la la-adaptive)
 # be 10", then a hang until the timeout; other runs pass). compi passes
 # atomic mode to the MPI anyway (0 calls on its path in every run).
 unstable=(ompio:atomicity)
+# shellcheck source=tests/foreign/foreign.sh
+. "$here/foreign.sh"
 pass=0 failn=0 path_total=0
 for mpi in $mpis; do
     lib=$root/build/$mpi/lib/libcompi.so
@@ -45,15 +48,9 @@ for mpi in $mpis; do
         p=${t%%:*}
         [[ $bin/$p -nt $here/romio/$p.c ]] || mpicc.$mpi -O1 -w "$here/romio/$p.c" -o "$bin/$p" -lm || { echo "FAILED: build $p ($mpi)"; failn=$((failn + 1)); }
     done
-    if [[ $mpi == openmpi ]]; then
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        launch=(mpirun.openmpi --oversubscribe --mca mpi_yield_when_idle 1)
-        ios=(ompio romio321)
-    else
-        launch=(mpiexec.mpich)
-        ios=(romio)
-    fi
-    envf() { if [[ $mpi == openmpi ]]; then printf '%s\n' -x "$1"; else printf '%s\n' -genv "${1%%=*}" "${1#*=}"; fi; }
+    foreign_launcher "$mpi"
+    ios=(romio)
+    [[ $mpi == openmpi ]] && ios=(ompio romio321)
     for io in "${ios[@]}"; do
         extra=()
         [[ $io == romio321 ]] && extra=(--mca io romio321)
@@ -65,38 +62,7 @@ for mpi in $mpis; do
             fi
             fargs=(-fname)
             if [[ -n ${a1:-} ]]; then fargs=("$a1"); [[ -z ${a2:-} ]] || fargs+=("$a2"); fi
-            d=$out/$mpi-$io/$p
-            mkdir -p "$d"
-            outcome() {   # $1 log, $2 exit status -> "exit=N noerrors=yes|no"
-                local ne=no
-                grep -qi "no errors" "$1" && ne=yes
-                echo "exit=$2 noerrors=$ne"
-            }
-            rm -rf "$d/files"; mkdir -p "$d/files"
-            timeout 120 "${launch[@]}" -np "$np" "${extra[@]}" "$bin/$p" "${fargs[@]}" "$d/files/testfile" >"$d/plain.log" 2>&1
-            base=$(outcome "$d/plain.log" $?)
-            line="$mpi $io $p np $np: plain $base"
-            same=1
-            for v in "${variants[@]}"; do
-                rm -rf "$d/files"; mkdir -p "$d/files"
-                mode=fixed gate=off
-                [[ $v == la-adaptive ]] && mode=adaptive gate=on
-                mapfile -t ev < <(for kv in LD_PRELOAD="$lib" COMPI_IO_AGGREGATORS=la COMPI_IO_GATE=$gate COMPI_MODE=$mode \
-                                            COMPI_CODEC=lz4 COMPI_MIN_BYTES=0 COMPI_DEBUG_RANKS_PER_NODE=2 \
-                                            COMPI_REPORT="$d/$v.json"; do envf "$kv"; done)
-                timeout 120 "${launch[@]}" -np "$np" "${extra[@]}" "${ev[@]}" "$bin/$p" "${fargs[@]}" "$d/files/testfile" >"$d/$v.log" 2>&1
-                got=$(outcome "$d/$v.log" $?)
-                calls=$(python3 -c "
-import json,sys
-try: r=json.load(open('$d/$v.json'))
-except Exception: print(0); sys.exit()
-print(sum(c['calls'] for f in r.get('io_files',[]) for c in f['compi_calls'].values()))" 2>/dev/null)
-                path_total=$((path_total + ${calls:-0}))
-                line+="; $v $got (compi path calls $calls)"
-                [[ $got == "$base" ]] || same=0
-            done
-            rm -rf "$d/files"
-            if ((same)); then pass=$((pass + 1)); echo "$line"; else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
+            foreign_io_run "$mpi $io $p" "$out/$mpi-$io/$p" "$np" "$bin/$p" "${fargs[@]}" "$out/$mpi-$io/$p/files/testfile"
         done
     done
 done
