@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Compression window state machine; see window.h. */
 #include <string.h>
+#include "engine/estimate.h"
 #include "engine/stats.h"
 #include "engine/window.h"
 
@@ -39,6 +40,9 @@ static void compi_window_open(compi_window *w, const compi_window_params *p)
     w->ratio_refs = 0;
     w->ratio_drifted = 0;
     w->judged_len = 0;
+    w->short_run = 0;
+    w->short_level = 0;
+    w->short_due = 0;
 }
 
 void compi_window_init(compi_window *w, const compi_window_params *p)
@@ -119,6 +123,14 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
              * evaluation to pay for one: evaluate one, which may pick
              * another codec */
             w->ratio_rechecks++;
+            w->compressed_run = 0;
+            w->compressed_bytes_run = 0;
+            a = COMPI_WIN_EVALUATE;
+        } else if (w->short_due && w->compressed_run + 1 >= (COMPI_RATIO_RECHECK_MIN << w->short_level)) {
+            /* its codec keeps falling short of its prediction: judged
+             * again on what its messages showed */
+            w->shortfall_rechecks++;
+            if (w->short_level < COMPI_SHORTFALL_MAX_DOUBLINGS) w->short_level++;
             w->compressed_run = 0;
             w->compressed_bytes_run = 0;
             a = COMPI_WIN_EVALUATE;
@@ -260,6 +272,11 @@ void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_
     w->ratio_refs = 0;
     w->ratio_drifted = 0;
     w->compressed_run = 0;
+    /* the new prediction's outcomes make the next shortfall; a re-check
+     * that was not the shortfall's ends its run of doublings */
+    w->short_run = 0;
+    if (!w->short_due) w->short_level = 0;
+    w->short_due = 0;
     w->last_predicted = predicted;
     w->predicted_sum += predicted;
     w->predicted_n++;
@@ -300,6 +317,11 @@ void compi_window_outcome(compi_window *w, const compi_window_params *p, double 
     w->observed_sum += achieved;
     w->observed_n++;
     if (w->last_predicted > 0) compi_window_learn_bias(w, achieved / w->last_predicted);
+    if (w->codec && w->last_predicted > 0 && achieved * COMPI_ESTIMATE_SWITCH_MARGIN < w->last_predicted) {
+        if (++w->short_run >= COMPI_SHORTFALL_RUN) w->short_due = 1;
+    } else {
+        w->short_run = 0;
+    }
     if (!mistake) return;
     w->mistakes++;
     if (compi_outcomes_mistakes(w->outcomes) >= p->restart_mistakes) compi_window_restart(w, p, now_s);

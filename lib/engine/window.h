@@ -22,7 +22,12 @@
  * range of ratios it achieved on the first COMPI_RATIO_REFS messages after
  * the decision (the data grew smoother or noisier, so another codec may
  * now be faster), the next message is evaluated, once the zone sent
- * COMPI_RATIO_RECHECK_MIN messages since its last evaluation.
+ * COMPI_RATIO_RECHECK_MIN messages since its last evaluation. The same
+ * holds when the codec keeps falling short of its prediction while still
+ * paying: COMPI_SHORTFALL_RUN outcomes in a row since the decision below
+ * it by more than the switching margin (COMPI_ESTIMATE_SWITCH_MARGIN)
+ * re-evaluate the zone, COMPI_RATIO_RECHECK_MIN messages after the
+ * decision, twice as many after each such re-check in a row.
  *
  * Pure logic: no MPI, no clock, no locking (time is passed in, the caller
  * serialises), so unit tests replay decision sequences deterministically. */
@@ -75,6 +80,25 @@ typedef enum { COMPI_WIN_RAW = 0, COMPI_WIN_EVALUATE = 1, COMPI_WIN_COMPRESS = 2
  * 0.000530 at 10 Gbit/s, 0.000553 against 0.000521 at 25 Gbit/s. Over a
  * long run it delays a re-check by at most this many messages. */
 #define COMPI_RATIO_RECHECK_MIN 16
+/* A codec whose speedup falls short of its prediction while still paying
+ * (above 1: no mistake, no restart) was chosen on a sample that flattered
+ * it: zstd coded 64 KiB of zeros in 3.5 us where lz4 took 2.8, and a
+ * window that chose zstd predicting 2.53x observed 2.19x message after
+ * message and never looked again, while another window of the same data
+ * on lz4 observed 2.53x. The compressed messages' outcomes have charged
+ * the codec's cost since (engine/estimate.h, compi_estimate_note: its
+ * judged speed is then the one its messages showed), so a re-evaluation
+ * compares it with the others on what it did, not on the sample. This many
+ * outcomes in a row short of the prediction by more than the switching
+ * margin make the shortfall (a descheduled message or two is no shortfall;
+ * the cost ring's median is the messages' after COMPI_ESTIMATE_COST_SAMPLES
+ * of them). Each shortfall re-check in a row doubles the messages the zone
+ * sends before the next one (from COMPI_RATIO_RECHECK_MIN, at most
+ * COMPI_SHORTFALL_MAX_DOUBLINGS times): a shortfall that an evaluation
+ * cannot correct (a sample that always flatters the data) costs a few
+ * evaluations, and two codecs cannot take turns for long. */
+#define COMPI_SHORTFALL_RUN 4
+#define COMPI_SHORTFALL_MAX_DOUBLINGS 6
 /* How much larger than any message its codec was judged at a message in
  * the compressed zone may be before it is evaluated (judged_len). */
 #define COMPI_WINDOW_REACH 8
@@ -121,9 +145,16 @@ typedef struct {
      * 8 MiB message of the same data with dfcm, 4.7x and 9x plain at
      * 1 Gbit/s where an evaluation at those sizes picks blosc-lz4. */
     size_t judged_len;
+    /* The shortfall watch (COMPI_SHORTFALL_RUN): outcomes in a row since
+     * the decision below last_predicted by more than the switching
+     * margin, whether they made a shortfall (the zone re-evaluates), and
+     * shortfall re-checks in a row (each doubles the wait before the next;
+     * a fresh study clears it). */
+    unsigned short_run, short_level;
+    int short_due;
     /* counters for the report */
     uint64_t messages, raw, evaluated, compressed;
-    uint64_t mistakes, restarts, reevaluations, backoffs, ratio_rechecks;
+    uint64_t mistakes, restarts, reevaluations, backoffs, ratio_rechecks, shortfall_rechecks;
     double predicted_sum, observed_sum;
     uint64_t predicted_n, observed_n;
     /* decisions over time: per bin of `bin` messages, counts per action */
@@ -172,7 +203,9 @@ compi_win_action compi_window_classify_probe(compi_window *w, const compi_window
 void compi_window_evaluated(compi_window *w, const compi_window_params *p, size_t size, const compi_codec *best,
                             double predicted);
 /* After a message went through a codec: its speedup as achieved (from the
- * real ratio and compression time); < 1 is a mistake. */
+ * real ratio and compression time); < 1 is a mistake. Short of the
+ * prediction by more than the switching margin COMPI_SHORTFALL_RUN times
+ * in a row: the zone is re-evaluated (see COMPI_SHORTFALL_RUN). */
 void compi_window_outcome(compi_window *w, const compi_window_params *p, double achieved, double now_s);
 /* After a compressed-zone message went out: its bytes on the wire (the
  * codec's output, or the raw size when compression failed), which count

@@ -316,6 +316,87 @@ static void test_window_drift_amortized(void)
           "%d re-checks (%llu by drift) in 64 drifting halos", evals, (unsigned long long)w.ratio_rechecks);
 }
 
+/* A codec that keeps falling short of its prediction while still paying
+ * is re-evaluated: COMPI_SHORTFALL_RUN outcomes in a row below the
+ * prediction by more than the switching margin, COMPI_RATIO_RECHECK_MIN
+ * messages after the decision; twice as many after each such re-check in
+ * a row. Outcomes within the margin, or a run broken by one message that
+ * met the prediction, are no shortfall. */
+static void test_window_shortfall(void)
+{
+    compi_window_params p;
+    compi_window_params_default(&p);
+    compi_window w;
+    size_t n = 64 * KiB;
+    /* within the margin: 2.50 against 2.53 predicted, never re-checked */
+    compi_window_init(&w, &p);
+    CHECK(compi_window_classify(&w, &p, n, 0) == COMPI_WIN_EVALUATE, "the first message is evaluated");
+    compi_window_evaluated(&w, &p, n, zstd, 2.53);
+    int evals = 0;
+    for (int i = 0; i < 200; i++) {
+        if (compi_window_classify(&w, &p, n, 0) == COMPI_WIN_EVALUATE) evals++;
+        compi_window_outcome(&w, &p, 2.50, 0);
+    }
+    CHECK(evals == 0 && w.shortfall_rechecks == 0, "within the margin: %d re-checks", evals);
+    /* short by 13 % but one message in COMPI_SHORTFALL_RUN meets it: no run */
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, n, 0);
+    compi_window_evaluated(&w, &p, n, zstd, 2.53);
+    evals = 0;
+    for (int i = 0; i < 200; i++) {
+        if (compi_window_classify(&w, &p, n, 0) == COMPI_WIN_EVALUATE) evals++;
+        compi_window_outcome(&w, &p, i % COMPI_SHORTFALL_RUN == 0 ? 2.53 : 2.19, 0);
+    }
+    CHECK(evals == 0 && w.shortfall_rechecks == 0, "broken runs: %d re-checks", evals);
+    /* short by 13 % message after message: re-checked at the 16th message
+     * after the decision; the re-check's prediction met, no more */
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, n, 0);
+    compi_window_evaluated(&w, &p, n, zstd, 2.53);
+    compi_window_outcome(&w, &p, 2.19, 0); /* the evaluated message's own */
+    int first = -1;
+    evals = 0;
+    double predicted = 2.53;
+    for (int i = 0; i < 300; i++) {
+        if (compi_window_classify(&w, &p, n, 0) == COMPI_WIN_EVALUATE) {
+            if (first < 0) first = i;
+            evals++;
+            predicted = 2.46; /* the re-check picks the codec its messages' costs favour */
+            compi_window_evaluated(&w, &p, n, lz4, predicted);
+        }
+        compi_window_outcome(&w, &p, w.codec == zstd ? 2.19 : 2.50, 0);
+    }
+    CHECK(first == COMPI_RATIO_RECHECK_MIN - 1, "the shortfall re-checks the zone at message %d", first);
+    CHECK(evals == 1 && w.shortfall_rechecks == 1 && w.codec == lz4, "one re-check (%d, %llu by shortfall), %s",
+          evals, (unsigned long long)w.shortfall_rechecks, w.codec ? w.codec->name : "raw");
+    /* a shortfall no evaluation corrects: re-checks spaced 16, 32, 64, ...
+     * messages apart, at most COMPI_SHORTFALL_MAX_DOUBLINGS doublings */
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, n, 0);
+    compi_window_evaluated(&w, &p, n, zstd, 2.53);
+    int at[16], nat = 0;
+    for (int i = 0; i < 960; i++) {
+        if (compi_window_classify(&w, &p, n, 0) == COMPI_WIN_EVALUATE) {
+            if (nat < 16) at[nat++] = i;
+            compi_window_evaluated(&w, &p, n, zstd, 2.53);
+        }
+        compi_window_outcome(&w, &p, 2.19, 0);
+    }
+    /* 16 messages into each wait, the next wait twice as long: 15, 47, 111, 239, 495 */
+    CHECK(nat == 5 && at[0] == 15 && at[1] == 47 && at[2] == 111 && at[3] == 239 && at[4] == 495,
+          "re-checks at doubling distances (%d of them: %d %d %d %d %d)", nat, at[0], at[1], at[2], at[3], at[4]);
+    /* a restart (a fresh study) clears the doublings */
+    for (int i = 0; i < 4; i++) compi_window_outcome(&w, &p, 0.5, 1.0);
+    CHECK(w.restarts == 1 && w.short_level == 0 && !w.short_due, "a restart clears the shortfall state");
+    /* a mistake is the mistake rule's, not a shortfall of a still-paying
+     * codec; raw windows (no codec) never have one */
+    compi_window_init(&w, &p);
+    compi_window_classify(&w, &p, n, 0);
+    compi_window_evaluated(&w, &p, n, NULL, 1.0);
+    for (int i = 0; i < 8; i++) compi_window_outcome(&w, &p, 0.9, 0);
+    CHECK(!w.short_due, "no shortfall without a codec in the zone");
+}
+
 /* ------------------------------------------------------------- files */
 
 static char tmpdir[] = "/tmp/compi_test_engine_XXXXXX";
@@ -773,6 +854,77 @@ static void test_estimate_noisy_recheck(void)
     free(scratch);
 }
 
+/* The shortfall end to end, on injected timings: over a link of 10 us and
+ * 0.5 ns a byte, "strong" (ratio 16) codes the 64 KiB evaluation sample in
+ * 2.5 us but each message in 4.5 (a sample that flatters it), "fast"
+ * (ratio 12) both in 2.8. The first evaluation picks strong (predicted
+ * 2.71x against 2.53x); its messages observe 2.28x, and charged as its
+ * cost they make fast 11 % faster: the shortfall's re-check switches to
+ * fast, whose messages meet its prediction, and no further re-check
+ * comes. Without it, strong would serve the zone until the 1000-message
+ * re-check. */
+static void test_estimate_shortfall(void)
+{
+    const compi_codec *fast = &fake_fast_codec, *strong = &fake_strong_codec;
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){fast, -1, 0, 1e9, 0.5};
+    cm.relations[cm.nrelations++] = (compi_codec_relation){strong, -1, 0, 1e9, 0.5};
+    cm.speeds[cm.nspeeds++] = (compi_codec_speed){fast, -1, 64.0 * KiB / 1.4, 0, 0};
+    cm.speeds[cm.nspeeds++] = (compi_codec_speed){strong, -1, 64.0 * KiB / 1.25, 0, 0};
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = fast;
+    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = strong;
+    static compi_estimate_costs costs;
+    memset(&costs, 0, sizeof costs);
+    compi_net_link link = flat_link(10, 0.5);
+    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_codec_clock_us,
+                            NULL, &costs};
+    compi_window_params p;
+    compi_window_params_default(&p);
+    compi_window w;
+    compi_window_init(&w, &p);
+    size_t n = 64 * KiB;
+    unsigned char *data = calloc(n, 1);
+    void *scratch = malloc(compi_estimate_scratch_size(n));
+    fake_cost_us[0] = 2.8; /* the samples' coding */
+    fake_cost_us[1] = 2.5;
+    const double message_us[2] = {2.8, 4.5}; /* the messages' */
+    const compi_codec *first = NULL;
+    int evals = 0, switched_at = -1;
+    double first_predicted = 0;
+    for (int i = 0; i < 300; i++) {
+        compi_win_action a = compi_window_classify(&w, &p, n, 1e-3 * i);
+        CHECK(a != COMPI_WIN_RAW, "message %d is compressed or evaluated", i);
+        const compi_codec *c = w.codec;
+        if (a == COMPI_WIN_EVALUATE) {
+            compi_estimate best;
+            x.incumbent = w.codec;
+            compi_estimate_best(&x, data, n, n, compi_window_threshold(&w, 1.05), scratch, &best);
+            compi_window_evaluated(&w, &p, n, best.codec, best.speedup);
+            c = best.codec;
+            if (!evals++) first = c, first_predicted = best.speedup;
+            else if (switched_at < 0 && c != first) switched_at = i;
+        }
+        if (!c) continue;
+        /* the message's outcome, as the library records it */
+        int which = c == fast ? 0 : 1;
+        double ratio = (double)n / (double)(size_t)((double)n / fake_ratio[which]);
+        double achieved = compi_estimate_speedup(&x, c, n, ratio, message_us[which]);
+        compi_estimate_note(&x, c, n, ratio, message_us[which]);
+        compi_window_ratio(&w, &p, c, ratio);
+        compi_window_outcome(&w, &p, achieved, 1e-3 * i);
+    }
+    CHECK(first == strong && first_predicted > 2.6, "the sample picks strong (%s, %.3f)",
+          first ? first->name : "raw", first_predicted);
+    CHECK(switched_at == COMPI_RATIO_RECHECK_MIN, "the shortfall's re-check switches to fast at message %d",
+          switched_at);
+    CHECK(w.codec == fast && evals == 2 && w.shortfall_rechecks == 1,
+          "fast serves the zone after %d evaluations (%llu by shortfall)", evals,
+          (unsigned long long)w.shortfall_rechecks);
+    free(data);
+    free(scratch);
+}
+
 static void test_estimate(void)
 {
     compi_codec_model cm;
@@ -910,6 +1062,7 @@ int main(void)
     test_window_ratio_drift();
     test_window_ratio_turns();
     test_window_drift_amortized();
+    test_window_shortfall();
     test_network_file();
     test_codec_file();
     test_estimate();
@@ -919,6 +1072,7 @@ int main(void)
     test_estimate_budget_trial();
     test_estimate_switch_margin();
     test_estimate_noisy_recheck();
+    test_estimate_shortfall();
     test_coll_floor();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
