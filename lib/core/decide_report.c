@@ -78,7 +78,8 @@ static void compi_json_window(compi_sbuf *b, const compi_link_state *l, int grou
                       (unsigned long long)w->compressed, (unsigned long long)w->mistakes,
                       (unsigned long long)w->restarts, (unsigned long long)w->reevaluations,
                       (unsigned long long)w->backoffs, (unsigned long long)w->ratio_rechecks,
-                      (unsigned long long)w->shortfall_rechecks, (unsigned long long)w->sig_reopens, compi_window_backing_off(w, now) ? "true" : "false");
+                      (unsigned long long)w->shortfall_rechecks, (unsigned long long)w->sig_reopens,
+                      compi_window_backing_off(w, now) ? "true" : "false");
     compi_sbuf_printf(b, "\"estimate_bias\": %.3f, ", w->bias);
     if (w->predicted_n)
         compi_sbuf_printf(b, "\"predicted_speedup\": %.3f, ", w->predicted_sum / (double)w->predicted_n);
