@@ -10,11 +10,13 @@
 #   compi smpi_projection [--build build/smpi] [--ranks "64 256 1024"]
 #                         [--rates "1Gbps 10Gbps 25Gbps 100Gbps"] [--apps "stencil3d"]
 #                         [--modes "fixed:lz4 fixed:zstd adaptive"]
-# Apps: stencil3d stem pairs psrg transpose (app_args below: each one's
-# problem per rank stays the same as the ranks grow). Every row is also
-# appended to $COMPI_PROJECTION_OUT when set. Simulated time is
-# deterministic (docs/simulate.md); host cost: a 1024-rank run takes a
-# minute or more of CPU, so stencil3d's whole table takes about an hour.
+# Apps: stencil3d stem pairs psrg nas_is transpose (app_args below: each
+# one's problem per rank stays the same as the ranks grow, but
+# transpose's). Every row is also appended to $COMPI_PROJECTION_OUT when
+# set. Simulated time is deterministic (docs/simulate.md); host cost: a
+# 1024-rank run takes a minute or more of CPU, so stencil3d's whole table
+# takes about an hour; nas_is and transpose do not finish at 256 ranks
+# (docs/results.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$root/build/smpi ranks="64 256 1024" rates="1Gbps 10Gbps 25Gbps 100Gbps" apps="stencil3d"
@@ -45,8 +47,11 @@ app_args() {
         pairs) echo "--n 32768 --iters 10 --serial off --quiet" ;;
         # 16384 pixels a rank (ints, 64 KiB) scattered from rank 0 and gathered back
         psrg) echo "--scale $(awk -v p="$np" 'BEGIN { print p / 256 }') --iters 3 --quiet" ;;
-        # N = NP: an N^3 field in slabs of one plane, an N-double block to every rank
-        transpose) echo "--n $np --iters 2 --serial off --quiet" ;;
+        # 16384 keys a rank, exchanged by MPI_Alltoallv
+        nas_is) echo "--scale $(awk -v p="$np" 'BEGIN { print p / 128 }') --iters 10 --quiet" ;;
+        # slabs need N a multiple of NP, so no problem a rank stays the same:
+        # N = 2 NP, 2 planes a rank, a 4 NP-double block to every rank
+        transpose) echo "--n $((2 * np)) --iters 2 --serial off --quiet" ;;
         *) echo "smpi_projection: no arguments known for $1" >&2; return 2 ;;
     esac
 }
