@@ -23,7 +23,8 @@ simulated network at MPI_Init (COMPI_CALIBRATE=init). Two runs of the same
 case give the same times to the last digit. Every link the adaptive runs
 measured at MPI_Init must have about the simulated link's rate. compi's
 MPI_Init must leave MPI_COMM_WORLD's first collective to the application
-(startup below)."""
+(startup below). `compi simulate` reports a mini-application's own time
+(its APP ... time_s= line) and its checksum check (simulate_cmd below)."""
 import json
 import os
 import re
@@ -150,11 +151,38 @@ def startup(bindir):
                         f"{t['plain']:.9f} s without: compi's MPI_Init ran collectives on MPI_COMM_WORLD")
 
 
+def simulate_cmd(build):
+    """compi simulate on compi_pairs (16 ranks, plain and fixed lz4): each
+    run's simulated time is the program's own (its APP ... time_s= line, not
+    the whole run with MPI_Init) and the checksums are found equal."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    with tempfile.TemporaryDirectory() as keep:
+        cmd = [os.path.join(root, "tools", "compi"), "simulate", "--build", build, "--topo", "fattree",
+               "--nodes", "2", "--cores", "8", "--modes", "fixed:lz4", "--keep", keep,
+               "compi_pairs", "--n", "8192", "--iters", "3", "--quiet"]
+        e = {k: v for k, v in os.environ.items() if not k.startswith("COMPI_")}
+        p = subprocess.run(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        print(p.stdout.strip())
+        for mode in ("off", "fixed:lz4"):
+            with open(os.path.join(keep, mode + ".log"), encoding="utf-8", errors="replace") as f:
+                own = re.search(r"^APP .*time_s=([0-9.e+-]+)", f.read(), re.M)
+            row = re.search(r"^" + re.escape(mode) + r"\s+(\S+)\s+\S+\s+(.*)$", p.stdout, re.M)
+            if not own or not row:
+                failures.append(f"compi simulate compi_pairs {mode}: no APP line or no row (exit {p.returncode})")
+                continue
+            if float(row.group(1)) != float(own.group(1)):
+                failures.append(f"compi simulate compi_pairs {mode}: reported {row.group(1)} s, "
+                                f"the program's own time is {own.group(1)} s")
+            if row.group(2) != "same as off":
+                failures.append(f"compi simulate compi_pairs {mode}: checksum '{row.group(2)}'")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     bindir = os.path.join(os.path.abspath(sys.argv[1]), "bin")
     startup(bindir)
+    simulate_cmd(os.path.abspath(sys.argv[1]))
     s1 = stencil(bindir, "1Gbps", 20)
     if len(s1) == 3 and not s1["fixed"][1] < s1["plain"][1]:
         failures.append(f"stencil3d 1 Gbit/s: lz4 {s1['fixed'][1]} s not faster than plain {s1['plain'][1]} s")

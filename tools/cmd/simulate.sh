@@ -24,9 +24,9 @@ usage: compi simulate [--topo cluster|fattree|dragonfly] [--nodes N] [--cores C]
   compi off (the plain program) and once per mode, then prints each run's
   simulated time, its speedup over plain and compi's summary, and checks
   that a "RESULT checksum=..." line, when the program prints one, is the
-  plain run's. The time is the program's own (a "RESULT ... time_s=" line,
-  as compi's mini-apps print) or else the whole simulated run, start-up
-  included.
+  plain run's. The time is the program's own (a "RESULT ... time_s=" or
+  "APP ... time_s=" line, as compi's mini-apps print) or else the whole
+  simulated run, start-up included.
   PROGRAM  a C source file (built twice with smpicc: plain, and linked with
            compi), or a program of the smpi build (compi_stencil3d, ...; its
            <name>.compi twin is the linked one)
@@ -116,11 +116,13 @@ simulate() {
     (cd "$work" && LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "${env[@]}" \
         smpirun -np "$np" -platform "$work/platform.xml" -hostfile "$work/hosts" "${cfg[@]}" "$bin" "$@") \
         >"$work/$mode.log" 2>&1 || { echo "compi simulate: the $mode run failed (log: $work/$mode.log)" >&2; tail -5 "$work/$mode.log" >&2; return 1; }
-    # the program's own time when it prints one (RESULT ... time_s=, compi's
-    # mini-apps: without MPI_Init, where adaptive calibrates the network),
-    # else the whole simulated run
+    # the program's own time when it prints one (RESULT ... time_s=, else
+    # APP ... time_s=: compi's mini-apps, apps/app_common.h; without
+    # MPI_Init, where adaptive calibrates the network), else the whole
+    # simulated run
     local own
     own=$(grep -m1 -o 'RESULT .*time_s=[0-9.e+-]*' "$work/$mode.log" | sed 's/.*time_s=//' || true)
+    [ -n "$own" ] || own=$(grep -m1 -o '^APP .*time_s=[0-9.e+-]*' "$work/$mode.log" | sed 's/.*time_s=//' || true)
     if [ -n "$own" ]; then echo "$own"; else
         sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p' "$work/$mode.log" | tail -1
     fi
