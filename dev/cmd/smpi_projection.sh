@@ -72,9 +72,12 @@ for app in $apps; do
             cells="" same="= plain"
             plain=$(awk '$1 == "off" {print $2}' <<<"$out")
             for m in $modes; do
-                c=$(awk -v m="$m" '$1 == m {print $3 ($4 == "DIFFERS" ? " (differs)" : "")}' <<<"$out")
+                # the mode's row: speedup and checksum ("same", "DIFFERS" or none)
+                c="" sum=""
+                read -r c sum < <(awk -v m="$m" '$1 == m {print $3, $4}' <<<"$out") || true
+                [ "$sum" = DIFFERS ] && c="$c (differs)"
                 cells="$cells | ${c:-failed}"
-                case "$(awk -v m="$m" '$1 == m {print $4}' <<<"$out")" in
+                case "$sum" in
                     DIFFERS) same="DIFFERS" ;;
                     same) ;;
                     *) [ "$same" = DIFFERS ] || same="unchecked" ;;

@@ -39,6 +39,10 @@ foreign_need_plain() {   # OUTCOME...: true when one of them is not a pass
     return 1
 }
 
+foreign_accepted() {   # OUTCOME PLAIN: a pass, or the plain run's outcome
+    [[ $1 == "$FOREIGN_PASS" || $1 == "$2" ]]
+}
+
 # foreign_io_run LABEL DIR NP PROGRAM [ARGS...]: one program of an MPI-IO
 # suite (romio.sh, mpich_io.sh) under compi's collective I/O, in each of the
 # caller's variants (la: COMPI_IO_AGGREGATORS=la forced onto compi's path,
@@ -81,7 +85,7 @@ PY
         base=$(foreign_outcome "$d/plain.log" $?)
     fi
     rm -rf "$d/files"
-    for i in "${!gots[@]}"; do [[ ${gots[i]} == "$FOREIGN_PASS" || ${gots[i]} == "$base" ]] || ok=0; done
+    for i in "${!gots[@]}"; do foreign_accepted "${gots[i]}" "$base" || ok=0; done
     line="$label np $np: plain $base$(printf '; %s' "${parts[@]}")"
     if ((ok)); then pass=$((pass + 1)); echo "$line"; else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
 }

@@ -163,7 +163,7 @@ for suite in "${suites[@]}"; do
             fi
             for i in "${!gots[@]}"; do
                 line="$suite $mpi $name np $np: plain $base; ${lines[i]}; $((SECONDS - t0)) s)"
-                if [[ ${gots[i]} == "$FOREIGN_PASS" || ${gots[i]} == "$base" ]]; then pass=$((pass + 1)); echo "$line"
+                if foreign_accepted "${gots[i]}" "$base"; then pass=$((pass + 1)); echo "$line"
                 else failn=$((failn + 1)); echo "FAILED: $line (logs $d)"; fi
             done
         done <"$src/testlist"
