@@ -807,6 +807,20 @@ static long long fake_strong(const void *src, size_t n, void *dst, size_t cap, c
 static const compi_codec fake_fast_codec = {"fast", 250, "test", fake_bound, fake_fast, NULL, 0};
 static const compi_codec fake_strong_codec = {"strong", 251, "test", fake_bound, fake_strong, NULL, 0};
 
+/* A codec model of the two fakes for byte data, each at its speed (bytes
+ * per us), with no model ratio (0.5 for both): the sample decides. */
+static void fake_codec_model(compi_codec_model *cm, double fast_bytes_per_us, double strong_bytes_per_us)
+{
+    const compi_codec *fast = &fake_fast_codec, *strong = &fake_strong_codec;
+    memset(cm, 0, sizeof *cm);
+    cm->relations[cm->nrelations++] = (compi_codec_relation){fast, -1, 0, 1e9, 0.5};
+    cm->relations[cm->nrelations++] = (compi_codec_relation){strong, -1, 0, 1e9, 0.5};
+    cm->speeds[cm->nspeeds++] = (compi_codec_speed){fast, -1, fast_bytes_per_us, 0, 0};
+    cm->speeds[cm->nspeeds++] = (compi_codec_speed){strong, -1, strong_bytes_per_us, 0, 0};
+    cm->candidates[COMPI_CLASS_BYTE][cm->ncandidates[COMPI_CLASS_BYTE]++] = fast;
+    cm->candidates[COMPI_CLASS_BYTE][cm->ncandidates[COMPI_CLASS_BYTE]++] = strong;
+}
+
 /* A re-check judges a codec by its ratio and its speed over the latest
  * measurements, not by one timing: over 100 Mbit/s, 128 KiB that "strong"
  * codes in 150 us (ratio 16) beat "fast"'s 40 us (ratio 12) by 5 %; one
@@ -818,13 +832,7 @@ static void test_estimate_noisy_recheck(void)
 {
     const compi_codec *fast = &fake_fast_codec, *strong = &fake_strong_codec;
     compi_codec_model cm;
-    memset(&cm, 0, sizeof cm);
-    cm.relations[cm.nrelations++] = (compi_codec_relation){fast, -1, 0, 1e9, 0.5};
-    cm.relations[cm.nrelations++] = (compi_codec_relation){strong, -1, 0, 1e9, 0.5};
-    cm.speeds[cm.nspeeds++] = (compi_codec_speed){fast, -1, 128.0 * KiB / 20, 0, 0};
-    cm.speeds[cm.nspeeds++] = (compi_codec_speed){strong, -1, 128.0 * KiB / 75, 0, 0};
-    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = fast;
-    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = strong;
+    fake_codec_model(&cm, 128.0 * KiB / 20, 128.0 * KiB / 75);
     static compi_estimate_costs costs;
     memset(&costs, 0, sizeof costs);
     compi_net_link slow = flat_link(0, 80);
@@ -867,13 +875,7 @@ static void test_estimate_shortfall(void)
 {
     const compi_codec *fast = &fake_fast_codec, *strong = &fake_strong_codec;
     compi_codec_model cm;
-    memset(&cm, 0, sizeof cm);
-    cm.relations[cm.nrelations++] = (compi_codec_relation){fast, -1, 0, 1e9, 0.5};
-    cm.relations[cm.nrelations++] = (compi_codec_relation){strong, -1, 0, 1e9, 0.5};
-    cm.speeds[cm.nspeeds++] = (compi_codec_speed){fast, -1, 64.0 * KiB / 1.4, 0, 0};
-    cm.speeds[cm.nspeeds++] = (compi_codec_speed){strong, -1, 64.0 * KiB / 1.25, 0, 0};
-    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = fast;
-    cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = strong;
+    fake_codec_model(&cm, 64.0 * KiB / 1.4, 64.0 * KiB / 1.25);
     static compi_estimate_costs costs;
     memset(&costs, 0, sizeof costs);
     compi_net_link link = flat_link(10, 0.5);
