@@ -87,11 +87,12 @@ foreign_stage() {   # mpi4py's suite, ROMIO's test programs, MPICH's io, coll, p
 }
 stage foreign     foreign_stage
 # compi under SimGrid SMPI: stencil and ping-pong at 16-64 simulated ranks, the
-# start-up check and compi simulate on pairs (tests/smpi/check_sim.py), and one semantic test with every
+# start-up check and compi simulate on pairs and transpose (tests/smpi/check_sim.py), and one semantic test with every
 # simulated rank its own node (where a rank could have run codec helpers)
 smpi_stage() {
   cmake -S . -B build/smpi -DCOMPI_MPI=smpi -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
     cmake --build build/smpi -j"$jobs" --target compi_stencil3d compi_stencil3d.compi compi_pingpong.compi compi_pairs compi_pairs.compi \
+      compi_transpose compi_transpose.compi \
       smpitest_startup_world smpitest_startup_world.compi smpitest_adapt_families smpitest_adapt_families.compi \
       smpitest_init_wildcard smpitest_init_wildcard.compi &&
     python3 tests/smpi/check_sim.py build/smpi &&

@@ -17,6 +17,10 @@ typedef struct compi_comm_info {
     int *peer_node;   /* node id per peer rank */
     int *peer_world;  /* MPI_COMM_WORLD rank per peer rank */
     int peers_shared; /* the two are the process's (peers in MPI_COMM_WORLD's order): not freed */
+    /* peers on my node, and on the node that has the most of them: an
+     * alltoall's blocks from every rank of a node leave through its link
+     * together (the same on every rank: widest) */
+    int node_peers, widest;
     /* the environment's policy, overridden by the communicator's MPI_Info
      * hints compi_mode, compi_codec, compi_min_bytes */
     compi_mode mode;

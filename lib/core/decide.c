@@ -476,6 +476,13 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     d->fam = fam;
     d->peer_node = peer >= 0 && peer < ci->peer_count ? ci->peer_node[peer] : -1;
     d->predicted = 1;
+    /* an alltoall's blocks from every rank of this node to every rank
+     * elsewhere travel at once (the v variants' taken as full) */
+    d->share = d->own = 1;
+    if (fam == COMPI_FAM_ALLTOALL && ci->peer_count > ci->node_peers) {
+        d->own = ci->peer_count - ci->node_peers;
+        d->share = d->own * (ci->node_peers > 1 ? ci->node_peers : 1);
+    }
     size_t size = (size_t)ti->size;
     int remote = peer < 0 ? 1 : compi_peer_is_remote(ci, peer);
     if (!remote || ci->mode == COMPI_MODE_OFF || ci->mode == COMPI_MODE_PROFILE) return;
@@ -516,15 +523,18 @@ _Static_assert(COMPI_CHUNK_OFF == COMPI_ESTIMATE_NO_CHUNKS, "one value says: nev
 /* An estimate's context over the link model m: l->model itself while the
  * caller holds l->lock, or a copy of it taken under the lock; threads:
  * compi_pool_speedup_now(), read before the lock is taken. */
-static compi_estimate_ctx compi_estimate_ctx_of(const compi_net_link *m, int dtclass, size_t elem, double threads)
+static compi_estimate_ctx compi_estimate_ctx_of(const compi_net_link *m, const compi_decision *d, size_t elem,
+                                                double threads)
 {
     compi_estimate_ctx x = {.link = m,
                             .codecs = &compi_E.codecs,
-                            .dtclass = dtclass,
+                            .dtclass = d->dtclass,
                             .elem_size = elem,
                             .level = compi_cfg.level,
                             .chunk_cfg = compi_cfg.chunk,
-                            .codec_threads = threads};
+                            .codec_threads = threads,
+                            .share = d->share,
+                            .own = d->own};
     return x;
 }
 
@@ -536,7 +546,7 @@ size_t compi_decision_chunk(const compi_decision *d, size_t size)
     /* arithmetic only: under the lock, with no copy of the model */
     double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1, threads);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d, 1, threads);
     size_t chunk = compi_estimate_chunk(&x, size);
     pthread_mutex_unlock(&l->lock);
     return chunk;
@@ -570,7 +580,7 @@ void compi_decision_evaluate(compi_decision *d, const void *src, size_t size, co
     double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
     m = *l->model; /* the evaluation codes samples after the lock is given back */
-    compi_estimate_ctx x = compi_estimate_ctx_of(&m, d->dtclass, ti->elem_size, threads);
+    compi_estimate_ctx x = compi_estimate_ctx_of(&m, d, ti->elem_size, threads);
     compi_window *w = compi_link_window(l, compi_win_group(d->fam), d->dtclass); /* made when deciding */
     double need = compi_window_threshold(w, compi_cfg.min_speedup);
     x.incumbent = w->codec;
@@ -607,7 +617,7 @@ void compi_decision_outcome(compi_decision *d, size_t size, long long out_len, u
      * lock the window's update takes anyway, with no copy of it */
     double threads = compi_pool_speedup_now();
     pthread_mutex_lock(&l->lock);
-    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d->dtclass, 1, threads);
+    compi_estimate_ctx x = compi_estimate_ctx_of(l->model, d, 1, threads);
     double tc_us = (double)compress_ns * 1e-3, achieved;
     if (out_len <= 0) {
         /* sent raw after paying for (part of) a compression */

@@ -29,9 +29,10 @@ typedef struct {
     uint32_t comm_id;
     int peer, tag, peer_node;
     compi_family fam;
-    double predicted; /* predicted speedup of the chosen codec */
-    int settled;      /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
-    int watch;        /* adaptive, raw: the window's raw zone asks for the data's signature */
+    double predicted;  /* predicted speedup of the chosen codec */
+    double share, own; /* messages crossing the link with this one, and the sender's (compi_estimate_ctx) */
+    int settled;       /* evaluation and sample done: 1 with codec, 2 raw (message.c) */
+    int watch;         /* adaptive, raw: the window's raw zone asks for the data's signature */
     /* The caller posts the message itself (compi_outgoing_build's callers):
      * the outcome is kept here and recorded by compi_decision_outcome_due
      * once the message is in the MPI's hands (see there). */
@@ -114,6 +115,25 @@ int compi_coll_may_compress(const compi_comm_info *ci, size_t size);
 #define COMPI_COLL_EXTRA_MAX 4
 _Static_assert(COMPI_COLL_EXTRA_MAX + 1 <= 5, "compi_comm_info.coll_floor holds a floor per extra count");
 int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
+/* The size an alltoall of block-byte blocks is judged by in these tests:
+ * what the most crowded node's link carries in the call (each of its
+ * ranks' blocks for every rank elsewhere leave together), the same on
+ * every rank. */
+static inline size_t compi_alltoall_link_bytes(const compi_comm_info *ci, size_t block)
+{
+    size_t w = (size_t)(ci->widest > 1 ? ci->widest : 1);
+    size_t away = ci->peer_count > ci->widest ? (size_t)(ci->peer_count - ci->widest) : 1;
+    return block * w * away;
+}
+/* An alltoall's extra metadata collective (the frames' lengths, among P
+ * ranks) counted in latencies: ceil(log2 P), as the MPIs' small-message
+ * alltoall algorithms take (Bruck's); at least 1. */
+static inline int compi_alltoall_extra(const compi_comm_info *ci)
+{
+    int r = 1;
+    while (r < 30 && (1 << r) < ci->peer_count) r++;
+    return r;
+}
 /* The static model's default inter-node link, the same on every rank (NULL
  * before the engine is up). */
 const compi_net_link *compi_engine_default_link(void);

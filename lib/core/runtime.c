@@ -526,6 +526,25 @@ static int compi_mode_frames(compi_mode m)
     return m != COMPI_MODE_OFF && m != COMPI_MODE_PROFILE;
 }
 
+/* ci's node_peers and widest, from its peers' nodes (ranks on no node
+ * compi knows count as one node each). */
+static void compi_comm_node_peers(compi_comm_info *ci)
+{
+    int nn = compi_g.node_count;
+    int *per = nn > 0 ? calloc((size_t)nn, sizeof *per) : NULL;
+    ci->node_peers = ci->widest = 1;
+    if (!per) return;
+    int mine = 0;
+    for (int i = 0; i < ci->peer_count; i++) {
+        int k = ci->peer_node[i];
+        if (k < 0 || k >= nn) continue;
+        if (++per[k] > ci->widest) ci->widest = per[k];
+        if (k == compi_g.my_node) mine++;
+    }
+    if (mine > 1) ci->node_peers = mine;
+    free(per);
+}
+
 /* A communicator's info, its membership part: the peers' world ranks and
  * nodes; *crosses: whether its members span nodes, every one on a node
  * compi knows (what framing needs besides a mode that frames). */
@@ -560,6 +579,7 @@ static compi_comm_info *compi_comm_members(MPI_Comm comm, int *crosses)
         else if (local_nodes[i] != first) spans = 1;
     }
     *crosses = spans && !outside;
+    compi_comm_node_peers(ci);
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);

@@ -16,7 +16,19 @@ static double compi_mono_us(void)
 
 double compi_estimate_net_us(const compi_estimate_ctx *x, double bytes)
 {
-    return compi_net_time_us(x->link, bytes);
+    if (x->share <= 1) return compi_net_time_us(x->link, bytes);
+    /* its bytes move as part of share x bytes at once, at that size's
+     * rate (a stream's, where a lone small message's is slower); the
+     * sender's own messages among them divide that time */
+    double own = x->own > 1 ? x->own : 1;
+    return compi_net_time_us(x->link, bytes * x->share) / own;
+}
+
+/* The latency part of compi_estimate_net_us: paid once by the messages sent together. */
+static double compi_estimate_alpha_us(const compi_estimate_ctx *x)
+{
+    double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
+    return x->share > 1 && x->own > 1 ? alpha / x->own : alpha;
 }
 
 size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size)
@@ -25,8 +37,9 @@ size_t compi_estimate_chunk(const compi_estimate_ctx *x, size_t size)
     if (x->chunk_cfg) return size >= 2 * x->chunk_cfg ? x->chunk_cfg : 0;
     if (size < COMPI_CHUNK_MIN_COUNT * (size_t)COMPI_CHUNK_AUTO_MIN) return 0;
     const double mib = 1024.0 * 1024.0;
+    /* a chunk's latency against its own wire time: the link as one message finds it */
     double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
-    double t = compi_estimate_net_us(x, mib) - alpha;
+    double t = compi_net_time_us(x->link, mib) - alpha;
     double per_us = t > 0 ? mib / t : mib; /* bandwidth, bytes per microsecond */
     double want = 16.0 * alpha * per_us;
     size_t chunk = COMPI_CHUNK_AUTO_MIN;
@@ -84,8 +97,7 @@ static double (*compi_estimate_clock(const compi_estimate_ctx *x))(void)
 
 double compi_estimate_eval_budget_us(const compi_estimate_ctx *x, size_t size)
 {
-    double alpha = x->link->alpha_us > 0 ? x->link->alpha_us : 0;
-    double wire = compi_estimate_net_us(x, (double)size) - alpha;
+    double wire = compi_estimate_net_us(x, (double)size) - compi_estimate_alpha_us(x);
     return wire > 0 ? wire : 0;
 }
 

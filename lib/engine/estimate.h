@@ -39,6 +39,14 @@ typedef struct {
     const compi_codec *incumbent;       /* the codec in use (a re-check), or NULL */
     struct compi_estimate_costs *costs; /* what the candidates cost before (the caller's, per
                                            thread), or NULL: model order */
+    /* Messages that cross the link at once with this one, each about its
+     * size (<= 1: it travels alone), `own` of them (>= 1) its sender's,
+     * which codes them one after another: the message's wire time is that
+     * of share times its bytes sent as one, over own; its coding time is
+     * its own. An alltoall's blocks from every rank of a node to every
+     * rank elsewhere leave through the node's link at once
+     * (lib/core/decide.c). */
+    double share, own;
 } compi_estimate_ctx;
 /* The sample-coding cost each candidate showed in earlier evaluations
  * (microseconds per input byte; 0: not measured yet), so that an evaluation
@@ -111,6 +119,7 @@ typedef struct {
     double speedup;           /* predicted; 1 for raw */
 } compi_estimate;
 
+/* The one-way time of bytes over x's link, shared as x->share says. */
 double compi_estimate_net_us(const compi_estimate_ctx *x, double bytes);
 /* The chunk size a message of size bytes is pipelined in over x's link, or
  * 0 when it goes whole. With chunk_cfg 0 (auto): the smallest power of two

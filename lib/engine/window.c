@@ -126,7 +126,7 @@ compi_win_action compi_window_classify(compi_window *w, const compi_window_param
             w->compressed_run = 0;
             w->compressed_bytes_run = 0;
             a = COMPI_WIN_EVALUATE;
-        } else if (w->short_due && w->compressed_run + 1 >= (COMPI_RATIO_RECHECK_MIN << w->short_level)) {
+        } else if (w->short_due && w->compressed_run + 1 >= ((unsigned)COMPI_RATIO_RECHECK_MIN << w->short_level)) {
             /* its codec keeps falling short of its prediction: judged
              * again on what its messages showed */
             w->shortfall_rechecks++;

@@ -619,7 +619,7 @@ static void test_estimate_threads(void)
     memset(&cm, 0, sizeof cm);
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     compi_net_link slow = flat_link(100, 80);   /* ~100 Mbit/s: 80 ns per byte */
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1, NULL, NULL, NULL};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, 1 * MiB, 1, NULL, NULL, NULL, 1, 1};
     /* 8 MiB at ratio 4 whose one-thread compression takes 1.5 x its raw wire time */
     double raw = 100 + (8.0 * MiB + 32) * 0.08, tc = 1.5 * raw;
     double one = compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc);
@@ -642,6 +642,40 @@ static void test_estimate_threads(void)
     CHECK(compi_estimate_speedup(&x, lz4, 8 * MiB, 4.0, tc) == whole, "a message sent whole is coded by one thread");
 }
 
+/* An alltoall's block (compi_estimate_ctx.share/own): 8 ranks a node each
+ * send 56 blocks of 4 KiB elsewhere at once, every rank coding its own one
+ * after another. The prediction for one block is the whole call's, with
+ * the latency paid once: raw alpha + 448 x 4 KiB on the wire against 56
+ * codings and decodings plus the compressed 448 blocks. */
+static void test_estimate_shared(void)
+{
+    compi_codec_model cm;
+    memset(&cm, 0, sizeof cm);
+    cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
+    const double H = 32, S = 4096, ratio = 16, tc = 3.0, td = 0.5 * tc;
+    const double rates[2] = {0.8, 0.08}; /* ns per byte: ~10 and ~100 Gbit/s */
+    double got[2];
+    for (int i = 0; i < 2; i++) {
+        compi_net_link link = flat_link(4, rates[i]);
+        compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, NULL, NULL, NULL, 1, 1};
+        double alone = compi_estimate_speedup(&x, lz4, (size_t)S, ratio, tc);
+        double want_alone = (4 + (S + H) * rates[i] * 1e-3) / (4 + (S / ratio + H) * rates[i] * 1e-3 + tc + td);
+        CHECK(fabs(alone - want_alone) < 1e-9, "alone: %f vs %f", alone, want_alone);
+        CHECK(alone < 1, "a lone 4 KiB block at %.2f ns/B does not pay (%f)", rates[i], alone);
+        x.share = 448;
+        x.own = 56;
+        got[i] = compi_estimate_speedup(&x, lz4, (size_t)S, ratio, tc);
+        double raw_call = 4 + 448 * (S + H) * rates[i] * 1e-3;
+        double comp_call = 4 + 448 * (S / ratio + H) * rates[i] * 1e-3 + 56 * (tc + td);
+        CHECK(fabs(got[i] - raw_call / comp_call) < 1e-9, "shared: %f vs the whole call's %f", got[i],
+              raw_call / comp_call);
+        double budget = compi_estimate_eval_budget_us(&x, (size_t)S);
+        CHECK(fabs(budget - 8 * S * rates[i] * 1e-3) < 1e-9, "budget: the block's share of the wire (%f)", budget);
+    }
+    CHECK(got[0] > 2, "at 10 Gbit/s the alltoall's block pays (%f)", got[0]);
+    CHECK(got[1] < 1, "at 100 Gbit/s its coding costs more than the wire it saves (%f)", got[1]);
+}
+
 /* A stronger, slower codec (zstd at a high level: ratio 3.35 at 10 MB/s a
  * core) against a weaker, faster one (lz4: 2.14 at 500 MB/s) on 8 MiB over
  * a 50 Mbit/s link: one thread's zstd is slower than lz4's smaller saving,
@@ -654,7 +688,7 @@ static void test_estimate_stronger_with_threads(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.2};
     cm.relations[cm.nrelations++] = (compi_codec_relation){zstd, -1, 0, 1e9, 0.05};
     compi_net_link link = flat_link(100, 160); /* ~50 Mbit/s: 160 ns per byte */
-    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 256 * KiB, 1, NULL, NULL, NULL};
+    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 256 * KiB, 1, NULL, NULL, NULL, 1, 1};
     double size = 8.0 * MiB, tc_lz4 = size / 500.0, tc_zstd = size / 10.0; /* us at 500 and 10 MB/s */
     double lz4_1 = compi_estimate_speedup(&x, lz4, 8 * MiB, 2.14, tc_lz4);
     double zstd_1 = compi_estimate_speedup(&x, zstd, 8 * MiB, 3.35, tc_zstd);
@@ -699,7 +733,7 @@ static void test_estimate_budget(void)
     const compi_codec *cands[3] = {zstd, lz4, zstd};
     for (int i = 0; i < 3; i++) cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = cands[i];
     compi_net_link fast = flat_link(5, 20), slow = flat_link(5, 80);
-    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL};
+    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL, 1, 1};
     size_t n = 8 * KiB;
     unsigned char *data = calloc(n, 1);
     void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
@@ -728,7 +762,7 @@ static void test_estimate_budget_trial(void)
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     cm.speeds[cm.nspeeds++] = (compi_codec_speed){lz4, -1, 100, 0, 0};
     compi_net_link fast = flat_link(5, 20);
-    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL};
+    compi_estimate_ctx x = {&fast, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL, 1, 1};
     size_t n = 8 * KiB;
     unsigned char *data = calloc(n, 1);
     void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
@@ -754,7 +788,7 @@ static void test_estimate_switch_margin(void)
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = zstd;
     compi_net_link slow = flat_link(0, 80), crawl = flat_link(0, 2e6);
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_clock_us, NULL, NULL, 1, 1};
     size_t n = 8 * KiB;
     unsigned char *data = calloc(n, 1);
     void *scratch = malloc(compi_estimate_scratch_size(64 * KiB));
@@ -837,7 +871,7 @@ static void test_estimate_noisy_recheck(void)
     memset(&costs, 0, sizeof costs);
     compi_net_link slow = flat_link(0, 80);
     compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_codec_clock_us,
-                            NULL, &costs};
+                            NULL, &costs, 1, 1};
     size_t n = 128 * KiB;
     unsigned char *data = calloc(n, 1);
     void *scratch = malloc(compi_estimate_scratch_size(n));
@@ -880,7 +914,7 @@ static void test_estimate_shortfall(void)
     memset(&costs, 0, sizeof costs);
     compi_net_link link = flat_link(10, 0.5);
     compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, fake_codec_clock_us,
-                            NULL, &costs};
+                            NULL, &costs, 1, 1};
     compi_window_params p;
     compi_window_params_default(&p);
     compi_window w;
@@ -934,7 +968,7 @@ static void test_estimate(void)
     cm.relations[cm.nrelations++] = (compi_codec_relation){lz4, -1, 0, 1e9, 0.5};
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = lz4;
     compi_net_link slow = flat_link(100, 80); /* ~100 Mbit/s */
-    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, NULL, NULL, NULL};
+    compi_estimate_ctx x = {&slow, &cm, COMPI_CLASS_BYTE, 1, 0, COMPI_ESTIMATE_NO_CHUNKS, 1, NULL, NULL, NULL, 1, 1};
     double s = compi_estimate_speedup(&x, lz4, MiB, 4.0, 1000);
     double want = (100 + (MiB + 32) * 0.08) / (100 + (MiB / 4.0 + 32) * 0.08 + 1000 + 500);
     CHECK(fabs(s - want) < 1e-9, "formula: %f vs %f", s, want);
@@ -1069,6 +1103,7 @@ int main(void)
     test_codec_file();
     test_estimate();
     test_estimate_threads();
+    test_estimate_shared();
     test_estimate_stronger_with_threads();
     test_estimate_budget();
     test_estimate_budget_trial();

@@ -81,7 +81,7 @@ static void test_sample_is_a_chunk(void)
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = &fast;
     cm.candidates[COMPI_CLASS_BYTE][cm.ncandidates[COMPI_CLASS_BYTE]++] = &deep;
     compi_net_link link = flat_link(100, 160);
-    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 0, 1, fake_clock_us, NULL, NULL};
+    compi_estimate_ctx x = {&link, &cm, COMPI_CLASS_BYTE, 1, 11, 0, 1, fake_clock_us, NULL, NULL, 1, 1};
     size_t size = 8 * MiB, sample = 64 * KiB;
     CHECK(compi_estimate_chunk(&x, size) == 256 * KiB, "8 MiB goes in 256 KiB chunks (%zu)",
           compi_estimate_chunk(&x, size));
@@ -159,7 +159,7 @@ static void three_codecs_init(three_codecs *t, const compi_codec *a, const compi
     }
     t->link = flat_link(15, 9);
     t->x = (compi_estimate_ctx){&t->link,      &t->cm, COMPI_CLASS_DOUBLE, 8, 0, COMPI_ESTIMATE_NO_CHUNKS, 1,
-                                fake_clock_us, NULL,   &t->costs};
+                                fake_clock_us, NULL,   &t->costs, 1, 1};
 }
 
 /* An 80 KiB message at ~110 MB/s may spend ~0.74 ms on its evaluation. In

@@ -163,7 +163,7 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
         double td = tc * compi_codec_model_d_over_c(cm, cands[k], e->msg.dtclass, r);
         /* the very formula the runtime uses (engine/estimate.h), with its
          * default chunking (COMPI_CHUNK=auto) */
-        compi_estimate_ctx x = {link, cm, e->msg.dtclass, e->msg.elem_size, o->level, 0, 1.0, NULL, NULL, NULL};
+        compi_estimate_ctx x = {link, cm, e->msg.dtclass, e->msg.elem_size, o->level, 0, 1.0, NULL, NULL, NULL, 1, 1};
         double sp = compi_estimate_speedup(&x, cands[k], e->msg.size, r, tc);
         if (o->verbose > 1)
             printf("    %016llx %-10s ratio %8.2f  T_c %10.1f us  T_d %10.1f us  speedup %.3f\n",
