@@ -262,6 +262,13 @@ int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *co
     return rc;
 }
 
+int compi_compat_topo_test(MPI_Comm comm, int *status)
+{
+    (void)comm;
+    *status = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
 /* ------------------------------------------- compi's side channel (see .h) */
 
 /* SMPI's request calls (C++ static members of simgrid::smpi::Request,

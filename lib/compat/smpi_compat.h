@@ -12,7 +12,9 @@
  *     real matched probe (no later receive can take it). SMPI runs each
  *     simulated rank as one thread of the simulator, one at a time, so
  *     nothing can receive between the probe and that receive;
- *   - MPI_Get_elements(_x): computed from the byte count of the status.
+ *   - MPI_Get_elements(_x): computed from the byte count of the status;
+ *   - MPI_Topo_test: MPI_UNDEFINED (SMPI has no graph or neighbourhood
+ *     collectives, whose communicators compi tells apart by it).
  * It also charges a modelled codec cost to the simulated clock
  * (COMPI_SIM_CODEC_COST, docs/simulate.md), so that simulated times do not
  * depend on how busy the simulating machine is. */
@@ -28,6 +30,7 @@ MPI_Fint compi_compat_message_c2f(MPI_Message message);
 MPI_Message compi_compat_message_f2c(MPI_Fint f);
 int compi_compat_get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
 int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
+int compi_compat_topo_test(MPI_Comm comm, int *status);
 
 #define PMPI_Mprobe compi_compat_mprobe
 #define PMPI_Improbe compi_compat_improbe
@@ -37,6 +40,7 @@ int compi_compat_get_elements(const MPI_Status *status, MPI_Datatype dt, int *co
 #define PMPI_Message_f2c compi_compat_message_f2c
 #define PMPI_Get_elements_x compi_compat_get_elements_x
 #define PMPI_Get_elements compi_compat_get_elements
+#define PMPI_Topo_test compi_compat_topo_test
 
 /* Non-contiguous receives are staged as bytes and unpacked (lib/core/
  * message.c): SMPI 3.32 mis-places a frame received into a struct type

@@ -19,7 +19,9 @@ typedef struct compi_comm_info {
     int peers_shared; /* the two are the process's (peers in MPI_COMM_WORLD's order): not freed */
     /* peers on my node, and on the node that has the most of them: an
      * alltoall's blocks from every rank of a node leave through its link
-     * together (the same on every rank: widest) */
+     * together (the same on every rank: widest); 0 on a communicator with
+     * a topology, whose alltoall family is mostly the neighbourhood
+     * collectives (a few neighbours each, not every rank) */
     int node_peers, widest;
     /* the environment's policy, overridden by the communicator's MPI_Info
      * hints compi_mode, compi_codec, compi_min_bytes */

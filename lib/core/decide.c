@@ -477,9 +477,10 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     d->peer_node = peer >= 0 && peer < ci->peer_count ? ci->peer_node[peer] : -1;
     d->predicted = 1;
     /* an alltoall's blocks from every rank of this node to every rank
-     * elsewhere travel at once (the v variants' taken as full) */
+     * elsewhere travel at once (the v variants' taken as full; not the
+     * neighbourhood collectives: node_peers 0 on a topology) */
     d->share = d->own = 1;
-    if (fam == COMPI_FAM_ALLTOALL && ci->peer_count > ci->node_peers) {
+    if (fam == COMPI_FAM_ALLTOALL && ci->node_peers > 0 && ci->peer_count > ci->node_peers) {
         d->own = ci->peer_count - ci->node_peers;
         d->share = d->own * (ci->node_peers > 1 ? ci->node_peers : 1);
     }

@@ -527,12 +527,13 @@ static int compi_mode_frames(compi_mode m)
 }
 
 /* ci's node_peers and widest, from its peers' nodes (ranks on no node
- * compi knows count as one node each). */
-static void compi_comm_node_peers(compi_comm_info *ci)
+ * compi knows count as one node each); 0 where comm has a topology. */
+static void compi_comm_node_peers(MPI_Comm comm, compi_comm_info *ci)
 {
-    int nn = compi_g.node_count;
-    int *per = nn > 0 ? calloc((size_t)nn, sizeof *per) : NULL;
-    ci->node_peers = ci->widest = 1;
+    int nn = compi_g.node_count, topo = MPI_UNDEFINED;
+    if (!ci->is_inter) PMPI_Topo_test(comm, &topo);
+    ci->node_peers = ci->widest = topo == MPI_UNDEFINED ? 1 : 0;
+    int *per = topo == MPI_UNDEFINED && nn > 0 ? calloc((size_t)nn, sizeof *per) : NULL;
     if (!per) return;
     int mine = 0;
     for (int i = 0; i < ci->peer_count; i++) {
@@ -579,7 +580,7 @@ static compi_comm_info *compi_comm_members(MPI_Comm comm, int *crosses)
         else if (local_nodes[i] != first) spans = 1;
     }
     *crosses = spans && !outside;
-    compi_comm_node_peers(ci);
+    compi_comm_node_peers(comm, ci);
     free(local_nodes);
     PMPI_Group_free(&peers);
     if (local != MPI_GROUP_NULL) PMPI_Group_free(&local);
