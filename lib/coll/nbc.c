@@ -370,8 +370,7 @@ int compi_impl_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
     COMPI_PROF_COLL_HOOK(comm, COMPI_PROF_ALLTOALL, -1, recvcount, recvtype, NULL, MPI_OP_NULL);
     size_t bytes = compi_nbc_bytes(recvtype, recvcount);
     /* judged as the blocking call (lib/core/decide.h) */
-    if (!ci || bytes < ci->min_bytes ||
-        !compi_coll_worth(ci, compi_alltoall_link_bytes(ci, bytes), compi_alltoall_extra(ci)))
+    if (!ci || !compi_coll_worth(ci, compi_alltoall_link_bytes(ci, bytes), compi_alltoall_extra(ci)))
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     compi_nbc_ticket t;
     if (compi_nbc_gate_begin(comm, ci, COMPI_NBC_IALLTOALL, bytes, &t) == COMPI_TRIALS_PATH_MPI)

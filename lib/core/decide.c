@@ -482,7 +482,7 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     d->share = d->own = 1;
     if (fam == COMPI_FAM_ALLTOALL && ci->node_peers > 0 && ci->peer_count > ci->node_peers) {
         d->own = ci->peer_count - ci->node_peers;
-        d->share = d->own * (ci->node_peers > 1 ? ci->node_peers : 1);
+        d->share = d->own * ci->node_peers;
     }
     size_t size = (size_t)ti->size;
     int remote = peer < 0 ? 1 : compi_peer_is_remote(ci, peer);

@@ -118,9 +118,12 @@ int compi_coll_worth(const compi_comm_info *ci, size_t size, int extra);
 /* The size an alltoall of block-byte blocks is judged by in these tests:
  * what the most crowded node's link carries in the call (each of its
  * ranks' blocks for every rank elsewhere leave together), the same on
- * every rank (on a communicator with a topology, the block: widest 0). */
+ * every rank (on a communicator with a topology, the block: widest 0);
+ * 0 for blocks under the communicator's min_bytes, which go raw whatever
+ * is decided (so the call is the MPI's own). */
 static inline size_t compi_alltoall_link_bytes(const compi_comm_info *ci, size_t block)
 {
+    if (block < ci->min_bytes) return 0;
     if (ci->widest < 1) return block;
     size_t away = ci->peer_count > ci->widest ? (size_t)(ci->peer_count - ci->widest) : 1;
     return block * (size_t)ci->widest * away;

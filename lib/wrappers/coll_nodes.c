@@ -183,16 +183,13 @@ static int compi_alltoall_common(const void *sendbuf, int sendcount, MPI_Datatyp
     const compi_comm_info *ci = compi_coll_enter(COMPI_COLL_ALLTOALL, comm);
     if (!ci) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     uint64_t t0 = compi_now_ns(), wire = 0;
-    int n = ci->peer_count, rc = MPI_SUCCESS;
+    int n = ci->peer_count, rc;
     MPI_Count block = compi_type_bytes(recvtype, recvcount);
-    compi_coll_ticket tk = {0};
-    /* blocks that go raw whatever is decided take the MPI's own; the others
-     * are judged by what their node's link carries in the call */
+    compi_coll_ticket tk;
+    /* judged by what the block's node's link carries in the call */
     const compi_coll_layout *l =
-        (size_t)block < ci->min_bytes
-            ? NULL
-            : compi_coll_path(comm, ci, COMPI_COLL_ALLTOALL, compi_alltoall_link_bytes(ci, (size_t)block),
-                              compi_alltoall_extra(ci), recvtype, MPI_OP_NULL, &tk, &rc);
+        compi_coll_path(comm, ci, COMPI_COLL_ALLTOALL, compi_alltoall_link_bytes(ci, (size_t)block),
+                        compi_alltoall_extra(ci), recvtype, MPI_OP_NULL, &tk, &rc);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (!l) {
         rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);

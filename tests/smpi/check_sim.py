@@ -154,30 +154,44 @@ def startup(bindir):
                         f"{t['plain']:.9f} s without: compi's MPI_Init ran collectives on MPI_COMM_WORLD")
 
 
+def simulate(build, args, modes):
+    """Runs `compi simulate` on 2 fat-tree nodes of 8 cores (args: its
+    options and program) with compi's environment left out, prints its
+    output and gives (process, {mode: (seconds, checksum column)}) for the
+    rows of "off" and modes that it printed."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    cmd = [os.path.join(root, "tools", "compi"), "simulate", "--build", build, "--topo", "fattree",
+           "--nodes", "2", "--cores", "8", "--modes", " ".join(modes)] + args
+    e = {k: v for k, v in os.environ.items() if not k.startswith("COMPI_")}
+    p = subprocess.run(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    print(p.stdout.strip())
+    rows = {}
+    for mode in ("off",) + tuple(modes):
+        row = re.search(r"^" + re.escape(mode) + r"\s+(\S+)\s+\S+\s+(.*)$", p.stdout, re.M)
+        if row:
+            rows[mode] = (row.group(1), row.group(2))
+    return p, rows
+
+
 def simulate_cmd(build):
     """compi simulate on compi_pairs (16 ranks, plain and fixed lz4): each
     run's simulated time is the program's own (its APP ... time_s= line, not
     the whole run with MPI_Init) and the checksums are found equal."""
-    root = os.path.dirname(os.path.dirname(HERE))
     with tempfile.TemporaryDirectory() as keep:
-        cmd = [os.path.join(root, "tools", "compi"), "simulate", "--build", build, "--topo", "fattree",
-               "--nodes", "2", "--cores", "8", "--modes", "fixed:lz4", "--keep", keep,
-               "compi_pairs", "--n", "8192", "--iters", "3", "--quiet"]
-        e = {k: v for k, v in os.environ.items() if not k.startswith("COMPI_")}
-        p = subprocess.run(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
-        print(p.stdout.strip())
+        p, rows = simulate(build, ["--keep", keep, "compi_pairs", "--n", "8192", "--iters", "3", "--quiet"],
+                           ("fixed:lz4",))
         for mode in ("off", "fixed:lz4"):
             with open(os.path.join(keep, mode + ".log"), encoding="utf-8", errors="replace") as f:
                 own = re.search(r"^APP .*time_s=([0-9.e+-]+)", f.read(), re.M)
-            row = re.search(r"^" + re.escape(mode) + r"\s+(\S+)\s+\S+\s+(.*)$", p.stdout, re.M)
-            if not own or not row:
+            if not own or mode not in rows:
                 failures.append(f"compi simulate compi_pairs {mode}: no APP line or no row (exit {p.returncode})")
                 continue
-            if float(row.group(1)) != float(own.group(1)):
-                failures.append(f"compi simulate compi_pairs {mode}: reported {row.group(1)} s, "
+            secs, same = rows[mode]
+            if float(secs) != float(own.group(1)):
+                failures.append(f"compi simulate compi_pairs {mode}: reported {secs} s, "
                                 f"the program's own time is {own.group(1)} s")
-            if row.group(2) != "same as off":
-                failures.append(f"compi simulate compi_pairs {mode}: checksum '{row.group(2)}'")
+            if same != "same as off":
+                failures.append(f"compi simulate compi_pairs {mode}: checksum '{same}'")
 
 
 def transpose(build):
@@ -186,20 +200,14 @@ def transpose(build):
     for the other node at once, so adaptive must price them as the node's
     burst and compress as lz4 does (within 5 %), where pricing each block
     alone sent the call to the MPI as it is (0.99 of plain, lz4 2.14)."""
-    root = os.path.dirname(os.path.dirname(HERE))
-    cmd = [os.path.join(root, "tools", "compi"), "simulate", "--build", build, "--topo", "fattree",
-           "--nodes", "2", "--cores", "8", "--rate", "1Gbps", "--modes", "fixed:lz4 adaptive",
-           "compi_transpose", "--n", "48", "--iters", "2", "--serial", "off", "--quiet"]
-    e = {k: v for k, v in os.environ.items() if not k.startswith("COMPI_")}
-    p = subprocess.run(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
-    print(p.stdout.strip())
+    p, rows = simulate(build, ["--rate", "1Gbps", "compi_transpose", "--n", "48", "--iters", "2", "--serial", "off",
+                               "--quiet"], ("fixed:lz4", "adaptive"))
     t = {}
     for mode in ("off", "fixed:lz4", "adaptive"):
-        row = re.search(r"^" + re.escape(mode) + r"\s+(\S+)\s+\S+\s+(.*)$", p.stdout, re.M)
-        if not row or (mode != "off" and row.group(2) != "same as off"):
+        if mode not in rows or (mode != "off" and rows[mode][1] != "same as off"):
             failures.append(f"compi simulate compi_transpose {mode}: no row or checksum differs (exit {p.returncode})")
             return
-        t[mode] = float(row.group(1))
+        t[mode] = float(rows[mode][0])
     if not t["fixed:lz4"] < t["off"]:
         failures.append(f"transpose 1 Gbit/s: lz4 {t['fixed:lz4']} s not faster than plain {t['off']} s")
     if t["adaptive"] > 1.05 * min(t["off"], t["fixed:lz4"]):
