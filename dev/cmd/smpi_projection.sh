@@ -50,8 +50,10 @@ app_args() {
         # 16384 keys a rank, exchanged by MPI_Alltoallv
         nas_is) echo "--scale $(awk -v p="$np" 'BEGIN { print p / 128 }') --iters 10 --quiet" ;;
         # slabs need N a multiple of NP, so no problem a rank stays the same:
-        # N = 2 NP, 2 planes a rank, a 4 NP-double block to every rank
-        transpose) echo "--n $((2 * np)) --iters 2 --serial off --quiet" ;;
+        # N = 2 NP, 2 planes a rank, a 4 NP-double block to every rank;
+        # 10 transposes and back, as the others' 10 iterations: the first
+        # call's learning is a run's, not each call's
+        transpose) echo "--n $((2 * np)) --iters 10 --serial off --quiet" ;;
         *) echo "smpi_projection: no arguments known for $1" >&2; return 2 ;;
     esac
 }
