@@ -16,6 +16,16 @@
 #include "core/recv.h"
 #include "core/stats.h"
 
+int compi_coll_blocks_away(const compi_comm_info *ci, const int counts[], MPI_Datatype dt)
+{
+    int size = 0, away = 0;
+    PMPI_Type_size(dt, &size);
+    if (size <= 0) return 0;
+    for (int j = 0; j < ci->peer_count; j++)
+        if (counts[j] > 0 && compi_peer_is_remote(ci, j)) away++;
+    return away;
+}
+
 int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire_out)
@@ -38,6 +48,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
     rc = compi_coll_xfer_init(&x, n);
     if (rc == MPI_SUCCESS && !outs) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) goto out;
+    int away = compi_coll_blocks_away(ci, sendcounts, sendtype);
     for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
         const void *blk = (const char *)sendbuf + sdispls[j] * sext;
         compi_typeinfo ti;
@@ -46,7 +57,8 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
         if (len == 0 || (in_place && j == l->rank)) continue; /* in place: my own block stays where it is */
         x.out[j] = &outs[j];
         if (compi_peer_is_remote(ci, j)) {
-            rc = compi_coll_out_begin(&outs[j], ci, j, COMPI_FAM_ALLTOALL, blk, sendcounts[j], sendtype, &ti, in_place);
+            rc = compi_coll_out_begin(&outs[j], ci, j, COMPI_FAM_ALLTOALL, blk, sendcounts[j], sendtype, &ti, in_place,
+                                      away);
         } else if (!in_place) { /* same node: sent from the caller's buffer as it is */
             compi_coll_out_typed(&outs[j], blk, sendcounts[j], sendtype, len);
         } else if (!(outs[j].frame = malloc(len))) {

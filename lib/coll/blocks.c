@@ -98,11 +98,11 @@ static int compi_coll_out_pend(compi_coll_out *o, const void *buf, int count, MP
 }
 
 int compi_coll_out_begin(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
-                         int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy)
+                         int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy, int away)
 {
     memset(o, 0, sizeof *o);
     size_t size = (size_t)ti->size;
-    compi_decide(&o->d, ci, peer, -1, ti, fam);
+    compi_decide_in_burst(&o->d, ci, peer, -1, ti, fam, away);
     /* a raw window's watch: new data that compress are evaluated at once */
     if (o->d.watch && ti->contiguous && size > 0) compi_decision_watch(&o->d, (const char *)buf + ti->true_lb, size);
     COMPI_STAT_ADD(messages[fam], 1);
@@ -206,7 +206,7 @@ int compi_coll_outs_code(compi_coll_out *outs, int n)
 int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
                          int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy)
 {
-    int rc = compi_coll_out_begin(o, ci, peer, fam, buf, count, dt, ti, copy);
+    int rc = compi_coll_out_begin(o, ci, peer, fam, buf, count, dt, ti, copy, 0);
     if (rc == MPI_SUCCESS) rc = compi_coll_outs_code(o, 1);
     if (rc != MPI_SUCCESS) compi_coll_out_free(o);
     return rc;

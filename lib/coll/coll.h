@@ -125,6 +125,10 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
+/* The blocks of counts[] of dt (one per rank of ci's group) that go to
+ * ranks on other nodes: the `away` an alltoall(v)'s blocks are decided
+ * with (compi_decide_in_burst). */
+int compi_coll_blocks_away(const compi_comm_info *ci, const int counts[], MPI_Datatype dt);
 /* root < 0: allreduce. *path: how it ran (compi_prof_path: the leaders'
  * way; ranks that are not node leaders do not know it and get
  * COMPI_PROF_PATH_COMPI). */
@@ -213,9 +217,11 @@ int compi_coll_out_build(compi_coll_out *o, const compi_comm_info *ci, int peer,
  * the pending work of outs[0..n) on the codec pool (lib/pool) and finishes
  * every block in order on the calling thread. The frames are the bytes
  * compi_coll_out_build makes, whatever the pool's thread count. On failure
- * the blocks still need compi_coll_out_free. */
+ * the blocks still need compi_coll_out_free. away: an alltoall's blocks
+ * this rank sends to other nodes in the call (compi_decide_in_burst; 0
+ * for the other families). */
 int compi_coll_out_begin(compi_coll_out *o, const compi_comm_info *ci, int peer, compi_family fam, const void *buf,
-                         int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy);
+                         int count, MPI_Datatype dt, const compi_typeinfo *ti, int copy, int away);
 int compi_coll_outs_code(compi_coll_out *outs, int n);
 /* A block sent as it is, typed (same-node blocks). */
 void compi_coll_out_typed(compi_coll_out *o, const void *buf, int count, MPI_Datatype dt, size_t size);

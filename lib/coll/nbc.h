@@ -87,6 +87,10 @@ typedef struct compi_sched compi_sched;
 compi_sched *compi_sched_new(MPI_Comm comm, const compi_comm_info *ci, compi_nbc_kind kind, compi_family fam, int *rc);
 /* Ends the current round: steps added later wait for it to complete. */
 void compi_sched_round(compi_sched *s);
+/* An alltoall's schedule: this rank sends `away` blocks to other nodes
+ * (compi_coll_blocks_away; its sends are decided as that burst's blocks,
+ * compi_decide_in_burst). Not set: one to every rank elsewhere. */
+void compi_sched_away(compi_sched *s, int away);
 /* Ends the current round and starts a lane: the rounds added from here on
  * run in order, independently of the earlier lanes' rounds (their messages
  * must not match those of other lanes: sub tags of their own). */

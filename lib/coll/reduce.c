@@ -112,7 +112,7 @@ static int compi_reduce_scatter_leaders(char *acc, const compi_parts *q, MPI_Dat
         }
         compi_typeinfo ti;
         compi_typeinfo_get(dt, len, &ti);
-        rc = compi_coll_out_begin(&outs[c], ci, l->leader_of[c], fam, part, len, dt, &ti, 0);
+        rc = compi_coll_out_begin(&outs[c], ci, l->leader_of[c], fam, part, len, dt, &ti, 0, 0);
         x.out[c] = &outs[c];
     }
     if (rc == MPI_SUCCESS) rc = compi_coll_outs_code(outs, p); /* the frames, on the codec pool */

@@ -35,6 +35,7 @@ struct compi_sched {
     const compi_comm_info *ci; /* held */
     compi_nbc_kind kind;
     compi_family fam;
+    int away; /* an alltoall's: blocks this rank sends to other nodes (compi_sched_away) */
     int tagbase;
     compi_sched_op *ops;
     int nops, cap;
@@ -393,6 +394,11 @@ static int compi_sched_msg(compi_sched *s, int type, const void *sbuf, void *rbu
     return MPI_SUCCESS;
 }
 
+void compi_sched_away(compi_sched *s, int away)
+{
+    s->away = away;
+}
+
 int compi_sched_send(compi_sched *s, const void *buf, int count, MPI_Datatype dt, int peer, int sub)
 {
     return compi_sched_msg(s, COMPI_OP_SEND, buf, NULL, count, dt, peer, sub);
@@ -490,6 +496,7 @@ static void compi_sched_fail(compi_sched *s, int rc)
 static void compi_sched_post_msg(compi_sched *s, compi_sched_op *op)
 {
     compi_req *r = compi_req_new(op->type == COMPI_OP_SEND ? COMPI_REQ_SEND : COMPI_REQ_RECV, s->x, s->ci, s->fam);
+    r->away = s->away;
     int rc = op->type == COMPI_OP_SEND
                  ? compi_post_send(r, op->sbuf, op->count, op->dt, op->peer, op->tag, COMPI_SMODE_STD, s->ci)
                  : compi_post_recv(r, op->rbuf, op->count, op->dt, op->peer, op->tag);

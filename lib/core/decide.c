@@ -467,6 +467,12 @@ static void compi_decide_adaptive(compi_decision *d, size_t size)
 void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int tag, const compi_typeinfo *ti,
                   compi_family fam)
 {
+    compi_decide_in_burst(d, ci, peer, tag, ti, fam, 0);
+}
+
+void compi_decide_in_burst(compi_decision *d, const compi_comm_info *ci, int peer, int tag, const compi_typeinfo *ti,
+                           compi_family fam, int away)
+{
     memset(d, 0, sizeof *d);
     d->mode = ci->mode;
     d->dtclass = ti->dtclass;
@@ -476,12 +482,14 @@ void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int ta
     d->fam = fam;
     d->peer_node = peer >= 0 && peer < ci->peer_count ? ci->peer_node[peer] : -1;
     d->predicted = 1;
-    /* an alltoall's blocks from every rank of this node to every rank
-     * elsewhere travel at once (the v variants' taken as full; not the
+    /* an alltoall's blocks from every rank of this node to the ranks
+     * elsewhere travel at once: this rank's `away` (every rank elsewhere
+     * when not said), as many from each of the node's ranks (not the
      * neighbourhood collectives: node_peers 0 on a topology) */
     d->share = d->own = 1;
     if (fam == COMPI_FAM_ALLTOALL && ci->node_peers > 0 && ci->peer_count > ci->node_peers) {
-        d->own = ci->peer_count - ci->node_peers;
+        int elsewhere = ci->peer_count - ci->node_peers;
+        d->own = away > 0 && away < elsewhere ? away : elsewhere;
         d->share = d->own * ci->node_peers;
     }
     size_t size = (size_t)ti->size;

@@ -46,6 +46,14 @@ typedef struct {
  * (a broadcast root). */
 void compi_decide(compi_decision *d, const compi_comm_info *ci, int peer, int tag, const compi_typeinfo *ti,
                   compi_family fam);
+/* The same for a block of an alltoall family call in which this rank
+ * sends `away` blocks to ranks on other nodes (the v variants count the
+ * blocks they send; 0: one to every rank elsewhere, as an Alltoall). The
+ * node's other ranks are taken to send as many at the same time: the
+ * block is priced as part of that burst (compi_estimate_ctx's share and
+ * own). Other families: compi_decide. */
+void compi_decide_in_burst(compi_decision *d, const compi_comm_info *ci, int peer, int tag, const compi_typeinfo *ti,
+                           compi_family fam, int away);
 static inline int compi_decision_needs_data(const compi_decision *d)
 {
     return d && (d->codec || d->evaluate || d->trace);

@@ -266,7 +266,7 @@ static int compi_outgoing_bytes(compi_outgoing *out, void *tmp, size_t off, size
 }
 
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt, const compi_comm_info *ci,
-                         int dest, int tag, compi_family fam, compi_decision *d, int keep_ref)
+                         int dest, int tag, compi_family fam, int away, compi_decision *d, int keep_ref)
 {
     compi_typeinfo ti;
     compi_typeinfo_get(dt, count, &ti);
@@ -277,7 +277,7 @@ int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Da
     COMPI_STAT_ADD(bytes[fam], size);
     COMPI_STAT_ADD(inter_msgs, 1); /* same-node messages never come here */
 
-    compi_decide(d, ci, dest, tag, &ti, fam);
+    compi_decide_in_burst(d, ci, dest, tag, &ti, fam, away);
     d->outcome_later = 1; /* the caller posts the message, then records it */
     if (d->watch && ti.contiguous && size > 0) compi_decision_watch(d, (const char *)buf + ti.true_lb, size);
     int in_place = ti.contiguous && keep_ref;

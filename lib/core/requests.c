@@ -194,7 +194,7 @@ int compi_post_send(compi_req *r, const void *buf, int count, MPI_Datatype dt, i
     int buffered = mode == COMPI_SMODE_BUFFERED;
     compi_decision d;
     /* a buffered send's data is copied: the application may reuse it at once */
-    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, r->fam, &d, !buffered);
+    int rc = compi_outgoing_build(out, buf, count, dt, ci, dest, tag, r->fam, r->away, &d, !buffered);
     if (rc != MPI_SUCCESS) {
         free(out);
         return rc;

@@ -25,7 +25,8 @@ typedef struct compi_req {
     MPI_Comm comm;             /* for error handlers; may be freed by the application */
     const compi_comm_info *ci; /* comm's info, held (NULL: compi's own traffic) */
     compi_family fam;
-    MPI_Request inner;   /* the PMPI request doing the current operation */
+    int away;          /* an alltoall's send: the blocks this rank sends to other nodes in it (compi_outgoing_build) */
+    MPI_Request inner; /* the PMPI request doing the current operation */
     compi_outgoing *out; /* current send's frame */
     compi_incoming *in;  /* current receive's target */
     void *landing;       /* a side receive's buffer, which the MPI may write until inner completes */

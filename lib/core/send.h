@@ -26,9 +26,11 @@ typedef struct {
     struct compi_pipe *pipe; /* pipelined: addr is its header, the chunks follow (pipeline.c) */
 } compi_outgoing;
 /* keep_ref: the application's buffer may be sent from (not for buffered
- * sends, whose buffer is free again at once). */
+ * sends, whose buffer is free again at once). away: an alltoall's blocks
+ * this rank sends to other nodes in the call (compi_decide_in_burst; 0 for
+ * the other families). */
 int compi_outgoing_build(compi_outgoing *out, const void *buf, int count, MPI_Datatype dt, const compi_comm_info *ci,
-                         int dest, int tag, compi_family fam, compi_decision *d, int keep_ref);
+                         int dest, int tag, compi_family fam, int away, compi_decision *d, int keep_ref);
 /* Releasing a pipelined message whose chunks are still on their way hands
  * them to compi, which completes them in the background. */
 void compi_outgoing_release(compi_outgoing *out);

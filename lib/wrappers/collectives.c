@@ -560,7 +560,7 @@ static int compi_scatter_common(const void *sendbuf, const int *sendcounts, cons
         compi_typeinfo_get(sendtype, cnt, &ti);
         if (ti.size == 0) continue;
         rc = compi_coll_out_begin(&outs[i], ci, i, COMPI_FAM_SCATTER, compi_block(sendbuf, at, sendtype), cnt, sendtype,
-                                  &ti, 0);
+                                  &ti, 0, 0);
         if (rc == MPI_SUCCESS) x.out[i] = &outs[i];
     }
     if (rc == MPI_SUCCESS && outs) rc = compi_coll_outs_code(outs, size); /* the frames, on the codec pool */

@@ -64,7 +64,7 @@ static int compi_blocking_send(compi_send_mode mode, const void *buf, int count,
     }
     compi_outgoing out;
     compi_decision d;
-    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, tag, fam, &d, 1);
+    int rc = compi_outgoing_build(&out, buf, count, dt, ci, dest, tag, fam, 0, &d, 1);
     if (rc != MPI_SUCCESS) return compi_raise(comm, rc);
     if (out.pipe) {
         /* Pipelined: the header goes first with the application's mode,
