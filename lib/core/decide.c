@@ -431,6 +431,8 @@ static void compi_decision_message(const compi_decision *d, size_t size, size_t 
     m->link_cls = COMPI_LINK_INTER;
     m->size = size;
     m->elem_size = elem;
+    m->share = (uint32_t)d->share;
+    m->own = (uint32_t)d->own;
     int node = d->peer_node >= 0 ? d->peer_node : compi_g.node_count;
     snprintf(m->peer_node, sizeof m->peer_node, "%s", node < compi_g.node_count ? compi_E.node_names[node] : "*");
 }

@@ -77,6 +77,7 @@ int compi_rules_save(const char *dir, int rank, int world_size, const char *prog
                     (unsigned long long)r->msg->size, r->msg->peer, r->msg->tag, compi_dtclass_name(r->msg->dtclass),
                     r->msg->comm_id, r->msg->family, r->msg->link_cls ? "inter" : "intra",
                     (unsigned long long)r->count);
+            if (r->msg->share > 1) fprintf(f, " burst=%u/%u", r->msg->share, r->msg->own);
             if (r->ratio > 0) fprintf(f, " ratio=%.2f", r->ratio);
             if (r->max_ratio > 0) fprintf(f, " max_ratio=%.2f", r->max_ratio);
             if (r->predicted > 0) fprintf(f, " predicted=%.2fx", r->predicted);

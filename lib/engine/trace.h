@@ -36,6 +36,11 @@ typedef struct {
     uint64_t size;      /* packed bytes */
     size_t elem_size;   /* 1, 4 or 8 */
     char peer_node[64]; /* host name of the destination's node */
+    /* the burst it travels in (an alltoall's block: the messages crossing
+     * its link with it, and this rank's among them; engine/estimate.h's
+     * share and own); 1 and 1 alone. Not part of the key; a key's first
+     * message gives them. */
+    uint32_t share, own;
 } compi_trace_msg;
 /* The families of compi's collective frames (compi_family's bcast ..
  * reduce, lib/core/stats.h asserts the range): what compi map --rules

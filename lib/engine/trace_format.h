@@ -13,22 +13,25 @@
  *           collective algorithms in force, text), any number of SMPL, at
  *           most one PROF (the communication profile, engine/commprof.h),
  *           one INDX, one SUMM, end of file. Version 1 files (no ALGS/PROF)
- *           are still read. */
+ *           and version 2 files (index entries without the burst,
+ *           TR_INDX_ENTRY_V2 bytes) are still read. */
 #ifndef COMPI_ENGINE_TRACE_FORMAT_H
 #define COMPI_ENGINE_TRACE_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <zlib.h>
+#include "engine/trace.h"
 
 #define TR_MAGIC "COMPITRC"
-#define TR_VERSION 2u
+#define TR_VERSION 3u
 #define TR_ALGS_MAX (1u << 20)
 #define TR_HDR_CRC_OFF 368
 #define TR_HDR_LEN (TR_HDR_CRC_OFF + 4)
-#define TR_CHUNK_OVH 12u  /* type, length, crc */
-#define TR_SMPL_FIXED 28u /* key, seq, occurrence, nslices, len */
-#define TR_INDX_ENTRY 116u
+#define TR_CHUNK_OVH 12u      /* type, length, crc */
+#define TR_SMPL_FIXED 28u     /* key, seq, occurrence, nslices, len */
+#define TR_INDX_ENTRY 124u    /* ... u32 share, u32 own (version 3) */
+#define TR_INDX_ENTRY_V2 116u /* versions 1 and 2 */
 #define TR_SUMM_LEN 96u
 #define TR_MAX_KEYS (1u << 24)
 
@@ -53,6 +56,15 @@ static inline uint64_t tr_index_size(uint64_t nkeys)
 static inline uint64_t tr_summ_size(void)
 {
     return TR_CHUNK_OVH + TR_SUMM_LEN;
+}
+
+/* A message's burst as a trace records it: 1 and 1 when not said (0),
+ * and never more of the rank's own than cross the link. */
+static inline void tr_norm_burst(compi_trace_msg *m)
+{
+    if (m->share < 1) m->share = 1;
+    if (m->own < 1) m->own = 1;
+    if (m->own > m->share) m->own = m->share;
 }
 
 /* The element sizes a trace records (anything else is recorded as 1). */

@@ -114,8 +114,8 @@ static int tr_read_header(tr_reader *r)
     if (len < 8 || memcmp(buf, TR_MAGIC, 8) != 0) FAIL("not a compi trace file (no COMPITRC magic at the start)");
     if (len < 16) FAIL("truncated: %zu bytes, shorter than the header", len);
     t->version = compi_load_le32(buf + 8);
-    if (t->version != TR_VERSION && t->version != 1)
-        FAIL("trace format version %u is not supported (this compi reads versions 1 and %u)", t->version, TR_VERSION);
+    if (t->version < 1 || t->version > TR_VERSION)
+        FAIL("trace format version %u is not supported (this compi reads versions 1 to %u)", t->version, TR_VERSION);
     if (compi_load_le32(buf + 12) != TR_HDR_LEN)
         FAIL("corrupt header: header length %u, expected %u", compi_load_le32(buf + 12), TR_HDR_LEN);
     if (len < TR_HDR_LEN) FAIL("truncated: %zu bytes, shorter than the %u-byte header", len, TR_HDR_LEN);
@@ -199,6 +199,14 @@ static int tr_read_indx_entry(tr_reader *r, uint64_t i, const uint8_t *q)
     if (!tr_cstr_ok(q + 52, 64))
         FAIL("corrupt: index entry %llu: peer node name not terminated", (unsigned long long)i);
     memcpy(e->msg.peer_node, q + 52, 64);
+    e->msg.share = e->msg.own = 1; /* versions 1 and 2: alone */
+    if (r->t->version >= 3) {
+        e->msg.share = compi_load_le32(q + 116);
+        e->msg.own = compi_load_le32(q + 120);
+        if (e->msg.own < 1 || e->msg.own > e->msg.share)
+            FAIL("corrupt: index entry %llu: burst of %u messages, %u of them its rank's", (unsigned long long)i,
+                 e->msg.share, e->msg.own);
+    }
     if (e->msg.dtclass >= COMPI_CLASS_COUNT || e->msg.link_cls > 1 ||
         tr_norm_elem(e->msg.elem_size) != e->msg.elem_size || e->count == 0 || r->ann[i] > e->count ||
         r->ann[i] > COMPI_TRACE_SAMPLES_PER_KEY)
@@ -220,7 +228,8 @@ static int tr_read_indx(tr_reader *r, const uint8_t *p, uint32_t plen, size_t po
     r->have_index = 1;
     if (plen < 8) FAIL("corrupt: malformed index chunk at offset %zu", pos);
     uint64_t n = compi_load_le64(p);
-    if (n > TR_MAX_KEYS || 8 + n * TR_INDX_ENTRY != plen)
+    uint64_t esz = t->version >= 3 ? TR_INDX_ENTRY : TR_INDX_ENTRY_V2;
+    if (n > TR_MAX_KEYS || 8 + n * esz != plen)
         FAIL("corrupt: index chunk at offset %zu: %llu entries do not fill %u bytes", pos, (unsigned long long)n, plen);
     t->entries = calloc(n ? n : 1, sizeof *t->entries);
     r->kidx = malloc((n ? n : 1) * 2 * sizeof *r->kidx);
@@ -228,7 +237,7 @@ static int tr_read_indx(tr_reader *r, const uint8_t *p, uint32_t plen, size_t po
     if (!t->entries || !r->kidx || !r->ann) FAIL("out of memory");
     t->nentries = n;
     for (uint64_t i = 0; i < n; i++)
-        if (tr_read_indx_entry(r, i, p + 8 + i * TR_INDX_ENTRY) != 0) return -1;
+        if (tr_read_indx_entry(r, i, p + 8 + i * esz) != 0) return -1;
     qsort(r->kidx, n, 2 * sizeof *r->kidx, tr_cmp_key_idx);
     for (uint64_t i = 1; i < n; i++)
         if (r->kidx[2 * i] == r->kidx[2 * i - 2])

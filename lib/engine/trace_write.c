@@ -195,6 +195,7 @@ static tr_wentry *tr_entry(compi_trace_writer *w, uint64_t key, const compi_trac
     e->msg = *m;
     e->msg.elem_size = tr_norm_elem(m->elem_size);
     e->msg.peer_node[sizeof e->msg.peer_node - 1] = 0;
+    tr_norm_burst(&e->msg);
     w->table[h] = (uint32_t)++w->nentries;
     w->st.keys = w->nentries;
     if (w->nentries * 2 > w->table_cap && tr_table_grow(w) != 0) {
@@ -413,6 +414,8 @@ static void tr_write_index(compi_trace_writer *w)
         b[47] = (uint8_t)e->msg.elem_size;
         compi_store_le32(b + 48, e->nsamples);
         memcpy(b + 52, e->msg.peer_node, 64);
+        compi_store_le32(b + 116, e->msg.share);
+        compi_store_le32(b + 120, e->msg.own);
         tr_chunk_put(&c, b, TR_INDX_ENTRY);
     }
     tr_chunk_end(&c);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "compi.h"
 #include "engine/trace.h"
 
@@ -90,6 +91,7 @@ static void wl_set(int k, uint32_t comm, int peer, int tag, int cls, int fam, in
     m->link_cls = (uint8_t)link;
     m->size = size;
     m->elem_size = elem;
+    m->share = m->own = k == K_D ? 0 : 1; /* D: not said, recorded as alone */
     snprintf(m->peer_node, sizeof m->peer_node, "%s", node);
     free(wl[k].data);
     wl[k].data = calloc(size ? size : 1, 1);
@@ -108,6 +110,8 @@ static void wl_init(void)
     double *a = (double *)wl[K_A].data;
     for (size_t i = 0; i < (1 << 20) / 8; i++) a[i] = i % 4096 == 0 ? 2.5 : 1.0;
     wl_set(K_B, 1, 2, 11, COMPI_CLASS_BYTE, 1, 1, 256 << 10, 1, "nodeB");
+    wl[K_B].m.share = 448; /* an alltoall's block among 64 ranks on 8 nodes */
+    wl[K_B].m.own = 56;
     for (size_t i = 0; i < (256 << 10); i += 8) {
         uint64_t r = rng(&seed);
         memcpy(wl[K_B].data + i, &r, 8);
@@ -167,6 +171,67 @@ static long file_size(const char *path)
 
 /* ------------------------------------------------------------ (a) round trip */
 
+static uint8_t *slurp(const char *path, size_t *len);
+static void spit(const char *path, const void *b, size_t len);
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static void put_le32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+
+/* The trace at path rewritten as a version 2 file (index entries of 116
+ * bytes: no burst), as an older compi wrote it, by hand from the format
+ * in docs/guided.md: it must read back as v3's t with every burst 1/1. */
+static void test_read_v2(const char *dir, const char *path, const compi_trace *t)
+{
+    size_t len = 0;
+    uint8_t *img = slurp(path, &len), *v2 = malloc(len);
+    CHECK(img && v2 && len > 372, "cannot read %s", path);
+    if (!img || !v2) return;
+    memcpy(v2, img, 372);
+    put_le32(v2 + 8, 2);
+    put_le32(v2 + 368, (uint32_t)crc32(0, v2, 368));
+    size_t at = 372, out = 372;
+    int indexed = 0;
+    while (at + 12 <= len) {
+        uint32_t type = le32(img + at), plen = le32(img + at + 4);
+        const uint8_t *p = img + at + 8;
+        uint8_t *q = v2 + out + 8;
+        uint32_t qlen = plen;
+        if (type == ((uint32_t)'I' | (uint32_t)'N' << 8 | (uint32_t)'D' << 16 | (uint32_t)'X' << 24)) {
+            uint64_t n = le32(p) | (uint64_t)le32(p + 4) << 32;
+            memcpy(q, p, 8);
+            for (uint64_t i = 0; i < n; i++) memcpy(q + 8 + i * 116, p + 8 + i * 124, 116);
+            qlen = (uint32_t)(8 + n * 116);
+            indexed = 1;
+        } else {
+            memcpy(q, p, plen);
+        }
+        put_le32(v2 + out, type);
+        put_le32(v2 + out + 4, qlen);
+        put_le32(q + qlen, (uint32_t)crc32(crc32(0, v2 + out, 8), q, qlen));
+        at += 12 + plen;
+        out += 12 + qlen;
+    }
+    CHECK(indexed && at == len, "could not walk the chunks of %s", path);
+    char v2path[4200], err[1024];
+    snprintf(v2path, sizeof v2path, "%s/v2.bin", dir);
+    spit(v2path, v2, out);
+    compi_trace *o = compi_trace_load(v2path, err, sizeof err);
+    CHECK(o && o->version == 2, "version 2 file not read: %s", o ? "wrong version" : err);
+    if (o) {
+        CHECK(o->nentries == t->nentries, "v2: %zu keys, v3 %zu", o->nentries, t->nentries);
+        for (size_t i = 0; i < o->nentries && i < t->nentries; i++) {
+            const compi_trace_entry *a = &o->entries[i], *b = &t->entries[i];
+            CHECK(a->key == b->key && a->count == b->count && a->nsamples == b->nsamples &&
+                      a->msg.size == b->msg.size && !strcmp(a->msg.peer_node, b->msg.peer_node),
+                  "v2 entry %zu differs from v3's", i);
+            CHECK(a->msg.share == 1 && a->msg.own == 1, "v2 entry %zu: burst %u/%u, not alone", i, a->msg.share,
+                  a->msg.own);
+        }
+        compi_trace_free(o);
+    }
+    free(img);
+    free(v2);
+}
+
 static void test_roundtrip(const char *dir)
 {
     part = "roundtrip";
@@ -193,7 +258,7 @@ static void test_roundtrip(const char *dir)
           t->my_node);
     CHECK(t->cap_bytes == COMPI_TRACE_DEFAULT_CAP, "cap %llu", (unsigned long long)t->cap_bytes);
     const compi_trace_stats *s = &t->stats;
-    CHECK(s->messages == n && n == INIT_LEN + CYCLE_LEN * iters + 2, "messages %llu", (unsigned long long)s->messages);
+    CHECK(s->messages == n && n == (uint64_t)(INIT_LEN + CYCLE_LEN * iters + 2), "messages %llu", (unsigned long long)s->messages);
     CHECK(t->nentries == NKEYS && s->keys == NKEYS, "keys %zu", t->nentries);
     CHECK(s->untracked_messages == 0 && !s->cap_reached, "untracked %llu cap_reached %d",
           (unsigned long long)s->untracked_messages, s->cap_reached);
@@ -222,6 +287,8 @@ static void test_roundtrip(const char *dir)
         CHECK(m->comm_id == x->comm_id && m->peer == x->peer && m->tag == x->tag && m->dtclass == x->dtclass &&
               m->family == x->family && m->link_cls == x->link_cls && m->size == x->size &&
               m->elem_size == x->elem_size && !strcmp(m->peer_node, x->peer_node), "key %d descriptor differs", k);
+        CHECK(m->share == (x->share ? x->share : 1) && m->own == (x->own ? x->own : 1), "key %d: burst %u/%u", k,
+              m->share, m->own);
         for (uint32_t j = 0; j < e->nsamples; j++) {
             const compi_trace_sample *sm = &e->samples[j];
             samples++;
@@ -264,13 +331,16 @@ static void test_roundtrip(const char *dir)
     uint64_t k0 = compi_trace_key(&m);
     m.seq += 12345;
     strcpy(m.peer_node, "elsewhere");
-    CHECK(compi_trace_key(&m) == k0, "key depends on seq or peer_node");
+    m.share = 7;
+    m.own = 3;
+    CHECK(compi_trace_key(&m) == k0, "key depends on seq, peer_node or the burst");
     m = wl[K_A].m; m.comm_id++; CHECK(compi_trace_key(&m) != k0, "key ignores comm_id");
     m = wl[K_A].m; m.peer++; CHECK(compi_trace_key(&m) != k0, "key ignores peer");
     m = wl[K_A].m; m.tag++; CHECK(compi_trace_key(&m) != k0, "key ignores tag");
     m = wl[K_A].m; m.dtclass = 0; CHECK(compi_trace_key(&m) != k0, "key ignores dtclass");
     m = wl[K_A].m; m.family++; CHECK(compi_trace_key(&m) != k0, "key ignores family");
     m = wl[K_A].m; m.size++; CHECK(compi_trace_key(&m) != k0, "key ignores size");
+    test_read_v2(dir, path, t);
     compi_trace_free(t);
 
     /* no cycle: every message a new key */
@@ -453,6 +523,76 @@ static void test_guide_level(const char *guide, const char *tdir, const char *di
     free(bad);
 }
 
+/* An alltoall's block priced in its burst: the same 2 KiB of one
+ * repeated double to two peers over a link of 500 us latency, once alone
+ * (share 1: the latency leaves nothing to gain, raw) and once as one of
+ * 448 blocks crossing the link, 56 of them this rank's (the burst's bytes
+ * are worth compressing). */
+static void test_guide_burst(const char *dir, const char *guide)
+{
+    char tdir[4096], rdir[4096], hdir[4096], cmd[16384], err[1024], path[4200];
+    snprintf(tdir, sizeof tdir, "%s/burst_trace", dir);
+    snprintf(rdir, sizeof rdir, "%s/burst_rules", dir);
+    snprintf(hdir, sizeof hdir, "%s/burst_heur", dir);
+    run_or_die((snprintf(cmd, sizeof cmd, "mkdir -p '%s'", hdir), cmd));
+    snprintf(path, sizeof path, "%s/network.txt", hdir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "compi-heuristics 1 network\nsource test\nlink inter * *\nalpha_us 500\nbeta 1 8\nend\n"
+               "link intra * *\nalpha_us 1\nbeta 1 0.2\nend\n");
+    fclose(f);
+    double blk[256];
+    for (int i = 0; i < 256; i++) blk[i] = 20.0;
+    compi_trace_msg alone = {0}, burst;
+    alone.comm_id = 0;
+    alone.peer = 9;
+    alone.tag = -1;
+    alone.dtclass = COMPI_CLASS_DOUBLE;
+    alone.family = 14;
+    alone.link_cls = 1;
+    alone.size = sizeof blk;
+    alone.elem_size = 8;
+    alone.share = alone.own = 1;
+    strcpy(alone.peer_node, "nodeB");
+    burst = alone;
+    burst.peer = 10;
+    burst.share = 448;
+    burst.own = 56;
+    compi_trace_writer *w = compi_trace_open(tdir, 0, 64, "test_guide", "nodeA", 0, err, sizeof err);
+    CHECK(w, "open: %s", err);
+    if (!w) return;
+    for (int i = 0; i < 4; i++) {
+        alone.seq = (uint64_t)(2 * i);
+        burst.seq = alone.seq + 1;
+        compi_trace_record(w, &alone, blk);
+        compi_trace_record(w, &burst, blk);
+    }
+    CHECK(compi_trace_close(w, err, sizeof err) == COMPI_OK, "close: %s", err);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --heuristics '%s' --time-ms 0.05 -v 2>&1", guide, tdir, rdir, hdir);
+    int st;
+    char *out = run_capture(cmd, &st);
+    CHECK(st == 0, "compi_guide exited %d:\n%s", st, out);
+    free(out);
+    compi_rules *r = compi_rules_load(rdir, 0, 64, "test_guide", err, sizeof err);
+    CHECK(r, "rules_load: %s", err);
+    if (r) {
+        const compi_codec *c = (const compi_codec *)1;
+        CHECK(compi_rules_lookup(r, compi_trace_key(&alone), &c, NULL) == 1 && c == NULL,
+              "the block alone: rule %s, expected raw", c ? "a codec" : "raw");
+        c = NULL;
+        CHECK(compi_rules_lookup(r, compi_trace_key(&burst), &c, NULL) == 1 && c != NULL,
+              "the block in its burst: raw, expected a codec");
+        compi_rules_free(r);
+    }
+    compi_rules_path(path, sizeof path, rdir, 0);
+    size_t n = 0;
+    uint8_t *img = slurp(path, &n), *text = img ? realloc(img, n + 1) : NULL;
+    if (text) text[n] = 0;
+    else free(img);
+    CHECK(text && contains((char *)text, " burst=448/56 "), "rules file does not name the burst:\n%s",
+          text ? (char *)text : "(none)");
+    free(text);
+}
+
 static void test_guide(const char *dir, const char *guide)
 {
     part = "guide";
@@ -476,6 +616,7 @@ static void test_guide(const char *dir, const char *guide)
     CHECK(contains(out, "built-in network model") && contains(out, "built-in codec model"), "models:\n%s", out);
     free(out);
     test_guide_level(guide, tdir, dir);
+    test_guide_burst(dir, guide);
 
     compi_rules *r = compi_rules_load(rdir, 0, 4, "test_guide", err, sizeof err);
     CHECK(r, "rules_load: %s", err);
@@ -726,9 +867,9 @@ static void test_errors(const char *dir, const char *guide)
     }
     /* another format version */
     memcpy(cp, img, len);
-    cp[8] = 3;
+    cp[8] = 4;
     spit(bad, cp, len);
-    expect_bad_trace(bad, "version 3", "trace format version 3 is not supported", NULL);
+    expect_bad_trace(bad, "version 4", "trace format version 4 is not supported", NULL);
     /* bytes after the summary */
     memcpy(cp, img, len);
     FILE *f = fopen(bad, "wb");

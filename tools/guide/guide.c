@@ -136,9 +136,12 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
     }
 
     double S = (double)e->msg.size;
-    double t_raw = compi_net_time_us(link, S);
+    /* an alltoall's block: priced as part of the burst it travelled in, as
+     * the runtime prices it (engine/estimate.h's share and own) */
+    double share = e->msg.share >= 1 ? e->msg.share : 1, own = e->msg.own >= 1 ? e->msg.own : 1;
+    double t_raw = compi_net_time_us(link, share * S) / own;
     /* even free, infinite compression leaves the latency: skip the timing */
-    if (t_raw < o->min_speedup * compi_net_time_us(link, 0)) {
+    if (t_raw < o->min_speedup * compi_net_time_us(link, 0) / own) {
         ev->rule.why = "too-small";
         return;
     }
@@ -163,7 +166,14 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
         double td = tc * compi_codec_model_d_over_c(cm, cands[k], e->msg.dtclass, r);
         /* the very formula the runtime uses (engine/estimate.h), with its
          * default chunking (COMPI_CHUNK=auto) */
-        compi_estimate_ctx x = {link, cm, e->msg.dtclass, e->msg.elem_size, o->level, 0, 1.0, NULL, NULL, NULL, 1, 1};
+        compi_estimate_ctx x = {.link = link,
+                                .codecs = cm,
+                                .dtclass = e->msg.dtclass,
+                                .elem_size = e->msg.elem_size,
+                                .level = o->level,
+                                .codec_threads = 1.0,
+                                .share = share,
+                                .own = own};
         double sp = compi_estimate_speedup(&x, cands[k], e->msg.size, r, tc);
         if (o->verbose > 1)
             printf("    %016llx %-10s ratio %8.2f  T_c %10.1f us  T_d %10.1f us  speedup %.3f\n",
