@@ -16,11 +16,9 @@
 #include "core/recv.h"
 #include "core/stats.h"
 
-int compi_coll_blocks_away(const compi_comm_info *ci, const int counts[], MPI_Datatype dt)
+int compi_coll_blocks_away(const compi_comm_info *ci, const int counts[])
 {
-    int size = 0, away = 0;
-    PMPI_Type_size(dt, &size);
-    if (size <= 0) return 0;
+    int away = 0;
     for (int j = 0; j < ci->peer_count; j++)
         if (counts[j] > 0 && compi_peer_is_remote(ci, j)) away++;
     return away;
@@ -48,7 +46,7 @@ int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_
     rc = compi_coll_xfer_init(&x, n);
     if (rc == MPI_SUCCESS && !outs) rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) goto out;
-    int away = compi_coll_blocks_away(ci, sendcounts, sendtype);
+    int away = compi_coll_blocks_away(ci, sendcounts);
     for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
         const void *blk = (const char *)sendbuf + sdispls[j] * sext;
         compi_typeinfo ti;

@@ -125,10 +125,11 @@ int compi_coll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 int compi_coll_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm, const compi_comm_info *ci, const compi_coll_layout *l, uint64_t *wire);
-/* The blocks of counts[] of dt (one per rank of ci's group) that go to
- * ranks on other nodes: the `away` an alltoall(v)'s blocks are decided
- * with (compi_decide_in_burst). */
-int compi_coll_blocks_away(const compi_comm_info *ci, const int counts[], MPI_Datatype dt);
+/* The non-empty blocks of counts[] (one per rank of ci's group) that go
+ * to ranks on other nodes: the `away` an alltoall(v)'s blocks are decided
+ * with (compi_decide_in_burst; a block of a zero-size type is never
+ * decided, so its count does not matter). */
+int compi_coll_blocks_away(const compi_comm_info *ci, const int counts[]);
 /* root < 0: allreduce. *path: how it ran (compi_prof_path: the leaders'
  * way; ranks that are not node leaders do not know it and get
  * COMPI_PROF_PATH_COMPI). */

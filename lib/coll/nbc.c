@@ -348,7 +348,7 @@ static int compi_ialltoall_common(const void *sendbuf, const int *sendcounts, co
         sendcount = recvcount;
         sendtype = recvtype;
     }
-    if (sendcounts) compi_sched_away(s, compi_coll_blocks_away(ci, sendcounts, sendtype));
+    if (sendcounts) compi_sched_away(s, compi_coll_blocks_away(ci, sendcounts));
     for (int k = 0; k < size && rc == MPI_SUCCESS; k++) {
         int i = (rank + size - k) % size;
         int cnt = recvcounts ? recvcounts[i] : recvcount;

@@ -136,12 +136,19 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
     }
 
     double S = (double)e->msg.size;
-    /* an alltoall's block: priced as part of the burst it travelled in, as
-     * the runtime prices it (engine/estimate.h's share and own) */
-    double share = e->msg.share >= 1 ? e->msg.share : 1, own = e->msg.own >= 1 ? e->msg.own : 1;
-    double t_raw = compi_net_time_us(link, share * S) / own;
+    /* the very formula the runtime uses (engine/estimate.h), with its
+     * default chunking (COMPI_CHUNK=auto); an alltoall's block priced as
+     * part of the burst it travelled in (the trace's share and own, >= 1) */
+    compi_estimate_ctx x = {.link = link,
+                            .codecs = cm,
+                            .dtclass = e->msg.dtclass,
+                            .elem_size = e->msg.elem_size,
+                            .level = o->level,
+                            .codec_threads = 1.0,
+                            .share = e->msg.share,
+                            .own = e->msg.own};
     /* even free, infinite compression leaves the latency: skip the timing */
-    if (t_raw < o->min_speedup * compi_net_time_us(link, 0) / own) {
+    if (compi_estimate_net_us(&x, S) < o->min_speedup * compi_estimate_net_us(&x, 0)) {
         ev->rule.why = "too-small";
         return;
     }
@@ -164,16 +171,6 @@ static void evaluate(const guide_opts *o, const compi_trace *t, const compi_trac
         double r = in / out;
         double tc = us_per_byte / e->nsamples * S;
         double td = tc * compi_codec_model_d_over_c(cm, cands[k], e->msg.dtclass, r);
-        /* the very formula the runtime uses (engine/estimate.h), with its
-         * default chunking (COMPI_CHUNK=auto) */
-        compi_estimate_ctx x = {.link = link,
-                                .codecs = cm,
-                                .dtclass = e->msg.dtclass,
-                                .elem_size = e->msg.elem_size,
-                                .level = o->level,
-                                .codec_threads = 1.0,
-                                .share = share,
-                                .own = own};
         double sp = compi_estimate_speedup(&x, cands[k], e->msg.size, r, tc);
         if (o->verbose > 1)
             printf("    %016llx %-10s ratio %8.2f  T_c %10.1f us  T_d %10.1f us  speedup %.3f\n",
